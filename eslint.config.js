@@ -1,0 +1,41 @@
+// @ts-check
+import eslint from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'deploy/', '.cache/'] },
+  eslint.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      '@typescript-eslint/no-explicit-any': 'error',
+      // Layering (ARCHITECTURE.md): product code never imports the emulator; openstack/ knows nothing above it.
+      'no-restricted-imports': 'off',
+    },
+  },
+  {
+    files: ['src/openstack/**/*.ts', 'src/util/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/region/**', '**/keystone/**', '**/kube/**', '**/runtime/**', '**/cli/**', '**/emulator/**'], message: 'openstack/ and util/ sit at the bottom: they import nothing above them.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.test.ts'],
+    rules: {
+      // node:test's describe/it return promises the runner awaits itself.
+      '@typescript-eslint/no-floating-promises': 'off',
+    },
+  },
+  { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+);
