@@ -24,7 +24,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/region/**', '**/keystone/**', '**/kube/**', '**/runtime/**', '**/cli/**', '**/emulator/**'], message: 'openstack/ and util/ sit at the bottom: they import nothing above them.' },
+            {
+              group: ['**/region/**', '**/keystone/**', '**/kube/**', '**/runtime/**', '**/cli/**', '**/emulator/**'],
+              message: 'openstack/ and util/ sit at the bottom: they import nothing above them.',
+            },
           ],
         },
       ],

@@ -57,6 +57,11 @@ export interface Token {
   readonly catalog: readonly CatalogEntry[];
 }
 
+/** The scope a token will have: an application credential's is always its project, whatever is requested. */
+export function effectiveScopeKind(method: AuthMethod, scope: Scope): ScopeKind {
+  return method.type === 'application_credential' ? 'project' : scope.kind;
+}
+
 /** The body of `POST /v3/auth/tokens` for a method and scope. */
 export function authRequestBody(method: AuthMethod, scope: Scope): unknown {
   if (method.type === 'application_credential' && scope.kind !== 'unscoped') {

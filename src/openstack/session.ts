@@ -8,6 +8,7 @@
 import type { Clock } from '../util/clock.ts';
 import {
   authRequestBody,
+  effectiveScopeKind,
   needsRenewal,
   parseTokenResponse,
   type AuthMethod,
@@ -58,7 +59,8 @@ export interface SessionOptions<K extends ScopeKind> {
   /** Keystone's URL, with or without `/v3`. */
   readonly authUrl: string;
   readonly auth: AuthMethod;
-  readonly scope: ScopeOf<K>;
+  /** What to request; an application credential requests none and is scoped to its project. */
+  readonly scope: K extends 'project' ? ScopeOf<'project' | 'unscoped'> : ScopeOf<K>;
   readonly transport: Transport;
   readonly clock: Clock;
   readonly interface?: Interface;
@@ -77,7 +79,7 @@ export class Session<K extends ScopeKind = ScopeKind> {
 
   constructor(options: SessionOptions<K>) {
     this.#options = options;
-    this.scope = options.scope.kind;
+    this.scope = effectiveScopeKind(options.auth, options.scope) as K;
     // Validated here, at construction, so a bad microversion fails at start-up rather than on the first request.
     this.#headers = microversionHeaders(options.microversions);
     authRequestBody(options.auth, options.scope);

@@ -1,0 +1,296 @@
+/**
+ * Cinder v3: volumes (the Region Volume lifecycle and server attachments), Cinder's own attachment records (to
+ * remove a stale one), volume types (VolumeClass inventory), quota sets (unlimited at identity creation) and
+ * availability zones. The catalog URL already holds `/v3/{project_id}`, so paths start below it.
+ */
+import { exactlyNamed } from './exact.ts';
+import { listAll, pageStyleFor, type ListOptions } from './pagination.ts';
+import type { ServiceClient } from './session.ts';
+
+export type BlockStorageClient = ServiceClient<'block-storage'>;
+
+/**
+ * The attachments API arrived in 3.27. The session pins no volume microversion (volumes are read at the base
+ * version), so only the attachment calls ask for it.
+ */
+export const ATTACHMENTS_MICROVERSION = '3.27';
+const attachmentsHeaders = { 'OpenStack-API-Version': `volume ${ATTACHMENTS_MICROVERSION}` } as const;
+
+// Volumes
+
+/** A volume's attachment as the volume itself reports it (`volume.attachments[]`). */
+export interface VolumeAttachment {
+  /** The Cinder attachment record's id (what the attachments API deletes). */
+  readonly attachment_id: string;
+  /** The Nova server the volume is attached to. */
+  readonly server_id: string;
+  readonly device: string;
+  readonly host_name: string | null;
+  readonly volume_id: string;
+  readonly attached_at?: string;
+}
+
+export interface Volume {
+  readonly id: string;
+  readonly name: string | null;
+  readonly description?: string | null;
+  /**
+   * Cinder's lifecycle state: `creating`, `available`, `in-use`, `attaching`, `detaching`, `deleting`, `error`,
+   * `error_deleting`, … Left a string on purpose: the seed classifies by prefix (`error…`) and yields on any state
+   * it does not recognise.
+   */
+  readonly status: string;
+  /** GiB. */
+  readonly size: number;
+  readonly volume_type: string | null;
+  readonly availability_zone: string | null;
+  /** Cinder sends this as the string `"true"` or `"false"`. */
+  readonly bootable: string;
+  readonly multiattach: boolean;
+  readonly metadata: Readonly<Record<string, string>>;
+  readonly attachments: readonly VolumeAttachment[];
+  readonly created_at: string;
+  readonly updated_at: string | null;
+}
+
+/** The create body (wire names: Cinder spells the image reference `imageRef`). */
+export interface VolumeCreate {
+  /** GiB. */
+  readonly size: number;
+  readonly name?: string;
+  readonly description?: string;
+  /** A volume type name or id; the Region VolumeClassID. */
+  readonly volume_type?: string;
+  readonly availability_zone?: string;
+  readonly metadata?: Readonly<Record<string, string>>;
+  readonly imageRef?: string;
+}
+
+export async function createVolume(cinder: BlockStorageClient, volume: VolumeCreate): Promise<Volume> {
+  const { body } = await cinder.request<{ volume: Volume }>({ method: 'POST', path: '/volumes', body: { volume } });
+  return body.volume;
+}
+
+export async function getVolume(cinder: BlockStorageClient, volumeId: string): Promise<Volume> {
+  const { body } = await cinder.request<{ volume: Volume }>({
+    method: 'GET',
+    path: '/volumes/{volume_id}',
+    params: { volume_id: volumeId },
+  });
+  return body.volume;
+}
+
+export interface VolumeFilter {
+  /** Cinder's name filter; treated as fuzzy, so lookups post-filter (see findVolumeByName). */
+  readonly name?: string;
+  readonly status?: string;
+  /** Volumes carrying all of these metadata pairs. */
+  readonly metadata?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Volumes in detail, in the client's own project: `all_tenants` is never sent, so an admin credential still only
+ * sees the project it is scoped to.
+ */
+export function listVolumes(
+  cinder: BlockStorageClient,
+  filter: VolumeFilter = {},
+  options?: ListOptions,
+): Promise<Volume[]> {
+  const metadata = filter.metadata && Object.keys(filter.metadata).length > 0 ? filter.metadata : undefined;
+  return listAll<Volume>(
+    cinder,
+    {
+      method: 'GET',
+      path: '/volumes/detail',
+      query: {
+        name: filter.name,
+        status: filter.status,
+        // Cinder reads this parameter as a literal dict, `{"k": "v"}`, which JSON satisfies.
+        metadata: metadata && JSON.stringify(metadata),
+      },
+    },
+    pageStyleFor('block-storage', 'volumes'),
+    options,
+  );
+}
+
+/** The volume named exactly `name` (the seed's `volume-{id}`), or undefined; duplicates throw ConsistencyError. */
+export async function findVolumeByName(cinder: BlockStorageClient, name: string): Promise<Volume | undefined> {
+  return exactlyNamed(await listVolumes(cinder, { name }), name, 'volume');
+}
+
+export interface DeleteVolumeOptions {
+  /** Delete the volume's snapshots with it. */
+  readonly cascade?: boolean;
+}
+
+/** Accepted asynchronously (202): the volume goes through `deleting` before it disappears. */
+export async function deleteVolume(
+  cinder: BlockStorageClient,
+  volumeId: string,
+  options: DeleteVolumeOptions = {},
+): Promise<void> {
+  await cinder.request({
+    method: 'DELETE',
+    path: '/volumes/{volume_id}',
+    params: { volume_id: volumeId },
+    query: { cascade: options.cascade === true ? true : undefined },
+  });
+}
+
+// Attachments as Cinder records them (microversion 3.27)
+
+/** A Cinder attachment record; `instance` is the Nova server id, null while only reserved. */
+export interface Attachment {
+  readonly id: string;
+  readonly volume_id: string;
+  readonly instance: string | null;
+  /** `attached`, `attaching`, `detached`, `reserved`, `error_attaching`, `error_detaching`, `deleted`. */
+  readonly status: string;
+}
+
+export interface AttachmentFilter {
+  readonly volume_id?: string;
+  /** The Nova server id. */
+  readonly instance_id?: string;
+}
+
+/**
+ * Cinder's attachment records. The summary list is used rather than the detailed one: the detail carries
+ * `connection_info`, which can hold backend credentials.
+ */
+export function listAttachments(
+  cinder: BlockStorageClient,
+  filter: AttachmentFilter = {},
+  options?: ListOptions,
+): Promise<Attachment[]> {
+  return listAll<Attachment>(
+    cinder,
+    {
+      method: 'GET',
+      path: '/attachments',
+      query: { volume_id: filter.volume_id, instance_id: filter.instance_id },
+      headers: attachmentsHeaders,
+    },
+    pageStyleFor('block-storage', 'attachments'),
+    options,
+  );
+}
+
+/** Removes an attachment record Nova no longer knows about, so the volume can return to `available`. */
+export async function deleteAttachment(cinder: BlockStorageClient, attachmentId: string): Promise<void> {
+  await cinder.request({
+    method: 'DELETE',
+    path: '/attachments/{attachment_id}',
+    params: { attachment_id: attachmentId },
+    headers: attachmentsHeaders,
+  });
+}
+
+// Volume types
+
+export interface VolumeType {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string | null;
+  readonly is_public: boolean;
+  /** Only the specs the caller's policy lets it see; admins see all. */
+  readonly extra_specs?: Readonly<Record<string, string>>;
+}
+
+export interface VolumeTypeFilter {
+  /** true: public types only (Cinder's default); false: private types only. */
+  readonly is_public?: boolean;
+}
+
+/** The volume types VolumeClass inventory is selected from. */
+export function listVolumeTypes(
+  cinder: BlockStorageClient,
+  filter: VolumeTypeFilter = {},
+  options?: ListOptions,
+): Promise<VolumeType[]> {
+  return listAll<VolumeType>(
+    cinder,
+    { method: 'GET', path: '/types', query: { is_public: filter.is_public } },
+    pageStyleFor('block-storage', 'volume_types'),
+    options,
+  );
+}
+
+export async function getVolumeType(cinder: BlockStorageClient, volumeTypeId: string): Promise<VolumeType> {
+  const { body } = await cinder.request<{ volume_type: VolumeType }>({
+    method: 'GET',
+    path: '/types/{volume_type_id}',
+    params: { volume_type_id: volumeTypeId },
+  });
+  return body.volume_type;
+}
+
+// Quotas
+
+/** A project's Cinder limits; -1 is unlimited. */
+export interface QuotaSet {
+  /** The project id; present on reads, absent from an update's answer. */
+  readonly id?: string;
+  readonly volumes: number;
+  readonly gigabytes: number;
+  readonly snapshots: number;
+  readonly backups: number;
+  readonly backup_gigabytes: number;
+  readonly per_volume_gigabytes?: number;
+  readonly groups?: number;
+  /** Per volume type: `volumes_{type}`, `gigabytes_{type}`, `snapshots_{type}`. */
+  readonly [key: string]: number | string | undefined;
+}
+
+/** The limits to change; -1 is unlimited (what identity creation sets). */
+export interface QuotaSetUpdate {
+  readonly volumes?: number;
+  readonly gigabytes?: number;
+  readonly snapshots?: number;
+  readonly backups?: number;
+  readonly backup_gigabytes?: number;
+  readonly per_volume_gigabytes?: number;
+  readonly groups?: number;
+  readonly [key: string]: number | undefined;
+}
+
+export async function getQuotaSet(cinder: BlockStorageClient, projectId: string): Promise<QuotaSet> {
+  const { body } = await cinder.request<{ quota_set: QuotaSet }>({
+    method: 'GET',
+    path: '/os-quota-sets/{project_id}',
+    params: { project_id: projectId },
+  });
+  return body.quota_set;
+}
+
+export async function updateQuotaSet(
+  cinder: BlockStorageClient,
+  projectId: string,
+  quotas: QuotaSetUpdate,
+): Promise<QuotaSet> {
+  const { body } = await cinder.request<{ quota_set: QuotaSet }>({
+    method: 'PUT',
+    path: '/os-quota-sets/{project_id}',
+    params: { project_id: projectId },
+    body: { quota_set: quotas },
+  });
+  return body.quota_set;
+}
+
+// Availability zones
+
+export interface AvailabilityZone {
+  readonly zoneName: string;
+  readonly zoneState: { readonly available: boolean };
+}
+
+export function listAvailabilityZones(cinder: BlockStorageClient, options?: ListOptions): Promise<AvailabilityZone[]> {
+  return listAll<AvailabilityZone>(
+    cinder,
+    { method: 'GET', path: '/os-availability-zone' },
+    { kind: 'single', items: 'availabilityZoneInfo' },
+    options,
+  );
+}

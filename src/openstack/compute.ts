@@ -1,0 +1,734 @@
+/**
+ * Nova (compute), at the microversion the session pins (2.90 by default, never above 2.92): servers and their
+ * actions, flavors, keypairs, server groups, volume attachments and quota sets.
+ *
+ * Request bodies are wire-shaped (what a caller writes is what Nova receives, under Nova's own mixed naming);
+ * list filters are camelCase option objects translated to Nova's query parameters.
+ */
+import { exactlyNamed } from './exact.ts';
+import { listAll, pageStyleFor, type ListOptions } from './pagination.ts';
+import type { ServiceClient } from './session.ts';
+
+export type ComputeClient = ServiceClient<'compute'>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Servers: results
+
+/** Nova's server statuses (the API projection of vm_state and task_state). */
+export type ServerStatus =
+  | 'ACTIVE'
+  | 'BUILD'
+  | 'DELETED'
+  | 'ERROR'
+  | 'HARD_REBOOT'
+  | 'MIGRATING'
+  | 'PASSWORD'
+  | 'PAUSED'
+  | 'REBOOT'
+  | 'REBUILD'
+  | 'RESCUE'
+  | 'RESIZE'
+  | 'REVERT_RESIZE'
+  | 'SHELVED'
+  | 'SHELVED_OFFLOADED'
+  | 'SHUTOFF'
+  | 'SOFT_DELETED'
+  | 'SUSPENDED'
+  | 'UNKNOWN'
+  | 'VERIFY_RESIZE';
+
+/** `OS-EXT-STS:power_state` is an integer; these are Nova's values (nova/compute/power_state.py). */
+export const PowerState = {
+  NoState: 0,
+  Running: 1,
+  Paused: 3,
+  Shutdown: 4,
+  Crashed: 6,
+  Suspended: 7,
+} as const;
+
+export interface Link {
+  readonly href: string;
+  readonly rel: string;
+}
+
+/**
+ * The failure Nova recorded on a server in ERROR. Nova leaves a stale fault on a recovered server, so the seed
+ * keys "errored" off `status === 'ERROR'`, never off this field's presence. A list response may omit it
+ * entirely, so the monitor fetches it by id once, on the transition into ERROR.
+ */
+export interface ServerFault {
+  readonly code: number;
+  readonly message: string;
+  readonly created: string;
+  /** A stack trace, shown to admins only; operator detail that never reaches tenants. */
+  readonly details?: string;
+}
+
+export interface ServerAddress {
+  readonly addr: string;
+  readonly version: 4 | 6;
+  readonly 'OS-EXT-IPS:type'?: 'fixed' | 'floating';
+  /** The port's MAC: the monitor reads status.macAddress from here, with no extra port call. */
+  readonly 'OS-EXT-IPS-MAC:mac_addr'?: string;
+}
+
+/** The flavor embedded in a server from 2.47: a snapshot taken at boot, with no id. */
+export interface ServerFlavor {
+  readonly original_name: string;
+  readonly vcpus: number;
+  readonly ram: number;
+  readonly disk: number;
+  readonly ephemeral: number;
+  readonly swap: number;
+  /** Shown only where policy allows (os_compute_api:servers:show:flavor-extra-specs). */
+  readonly extra_specs?: Readonly<Record<string, string>>;
+}
+
+export interface ServerImageRef {
+  readonly id: string;
+  readonly links?: readonly Link[];
+}
+
+export interface Server {
+  readonly id: string;
+  readonly name: string;
+  readonly status: ServerStatus;
+  readonly tenant_id: string;
+  readonly user_id: string;
+  /**
+   * The running task, `null` at rest. Its exposure is policy-gated, and a hidden field would read as "at rest":
+   * it is optional here so a caller has to decide what absence means (the rebuild rows treat it as unknown).
+   */
+  readonly 'OS-EXT-STS:task_state'?: string | null;
+  readonly 'OS-EXT-STS:vm_state'?: string;
+  readonly 'OS-EXT-STS:power_state'?: number;
+  /** When the server first booted; `null` before. The image-rebuild gate reads it fresh on every pass. */
+  readonly 'OS-SRV-USG:launched_at'?: string | null;
+  readonly 'OS-SRV-USG:terminated_at'?: string | null;
+  /** Admin-only: absent for ordinary project credentials. */
+  readonly 'OS-EXT-SRV-ATTR:hypervisor_hostname'?: string | null;
+  /** Admin-only. */
+  readonly 'OS-EXT-SRV-ATTR:host'?: string | null;
+  /** The guest hostname; from 2.90 shown to the server's owner and settable at create. */
+  readonly 'OS-EXT-SRV-ATTR:hostname'?: string;
+  readonly 'OS-EXT-AZ:availability_zone'?: string;
+  /** The image the server boots from, or `""` when it boots from a volume. */
+  readonly image: ServerImageRef | '';
+  readonly flavor: ServerFlavor;
+  /** Network name → addresses on it. */
+  readonly addresses: Readonly<Record<string, readonly ServerAddress[]>>;
+  readonly metadata: Readonly<Record<string, string>>;
+  readonly key_name: string | null;
+  readonly created: string;
+  readonly updated: string;
+  readonly tags: readonly string[];
+  /** Present (possibly stale, see ServerFault) once Nova recorded a failure. */
+  readonly fault?: ServerFault;
+  readonly locked: boolean;
+  readonly locked_reason?: string | null;
+  /** Shown only where policy allows, and only in some states. */
+  readonly host_status?: 'UP' | 'DOWN' | 'MAINTENANCE' | 'UNKNOWN' | '' | null;
+  readonly description?: string | null;
+  /** Absent when the server has no ports. */
+  readonly security_groups?: readonly { readonly name: string }[];
+  readonly 'os-extended-volumes:volumes_attached': readonly {
+    readonly id: string;
+    readonly delete_on_termination: boolean;
+  }[];
+  readonly links?: readonly Link[];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Servers: create
+
+/** One NIC: an existing port (what the provider uses: one port per server), or a network to make a port on. */
+export interface ServerNetwork {
+  readonly uuid?: string;
+  readonly port?: string;
+  readonly fixed_ip?: string;
+  readonly tag?: string;
+}
+
+export interface BlockDeviceMapping {
+  readonly source_type: 'volume' | 'image' | 'snapshot' | 'blank';
+  readonly destination_type?: 'local' | 'volume';
+  readonly uuid?: string;
+  readonly boot_index?: number | null;
+  /** GiB. */
+  readonly volume_size?: number;
+  readonly delete_on_termination?: boolean;
+  readonly device_name?: string;
+  readonly device_type?: string;
+  readonly disk_bus?: string;
+  readonly guest_format?: string;
+  readonly volume_type?: string | null;
+  readonly tag?: string;
+}
+
+/** The `server` object of a create request. */
+export interface ServerCreate {
+  readonly name: string;
+  readonly flavorRef: string;
+  /** Empty (or absent) when booting from a volume in block_device_mapping_v2. */
+  readonly imageRef?: string;
+  /** Required by Nova from 2.37: NICs, or `none` / `auto`. */
+  readonly networks: readonly ServerNetwork[] | 'none' | 'auto';
+  /** Sent only in the identityKeypair SSH mode; the ca and none modes omit it. */
+  readonly key_name?: string;
+  /** The raw user data; createServer base64-encodes it, as Nova requires. */
+  readonly user_data?: Uint8Array;
+  readonly metadata?: Readonly<Record<string, string>>;
+  /** Names or ids; applied to ports Nova creates, not to a given port. */
+  readonly security_groups?: readonly { readonly name: string }[];
+  readonly availability_zone?: string;
+  readonly block_device_mapping_v2?: readonly BlockDeviceMapping[];
+  /** The guest hostname (2.90): 2–63 characters. */
+  readonly hostname?: string;
+  /** Pins the server to a compute host (2.74, admin by default). */
+  readonly host?: string;
+  /** Pins the server to a hypervisor node (2.74): the seed's pinned servers set it from infrastructureRef. */
+  readonly hypervisor_hostname?: string;
+  readonly tags?: readonly string[];
+  readonly config_drive?: boolean;
+  readonly description?: string;
+}
+
+/** Nova's `os:scheduler_hints`, a sibling of `server` in the create body; filters may define their own hints. */
+export interface SchedulerHints {
+  /** A server group id: how the identity's server group takes effect. */
+  readonly group?: string;
+  readonly different_host?: string | readonly string[];
+  readonly same_host?: string | readonly string[];
+  readonly build_near_host_ip?: string;
+  readonly cidr?: string;
+  readonly [hint: string]: string | readonly string[] | undefined;
+}
+
+export interface CreatedServer {
+  readonly id: string;
+  readonly links: readonly Link[];
+  /** Absent when the cloud disables admin passwords (enable_instance_password = false). */
+  readonly adminPass?: string;
+  readonly security_groups?: readonly { readonly name: string }[];
+  readonly 'OS-DCF:diskConfig'?: 'AUTO' | 'MANUAL';
+}
+
+export async function createServer(
+  compute: ComputeClient,
+  server: ServerCreate,
+  schedulerHints?: SchedulerHints,
+): Promise<CreatedServer> {
+  const { user_data, ...rest } = server;
+  const { body } = await compute.request<{ server: CreatedServer }>({
+    method: 'POST',
+    path: '/servers',
+    body: {
+      server: {
+        ...rest,
+        ...(user_data === undefined ? {} : { user_data: Buffer.from(user_data).toString('base64') }),
+      },
+      ...(schedulerHints === undefined ? {} : { 'os:scheduler_hints': schedulerHints }),
+    },
+  });
+  return body.server;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Servers: read, list, find, delete
+
+export async function getServer(compute: ComputeClient, serverId: string): Promise<Server> {
+  const { body } = await compute.request<{ server: Server }>({
+    method: 'GET',
+    path: '/servers/{server_id}',
+    params: { server_id: serverId },
+  });
+  return body.server;
+}
+
+export interface ServerListFilter {
+  /** A regular expression Nova matches (case-insensitively on MySQL) against names; findServerByName anchors it. */
+  readonly name?: string;
+  readonly status?: ServerStatus;
+  /** Servers carrying all of these tags. */
+  readonly tags?: readonly string[];
+  /** Servers carrying none of these tags. */
+  readonly notTags?: readonly string[];
+  /** An ISO 8601 time: servers changed since then, deleted ones included. */
+  readonly changesSince?: string;
+  readonly image?: string;
+  readonly flavor?: string;
+  /** Admin: servers of every project instead of the token's. Off unless asked for. */
+  readonly allTenants?: boolean;
+  /** Admin, with allTenants: one project's servers. */
+  readonly projectId?: string;
+}
+
+/** Servers with details (`/servers/detail`); Nova pages with `servers_links`. */
+export function listServers(
+  compute: ComputeClient,
+  filter: ServerListFilter = {},
+  options?: ListOptions,
+): Promise<Server[]> {
+  return listAll<Server>(
+    compute,
+    {
+      method: 'GET',
+      path: '/servers/detail',
+      query: {
+        name: filter.name,
+        status: filter.status,
+        tags: joined(filter.tags),
+        'not-tags': joined(filter.notTags),
+        'changes-since': filter.changesSince,
+        image: filter.image,
+        flavor: filter.flavor,
+        // Sent only when asked for: by default even an admin credential lists just its own project's servers.
+        all_tenants: filter.allTenants === true ? 'True' : undefined,
+        project_id: filter.projectId,
+      },
+    },
+    pageStyleFor('compute', 'servers'),
+    options,
+  );
+}
+
+/**
+ * The server named exactly `name` in the token's project, or undefined. Nova's name filter is a regular
+ * expression, so the name is escaped and anchored, and the result still post-filtered (MySQL matches
+ * case-insensitively). The listed server may lack `fault`; read it with getServer when it matters.
+ */
+export async function findServerByName(compute: ComputeClient, name: string): Promise<Server | undefined> {
+  const servers = await listServers(compute, { name: `^${escapeRegExp(name)}$` });
+  return exactlyNamed(servers, name, 'compute server');
+}
+
+export async function deleteServer(compute: ComputeClient, serverId: string): Promise<void> {
+  await compute.request({ method: 'DELETE', path: '/servers/{server_id}', params: { server_id: serverId } });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Servers: actions
+
+/**
+ * A rebuild onto a new image. It deliberately has no key_name or user_data: omitting them makes Nova keep the
+ * stored keypair and create-time user data (the SSH-CA cloud-init), so a rebuilt guest stays create-equivalent.
+ */
+export interface ServerRebuild {
+  readonly imageRef: string;
+  readonly name?: string;
+  readonly metadata?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Submits a rebuild; resolves once Nova accepted it (202). Nothing from the response is returned: its body can
+ * still describe the pre-rebuild server as ACTIVE, and the seed forbids deriving state from it. A 400 whose
+ * body says "Cannot find image for rebuild" and a 409 (a task holds the server) arrive as typed errors.
+ */
+export async function rebuildServer(compute: ComputeClient, serverId: string, rebuild: ServerRebuild): Promise<void> {
+  const { imageRef, name, metadata } = rebuild;
+  await serverAction(compute, serverId, { rebuild: { imageRef, name, metadata } });
+}
+
+export type RebootType = 'SOFT' | 'HARD';
+
+export async function rebootServer(compute: ComputeClient, serverId: string, type: RebootType): Promise<void> {
+  await serverAction(compute, serverId, { reboot: { type } });
+}
+
+export async function startServer(compute: ComputeClient, serverId: string): Promise<void> {
+  await serverAction(compute, serverId, { 'os-start': null });
+}
+
+export async function stopServer(compute: ComputeClient, serverId: string): Promise<void> {
+  await serverAction(compute, serverId, { 'os-stop': null });
+}
+
+export interface ServerImageCreate {
+  readonly name: string;
+  readonly metadata?: Readonly<Record<string, string>>;
+}
+
+/** Snapshots a server into Glance; returns the new image's id, which Nova puts in the body from 2.45. */
+export async function createServerImage(
+  compute: ComputeClient,
+  serverId: string,
+  image: ServerImageCreate,
+): Promise<string> {
+  const body = await serverAction<{ image_id: string }>(compute, serverId, { createImage: image });
+  return body.image_id;
+}
+
+/** The guest's console log; `length` keeps only its last lines (all of it when absent). */
+export async function getConsoleOutput(compute: ComputeClient, serverId: string, length?: number): Promise<string> {
+  const body = await serverAction<{ output: string }>(compute, serverId, {
+    'os-getConsoleOutput': length === undefined ? {} : { length },
+  });
+  return body.output;
+}
+
+export type ConsoleProtocol = 'vnc' | 'spice' | 'serial' | 'mks';
+export type ConsoleType = 'novnc' | 'xvpvnc' | 'spice-html5' | 'serial' | 'webmks';
+
+export interface RemoteConsole {
+  readonly protocol: ConsoleProtocol;
+  readonly type: ConsoleType;
+  /** Carries the console token: hand it to the user, never log it. */
+  readonly url: string;
+}
+
+/** A console session URL; noVNC over VNC unless asked otherwise. */
+export async function createRemoteConsole(
+  compute: ComputeClient,
+  serverId: string,
+  kind: { readonly protocol: ConsoleProtocol; readonly type: ConsoleType } = { protocol: 'vnc', type: 'novnc' },
+): Promise<RemoteConsole> {
+  const { body } = await compute.request<{ remote_console: RemoteConsole }>({
+    method: 'POST',
+    path: '/servers/{server_id}/remote-consoles',
+    params: { server_id: serverId },
+    body: { remote_console: kind },
+  });
+  return body.remote_console;
+}
+
+async function serverAction<T = unknown>(compute: ComputeClient, serverId: string, action: object): Promise<T> {
+  const { body } = await compute.request<T>({
+    method: 'POST',
+    path: '/servers/{server_id}/action',
+    params: { server_id: serverId },
+    body: action,
+  });
+  return body;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Flavors
+
+export interface Flavor {
+  readonly id: string;
+  readonly name: string;
+  readonly vcpus: number;
+  /** MiB. */
+  readonly ram: number;
+  /** GiB. */
+  readonly disk: number;
+  /** MiB; an integer from 2.75 (`""` for none before). */
+  readonly swap: number;
+  readonly 'OS-FLV-EXT-DATA:ephemeral': number;
+  readonly 'os-flavor-access:is_public': boolean;
+  readonly description: string | null;
+  /** Embedded from 2.61 where policy allows; getFlavorExtraSpecs reads them otherwise. */
+  readonly extra_specs?: Readonly<Record<string, string>>;
+  readonly links?: readonly Link[];
+}
+
+export interface FlavorListFilter {
+  /** `true`: public flavors; `false`: private ones; `'all'`: both (admin). Nova's default when absent. */
+  readonly isPublic?: boolean | 'all';
+}
+
+/** Flavors with details; Nova pages with `flavors_links`. */
+export function listFlavors(
+  compute: ComputeClient,
+  filter: FlavorListFilter = {},
+  options?: ListOptions,
+): Promise<Flavor[]> {
+  const { isPublic } = filter;
+  return listAll<Flavor>(
+    compute,
+    {
+      method: 'GET',
+      path: '/flavors/detail',
+      query: { is_public: isPublic === undefined ? undefined : isPublic === 'all' ? 'None' : String(isPublic) },
+    },
+    pageStyleFor('compute', 'flavors'),
+    options,
+  );
+}
+
+export async function getFlavor(compute: ComputeClient, flavorId: string): Promise<Flavor> {
+  const { body } = await compute.request<{ flavor: Flavor }>({
+    method: 'GET',
+    path: '/flavors/{flavor_id}',
+    params: { flavor_id: flavorId },
+  });
+  return body.flavor;
+}
+
+/** A flavor's extra specs (`resources:CUSTOM_*`, `trait:*`, …), which the placement preflight reads. */
+export async function getFlavorExtraSpecs(
+  compute: ComputeClient,
+  flavorId: string,
+): Promise<Readonly<Record<string, string>>> {
+  const { body } = await compute.request<{ extra_specs: Record<string, string> }>({
+    method: 'GET',
+    path: '/flavors/{flavor_id}/os-extra_specs',
+    params: { flavor_id: flavorId },
+  });
+  return body.extra_specs;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Keypairs (owned by the token's user, named uniquely per user, so a get by name is the lookup)
+
+export interface Keypair {
+  readonly name: string;
+  readonly public_key: string;
+  readonly fingerprint: string;
+  readonly type: 'ssh' | 'x509';
+  /** On get and create only, not in lists. */
+  readonly user_id?: string;
+  readonly created_at?: string;
+}
+
+/** The token user's keypairs; Nova pages with `keypairs_links` and wraps each item as `{keypair: {...}}`. */
+export async function listKeypairs(compute: ComputeClient, options?: ListOptions): Promise<Keypair[]> {
+  const wrapped = await listAll<{ keypair: Keypair }>(
+    compute,
+    { method: 'GET', path: '/os-keypairs' },
+    pageStyleFor('compute', 'keypairs'),
+    options,
+  );
+  return wrapped.map((item) => item.keypair);
+}
+
+export async function getKeypair(compute: ComputeClient, name: string): Promise<Keypair> {
+  const { body } = await compute.request<{ keypair: Keypair }>({
+    method: 'GET',
+    path: '/os-keypairs/{keypair_name}',
+    params: { keypair_name: name },
+  });
+  return body.keypair;
+}
+
+/** Imports a public key; from 2.92 Nova no longer generates keys, so the key is always the caller's. */
+export interface KeypairCreate {
+  readonly name: string;
+  readonly public_key: string;
+  readonly type?: 'ssh' | 'x509';
+}
+
+export async function createKeypair(compute: ComputeClient, keypair: KeypairCreate): Promise<Keypair> {
+  const { body } = await compute.request<{ keypair: Keypair }>({
+    method: 'POST',
+    path: '/os-keypairs',
+    body: { keypair },
+  });
+  return body.keypair;
+}
+
+export async function deleteKeypair(compute: ComputeClient, name: string): Promise<void> {
+  await compute.request({ method: 'DELETE', path: '/os-keypairs/{keypair_name}', params: { keypair_name: name } });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Server groups
+
+export type ServerGroupPolicy = 'affinity' | 'anti-affinity' | 'soft-affinity' | 'soft-anti-affinity';
+
+export interface ServerGroup {
+  readonly id: string;
+  readonly name: string;
+  /** One policy (2.64 replaced the `policies` list). */
+  readonly policy: ServerGroupPolicy;
+  /** Only `max_server_per_host`, only for anti-affinity. */
+  readonly rules: { readonly max_server_per_host?: number };
+  /** Member server ids. */
+  readonly members: readonly string[];
+  readonly project_id: string;
+  readonly user_id: string;
+}
+
+export interface ServerGroupCreate {
+  readonly name: string;
+  readonly policy: ServerGroupPolicy;
+  readonly rules?: { readonly max_server_per_host?: number };
+}
+
+/**
+ * The project's server groups. Nova pages these by offset with no links, up to its max_limit (1000 by default)
+ * in one page; the page size is therefore not sent, since a smaller one would silently cut the list short.
+ */
+export function listServerGroups(
+  compute: ComputeClient,
+  filter: { readonly allProjects?: boolean } = {},
+  options?: ListOptions,
+): Promise<ServerGroup[]> {
+  return listAll<ServerGroup>(
+    compute,
+    {
+      method: 'GET',
+      path: '/os-server-groups',
+      query: { all_projects: filter.allProjects === true ? 'True' : undefined },
+    },
+    { kind: 'single', items: 'server_groups' },
+    { limit: options?.limit, signal: options?.signal },
+  );
+}
+
+export async function getServerGroup(compute: ComputeClient, groupId: string): Promise<ServerGroup> {
+  const { body } = await compute.request<{ server_group: ServerGroup }>({
+    method: 'GET',
+    path: '/os-server-groups/{server_group_id}',
+    params: { server_group_id: groupId },
+  });
+  return body.server_group;
+}
+
+export async function createServerGroup(compute: ComputeClient, group: ServerGroupCreate): Promise<ServerGroup> {
+  const { body } = await compute.request<{ server_group: ServerGroup }>({
+    method: 'POST',
+    path: '/os-server-groups',
+    body: { server_group: group },
+  });
+  return body.server_group;
+}
+
+export async function deleteServerGroup(compute: ComputeClient, groupId: string): Promise<void> {
+  await compute.request({
+    method: 'DELETE',
+    path: '/os-server-groups/{server_group_id}',
+    params: { server_group_id: groupId },
+  });
+}
+
+/** The identity's server group by its deterministic name; Nova has no name filter here, so all are listed. */
+export async function findServerGroupByName(compute: ComputeClient, name: string): Promise<ServerGroup | undefined> {
+  return exactlyNamed(await listServerGroups(compute), name, 'compute server group');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Volume attachments
+
+/** At 2.89+ Nova drops the attachment's `id` (it was the volume id) and adds the Cinder and BDM ids. */
+export interface VolumeAttachment {
+  readonly volumeId: string;
+  readonly serverId: string;
+  /** The guest device, e.g. `/dev/vdb`: the only attachment detail that crosses the provider boundary. */
+  readonly device: string | null;
+  readonly tag: string | null;
+  readonly delete_on_termination: boolean;
+  readonly attachment_id: string;
+  readonly bdm_uuid: string;
+}
+
+export interface VolumeAttachmentCreate {
+  readonly volumeId: string;
+  /** A hint; most hypervisors choose the device themselves. */
+  readonly device?: string;
+  readonly tag?: string;
+  readonly delete_on_termination?: boolean;
+}
+
+/** A server's attachments; paged by offset with no links, so like server groups it is one page. */
+export function listVolumeAttachments(
+  compute: ComputeClient,
+  serverId: string,
+  options?: ListOptions,
+): Promise<VolumeAttachment[]> {
+  return listAll<VolumeAttachment>(
+    compute,
+    { method: 'GET', path: '/servers/{server_id}/os-volume_attachments', params: { server_id: serverId } },
+    { kind: 'single', items: 'volumeAttachments' },
+    { limit: options?.limit, signal: options?.signal },
+  );
+}
+
+/** One attachment, named by the volume's id; the seed reads it after a 409 on attach to tell a race from a conflict. */
+export async function getVolumeAttachment(
+  compute: ComputeClient,
+  serverId: string,
+  volumeId: string,
+): Promise<VolumeAttachment> {
+  const { body } = await compute.request<{ volumeAttachment: VolumeAttachment }>({
+    method: 'GET',
+    path: '/servers/{server_id}/os-volume_attachments/{volume_id}',
+    params: { server_id: serverId, volume_id: volumeId },
+  });
+  return body.volumeAttachment;
+}
+
+/** Starts an attach; the attachment is complete when Cinder reports the volume in-use. */
+export async function attachVolume(
+  compute: ComputeClient,
+  serverId: string,
+  attachment: VolumeAttachmentCreate,
+): Promise<VolumeAttachment> {
+  const { body } = await compute.request<{ volumeAttachment: VolumeAttachment }>({
+    method: 'POST',
+    path: '/servers/{server_id}/os-volume_attachments',
+    params: { server_id: serverId },
+    body: { volumeAttachment: attachment },
+  });
+  return body.volumeAttachment;
+}
+
+/** Starts a detach (202); the volume is detached when Cinder reports it available. */
+export async function detachVolume(compute: ComputeClient, serverId: string, volumeId: string): Promise<void> {
+  await compute.request({
+    method: 'DELETE',
+    path: '/servers/{server_id}/os-volume_attachments/{volume_id}',
+    params: { server_id: serverId, volume_id: volumeId },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Quota sets
+
+/** The quota value meaning "no limit"; identity creation sets every Nova quota to it. */
+export const UNLIMITED = -1;
+
+/**
+ * The quotas Nova still has at 2.57+: network quotas left with 2.36 and file-injection ones with 2.57, and
+ * sending either is refused, so they are not representable here.
+ */
+export interface QuotaLimits {
+  readonly instances: number;
+  readonly cores: number;
+  /** MiB. */
+  readonly ram: number;
+  readonly key_pairs: number;
+  readonly metadata_items: number;
+  readonly server_groups: number;
+  readonly server_group_members: number;
+}
+
+export interface QuotaSet extends QuotaLimits {
+  readonly id: string;
+}
+
+export async function getQuotaSet(compute: ComputeClient, projectId: string): Promise<QuotaSet> {
+  const { body } = await compute.request<{ quota_set: QuotaSet }>({
+    method: 'GET',
+    path: '/os-quota-sets/{project_id}',
+    params: { project_id: projectId },
+  });
+  return body.quota_set;
+}
+
+/** Sets some of a project's quotas (an admin call); returns them all. */
+export async function updateQuotaSet(
+  compute: ComputeClient,
+  projectId: string,
+  quotas: Partial<QuotaLimits>,
+): Promise<QuotaLimits> {
+  const { body } = await compute.request<{ quota_set: QuotaLimits }>({
+    method: 'PUT',
+    path: '/os-quota-sets/{project_id}',
+    params: { project_id: projectId },
+    body: { quota_set: quotas },
+  });
+  return body.quota_set;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Escapes the characters a regular expression gives meaning to, for MySQL (ICU), PostgreSQL and Python's re alike. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function joined(values: readonly string[] | undefined): string | undefined {
+  return values === undefined || values.length === 0 ? undefined : values.join(',');
+}

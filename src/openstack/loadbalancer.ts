@@ -1,0 +1,564 @@
+/**
+ * Octavia v2: load balancers, listeners, pools, members, health monitors, and API version discovery. The session
+ * sends `OpenStack-API-Version: load-balancer 2.22` on every call; Octavia versions its API by release rather than
+ * per request, so `requireApiVersion` is what actually proves PROXYV2 pools are available.
+ */
+import { ConfigError } from './errors.ts';
+import { exactlyNamed } from './exact.ts';
+import { compareVersions, parseVersion, type Version } from './microversion.ts';
+import { listAll, pageStyleFor, type ListOptions } from './pagination.ts';
+import type { ServiceClient } from './session.ts';
+
+export type LoadBalancerClient = ServiceClient<'load-balancer'>;
+
+/** The seed's reconcile table keys off this: ACTIVE continues, PENDING_* yields, anything else is inconsistent. */
+export type ProvisioningStatus =
+  'ACTIVE' | 'PENDING_CREATE' | 'PENDING_UPDATE' | 'PENDING_DELETE' | 'DELETED' | 'ERROR';
+export type OperatingStatus = 'ONLINE' | 'DRAINING' | 'OFFLINE' | 'DEGRADED' | 'ERROR' | 'NO_MONITOR';
+
+export interface IdRef {
+  readonly id: string;
+}
+
+/** Filters every Octavia list accepts; `name` is treated as fuzzy, so lookups post-filter. */
+export interface OctaviaFilter {
+  readonly name?: string;
+  readonly project_id?: string;
+}
+
+export interface CascadeOptions {
+  /** Delete the load balancer's listeners, pools, members and monitors with it. */
+  readonly cascade?: boolean;
+}
+
+// Load balancers
+
+export interface LoadBalancer {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly project_id: string;
+  readonly provisioning_status: ProvisioningStatus;
+  readonly operating_status: OperatingStatus;
+  readonly vip_address: string | null;
+  readonly vip_port_id: string | null;
+  readonly vip_subnet_id: string | null;
+  readonly vip_network_id: string | null;
+  readonly provider: string;
+  readonly flavor_id: string | null;
+  readonly listeners: readonly IdRef[];
+  readonly pools: readonly IdRef[];
+  readonly created_at: string;
+  readonly updated_at: string | null;
+}
+
+/** One of `vip_subnet_id`, `vip_network_id` or `vip_port_id` places the VIP. */
+export interface LoadBalancerCreate {
+  readonly name: string;
+  readonly description?: string;
+  readonly vip_subnet_id?: string;
+  readonly vip_network_id?: string;
+  readonly vip_port_id?: string;
+  /** The requested VIP; Octavia allocates one when absent. */
+  readonly vip_address?: string;
+  readonly project_id?: string;
+  readonly provider?: string;
+  readonly flavor_id?: string;
+}
+
+export async function createLoadBalancer(
+  octavia: LoadBalancerClient,
+  loadbalancer: LoadBalancerCreate,
+): Promise<LoadBalancer> {
+  const { body } = await octavia.request<{ loadbalancer: LoadBalancer }>({
+    method: 'POST',
+    path: '/lbaas/loadbalancers',
+    body: { loadbalancer },
+  });
+  return body.loadbalancer;
+}
+
+export async function getLoadBalancer(octavia: LoadBalancerClient, loadbalancerId: string): Promise<LoadBalancer> {
+  const { body } = await octavia.request<{ loadbalancer: LoadBalancer }>({
+    method: 'GET',
+    path: '/lbaas/loadbalancers/{loadbalancer_id}',
+    params: { loadbalancer_id: loadbalancerId },
+  });
+  return body.loadbalancer;
+}
+
+export function listLoadBalancers(
+  octavia: LoadBalancerClient,
+  filter: OctaviaFilter = {},
+  options?: ListOptions,
+): Promise<LoadBalancer[]> {
+  return listAll<LoadBalancer>(
+    octavia,
+    { method: 'GET', path: '/lbaas/loadbalancers', query: { name: filter.name, project_id: filter.project_id } },
+    pageStyleFor('load-balancer', 'loadbalancers'),
+    options,
+  );
+}
+
+/** The load balancer named exactly `name` (`lb-{id}`), or undefined; duplicates throw ConsistencyError. */
+export async function findLoadBalancerByName(
+  octavia: LoadBalancerClient,
+  name: string,
+): Promise<LoadBalancer | undefined> {
+  return exactlyNamed(await listLoadBalancers(octavia, { name }), name, 'load balancer');
+}
+
+/**
+ * Accepted asynchronously: the load balancer goes PENDING_DELETE, then 404s. The seed cascades, after removing
+ * the floating IP that the VIP port anchors.
+ */
+export async function deleteLoadBalancer(
+  octavia: LoadBalancerClient,
+  loadbalancerId: string,
+  options: CascadeOptions = {},
+): Promise<void> {
+  await octavia.request({
+    method: 'DELETE',
+    path: '/lbaas/loadbalancers/{loadbalancer_id}',
+    params: { loadbalancer_id: loadbalancerId },
+    query: { cascade: options.cascade === true ? true : undefined },
+  });
+}
+
+// Listeners
+
+export type ListenerProtocol = 'HTTP' | 'HTTPS' | 'TCP' | 'UDP' | 'SCTP' | 'TERMINATED_HTTPS' | 'PROMETHEUS';
+
+/** Timeouts in milliseconds; the seed sets client and member data to the idle timeout for TCP listeners. */
+export interface ListenerTimeouts {
+  readonly timeout_client_data?: number;
+  readonly timeout_member_connect?: number;
+  readonly timeout_member_data?: number;
+  readonly timeout_tcp_inspect?: number;
+}
+
+export interface Listener {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly project_id: string;
+  readonly protocol: ListenerProtocol;
+  readonly protocol_port: number;
+  readonly loadbalancers: readonly IdRef[];
+  readonly default_pool_id: string | null;
+  /** Null (or empty) means any source. */
+  readonly allowed_cidrs: readonly string[] | null;
+  readonly timeout_client_data: number | null;
+  readonly timeout_member_connect: number | null;
+  readonly timeout_member_data: number | null;
+  readonly timeout_tcp_inspect: number | null;
+  readonly provisioning_status: ProvisioningStatus;
+  readonly operating_status: OperatingStatus;
+}
+
+export interface ListenerCreate extends ListenerTimeouts {
+  readonly name: string;
+  readonly description?: string;
+  readonly loadbalancer_id: string;
+  readonly protocol: ListenerProtocol;
+  readonly protocol_port: number;
+  readonly default_pool_id?: string;
+  readonly allowed_cidrs?: readonly string[];
+}
+
+/** What the seed converges in place; protocol and port are immutable in Octavia. */
+export interface ListenerUpdate extends ListenerTimeouts {
+  readonly name?: string;
+  readonly description?: string;
+  /** Null unlinks the default pool. */
+  readonly default_pool_id?: string | null;
+  /** Null or empty allows any source. */
+  readonly allowed_cidrs?: readonly string[] | null;
+}
+
+export async function createListener(octavia: LoadBalancerClient, listener: ListenerCreate): Promise<Listener> {
+  const { body } = await octavia.request<{ listener: Listener }>({
+    method: 'POST',
+    path: '/lbaas/listeners',
+    body: { listener },
+  });
+  return body.listener;
+}
+
+export async function getListener(octavia: LoadBalancerClient, listenerId: string): Promise<Listener> {
+  const { body } = await octavia.request<{ listener: Listener }>({
+    method: 'GET',
+    path: '/lbaas/listeners/{listener_id}',
+    params: { listener_id: listenerId },
+  });
+  return body.listener;
+}
+
+export function listListeners(
+  octavia: LoadBalancerClient,
+  filter: OctaviaFilter = {},
+  options?: ListOptions,
+): Promise<Listener[]> {
+  return listAll<Listener>(
+    octavia,
+    { method: 'GET', path: '/lbaas/listeners', query: { name: filter.name, project_id: filter.project_id } },
+    pageStyleFor('load-balancer', 'listeners'),
+    options,
+  );
+}
+
+/** The listener named exactly `name` (`lb-{id}-{listener}-listener`), or undefined. */
+export async function findListenerByName(octavia: LoadBalancerClient, name: string): Promise<Listener | undefined> {
+  return exactlyNamed(await listListeners(octavia, { name }), name, 'listener');
+}
+
+export async function updateListener(
+  octavia: LoadBalancerClient,
+  listenerId: string,
+  listener: ListenerUpdate,
+): Promise<Listener> {
+  const { body } = await octavia.request<{ listener: Listener }>({
+    method: 'PUT',
+    path: '/lbaas/listeners/{listener_id}',
+    params: { listener_id: listenerId },
+    body: { listener },
+  });
+  return body.listener;
+}
+
+export async function deleteListener(octavia: LoadBalancerClient, listenerId: string): Promise<void> {
+  await octavia.request({
+    method: 'DELETE',
+    path: '/lbaas/listeners/{listener_id}',
+    params: { listener_id: listenerId },
+  });
+}
+
+// Pools
+
+/** PROXYV2 needs API 2.22 (see requireApiVersion). */
+export type PoolProtocol = 'HTTP' | 'HTTPS' | 'TCP' | 'UDP' | 'PROXY' | 'PROXYV2' | 'SCTP';
+export type LbAlgorithm = 'ROUND_ROBIN' | 'LEAST_CONNECTIONS' | 'SOURCE_IP' | 'SOURCE_IP_PORT';
+
+export interface SessionPersistence {
+  readonly type: 'SOURCE_IP' | 'HTTP_COOKIE' | 'APP_COOKIE';
+  readonly cookie_name?: string | null;
+  readonly persistence_timeout?: number | null;
+  readonly persistence_granularity?: string | null;
+}
+
+export interface Pool {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly project_id: string;
+  readonly protocol: PoolProtocol;
+  readonly lb_algorithm: LbAlgorithm;
+  readonly session_persistence: SessionPersistence | null;
+  readonly listeners: readonly IdRef[];
+  readonly loadbalancers: readonly IdRef[];
+  readonly members: readonly IdRef[];
+  readonly healthmonitor_id: string | null;
+  readonly provisioning_status: ProvisioningStatus;
+  readonly operating_status: OperatingStatus;
+}
+
+/** One of `listener_id` (the pool becomes its default pool) or `loadbalancer_id` attaches the pool. */
+export interface PoolCreate {
+  readonly name: string;
+  readonly description?: string;
+  readonly listener_id?: string;
+  readonly loadbalancer_id?: string;
+  readonly protocol: PoolProtocol;
+  readonly lb_algorithm: LbAlgorithm;
+  readonly session_persistence?: SessionPersistence;
+}
+
+/** Protocol is immutable in Octavia (why the seed blocks proxyProtocolV2 drift before it gets here). */
+export interface PoolUpdate {
+  readonly name?: string;
+  readonly description?: string;
+  readonly lb_algorithm?: LbAlgorithm;
+  /** Null removes session persistence. */
+  readonly session_persistence?: SessionPersistence | null;
+}
+
+export async function createPool(octavia: LoadBalancerClient, pool: PoolCreate): Promise<Pool> {
+  const { body } = await octavia.request<{ pool: Pool }>({ method: 'POST', path: '/lbaas/pools', body: { pool } });
+  return body.pool;
+}
+
+export async function getPool(octavia: LoadBalancerClient, poolId: string): Promise<Pool> {
+  const { body } = await octavia.request<{ pool: Pool }>({
+    method: 'GET',
+    path: '/lbaas/pools/{pool_id}',
+    params: { pool_id: poolId },
+  });
+  return body.pool;
+}
+
+export function listPools(
+  octavia: LoadBalancerClient,
+  filter: OctaviaFilter = {},
+  options?: ListOptions,
+): Promise<Pool[]> {
+  return listAll<Pool>(
+    octavia,
+    { method: 'GET', path: '/lbaas/pools', query: { name: filter.name, project_id: filter.project_id } },
+    pageStyleFor('load-balancer', 'pools'),
+    options,
+  );
+}
+
+/** The pool named exactly `name` (`lb-{id}-{listener}-pool`), or undefined. */
+export async function findPoolByName(octavia: LoadBalancerClient, name: string): Promise<Pool | undefined> {
+  return exactlyNamed(await listPools(octavia, { name }), name, 'pool');
+}
+
+export async function updatePool(octavia: LoadBalancerClient, poolId: string, pool: PoolUpdate): Promise<Pool> {
+  const { body } = await octavia.request<{ pool: Pool }>({
+    method: 'PUT',
+    path: '/lbaas/pools/{pool_id}',
+    params: { pool_id: poolId },
+    body: { pool },
+  });
+  return body.pool;
+}
+
+export async function deletePool(octavia: LoadBalancerClient, poolId: string): Promise<void> {
+  await octavia.request({ method: 'DELETE', path: '/lbaas/pools/{pool_id}', params: { pool_id: poolId } });
+}
+
+// Members
+
+export interface Member {
+  readonly id: string;
+  readonly name: string;
+  readonly address: string;
+  readonly protocol_port: number;
+  readonly weight: number;
+  readonly backup: boolean;
+  readonly subnet_id: string | null;
+  readonly monitor_address: string | null;
+  readonly monitor_port: number | null;
+  readonly admin_state_up: boolean;
+  readonly provisioning_status: ProvisioningStatus;
+  readonly operating_status: OperatingStatus;
+}
+
+/** A member of the desired set; (address, protocol_port) identifies it, as in the seed's member diff. */
+export interface MemberSpec {
+  readonly address: string;
+  readonly protocol_port: number;
+  readonly name?: string;
+  readonly subnet_id?: string;
+  readonly weight?: number;
+  readonly backup?: boolean;
+  readonly monitor_address?: string;
+  readonly monitor_port?: number;
+  readonly admin_state_up?: boolean;
+}
+
+export function listMembers(octavia: LoadBalancerClient, poolId: string, options?: ListOptions): Promise<Member[]> {
+  return listAll<Member>(
+    octavia,
+    { method: 'GET', path: '/lbaas/pools/{pool_id}/members', params: { pool_id: poolId } },
+    pageStyleFor('load-balancer', 'members'),
+    options,
+  );
+}
+
+/**
+ * Replaces the pool's whole member set: members not listed are deleted, new ones created, matching ones updated.
+ * Accepted asynchronously (202, no body); the pool goes PENDING_UPDATE.
+ */
+export async function replaceMembers(
+  octavia: LoadBalancerClient,
+  poolId: string,
+  members: readonly MemberSpec[],
+): Promise<void> {
+  await octavia.request({
+    method: 'PUT',
+    path: '/lbaas/pools/{pool_id}/members',
+    params: { pool_id: poolId },
+    body: { members },
+  });
+}
+
+export async function getMember(octavia: LoadBalancerClient, poolId: string, memberId: string): Promise<Member> {
+  const { body } = await octavia.request<{ member: Member }>({
+    method: 'GET',
+    path: '/lbaas/pools/{pool_id}/members/{member_id}',
+    params: { pool_id: poolId, member_id: memberId },
+  });
+  return body.member;
+}
+
+export async function deleteMember(octavia: LoadBalancerClient, poolId: string, memberId: string): Promise<void> {
+  await octavia.request({
+    method: 'DELETE',
+    path: '/lbaas/pools/{pool_id}/members/{member_id}',
+    params: { pool_id: poolId, member_id: memberId },
+  });
+}
+
+// Health monitors
+
+/** UDP listeners are checked with UDP-CONNECT, TCP ones with TCP. */
+export type HealthMonitorType = 'HTTP' | 'HTTPS' | 'PING' | 'TCP' | 'TLS-HELLO' | 'UDP-CONNECT' | 'SCTP';
+export type HealthMonitorHttpMethod =
+  'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OPTIONS' | 'CONNECT' | 'TRACE';
+
+export interface HealthMonitor {
+  readonly id: string;
+  readonly name: string;
+  readonly project_id: string;
+  readonly type: HealthMonitorType;
+  /** Seconds between checks. */
+  readonly delay: number;
+  /** Seconds a check may take; less than `delay`. */
+  readonly timeout: number;
+  readonly max_retries: number;
+  readonly max_retries_down: number;
+  readonly http_method?: HealthMonitorHttpMethod | null;
+  readonly url_path?: string | null;
+  readonly expected_codes?: string | null;
+  readonly pools: readonly IdRef[];
+  readonly provisioning_status: ProvisioningStatus;
+  readonly operating_status: OperatingStatus;
+}
+
+/** The thresholds the seed converges in place. */
+export interface HealthMonitorUpdate {
+  readonly name?: string;
+  readonly delay?: number;
+  readonly timeout?: number;
+  readonly max_retries?: number;
+  readonly max_retries_down?: number;
+  readonly http_method?: HealthMonitorHttpMethod;
+  readonly url_path?: string;
+  readonly expected_codes?: string;
+}
+
+export interface HealthMonitorCreate extends HealthMonitorUpdate {
+  readonly name: string;
+  readonly pool_id: string;
+  readonly type: HealthMonitorType;
+  readonly delay: number;
+  readonly timeout: number;
+  readonly max_retries: number;
+}
+
+export async function createHealthMonitor(
+  octavia: LoadBalancerClient,
+  healthmonitor: HealthMonitorCreate,
+): Promise<HealthMonitor> {
+  const { body } = await octavia.request<{ healthmonitor: HealthMonitor }>({
+    method: 'POST',
+    path: '/lbaas/healthmonitors',
+    body: { healthmonitor },
+  });
+  return body.healthmonitor;
+}
+
+export async function getHealthMonitor(octavia: LoadBalancerClient, healthmonitorId: string): Promise<HealthMonitor> {
+  const { body } = await octavia.request<{ healthmonitor: HealthMonitor }>({
+    method: 'GET',
+    path: '/lbaas/healthmonitors/{healthmonitor_id}',
+    params: { healthmonitor_id: healthmonitorId },
+  });
+  return body.healthmonitor;
+}
+
+export function listHealthMonitors(
+  octavia: LoadBalancerClient,
+  filter: OctaviaFilter = {},
+  options?: ListOptions,
+): Promise<HealthMonitor[]> {
+  return listAll<HealthMonitor>(
+    octavia,
+    { method: 'GET', path: '/lbaas/healthmonitors', query: { name: filter.name, project_id: filter.project_id } },
+    pageStyleFor('load-balancer', 'healthmonitors'),
+    options,
+  );
+}
+
+/** The health monitor named exactly `name` (`lb-{id}-{listener}-monitor`), or undefined. */
+export async function findHealthMonitorByName(
+  octavia: LoadBalancerClient,
+  name: string,
+): Promise<HealthMonitor | undefined> {
+  return exactlyNamed(await listHealthMonitors(octavia, { name }), name, 'health monitor');
+}
+
+export async function updateHealthMonitor(
+  octavia: LoadBalancerClient,
+  healthmonitorId: string,
+  healthmonitor: HealthMonitorUpdate,
+): Promise<HealthMonitor> {
+  const { body } = await octavia.request<{ healthmonitor: HealthMonitor }>({
+    method: 'PUT',
+    path: '/lbaas/healthmonitors/{healthmonitor_id}',
+    params: { healthmonitor_id: healthmonitorId },
+    body: { healthmonitor },
+  });
+  return body.healthmonitor;
+}
+
+export async function deleteHealthMonitor(octavia: LoadBalancerClient, healthmonitorId: string): Promise<void> {
+  await octavia.request({
+    method: 'DELETE',
+    path: '/lbaas/healthmonitors/{healthmonitor_id}',
+    params: { healthmonitor_id: healthmonitorId },
+  });
+}
+
+// API version discovery
+
+interface VersionDocument {
+  readonly versions?: readonly { readonly id?: unknown; readonly status?: unknown }[];
+}
+
+/**
+ * The cloud's current Octavia API version, from the version document at the endpoint's root. The base URL ends
+ * in the `/v2` segment, so the document is fetched from its parent by absolute URL.
+ */
+export async function getApiVersion(octavia: LoadBalancerClient, signal?: AbortSignal): Promise<Version> {
+  const url = versionRootUrl(await octavia.baseUrl(signal));
+  const { body } = await octavia.request<VersionDocument | undefined>({ method: 'GET', path: '/', url, signal });
+  const current = body?.versions?.find((v) => v.status === 'CURRENT');
+  const version = typeof current?.id === 'string' ? parseVersion(current.id) : undefined;
+  if (!version) throw new ConfigError('load-balancer', `the version document at ${url} names no CURRENT version`);
+  return version;
+}
+
+/**
+ * Fails when the cloud's Octavia API is older than `minimum` (`2.22` for PROXYV2 pools); the seed's pinned
+ * microversion header alone does not make Octavia refuse an old request, so this is checked at start-up.
+ */
+export async function requireApiVersion(
+  octavia: LoadBalancerClient,
+  minimum: string,
+  signal?: AbortSignal,
+): Promise<Version> {
+  const required = parseVersion(minimum);
+  if (!required) throw new Error(`requireApiVersion: ${JSON.stringify(minimum)} is not a version like 2.22`);
+  const actual = await getApiVersion(octavia, signal);
+  if (compareVersions(actual, required) < 0) {
+    throw new ConfigError(
+      'load-balancer',
+      `the cloud's Octavia API is ${String(actual.major)}.${String(actual.minor)}; openregion needs ${minimum} or later`,
+    );
+  }
+  return actual;
+}
+
+/** The base URL without its trailing version segment: `https://lb.example/load-balancer/v2` → `…/load-balancer`. */
+export function versionRootUrl(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  const segments = url.pathname.replace(/\/+$/, '').split('/');
+  const at = segments.findLastIndex((s) => /^v\d+(\.\d+)?$/.test(s));
+  if (at >= 0) segments.length = at;
+  const path = segments.join('/');
+  return `${url.origin}${path || '/'}`;
+}
