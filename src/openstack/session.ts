@@ -19,6 +19,7 @@ import {
 import { selectEndpoint, serviceBaseUrl, type Interface, type ServiceType } from './catalog.ts';
 import { httpError, TransportError, UnauthorizedError } from './errors.ts';
 import { microversionHeaders, type MicroversionConfig } from './microversion.ts';
+import { REDACTED } from './redact.ts';
 import type { HttpMethod, RawResponse, Transport } from './transport.ts';
 
 export type QueryValue = string | number | boolean | readonly string[] | undefined;
@@ -155,7 +156,9 @@ export class Session<K extends ScopeKind = ScopeKind> {
     }
     const requestId = requestIdOf(response.headers);
     if (response.status < 200 || response.status >= 300) {
-      const error = httpError({ ...site, status: response.status, requestId, body: response.text });
+      // Scrub our own token by value too: whatever its format, a service that echoes it must not leak it.
+      const body = response.text.replaceAll(token.value, REDACTED);
+      const error = httpError({ ...site, status: response.status, requestId, body });
       if (error instanceof UnauthorizedError) this.invalidate(token);
       throw error;
     }

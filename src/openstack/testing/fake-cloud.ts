@@ -58,6 +58,8 @@ export class FakeCloud {
   authFailures: FakeReply[] = [];
   /** Hold token requests until this resolves (to test single flight). */
   authGate: Promise<void> | undefined;
+  /** How the n-th issued token looks; Fernet-like by default. */
+  tokenFormat: ((n: number) => string) | undefined;
   #routes: Route[] = [];
   #server: Server;
   url = '';
@@ -163,7 +165,8 @@ export class FakeCloud {
     await this.authGate;
     const failure = this.authFailures.shift();
     if (failure) return failure;
-    const value = `gAAAAAfake-token-${String(this.issuedTokens.length + 1).padStart(24, '0')}`;
+    const n = this.issuedTokens.length + 1;
+    const value = this.tokenFormat?.(n) ?? `gAAAAAfake-token-${String(n).padStart(24, '0')}`;
     this.issuedTokens.push(value);
     const now = this.tokens.now();
     const scope = (req.json() as { auth: { scope?: { project?: unknown; domain?: unknown } } }).auth.scope ?? {};

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { FakeCloud } from '../openstack/testing/fake-cloud.ts';
+
+const run = promisify(execFile);
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent', ...env },
+  });
+
+describe('openregion CLI', () => {
+  let cloud: FakeCloud;
+  before(async () => {
+    cloud = await FakeCloud.start();
+  });
+  after(() => cloud.close());
+
+  it('prints its help when run without a command', async () => {
+    const { stdout } = await cli([]);
+    assert.match(stdout, /Usage: openregion/);
+    assert.match(stdout, /cloud/);
+  });
+
+  it('checks a cloud from OS_* variables, showing the catalog but never the token or password', async () => {
+    const { stdout } = await cli(['cloud', 'check'], {
+      OS_AUTH_URL: cloud.authUrl,
+      OS_USERNAME: 'admin',
+      OS_PASSWORD: 'hunter2-secret',
+      OS_USER_DOMAIN_NAME: 'Default',
+      OS_PROJECT_NAME: 'demo',
+      OS_PROJECT_DOMAIN_NAME: 'Default',
+    });
+    assert.match(stdout, /user: +admin \(u-1\)/);
+    assert.match(stdout, /scope: +project demo \(p-1\)/);
+    assert.match(stdout, /compute +public +RegionOne/);
+    const token = cloud.issuedTokens.at(-1) ?? 'no token issued';
+    assert.ok(!stdout.includes(token) && !stdout.includes('hunter2'));
+  });
+
+  it('names the missing setting and exits non-zero on bad configuration', async () => {
+    await assert.rejects(cli(['cloud', 'check'], { OS_USERNAME: 'admin' }), (e: unknown) => {
+      const { stderr, code } = e as { stderr: string; code: number };
+      assert.equal(code, 1);
+      assert.match(stderr, /clouds\.envvars\.auth\.auth_url: is required/);
+      return true;
+    });
+  });
+});

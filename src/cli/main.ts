@@ -1,0 +1,15 @@
+/** The `openregion` command. The edge of the program: the only place that reads process.env and argv. */
+import { Command } from 'commander';
+import { cloudCommand } from './cloud.ts';
+
+export function buildProgram(): Command {
+  const program = new Command('openregion')
+    .description('A control plane for OpenStack-backed cloud regions, and a Keystone orders operator.')
+    .showHelpAfterError();
+  program.addCommand(cloudCommand());
+  return program;
+}
+
+const program = buildProgram();
+if (process.argv.length <= 2) program.help();
+await program.parseAsync(process.argv);
