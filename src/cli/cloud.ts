@@ -10,7 +10,9 @@ import { Session } from '../openstack/session.ts';
 import { describeToken } from './describe-token.ts';
 
 export function cloudCommand(): Command {
-  const cloud = new Command('cloud').description('Inspect the OpenStack cloud a clouds.yaml entry or OS_* variables point at');
+  const cloud = new Command('cloud').description(
+    'Inspect the OpenStack cloud a clouds.yaml entry or OS_* variables point at',
+  );
   cloud
     .command('check')
     .description('authenticate, then print the user, scope, roles and catalog (never the token)')

@@ -11,14 +11,17 @@ export function describeToken(token: Token): string {
   ];
   for (const entry of [...token.catalog].sort((a, b) => a.type.localeCompare(b.type))) {
     for (const endpoint of entry.endpoints) {
-      lines.push(`  ${entry.type.padEnd(16)} ${endpoint.interface.padEnd(8)} ${(endpoint.region_id ?? endpoint.region ?? '').padEnd(10)} ${endpoint.url}`);
+      lines.push(
+        `  ${entry.type.padEnd(16)} ${endpoint.interface.padEnd(8)} ${(endpoint.region_id ?? endpoint.region ?? '').padEnd(10)} ${endpoint.url}`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;
 }
 
 function scopeLine(token: Token): string {
-  if (token.project) return `project ${token.project.name} (${token.project.id}) in domain ${token.project.domain.name}`;
+  if (token.project)
+    return `project ${token.project.name} (${token.project.id}) in domain ${token.project.domain.name}`;
   if (token.domain) return `domain ${token.domain.name} (${token.domain.id})`;
   return token.system ? 'system' : 'unscoped';
 }

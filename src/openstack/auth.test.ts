@@ -1,10 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { authRequestBody, effectiveScopeKind, needsRenewal, parseTokenResponse, type AuthMethod, type Scope } from './auth.ts';
+import {
+  authRequestBody,
+  effectiveScopeKind,
+  needsRenewal,
+  parseTokenResponse,
+  type AuthMethod,
+  type Scope,
+} from './auth.ts';
 import { ConfigError } from './errors.ts';
 
-const password: AuthMethod = { type: 'password', user: { name: 'svc', domain: { name: 'Default' } }, password: 's3cret' };
+const password: AuthMethod = {
+  type: 'password',
+  user: { name: 'svc', domain: { name: 'Default' } },
+  password: 's3cret',
+};
 
 describe('authRequestBody', () => {
   it('builds the password method by user name and domain, and by user id', () => {
@@ -22,9 +33,14 @@ describe('authRequestBody', () => {
   });
 
   it('builds the application credential method by id, and by name with its user', () => {
-    assert.deepEqual(authRequestBody({ type: 'application_credential', id: 'ac1', secret: 'sec' }, { kind: 'unscoped' }), {
-      auth: { identity: { methods: ['application_credential'], application_credential: { id: 'ac1', secret: 'sec' } } },
-    });
+    assert.deepEqual(
+      authRequestBody({ type: 'application_credential', id: 'ac1', secret: 'sec' }, { kind: 'unscoped' }),
+      {
+        auth: {
+          identity: { methods: ['application_credential'], application_credential: { id: 'ac1', secret: 'sec' } },
+        },
+      },
+    );
     const byName: AuthMethod = {
       type: 'application_credential',
       name: 'ci',
@@ -61,10 +77,17 @@ describe('authRequestBody', () => {
 
   it('refuses a scope beside an application credential, which carries its own', () => {
     assert.throws(
-      () => authRequestBody({ type: 'application_credential', id: 'a', secret: 's' }, { kind: 'project', project: { id: 'p' } }),
+      () =>
+        authRequestBody(
+          { type: 'application_credential', id: 'a', secret: 's' },
+          { kind: 'project', project: { id: 'p' } },
+        ),
       (e: unknown) => e instanceof ConfigError && e.field === 'scope',
     );
-    assert.equal(effectiveScopeKind({ type: 'application_credential', id: 'a', secret: 's' }, { kind: 'unscoped' }), 'project');
+    assert.equal(
+      effectiveScopeKind({ type: 'application_credential', id: 'a', secret: 's' }, { kind: 'unscoped' }),
+      'project',
+    );
     assert.equal(effectiveScopeKind(password, { kind: 'domain', domain: { id: 'd' } }), 'domain');
   });
 });

@@ -27,7 +27,11 @@ describe('Session', () => {
     cloud.on('GET', '/compute/v2.1/servers', (req) => ({ body: { servers: [], token: req.headers['x-auth-token'] } }));
   });
 
-  const password: AuthMethod = { type: 'password', user: { name: 'admin', domain: { name: 'Default' } }, password: 'p4ss' };
+  const password: AuthMethod = {
+    type: 'password',
+    user: { name: 'admin', domain: { name: 'Default' } },
+    password: 'p4ss',
+  };
   const session = <K extends ScopeKind>(options: Partial<SessionOptions<K>> & Pick<SessionOptions<K>, 'scope'>) =>
     new Session<K>({ authUrl: cloud.authUrl, auth: password, transport, clock, ...options });
   const servers = (c: ServiceClient<'compute'>) => c.request({ method: 'GET', path: '/servers' });
@@ -35,10 +39,16 @@ describe('Session', () => {
   it('authenticates with each method and scope, and sends the token it got', async () => {
     const cases: [AuthMethod, SessionOptions<ScopeKind>['scope']][] = [
       [password, { kind: 'project', project: { name: 'demo', domain: { name: 'Default' } } }],
-      [{ type: 'password', user: { id: 'u-1' }, password: 'p' }, { kind: 'domain', domain: { name: 'managed' } }],
+      [
+        { type: 'password', user: { id: 'u-1' }, password: 'p' },
+        { kind: 'domain', domain: { name: 'managed' } },
+      ],
       [password, { kind: 'system' }],
       [{ type: 'application_credential', id: 'ac', secret: 'sec' }, { kind: 'unscoped' }],
-      [{ type: 'token', token: 'gAAAAAprevious-token-0000000000000' }, { kind: 'project', project: { id: 'p-1' } }],
+      [
+        { type: 'token', token: 'gAAAAAprevious-token-0000000000000' },
+        { kind: 'project', project: { id: 'p-1' } },
+      ],
     ];
     for (const [auth, scope] of cases) {
       const s = session({ auth, scope });
@@ -80,7 +90,9 @@ describe('Session', () => {
     await servers(s.client('compute'));
     const revoked = cloud.issuedTokens.at(-1);
     cloud.on('GET', '/compute/v2.1/servers', (req) =>
-      req.headers['x-auth-token'] === revoked ? { status: 401, body: { error: { code: 401 } } } : { body: { servers: [] } },
+      req.headers['x-auth-token'] === revoked
+        ? { status: 401, body: { error: { code: 401 } } }
+        : { body: { servers: [] } },
     );
     await servers(s.client('compute'));
     assert.equal(cloud.authRequests.length, 2);
@@ -97,7 +109,9 @@ describe('Session', () => {
 
   it('reports a refused authentication as UnauthorizedError without the password', async () => {
     const s = session({ scope: { kind: 'project', project: { id: 'p-1' } } });
-    cloud.authFailures = [{ status: 401, body: { error: { code: 401, message: 'The request you have made requires authentication.' } } }];
+    cloud.authFailures = [
+      { status: 401, body: { error: { code: 401, message: 'The request you have made requires authentication.' } } },
+    ];
     await assert.rejects(servers(s.client('compute')), (e: unknown) => {
       assert.ok(e instanceof UnauthorizedError);
       assert.equal(e.urlTemplate, '/auth/tokens');
@@ -109,7 +123,10 @@ describe('Session', () => {
 
   it('maps error statuses to typed errors carrying the template, status and request id', async () => {
     const s = session({ scope: { kind: 'project', project: { id: 'p-1' } } });
-    cloud.on('GET', '/compute/v2.1/servers/:id', { status: 404, body: { itemNotFound: { code: 404, message: 'Instance x could not be found.' } } });
+    cloud.on('GET', '/compute/v2.1/servers/:id', {
+      status: 404,
+      body: { itemNotFound: { code: 404, message: 'Instance x could not be found.' } },
+    });
     await assert.rejects(
       s.client('compute').request({ method: 'GET', path: '/servers/{server_id}', params: { server_id: 'x/../y' } }),
       (e: unknown) => {
@@ -146,7 +163,11 @@ describe('Session', () => {
     await servers(session({ scope: { kind: 'project', project: { id: 'p-1' } } }).client('compute'));
     assert.equal(cloud.last('GET').headers['openstack-api-version'], 'compute 2.90');
     assert.equal(cloud.last('GET').headers['x-openstack-nova-api-version'], '2.90');
-    await servers(session({ scope: { kind: 'project', project: { id: 'p-1' } }, microversions: { compute: '2.92' } }).client('compute'));
+    await servers(
+      session({ scope: { kind: 'project', project: { id: 'p-1' } }, microversions: { compute: '2.92' } }).client(
+        'compute',
+      ),
+    );
     assert.equal(cloud.last('GET').headers['openstack-api-version'], 'compute 2.92');
     assert.throws(
       () => session({ scope: { kind: 'project', project: { id: 'p-1' } }, microversions: { compute: '2.93' } }),
@@ -166,12 +187,18 @@ describe('Session', () => {
 
   it('selects the endpoint of the configured region', async () => {
     const s = session({ scope: { kind: 'project', project: { id: 'p-1' } }, region: 'RegionTwo' });
-    await assert.rejects(servers(s.client('compute')), /no public endpoint for service type compute in region RegionTwo/);
+    await assert.rejects(
+      servers(s.client('compute')),
+      /no public endpoint for service type compute in region RegionTwo/,
+    );
   });
 
   it('reports a success whose JSON does not parse as a TransportError', async () => {
     const s = session({ scope: { kind: 'project', project: { id: 'p-1' } } });
-    cloud.on('GET', '/compute/v2.1/flavors', { body: '{"flavors": [', headers: { 'content-type': 'application/json' } });
+    cloud.on('GET', '/compute/v2.1/flavors', {
+      body: '{"flavors": [',
+      headers: { 'content-type': 'application/json' },
+    });
     await assert.rejects(s.client('compute').request({ method: 'GET', path: '/flavors' }), TransportError);
   });
 
