@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { ManualClock, systemClock } from '../util/clock.ts';
-import { TransportError } from './errors.ts';
+import { ConfigError, TransportError } from './errors.ts';
 import { Transport, type HttpMethod, type RequestEvent } from './transport.ts';
 
 const site = (method: HttpMethod) => ({ serviceType: 'compute', method, urlTemplate: '/servers' });
@@ -192,5 +194,50 @@ describe('Transport', () => {
     assert.equal(seen.filter((m) => m === 'POST').length, 20, 'each POST reached the server exactly once');
     for (const s of sockets) s.destroy();
     server.close();
+  });
+
+  describe('TLS', () => {
+    const tls = new URL('./testing/tls/', import.meta.url);
+    const caFile = new URL('localhost.crt', tls).pathname;
+    let url = '';
+    const server = createHttpsServer(
+      { cert: readFileSync(caFile), key: readFileSync(new URL('localhost.key', tls)) },
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{}');
+      },
+    );
+    const get = (t: Transport) => t.send({ site: site('GET'), url: `${url}/servers`, headers: {} });
+    const transportWith = (options: { caFile?: string; insecure?: boolean }) => {
+      const t = new Transport({
+        clock: new ManualClock(),
+        random: () => 0,
+        retry: { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
+        tls: options,
+      });
+      transports.push(t);
+      return t;
+    };
+    after(() => new Promise((r) => server.close(r)));
+
+    it('refuses a certificate no trusted CA signed', async () => {
+      url = (await listen(server)).replace('http:', 'https:');
+      await assert.rejects(get(transportWith({})), TransportError);
+    });
+
+    it('trusts a custom CA bundle', async () => {
+      assert.equal((await get(transportWith({ caFile }))).status, 200);
+    });
+
+    it('skips verification in insecure mode', async () => {
+      assert.equal((await get(transportWith({ insecure: true }))).status, 200);
+    });
+
+    it('names the setting when the CA bundle cannot be read', () => {
+      assert.throws(
+        () => transportWith({ caFile: '/nonexistent/ca.pem' }),
+        (e: unknown) => e instanceof ConfigError && e.field === 'cacert',
+      );
+    });
   });
 });
