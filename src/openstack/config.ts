@@ -157,7 +157,7 @@ function toCloudConfig(name: string, raw: unknown): CloudConfig {
   if (typeof raw.compute_api_version === 'number') {
     throw new ConfigError(
       `clouds.${name}.compute_api_version`,
-      'must be a quoted string: YAML reads 2.90 as the number 2.9',
+      `must be a quoted string ("2.90"): YAML read it as the number ${String(raw.compute_api_version)}`,
     );
   }
   const error = Value.Errors(CloudEntry, raw)[0];
@@ -236,7 +236,7 @@ function userOf(cloud: string, auth: Auth): UserRef {
   if (auth.user_id !== undefined) return { id: auth.user_id };
   if (auth.username === undefined)
     throw new ConfigError(`clouds.${cloud}.auth.username`, 'a user id or a user name is required');
-  const domain = domainOf(auth.user_domain_id, auth.user_domain_name, auth.default_domain);
+  const domain = domainOf(auth.user_domain_id, auth.user_domain_name, fallbackDomain(auth));
   if (domain === undefined)
     throw new ConfigError(`clouds.${cloud}.auth.user_domain_name`, 'a user named by name needs its domain');
   return { name: auth.username, domain };
@@ -247,26 +247,32 @@ function scopeOf(cloud: string, auth: Auth): Scope {
   const projectName = auth.project_name ?? auth.tenant_name;
   if (projectId !== undefined) return { kind: 'project', project: { id: projectId } };
   if (projectName !== undefined) {
-    const domain = domainOf(auth.project_domain_id, auth.project_domain_name, auth.default_domain);
+    const domain = domainOf(auth.project_domain_id, auth.project_domain_name, fallbackDomain(auth));
     if (domain === undefined)
       throw new ConfigError(`clouds.${cloud}.auth.project_domain_name`, 'a project named by name needs its domain');
     const project: ProjectRef = { name: projectName, domain };
     return { kind: 'project', project };
   }
-  const domain = domainOf(auth.domain_id, auth.domain_name, undefined);
+  const domain = domainOf(auth.domain_id, auth.domain_name);
   if (domain !== undefined) return { kind: 'domain', domain };
   if (auth.system_scope !== undefined) return { kind: 'system' };
   return { kind: 'unscoped' };
 }
 
-function domainOf(
-  id: string | undefined,
-  name: string | undefined,
-  fallbackId: string | undefined,
-): DomainRef | undefined {
+function domainOf(id: string | undefined, name: string | undefined, fallback?: DomainRef): DomainRef | undefined {
   if (id !== undefined) return { id };
   if (name !== undefined) return { name };
-  return fallbackId !== undefined ? { id: fallbackId } : undefined;
+  return fallback;
+}
+
+/**
+ * The domain for a user or project named without one: `default_domain`, or, as the OpenStack SDK does when a
+ * project is named, `domain_id`/`domain_name` (which then do not ask for a domain scope).
+ */
+function fallbackDomain(auth: Auth): DomainRef | undefined {
+  if (auth.default_domain !== undefined) return { id: auth.default_domain };
+  const projectNamed = (auth.project_name ?? auth.tenant_name ?? auth.project_id ?? auth.tenant_id) !== undefined;
+  return projectNamed ? domainOf(auth.domain_id, auth.domain_name) : undefined;
 }
 
 /** `<service>_endpoint_override`, with any of the service's type aliases (dashes as underscores). */
