@@ -493,18 +493,46 @@ describe('compute', () => {
     });
     const groupsPath = `${base}/os-server-groups`;
 
-    it('lists server groups in one page without a page size, all_projects off by default', async () => {
+    it('lists server groups by offset pages of 1000, all_projects off by default', async () => {
       h.cloud.on('GET', groupsPath, { body: { server_groups: [group('g1', 'a'), group('g2', 'b')] } });
-      const groups = await listServerGroups(nova, {}, { pageSize: 1 });
+      const before = h.cloud.requests.length;
+      const groups = await listServerGroups(nova);
       assert.deepEqual(
         groups.map((g) => g.id),
         ['g1', 'g2'],
       );
+      // A page shorter than the page size is the last: one request.
+      assert.equal(h.cloud.requests.length - before, 1);
       const req = h.cloud.last('GET', groupsPath);
-      assert.equal(req.query.has('limit'), false);
+      assert.equal(req.query.get('limit'), '1000');
+      assert.equal(req.query.get('offset'), '0');
       assert.equal(req.query.has('all_projects'), false);
       await listServerGroups(nova, { allProjects: true });
       assert.equal(h.cloud.last('GET', groupsPath).query.get('all_projects'), 'True');
+    });
+
+    it('lists every server group when they span two offset pages', async () => {
+      const all = Array.from({ length: 1003 }, (_, i) => group(`g${String(i)}`, `n${String(i)}`));
+      h.cloud.on('GET', groupsPath, (req) => {
+        const offset = Number(req.query.get('offset') ?? '0');
+        const limit = Number(req.query.get('limit') ?? '1000');
+        return { body: { server_groups: all.slice(offset, offset + limit) } };
+      });
+      const before = h.cloud.requests.length;
+      const groups = await listServerGroups(nova, { allProjects: true });
+      assert.equal(groups.length, 1003);
+      assert.deepEqual(
+        groups.map((g) => g.id),
+        all.map((g) => g.id),
+      );
+      const pages = h.cloud.requests.slice(before);
+      assert.deepEqual(
+        pages.map((r) => [r.query.get('limit'), r.query.get('offset'), r.query.get('all_projects')]),
+        [
+          ['1000', '0', 'True'],
+          ['1000', '1000', 'True'],
+        ],
+      );
     });
 
     it('creates a group with the 2.64 policy and rules', async () => {
@@ -591,6 +619,8 @@ describe('compute', () => {
         ['v1', 'v2'],
       );
       assert.equal(h.cloud.last().path, attachPath);
+      assert.equal(h.cloud.last().query.get('limit'), '1000');
+      assert.equal(h.cloud.last().query.get('offset'), '0');
 
       const one = await getVolumeAttachment(nova, 's-1', 'v1');
       assert.equal(one.device, '/dev/vdb');

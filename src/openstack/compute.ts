@@ -546,10 +546,10 @@ export interface ServerGroupCreate {
   readonly rules?: { readonly max_server_per_host?: number };
 }
 
-/**
- * The project's server groups. Nova pages these by offset with no links, up to its max_limit (1000 by default)
- * in one page; the page size is therefore not sent, since a smaller one would silently cut the list short.
- */
+/** Nova pages by limit and offset with no links, capping each page at its `[api] max_limit` (1000 by default). */
+const NOVA_OFFSET_PAGE_SIZE = 1000;
+
+/** The project's server groups, every offset page of them. */
 export function listServerGroups(
   compute: ComputeClient,
   filter: { readonly allProjects?: boolean } = {},
@@ -562,8 +562,8 @@ export function listServerGroups(
       path: '/os-server-groups',
       query: { all_projects: filter.allProjects === true ? 'True' : undefined },
     },
-    { kind: 'single', items: 'server_groups' },
-    { limit: options?.limit, signal: options?.signal },
+    { kind: 'offset', items: 'server_groups', pageSize: NOVA_OFFSET_PAGE_SIZE },
+    { limit: options?.limit, pageSize: options?.pageSize, signal: options?.signal },
   );
 }
 
@@ -621,7 +621,7 @@ export interface VolumeAttachmentCreate {
   readonly delete_on_termination?: boolean;
 }
 
-/** A server's attachments; paged by offset with no links, so like server groups it is one page. */
+/** A server's attachments; paged by offset with no links, like server groups. */
 export function listVolumeAttachments(
   compute: ComputeClient,
   serverId: string,
@@ -630,8 +630,8 @@ export function listVolumeAttachments(
   return listAll<VolumeAttachment>(
     compute,
     { method: 'GET', path: '/servers/{server_id}/os-volume_attachments', params: { server_id: serverId } },
-    { kind: 'single', items: 'volumeAttachments' },
-    { limit: options?.limit, signal: options?.signal },
+    { kind: 'offset', items: 'volumeAttachments', pageSize: NOVA_OFFSET_PAGE_SIZE },
+    { limit: options?.limit, pageSize: options?.pageSize, signal: options?.signal },
   );
 }
 

@@ -18,6 +18,7 @@ export const ErrorCode = {
   Consistency: 'OS_CONSISTENCY',
   EndpointNotFound: 'OS_ENDPOINT_NOT_FOUND',
   Config: 'OS_CONFIG',
+  Truncated: 'OS_TRUNCATED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -146,6 +147,25 @@ export class ConfigError extends OpenStackError {
   constructor(field: string, rule: string) {
     super(`${field}: ${rule}`);
     this.field = field;
+  }
+}
+
+/**
+ * Keystone answered with a list cut short by its `list_limit` (`"truncated": true`, no next link). Acting on part of
+ * a list (an exact-name lookup, a sweep of orphans) would be wrong, so the list fails instead.
+ */
+export class TruncatedListError extends OpenStackError implements Omit<RequestSite, 'method'> {
+  readonly code = ErrorCode.Truncated;
+  readonly serviceType: string;
+  readonly urlTemplate: string;
+
+  constructor(serviceType: string, urlTemplate: string) {
+    super(
+      `${serviceType}${urlTemplate}: the list was truncated by the service's list_limit; ` +
+        'narrow the filter or raise list_limit in the service configuration',
+    );
+    this.serviceType = serviceType;
+    this.urlTemplate = urlTemplate;
   }
 }
 

@@ -1,8 +1,9 @@
 /**
- * Lists follow the service's paging links to the end. OpenStack has four styles, each named by the service that
+ * Lists follow the service's paging links to the end. OpenStack has five styles, each named by the service that
  * introduced it; every list function picks one.
  */
 import type { ServiceType } from './catalog.ts';
+import { TruncatedListError } from './errors.ts';
 import type { RequestSpec, ServiceClient } from './session.ts';
 
 export type PageStyle =
@@ -10,15 +11,27 @@ export type PageStyle =
   | { readonly kind: 'links'; readonly items: string }
   /** Glance (a path) and Ironic (a URL): `{"images": [...], "next": "/v2/images?marker=..."}`. */
   | { readonly kind: 'next'; readonly items: string }
-  /** Keystone: `{"projects": [...], "links": {"next": ...}}`. */
+  /**
+   * Keystone: `{"projects": [...], "links": {"next": ...}}`. A list cut short by Keystone's `list_limit` says
+   * `"truncated": true` and has no next link; it throws TruncatedListError rather than pass for the whole list.
+   */
   | { readonly kind: 'keystone'; readonly items: string }
   /** Placement: one page, no links. */
-  | { readonly kind: 'single'; readonly items: string };
+  | { readonly kind: 'single'; readonly items: string }
+  /**
+   * Nova's os-server-groups and os-volume_attachments: `limit` and `offset`, no links. A page shorter than
+   * `pageSize` is the last, so `pageSize` must not exceed the service's own maximum (Nova's `[api] max_limit`,
+   * 1000 by default): a capped page would look like the last one.
+   */
+  | { readonly kind: 'offset'; readonly items: string; readonly pageSize: number };
 
 export interface ListOptions {
   /** Stop after this many items in all. */
   readonly limit?: number | undefined;
-  /** Items per page, sent as the `limit` query parameter; the service's default when absent. */
+  /**
+   * Items per page, sent as the `limit` query parameter; the service's default when absent. The 'offset' style
+   * takes it only up to its own `pageSize`.
+   */
   readonly pageSize?: number | undefined;
   readonly signal?: AbortSignal | undefined;
 }
@@ -29,18 +42,30 @@ export async function* paginate<T>(
   style: PageStyle,
   options: ListOptions = {},
 ): AsyncGenerator<T> {
-  const { limit, pageSize, signal } = options;
+  const { limit, signal } = options;
   if (limit !== undefined && limit <= 0) return;
+  if (style.kind === 'offset') {
+    yield* paginateByOffset<T>(client, spec, style, options);
+    return;
+  }
   let next: RequestSpec = {
     ...spec,
     signal: signal ?? spec.signal,
-    query: pageSize === undefined ? spec.query : { ...spec.query, limit: pageSize },
+    query: options.pageSize === undefined ? spec.query : { ...spec.query, limit: options.pageSize },
   };
   let yielded = 0;
   const seen = new Set<string>();
   for (;;) {
     const { body } = await client.request<Record<string, unknown>>(next);
     const items = (body[style.items] ?? []) as T[];
+    // A truncated page is still right as far as it goes: only a caller that wants more than it holds must fail.
+    if (
+      style.kind === 'keystone' &&
+      body.truncated === true &&
+      (limit === undefined || yielded + items.length < limit)
+    ) {
+      throw new TruncatedListError(client.serviceType, spec.path);
+    }
     for (const item of items) {
       yield item;
       if (limit !== undefined && ++yielded >= limit) return;
@@ -52,6 +77,35 @@ export async function* paginate<T>(
     if (seen.has(url)) return;
     seen.add(url);
     next = { ...spec, url, query: undefined, signal: signal ?? spec.signal };
+  }
+}
+
+async function* paginateByOffset<T>(
+  client: ServiceClient,
+  spec: RequestSpec,
+  style: Extract<PageStyle, { kind: 'offset' }>,
+  options: ListOptions,
+): AsyncGenerator<T> {
+  const { limit, signal } = options;
+  // A caller may ask for smaller pages, never larger ones: the service would cap them and end the list early.
+  // At least one, or a service answering `limit=0` with nothing would be asked for the same empty page forever.
+  const pageSize = Math.max(1, Math.min(options.pageSize ?? style.pageSize, style.pageSize));
+  let offset = 0;
+  let yielded = 0;
+  for (;;) {
+    const { body } = await client.request<Record<string, unknown>>({
+      ...spec,
+      signal: signal ?? spec.signal,
+      query: { ...spec.query, limit: pageSize, offset },
+    });
+    const items = (body[style.items] ?? []) as T[];
+    for (const item of items) {
+      yield item;
+      if (limit !== undefined && ++yielded >= limit) return;
+    }
+    // Only a full page can have a successor; one that ignored `limit` and sent more would otherwise repeat forever.
+    if (items.length !== pageSize) return;
+    offset += items.length;
   }
 }
 
@@ -81,6 +135,7 @@ function nextHref(body: Record<string, unknown>, style: PageStyle): string | und
       return typeof links?.next === 'string' ? links.next : undefined;
     }
     case 'single':
+    case 'offset':
       return undefined;
   }
 }

@@ -14,15 +14,36 @@ const SECRET_MEMBER =
 const TOKEN_ID_MEMBER = /("token"\s*:\s*\{\s*"id"\s*:\s*)"(?:[^"\\]|\\.)*"/gi;
 // Fernet tokens (gAAAAA…), which also travel outside JSON, in headers and URLs.
 const FERNET = /gAAAAA[A-Za-z0-9_=-]{20,}/g;
-// Header lines in dumps: "X-Auth-Token: …".
-const TOKEN_HEADER = /((?:x-auth-token|x-subject-token|x-service-token|authorization)\s*[:=]\s*)[^\s,;"]+/gi;
+// Header lines in dumps: "X-Auth-Token: …", and "Authorization: Bearer …", whose credential follows the scheme.
+const TOKEN_HEADER =
+  /((?:x-auth-token|x-subject-token|x-service-token|authorization)\s*[:=]\s*(?:(?:bearer|basic)\s+)?)[^\s,;"]+/gi;
+// A JSON string literal; one holding escaped quotes may be JSON inside JSON, as in Ironic's `error_message`.
+const STRING_LITERAL = /"(?:[^"\\]|\\.)*"/g;
 
 export function redactText(text: string): string {
   return text
     .replace(SECRET_MEMBER, `$1"${REDACTED}"`)
     .replace(TOKEN_ID_MEMBER, `$1"${REDACTED}"`)
     .replace(TOKEN_HEADER, `$1${REDACTED}`)
-    .replace(FERNET, REDACTED);
+    .replace(FERNET, REDACTED)
+    .replace(STRING_LITERAL, redactEmbedded);
+}
+
+/**
+ * A secret in JSON that is itself a string inside JSON (`"{\"password\": \"…\"}"`) escapes the patterns above, so
+ * such literals are decoded, redacted (to any depth, by recursion) and encoded again.
+ */
+function redactEmbedded(literal: string): string {
+  if (!literal.includes('\\"')) return literal;
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(literal);
+  } catch {
+    return literal;
+  }
+  if (typeof decoded !== 'string') return literal;
+  const redacted = redactText(decoded);
+  return redacted === decoded ? literal : JSON.stringify(redacted);
 }
 
 /** A deep copy of `value` with every secret-named member masked; safe to hand to a logger. */

@@ -121,6 +121,20 @@ describe('Session', () => {
     assert.equal(cloud.authRequests.length, 1, 'a refused password is not retried');
   });
 
+  it('reports an authentication answered 404 (a deleted application credential) as UnauthorizedError', async () => {
+    const s = session({ scope: { kind: 'project', project: { id: 'p-1' } } });
+    cloud.authFailures = [
+      { status: 404, body: { error: { code: 404, message: 'Could not find Application Credential: a-1.' } } },
+    ];
+    await assert.rejects(servers(s.client('compute')), (e: unknown) => {
+      assert.ok(e instanceof UnauthorizedError);
+      assert.ok(!(e instanceof NotFoundError));
+      assert.equal(e.status, 404);
+      assert.equal(e.urlTemplate, '/auth/tokens');
+      return true;
+    });
+  });
+
   it('maps error statuses to typed errors carrying the template, status and request id', async () => {
     const s = session({ scope: { kind: 'project', project: { id: 'p-1' } } });
     cloud.on('GET', '/compute/v2.1/servers/:id', {

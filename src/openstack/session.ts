@@ -121,12 +121,15 @@ export class Session<K extends ScopeKind = ScopeKind> {
       body: JSON.stringify(authRequestBody(auth, scope)),
     });
     if (response.status !== 201 && response.status !== 200) {
-      throw httpError({
+      const failure = {
         ...site,
         status: response.status,
         requestId: requestIdOf(response.headers),
         body: response.text,
-      });
+      };
+      // Keystone answers a deleted application credential (or unknown user id) 404. It is a refused credential,
+      // not a missing resource: callers that treat NotFound as "the thing I asked about is gone" must not see it.
+      throw response.status === 404 ? new UnauthorizedError(failure) : httpError(failure);
     }
     const token = parseTokenResponse(response.headers['x-subject-token'], parseBody(response), clock.now());
     this.#token = token;

@@ -48,7 +48,15 @@ export async function contractCloud(): Promise<ContractCloud | undefined> {
       env: { OS_CLIENT_CONFIG_FILE: cloudsFile },
       cwd: '/nonexistent',
       home: '/nonexistent',
-      readFile: (path: string) => readFileSync(path, 'utf8'),
+      // undefined for a file that does not exist (secure.yaml is optional), as loadCloudConfig expects.
+      readFile: (path: string) => {
+        try {
+          return readFileSync(path, 'utf8');
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+          throw error;
+        }
+      },
     };
     configs = {
       admin: loadCloudConfig(sources, 'devcloud-admin'),
