@@ -1,0 +1,91 @@
+/**
+ * The one interface product code uses to talk to Kubernetes. Two backends implement it: `embedded/` (SQLite, one
+ * machine, no cluster) and `kubernetes/` (a real API server through @kubernetes/client-node). Both pass the
+ * conformance suite in `test/kube/`, so a controller behaves the same on either.
+ */
+import type { KubeObject } from './object.ts';
+import type { ResourceType } from './resource-type.ts';
+
+export interface ListOptions {
+  /** Omit for all namespaces (or for cluster-scoped kinds). */
+  readonly namespace?: string | undefined;
+  /** Kubernetes label selector syntax: `a=b,c!=d,e in (f,g),!h`. */
+  readonly labelSelector?: string | undefined;
+  /** `metadata.name=x`, `metadata.namespace=y` (what a real server supports for custom resources). */
+  readonly fieldSelector?: string | undefined;
+}
+
+export interface ObjectList<T extends KubeObject> {
+  readonly items: T[];
+  /** The list's resourceVersion: watch from here to see every later change. */
+  readonly resourceVersion: string;
+}
+
+export type WatchEvent<T extends KubeObject> =
+  | { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly object: T }
+  /** Progress without a change: the object carries only metadata.resourceVersion. */
+  | { readonly type: 'BOOKMARK'; readonly object: KubeObject };
+
+export interface WatchOptions extends ListOptions {
+  /** Start after this version; a version the server no longer has fails with GoneError. */
+  readonly resourceVersion?: string | undefined;
+  readonly allowBookmarks?: boolean | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+export type Patch =
+  /** RFC 7386 JSON merge patch. */
+  | { readonly type: 'merge'; readonly patch: Readonly<Record<string, unknown>> }
+  /** RFC 6902 JSON patch. */
+  | { readonly type: 'json'; readonly patch: readonly JsonPatchOperation[] };
+
+export interface JsonPatchOperation {
+  readonly op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test';
+  readonly path: string;
+  readonly value?: unknown;
+  readonly from?: string;
+}
+
+export interface WriteOptions {
+  /** Who is writing: recorded in managedFields. */
+  readonly fieldManager?: string | undefined;
+  /** Write the status subresource: only `status` changes, and generation does not move. */
+  readonly subresource?: 'status' | undefined;
+}
+
+export interface ApplyOptions {
+  readonly fieldManager: string;
+  /** Take fields another manager owns instead of failing with ConflictError. */
+  readonly force?: boolean | undefined;
+  readonly subresource?: 'status' | undefined;
+}
+
+export interface DeleteOptions {
+  readonly propagationPolicy?: 'Foreground' | 'Background' | 'Orphan' | undefined;
+  /** Delete only if the object still has this uid / resourceVersion (else ConflictError). */
+  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string } | undefined;
+}
+
+/** An object to apply: the fields this manager wants to own, with apiVersion, kind and metadata.name. */
+export type ApplyConfiguration = KubeObject;
+
+export interface Client {
+  get<T extends KubeObject>(type: ResourceType, namespace: string | undefined, name: string): Promise<T>;
+  list<T extends KubeObject>(type: ResourceType, options?: ListOptions): Promise<ObjectList<T>>;
+  /** Events after `resourceVersion` (or from now), until the signal aborts or the server ends the stream. */
+  watch<T extends KubeObject>(type: ResourceType, options?: WatchOptions): AsyncIterable<WatchEvent<T>>;
+  create<T extends KubeObject>(type: ResourceType, object: T, options?: WriteOptions): Promise<T>;
+  /** Replaces the object; fails with ConflictError unless metadata.resourceVersion is current. */
+  update<T extends KubeObject>(type: ResourceType, object: T, options?: WriteOptions): Promise<T>;
+  patch<T extends KubeObject>(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    patch: Patch,
+    options?: WriteOptions,
+  ): Promise<T>;
+  /** Server-side apply: creates or updates, owning exactly the fields in `object` for `fieldManager`. */
+  apply<T extends KubeObject>(type: ResourceType, object: ApplyConfiguration, options: ApplyOptions): Promise<T>;
+  /** Deletes, or marks for deletion while finalizers remain; NotFoundError when absent. */
+  delete(type: ResourceType, namespace: string | undefined, name: string, options?: DeleteOptions): Promise<void>;
+}

@@ -1,0 +1,97 @@
+/**
+ * The Kubernetes object model openregion's controllers use, backend-neutral. Field names and meanings are
+ * Kubernetes' own (apimachinery's ObjectMeta, OwnerReference, ManagedFieldsEntry), so objects round-trip
+ * unchanged through a real API server.
+ */
+
+export interface OwnerReference {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly controller?: boolean;
+  readonly blockOwnerDeletion?: boolean;
+}
+
+export interface ManagedFieldsEntry {
+  readonly manager: string;
+  readonly operation: 'Apply' | 'Update';
+  readonly apiVersion: string;
+  readonly time?: string;
+  readonly fieldsType: 'FieldsV1';
+  /** The fields this manager owns, in Kubernetes' FieldsV1 form (`{"f:data": {"f:password": {}}}`). */
+  readonly fieldsV1: Readonly<Record<string, unknown>>;
+  readonly subresource?: string;
+}
+
+export interface ObjectMeta {
+  readonly name: string;
+  readonly namespace?: string;
+  readonly generateName?: string;
+  readonly uid?: string;
+  /** Bumped by the server on every spec (non-status, non-metadata) change; never by a status write. */
+  readonly generation?: number;
+  /** Opaque; sent back on update for optimistic concurrency. */
+  readonly resourceVersion?: string;
+  readonly creationTimestamp?: string;
+  /** Set when a delete waits for finalizers; the object is gone once they are all removed. */
+  readonly deletionTimestamp?: string;
+  readonly deletionGracePeriodSeconds?: number;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly annotations?: Readonly<Record<string, string>>;
+  readonly finalizers?: readonly string[];
+  readonly ownerReferences?: readonly OwnerReference[];
+  readonly managedFields?: readonly ManagedFieldsEntry[];
+}
+
+/**
+ * Any Kubernetes object. Custom resources carry `spec` and `status`; built-ins like Secret carry other top-level
+ * fields (`data`, `type`), hence the index signature.
+ */
+export interface KubeObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: ObjectMeta;
+  readonly [field: string]: unknown;
+}
+
+/** A custom resource with typed spec and status. */
+export interface Resource<Spec, Status> extends KubeObject {
+  readonly spec: Spec;
+  readonly status?: Status;
+}
+
+/** A Kubernetes condition (metav1.Condition). */
+export interface Condition {
+  readonly type: string;
+  readonly status: 'True' | 'False' | 'Unknown';
+  readonly reason: string;
+  readonly message: string;
+  readonly lastTransitionTime: string;
+  readonly observedGeneration?: number;
+}
+
+/** `namespace/name`, or `name` for cluster-scoped objects: the key a work queue and caches use. */
+export function objectKey(meta: Pick<ObjectMeta, 'name' | 'namespace'>): string {
+  return meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name;
+}
+
+/** True when `owner` is `object`'s controller (the owner reference with controller: true). */
+export function isControlledBy(object: KubeObject, owner: KubeObject): boolean {
+  return (object.metadata.ownerReferences ?? []).some(
+    (ref) => ref.controller === true && ref.uid === owner.metadata.uid,
+  );
+}
+
+/** A controller owner reference to `owner`, as controller-runtime's SetControllerReference builds it. */
+export function controllerReference(owner: KubeObject): OwnerReference {
+  if (owner.metadata.uid === undefined) throw new Error(`${owner.kind} ${owner.metadata.name} has no uid yet`);
+  return {
+    apiVersion: owner.apiVersion,
+    kind: owner.kind,
+    name: owner.metadata.name,
+    uid: owner.metadata.uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}

@@ -1,0 +1,33 @@
+/** How a kind is addressed on the API: group, version, plural, scope. Both backends route by it. */
+export interface ResourceType {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  /** The lower-case plural in URLs, e.g. `keystoneusers`. */
+  readonly plural: string;
+  readonly namespaced: boolean;
+}
+
+export function apiVersionOf(type: Pick<ResourceType, 'group' | 'version'>): string {
+  return type.group === '' ? type.version : `${type.group}/${type.version}`;
+}
+
+/** `keystoneusers.c5c3.io`, or `secrets` for the core group: the name a CRD and RBAC use. */
+export function qualifiedResource(type: Pick<ResourceType, 'group' | 'plural'>): string {
+  return type.group === '' ? type.plural : `${type.plural}.${type.group}`;
+}
+
+export const builtin = {
+  namespace: { group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false },
+  secret: { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true },
+  configMap: { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true },
+  event: { group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true },
+  lease: { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true },
+  customResourceDefinition: {
+    group: 'apiextensions.k8s.io',
+    version: 'v1',
+    kind: 'CustomResourceDefinition',
+    plural: 'customresourcedefinitions',
+    namespaced: false,
+  },
+} as const satisfies Record<string, ResourceType>;
