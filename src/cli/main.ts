@@ -1,12 +1,14 @@
 /** The `openregion` command. The edge of the program: the only place that reads process.env and argv. */
 import { Command } from 'commander';
 import { cloudCommand } from './cloud.ts';
+import { devcloudCommand } from './devcloud.ts';
 
 export function buildProgram(): Command {
   const program = new Command('openregion')
     .description('A control plane for OpenStack-backed cloud regions, and a Keystone orders operator.')
     .showHelpAfterError();
   program.addCommand(cloudCommand());
+  program.addCommand(devcloudCommand());
   return program;
 }
 

@@ -1,0 +1,303 @@
+"""devcloud: Keystone catalog registration and seed data, run by scripts/devcloud.sh with Debian's python3.
+
+    python3 scripts/devcloud.py catalog   service project/users/roles and the catalog for RegionOne
+    python3 scripts/devcloud.py seed      the objects the region service's contract tests rely on
+
+Every step looks its object up by name first, so both commands can run any number of times.
+The seed names are a contract: change them only together with the tests that use them.
+"""
+
+import sys
+
+from keystoneauth1 import session as ks_session
+from keystoneauth1.identity import v3
+from keystoneclient.v3 import client as ks_client
+
+AUTH_URL = "http://127.0.0.1:5000/v3"
+REGION = "RegionOne"
+PASSWORD = "secret"
+
+# (service type, service name, URL); public, internal and admin endpoints all use the URL.
+CATALOG = [
+    ("placement", "placement", "http://127.0.0.1:8778"),
+    ("image", "glance", "http://127.0.0.1:9292"),
+    ("compute", "nova", "http://127.0.0.1:8774/v2.1"),
+    ("network", "neutron", "http://127.0.0.1:9696"),
+    # Different clients look Cinder up under different types: register both.
+    ("volumev3", "cinderv3", "http://127.0.0.1:8776/v3/%(project_id)s"),
+    ("block-storage", "cinder", "http://127.0.0.1:8776/v3/%(project_id)s"),
+    ("load-balancer", "octavia", "http://127.0.0.1:9876"),
+    ("baremetal", "ironic", "http://127.0.0.1:6385"),
+]
+SERVICE_USERS = ["placement", "glance", "nova", "neutron", "cinder", "octavia", "ironic"]
+
+# Image properties the region service validates (upstream v2.image.schema.json): kernel, family,
+# distro, version and virtualization are required.
+IMAGES = {
+    "or-image-a": {
+        "unikorn:os:kernel": "linux",
+        "unikorn:os:family": "debian",
+        "unikorn:os:distro": "ubuntu",
+        "unikorn:os:version": "24.04",
+        "unikorn:os:codename": "noble",
+        "unikorn:os:variant": "server",
+        "unikorn:virtualization": "virtualized",
+        "unikorn:package:kubernetes": "v1.30.2",
+        "architecture": "x86_64",
+    },
+    "or-image-b": {
+        "unikorn:os:kernel": "linux",
+        "unikorn:os:family": "redhat",
+        "unikorn:os:distro": "rocky",
+        "unikorn:os:version": "9.4",
+        "unikorn:virtualization": "any",
+        "architecture": "x86_64",
+    },
+    "or-image-deactivated": {
+        "unikorn:os:kernel": "linux",
+        "unikorn:os:family": "debian",
+        "unikorn:os:distro": "debian",
+        "unikorn:os:version": "12",
+        "unikorn:os:codename": "bookworm",
+        "unikorn:virtualization": "virtualized",
+        "architecture": "x86_64",
+    },
+}
+FLAVORS = [
+    ("or.small", 1, 512, 1, {}),
+    (
+        "or.pinned",
+        2,
+        1024,
+        1,
+        {
+            "resources:CUSTOM_BAREMETAL_GOLD": "1",
+            "trait:CUSTOM_GOLD": "required",
+            "trait:CUSTOM_MAINTENANCE": "forbidden",
+        },
+    ),
+    (
+        "or.baremetal",
+        1,
+        1024,
+        10,
+        {
+            "resources:CUSTOM_BAREMETAL": "1",
+            "resources:VCPU": "0",
+            "resources:MEMORY_MB": "0",
+            "resources:DISK_GB": "0",
+        },
+    ),
+]
+VOLUME_TYPES = ["or-standard", "or-fast"]
+
+
+def log(msg):
+    print(f"devcloud.py: {msg}", flush=True)
+
+
+def admin_session():
+    auth = v3.Password(
+        auth_url=AUTH_URL,
+        username="admin",
+        password=PASSWORD,
+        project_name="admin",
+        user_domain_id="default",
+        project_domain_id="default",
+    )
+    return ks_session.Session(auth=auth)
+
+
+def only(items, name, what):
+    """Exact-name post-filter (list filters may be fuzzy); two matches are an inconsistency."""
+    found = [i for i in items if getattr(i, "name", None) == name or (isinstance(i, dict) and i.get("name") == name)]
+    if len(found) > 1:
+        raise SystemExit(f"devcloud.py: {len(found)} {what}s named {name!r}")
+    return found[0] if found else None
+
+
+# ---------------------------------------------------------------------------------------------- identity
+
+
+def role(kc, name):
+    r = only(kc.roles.list(name=name), name, "role")
+    if r is None:
+        r = kc.roles.create(name=name)
+        log(f"role {name} created")
+    return r
+
+
+def domain(kc, name):
+    d = only(kc.domains.list(name=name), name, "domain")
+    if d is None:
+        d = kc.domains.create(name=name, description="managed by openregion (devcloud)")
+        log(f"domain {name} created")
+    return d
+
+
+def project(kc, name, dom):
+    p = only(kc.projects.list(name=name, domain=dom), name, "project")
+    if p is None:
+        p = kc.projects.create(name=name, domain=dom)
+        log(f"project {name} created")
+    return p
+
+
+def user(kc, name, dom, project_=None):
+    u = only(kc.users.list(name=name, domain=dom), name, "user")
+    if u is None:
+        u = kc.users.create(name=name, domain=dom, password=PASSWORD, default_project=project_)
+        log(f"user {name} created")
+    return u
+
+
+def catalog(sess):
+    kc = ks_client.Client(session=sess, interface="public")
+    default = kc.domains.get("default")
+    service_project = project(kc, "service", default)
+    admin_role, service_role = role(kc, "admin"), role(kc, "service")
+    for name in ("load-balancer_member", "load-balancer_admin", "creator"):
+        role(kc, name)
+    admin_project = project(kc, "admin", default)
+    kc.roles.grant(role(kc, "load-balancer_admin"), user=user(kc, "admin", default), project=admin_project)
+    for name in SERVICE_USERS:
+        u = user(kc, name, default)
+        # service: [keystone_authtoken] service_token_roles_required = true
+        for r in (admin_role, service_role):
+            kc.roles.grant(r, user=u, project=service_project)
+    for stype, sname, url in CATALOG:
+        svc = [s for s in kc.services.list(type=stype) if s.name == sname]
+        svc = svc[0] if svc else kc.services.create(name=sname, type=stype, enabled=True)
+        have = {e.interface: e for e in kc.endpoints.list(service=svc, region=REGION)}
+        for interface in ("public", "internal", "admin"):
+            e = have.get(interface)
+            if e is None:
+                kc.endpoints.create(service=svc, url=url, interface=interface, region=REGION)
+            elif e.url != url:
+                kc.endpoints.update(e, url=url)
+        log(f"catalog: {stype} ({sname}) {url}")
+
+
+# ---------------------------------------------------------------------------------------------- seed
+
+
+class Api:
+    """Plain REST calls against one catalog entry, with the admin token."""
+
+    def __init__(self, sess, service_type, headers=None):
+        self.sess = sess
+        self.base = sess.auth.get_access(sess).service_catalog.url_for(
+            service_type=service_type, interface="public", region_name=REGION
+        ).rstrip("/")
+        self.headers = headers or {}
+
+    def call(self, method, path, **kwargs):
+        headers = dict(self.headers, **kwargs.pop("headers", {}))
+        return self.sess.request(self.base + path, method, headers=headers, raise_exc=True, **kwargs)
+
+    def get(self, path):
+        return self.call("GET", path).json()
+
+    def post(self, path, body):
+        return self.call("POST", path, json=body).json()
+
+
+def seed_identity(kc):
+    for name in ("manager", "load-balancer_member", "load-balancer_admin", "creator", "service"):
+        role(kc, name)
+    default = kc.domains.get("default")
+    kc.roles.grant(role(kc, "load-balancer_admin"), user=user(kc, "admin", default), project=project(kc, "admin", default))
+    dom = domain(kc, "openregion")
+    proj = project(kc, "openregion-region", dom)
+    u = user(kc, "openregion-region", dom)
+    for name in ("member", "load-balancer_member", "manager"):
+        kc.roles.grant(role(kc, name), user=u, domain=dom)
+    for name in ("member", "manager"):
+        kc.roles.grant(role(kc, name), user=u, project=proj)
+    log("identity: domain openregion, project and user openregion-region")
+
+
+def seed_flavors(nova):
+    flavors = nova.get("/flavors/detail?is_public=None")["flavors"]
+    for name, vcpus, ram, disk, specs in FLAVORS:
+        f = only(flavors, name, "flavor")
+        if f is None:
+            body = {"flavor": {"name": name, "vcpus": vcpus, "ram": ram, "disk": disk, "os-flavor-access:is_public": True}}
+            f = nova.post("/flavors", body)["flavor"]
+            log(f"flavor {name} created")
+        if specs:
+            nova.post(f"/flavors/{f['id']}/os-extra_specs", {"extra_specs": specs})
+
+
+def seed_images(glance):
+    for name, props in IMAGES.items():
+        img = only(glance.get(f"/v2/images?name={name}")["images"], name, "image")
+        if img is None:
+            body = dict(props, name=name, disk_format="raw", container_format="bare", visibility="public")
+            img = glance.post("/v2/images", body)
+            log(f"image {name} created")
+        if img["status"] == "queued":
+            data = (f"openregion devcloud {name}\n".encode()) * 128  # a few KB
+            glance.call("PUT", f"/v2/images/{img['id']}/file", data=data, headers={"Content-Type": "application/octet-stream"})
+            img = glance.get(f"/v2/images/{img['id']}")
+        if name == "or-image-deactivated" and img["status"] == "active":
+            glance.call("POST", f"/v2/images/{img['id']}/actions/deactivate")
+            img = glance.get(f"/v2/images/{img['id']}")
+        log(f"image {name}: {img['status']}")
+
+
+def seed_network(neutron):
+    net = only(neutron.get("/v2.0/networks?name=or-external")["networks"], "or-external", "network")
+    if net is None:
+        body = {
+            "network": {
+                "name": "or-external",
+                "provider:network_type": "flat",
+                "provider:physical_network": "public",
+                "router:external": True,
+                "shared": False,
+            }
+        }
+        net = neutron.post("/v2.0/networks", body)["network"]
+        log("network or-external created")
+    sub = only(neutron.get("/v2.0/subnets?name=or-external-subnet")["subnets"], "or-external-subnet", "subnet")
+    if sub is None:
+        body = {
+            "subnet": {
+                "name": "or-external-subnet",
+                "network_id": net["id"],
+                "ip_version": 4,
+                "cidr": "203.0.113.0/24",
+                "gateway_ip": "203.0.113.1",
+                "enable_dhcp": False,
+            }
+        }
+        neutron.post("/v2.0/subnets", body)
+        log("subnet or-external-subnet created")
+
+
+def seed_volume_types(cinder):
+    types = cinder.get("/types?is_public=None")["volume_types"]
+    for name in VOLUME_TYPES:
+        if only(types, name, "volume type") is None:
+            cinder.post("/types", {"volume_type": {"name": name, "os-volume-type-access:is_public": True}})
+            log(f"volume type {name} created")
+
+
+def seed(sess):
+    seed_identity(ks_client.Client(session=sess, interface="public"))
+    seed_flavors(Api(sess, "compute"))
+    seed_images(Api(sess, "image"))
+    seed_network(Api(sess, "network"))
+    seed_volume_types(Api(sess, "volumev3"))
+
+
+def main(argv):
+    if len(argv) != 2 or argv[1] not in ("catalog", "seed"):
+        raise SystemExit("usage: devcloud.py catalog|seed")
+    sess = admin_session()
+    catalog(sess) if argv[1] == "catalog" else seed(sess)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
