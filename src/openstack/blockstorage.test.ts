@@ -213,6 +213,14 @@ describe('blockstorage', () => {
       assert.equal(req.headers['openstack-api-version'], 'volume 3.27');
     });
 
+    it('never sends a page size: Cinder honours limit on attachments but links no next page', async () => {
+      h.cloud.on('GET', `${base}/attachments`, {
+        body: { attachments: [{ id: 'att-1', volume_id: 'v-1', instance: 'srv-1', status: 'attached' }] },
+      });
+      await listAttachments(cinder, { instance_id: 'srv-1' }, { pageSize: 1 });
+      assert.equal(h.cloud.last('GET', `${base}/attachments`).query.has('limit'), false);
+    });
+
     it('deletes an attachment record at microversion 3.27', async () => {
       h.cloud.on('DELETE', `${base}/attachments/:id`, { body: { attachments: [] } });
       await deleteAttachment(cinder, 'att-1');
@@ -243,6 +251,26 @@ describe('blockstorage', () => {
 
       await listVolumeTypes(cinder);
       assert.equal(h.cloud.last().query.has('is_public'), false);
+    });
+
+    it('follows volume_type_links (singular, as the real Cinder sends it) across pages', async () => {
+      h.cloud.on('GET', `${base}/types`, (req) =>
+        req.query.get('marker') === 'type-1'
+          ? { body: { volume_types: [{ ...fast, id: 'type-2' }] } }
+          : {
+              body: {
+                volume_types: [fast],
+                volume_type_links: [
+                  { rel: 'next', href: 'http://cinder.internal:8776/v3/p-1/types?limit=1&marker=type-1' },
+                ],
+              },
+            },
+      );
+      const types = await listVolumeTypes(cinder, {}, { pageSize: 1 });
+      assert.deepEqual(
+        types.map((t) => t.id),
+        ['type-1', 'type-2'],
+      );
     });
 
     it('gets a volume type', async () => {

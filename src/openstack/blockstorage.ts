@@ -159,6 +159,9 @@ export interface AttachmentFilter {
 /**
  * Cinder's attachment records. The summary list is used rather than the detailed one: the detail carries
  * `connection_info`, which can hold backend credentials.
+ *
+ * Cinder honours `limit` on this list but sends no next link (seen on Cinder 21 / Zed), so a page size would
+ * silently cut the list short: it is never sent, and the service's own cap (`osapi_max_limit`, 1000) applies.
  */
 export function listAttachments(
   cinder: BlockStorageClient,
@@ -174,7 +177,7 @@ export function listAttachments(
       headers: attachmentsHeaders,
     },
     pageStyleFor('block-storage', 'attachments'),
-    options,
+    options && { ...options, pageSize: undefined },
   );
 }
 
@@ -213,7 +216,8 @@ export function listVolumeTypes(
   return listAll<VolumeType>(
     cinder,
     { method: 'GET', path: '/types', query: { is_public: filter.is_public } },
-    pageStyleFor('block-storage', 'volume_types'),
+    // Cinder names this list's links in the singular, `volume_type_links` (seen on Cinder 21 / Zed).
+    { kind: 'links', items: 'volume_types', links: 'volume_type_links' },
     options,
   );
 }

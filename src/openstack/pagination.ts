@@ -7,8 +7,11 @@ import { TruncatedListError } from './errors.ts';
 import type { RequestSpec, ServiceClient } from './session.ts';
 
 export type PageStyle =
-  /** Nova, Neutron, Cinder, Octavia: `{"servers": [...], "servers_links": [{"rel": "next", "href": ...}]}`. */
-  | { readonly kind: 'links'; readonly items: string }
+  /**
+   * Nova, Neutron, Cinder, Octavia: `{"servers": [...], "servers_links": [{"rel": "next", "href": ...}]}`. `links`
+   * names the links key where it is not `<items>_links` (Cinder's volume types send `volume_type_links`).
+   */
+  | { readonly kind: 'links'; readonly items: string; readonly links?: string }
   /** Glance (a path) and Ironic (a URL): `{"images": [...], "next": "/v2/images?marker=..."}`. */
   | { readonly kind: 'next'; readonly items: string }
   /**
@@ -123,7 +126,7 @@ export async function listAll<T>(
 function nextHref(body: Record<string, unknown>, style: PageStyle): string | undefined {
   switch (style.kind) {
     case 'links': {
-      const links = body[`${style.items}_links`];
+      const links = body[style.links ?? `${style.items}_links`];
       if (!Array.isArray(links)) return undefined;
       const next = (links as { rel?: unknown; href?: unknown }[]).find((l) => l.rel === 'next');
       return typeof next?.href === 'string' ? next.href : undefined;
