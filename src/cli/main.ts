@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { cloudCommand } from './cloud.ts';
 import { devcloudCommand } from './devcloud.ts';
+import { kubeCommands } from './kube.ts';
 
 export function buildProgram(): Command {
   const program = new Command('openregion')
@@ -9,6 +10,7 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   program.addCommand(cloudCommand());
   program.addCommand(devcloudCommand());
+  for (const command of kubeCommands()) program.addCommand(command);
   return program;
 }
 

@@ -1,0 +1,152 @@
+/** `openregion apply|get|delete`: kubectl's everyday verbs against the embedded store file. */
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { parseAllDocuments, stringify } from 'yaml';
+import { openEmbeddedStore, type EmbeddedStore } from '../kube/embedded/store.ts';
+import { KubeError } from '../kube/errors.ts';
+import type { KubeObject } from '../kube/object.ts';
+import { apiVersionOf, type ResourceType } from '../kube/resource-type.ts';
+import { systemClock } from '../util/clock.ts';
+
+const DEFAULT_STORE = './.openregion/store.db';
+const FIELD_MANAGER = 'openregion-cli';
+
+type Out = { write(text: string): unknown };
+
+/** The kind a name on the command line means: kind, plural, singular, short name, optionally `.group`-qualified. */
+export function resolveKind(store: EmbeddedStore, name: string): ResourceType {
+  const wanted = name.toLowerCase();
+  for (const k of store.servedKinds()) {
+    const names = [k.type.kind.toLowerCase(), k.type.plural, k.singular, ...k.shortNames];
+    const qualified = names.map((n) => (k.type.group === '' ? n : `${n}.${k.type.group}`));
+    if (names.includes(wanted) || qualified.includes(wanted)) return k.type;
+  }
+  throw new CliError(`the server doesn't have a resource type "${name}"`);
+}
+
+function kindOf(store: EmbeddedStore, object: KubeObject): ResourceType {
+  const found = store
+    .servedKinds()
+    .find((k) => apiVersionOf(k.type) === object.apiVersion && k.type.kind === object.kind);
+  if (found === undefined) throw new CliError(`no matches for kind "${object.kind}" in version "${object.apiVersion}"`);
+  return found.type;
+}
+
+class CliError extends Error {}
+
+async function withStore(path: string, err: Out, fn: (store: EmbeddedStore) => Promise<void>): Promise<void> {
+  const store = openEmbeddedStore(path, { clock: systemClock, garbageCollection: false });
+  try {
+    await fn(store);
+  } catch (error) {
+    if (error instanceof KubeError) err.write(`Error from server (${error.reason}): ${error.message}\n`);
+    else if (error instanceof CliError) err.write(`error: ${error.message}\n`);
+    else throw error;
+    process.exitCode = 1;
+  } finally {
+    await store.close();
+  }
+}
+
+function age(created: string | undefined, now: number): string {
+  if (created === undefined) return '<unknown>';
+  const s = Math.max(0, Math.floor((now - Date.parse(created)) / 1000));
+  if (s < 120) return `${s}s`;
+  if (s < 7200) return `${Math.floor(s / 60)}m`;
+  if (s < 172800) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+function table(items: readonly KubeObject[], namespaced: boolean, now: number): string {
+  const rows = items.map((o) => [
+    ...(namespaced ? [o.metadata.namespace ?? ''] : []),
+    o.metadata.name,
+    age(o.metadata.creationTimestamp, now),
+  ]);
+  const header = [...(namespaced ? ['NAMESPACE'] : []), 'NAME', 'AGE'];
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  return (
+    all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd((widths[i] ?? 0) + 3))).join('')).join('\n') +
+    '\n'
+  );
+}
+
+export function kubeCommands(out: Out = process.stdout, err: Out = process.stderr): Command[] {
+  const storeOption = (c: Command): Command => c.option('--store <path>', 'the embedded store file', DEFAULT_STORE);
+
+  const apply = storeOption(
+    new Command('apply')
+      .description('server-side apply every document of a YAML file (field manager openregion-cli)')
+      .requiredOption('-f, --filename <file>', 'a YAML file, one or more documents')
+      .option('-n, --namespace <ns>', 'the namespace for namespaced objects that name none', 'default'),
+  ).action(async (options: { filename: string; namespace: string; store: string }) => {
+    await withStore(options.store, err, async (store) => {
+      const docs = parseAllDocuments(readFileSync(options.filename, 'utf8'));
+      for (const doc of docs) {
+        if (doc.errors.length > 0)
+          throw new CliError(`${options.filename}: ${doc.errors.map((e) => e.message).join('; ')}`);
+        const object = doc.toJS() as KubeObject | null;
+        if (object === null) continue;
+        const type = kindOf(store, object);
+        const body = type.namespaced
+          ? { ...object, metadata: { ...object.metadata, namespace: object.metadata.namespace ?? options.namespace } }
+          : object;
+        await store.apply(type, body, { fieldManager: FIELD_MANAGER, force: true });
+        out.write(`${type.plural}${type.group ? `.${type.group}` : ''}/${object.metadata.name} serverside-applied\n`);
+      }
+    });
+  });
+
+  const get = storeOption(
+    new Command('get')
+      .description('show one object, or list a kind')
+      .argument('<kind>')
+      .argument('[name]')
+      .option('-n, --namespace <ns>', 'the namespace (default: all namespaces for a list, default for one object)')
+      .option('-o, --output <format>', 'yaml or json'),
+  ).action(
+    async (kind: string, name: string | undefined, options: { namespace?: string; output?: string; store: string }) => {
+      await withStore(options.store, err, async (store) => {
+        const type = resolveKind(store, kind);
+        const format = options.output;
+        if (format !== undefined && format !== 'yaml' && format !== 'json')
+          throw new CliError(`unknown output format "${format}"`);
+        if (name !== undefined) {
+          const object = await store.get(type, type.namespaced ? (options.namespace ?? 'default') : undefined, name);
+          if (format === 'json') out.write(JSON.stringify(object, null, 2) + '\n');
+          else if (format === 'yaml') out.write(stringify(object));
+          else out.write(table([object], type.namespaced, systemClock.now()));
+          return;
+        }
+        const list = await store.list(type, { namespace: options.namespace });
+        const doc = {
+          apiVersion: 'v1',
+          kind: 'List',
+          metadata: { resourceVersion: list.resourceVersion },
+          items: list.items,
+        };
+        if (format === 'json') out.write(JSON.stringify(doc, null, 2) + '\n');
+        else if (format === 'yaml') out.write(stringify(doc));
+        else if (list.items.length === 0) err.write('No resources found\n');
+        else out.write(table(list.items, type.namespaced, systemClock.now()));
+      });
+    },
+  );
+
+  const del = storeOption(
+    new Command('delete')
+      .description('delete one object (background propagation)')
+      .argument('<kind>')
+      .argument('<name>')
+      .option('-n, --namespace <ns>', 'the namespace', 'default'),
+  ).action(async (kind: string, name: string, options: { namespace: string; store: string }) => {
+    await withStore(options.store, err, async (store) => {
+      const type = resolveKind(store, kind);
+      await store.delete(type, type.namespaced ? options.namespace : undefined, name);
+      out.write(`${type.plural}${type.group ? `.${type.group}` : ''} "${name}" deleted\n`);
+    });
+  });
+
+  return [apply, get, del];
+}

@@ -1,0 +1,212 @@
+/**
+ * The SQLite layer: objects, the change log watches read, owner references for the garbage collector, and one global
+ * resourceVersion counter. Every write runs in a BEGIN IMMEDIATE transaction, so writers in several processes are
+ * serialised and the change log commits in resourceVersion order.
+ *
+ * Durability: WAL with synchronous=FULL, so a commit is fsynced before the call that made it returns. NORMAL would
+ * survive a kill -9 (the WAL is in the kernel's page cache) but not a power cut; etcd fsyncs every commit, and an
+ * acknowledged write that vanishes after a power cut is exactly what the store promises not to do.
+ */
+import Database from 'better-sqlite3';
+import type { KubeObject } from '../object.ts';
+
+export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface Row {
+  readonly resource: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly rv: number;
+  readonly body: string;
+}
+
+export interface ChangeRow {
+  readonly rv: number;
+  readonly resource: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly type: ChangeType;
+  readonly body: string;
+  readonly old_body: string | null;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+INSERT OR IGNORE INTO meta (key, value) VALUES ('rv', 0), ('compacted', 0);
+CREATE TABLE IF NOT EXISTS objects (
+  resource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
+  uid TEXT NOT NULL, rv INTEGER NOT NULL, body TEXT NOT NULL,
+  PRIMARY KEY (resource, namespace, name)) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS objects_uid ON objects (uid);
+CREATE TABLE IF NOT EXISTS owner_refs (
+  owner_uid TEXT NOT NULL, dependent_uid TEXT NOT NULL,
+  PRIMARY KEY (owner_uid, dependent_uid)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS owner_refs_dependent ON owner_refs (dependent_uid);
+CREATE TABLE IF NOT EXISTS changes (
+  rv INTEGER PRIMARY KEY, resource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
+  type TEXT NOT NULL, body TEXT NOT NULL, old_body TEXT);
+`;
+
+export interface DbOptions {
+  /** How many change-log entries watches can resume from; older resourceVersions answer Gone. */
+  readonly changeRetention: number;
+}
+
+export class Db {
+  readonly sqlite: Database.Database;
+  readonly #retention: number;
+  readonly #stmts;
+
+  constructor(path: string, options: DbOptions) {
+    this.sqlite = new Database(path);
+    this.sqlite.pragma('journal_mode = WAL');
+    this.sqlite.pragma('synchronous = FULL');
+    this.sqlite.pragma('busy_timeout = 10000');
+    this.sqlite.exec(SCHEMA);
+    this.#retention = options.changeRetention;
+    const s = this.sqlite;
+    this.#stmts = {
+      nextRv: s.prepare<[], { value: number }>(`UPDATE meta SET value = value + 1 WHERE key = 'rv' RETURNING value`),
+      meta: s.prepare<[string], { value: number }>(`SELECT value FROM meta WHERE key = ?`),
+      setMeta: s.prepare<[number, string]>(`UPDATE meta SET value = ? WHERE key = ?`),
+      get: s.prepare<[string, string, string], Row>(
+        `SELECT * FROM objects WHERE resource = ? AND namespace = ? AND name = ?`,
+      ),
+      byUid: s.prepare<[string], Row>(`SELECT * FROM objects WHERE uid = ?`),
+      listAll: s.prepare<[string], Row>(`SELECT * FROM objects WHERE resource = ? ORDER BY namespace, name`),
+      listNs: s.prepare<[string, string], Row>(
+        `SELECT * FROM objects WHERE resource = ? AND namespace = ? ORDER BY name`,
+      ),
+      inNamespace: s.prepare<[string], Row>(`SELECT * FROM objects WHERE namespace = ?`),
+      put: s.prepare<[string, string, string, string, number, string]>(
+        `INSERT OR REPLACE INTO objects (resource, namespace, name, uid, rv, body) VALUES (?, ?, ?, ?, ?, ?)`,
+      ),
+      del: s.prepare<[string, string, string]>(`DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?`),
+      change: s.prepare<[number, string, string, string, string, string, string | null]>(
+        `INSERT INTO changes (rv, resource, namespace, name, type, body, old_body) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      changesAfter: s.prepare<[number, number], ChangeRow>(`SELECT * FROM changes WHERE rv > ? ORDER BY rv LIMIT ?`),
+      compact: s.prepare<[number]>(`DELETE FROM changes WHERE rv <= ?`),
+      refsDel: s.prepare<[string]>(`DELETE FROM owner_refs WHERE dependent_uid = ?`),
+      refAdd: s.prepare<[string, string]>(`INSERT OR IGNORE INTO owner_refs (owner_uid, dependent_uid) VALUES (?, ?)`),
+      dependents: s.prepare<[string], { dependent_uid: string }>(
+        `SELECT dependent_uid FROM owner_refs WHERE owner_uid = ?`,
+      ),
+      danglingRefs: s.prepare<[], { dependent_uid: string }>(
+        `SELECT DISTINCT dependent_uid FROM owner_refs r WHERE NOT EXISTS (SELECT 1 FROM objects o WHERE o.uid = r.owner_uid)`,
+      ),
+    };
+  }
+
+  /** Called after each outermost write transaction commits: the store delivers the changes to its watches. */
+  onCommit: (() => void) | undefined;
+
+  /** Runs `fn` in a write transaction that takes the database lock up front. */
+  write<T>(fn: () => T): T {
+    const result = this.sqlite.transaction(fn).immediate();
+    if (!this.sqlite.inTransaction) this.onCommit?.();
+    return result;
+  }
+
+  /** Runs `fn` against one consistent snapshot. */
+  read<T>(fn: () => T): T {
+    return this.sqlite.transaction(fn).deferred();
+  }
+
+  currentRv(): number {
+    return this.#stmts.meta.get('rv')?.value ?? 0;
+  }
+
+  compactedRv(): number {
+    return this.#stmts.meta.get('compacted')?.value ?? 0;
+  }
+
+  /** Bumped by SQLite whenever another connection commits: the cheap poll that wakes cross-process watches. */
+  dataVersion(): number {
+    return this.sqlite.pragma('data_version', { simple: true }) as number;
+  }
+
+  get(resource: string, namespace: string, name: string): Row | undefined {
+    return this.#stmts.get.get(resource, namespace, name);
+  }
+
+  byUid(uid: string): Row | undefined {
+    return this.#stmts.byUid.get(uid);
+  }
+
+  list(resource: string, namespace: string | undefined): Row[] {
+    return namespace === undefined ? this.#stmts.listAll.all(resource) : this.#stmts.listNs.all(resource, namespace);
+  }
+
+  inNamespace(namespace: string): Row[] {
+    return this.#stmts.inNamespace.all(namespace);
+  }
+
+  dependents(ownerUid: string): string[] {
+    return this.#stmts.dependents.all(ownerUid).map((r) => r.dependent_uid);
+  }
+
+  danglingDependents(): string[] {
+    return this.#stmts.danglingRefs.all().map((r) => r.dependent_uid);
+  }
+
+  changesAfter(rv: number, limit: number): ChangeRow[] {
+    return this.#stmts.changesAfter.all(rv, limit);
+  }
+
+  /** Stores `object` under a fresh resourceVersion and logs the change; returns the stored object. */
+  put(resource: string, object: KubeObject, type: 'ADDED' | 'MODIFIED', old: KubeObject | undefined): KubeObject {
+    const rv = this.#nextRv();
+    const stored: KubeObject = { ...object, metadata: { ...object.metadata, resourceVersion: String(rv) } };
+    const ns = stored.metadata.namespace ?? '';
+    const uid = stored.metadata.uid ?? '';
+    const body = JSON.stringify(stored);
+    this.#stmts.put.run(resource, ns, stored.metadata.name, uid, rv, body);
+    this.#stmts.change.run(rv, resource, ns, stored.metadata.name, type, body, old ? JSON.stringify(old) : null);
+    this.#stmts.refsDel.run(uid);
+    for (const ref of stored.metadata.ownerReferences ?? []) this.#stmts.refAdd.run(ref.uid, uid);
+    this.#maybeCompact(rv);
+    return stored;
+  }
+
+  /** Removes the object; the DELETED event carries its last state under the deletion's resourceVersion. */
+  remove(resource: string, object: KubeObject): KubeObject {
+    const rv = this.#nextRv();
+    const gone: KubeObject = { ...object, metadata: { ...object.metadata, resourceVersion: String(rv) } };
+    const ns = gone.metadata.namespace ?? '';
+    this.#stmts.del.run(resource, ns, gone.metadata.name);
+    this.#stmts.change.run(rv, resource, ns, gone.metadata.name, 'DELETED', JSON.stringify(gone), null);
+    this.#stmts.refsDel.run(gone.metadata.uid ?? '');
+    this.#maybeCompact(rv);
+    return gone;
+  }
+
+  /** Forgets change-log history older than the last `keep` entries. */
+  compact(keep: number): void {
+    this.write(() => {
+      const upTo = Math.max(0, this.currentRv() - keep);
+      if (upTo <= this.compactedRv()) return;
+      this.#stmts.compact.run(upTo);
+      this.#stmts.setMeta.run(upTo, 'compacted');
+    });
+  }
+
+  #nextRv(): number {
+    const row = this.#stmts.nextRv.get();
+    if (row === undefined) throw new Error('store metadata is missing its resourceVersion counter');
+    return row.value;
+  }
+
+  #maybeCompact(rv: number): void {
+    // Trimming in batches keeps the per-write cost flat.
+    if (rv - this.compactedRv() < this.#retention + 1024) return;
+    const upTo = rv - this.#retention;
+    this.#stmts.compact.run(upTo);
+    this.#stmts.setMeta.run(upTo, 'compacted');
+  }
+
+  close(): void {
+    this.sqlite.close();
+  }
+}

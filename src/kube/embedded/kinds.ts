@@ -1,0 +1,80 @@
+/**
+ * Which kinds the store serves: the built-ins, plus every version a stored CustomResourceDefinition serves. A kind
+ * nobody registered answers NotFound, as a real server's discovery does.
+ */
+import { NotFoundError } from '../errors.ts';
+import type { KubeObject } from '../object.ts';
+import { builtin, qualifiedResource, type ResourceType } from '../resource-type.ts';
+import { checkCrd, servedVersion, type ServedVersion } from '../schema/crd.ts';
+import type { CrdSpec } from '../schema/types.ts';
+import type { Db } from './db.ts';
+
+export interface Kind {
+  /** The change log and objects table key: `plural.group`, or `plural` for the core group. */
+  readonly resource: string;
+  readonly type: ResourceType;
+  readonly statusSubresource: boolean;
+  /** Present for custom resources: the schema to prepare objects with. */
+  readonly custom: ServedVersion | undefined;
+}
+
+export const CRD_RESOURCE = qualifiedResource(builtin.customResourceDefinition);
+
+const BUILTINS: readonly ResourceType[] = Object.values(builtin);
+
+export class Kinds {
+  readonly #cache = new Map<string, { rv: number; spec: CrdSpec }>();
+
+  constructor(private readonly db: Db) {}
+
+  resolve(type: ResourceType): Kind {
+    const b = BUILTINS.find((t) => t.group === type.group && t.plural === type.plural && t.version === type.version);
+    if (b) return { resource: qualifiedResource(b), type: b, statusSubresource: false, custom: undefined };
+    const spec = this.crd(qualifiedResource(type));
+    const served = spec ? servedVersion(spec, type.version) : undefined;
+    if (served === undefined) {
+      throw new NotFoundError(
+        `the server could not find the requested resource (${qualifiedResource(type)}/${type.version})`,
+      );
+    }
+    return {
+      resource: qualifiedResource(type),
+      type: served.type,
+      statusSubresource: served.statusSubresource,
+      custom: served,
+    };
+  }
+
+  /** Every kind a stored CRD serves, with the built-ins: what the CLI resolves names against. */
+  all(): { type: ResourceType; shortNames: readonly string[]; singular: string }[] {
+    const out = BUILTINS.map((t) => ({ type: t, shortNames: [] as readonly string[], singular: t.kind.toLowerCase() }));
+    for (const row of this.db.list(CRD_RESOURCE, '')) {
+      const spec = checkCrd(JSON.parse(row.body) as KubeObject).spec;
+      for (const v of spec.versions) {
+        const served = servedVersion(spec, v.name);
+        if (served) {
+          out.push({
+            type: served.type,
+            shortNames: spec.names.shortNames ?? [],
+            singular: spec.names.singular ?? spec.names.kind.toLowerCase(),
+          });
+        }
+      }
+    }
+    return out;
+  }
+
+  #parse(row: { rv: number; body: string }): CrdSpec {
+    return checkCrd(JSON.parse(row.body) as KubeObject).spec;
+  }
+
+  private crd(name: string): CrdSpec | undefined {
+    const row = this.db.get(CRD_RESOURCE, '', name);
+    if (row === undefined) return undefined;
+    const cached = this.#cache.get(name);
+    if (cached?.rv === row.rv) return cached.spec;
+    const spec = this.#parse(row);
+    this.#cache.set(name, { rv: row.rv, spec });
+    return spec;
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * The embedded backend: a Client over one SQLite file (or `:memory:`). Several processes may open the same file;
+ * each sees the others' writes in its watches within one poll interval.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type {
+  ApplyConfiguration,
+  ApplyOptions,
+  Client,
+  DeleteOptions,
+  ListOptions,
+  ObjectList,
+  Patch,
+  WatchEvent,
+  WatchOptions,
+  WriteOptions,
+} from '../client.ts';
+import { BadRequestError, NotFoundError } from '../errors.ts';
+import type { KubeObject } from '../object.ts';
+import { builtin, type ResourceType } from '../resource-type.ts';
+import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from '../selector.ts';
+import type { Clock, Random } from '../../util/clock.ts';
+import { Db } from './db.ts';
+import { GarbageCollector } from './gc.ts';
+import { Kinds, type Kind } from './kinds.ts';
+import { Hub, Subscription } from './watch.ts';
+import { Writer } from './write.ts';
+
+export interface EmbeddedStoreOptions {
+  readonly clock: Clock;
+  /** How often to look for other processes' writes (PRAGMA data_version). */
+  readonly pollIntervalMs?: number;
+  /** How often a watch that allows bookmarks gets one when its resourceVersion has moved. */
+  readonly bookmarkIntervalMs?: number;
+  /** Change-log entries kept for watches to resume from. */
+  readonly changeRetention?: number;
+  /** Run the garbage collector in this process (off for short-lived CLI commands). */
+  readonly garbageCollection?: boolean;
+  readonly random?: Random;
+  /** Errors from background work (the garbage collector); they are retried on the next change. */
+  readonly onError?: (error: unknown) => void;
+}
+
+export interface EmbeddedStore extends Client {
+  /** Forgets change-log history except the last `keep` entries: watches from older versions get GoneError. */
+  compact(keep?: number): void;
+  /** The kinds served now: built-ins and every version of every stored CRD. */
+  servedKinds(): ReturnType<Kinds['all']>;
+  close(): Promise<void>;
+}
+
+const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+export function openEmbeddedStore(path: string, options: EmbeddedStoreOptions): EmbeddedStore {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Db(path, { changeRetention: options.changeRetention ?? 10_000 });
+  const random = options.random ?? Math.random;
+  const kinds = new Kinds(db);
+  const writer = new Writer({
+    db,
+    kinds,
+    clock: options.clock,
+    newUid: randomUUID,
+    nameSuffix: () =>
+      Array.from({ length: 5 }, () => SUFFIX_ALPHABET.charAt(Math.floor(random() * SUFFIX_ALPHABET.length))).join(''),
+  });
+  const hub = new Hub(db, options.pollIntervalMs ?? 100);
+  db.onCommit = () => {
+    hub.pump();
+  };
+  db.write(() => {
+    if (db.get('namespaces', '', 'default') === undefined) {
+      writer.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
+    }
+  });
+  const gc =
+    options.garbageCollection === false
+      ? undefined
+      : new GarbageCollector(db, writer, hub, options.onError ?? (() => undefined));
+  return new EmbeddedClient(db, kinds, writer, hub, gc, options.bookmarkIntervalMs ?? 10_000);
+}
+
+class EmbeddedClient implements EmbeddedStore {
+  #closed = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly kinds: Kinds,
+    private readonly writer: Writer,
+    private readonly hub: Hub,
+    private readonly gc: GarbageCollector | undefined,
+    private readonly bookmarkMs: number,
+  ) {}
+
+  #ns(kind: Kind, namespace: string | undefined): string {
+    if (!kind.type.namespaced) return '';
+    if (namespace === undefined || namespace === '')
+      throw new BadRequestError(`${kind.type.kind} is namespaced: a namespace is required`);
+    return namespace;
+  }
+
+  get<T extends KubeObject>(type: ResourceType, namespace: string | undefined, name: string): Promise<T> {
+    return run(() => {
+      const kind = this.kinds.resolve(type);
+      const row = this.db.get(kind.resource, this.#ns(kind, namespace), name);
+      if (row === undefined) throw new NotFoundError(`${kind.resource} "${name}" not found`);
+      return JSON.parse(row.body) as T;
+    });
+  }
+
+  list<T extends KubeObject>(type: ResourceType, options: ListOptions = {}): Promise<ObjectList<T>> {
+    return run(() => {
+      const kind = this.kinds.resolve(type);
+      const labels = parseLabelSelector(options.labelSelector ?? '');
+      const fields = parseFieldSelector(options.fieldSelector ?? '');
+      const ns = kind.type.namespaced && options.namespace ? options.namespace : undefined;
+      return this.db.read(() => {
+        const items: T[] = [];
+        for (const row of this.db.list(kind.resource, ns)) {
+          const o = JSON.parse(row.body) as T;
+          if (matchesLabels(labels, o.metadata.labels) && matchesFields(fields, o)) items.push(o);
+        }
+        return { items, resourceVersion: String(this.db.currentRv()) };
+      });
+    });
+  }
+
+  watch<T extends KubeObject>(type: ResourceType, options: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
+    const kind = this.kinds.resolve(type);
+    return new Subscription<T>(this.hub, this.db, kind, options, this.bookmarkMs);
+  }
+
+  create<T extends KubeObject>(type: ResourceType, object: T, options?: WriteOptions): Promise<T> {
+    return run(() => this.writer.create(type, object, options) as T);
+  }
+
+  update<T extends KubeObject>(type: ResourceType, object: T, options?: WriteOptions): Promise<T> {
+    return run(() => this.writer.update(type, object, options) as T);
+  }
+
+  patch<T extends KubeObject>(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    patch: Patch,
+    options?: WriteOptions,
+  ): Promise<T> {
+    return run(() => this.writer.patch(type, namespace, name, patch, options) as T);
+  }
+
+  apply<T extends KubeObject>(type: ResourceType, object: ApplyConfiguration, options: ApplyOptions): Promise<T> {
+    return run(() => this.writer.apply(type, object, options) as T);
+  }
+
+  delete(type: ResourceType, namespace: string | undefined, name: string, options?: DeleteOptions): Promise<void> {
+    return run(() => {
+      this.writer.delete(type, namespace, name, options);
+    });
+  }
+
+  compact(keep = 0): void {
+    this.db.compact(keep);
+  }
+
+  servedKinds(): ReturnType<Kinds['all']> {
+    return this.kinds.all();
+  }
+
+  close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.gc?.stop();
+      this.hub.stop();
+      this.db.close();
+    }
+    return Promise.resolve();
+  }
+}
+
+/** Runs synchronous store work as a promise, so a thrown KubeError becomes a rejection. */
+function run<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+}

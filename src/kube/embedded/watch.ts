@@ -1,0 +1,238 @@
+/**
+ * Watches over the change log. One hub per open store reads every committed change in resourceVersion order and
+ * hands it to its listeners: after each local write at once, and for other processes' writes when SQLite's
+ * `PRAGMA data_version` moves (polled every `pollMs`).
+ */
+import type { WatchEvent, WatchOptions } from '../client.ts';
+import { GoneError } from '../errors.ts';
+import type { KubeObject } from '../object.ts';
+import { apiVersionOf } from '../resource-type.ts';
+import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from '../selector.ts';
+import type { ChangeType, Db } from './db.ts';
+import type { Kind } from './kinds.ts';
+
+export interface Change {
+  readonly rv: number;
+  readonly resource: string;
+  readonly type: ChangeType;
+  readonly object: KubeObject;
+  readonly old: KubeObject | undefined;
+}
+
+type Listener = { change(c: Change): void; gone(): void };
+
+export class Hub {
+  #last: number;
+  #dataVersion: number;
+  readonly #listeners = new Set<Listener>();
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: Db,
+    pollMs: number,
+  ) {
+    this.#last = db.currentRv();
+    this.#dataVersion = db.dataVersion();
+    this.#timer = setInterval(() => {
+      const v = this.db.dataVersion();
+      if (v !== this.#dataVersion) {
+        this.#dataVersion = v;
+        this.pump();
+      }
+    }, pollMs);
+    this.#timer.unref();
+  }
+
+  get last(): number {
+    return this.#last;
+  }
+
+  add(listener: Listener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Delivers every change committed since the last pump. */
+  pump(): void {
+    for (;;) {
+      if (this.db.compactedRv() > this.#last) {
+        // This process fell behind the change log's window: its watchers must relist.
+        for (const l of [...this.#listeners]) l.gone();
+        this.#last = this.db.currentRv();
+        return;
+      }
+      const rows = this.db.changesAfter(this.#last, 500);
+      if (rows.length === 0) return;
+      for (const row of rows) {
+        this.#last = row.rv;
+        const change: Change = {
+          rv: row.rv,
+          resource: row.resource,
+          type: row.type,
+          object: JSON.parse(row.body) as KubeObject,
+          old: row.old_body === null ? undefined : (JSON.parse(row.old_body) as KubeObject),
+        };
+        for (const l of [...this.#listeners]) l.change(change);
+      }
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    for (const l of [...this.#listeners]) l.gone();
+    this.#listeners.clear();
+  }
+}
+
+/** One watch: its filter, its queue, and the async iterator a caller consumes. */
+export class Subscription<T extends KubeObject> implements AsyncIterable<WatchEvent<T>> {
+  readonly #queue: WatchEvent<T>[] = [];
+  #wake: (() => void) | undefined;
+  #done = false;
+  #error: Error | undefined;
+  #cursor: number;
+  #sent: number;
+  readonly #cleanups: (() => void)[] = [];
+  readonly #matches: (o: KubeObject) => boolean;
+
+  constructor(
+    hub: Hub,
+    db: Db,
+    private readonly kind: Kind,
+    options: WatchOptions,
+    bookmarkMs: number,
+  ) {
+    const labels = parseLabelSelector(options.labelSelector ?? '');
+    const fields = parseFieldSelector(options.fieldSelector ?? '');
+    const ns = kind.type.namespaced ? options.namespace : undefined;
+    this.#matches = (o) =>
+      (ns === undefined || o.metadata.namespace === ns) &&
+      matchesLabels(labels, o.metadata.labels) &&
+      matchesFields(fields, o);
+    const rv = options.resourceVersion;
+    this.#cursor = rv === undefined || rv === '' || rv === '0' ? hub.last : Number(rv);
+    this.#sent = this.#cursor;
+    if (!Number.isInteger(this.#cursor) || this.#cursor < db.compactedRv()) {
+      this.#error = new GoneError(`too old resource version: ${rv ?? ''} (${db.compactedRv()})`);
+      this.#done = true;
+      return;
+    }
+    // Catch up from the log to where the hub is, then take live changes from the hub.
+    for (let after = this.#cursor; after < hub.last;) {
+      const rows = db.changesAfter(after, 500).filter((r) => r.rv <= hub.last);
+      if (rows.length === 0) break;
+      for (const r of rows) {
+        after = r.rv;
+        if (r.resource !== kind.resource) continue;
+        this.#change({
+          rv: r.rv,
+          resource: r.resource,
+          type: r.type,
+          object: JSON.parse(r.body) as KubeObject,
+          old: r.old_body === null ? undefined : (JSON.parse(r.old_body) as KubeObject),
+        });
+      }
+    }
+    this.#cursor = Math.max(this.#cursor, hub.last);
+    this.#cleanups.push(
+      hub.add({
+        change: (c) => {
+          this.#change(c);
+        },
+        gone: () => {
+          this.#fail(new GoneError('the watch fell behind the change log; relist'));
+        },
+      }),
+    );
+    if (options.allowBookmarks === true) {
+      const timer = setInterval(() => {
+        this.#bookmark(hub.last);
+      }, bookmarkMs);
+      timer.unref();
+      this.#cleanups.push(() => {
+        clearInterval(timer);
+      });
+    }
+    const signal = options.signal;
+    if (signal) {
+      const onAbort = (): void => {
+        this.close();
+      };
+      if (signal.aborted) this.close();
+      else {
+        signal.addEventListener('abort', onAbort, { once: true });
+        this.#cleanups.push(() => {
+          signal.removeEventListener('abort', onAbort);
+        });
+      }
+    }
+  }
+
+  #change(c: Change): void {
+    if (c.rv <= this.#cursor) return;
+    this.#cursor = Math.max(this.#cursor, c.rv);
+    if (c.resource !== this.kind.resource) return;
+    const now = this.#matches(c.object);
+    const before = c.old !== undefined && this.#matches(c.old);
+    let type: WatchEvent<T>['type'] | undefined;
+    if (c.type === 'ADDED') type = now ? 'ADDED' : undefined;
+    else if (c.type === 'DELETED') type = now ? 'DELETED' : undefined;
+    else if (now) type = before || c.old === undefined ? 'MODIFIED' : 'ADDED';
+    else if (before) type = 'DELETED';
+    if (type === undefined || type === 'BOOKMARK') return;
+    this.#sent = c.rv;
+    this.#push({ type, object: c.object as T });
+  }
+
+  #bookmark(rv: number): void {
+    if (rv <= this.#sent) return;
+    this.#sent = rv;
+    const object: KubeObject = {
+      apiVersion: apiVersionOf(this.kind.type),
+      kind: this.kind.type.kind,
+      metadata: { name: '', resourceVersion: String(rv) },
+    };
+    this.#push({ type: 'BOOKMARK', object });
+  }
+
+  #push(event: WatchEvent<T>): void {
+    if (this.#done) return;
+    this.#queue.push(event);
+    this.#wake?.();
+  }
+
+  #fail(error: Error): void {
+    if (this.#done) return;
+    this.#error = error;
+    this.close();
+  }
+
+  close(): void {
+    this.#done = true;
+    for (const c of this.#cleanups.splice(0)) c();
+    this.#wake?.();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
+    return {
+      next: async (): Promise<IteratorResult<WatchEvent<T>>> => {
+        for (;;) {
+          const event = this.#queue.shift();
+          if (event) return { value: event, done: false };
+          if (this.#done) {
+            const error = this.#error;
+            this.#error = undefined;
+            if (error) throw error;
+            return { value: undefined, done: true };
+          }
+          await new Promise<void>((resolve) => (this.#wake = resolve));
+          this.#wake = undefined;
+        }
+      },
+      return: (): Promise<IteratorResult<WatchEvent<T>>> => {
+        this.close();
+        return Promise.resolve({ value: undefined, done: true });
+      },
+    };
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * CRD `x-kubernetes-validations` evaluated with @bufbuild/cel, binding `self` (and `oldSelf` for transition rules,
+ * on update only, when the old value exists) the way kube-apiserver does. A rule that needs a function this library
+ * does not provide is refused when the CRD is written, never discovered on a later object write.
+ */
+import { celEnv, isCelError, parse, plan, type CelEnv } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+import type { StatusCause } from '../errors.ts';
+import { childPath, propertySchema } from './structural.ts';
+import type { JSONSchemaProps, ValidationRule } from './types.ts';
+
+type Expr = ReturnType<typeof parse>['expr'];
+type Program = ReturnType<typeof plan>;
+
+/** Operators the planner implements itself rather than through the function table. */
+const BUILTIN_OPERATORS = new Set(['_&&_', '_||_', '_?_:_', '_[_]', '@not_strictly_false']);
+
+const env: CelEnv = celEnv({ funcs: strings });
+
+export interface CompiledRule {
+  readonly rule: ValidationRule;
+  readonly program: Program;
+  readonly transition: boolean;
+}
+
+/** The reason a rule cannot be compiled, or the compiled rule. */
+export function compileRule(rule: ValidationRule): CompiledRule | string {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(rule.rule);
+  } catch (error) {
+    return `compilation failed: ${(error as Error).message}`;
+  }
+  const problems: string[] = [];
+  let transition = false;
+  const walk = (e: Expr | undefined, scope: ReadonlySet<string>): void => {
+    if (e === undefined) return;
+    const k = e.exprKind;
+    switch (k.case) {
+      case 'identExpr':
+        if (k.value.name === 'oldSelf') transition = true;
+        else if (k.value.name !== 'self' && !scope.has(k.value.name))
+          problems.push(`undeclared reference to '${k.value.name}'`);
+        return;
+      case 'callExpr':
+        if (!BUILTIN_OPERATORS.has(k.value.function) && env.funcs.find(k.value.function) === undefined) {
+          problems.push(`function '${k.value.function}' is not supported by this CEL library`);
+        }
+        walk(k.value.target, scope);
+        for (const a of k.value.args) walk(a, scope);
+        return;
+      case 'selectExpr':
+        walk(k.value.operand, scope);
+        return;
+      case 'listExpr':
+        for (const el of k.value.elements) walk(el, scope);
+        return;
+      case 'structExpr':
+        for (const entry of k.value.entries) {
+          if (entry.keyKind.case === 'mapKey') walk(entry.keyKind.value, scope);
+          walk(entry.value, scope);
+        }
+        return;
+      case 'comprehensionExpr': {
+        const inner = new Set([...scope, k.value.iterVar, k.value.accuVar]);
+        walk(k.value.iterRange, scope);
+        walk(k.value.accuInit, scope);
+        walk(k.value.loopCondition, inner);
+        walk(k.value.loopStep, inner);
+        walk(k.value.result, inner);
+        return;
+      }
+      default:
+        return;
+    }
+  };
+  walk(parsed.expr, new Set());
+  if (problems.length > 0) return `compilation failed: ${problems.join('; ')}`;
+  return { rule, program: plan(env, parsed), transition };
+}
+
+/** Every rule in a schema that does not compile, as CRD field causes. */
+export function ruleErrors(schema: JSONSchemaProps, path: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  (schema['x-kubernetes-validations'] ?? []).forEach((rule, i) => {
+    const compiled = compileRule(rule);
+    if (typeof compiled === 'string') {
+      causes.push({
+        field: `${path}.x-kubernetes-validations[${i}].rule`,
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${JSON.stringify(rule.rule)}: ${compiled}`,
+      });
+    }
+  });
+  for (const [k, sub] of Object.entries(schema.properties ?? {}))
+    causes.push(...ruleErrors(sub, `${path}.properties[${k}]`));
+  if (typeof schema.additionalProperties === 'object')
+    causes.push(...ruleErrors(schema.additionalProperties, `${path}.additionalProperties`));
+  if (schema.items) causes.push(...ruleErrors(schema.items, `${path}.items`));
+  return causes;
+}
+
+/** A JSON value as CEL sees it under its schema: integers are CEL ints (bigint), other numbers doubles. */
+function toCel(value: unknown, schema: JSONSchemaProps | undefined): unknown {
+  if (typeof value === 'number') {
+    const integer =
+      schema?.type === 'integer' || (schema?.['x-kubernetes-int-or-string'] === true && Number.isInteger(value));
+    return integer && Number.isInteger(value) ? BigInt(value) : value;
+  }
+  if (Array.isArray(value)) return value.map((v) => toCel(v, schema?.items));
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = toCel(v, schema ? propertySchema(schema, k) : undefined);
+    return out;
+  }
+  return value;
+}
+
+const compiledCache = new WeakMap<ValidationRule, CompiledRule | string>();
+
+function compiled(rule: ValidationRule): CompiledRule | string {
+  let c = compiledCache.get(rule);
+  if (c === undefined) {
+    c = compileRule(rule);
+    compiledCache.set(rule, c);
+  }
+  return c;
+}
+
+/** Evaluates every rule under `schema` against `value`; `old` is the stored value on update, undefined on create. */
+export function evaluateRules(value: unknown, old: unknown, schema: JSONSchemaProps, path: string): StatusCause[] {
+  if (value === undefined || value === null) return [];
+  const causes: StatusCause[] = [];
+  for (const rule of schema['x-kubernetes-validations'] ?? []) {
+    const c = compiled(rule);
+    if (typeof c === 'string') {
+      causes.push({ field: path, reason: 'FieldValueInvalid', message: c });
+      continue;
+    }
+    if (c.transition && (old === undefined || old === null)) continue;
+    const bindings: Record<string, unknown> = { self: toCel(value, schema) };
+    if (c.transition) bindings.oldSelf = toCel(old, schema);
+    const result = c.program(bindings as Parameters<Program>[0]);
+    if (result === true) continue;
+    const field = rule.fieldPath ? `${path}${rule.fieldPath}` : path;
+    const message = isCelError(result)
+      ? `${rule.rule}: evaluation failed: ${result.message}`
+      : (rule.message ?? `Invalid value: "object": failed rule: ${rule.rule}`);
+    causes.push({ field, reason: rule.reason ?? 'FieldValueInvalid', message });
+  }
+  const oldObj =
+    typeof old === 'object' && old !== null && !Array.isArray(old) ? (old as Record<string, unknown>) : undefined;
+  if (typeof value === 'object' && !Array.isArray(value)) {
+    for (const [k, v] of Object.entries(value)) {
+      const sub = propertySchema(schema, k);
+      if (sub) causes.push(...evaluateRules(v, oldObj?.[k], sub, childPath(path, k)));
+    }
+  } else if (Array.isArray(value) && schema.items) {
+    // Kubernetes correlates list items for oldSelf only in map-keyed lists; atomic lists get no oldSelf.
+    const items = schema.items;
+    value.forEach((v, i) => causes.push(...evaluateRules(v, undefined, items, `${path}[${i}]`)));
+  }
+  return causes;
+}

@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { InvalidError } from '../errors.ts';
+import type { KubeObject } from '../object.ts';
+import { compileRule } from './cel.ts';
+import { checkCrd, prepareCustomResource, servedVersion, type JSONSchemaProps } from './crd.ts';
+
+const schema: JSONSchemaProps = {
+  type: 'object',
+  properties: {
+    spec: {
+      type: 'object',
+      required: ['name'],
+      'x-kubernetes-validations': [{ rule: 'self.min <= self.max', message: 'min above max' }],
+      properties: {
+        name: {
+          type: 'string',
+          maxLength: 5,
+          'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'immutable' }],
+        },
+        min: { type: 'integer', default: 1 },
+        max: { type: 'integer', default: 3, minimum: 0 },
+        id: { type: 'string', format: 'uuid' },
+        anything: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+        port: { 'x-kubernetes-int-or-string': true },
+      },
+    },
+  },
+};
+
+const crd: KubeObject = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'things.example.com' },
+  spec: {
+    group: 'example.com',
+    scope: 'Namespaced',
+    names: { plural: 'things', kind: 'Thing' },
+    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }],
+  },
+};
+
+const served = (() => {
+  const { spec, causes } = checkCrd(crd);
+  assert.deepEqual(causes, []);
+  const v = servedVersion(spec, 'v1');
+  if (v === undefined) throw new Error('v1 is served');
+  return v;
+})();
+
+const thing = (spec: Record<string, unknown>): KubeObject => ({
+  apiVersion: 'example.com/v1',
+  kind: 'Thing',
+  metadata: { name: 't' },
+  spec,
+});
+
+function causes(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof InvalidError) return error.causes.map((c) => `${c.field}: ${c.message}`);
+    throw error;
+  }
+  return [];
+}
+
+describe('custom resources under a structural schema', () => {
+  it('defaults, prunes and keeps preserved fields', () => {
+    const out = prepareCustomResource(
+      thing({ name: 'a', junk: 1, anything: { x: { y: 2 } }, port: 'http' }),
+      undefined,
+      served,
+    );
+    assert.deepEqual(out.spec, { name: 'a', min: 1, max: 3, anything: { x: { y: 2 } }, port: 'http' });
+  });
+
+  it('reports every failure as a field cause', () => {
+    const found = causes(() =>
+      prepareCustomResource(thing({ max: -1, id: 'nope', name: 'toolong', port: true }), undefined, served),
+    );
+    assert.equal(found.length, 4, found.join('\n'));
+    assert.ok(found.some((c) => c.startsWith('spec.max:')));
+    assert.ok(found.some((c) => c.startsWith('spec.id:')));
+    assert.ok(found.some((c) => c.startsWith('spec.name:')));
+    assert.ok(found.some((c) => c.startsWith('spec.port:')));
+    assert.deepEqual(
+      causes(() => prepareCustomResource(thing({}), undefined, served)),
+      ['spec.name: Required value'],
+    );
+  });
+
+  it('runs transition rules only on update, and cross-field rules always', () => {
+    const created = prepareCustomResource(thing({ name: 'a' }), undefined, served);
+    assert.deepEqual(
+      causes(() => prepareCustomResource(thing({ name: 'b' }), created, served)),
+      ['spec.name: immutable'],
+    );
+    assert.deepEqual(
+      causes(() => prepareCustomResource(thing({ name: 'a', min: 5 }), undefined, served)),
+      ['spec: min above max'],
+    );
+  });
+});
+
+function problem(compiled: ReturnType<typeof compileRule>): string {
+  return typeof compiled === 'string' ? compiled : 'compiled';
+}
+
+describe('CRD checks', () => {
+  it('refuses a rule that does not parse or calls an unknown function, and a non-structural schema', () => {
+    assert.match(problem(compileRule({ rule: 'self.a >' })), /compilation failed/);
+    assert.match(problem(compileRule({ rule: 'self.quantity()' })), /function 'quantity'/);
+    assert.match(problem(compileRule({ rule: 'other == 1' })), /undeclared reference to 'other'/);
+    const bad = structuredClone(crd) as KubeObject & {
+      spec: { versions: { schema: { openAPIV3Schema: Record<string, unknown> } }[] };
+    };
+    const root = bad.spec.versions[0]?.schema.openAPIV3Schema;
+    if (root) root.properties = { spec: { properties: { x: { type: 'string' } } } };
+    assert.deepEqual(
+      checkCrd(bad).causes.map((c) => c.field),
+      ['spec.versions[0].schema.openAPIV3Schema.properties[spec].type'],
+    );
+  });
+
+  it('requires the name to be plural.group', () => {
+    const wrong = { ...crd, metadata: { name: 'other.example.com' } };
+    assert.deepEqual(
+      checkCrd(wrong).causes.map((c) => c.field),
+      ['metadata.name'],
+    );
+  });
+});

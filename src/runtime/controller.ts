@@ -1,0 +1,188 @@
+/**
+ * A controller: the watches that turn object events into requests, a work queue, and workers that run the
+ * reconciler. The manager attaches the watches to its caches; the controller only maps, filters and reconciles.
+ */
+import type { Logger } from 'pino';
+import type { KubeObject } from '../kube/object.ts';
+import type { ResourceType } from '../kube/resource-type.ts';
+import type { Clock, Random } from '../util/clock.ts';
+import { requestLogger } from './logger.ts';
+import type { ReconcileResultLabel, RuntimeMetrics } from './metrics.ts';
+import type { ObjectEvent, Predicate } from './predicates.ts';
+import type { Scheduler } from './scheduler.ts';
+import { requestKey, type Reconciler, type Request } from './types.ts';
+import { WorkQueue, type BackoffOptions } from './workqueue.ts';
+
+/** Maps an event's object to the requests it should wake; each request names its own cluster. */
+export type Mapper = (object: KubeObject, event: ObjectEvent) => readonly Request[];
+
+export interface WatchOptions {
+  /** Every predicate must pass for the event to be mapped. */
+  readonly predicates?: readonly Predicate[];
+  /** 'all' (default): the management cluster and every engaged target; 'management': the management cluster only. */
+  readonly clusters?: 'all' | 'management';
+  /** On a target cluster, skip this watch when the cluster does not serve the kind (its other watches still run). */
+  readonly clusterServesKind?: boolean;
+}
+
+export interface Watch {
+  readonly type: ResourceType;
+  readonly source: 'for' | 'owns' | 'watches';
+  readonly predicates: readonly Predicate[];
+  readonly clusters: 'all' | 'management';
+  readonly clusterServesKind: boolean;
+  readonly map: (event: ObjectEvent) => Request[];
+}
+
+export interface ControllerOptions {
+  readonly maxConcurrentReconciles?: number;
+  readonly backoff?: Partial<BackoffOptions>;
+  /** How long `stop` waits for passes in flight before aborting their signals. Default 30 s. */
+  readonly drainTimeoutMs?: number;
+}
+
+export interface ControllerDeps {
+  readonly scheduler: Scheduler;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly metrics: RuntimeMetrics;
+  readonly random: Random;
+  /** Whether a cluster is still engaged: a failed pass for a disengaged one is not retried. */
+  readonly isEngaged: (cluster: string) => boolean;
+}
+
+interface InFlight {
+  readonly req: Request;
+  readonly abort: AbortController;
+}
+
+export class Controller {
+  readonly name: string;
+  readonly watches: readonly Watch[];
+  readonly #reconciler: Reconciler;
+  readonly #options: ControllerOptions;
+  readonly #deps: ControllerDeps;
+  readonly #inFlight = new Map<string, InFlight>();
+  #queue: WorkQueue<Request> | undefined;
+
+  constructor(
+    name: string,
+    watches: readonly Watch[],
+    reconciler: Reconciler,
+    options: ControllerOptions,
+    deps: ControllerDeps,
+  ) {
+    this.name = name;
+    this.watches = watches;
+    this.#reconciler = reconciler;
+    this.#options = options;
+    this.#deps = deps;
+    deps.metrics.initController(name);
+  }
+
+  /** The running queue (undefined while stopped); exposed for metrics and tests. */
+  get queue(): WorkQueue<Request> | undefined {
+    return this.#queue;
+  }
+
+  get running(): boolean {
+    return this.#queue !== undefined;
+  }
+
+  /** Filters an event through the watch's predicates, maps it and queues the requests. */
+  handle(watch: Watch, event: ObjectEvent): void {
+    if (this.#queue === undefined) return;
+    if (!watch.predicates.every((p) => p(event))) return;
+    for (const req of watch.map(event)) this.#queue.add(req);
+  }
+
+  enqueue(req: Request): void {
+    this.#queue?.add(req);
+  }
+
+  start(): void {
+    if (this.#queue !== undefined) return;
+    const queue = new WorkQueue<Request>({
+      keyOf: requestKey,
+      scheduler: this.#deps.scheduler,
+      random: this.#deps.random,
+      observer: this.#deps.metrics.queueObserver(this.name),
+      ...(this.#options.backoff === undefined ? {} : { backoff: this.#options.backoff }),
+    });
+    this.#queue = queue;
+    const workers = Math.max(1, this.#options.maxConcurrentReconciles ?? 1);
+    for (let i = 0; i < workers; i++) void this.#work(queue);
+  }
+
+  /** Stops taking work and drains passes in flight; true when they all finished before the deadline. */
+  async stop(): Promise<boolean> {
+    const queue = this.#queue;
+    if (queue === undefined) return true;
+    this.#queue = undefined;
+    const drained = await queue.shutDownWithDrain(this.#options.drainTimeoutMs ?? 30_000);
+    if (!drained) for (const pass of this.#inFlight.values()) pass.abort.abort(new Error('controller stopped'));
+    return drained;
+  }
+
+  /** Forgets every request for a disengaged cluster and aborts its passes in flight. */
+  dropCluster(cluster: string): void {
+    this.#queue?.drop((req) => req.cluster === cluster);
+    for (const pass of this.#inFlight.values()) {
+      if (pass.req.cluster === cluster) pass.abort.abort(new Error(`cluster "${cluster}" disengaged`));
+    }
+  }
+
+  async #work(queue: WorkQueue<Request>): Promise<void> {
+    for (;;) {
+      const req = await queue.get();
+      if (req === undefined) return;
+      try {
+        await this.#process(queue, req);
+      } finally {
+        queue.done(req);
+      }
+    }
+  }
+
+  async #process(queue: WorkQueue<Request>, req: Request): Promise<void> {
+    const { clock, metrics } = this.#deps;
+    const key = requestKey(req);
+    const abort = new AbortController();
+    this.#inFlight.set(key, { req, abort });
+    const log = requestLogger(this.#deps.log, req, this.name);
+    const started = clock.now();
+    let result: ReconcileResultLabel = 'success';
+    try {
+      const outcome = await this.#reconciler(req, { signal: abort.signal, log, clock });
+      queue.forget(req);
+      const after = outcome.requeueAfterMs;
+      if (after !== undefined && after > 0) {
+        result = 'requeue_after';
+        queue.addAfter(req, after);
+      }
+    } catch (error) {
+      result = 'error';
+      log.error({ err: error }, 'reconcile failed');
+      if (!abort.signal.aborted && this.#deps.isEngaged(req.cluster)) queue.addRateLimited(req);
+    } finally {
+      this.#inFlight.delete(key);
+      metrics.observeReconcile(this.name, (clock.now() - started) / 1000, result);
+    }
+  }
+}
+
+/** The owner named by an object's controller reference, when it is of `ownerType`. */
+export function controllerOwner(object: KubeObject, ownerType: ResourceType): string | undefined {
+  for (const ref of object.metadata.ownerReferences ?? []) {
+    if (ref.controller !== true || ref.kind !== ownerType.kind) continue;
+    const slash = ref.apiVersion.indexOf('/');
+    const group = slash < 0 ? '' : ref.apiVersion.slice(0, slash);
+    if (group === ownerType.group) return ref.name;
+  }
+  return undefined;
+}
+
+/** The objects an event concerns: an update maps both the old and the new version. */
+export function eventObjects(event: ObjectEvent): KubeObject[] {
+  return event.oldObject === undefined ? [event.object] : [event.oldObject, event.object];
+}

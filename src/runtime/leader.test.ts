@@ -1,0 +1,212 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Client } from '../kube/client.ts';
+import { InternalError } from '../kube/errors.ts';
+import { builtin } from '../kube/resource-type.ts';
+import { ManualClock } from '../util/clock.ts';
+import { LeaderElector, type Lease } from './leader.ts';
+import { silentLogger } from './logger.ts';
+import { Manager } from './manager.ts';
+import { ManualScheduler, settle } from './scheduler.ts';
+import { FakeClient } from './testing/fake-client.ts';
+import { eventually, objectOf, widgetType } from './testing/helpers.ts';
+
+/** A replica's view of the API: `down` makes every call fail, as a partition would. */
+function partitionable(client: Client): { client: Client; setDown: (down: boolean) => void } {
+  let down = false;
+  const guard = <T>(call: () => T): T => {
+    if (down) throw new InternalError('connection refused');
+    return call();
+  };
+  return {
+    setDown: (d) => {
+      down = d;
+    },
+    client: {
+      get: (t, ns, n) => guard(() => client.get(t, ns, n)),
+      list: (t, o) => guard(() => client.list(t, o)),
+      watch: (t, o) => guard(() => client.watch(t, o)),
+      create: (t, o, w) => guard(() => client.create(t, o, w)),
+      update: (t, o, w) => guard(() => client.update(t, o, w)),
+      patch: (t, ns, n, p, w) => guard(() => client.patch(t, ns, n, p, w)),
+      apply: (t, o, a) => guard(() => client.apply(t, o, a)),
+      delete: (t, ns, n, d) => guard(() => client.delete(t, ns, n, d)),
+    },
+  };
+}
+
+function setup() {
+  const store = new FakeClient();
+  const scheduler = new ManualScheduler(new ManualClock());
+  const replica = (identity: string) => {
+    const view = partitionable(store);
+    const log: string[] = [];
+    const elector = new LeaderElector({
+      client: view.client,
+      scheduler,
+      log: silentLogger(),
+      namespace: 'kube-system',
+      name: 'openregion',
+      identity,
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+      onStartedLeading: () => log.push('started'),
+      onStoppedLeading: () => log.push('stopped'),
+    });
+    return {
+      elector,
+      log,
+      setDown: (down: boolean) => {
+        view.setDown(down);
+      },
+    };
+  };
+  const lease = () => store.get<Lease>(builtin.lease, 'kube-system', 'openregion');
+  return { store, scheduler, replica, lease };
+}
+
+describe('LeaderElector', () => {
+  it('acquires a free lease, renews it, and keeps a standby waiting', async () => {
+    const { scheduler, replica, lease } = setup();
+    const a = replica('a');
+    const b = replica('b');
+    a.elector.start();
+    await scheduler.advance(0);
+    b.elector.start();
+    await scheduler.advance(0);
+    assert.equal(a.elector.isLeader, true);
+    assert.equal(b.elector.isLeader, false);
+    const first = await lease();
+    assert.equal(first.spec?.holderIdentity, 'a');
+    assert.equal(first.spec.leaseDurationSeconds, 15);
+    assert.match(first.spec.renewTime ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    await scheduler.advance(60_000);
+    assert.equal(b.elector.isLeader, false, 'a renewed lease is never taken');
+    assert.notEqual((await lease()).spec?.renewTime, first.spec.renewTime);
+    assert.deepEqual(a.log, ['started']);
+    await a.elector.stop();
+    await b.elector.stop();
+  });
+
+  it('hands over at once when the leader releases the lease', async () => {
+    const { scheduler, replica, lease } = setup();
+    const a = replica('a');
+    const b = replica('b');
+    a.elector.start();
+    await scheduler.advance(0);
+    b.elector.start();
+    await scheduler.advance(0);
+    await a.elector.stop();
+    assert.deepEqual(a.log, ['started', 'stopped']);
+    assert.equal((await lease()).spec?.holderIdentity, '');
+    await scheduler.advance(2_000);
+    assert.equal(b.elector.isLeader, true);
+    const taken = await lease();
+    assert.equal(taken.spec?.holderIdentity, 'b');
+    assert.equal(taken.spec.leaseTransitions, 1);
+    await b.elector.stop();
+  });
+
+  it('a partitioned leader stops at its renew deadline; the standby takes over once the lease expires', async () => {
+    const { scheduler, replica, lease } = setup();
+    const a = replica('a');
+    const b = replica('b');
+    a.elector.start();
+    b.elector.start();
+    await scheduler.advance(0);
+    assert.equal(a.elector.isLeader, true);
+    a.setDown(true);
+    await scheduler.advance(8_000);
+    assert.equal(a.elector.isLeader, true, 'still inside the renew deadline');
+    await scheduler.advance(2_000);
+    assert.equal(a.elector.isLeader, false, 'gave up after 10 s without a renewal');
+    assert.deepEqual(a.log, ['started', 'stopped']);
+    assert.equal(b.elector.isLeader, false, 'the lease has not expired yet');
+    await scheduler.advance(6_000);
+    assert.equal(b.elector.isLeader, true);
+    assert.equal((await lease()).spec?.holderIdentity, 'b');
+
+    // The old leader comes back and sees a live holder: it stays a standby.
+    a.setDown(false);
+    await scheduler.advance(20_000);
+    assert.equal(a.elector.isLeader, false);
+    assert.equal(b.elector.isLeader, true);
+    await a.elector.stop();
+    await b.elector.stop();
+  });
+
+  it('rejects a renew deadline that is not shorter than the lease', () => {
+    const { store, scheduler } = setup();
+    assert.throws(
+      () =>
+        new LeaderElector({
+          client: store,
+          scheduler,
+          log: silentLogger(),
+          namespace: 'n',
+          name: 'l',
+          identity: 'a',
+          leaseDurationMs: 5_000,
+          renewDeadlineMs: 5_000,
+          onStartedLeading: () => undefined,
+          onStoppedLeading: () => undefined,
+        }),
+      /renew deadline/,
+    );
+  });
+});
+
+describe('Manager with leader election', () => {
+  it('reconciles only while leading, is ready only then, and stops reconciling on loss', async () => {
+    const store = new FakeClient();
+    const scheduler = new ManualScheduler(new ManualClock());
+    const view = partitionable(store);
+    const passes: string[] = [];
+    let lost = 0;
+    const manager = new Manager({
+      client: view.client,
+      clock: scheduler.clock,
+      scheduler,
+      random: () => 0,
+      resyncMs: 3_600_000,
+      leaderElection: { namespace: 'kube-system', name: 'openregion', identity: 'a' },
+      onLostLeadership: () => lost++,
+    });
+    manager
+      .controller('widgets')
+      .for(widgetType)
+      .complete((req) => {
+        passes.push(req.name);
+        return Promise.resolve({});
+      });
+    await store.create(builtin.lease, {
+      ...objectOf(builtin.lease, 'kube-system', 'openregion'),
+      spec: { holderIdentity: 'other', leaseDurationSeconds: 15 },
+    });
+    await store.create(widgetType, objectOf(widgetType, 'ns', 'a'));
+    await manager.start();
+    await scheduler.advance(0);
+    assert.equal(manager.isLeader, false);
+    assert.equal(manager.health.readyz().status, 500);
+    assert.match(manager.health.readyz().body, /\[-\]leader failed/);
+    assert.deepEqual(passes, [], 'a standby does not reconcile');
+
+    await scheduler.advance(16_000);
+    assert.equal(manager.isLeader, true);
+    await eventually(() => passes.length === 1, 'the new leader reconciles what is cached');
+    assert.equal(manager.health.readyz().status, 200);
+    assert.match(await manager.metrics.registry.metrics(), /leader_election_master_status\{name="openregion"\} 1/);
+
+    view.setDown(true);
+    await scheduler.advance(10_000);
+    await eventually(() => lost === 1, 'lost leadership');
+    assert.equal(manager.health.readyz().status, 500);
+    view.setDown(false);
+    await store.create(widgetType, objectOf(widgetType, 'ns', 'b'));
+    await settle();
+    assert.deepEqual(passes, ['a'], 'no reconcile after losing the lease');
+    await manager.stop();
+    assert.equal(lost, 1, 'a graceful stop is not reported as a loss');
+  });
+});

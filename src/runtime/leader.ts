@@ -1,0 +1,190 @@
+/**
+ * Leader election with a coordination.k8s.io/v1 Lease, as client-go's leaderelection does it: try to acquire every
+ * retry period; while leading, renew every retry period, and give up once no renewal has succeeded for the renew
+ * deadline (or another holder is seen). Expiry is judged by when this process last saw the record change, on its own
+ * clock, never by the timestamps in the record, so clock skew between replicas cannot cut a lease short.
+ */
+import type { Logger } from 'pino';
+import type { Client } from '../kube/client.ts';
+import { NotFoundError } from '../kube/errors.ts';
+import type { KubeObject } from '../kube/object.ts';
+import { apiVersionOf, builtin } from '../kube/resource-type.ts';
+import type { Scheduler } from './scheduler.ts';
+
+export interface LeaseSpec {
+  readonly holderIdentity?: string;
+  readonly leaseDurationSeconds?: number;
+  readonly acquireTime?: string;
+  readonly renewTime?: string;
+  readonly leaseTransitions?: number;
+}
+
+export interface Lease extends KubeObject {
+  readonly spec?: LeaseSpec;
+}
+
+export interface LeaderElectionOptions {
+  readonly client: Client;
+  readonly scheduler: Scheduler;
+  readonly log: Logger;
+  readonly namespace: string;
+  /** The Lease's name. */
+  readonly name: string;
+  /** This replica's identity (pod name, hostname plus a random suffix). */
+  readonly identity: string;
+  /** How long a lease is good for without renewal. Default 15 s. */
+  readonly leaseDurationMs?: number;
+  /** How long the leader keeps retrying a failed renewal before it stops leading. Default 10 s. */
+  readonly renewDeadlineMs?: number;
+  /** Between attempts. Default 2 s. */
+  readonly retryPeriodMs?: number;
+  readonly onStartedLeading: () => void;
+  readonly onStoppedLeading: () => void;
+}
+
+/** A MicroTime as the API serves it: RFC 3339 with microseconds. */
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+export class LeaderElector {
+  readonly #o: LeaderElectionOptions;
+  readonly #leaseMs: number;
+  readonly #renewDeadlineMs: number;
+  readonly #retryMs: number;
+  #leading = false;
+  #stopped = false;
+  #lastRenew = 0;
+  #observed: string | undefined;
+  #observedAt = 0;
+  #cancel: (() => void) | undefined;
+  #attempt: Promise<void> | undefined;
+
+  constructor(options: LeaderElectionOptions) {
+    this.#o = options;
+    this.#leaseMs = options.leaseDurationMs ?? 15_000;
+    this.#renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
+    this.#retryMs = options.retryPeriodMs ?? 2_000;
+    if (this.#renewDeadlineMs >= this.#leaseMs) throw new Error('the renew deadline must be shorter than the lease');
+  }
+
+  get isLeader(): boolean {
+    return this.#leading;
+  }
+
+  start(): void {
+    this.#stopped = false;
+    this.#schedule(0);
+  }
+
+  /** Stops trying; a leader releases the lease so a standby takes over without waiting for it to expire. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#cancel?.();
+    await this.#attempt;
+    if (!this.#leading) return;
+    this.#leading = false;
+    try {
+      const lease = await this.#o.client.get<Lease>(builtin.lease, this.#o.namespace, this.#o.name);
+      if (lease.spec?.holderIdentity === this.#o.identity) {
+        const now = microTime(this.#o.scheduler.clock.now());
+        await this.#o.client.update(builtin.lease, {
+          ...lease,
+          spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now },
+        });
+      }
+    } catch (error) {
+      this.#o.log.warn({ err: error }, 'could not release the lease');
+    }
+    this.#o.onStoppedLeading();
+  }
+
+  // A method, not a field read, so the check after an await is not narrowed away by the one before it.
+  #isStopped(): boolean {
+    return this.#stopped;
+  }
+
+  #schedule(ms: number): void {
+    this.#cancel = this.#o.scheduler.schedule(ms, () => {
+      this.#attempt = this.#tick();
+    });
+  }
+
+  async #tick(): Promise<void> {
+    if (this.#stopped) return;
+    const outcome = await this.#tryAcquireOrRenew().catch((error: unknown) => {
+      this.#o.log.warn({ err: error }, 'lease acquire/renew failed');
+      return 'failed' as const;
+    });
+    if (this.#isStopped()) return;
+    const now = this.#o.scheduler.clock.now();
+    if (outcome === 'held') {
+      this.#lastRenew = now;
+      if (!this.#leading) {
+        this.#leading = true;
+        this.#o.log.info({ identity: this.#o.identity }, 'became leader');
+        this.#o.onStartedLeading();
+      }
+    } else if (this.#leading && (outcome === 'taken' || now - this.#lastRenew >= this.#renewDeadlineMs)) {
+      this.#leading = false;
+      this.#o.log.warn({ identity: this.#o.identity, outcome }, 'lost leadership');
+      this.#o.onStoppedLeading();
+    }
+    this.#schedule(this.#retryMs);
+  }
+
+  /** 'held' when this replica holds the lease now; 'taken' when another live holder has it; 'failed' otherwise. */
+  async #tryAcquireOrRenew(): Promise<'held' | 'taken' | 'failed'> {
+    const { client, namespace, name, identity } = this.#o;
+    const nowMs = this.#o.scheduler.clock.now();
+    const now = microTime(nowMs);
+    const leaseDurationSeconds = Math.ceil(this.#leaseMs / 1000);
+    let lease: Lease;
+    try {
+      lease = await client.get<Lease>(builtin.lease, namespace, name);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      const spec: LeaseSpec = {
+        holderIdentity: identity,
+        leaseDurationSeconds,
+        acquireTime: now,
+        renewTime: now,
+        leaseTransitions: 0,
+      };
+      const fresh: Lease = {
+        apiVersion: apiVersionOf(builtin.lease),
+        kind: builtin.lease.kind,
+        metadata: { name, namespace },
+        spec,
+      };
+      await client.create(builtin.lease, fresh);
+      this.#observe(spec, nowMs);
+      return 'held';
+    }
+    const spec = lease.spec ?? {};
+    this.#observe(spec, nowMs);
+    const holder = spec.holderIdentity ?? '';
+    const ours = holder === identity;
+    if (holder !== '' && !ours && this.#observedAt + (spec.leaseDurationSeconds ?? 0) * 1000 > nowMs) {
+      return this.#leading ? 'taken' : 'failed';
+    }
+    const next: LeaseSpec = {
+      holderIdentity: identity,
+      leaseDurationSeconds,
+      renewTime: now,
+      acquireTime: ours ? (spec.acquireTime ?? now) : now,
+      leaseTransitions: (spec.leaseTransitions ?? 0) + (ours ? 0 : 1),
+    };
+    // Optimistic concurrency: a replica that raced us to the same lease makes this a Conflict, and we fail.
+    await client.update(builtin.lease, { ...lease, spec: next });
+    this.#observe(next, nowMs);
+    return 'held';
+  }
+
+  #observe(spec: LeaseSpec, nowMs: number): void {
+    const record = JSON.stringify(spec);
+    if (record === this.#observed) return;
+    this.#observed = record;
+    this.#observedAt = nowMs;
+  }
+}

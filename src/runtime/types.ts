@@ -1,0 +1,37 @@
+/**
+ * The reconciler contract, as controller-runtime has it: a reconciler is a function of one request, and the runtime
+ * owns queueing, backoff, concurrency, watches and metrics.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../util/clock.ts';
+
+export type { Logger } from 'pino';
+
+/** The object to reconcile. `cluster` is '' for the management cluster, else a registered target's name. */
+export interface Request {
+  readonly cluster: string;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** `{}` means done until the next event; `requeueAfterMs` asks for another pass after that long. */
+export interface Result {
+  readonly requeueAfterMs?: number;
+}
+
+export interface ReconcileContext {
+  /** Aborts when the manager shuts down past its drain deadline or the request's cluster is disengaged. */
+  readonly signal: AbortSignal;
+  /** Carries the request's cluster, namespace and name. */
+  readonly log: Logger;
+  readonly clock: Clock;
+}
+
+export type Reconciler = (req: Request, ctx: ReconcileContext) => Promise<Result>;
+
+/** The queue key: cluster, namespace and name joined by NUL, which none of them can contain. */
+export function requestKey(req: Request): string {
+  return `${req.cluster}\u0000${req.namespace}\u0000${req.name}`;
+}
+
+export const MANAGEMENT_CLUSTER = '';
