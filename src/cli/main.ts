@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { cloudCommand } from './cloud.ts';
 import { devcloudCommand } from './devcloud.ts';
+import { emulatorCommand } from './emulator.ts';
 import { kubeCommands } from './kube.ts';
 
 export function buildProgram(): Command {
@@ -10,6 +11,7 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   program.addCommand(cloudCommand());
   program.addCommand(devcloudCommand());
+  program.addCommand(emulatorCommand());
   for (const command of kubeCommands()) program.addCommand(command);
   return program;
 }

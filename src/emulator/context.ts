@@ -1,6 +1,7 @@
 /** What every emulated service is given: routing, time, ids, authentication and the control API. */
 import type { Clock } from '../util/clock.ts';
 import type { EmuFault, EmuRequest, Handler, Method, Router } from './http.ts';
+import type { Lookups } from './lookups.ts';
 import type { Timeline } from './timeline.ts';
 
 /** Who a request's token says the caller is. Roles are names, implied roles already expanded. */
@@ -23,12 +24,21 @@ export interface AuthContext {
 export const hasRole = (auth: AuthContext, role: string): boolean => auth.roles.includes(role);
 export const isAdmin = (auth: AuthContext): boolean => hasRole(auth, 'admin');
 
+/**
+ * Whether `auth` may see or change resources owned by project `projectId`: those of its own project, or any with
+ * the admin role (the Zed policies' legacy `admin_required`, which ignores the token's scope).
+ */
+export const mayAccessProject = (auth: AuthContext, projectId: string | null | undefined): boolean =>
+  isAdmin(auth) || (projectId != null && auth.projectId === projectId);
+
 export interface EmulatorConfig {
   /** Nova's maximum microversion, `2.N`; default 2.93 as in Zed. */
   readonly maxComputeMicroversion: string;
   /** Per-operation delays in ms, by name (e.g. `nova.build`); services document their names and defaults. */
   readonly delays: Readonly<Record<string, number>>;
   readonly adminPassword: string;
+  /** Whether Nova offers remote consoles; the dev cloud runs with VNC disabled, and says so with a 400. */
+  readonly novaConsoles: boolean;
 }
 
 /** A control endpoint under `/_emulator/`, also callable in-process through the service object. */
@@ -59,4 +69,24 @@ export interface EmulatedService {
   reset(): void;
   /** A JSON-safe snapshot of the service's state, for the control API's dump. */
   dump(): unknown;
+}
+
+/** A catalog entry a service advertises: its type and name, and its path below the emulator's origin. */
+export interface CatalogSpec {
+  readonly type: string;
+  readonly name: string;
+  /** e.g. `/compute/v2.1`; may hold `%(project_id)s`, which Keystone substitutes in a scoped token. */
+  readonly path: string;
+}
+
+/** How the emulator composes a service: its path prefix, catalog entries, fault shape and constructor. */
+export interface ServiceModule<S extends EmulatedService = EmulatedService> {
+  readonly name: string;
+  /** Every route of the service lies below this prefix, e.g. `/compute`. */
+  readonly prefix: string;
+  readonly catalog: readonly CatalogSpec[];
+  /** An error answer in the service's own shape, for unknown routes and injected faults. */
+  fault(status: number, message: string): EmuFault;
+  /** Builds the service; it registers its routes and controls, and may install lookups other services use. */
+  create(ctx: ServiceContext, lookups: Lookups): S;
 }

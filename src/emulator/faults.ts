@@ -53,7 +53,24 @@ export function ironicFault(status: number, message: string): EmuFault {
   );
 }
 
-/** Glance answers errors as plain text (HTML-ish in the real service). */
+/** Glance answers errors as a small HTML page (webob's), which clients read as text. */
 export function glanceFault(status: number, message: string): EmuFault {
-  return new EmuFault(status, `${String(status)} ${message}`, message);
+  const title = `${String(status)} ${GLANCE_TITLES[status] ?? 'Error'}`;
+  const html = `<html>\n <head>\n  <title>${title}</title>\n </head>\n <body>\n  <h1>${title}</h1>\n  ${escapeHtml(message)}<br /><br />\n\n\n\n </body>\n</html>`;
+  return new EmuFault(status, html, message, { 'content-type': 'text/html; charset=UTF-8' });
 }
+
+const GLANCE_TITLES: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Request Entity Too Large',
+  415: 'Unsupported Media Type',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+const escapeHtml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

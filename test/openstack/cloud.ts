@@ -14,10 +14,15 @@ import { loadCloudConfig, type CloudConfig } from '../../src/openstack/config.ts
 import { connect, transportFor } from '../../src/openstack/connect.ts';
 import { Session } from '../../src/openstack/session.ts';
 import type { Transport } from '../../src/openstack/transport.ts';
+import { Emulator } from '../../src/emulator/emulator.ts';
+import { contractCloudsYaml, seedEmulator } from './seed.ts';
 
 const STATE = process.env.OPENREGION_DEVCLOUD_STATE ?? '/var/lib/openregion-devcloud';
 /** The clouds.yaml the suite reads: the dev cloud's, unless OPENREGION_CONTRACT_CLOUDS names another. */
 export const cloudsFile = process.env.OPENREGION_CONTRACT_CLOUDS ?? `${STATE}/clouds.yaml`;
+/** The cloud under contract: the dev cloud, or with OPENREGION_CONTRACT_TARGET=emulator an in-process emulator. */
+export const cloudTarget: 'devcloud' | 'emulator' =
+  process.env.OPENREGION_CONTRACT_TARGET === 'emulator' ? 'emulator' : 'devcloud';
 
 export interface ContractCloud {
   readonly transport: Transport;
@@ -42,6 +47,10 @@ const run = randomBytes(3).toString('hex');
 
 /** The cloud under contract, or undefined after a loud skip notice (outside CI) when none answers. */
 export async function contractCloud(): Promise<ContractCloud | undefined> {
+  // One fresh emulator per test file, seeded like the dev cloud and configured like it (no VNC consoles).
+  const emulator = cloudTarget === 'emulator' ? await Emulator.start({ config: { novaConsoles: false } }) : undefined;
+  if (emulator) await seedEmulator(emulator);
+  const emulatedClouds = emulator && contractCloudsYaml(emulator);
   let configs: Record<'admin' | 'region' | 'regionProject', CloudConfig>;
   try {
     const sources = {
@@ -50,6 +59,7 @@ export async function contractCloud(): Promise<ContractCloud | undefined> {
       home: '/nonexistent',
       // undefined for a file that does not exist (secure.yaml is optional), as loadCloudConfig expects.
       readFile: (path: string) => {
+        if (emulatedClouds !== undefined && path === cloudsFile) return emulatedClouds;
         try {
           return readFileSync(path, 'utf8');
         } catch (error) {
@@ -92,7 +102,10 @@ export async function contractCloud(): Promise<ContractCloud | undefined> {
     sessionFor: <K extends ScopeKind>(auth: AuthMethod, scope: SessionScope<K>) =>
       new Session<K>({ authUrl, auth, scope, transport, clock: systemClock, region: 'RegionOne' }),
     name: (what) => `ct-${run}-${what}`,
-    close: () => transport.close(),
+    close: async () => {
+      await transport.close();
+      await emulator?.close();
+    },
   };
 }
 

@@ -1,0 +1,318 @@
+/**
+ * The OpenStack emulator: one node:http server on one port, each service below its own path prefix, Keystone's
+ * catalog advertising them in RegionOne, and a control API under `/_emulator/` (also on the in-process handle).
+ *
+ * Before each request the timeline is settled at the clock's now, so asynchronous transitions (a build, a
+ * rebuild) happen exactly when they are due, on real time or on a ManualClock a test advances.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { stringify } from 'yaml';
+import { ManualClock, systemClock, type Clock } from '../util/clock.ts';
+import type { CatalogSpec, EmulatedService, EmulatorConfig, ServiceContext, ServiceModule } from './context.ts';
+import { registerCoreControls } from './controls.ts';
+import {
+  glanceFault,
+  ironicFault,
+  keystoneFault,
+  neutronFault,
+  novaFault,
+  octaviaFault,
+  placementFault,
+} from './faults.ts';
+import { Glance, glanceModule } from './glance.ts';
+import { EmuFault, Router, type EmuRequest, type EmuResponse, type Method } from './http.ts';
+import { Keystone, keystoneModule } from './keystone.ts';
+import { Lookups } from './lookups.ts';
+import { Nova, novaModule } from './nova.ts';
+import { RouteFaults } from './route-faults.ts';
+import { Timeline } from './timeline.ts';
+
+export interface EmulatorOptions {
+  /** 0 (the default) picks a free port. */
+  readonly port?: number;
+  readonly host?: string;
+  readonly adminPassword?: string;
+  /** Defaults to the system clock; a ManualClock makes every transition wait for `control.advance`. */
+  readonly clock?: Clock;
+  readonly config?: Partial<Omit<EmulatorConfig, 'adminPassword'>>;
+  /** The services besides Keystone; defaults to `defaultServices()`. */
+  readonly services?: readonly ServiceModule[];
+}
+
+/** The services the emulator runs unless told otherwise; other services join this list. */
+export const defaultServices = (): ServiceModule[] => [glanceModule, novaModule];
+
+/** The error shape of each service prefix, so an unknown route answers like the service it names would. */
+const PREFIX_FAULTS: readonly [string, (status: number, message: string) => EmuFault][] = [
+  ['/identity', (s, m) => keystoneFault(s, s === 404 ? 'Not Found' : 'Error', m)],
+  ['/compute', novaFault],
+  ['/image', glanceFault],
+  ['/network', (s, m) => neutronFault(s, s === 404 ? 'HTTPNotFound' : 'HTTPError', m)],
+  ['/volume', novaFault],
+  ['/load-balancer', octaviaFault],
+  ['/placement', (s, m) => placementFault(s, 'placement.undefined_code', m)],
+  ['/baremetal', ironicFault],
+];
+
+const JSON_TYPES = /json/;
+
+export interface EmulatorControl {
+  /** Forgets everything but the bootstrap, and every route fault. */
+  reset(): void;
+  /** A JSON-safe snapshot of every service's state. */
+  dump(): Record<string, unknown>;
+  readonly faults: RouteFaults;
+  /** Moves a ManualClock forward and settles what fell due; refused on any other clock. */
+  advance(ms: number): void;
+}
+
+export class Emulator {
+  readonly #server: Server;
+  readonly #router = new Router();
+  readonly #controls = new Router();
+  readonly #timeline = new Timeline();
+  readonly #faults = new RouteFaults();
+  readonly #clock: Clock;
+  readonly #services = new Map<string, EmulatedService>();
+  readonly #modules: ServiceModule[];
+  readonly #keystone: Keystone;
+  readonly #adminPassword: string;
+  #url = '';
+
+  private constructor(options: EmulatorOptions) {
+    this.#clock = options.clock ?? systemClock;
+    const config: EmulatorConfig = {
+      maxComputeMicroversion: options.config?.maxComputeMicroversion ?? '2.93',
+      delays: options.config?.delays ?? {},
+      novaConsoles: options.config?.novaConsoles ?? true,
+      adminPassword: options.adminPassword ?? 'secret',
+    };
+    this.#adminPassword = config.adminPassword;
+    this.#modules = [...(options.services ?? defaultServices())];
+    const lookups = new Lookups();
+    const catalog = (): CatalogSpec[] => this.#modules.flatMap((m) => m.catalog);
+    const context: ServiceContext = {
+      router: this.#router,
+      clock: this.#clock,
+      timeline: this.#timeline,
+      config,
+      control: { add: (method, path, handler) => this.#controls.add(method, `/_emulator${path}`, handler) },
+      newId: () => randomUUID(),
+      origin: () => this.#url,
+      authenticate: (req, unauthorized) => {
+        const header = req.headers['x-auth-token'];
+        const auth = typeof header === 'string' ? this.#keystone.authenticate(header) : undefined;
+        if (!auth) throw unauthorized('The request you have made requires authentication.');
+        return auth;
+      },
+      delay: (name, fallbackMs) => config.delays[name] ?? fallbackMs,
+    };
+    this.#keystone = keystoneModule(catalog).create(context, lookups);
+    this.#services.set('keystone', this.#keystone);
+    for (const module of this.#modules) this.#services.set(module.name, module.create(context, lookups));
+    registerCoreControls(this.#controls, this.control);
+    this.#server = createServer((req, res) => {
+      this.#serve(req, res).catch((error: unknown) => {
+        res.destroy(error instanceof Error ? error : new Error(String(error)));
+      });
+    });
+  }
+
+  static async start(options: EmulatorOptions = {}): Promise<Emulator> {
+    const emulator = new Emulator(options);
+    const server = emulator.#server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = server.address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    emulator.#url = `http://${host}:${String(address.port)}`;
+    return emulator;
+  }
+
+  /** The origin, e.g. `http://127.0.0.1:41234`. */
+  get url(): string {
+    return this.#url;
+  }
+
+  get authUrl(): string {
+    return `${this.#url}/identity/v3`;
+  }
+
+  get keystone(): Keystone {
+    return this.#keystone;
+  }
+
+  get glance(): Glance {
+    return this.#serviceOf(Glance);
+  }
+
+  get nova(): Nova {
+    return this.#serviceOf(Nova);
+  }
+
+  /** A registered service by its class, for its own controls; throws when it is not registered. */
+  service<S extends EmulatedService>(type: abstract new (...args: never[]) => S): S {
+    return this.#serviceOf(type);
+  }
+
+  #serviceOf<S extends EmulatedService>(type: abstract new (...args: never[]) => S): S {
+    for (const service of this.#services.values()) if (service instanceof type) return service;
+    throw new Error(`the emulator runs no ${type.name}`);
+  }
+
+  readonly control: EmulatorControl = {
+    reset: () => {
+      this.#timeline.clear();
+      this.#faults.clear();
+      for (const service of this.#services.values()) service.reset();
+    },
+    dump: () => Object.fromEntries([...this.#services].map(([name, service]) => [name, service.dump()])),
+    faults: this.#faults,
+    advance: (ms) => {
+      if (!(this.#clock instanceof ManualClock))
+        throw new Error('the emulator runs on a real clock: it cannot be advanced');
+      this.#clock.advance(ms);
+      this.#timeline.settle(this.#clock.now());
+    },
+  };
+
+  /** A clouds.yaml with one cloud, `name`, for admin in project admin. */
+  cloudsYaml(name = 'emulator'): string {
+    return stringify({
+      clouds: {
+        [name]: {
+          auth: {
+            auth_url: this.authUrl,
+            username: 'admin',
+            password: this.#adminPassword,
+            user_domain_name: 'Default',
+            project_name: 'admin',
+            project_domain_name: 'Default',
+          },
+          region_name: 'RegionOne',
+          identity_api_version: '3',
+        },
+      },
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#server.close((error) => {
+        if (error) reject(error);
+        else resolve();
+      });
+      this.#server.closeAllConnections();
+    });
+  }
+
+  async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestId = `req-${randomUUID()}`;
+    const url = new URL(req.url ?? '/', 'http://emulator');
+    const method = (req.method ?? 'GET').toUpperCase() as Method;
+    const raw = await readBody(req);
+    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+    const faultOf = this.#faultShape(path);
+    let answer: EmuResponse;
+    try {
+      const type = req.headers['content-type'] ?? '';
+      let body: unknown;
+      if (raw.length > 0 && JSON_TYPES.test(type)) {
+        try {
+          body = JSON.parse(raw.toString('utf8')) as unknown;
+        } catch {
+          throw faultOf(400, 'Malformed request body: the body is not valid JSON.');
+        }
+      }
+      const request = (params: Record<string, string>): EmuRequest => ({
+        method,
+        path,
+        query: url.searchParams,
+        headers: req.headers,
+        rawBody: JSON_TYPES.test(type) ? raw.toString('utf8') : raw.toString('latin1'),
+        body,
+        params,
+      });
+      const control = this.#controls.match(method, path);
+      if (control !== undefined && control !== 'method-not-allowed') {
+        answer = await control.handler(request(control.params));
+      } else {
+        this.#timeline.settle(this.#clock.now());
+        const match = this.#router.match(method, path);
+        if (match === undefined) throw faultOf(404, 'The resource could not be found.');
+        if (match === 'method-not-allowed') throw faultOf(405, 'The method is not allowed for the requested URL.');
+        for (const hit of this.#faults.take(method, match.template)) {
+          if (hit.kind === 'reset') {
+            req.socket.destroy();
+            return;
+          }
+          if (hit.kind === 'latency') {
+            // Injected latency is real time on purpose: it exercises the client's own timeouts.
+            await systemClock.sleep(hit.ms);
+            this.#timeline.settle(this.#clock.now());
+          } else {
+            throw faultOf(hit.status, `Injected fault: HTTP ${String(hit.status)}.`);
+          }
+        }
+        answer = await match.handler(request(match.params));
+      }
+    } catch (error) {
+      answer =
+        error instanceof EmuFault
+          ? { status: error.status, body: error.body, headers: error.headers }
+          : errorAnswer(faultOf, error);
+    }
+    write(res, method, answer, requestId);
+  }
+
+  #faultShape(path: string): (status: number, message: string) => EmuFault {
+    const under = (prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
+    const module = this.#modules.find((m) => under(m.prefix));
+    if (module) return (status, message) => module.fault(status, message);
+    const known = PREFIX_FAULTS.find(([prefix]) => under(prefix));
+    return known ? known[1] : (status, message) => new EmuFault(status, { error: message }, message);
+  }
+}
+
+function errorAnswer(faultOf: (status: number, message: string) => EmuFault, error: unknown): EmuResponse {
+  const fault = faultOf(
+    500,
+    `Unexpected error in the emulator: ${error instanceof Error ? error.message : String(error)}`,
+  );
+  return { status: 500, body: fault.body };
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      resolve(Buffer.concat(chunks));
+    });
+    req.on('error', reject);
+  });
+}
+
+function write(res: ServerResponse, method: Method, answer: EmuResponse, requestId: string): void {
+  const headers: Record<string, string> = { 'x-openstack-request-id': requestId, ...answer.headers };
+  let payload: string | undefined;
+  if (answer.body !== undefined) {
+    if (typeof answer.body === 'string') {
+      payload = answer.body;
+      headers['content-type'] ??= 'text/html; charset=UTF-8';
+    } else {
+      payload = JSON.stringify(answer.body);
+      headers['content-type'] ??= 'application/json';
+    }
+  }
+  headers['content-length'] = String(payload === undefined ? 0 : Buffer.byteLength(payload));
+  res.writeHead(answer.status, headers);
+  res.end(method === 'HEAD' ? undefined : payload);
+}

@@ -1,0 +1,189 @@
+/**
+ * The dev cloud's fixtures (scripts/devcloud.py), made in an emulator through the ordinary OpenStack APIs with
+ * openregion's own client, as an admin would on a real cloud. The names are the contract the suite relies on.
+ */
+import { systemClock } from '../../src/util/clock.ts';
+import { Emulator } from '../../src/emulator/emulator.ts';
+import { createImage, type ImageClient } from '../../src/openstack/image.ts';
+import {
+  createDomain,
+  createProject,
+  createUser,
+  findRoleByName,
+  grantRole,
+  type IdentityClient,
+} from '../../src/openstack/identity.ts';
+import type { ComputeClient } from '../../src/openstack/compute.ts';
+import { Session } from '../../src/openstack/session.ts';
+import { Transport } from '../../src/openstack/transport.ts';
+
+const PASSWORD = 'secret';
+
+/** Custom properties the region service validates on its images (devcloud.py IMAGES). */
+const IMAGES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'or-image-a': {
+    'unikorn:os:kernel': 'linux',
+    'unikorn:os:family': 'debian',
+    'unikorn:os:distro': 'ubuntu',
+    'unikorn:os:version': '24.04',
+    'unikorn:os:codename': 'noble',
+    'unikorn:os:variant': 'server',
+    'unikorn:virtualization': 'virtualized',
+    'unikorn:package:kubernetes': 'v1.30.2',
+    architecture: 'x86_64',
+  },
+  'or-image-b': {
+    'unikorn:os:kernel': 'linux',
+    'unikorn:os:family': 'redhat',
+    'unikorn:os:distro': 'rocky',
+    'unikorn:os:version': '9.4',
+    'unikorn:virtualization': 'any',
+    architecture: 'x86_64',
+  },
+  'or-image-deactivated': {
+    'unikorn:os:kernel': 'linux',
+    'unikorn:os:family': 'debian',
+    'unikorn:os:distro': 'debian',
+    'unikorn:os:version': '12',
+    'unikorn:os:codename': 'bookworm',
+    'unikorn:virtualization': 'virtualized',
+    architecture: 'x86_64',
+  },
+};
+
+const FLAVORS: readonly [string, number, number, number, Readonly<Record<string, string>>][] = [
+  ['or.small', 1, 512, 1, {}],
+  [
+    'or.pinned',
+    2,
+    1024,
+    1,
+    {
+      'resources:CUSTOM_BAREMETAL_GOLD': '1',
+      'trait:CUSTOM_GOLD': 'required',
+      'trait:CUSTOM_MAINTENANCE': 'forbidden',
+    },
+  ],
+  [
+    'or.baremetal',
+    1,
+    1024,
+    10,
+    {
+      'resources:CUSTOM_BAREMETAL': '1',
+      'resources:VCPU': '0',
+      'resources:MEMORY_MB': '0',
+      'resources:DISK_GB': '0',
+    },
+  ],
+];
+
+/** Seeds a running emulator; returns once every fixture exists. */
+export async function seedEmulator(emulator: Emulator): Promise<void> {
+  const transport = new Transport({ clock: systemClock, random: Math.random });
+  const admin = new Session<'project'>({
+    authUrl: emulator.authUrl,
+    auth: { type: 'password', user: { name: 'admin', domain: { id: 'default' } }, password: PASSWORD },
+    scope: { kind: 'project', project: { name: 'admin', domain: { id: 'default' } } },
+    transport,
+    clock: systemClock,
+    region: 'RegionOne',
+  });
+  try {
+    await seedIdentity(
+      admin.client('identity'),
+      (await admin.token()).user.id,
+      (await admin.token()).project?.id ?? '',
+    );
+    await seedFlavors(admin.client('compute'));
+    await seedImages(admin.client('image'));
+  } finally {
+    await transport.close();
+  }
+}
+
+async function seedIdentity(identity: IdentityClient, adminUserId: string, adminProjectId: string): Promise<void> {
+  const role = async (name: string): Promise<string> => {
+    const found = await findRoleByName(identity, name);
+    if (found) return found.id;
+    const { body } = await identity.request<{ role: { id: string } }>({
+      method: 'POST',
+      path: '/roles',
+      body: { role: { name } },
+    });
+    return body.role.id;
+  };
+  for (const name of ['manager', 'load-balancer_member', 'load-balancer_admin', 'creator', 'service']) await role(name);
+  await grantRole(identity, {
+    userId: adminUserId,
+    projectId: adminProjectId,
+    roleId: await role('load-balancer_admin'),
+  });
+  const domain = await createDomain(identity, { name: 'openregion', description: 'managed by openregion (devcloud)' });
+  const project = await createProject(identity, { name: 'openregion-region', domain_id: domain.id });
+  const user = await createUser(identity, { name: 'openregion-region', domain_id: domain.id, password: PASSWORD });
+  for (const name of ['member', 'load-balancer_member', 'manager']) {
+    await grantRole(identity, { userId: user.id, domainId: domain.id, roleId: await role(name) });
+  }
+  for (const name of ['member', 'manager']) {
+    await grantRole(identity, { userId: user.id, projectId: project.id, roleId: await role(name) });
+  }
+}
+
+async function seedFlavors(compute: ComputeClient): Promise<void> {
+  for (const [name, vcpus, ram, disk, specs] of FLAVORS) {
+    const { body } = await compute.request<{ flavor: { id: string } }>({
+      method: 'POST',
+      path: '/flavors',
+      body: { flavor: { name, vcpus, ram, disk, 'os-flavor-access:is_public': true } },
+    });
+    if (Object.keys(specs).length > 0) {
+      await compute.request({
+        method: 'POST',
+        path: '/flavors/{flavor_id}/os-extra_specs',
+        params: { flavor_id: body.flavor.id },
+        body: { extra_specs: specs },
+      });
+    }
+  }
+}
+
+async function seedImages(glance: ImageClient): Promise<void> {
+  for (const [name, properties] of Object.entries(IMAGES)) {
+    const image = await createImage(glance, {
+      name,
+      disk_format: 'raw',
+      container_format: 'bare',
+      visibility: 'public',
+      properties,
+    });
+    await glance.request({
+      method: 'PUT',
+      path: '/images/{image_id}/file',
+      params: { image_id: image.id },
+      contentType: 'application/octet-stream',
+      body: `openregion devcloud ${name}\n`.repeat(128),
+    });
+    if (name === 'or-image-deactivated') {
+      await glance.request({
+        method: 'POST',
+        path: '/images/{image_id}/actions/deactivate',
+        params: { image_id: image.id },
+      });
+    }
+  }
+}
+
+/** The clouds the suite reads, as `openregion devcloud up` writes them, pointing at the emulator. */
+export function contractCloudsYaml(emulator: Emulator): string {
+  const cloud = (auth: Record<string, string>) =>
+    `    auth:\n${Object.entries({ auth_url: emulator.authUrl, ...auth })
+      .map(([k, v]) => `      ${k}: "${v}"\n`)
+      .join('')}    region_name: "RegionOne"\n    identity_api_version: "3"\n`;
+  return [
+    'clouds:',
+    `  devcloud-admin:\n${cloud({ username: 'admin', password: PASSWORD, user_domain_name: 'Default', project_name: 'admin', project_domain_name: 'Default' })}`,
+    `  devcloud-region:\n${cloud({ username: 'openregion-region', password: PASSWORD, user_domain_name: 'openregion', domain_name: 'openregion' })}`,
+    `  devcloud-region-project:\n${cloud({ username: 'openregion-region', password: PASSWORD, user_domain_name: 'openregion', project_name: 'openregion-region', project_domain_name: 'openregion' })}`,
+  ].join('\n');
+}
