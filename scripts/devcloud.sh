@@ -120,11 +120,12 @@ start_daemon() { # name cmd...
 # uwsgi without Debian's ini files (apparmor plugin, 8x32 workers). "Connection: close" because uwsgi's
 # --http-socket closes the socket after every response without saying so, and keep-alive clients
 # (keystoneauth inside the services, undici in our tests) then get ECONNRESET.
-start_uwsgi() { # name port wsgi-file
-  local name=$1 port=$2 wsgi=$3
+# Threads per process default to 4; nova-api needs 1 (see start_nova).
+start_uwsgi() { # name port wsgi-file [threads]
+  local name=$1 port=$2 wsgi=$3 threads=${4:-4}
   alive "$name" && return 0
   (cd "$STATE" && exec setsid uwsgi --plugins python3 --http-socket "127.0.0.1:$port" --wsgi-file "$wsgi" \
-    --master --processes 2 --threads 4 --lazy-apps --die-on-term --enable-threads --buffer-size 65535 \
+    --master --processes 2 --threads "$threads" --lazy-apps --die-on-term --enable-threads --buffer-size 65535 \
     --add-header "Connection: close" --procname-prefix-spaced "$name" \
     --logto "$LOG/$name-uwsgi.log" --pidfile "$RUN/$name.pid" </dev/null >>"$LOG/$name.out" 2>&1) &
   echo $! >"$RUN/$name.pid"
@@ -437,7 +438,8 @@ workers = 1
 workers = 1
 discover_hosts_in_cells_interval = 2
 [filter_scheduler]
-enabled_filters = ComputeFilter,ComputeCapabilitiesFilter,ImagePropertiesFilter
+# The server-group filters make affinity and anti-affinity groups schedulable (identity server groups).
+enabled_filters = ComputeFilter,ComputeCapabilitiesFilter,ImagePropertiesFilter,ServerGroupAffinityFilter,ServerGroupAntiAffinityFilter
 [vnc]
 enabled = false
 [glance]
@@ -449,6 +451,9 @@ EOF
     authtoken nova
     service_auth nova placement
     service_auth nova neutron
+    # Cinder refuses Nova's attachment deletes (409 ConflictNovaUsingAttachment) without a service token.
+    service_auth nova service_user
+    echo 'send_service_user_token = true'
   } >/etc/nova/nova.conf
   create_db nova_api nova nova_cell0
   if ! synced nova nova; then
@@ -460,7 +465,10 @@ EOF
   fi
 }
 start_nova() {
-  start_uwsgi nova-api 8774 /usr/bin/nova-api-wsgi
+  # One thread per process: nova-api waits on RPC replies (console output, attach's device reservation) through
+  # eventlet, and with several uwsgi threads the reply can land on another thread's hub and never wake the
+  # waiting request, which then times out after 60 s with a 500.
+  start_uwsgi nova-api 8774 /usr/bin/nova-api-wsgi 1
   start_daemon nova-conductor nova-conductor --config-file /etc/nova/nova.conf --log-file "$LOG/nova-conductor.log"
   start_daemon nova-scheduler nova-scheduler --config-file /etc/nova/nova.conf --log-file "$LOG/nova-scheduler.log"
   # The nova-compute package would pull in libvirt and qemu; the code is in python3-nova. argv[0] makes the

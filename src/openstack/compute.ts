@@ -649,13 +649,27 @@ export async function getVolumeAttachment(
   return body.volumeAttachment;
 }
 
+/**
+ * What Nova answers to an attach. The block device mapping is still being made, so even at 2.89+ it has no
+ * `attachment_id` or `bdm_uuid` (read them with getVolumeAttachment), and `device` is only Nova's guess.
+ */
+export interface VolumeAttachmentAccepted {
+  readonly volumeId: string;
+  readonly serverId: string;
+  readonly device: string | null;
+  /** 2.70+. */
+  readonly tag?: string | null;
+  /** 2.79+. */
+  readonly delete_on_termination?: boolean;
+}
+
 /** Starts an attach; the attachment is complete when Cinder reports the volume in-use. */
 export async function attachVolume(
   compute: ComputeClient,
   serverId: string,
   attachment: VolumeAttachmentCreate,
-): Promise<VolumeAttachment> {
-  const { body } = await compute.request<{ volumeAttachment: VolumeAttachment }>({
+): Promise<VolumeAttachmentAccepted> {
+  const { body } = await compute.request<{ volumeAttachment: VolumeAttachmentAccepted }>({
     method: 'POST',
     path: '/servers/{server_id}/os-volume_attachments',
     params: { server_id: serverId },

@@ -13,7 +13,9 @@ import {
   grantRole,
   type IdentityClient,
 } from '../../src/openstack/identity.ts';
+import type { BlockStorageClient } from '../../src/openstack/blockstorage.ts';
 import type { ComputeClient } from '../../src/openstack/compute.ts';
+import { createNetwork, createSubnet, type NetworkClient } from '../../src/openstack/network.ts';
 import { Session } from '../../src/openstack/session.ts';
 import { Transport } from '../../src/openstack/transport.ts';
 
@@ -97,6 +99,8 @@ export async function seedEmulator(emulator: Emulator): Promise<void> {
     );
     await seedFlavors(admin.client('compute'));
     await seedImages(admin.client('image'));
+    await seedNetwork(admin.client('network'));
+    await seedVolumeTypes(admin.client('block-storage'));
   } finally {
     await transport.close();
   }
@@ -171,6 +175,36 @@ async function seedImages(glance: ImageClient): Promise<void> {
         params: { image_id: image.id },
       });
     }
+  }
+}
+
+/** The external network floating IPs and router gateways use (devcloud.py seed_network). */
+async function seedNetwork(neutron: NetworkClient): Promise<void> {
+  const network = await createNetwork(neutron, {
+    name: 'or-external',
+    'provider:network_type': 'flat',
+    'provider:physical_network': 'public',
+    'router:external': true,
+    shared: false,
+  });
+  await createSubnet(neutron, {
+    name: 'or-external-subnet',
+    network_id: network.id,
+    ip_version: 4,
+    cidr: '203.0.113.0/24',
+    gateway_ip: '203.0.113.1',
+    enable_dhcp: false,
+  });
+}
+
+/** The public volume types VolumeClass inventory selects from (devcloud.py VOLUME_TYPES). */
+async function seedVolumeTypes(cinder: BlockStorageClient): Promise<void> {
+  for (const name of ['or-standard', 'or-fast']) {
+    await cinder.request({
+      method: 'POST',
+      path: '/types',
+      body: { volume_type: { name, 'os-volume-type-access:is_public': true } },
+    });
   }
 }
 

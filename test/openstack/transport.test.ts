@@ -21,7 +21,7 @@ import { paginate } from '../../src/openstack/pagination.ts';
 import { Session } from '../../src/openstack/session.ts';
 import { Transport } from '../../src/openstack/transport.ts';
 import { systemClock } from '../../src/util/clock.ts';
-import { contractCloud } from './cloud.ts';
+import { cloudTarget, contractCloud } from './cloud.ts';
 
 const cloud = await contractCloud();
 
@@ -200,9 +200,15 @@ describe('transport and session against the real services', { skip: cloud === un
     const token = await cloud.regionProject.token();
     const project = token.project?.id;
     assert.ok(project);
-    assert.equal(await cloud.regionProject.client('network').baseUrl(), 'http://127.0.0.1:9696/v2.0');
-    assert.equal(await cloud.regionProject.client('block-storage').baseUrl(), `http://127.0.0.1:8776/v3/${project}`);
-    assert.equal(await cloud.regionProject.client('load-balancer').baseUrl(), 'http://127.0.0.1:9876/v2');
+    // The dev cloud gives each service its own port; the emulator serves them all on one, each below a prefix.
+    const origin = new URL(cloud.authUrl).origin;
+    const [network, volume, lb] =
+      cloudTarget === 'emulator'
+        ? [`${origin}/network`, `${origin}/volume`, `${origin}/load-balancer`]
+        : ['http://127.0.0.1:9696', 'http://127.0.0.1:8776', 'http://127.0.0.1:9876'];
+    assert.equal(await cloud.regionProject.client('network').baseUrl(), `${network}/v2.0`);
+    assert.equal(await cloud.regionProject.client('block-storage').baseUrl(), `${volume}/v3/${project}`);
+    assert.equal(await cloud.regionProject.client('load-balancer').baseUrl(), `${lb}/v2`);
     // paginate() is lazy: breaking out after the first item sends one request only.
     const { transport, accounting } = ownTransport();
     const neutron = regionSession(transport).client('network');

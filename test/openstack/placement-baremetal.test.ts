@@ -1,0 +1,238 @@
+/**
+ * Contract: Placement (placement.ts, microversion 1.22) and Ironic (baremetal.ts, microversion 1.11) against a
+ * real cloud. The fixtures (resource providers with inventory and traits, a fake-hardware node) are admin-only and
+ * made with raw requests; the queries go through the client.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { getNode, getNodeByInstanceUuid, listNodes, NODE_FIELDS, type Node } from '../../src/openstack/baremetal.ts';
+import { isNotFound, NotFoundError } from '../../src/openstack/errors.ts';
+import {
+  getResourceProviderTraits,
+  listResourceProviders,
+  type PlacementClient,
+  type ResourceProvider,
+} from '../../src/openstack/placement.ts';
+import type { ServiceClient } from '../../src/openstack/session.ts';
+import { contractCloud } from './cloud.ts';
+
+const cloud = await contractCloud();
+
+/** Undo steps, run newest first; a failing step is reported and never masks a test's own failure. */
+class Cleanup {
+  readonly #steps: { what: string; run: () => Promise<unknown> }[] = [];
+  add(what: string, run: () => Promise<unknown>): void {
+    this.#steps.push({ what, run });
+  }
+  async run(): Promise<void> {
+    for (const step of this.#steps.reverse()) {
+      try {
+        await step.run();
+      } catch (error) {
+        if (!isNotFound(error)) process.stderr.write(`cleanup ${step.what}: ${String(error)}\n`);
+      }
+    }
+  }
+}
+
+const GOLD = 'CUSTOM_BAREMETAL_GOLD';
+const TRAIT_GOLD = 'CUSTOM_GOLD';
+const TRAIT_MAINTENANCE = 'CUSTOM_MAINTENANCE';
+
+describe('placement contract (1.22)', { skip: cloud === undefined }, () => {
+  const c = cloud as NonNullable<typeof cloud>;
+  const cleanup = new Cleanup();
+  let placement: PlacementClient;
+  let gold: ResourceProvider;
+  let maintenance: ResourceProvider;
+
+  /** A provider with one unit of CUSTOM_BAREMETAL_GOLD and the given traits, as Ironic's nodes appear in Placement. */
+  async function provider(what: string, traits: readonly string[]): Promise<ResourceProvider> {
+    const name = c.name(what);
+    const { body: created } = await placement.request<ResourceProvider>({
+      method: 'POST',
+      path: '/resource_providers',
+      body: { name },
+    });
+    cleanup.add(`resource provider ${name}`, () =>
+      placement.request({ method: 'DELETE', path: '/resource_providers/{uuid}', params: { uuid: created.uuid } }),
+    );
+    const { body: inventories } = await placement.request<{ resource_provider_generation: number }>({
+      method: 'PUT',
+      path: '/resource_providers/{uuid}/inventories',
+      params: { uuid: created.uuid },
+      body: { resource_provider_generation: created.generation, inventories: { [GOLD]: { total: 1 } } },
+    });
+    await placement.request({
+      method: 'PUT',
+      path: '/resource_providers/{uuid}/traits',
+      params: { uuid: created.uuid },
+      body: { resource_provider_generation: inventories.resource_provider_generation, traits },
+    });
+    return created;
+  }
+
+  before(async () => {
+    placement = c.admin.client('placement');
+    // Custom resource classes and traits are global and idempotent to create (201 new, 204 existing).
+    await placement.request({ method: 'PUT', path: '/resource_classes/{name}', params: { name: GOLD } });
+    for (const trait of [TRAIT_GOLD, TRAIT_MAINTENANCE]) {
+      await placement.request({ method: 'PUT', path: '/traits/{name}', params: { name: trait } });
+    }
+    gold = await provider('rp-gold', [TRAIT_GOLD]);
+    maintenance = await provider('rp-maintenance', [TRAIT_GOLD, TRAIT_MAINTENANCE]);
+  });
+
+  after(async () => {
+    await cleanup.run();
+  });
+
+  const ours = (providers: ResourceProvider[]) =>
+    providers
+      .filter((p) => p.uuid === gold.uuid || p.uuid === maintenance.uuid)
+      .map((p) => p.name)
+      .sort();
+
+  it('resources + required + forbidden traits select exactly the provider without the forbidden trait', async (t) => {
+    const found = await listResourceProviders(placement, {
+      resources: { [GOLD]: 1 },
+      requiredTraits: [TRAIT_GOLD],
+      forbiddenTraits: [TRAIT_MAINTENANCE],
+    });
+    assert.deepEqual(ours(found), [gold.name]);
+    const others = found.filter((p) => p.uuid !== gold.uuid);
+    if (others.length > 0)
+      t.diagnostic(`other providers on this cloud match too: ${others.map((p) => p.name).join(', ')}`);
+    const exact = found.find((p) => p.uuid === gold.uuid);
+    assert.equal(exact?.root_provider_uuid, gold.uuid);
+    assert.equal(exact.parent_provider_uuid, null);
+  });
+
+  it('without the forbidden trait both match; requiring it selects the other; too much capacity matches none', async () => {
+    assert.deepEqual(
+      ours(await listResourceProviders(placement, { resources: { [GOLD]: 1 }, requiredTraits: [TRAIT_GOLD] })),
+      [gold.name, maintenance.name].sort(),
+    );
+    assert.deepEqual(
+      ours(await listResourceProviders(placement, { requiredTraits: [TRAIT_GOLD, TRAIT_MAINTENANCE] })),
+      [maintenance.name],
+    );
+    assert.deepEqual(ours(await listResourceProviders(placement, { resources: { [GOLD]: 2 } })), []);
+    assert.deepEqual(ours(await listResourceProviders(placement, { forbiddenTraits: [TRAIT_GOLD] })), []);
+  });
+
+  it('filters by name, uuid and tree; reads a provider’s traits', async () => {
+    assert.deepEqual(
+      (await listResourceProviders(placement, { name: gold.name })).map((p) => p.uuid),
+      [gold.uuid],
+    );
+    assert.deepEqual(
+      (await listResourceProviders(placement, { uuid: maintenance.uuid })).map((p) => p.name),
+      [maintenance.name],
+    );
+    assert.deepEqual(
+      (await listResourceProviders(placement, { inTree: gold.uuid })).map((p) => p.uuid),
+      [gold.uuid],
+    );
+    const traits = await getResourceProviderTraits(placement, maintenance.uuid);
+    assert.deepEqual([...traits.traits].sort(), [TRAIT_GOLD, TRAIT_MAINTENANCE]);
+    assert.equal(typeof traits.resource_provider_generation, 'number');
+    await assert.rejects(getResourceProviderTraits(placement, randomUUID()), NotFoundError);
+  });
+});
+
+describe('baremetal contract (Ironic 1.11)', { skip: cloud === undefined }, () => {
+  const c = cloud as NonNullable<typeof cloud>;
+  const cleanup = new Cleanup();
+  let ironic: ServiceClient<'baremetal', 'project'>;
+  let node: Node;
+  const instanceUuid = randomUUID();
+
+  before(async () => {
+    ironic = c.admin.client('baremetal');
+    const name = c.name('node');
+    const { body } = await ironic.request<Node>({
+      method: 'POST',
+      path: '/nodes',
+      body: { name, driver: 'fake-hardware' },
+    });
+    node = body;
+    cleanup.add(`node ${name}`, () =>
+      ironic.request({ method: 'DELETE', path: '/nodes/{node_ident}', params: { node_ident: body.uuid } }),
+    );
+    // A node that claims an instance cannot be deleted: release it first.
+    cleanup.add(`node ${name} instance_uuid`, () =>
+      ironic.request({
+        method: 'PATCH',
+        path: '/nodes/{node_ident}',
+        params: { node_ident: body.uuid },
+        body: [{ op: 'remove', path: '/instance_uuid' }],
+      }),
+    );
+    await ironic.request({
+      method: 'PATCH',
+      path: '/nodes/{node_ident}',
+      params: { node_ident: body.uuid },
+      body: [{ op: 'add', path: '/instance_uuid', value: instanceUuid }],
+    });
+  });
+
+  after(async () => {
+    await cleanup.run();
+    await c.close();
+  });
+
+  it('a new fake-hardware node is enrolled', () => {
+    assert.equal(node.provision_state, 'enroll');
+    assert.equal(node.driver, 'fake-hardware');
+    assert.equal(node.instance_uuid, null);
+  });
+
+  it('getNodeByInstanceUuid finds the node that claims the instance; undefined for an unknown one', async () => {
+    const found = await getNodeByInstanceUuid(ironic, instanceUuid);
+    assert.equal(found?.uuid, node.uuid);
+    assert.equal(found.instance_uuid, instanceUuid);
+    assert.equal(found.provision_state, 'enroll');
+    assert.equal(found.maintenance, false);
+    assert.equal(found.driver, 'fake-hardware');
+    assert.ok('target_provision_state' in found && 'last_error' in found, 'the fields asked for come back');
+    assert.equal(await getNodeByInstanceUuid(ironic, randomUUID()), undefined);
+  });
+
+  it('lists nodes (all, by instance, with fields) and reads one by uuid and by name', async () => {
+    assert.ok((await listNodes(ironic)).some((n) => n.uuid === node.uuid));
+    const byInstance = await listNodes(ironic, { instance_uuid: instanceUuid, fields: ['uuid', 'instance_uuid'] });
+    // Ironic returns the fields asked for, plus its links.
+    assert.deepEqual(
+      byInstance.map((n) =>
+        Object.keys(n)
+          .filter((k) => k !== 'links')
+          .sort(),
+      ),
+      [['instance_uuid', 'uuid']],
+    );
+    assert.deepEqual(
+      byInstance.map((n) => [n.uuid, n.instance_uuid]),
+      [[node.uuid, instanceUuid]],
+    );
+    const onePage = await listNodes(ironic, {}, { pageSize: 1 });
+    assert.ok(
+      onePage.some((n) => n.uuid === node.uuid),
+      'paging follows the next links',
+    );
+
+    const byUuid = await getNode(ironic, node.uuid);
+    assert.equal(byUuid.instance_uuid, instanceUuid);
+    assert.equal(byUuid.power_state, null);
+    const byName = await getNode(ironic, node.name ?? '', NODE_FIELDS);
+    assert.equal(byName.uuid, node.uuid);
+    assert.deepEqual(
+      Object.keys(byName)
+        .filter((k) => k !== 'links')
+        .sort(),
+      [...NODE_FIELDS].sort(),
+    );
+    await assert.rejects(getNode(ironic, randomUUID()), NotFoundError);
+  });
+});
