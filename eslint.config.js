@@ -13,6 +13,11 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
       '@typescript-eslint/no-explicit-any': 'error',
+      // `const { secret: _, ...rest } = x` is how a field is dropped from a copy.
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { ignoreRestSiblings: true, varsIgnorePattern: '^_', argsIgnorePattern: '^_' },
+      ],
       // Layering (ARCHITECTURE.md): product code never imports the emulator; openstack/ knows nothing above it.
       'no-restricted-imports': 'off',
     },

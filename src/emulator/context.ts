@@ -39,6 +39,8 @@ export interface EmulatorConfig {
   readonly adminPassword: string;
   /** Whether Nova offers remote consoles; the dev cloud runs with VNC disabled, and says so with a 400. */
   readonly novaConsoles: boolean;
+  /** The one token the KV secrets endpoint accepts in `X-Vault-Token` (a dev Vault's root token). */
+  readonly kvToken: string;
 }
 
 /** A control endpoint under `/_emulator/`, also callable in-process through the service object. */

@@ -21,7 +21,17 @@ describe('Emulator', () => {
   it('advertises its services in RegionOne; Cinder under both of its types with the project id filled in', async () => {
     const token = await cloud.admin.token();
     const types = token.catalog.map((e) => e.type).sort();
-    assert.deepEqual(types, ['compute', 'identity', 'image']);
+    assert.deepEqual(types, [
+      'baremetal',
+      'block-storage',
+      'compute',
+      'identity',
+      'image',
+      'load-balancer',
+      'network',
+      'placement',
+      'volumev3',
+    ]);
     for (const entry of token.catalog) {
       assert.deepEqual(entry.endpoints.map((e) => e.interface).sort(), ['admin', 'internal', 'public']);
       assert.ok(entry.endpoints.every((e) => e.region_id === 'RegionOne' && e.url.startsWith(cloud.emulator.url)));

@@ -23,9 +23,15 @@ import {
 } from './faults.ts';
 import { Glance, glanceModule } from './glance.ts';
 import { EmuFault, Router, type EmuRequest, type EmuResponse, type Method } from './http.ts';
+import { ironicModule } from './ironic.ts';
 import { Keystone, keystoneModule } from './keystone.ts';
+import { kvModule } from './kv.ts';
 import { Lookups } from './lookups.ts';
+import { cinderModule } from './cinder.ts';
+import { neutronModule } from './neutron.ts';
 import { Nova, novaModule } from './nova.ts';
+import { octaviaModule } from './octavia.ts';
+import { placementModule } from './placement.ts';
 import { RouteFaults } from './route-faults.ts';
 import { Timeline } from './timeline.ts';
 
@@ -42,7 +48,16 @@ export interface EmulatorOptions {
 }
 
 /** The services the emulator runs unless told otherwise; other services join this list. */
-export const defaultServices = (): ServiceModule[] => [glanceModule, novaModule];
+export const defaultServices = (): ServiceModule[] => [
+  glanceModule,
+  novaModule,
+  neutronModule,
+  cinderModule,
+  octaviaModule,
+  placementModule,
+  ironicModule,
+  kvModule,
+];
 
 /** The error shape of each service prefix, so an unknown route answers like the service it names would. */
 const PREFIX_FAULTS: readonly [string, (status: number, message: string) => EmuFault][] = [
@@ -87,6 +102,7 @@ export class Emulator {
       maxComputeMicroversion: options.config?.maxComputeMicroversion ?? '2.93',
       delays: options.config?.delays ?? {},
       novaConsoles: options.config?.novaConsoles ?? true,
+      kvToken: options.config?.kvToken ?? 'root',
       adminPassword: options.adminPassword ?? 'secret',
     };
     this.#adminPassword = config.adminPassword;

@@ -59,16 +59,19 @@ export interface RouteMatch {
 export class Router {
   readonly #routes: Route[] = [];
 
-  /** Adds a route; `template` holds `{name}` segments (one path segment each). */
+  /**
+   * Adds a route; `template` holds `{name}` segments (one path segment each) and may end in `{name+}`, which takes
+   * one or more segments (a secret's path below a KV mount).
+   */
   add(method: Method, template: string, handler: Handler): this {
     const names: string[] = [];
     const source = template
       .split('/')
       .map((segment) =>
-        segment.replace(/\{(\w+)\}|[.*+?^$()|[\]\\]/g, (m, name: string | undefined) => {
+        segment.replace(/\{(\w+)(\+?)\}|[.*+?^$()|[\]\\]/g, (m, name: string | undefined, rest: string | undefined) => {
           if (name === undefined) return `\\${m}`;
           names.push(name);
-          return '([^/]+)';
+          return rest === '+' ? '(.+)' : '([^/]+)';
         }),
       )
       .join('/');

@@ -3,6 +3,7 @@
  * every effect is observed through the ordinary OpenStack APIs, deterministically.
  */
 import type { AuthMethod, ScopeKind, ScopeOf } from '../openstack/auth.ts';
+import { createProject, createUser, findRoleByName, grantRole } from '../openstack/identity.ts';
 import { Session } from '../openstack/session.ts';
 import { Transport } from '../openstack/transport.ts';
 import { ManualClock } from '../util/clock.ts';
@@ -17,6 +18,8 @@ export interface TestCloud {
     auth: AuthMethod,
     scope: K extends 'project' ? ScopeOf<'project' | 'unscoped'> : ScopeOf<K>,
   ): Session<K>;
+  /** A user of its own holding `roles` in a new project `name`, and a session scoped to that project. */
+  projectSession(name: string, roles: readonly string[]): Promise<Session<'project'>>;
   /** Sends a control request; resolves to the HTTP status. */
   control(method: string, path: string, body?: unknown): Promise<number>;
   close(): Promise<void>;
@@ -31,18 +34,40 @@ export async function testCloud(options: Omit<EmulatorOptions, 'clock'> = {}): P
     auth: AuthMethod,
     scope: K extends 'project' ? ScopeOf<'project' | 'unscoped'> : ScopeOf<K>,
   ) => new Session<K>({ authUrl: emulator.authUrl, auth, scope, transport, clock, region: 'RegionOne' });
+  const admin = session<'project'>(
+    {
+      type: 'password',
+      user: { name: 'admin', domain: { id: 'default' } },
+      password: options.adminPassword ?? 'secret',
+    },
+    { kind: 'project', project: { name: 'admin', domain: { id: 'default' } } },
+  );
   return {
     emulator,
     clock,
-    admin: session<'project'>(
-      {
-        type: 'password',
-        user: { name: 'admin', domain: { id: 'default' } },
-        password: options.adminPassword ?? 'secret',
-      },
-      { kind: 'project', project: { name: 'admin', domain: { id: 'default' } } },
-    ),
+    admin,
     session,
+    projectSession: async (name, roles) => {
+      const identity = admin.client('identity');
+      const project = await createProject(identity, { name, domain_id: 'default' });
+      const user = await createUser(identity, { name, domain_id: 'default', password: 'pw' });
+      for (const role of roles) {
+        let roleId = (await findRoleByName(identity, role))?.id;
+        if (roleId === undefined) {
+          const { body } = await identity.request<{ role: { id: string } }>({
+            method: 'POST',
+            path: '/roles',
+            body: { role: { name: role } },
+          });
+          roleId = body.role.id;
+        }
+        await grantRole(identity, { userId: user.id, projectId: project.id, roleId });
+      }
+      return session<'project'>(
+        { type: 'password', user: { id: user.id }, password: 'pw' },
+        { kind: 'project', project: { id: project.id } },
+      );
+    },
     control: async (method, path, body) => {
       const response = await fetch(`${emulator.url}/_emulator${path}`, {
         method,

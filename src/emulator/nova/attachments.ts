@@ -59,7 +59,9 @@ export function registerAttachments(api: NovaApi): void {
     };
     server.attachments.push(a);
     api.lookups.volumes.attach(volumeId, server.id, a.attachmentId, a.device);
-    return json({ volumeAttachment: view(server, a, call) });
+    // Real Nova answers the attach before the block device mapping exists: no attachment_id or bdm_uuid yet.
+    const { attachment_id: _attachment, bdm_uuid: _bdm, ...accepted } = view(server, a, call);
+    return json({ volumeAttachment: accepted });
   });
   api.route('DELETE', `${base}/{volume_id}`, (req, call) => {
     const server = serverFor(api, call, req.params.server_id ?? '');
