@@ -370,6 +370,22 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
       assert.equal(await hasRole(region, { ...target, roleId: (await getRole(admin, member.id)).id }), true);
     });
 
+    it('grants and revokes a role on a project and on a domain (as admin)', async () => {
+      const u = await createUser(admin, { name: c.name('grantee'), domain_id: domainId, password: PASSWORD });
+      cleanup.add(`user ${u.name}`, () => deleteUser(admin, u.id));
+      for (const target of [
+        { userId: u.id, projectId: project.id, roleId: member.id },
+        { userId: u.id, domainId, roleId: member.id },
+      ]) {
+        assert.equal(await hasRole(admin, target), false);
+        await grantRole(admin, target);
+        assert.equal(await hasRole(admin, target), true);
+        await revokeRole(admin, target);
+        assert.equal(await hasRole(admin, target), false);
+        await assert.rejects(revokeRole(admin, target), isNotFound);
+      }
+    });
+
     it('the region account manages its domain: projects, users and grants', async (t) => {
       const region = c.region.client('identity');
       let p: Project;
