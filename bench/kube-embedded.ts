@@ -9,13 +9,10 @@ import { pathToFileURL } from 'node:url';
 import { openEmbeddedStore } from '../src/kube/embedded/store.ts';
 import { builtin } from '../src/kube/resource-type.ts';
 import { systemClock } from '../src/util/clock.ts';
+import { percentile } from './stats.ts';
 
 const OBJECTS = 10_000;
 const WATCH_SAMPLES = 500;
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
 
 const configMap = (name: string) => ({
   apiVersion: 'v1',
@@ -67,12 +64,11 @@ export async function benchEmbedded(): Promise<Record<string, number>> {
     }
     await watching;
     abort.abort();
-    latencies.sort((a, b) => a - b);
     return {
       'creates/s': Math.round(OBJECTS / createSeconds),
       'list 10,000 objects (ms)': Math.round(Math.min(...listTimes)),
-      'watch delivery p50 (ms)': Number(percentile(latencies, 50).toFixed(3)),
-      'watch delivery p99 (ms)': Number(percentile(latencies, 99).toFixed(3)),
+      'watch delivery p50 (ms)': percentile(latencies, 50),
+      'watch delivery p99 (ms)': percentile(latencies, 99),
       'RSS with 10,000 objects (MiB)': Math.round(rss / 2 ** 20),
     };
   } finally {

@@ -3,10 +3,12 @@
  * bench/results.json. Figures, not assertions: these machines are noisy, so compare runs taken together.
  */
 import { writeFileSync } from 'node:fs';
+import { benchEmulator } from './emulator.ts';
 import { benchEmbedded } from './kube-embedded.ts';
 
 const benches: Record<string, () => Promise<Record<string, number>>> = {
   'kube embedded store': benchEmbedded,
+  'OpenStack emulator': benchEmulator,
 };
 
 const results: Record<string, Record<string, number>> = {};

@@ -12,6 +12,7 @@ interface EmulatorOptions {
   readonly host: string;
   readonly adminPassword: string;
   readonly cloudsYaml?: string;
+  readonly kvToken: string;
 }
 
 function port(value: string): number {
@@ -22,16 +23,20 @@ function port(value: string): number {
 
 export function emulatorCommand(): Command {
   return new Command('emulator')
-    .description('Run the OpenStack emulator: Keystone, Nova and Glance (and any registered service) on one port')
+    .description(
+      'Run the OpenStack emulator (Keystone, Nova, Glance, Neutron, Cinder, Octavia, Placement, Ironic) and a KV v2 secrets endpoint on one port',
+    )
     .option('--port <port>', 'the port to listen on (0: any free one)', port, 0)
     .option('--host <host>', 'the address to listen on', '127.0.0.1')
     .option('--admin-password <password>', "the bootstrap admin's password", 'secret')
     .option('--clouds-yaml <file>', 'write a clouds.yaml with the cloud `emulator` to this file')
+    .option('--kv-token <token>', 'the X-Vault-Token the KV v2 endpoint (/v1/…) accepts', 'root')
     .action(async (options: EmulatorOptions) => {
       const emulator = await Emulator.start({
         port: options.port,
         host: options.host,
         adminPassword: options.adminPassword,
+        config: { kvToken: options.kvToken },
       });
       if (options.cloudsYaml !== undefined) writeFileSync(options.cloudsYaml, emulator.cloudsYaml(), { mode: 0o600 });
       process.stdout.write(
