@@ -43,9 +43,11 @@ export function conformance(backendName: string, makeClient: () => Promise<Confo
   describe(`kube conformance: ${backendName}`, () => {
     let backend: ConformanceBackend;
     let c: Client;
-    const ns = `conf-${randomBytes(4).toString('hex')}`;
+    const run = randomBytes(4).toString('hex');
+    const ns = `conf-${run}`;
     let seq = 0;
-    const unique = (p: string): string => `${p}-${++seq}`;
+    // The run's suffix keeps names (and the labels built from them) apart from earlier runs on a reused server.
+    const unique = (p: string): string => `${p}-${run}-${String(++seq)}`;
     const widget = (name: string, spec: Partial<Widget['spec']> = {}, labels?: Record<string, string>): Widget => ({
       apiVersion: 'conformance.openregion.dev/v1',
       kind: 'Widget',
