@@ -138,7 +138,7 @@ describe('multicluster engagement', () => {
     await manager.stop();
   });
 
-  it('re-engages when the kubeconfig or namespaces change, and restricts the cache to the namespaces', async () => {
+  it('re-engages on any change of the registration Secret, and restricts the cache to the namespaces', async () => {
     const { management, target, manager, passes, reconcile, built } = setup();
     manager.controller('widgets').for(widgetType).complete(reconcile);
     await manager.start();
@@ -163,7 +163,10 @@ describe('multicluster engagement', () => {
       metadata: { ...unchanged.metadata, annotations: { note: 'x' } },
     });
     await settle();
-    assert.equal(built.length, 2, 'a change outside the kubeconfig and namespaces does not re-engage');
+    // The seed: a kind installed on the target later is watched once a change of its registration Secret
+    // re-engages the cluster, so any write to the Secret counts, not only a new kubeconfig.
+    assert.equal(built.length, 3, 'any change to the registration Secret re-engages');
+    assert.equal(manager.client('edge-1'), target('https://new'));
     await manager.stop();
   });
 

@@ -185,7 +185,7 @@ function secretValue(secret: KubeObject, key: string): string | undefined {
 export class KubeconfigSecretProvider {
   readonly #options: KubeconfigSecretProviderOptions;
   readonly #informer: Informer<KubeObject>;
-  /** cluster → hash of the registration it was engaged with. */
+  /** cluster → the registration (hash and Secret resourceVersion) it was engaged with. */
   readonly #engaged = new Map<string, string>();
 
   constructor(options: KubeconfigSecretProviderOptions) {
@@ -237,12 +237,15 @@ export class KubeconfigSecretProvider {
       await this.#remove(name);
       return;
     }
-    if (this.#engaged.get(name) === registration.hash) return;
-    this.#engaged.set(name, registration.hash);
+    // Any write to the Secret re-engages, not only a new kubeconfig: that is how an operator makes a cluster's
+    // watches pick up a kind (a CRD) installed after it was first engaged.
+    const version = `${registration.hash}@${secret.metadata.resourceVersion ?? ''}`;
+    if (this.#engaged.get(name) === version) return;
+    this.#engaged.set(name, version);
     try {
       const client = await this.#options.clientFor(registration.kubeconfig, name);
       // A newer registration of the same cluster may have arrived while the client was being built.
-      if (this.#engaged.get(name) !== registration.hash) return;
+      if (this.#engaged.get(name) !== version) return;
       await this.#options.registry.engage({ name, client, namespaces: registration.namespaces });
       log.info({ namespaces: registration.namespaces }, 'cluster engaged');
     } catch (error) {
