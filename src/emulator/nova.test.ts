@@ -151,6 +151,19 @@ describe('Nova emulation', () => {
     );
   });
 
+  it('an injected synchronous rebuild failure answers at once and leaves the server as it was', async () => {
+    const id = await boot('sync-rebuild');
+    settle();
+    cloud.emulator.nova.controls.failNext({ operation: 'rebuild', mode: 'sync', status: 500 });
+    await assert.rejects(rebuildServer(compute, id, { imageRef: images.b }), ServerError);
+    const untouched = await getServer(compute, id);
+    assert.deepEqual(
+      [untouched.status, untouched['OS-EXT-STS:task_state'], imageOf(untouched)],
+      ['ACTIVE', null, images.a],
+    );
+    await rebuildServer(compute, id, { imageRef: images.b });
+  });
+
   it('at 2.93 a rebuild on a baremetal flavor is accepted, then fails as Ironic refuses reimage_boot_volume', async () => {
     const id = await boot('metal', flavors.metal);
     settle();

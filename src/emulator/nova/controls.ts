@@ -23,7 +23,7 @@ export class NovaControls {
     this.#api.state.failures.push({
       operation: failure.operation,
       mode,
-      status: failure.status ?? (mode === 'sync' ? 500 : 500),
+      status: failure.status ?? 500,
       message:
         failure.message ??
         (mode === 'sync'
