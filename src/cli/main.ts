@@ -1,6 +1,7 @@
 /** The `openregion` command. The edge of the program: the only place that reads process.env and argv. */
 import { Command } from 'commander';
 import { cloudCommand } from './cloud.ts';
+import { crdsCommand } from './crds.ts';
 import { devcloudCommand } from './devcloud.ts';
 import { emulatorCommand } from './emulator.ts';
 import { kubeCommands } from './kube.ts';
@@ -10,6 +11,7 @@ export function buildProgram(): Command {
     .description('A control plane for OpenStack-backed cloud regions, and a Keystone orders operator.')
     .showHelpAfterError();
   program.addCommand(cloudCommand());
+  program.addCommand(crdsCommand());
   program.addCommand(devcloudCommand());
   program.addCommand(emulatorCommand());
   for (const command of kubeCommands()) program.addCommand(command);

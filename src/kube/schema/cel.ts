@@ -110,7 +110,8 @@ function toCel(value: unknown, schema: JSONSchemaProps | undefined): unknown {
   if (Array.isArray(value)) return value.map((v) => toCel(v, schema?.items));
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = toCel(v, schema ? propertySchema(schema, k) : undefined);
+    for (const [k, v] of Object.entries(value))
+      out[celName(k)] = toCel(v, schema ? propertySchema(schema, k) : undefined);
     return out;
   }
   return value;
@@ -161,4 +162,37 @@ export function evaluateRules(value: unknown, old: unknown, schema: JSONSchemaPr
     value.forEach((v, i) => causes.push(...evaluateRules(v, undefined, items, `${path}[${i}]`)));
   }
   return causes;
+}
+
+const CEL_RESERVED = new Set([
+  'true',
+  'false',
+  'null',
+  'in',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
+]);
+
+/** A property name as Kubernetes CEL spells it: reserved words as `__word__`, and `__`, `.`, `-`, `/` escaped. */
+function celName(name: string): string {
+  if (CEL_RESERVED.has(name)) return `__${name}__`;
+  return name.replace(
+    /__|[.\-/]/g,
+    (m) => ({ __: '__underscores__', '.': '__dot__', '-': '__dash__', '/': '__slash__' })[m] ?? m,
+  );
 }

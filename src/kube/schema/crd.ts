@@ -106,7 +106,8 @@ export function prepareCustomResource(
   const defaulted = prune(applyDefaults(object, schema), schema, true) as KubeObject;
   const body = bodyOf(defaulted);
   const causes = validateValue(body, schema, '');
-  if (causes.length === 0) causes.push(...evaluateRules(body, old === undefined ? undefined : bodyOf(old), schema, ''));
+  if (causes.length === 0)
+    causes.push(...evaluateRules(celView(defaulted), old === undefined ? undefined : celView(old), schema, ''));
   if (causes.length > 0) {
     const kind = served.type.kind;
     throw new InvalidError(
@@ -124,4 +125,8 @@ function bodyOf(object: KubeObject): Record<string, unknown> {
   delete body.apiVersion;
   delete body.kind;
   return body;
+}
+
+function celView(o: KubeObject): Record<string, unknown> {
+  return { ...bodyOf(o), metadata: { name: o.metadata.name, generateName: o.metadata.generateName ?? '' } };
 }

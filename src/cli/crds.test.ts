@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import { parseAllDocuments } from 'yaml';
+import { regionKinds } from '../region/apis/index.ts';
+import { crdsCommand, renderCrds } from './crds.ts';
+
+const committed = fileURLToPath(new URL('../../deploy/crds/', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'openregion-crds-'));
+after(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function run(...args: string[]): Promise<string> {
+  let out = '';
+  const program = new Command('openregion').exitOverride();
+  program.addCommand(crdsCommand({ write: (t: string) => (out += t) }));
+  await program.parseAsync(['node', 'openregion', 'crds', ...args]);
+  return out;
+}
+
+describe('openregion crds', () => {
+  it('prints every CRD as one YAML stream', async () => {
+    const docs = parseAllDocuments(await run()).map((d) => d.toJS() as { metadata: { name: string } });
+    assert.deepEqual(
+      docs.map((d) => d.metadata.name),
+      regionKinds.map((k) => `${k.type.plural}.${k.type.group}`),
+    );
+  });
+
+  it('writes one file per kind with --out', async () => {
+    await run('--out', dir);
+    assert.deepEqual(readdirSync(dir).sort(), [...renderCrds().keys()].sort());
+  });
+
+  it('deploy/crds is up to date with the schemas (regenerate: openregion crds --out deploy/crds)', () => {
+    const expected = renderCrds();
+    const present = readdirSync(committed).filter((f) => f.endsWith('.yaml'));
+    assert.deepEqual(present.sort(), [...expected.keys()].sort(), 'stale or missing files in deploy/crds');
+    for (const [name, text] of expected) assert.equal(readFileSync(join(committed, name), 'utf8'), text, name);
+  });
+});

@@ -1,0 +1,131 @@
+/** Every region.unikorn-cloud.org kind with how it is served: the list the CRD generator and the store read. */
+import type { KindDefinition, PrinterColumn } from './crd.ts';
+import { IdentitySchema, identityType } from './identity.ts';
+import { LoadBalancerSchema, loadBalancerType } from './load-balancer.ts';
+import { NetworkSchema, networkType } from './network.ts';
+import { OpenstackIdentitySchema, openstackIdentityType } from './openstack-identity.ts';
+import { RegionSchema, regionType } from './region.ts';
+import { SecurityGroupSchema, securityGroupType } from './security-group.ts';
+import { ServerSchema, serverType } from './server.ts';
+import { SSHCertificateAuthoritySchema, sshCertificateAuthorityType } from './ssh-certificate-authority.ts';
+import { VLANAllocationSchema, vlanAllocationType } from './vlan-allocation.ts';
+import { VolumeSchema, volumeType } from './volume.ts';
+
+export * from './shared.ts';
+export * from './identity.ts';
+export * from './load-balancer.ts';
+export * from './network.ts';
+export * from './openstack-identity.ts';
+export * from './region.ts';
+export * from './security-group.ts';
+export * from './server.ts';
+export * from './ssh-certificate-authority.ts';
+export * from './vlan-allocation.ts';
+export * from './volume.ts';
+export type { KindDefinition, PrinterColumn } from './crd.ts';
+
+const condition = (type: string, field: 'reason' | 'status'): string =>
+  `.status.conditions[?(@.type=="${type}")].${field}`;
+
+const displayName: PrinterColumn = {
+  name: 'Display Name',
+  type: 'string',
+  jsonPath: '.metadata.labels.unikorn-cloud\\.org/name',
+};
+const status: PrinterColumn = { name: 'Status', type: 'string', jsonPath: condition('Available', 'reason') };
+const age: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+
+export const regionKinds: readonly KindDefinition[] = [
+  {
+    type: regionType,
+    schema: RegionSchema,
+    statusSubresource: true,
+    printerColumns: [displayName, { name: 'Provider', type: 'string', jsonPath: '.spec.provider' }, status, age],
+  },
+  {
+    type: identityType,
+    schema: IdentitySchema,
+    statusSubresource: true,
+    printerColumns: [{ name: 'Provider', type: 'string', jsonPath: '.spec.provider' }, status, age],
+  },
+  {
+    type: openstackIdentityType,
+    schema: OpenstackIdentitySchema,
+    statusSubresource: false,
+    printerColumns: [
+      { name: 'Project', type: 'string', jsonPath: '.spec.projectID' },
+      { name: 'User', type: 'string', jsonPath: '.spec.userID' },
+      age,
+    ],
+  },
+  {
+    type: networkType,
+    schema: NetworkSchema,
+    statusSubresource: true,
+    printerColumns: [
+      displayName,
+      { name: 'Prefix', type: 'string', jsonPath: '.spec.prefix' },
+      { name: 'VLAN', type: 'integer', jsonPath: '.status.openstack.vlanID' },
+      status,
+      age,
+    ],
+  },
+  {
+    type: securityGroupType,
+    schema: SecurityGroupSchema,
+    statusSubresource: true,
+    printerColumns: [displayName, status, age],
+  },
+  {
+    type: serverType,
+    schema: ServerSchema,
+    statusSubresource: true,
+    printerColumns: [
+      displayName,
+      { name: 'Flavor', type: 'string', jsonPath: '.spec.flavorID' },
+      { name: 'Image', type: 'string', jsonPath: '.spec.image.id' },
+      { name: 'Private IP', type: 'string', jsonPath: '.status.privateIP' },
+      { name: 'Public IP', type: 'string', jsonPath: '.status.publicIP' },
+      { name: 'Active', type: 'string', jsonPath: condition('Active', 'reason') },
+      { name: 'Health', type: 'string', jsonPath: condition('Healthy', 'reason') },
+      status,
+      age,
+    ],
+  },
+  {
+    type: volumeType,
+    schema: VolumeSchema,
+    statusSubresource: true,
+    printerColumns: [
+      displayName,
+      { name: 'Class', type: 'string', jsonPath: '.spec.volumeClassID' },
+      { name: 'Size', type: 'string', jsonPath: '.spec.size' },
+      status,
+      age,
+    ],
+  },
+  {
+    type: loadBalancerType,
+    schema: LoadBalancerSchema,
+    statusSubresource: true,
+    printerColumns: [
+      displayName,
+      { name: 'VIP', type: 'string', jsonPath: '.status.vipAddress' },
+      { name: 'Public IP', type: 'string', jsonPath: '.status.publicIP' },
+      status,
+      age,
+    ],
+  },
+  {
+    type: vlanAllocationType,
+    schema: VLANAllocationSchema,
+    statusSubresource: false,
+    printerColumns: [age],
+  },
+  {
+    type: sshCertificateAuthorityType,
+    schema: SSHCertificateAuthoritySchema,
+    statusSubresource: false,
+    printerColumns: [displayName, age],
+  },
+];

@@ -1,0 +1,127 @@
+/**
+ * Server: a Nova server in an identity's project. Spec is the user's intent; status fields name their one writer
+ * (reconciler or monitor), since observations are stimulus, never authorisation.
+ */
+import Type from 'typebox';
+import type { Resource } from '../../kube/object.ts';
+import {
+  Bytes,
+  Conditions,
+  ID,
+  IPv4Address,
+  IPv4Prefix,
+  Provider,
+  Timestamp,
+  commonSpec,
+  envelope,
+  regionResourceType,
+} from './shared.ts';
+
+export const serverType = regionResourceType('Server', 'servers');
+
+export const MAC_ADDRESS_PATTERN = '^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$';
+
+export const SSHInjection = Type.Enum(['ca', 'identityKeypair', 'none'], {
+  description: 'How SSH access is set up; unset means ca when a CA is named, else identityKeypair.',
+});
+export type SSHInjection = Type.Static<typeof SSHInjection>;
+
+const Ref = (description: string) => Type.Object({ id: ID(description) });
+
+export const ServerNetwork = Type.Object({
+  id: ID('The Network.'),
+  allowedAddressPairs: Type.Optional(
+    Type.Array(
+      Type.Object({
+        cidr: IPv4Prefix('Addresses the port may also use.'),
+        macAddress: Type.Optional(Type.String({ pattern: MAC_ADDRESS_PATTERN })),
+      }),
+    ),
+  ),
+});
+
+export const ServerSpec = Type.Object(
+  {
+    ...commonSpec,
+    provider: Type.Optional(Provider),
+    flavorID: ID('The flavor; immutable.'),
+    image: Type.Optional(Ref('The image; a change rebuilds the server.')),
+    securityGroups: Type.Optional(Type.Array(Ref('A SecurityGroup.'))),
+    publicIPAllocation: Type.Optional(Type.Object({ enabled: Type.Boolean({ description: 'Attach a floating IP.' }) })),
+    networks: Type.Array(ServerNetwork, { minItems: 1, description: 'The networks; only the first is used.' }),
+    volumes: Type.Optional(Type.Array(Ref('A Volume to attach.'), { description: 'Volumes to attach.' })),
+    sshCertificateAuthorityID: Type.Optional(ID('The SSHCertificateAuthority.')),
+    sshInjection: Type.Optional(SSHInjection),
+    userData: Type.Optional(Bytes('cloud-init user data.')),
+    infrastructureRef: Type.Optional(ID('Pins the server to a host (placement resource provider UUID or name).')),
+  },
+  {
+    'x-kubernetes-validations': [
+      { rule: 'self.flavorID == oldSelf.flavorID', message: 'flavorID is immutable', fieldPath: '.flavorID' },
+      {
+        rule: 'has(self.infrastructureRef) == has(oldSelf.infrastructureRef) && (!has(self.infrastructureRef) || self.infrastructureRef == oldSelf.infrastructureRef)',
+        message: 'infrastructureRef is immutable',
+        fieldPath: '.infrastructureRef',
+      },
+      {
+        rule: "!has(self.sshInjection) || self.sshInjection != 'identityKeypair' || !has(self.sshCertificateAuthorityID)",
+        message: 'identityKeypair cannot be combined with sshCertificateAuthorityID',
+        fieldPath: '.sshInjection',
+      },
+      {
+        rule: "!has(self.infrastructureRef) || !has(self.sshInjection) || self.sshInjection != 'identityKeypair'",
+        message: 'infrastructureRef cannot be combined with identityKeypair',
+        fieldPath: '.sshInjection',
+      },
+    ],
+  },
+);
+export type ServerSpec = Type.Static<typeof ServerSpec>;
+
+/** An attachment row: the server reconciler's view of one spec.volumes entry. */
+export const ServerVolumeStatus = Type.Object({
+  id: ID('The Volume.'),
+  provisioningStatus: Type.Enum(['Provisioning', 'Provisioned', 'Errored', 'Deprovisioning'], {
+    description: 'Where the attachment is.',
+  }),
+  device: Type.Optional(Type.String({ description: 'The guest device, when the cloud reports one.' })),
+  message: Type.Optional(Type.String({ description: 'A cause-neutral message.' })),
+});
+export type ServerVolumeStatus = Type.Static<typeof ServerVolumeStatus>;
+
+export const ServerStatus = Type.Object({
+  /** Available (reconciler), Healthy (monitor; rebuild accept/park), Active (monitor; rebuild accept). */
+  conditions: Type.Optional(Conditions),
+  /** Monitor-owned: what the last poll saw in Nova. */
+  observed: Type.Optional(
+    Type.Object({
+      generation: Type.Optional(Type.Integer({ minimum: 0, description: 'The spec generation of the poll.' })),
+      image: Type.Optional(ID('The image Nova reports; sticky across unreadable refs.')),
+      errored: Type.Optional(Type.Boolean({ description: 'Nova reports ERROR.' })),
+    }),
+  ),
+  privateIP: Type.Optional(IPv4Address('The first network address.')),
+  publicIP: Type.Optional(IPv4Address('The floating IP.')),
+  /** Monitor-owned, written once ACTIVE, never cleared. */
+  macAddress: Type.Optional(Type.String({ pattern: MAC_ADDRESS_PATTERN, description: 'The port MAC.' })),
+  launchedAt: Type.Optional(Timestamp('Nova launched_at.')),
+  scheduledAt: Type.Optional(Timestamp('When Nova scheduled the server.')),
+  /** Monitor-owned write-once latch: the server has booted, so create-retry must never recreate it. */
+  provisionedAt: Type.Optional(Timestamp('First seen booted.')),
+  providerCreateFailures: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 2147483647, description: 'Failed creates so far.' }),
+  ),
+  providerCreateRetrying: Type.Optional(Type.Boolean({ description: 'A failed create is being retried.' })),
+  rebuild: Type.Optional(
+    Type.Object({
+      targetImageID: ID('The image being rebuilt to.'),
+      state: Type.Enum(['Initiated', 'Rebuilding', 'Succeeded', 'Failed']),
+    }),
+  ),
+  volumes: Type.Optional(Type.Array(ServerVolumeStatus, { description: 'Attachment rows.' })),
+});
+export type ServerStatus = Type.Static<typeof ServerStatus>;
+
+export const ServerSchema = envelope('A server.', { spec: ServerSpec, status: Type.Optional(ServerStatus) });
+
+export type Server = Resource<ServerSpec, ServerStatus>;

@@ -1,0 +1,139 @@
+/**
+ * What every region.unikorn-cloud.org kind shares: the group and version, ownership labels, tags, conditions,
+ * common field shapes and the object envelope. Each schema is written once and gives the TypeScript type, the
+ * CRD openAPIV3Schema (crd.ts) and request validation.
+ */
+import Type from 'typebox';
+import type { ResourceType } from '../../kube/resource-type.ts';
+
+export const GROUP = 'region.unikorn-cloud.org';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+/** A kind of this group; every region kind lives in the region service's namespace. */
+export function regionResourceType(kind: string, plural: string): ResourceType {
+  return { group: GROUP, version: VERSION, kind, plural, namespaced: true };
+}
+
+/** Ownership and lookup labels, as upstream sets them. Resource names are UUIDs; `name` is the display name. */
+export const labels = {
+  organization: 'unikorn-cloud.org/organization',
+  project: 'unikorn-cloud.org/project',
+  name: 'unikorn-cloud.org/name',
+  regionID: 'regions.unikorn-cloud.org/region-id',
+  identityID: 'regions.unikorn-cloud.org/identity-id',
+  networkID: 'regions.unikorn-cloud.org/network-id',
+  securityGroupID: 'regions.unikorn-cloud.org/security-group-id',
+  serverID: 'regions.unikorn-cloud.org/server-id',
+} as const;
+
+export const conditionTypes = {
+  /** Provisioning axis: owned by the reconciler, never by the monitor. */
+  available: 'Available',
+  /** Health axis: Server only, written by the monitor and by rebuild accept/park. */
+  healthy: 'Healthy',
+  /** Lifecycle axis: Server only, True only while Running. */
+  active: 'Active',
+} as const;
+export type ConditionType = (typeof conditionTypes)[keyof typeof conditionTypes];
+
+/** Reasons of the Available and Healthy conditions (unikorn core). */
+export const conditionReasons = {
+  provisioning: 'Provisioning',
+  provisioned: 'Provisioned',
+  cancelled: 'Cancelled',
+  errored: 'Errored',
+  deprovisioning: 'Deprovisioning',
+  deprovisioned: 'Deprovisioned',
+  unknown: 'Unknown',
+  healthy: 'Healthy',
+  degraded: 'Degraded',
+} as const;
+export type ConditionReason = (typeof conditionReasons)[keyof typeof conditionReasons];
+
+/** Reasons of the Active condition: the server's live lifecycle, derived from Nova (and Ironic for baremetal). */
+export const activeReasons = {
+  pending: 'Pending',
+  queued: 'Queued',
+  building: 'Building',
+  rebuilding: 'Rebuilding',
+  running: 'Running',
+  stopping: 'Stopping',
+  stopped: 'Stopped',
+  error: 'Error',
+} as const;
+export type ActiveReason = (typeof activeReasons)[keyof typeof activeReasons];
+
+const IPV4_OCTET = '(25[0-5]|2[0-4][0-9]|[01]?[0-9]?[0-9])';
+export const IPV4_PATTERN = `^(${IPV4_OCTET}\\.){3}${IPV4_OCTET}$`;
+export const IPV4_PREFIX_PATTERN = `^(${IPV4_OCTET}\\.){3}${IPV4_OCTET}/(3[0-2]|[12]?[0-9])$`;
+/** Kubernetes resource.Quantity, as controller-gen emits it. */
+export const QUANTITY_PATTERN =
+  '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
+/** A DNS label that starts with a letter: listener names. */
+export const DNS_LABEL_PATTERN = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
+
+export const IPv4Address = (description: string) => Type.String({ pattern: IPV4_PATTERN, description });
+export const IPv4Prefix = (description: string) => Type.String({ pattern: IPV4_PREFIX_PATTERN, description });
+/** A reference to another resource or an OpenStack object by ID; IDs are opaque here. */
+export const ID = (description: string) => Type.String({ minLength: 1, description });
+export const Port = (description: string) => Type.Integer({ minimum: 1, maximum: 65535, description });
+/** Bytes ([]byte in Go), base64 in JSON. */
+export const Bytes = (description: string) => Type.String({ format: 'byte', description });
+export const Timestamp = (description: string) => Type.String({ format: 'date-time', description });
+export const Quantity = (description: string) =>
+  Type.Unsafe<string | number>({ 'x-kubernetes-int-or-string': true, pattern: QUANTITY_PATTERN, description });
+
+export const Provider = Type.Enum(['openstack', 'kubernetes', 'simulated'], {
+  description: 'The provider that realises the resource.',
+});
+export type Provider = Type.Static<typeof Provider>;
+
+export const Architecture = Type.Enum(['x86_64', 'aarch64'], { description: 'A CPU architecture.' });
+export type Architecture = Type.Static<typeof Architecture>;
+
+export const GPUVendor = Type.Enum(['NVIDIA', 'AMD'], { description: 'A GPU vendor.' });
+
+export const Tag = Type.Object({
+  name: Type.String({ minLength: 1, description: 'The tag name.' }),
+  value: Type.String({ description: 'The tag value.' }),
+});
+export type Tag = Type.Static<typeof Tag>;
+
+export const TagList = Type.Array(Tag, { description: 'Opaque name/value pairs for clients.' });
+
+/** Fields most specs carry. */
+export const commonSpec = {
+  tags: Type.Optional(TagList),
+  pause: Type.Optional(Type.Boolean({ description: 'Stops reconciliation while true.' })),
+};
+
+export const Condition = Type.Object({
+  type: Type.String({ minLength: 1, maxLength: 316, description: 'The condition type, e.g. Available.' }),
+  status: Type.Enum(['True', 'False', 'Unknown'], { description: 'The condition status.' }),
+  reason: Type.String({ maxLength: 1024, description: 'A CamelCase reason for the status.' }),
+  message: Type.String({ maxLength: 32768, description: 'A human-readable, cause-neutral message.' }),
+  lastTransitionTime: Timestamp('When the status last changed.'),
+  observedGeneration: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'The spec generation the condition describes.' }),
+  ),
+});
+export type Condition = Type.Static<typeof Condition>;
+
+export const Conditions = Type.Array(Condition, { description: 'The current state, one entry per type.' });
+
+/**
+ * The envelope of a custom resource. apiVersion, kind and metadata are validated by the server itself, so the
+ * schema only declares them (metadata as a bare object, as controller-gen emits it).
+ */
+export function envelope<Props extends Type.TProperties>(description: string, properties: Props) {
+  return Type.Object(
+    {
+      apiVersion: Type.Optional(Type.String({ description: 'The versioned schema of this object.' })),
+      kind: Type.Optional(Type.String({ description: 'The REST resource this object represents.' })),
+      metadata: Type.Optional(Type.Object({})),
+      ...properties,
+    },
+    { description },
+  );
+}

@@ -1,0 +1,45 @@
+/**
+ * VLANAllocation: the VLAN table of one region's provider networks, one object named `openstack.<regionName>`.
+ * The VLAN allocator is its only writer; Kubernetes optimistic concurrency is the only lock (reference §5).
+ */
+import Type from 'typebox';
+import type { Resource } from '../../kube/object.ts';
+import { envelope, regionResourceType } from './shared.ts';
+
+export const vlanAllocationType = regionResourceType('VLANAllocation', 'vlanallocations');
+
+/** The object's name for a region: one table per region and provider. */
+export function vlanAllocationName(regionName: string): string {
+  return `openstack.${regionName}`;
+}
+
+export const VLANAllocationEntry = Type.Object({
+  /** The 802.1Q VLAN ID; 0 and 4095 are reserved by the standard. */
+  id: Type.Integer({ minimum: 1, maximum: 4094, description: 'The allocated VLAN ID.' }),
+  physicalNetworkID: Type.String({
+    minLength: 1,
+    description: 'The Network (resource name) the VLAN is allocated to.',
+  }),
+});
+export type VLANAllocationEntry = Type.Static<typeof VLANAllocationEntry>;
+
+export const VLANAllocationSpec = Type.Object(
+  {
+    allocations: Type.Array(VLANAllocationEntry, { default: [], description: 'The VLANs in use.' }),
+  },
+  {
+    'x-kubernetes-validations': [
+      {
+        rule: 'self.allocations.all(a, self.allocations.exists_one(b, b.id == a.id))',
+        message: 'VLAN IDs must be unique',
+      },
+    ],
+  },
+);
+export type VLANAllocationSpec = Type.Static<typeof VLANAllocationSpec>;
+
+export const VLANAllocationSchema = envelope('A region provider network VLAN allocation table.', {
+  spec: VLANAllocationSpec,
+});
+
+export type VLANAllocation = Resource<VLANAllocationSpec, never>;

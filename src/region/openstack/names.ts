@@ -1,0 +1,281 @@
+/**
+ * Every deterministic name and metadata key the OpenStack provider writes (ARCHITECTURE principle 2: OpenStack is
+ * the source of truth, re-found by these names). The seed calls this "a convention-heavy contract": renaming
+ * anything here breaks the linkage to resources already in clouds, so each rule cites where it comes from
+ * (seed = seeds/openstack-provider.md; ref = reference/upstream-region.md §5).
+ *
+ * Lookups by these names must post-filter exactly (`openstack/exact.ts`); Keystone names compare with
+ * `keystoneNameKey`.
+ */
+
+/** Returns the rest of `name` after `prefix`, or undefined when it is not one of ours (or names no id). */
+function after(prefix: string, name: string): string | undefined {
+  return name.startsWith(prefix) && name.length > prefix.length ? name.slice(prefix.length) : undefined;
+}
+
+// --- Keystone and Nova identity scaffolding ---------------------------------------------------------------------
+
+const IDENTITY_PREFIX = 'unikorn-identity-';
+
+/**
+ * Keystone project, Keystone user, application credential and Nova server group of one identity share this name
+ * (ref §5 "Deterministic names": `unikorn-identity-{identityID}`); they live in different namespaces.
+ */
+export const identityName = (identityID: string): string => `${IDENTITY_PREFIX}${identityID}`;
+export const identityProjectName = identityName;
+export const identityUserName = identityName;
+export const identityApplicationCredentialName = identityName;
+export const identityServerGroupName = identityName;
+
+/** The identity id a project (or user, credential, server group) was made for, e.g. when sweeping a domain. */
+export const parseIdentityName = (name: string): string | undefined => after(IDENTITY_PREFIX, name);
+
+/** The Nova keypair in each identity project (ref §5 CreateIdentity: keypair `unikorn-openstack-provider`). */
+export const IDENTITY_KEYPAIR_NAME = 'unikorn-openstack-provider';
+
+/** Keystone project tags written at identity creation (ref §5: tagged `organization=…`, `project=…`). */
+export const organizationTag = (organizationID: string): string => `organization=${organizationID}`;
+export const projectTag = (projectID: string): string => `project=${projectID}`;
+export const parseOrganizationTag = (tag: string): string | undefined => after('organization=', tag);
+export const parseProjectTag = (tag: string): string | undefined => after('project=', tag);
+
+/**
+ * Keystone on MariaDB compares names under `utf8_general_ci`: case- and accent-insensitive, trailing spaces
+ * pad-equal (reference/keystone-orders.md "Name comparison"). Two names with equal keys are the same name to
+ * Keystone, so an exact post-filter of a Keystone list compares keys, not strings.
+ */
+export function keystoneNameKey(name: string): string {
+  // Lowercasing first: some capitals lowercase to a letter plus a mark (İ → i̇), which must fold away too.
+  return name
+    .toLowerCase()
+    .normalize('NFD')
+    .replace(/\p{Mn}/gu, '')
+    .normalize('NFC')
+    .replace(/ +$/u, '');
+}
+
+// --- Neutron ------------------------------------------------------------------------------------------------------
+
+const NETWORK_PREFIX = 'network-';
+
+/**
+ * Neutron network, subnet and router of one region Network share `network-{networkID}` (ref §5); Nova's
+ * `addresses` is keyed by it, which is how the monitor finds a server's MAC.
+ */
+export const networkName = (networkID: string): string => `${NETWORK_PREFIX}${networkID}`;
+export const subnetName = networkName;
+export const routerName = networkName;
+export const parseNetworkName = (name: string): string | undefined => after(NETWORK_PREFIX, name);
+
+const SECURITY_GROUP_PREFIX = 'securitygroup-';
+
+/** ref §5: `securitygroup-{sgID}`. */
+export const securityGroupName = (securityGroupID: string): string => `${SECURITY_GROUP_PREFIX}${securityGroupID}`;
+export const parseSecurityGroupName = (name: string): string | undefined => after(SECURITY_GROUP_PREFIX, name);
+
+const PORT_PREFIX = 'server-';
+
+/** A server's Neutron port, `server-{serverID}` (ref §5); its floating IP is found by port id, not by name. */
+export const serverPortName = (serverID: string): string => `${PORT_PREFIX}${serverID}`;
+export const parseServerPortName = (name: string): string | undefined => after(PORT_PREFIX, name);
+
+// --- Nova ---------------------------------------------------------------------------------------------------------
+
+/** The label holding a resource's user-facing display name (ref §2 ownership labels). */
+export const NAME_LABEL = 'unikorn-cloud.org/name';
+
+/**
+ * A Nova server is named by its `unikorn-cloud.org/name` label, the user's display name, and found by exact match
+ * within the identity project (ref §5). Undefined when the label is absent: the server cannot be named.
+ */
+export const serverName = (labels: Readonly<Record<string, string>>): string | undefined => labels[NAME_LABEL];
+
+// --- Octavia ------------------------------------------------------------------------------------------------------
+
+const LB_PREFIX = 'lb-';
+
+/** seed "Octavia Load Balancers": `lb-{loadBalancer}`. */
+export const loadBalancerName = (loadBalancerID: string): string => `${LB_PREFIX}${loadBalancerID}`;
+export const parseLoadBalancerName = (name: string): string | undefined => after(LB_PREFIX, name);
+
+export type LoadBalancerChild = 'listener' | 'pool' | 'monitor';
+const CHILDREN: readonly LoadBalancerChild[] = ['listener', 'pool', 'monitor'];
+
+/** Every listener, pool and monitor of a load balancer starts with this: orphan pruning lists by it. */
+export const loadBalancerChildPrefix = (loadBalancerID: string): string => `${loadBalancerName(loadBalancerID)}-`;
+
+/** seed: `lb-{loadBalancer}-{listener}-listener`, `…-pool`, `…-monitor`. */
+export const loadBalancerChildName = (loadBalancerID: string, listener: string, child: LoadBalancerChild): string =>
+  `${loadBalancerChildPrefix(loadBalancerID)}${listener}-${child}`;
+export const listenerName = (lb: string, listener: string): string => loadBalancerChildName(lb, listener, 'listener');
+export const poolName = (lb: string, listener: string): string => loadBalancerChildName(lb, listener, 'pool');
+export const monitorName = (lb: string, listener: string): string => loadBalancerChildName(lb, listener, 'monitor');
+
+/**
+ * The listener a child resource of `loadBalancerID` belongs to, for pruning children the spec no longer implies.
+ * The suffixes are not suffixes of one another, so the split is unambiguous even for listener names with dashes.
+ */
+export function parseLoadBalancerChildName(
+  loadBalancerID: string,
+  name: string,
+): { readonly listener: string; readonly child: LoadBalancerChild } | undefined {
+  const rest = after(loadBalancerChildPrefix(loadBalancerID), name);
+  if (rest === undefined) return undefined;
+  for (const child of CHILDREN) {
+    const listener = rest.endsWith(`-${child}`) ? rest.slice(0, -child.length - 1) : '';
+    if (listener !== '') return { listener, child };
+  }
+  return undefined;
+}
+
+// --- Cinder -------------------------------------------------------------------------------------------------------
+
+const VOLUME_PREFIX = 'volume-';
+
+/** seed: Cinder volumes use `volume-{Region Volume UUID}` inside the identity project. */
+export const volumeName = (volumeID: string): string => `${VOLUME_PREFIX}${volumeID}`;
+export const parseVolumeName = (name: string): string | undefined => after(VOLUME_PREFIX, name);
+
+/** ref §5: the description every provider-made Cinder volume carries. */
+export const VOLUME_DESCRIPTION = 'unikorn managed block storage volume';
+
+// --- Kubernetes ---------------------------------------------------------------------------------------------------
+
+const VLAN_ALLOCATION_PREFIX = 'openstack.';
+
+/** The VLANAllocation resource of a region (ref §2): `openstack.<regionName>`. */
+export const vlanAllocationName = (regionName: string): string => `${VLAN_ALLOCATION_PREFIX}${regionName}`;
+export const parseVlanAllocationName = (name: string): string | undefined => after(VLAN_ALLOCATION_PREFIX, name);
+
+// --- Nova server and Cinder volume metadata -----------------------------------------------------------------------
+
+/** ref §5 "Server metadata (Nova)": frozen camelCase keys older in-guest consumers read. Servers only. */
+export const LegacyServerMetadata = {
+  serverID: 'serverID',
+  organizationID: 'organizationID',
+  projectID: 'projectID',
+  regionID: 'regionID',
+} as const;
+
+/** ref §5: the namespaced keys, `{service}:{local_name}`, the upgrade path for new consumers. */
+export const SystemMetadata = {
+  serverID: 'region:server_id',
+  volumeID: 'region:volume_id',
+  organizationID: 'identity:organization_id',
+  projectID: 'identity:project_id',
+  regionID: 'region:region_id',
+  networkID: 'region:network_id',
+  identityID: 'region:identity_id',
+} as const;
+
+// ref §5: a user tag key `{service}.{domain}/{local-name}` becomes `{service}:{local_name}`.
+const TAG_KEY = /^([a-z0-9][a-z0-9-]*)\.[^/]+\/([a-z0-9][a-z0-9-]*)$/;
+
+/** The metadata key a user tag is written under, or undefined: a tag not in the namespaced form is not written. */
+export function tagMetadataKey(tagName: string): string | undefined {
+  const m = TAG_KEY.exec(tagName);
+  return m?.[1] === undefined || m[2] === undefined ? undefined : `${m[1]}:${m[2].replaceAll('-', '_')}`;
+}
+
+export interface MetadataTag {
+  readonly name: string;
+  readonly value: string;
+}
+
+function withTags(tags: readonly MetadataTag[], system: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const tag of tags) {
+    const key = tagMetadataKey(tag.name);
+    if (key !== undefined) out[key] = tag.value;
+  }
+  // System keys last, so no user tag can override the linkage (seed: "written last").
+  return Object.assign(out, system);
+}
+
+/** Nova metadata of a server: translated tags, then the namespaced keys, then the legacy ones (ref §5). */
+export function serverMetadata(
+  ids: {
+    readonly serverID: string;
+    readonly organizationID: string;
+    readonly projectID: string;
+    readonly regionID: string;
+  },
+  tags: readonly MetadataTag[],
+): Record<string, string> {
+  return withTags(tags, {
+    [SystemMetadata.serverID]: ids.serverID,
+    [SystemMetadata.organizationID]: ids.organizationID,
+    [SystemMetadata.projectID]: ids.projectID,
+    [SystemMetadata.regionID]: ids.regionID,
+    [LegacyServerMetadata.serverID]: ids.serverID,
+    [LegacyServerMetadata.organizationID]: ids.organizationID,
+    [LegacyServerMetadata.projectID]: ids.projectID,
+    [LegacyServerMetadata.regionID]: ids.regionID,
+  });
+}
+
+/** Cinder metadata of a volume: translated tags, then the namespaced keys; no legacy keys (seed, Cinder slice). */
+export function volumeMetadata(
+  ids: {
+    readonly volumeID: string;
+    readonly organizationID: string;
+    readonly projectID: string;
+    readonly regionID: string;
+    readonly networkID: string;
+    readonly identityID: string;
+  },
+  tags: readonly MetadataTag[],
+): Record<string, string> {
+  return withTags(tags, {
+    [SystemMetadata.volumeID]: ids.volumeID,
+    [SystemMetadata.organizationID]: ids.organizationID,
+    [SystemMetadata.projectID]: ids.projectID,
+    [SystemMetadata.regionID]: ids.regionID,
+    [SystemMetadata.networkID]: ids.networkID,
+    [SystemMetadata.identityID]: ids.identityID,
+  });
+}
+
+// --- Glance image properties --------------------------------------------------------------------------------------
+
+/** ref §5 "Image properties (Glance)": the keys read from and written to images. */
+export const ImageProperty = {
+  osKernel: 'unikorn:os:kernel',
+  osFamily: 'unikorn:os:family',
+  osDistro: 'unikorn:os:distro',
+  osVersion: 'unikorn:os:version',
+  osVariant: 'unikorn:os:variant',
+  osCodename: 'unikorn:os:codename',
+  virtualization: 'unikorn:virtualization',
+  gpuVendor: 'unikorn:gpu_vendor',
+  /** Comma-separated. */
+  gpuModels: 'unikorn:gpu_models',
+  gpuDriverVersion: 'unikorn:gpu_driver_version',
+  organizationID: 'unikorn:organization:id',
+  /** Set on snapshots. */
+  identityID: 'unikorn:identity_id',
+  /** Base64 ASN.1 ECDSA signature over SHA-256 of the image id. */
+  digest: 'unikorn:digest',
+  /** Read as the package `kubernetes` (legacy). */
+  legacyKubernetesVersion: 'unikorn:kubernetes_version',
+  /** Glance's standard property; x86_64 when absent. */
+  architecture: 'architecture',
+} as const;
+
+const PACKAGE_PREFIX = 'unikorn:package:';
+const TAG_PREFIX = 'unikorn:tag:';
+
+export const imagePackageProperty = (pkg: string): string => `${PACKAGE_PREFIX}${pkg}`;
+export const parseImagePackageProperty = (key: string): string | undefined => after(PACKAGE_PREFIX, key);
+export const imageTagProperty = (tag: string): string => `${TAG_PREFIX}${tag}`;
+export const parseImageTagProperty = (key: string): string | undefined => after(TAG_PREFIX, key);
+
+/** ref §5: hardware properties written on image create; the machine type follows the architecture. */
+export function imageCreateProperties(architecture: 'x86_64' | 'aarch64'): Record<string, string> {
+  return {
+    hw_disk_bus: 'scsi',
+    hw_firmware_type: 'uefi',
+    hw_scsi_model: 'virtio-scsi',
+    hw_machine_type: architecture === 'aarch64' ? 'virt' : 'q35',
+  };
+}

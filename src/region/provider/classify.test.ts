@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, ConsistencyError, httpError, TransportError, type HttpFailure } from '../../openstack/errors.ts';
+import { classify, REJECTED_MESSAGE, REJECTED_REASON, terminalOrThrow } from './classify.ts';
+import {
+  ProviderErrorCode,
+  ResourceConflictError,
+  ResourceConsistencyError,
+  ResourceKind,
+  ResourceNotFoundError,
+  TransientError,
+} from './errors.ts';
+
+const http = (status: number, body = '{"itemNotFound": {"message": "raw nova detail"}}') =>
+  httpError({
+    serviceType: 'block-storage',
+    method: 'GET',
+    urlTemplate: '/volumes/{volume_id}',
+    status,
+    requestId: 'req-1',
+    body,
+  } satisfies HttpFailure);
+const site = { serviceType: 'compute', method: 'POST', urlTemplate: '/servers' };
+
+describe('classify', () => {
+  const thrown: [string, unknown, abstract new (...a: never[]) => Error, string][] = [
+    ['404', http(404), ResourceNotFoundError, ProviderErrorCode.NotFound],
+    ['409', http(409), ResourceConflictError, ProviderErrorCode.Conflict],
+    [
+      'duplicate names',
+      new ConsistencyError('volume', 'volume-1', ['a', 'b']),
+      ResourceConsistencyError,
+      ProviderErrorCode.Consistency,
+    ],
+    ['500', http(500), TransientError, ProviderErrorCode.Transient],
+    ['503', http(503), TransientError, ProviderErrorCode.Transient],
+    ['transport', new TransportError(site, new Error('ECONNRESET')), TransientError, ProviderErrorCode.Transient],
+    ['401', http(401), TransientError, ProviderErrorCode.Transient],
+    ['403', http(403), TransientError, ProviderErrorCode.Transient],
+    ['config', new ConfigError('auth.url', 'must be https'), TransientError, ProviderErrorCode.Transient],
+    ['not an OpenStack error', new TypeError('boom'), TransientError, ProviderErrorCode.Transient],
+  ];
+  for (const [name, err, Type, code] of thrown) {
+    it(`${name} → ${code}, chaining the cause`, () => {
+      const result = classify(err, { resource: ResourceKind.Volume, operation: 'create volume' });
+      assert.ok(result instanceof Type);
+      assert.equal((result as { code?: unknown }).code, code);
+      assert.equal(result.cause, err);
+    });
+  }
+
+  for (const status of [400, 422]) {
+    it(`${status} → terminal with the fixed message, the error kept as the operator-only cause`, () => {
+      const err = http(status, '{"badRequest": {"message": "Invalid volume_type secret-type-42"}}');
+      assert.deepEqual(classify(err), {
+        kind: 'terminal',
+        reason: REJECTED_REASON,
+        message: REJECTED_MESSAGE,
+        cause: err,
+      });
+    });
+  }
+
+  it('a 400 retries instead when the call site says the seed retries it', () => {
+    assert.ok(classify(http(400), { badRequest: 'transient' }) instanceof TransientError);
+  });
+
+  it('passes provider errors through untouched', () => {
+    const err = new ResourceConflictError('attach: volume attached elsewhere', { resource: ResourceKind.Volume });
+    assert.equal(classify(err), err);
+  });
+
+  it('records the resource kind and operation for the operator', () => {
+    const result = classify(http(404), { resource: ResourceKind.Server, operation: 'reboot server' });
+    assert.ok(result instanceof ResourceNotFoundError);
+    assert.equal(result.resource, 'server');
+    assert.match(result.message, /^reboot server: /);
+    assert.equal(result.userMessage, 'server not found');
+  });
+});
+
+describe('terminalOrThrow', () => {
+  it('returns the terminal outcome for a bad request', () => {
+    assert.equal(terminalOrThrow(http(400)).kind, 'terminal');
+  });
+  it('throws the provider error otherwise', () => {
+    assert.throws(() => terminalOrThrow(http(404)), ResourceNotFoundError);
+    assert.throws(() => terminalOrThrow(http(502)), TransientError);
+  });
+});

@@ -1,0 +1,175 @@
+/**
+ * The provider-neutral contract (upstream `pkg/providers/types/interfaces.go`) that `region/openstack/` implements
+ * and `region/controllers/` and `region/http/` drive.
+ *
+ * Lifecycle calls are create-or-converge and delete-until-gone: each pass returns an Outcome (done, yield, park,
+ * terminal) and throws only errors from `errors.ts`. Reads return their value or throw. Every workload call names
+ * the identity whose provider project it runs in; a delete whose identity was never realised is `done`, because no
+ * provider resource can exist without it.
+ */
+import type { Region } from '../apis/region.ts';
+import type {
+  IdentityInput,
+  LoadBalancerInput,
+  LoadBalancerRealisation,
+  NetworkInput,
+  NetworkRealisation,
+  SecurityGroupInput,
+  ServerAddresses,
+  ServerInput,
+  ServerObservation,
+  VolumeInput,
+} from './inputs.ts';
+import type { Outcome } from './outcome.ts';
+import type {
+  ExternalNetwork,
+  Flavor,
+  Image,
+  ImageList,
+  ImageStatus,
+  ServerCreateOptions,
+  ServerVolumeAttachment,
+  VolumeClass,
+} from './types.ts';
+
+/** Per call: cancellation. Clock and logger are the implementation's, injected at construction. */
+export interface CallContext {
+  readonly signal: AbortSignal;
+}
+
+export interface CommonProvider {
+  /** The latest Region resource this provider serves. */
+  region(ctx: CallContext): Promise<Region>;
+  flavors(ctx: CallContext): Promise<readonly Flavor[]>;
+  volumeClasses(ctx: CallContext): Promise<readonly VolumeClass[]>;
+}
+
+/** An immutable query: each narrowing returns a new query; `list` runs it. */
+export interface ImageQuery {
+  /** Public images, or images owned by one of the organizations. */
+  availableToOrganization(...organizationIDs: string[]): ImageQuery;
+  ownedByOrganization(...organizationIDs: string[]): ImageQuery;
+  statusIn(...statuses: ImageStatus[]): ImageQuery;
+  list(ctx: CallContext): Promise<ImageList>;
+}
+
+export interface ImageRead {
+  queryImages(): ImageQuery;
+  /** The image if the organization may see it; ResourceNotFoundError otherwise. */
+  getImage(ctx: CallContext, organizationID: string, imageID: string): Promise<Image>;
+}
+
+export interface ImageWrite {
+  /** Registers the image and has the provider import it from `uri`; the result starts pending. */
+  createImage(ctx: CallContext, image: Image, uri: string): Promise<Image>;
+  deleteImage(ctx: CallContext, imageID: string): Promise<void>;
+}
+
+export interface IdentityProvider {
+  createIdentity(ctx: CallContext, identity: IdentityInput): Promise<Outcome<undefined>>;
+  deleteIdentity(ctx: CallContext, identity: IdentityInput): Promise<Outcome<undefined>>;
+}
+
+export interface NetworkProvider {
+  createNetwork(ctx: CallContext, identity: IdentityInput, network: NetworkInput): Promise<Outcome<NetworkRealisation>>;
+  deleteNetwork(ctx: CallContext, identity: IdentityInput, network: NetworkInput): Promise<Outcome<undefined>>;
+  listExternalNetworks(ctx: CallContext): Promise<readonly ExternalNetwork[]>;
+}
+
+export interface SecurityGroupProvider {
+  createSecurityGroup(
+    ctx: CallContext,
+    identity: IdentityInput,
+    securityGroup: SecurityGroupInput,
+  ): Promise<Outcome<undefined>>;
+  deleteSecurityGroup(
+    ctx: CallContext,
+    identity: IdentityInput,
+    securityGroup: SecurityGroupInput,
+  ): Promise<Outcome<undefined>>;
+}
+
+export interface LoadBalancerProvider {
+  createLoadBalancer(
+    ctx: CallContext,
+    identity: IdentityInput,
+    loadBalancer: LoadBalancerInput,
+  ): Promise<Outcome<LoadBalancerRealisation>>;
+  deleteLoadBalancer(
+    ctx: CallContext,
+    identity: IdentityInput,
+    loadBalancer: LoadBalancerInput,
+  ): Promise<Outcome<undefined>>;
+}
+
+export interface ServerProvider {
+  /** Create or converge, including the image rebuild rows R1–R4″. */
+  createServer(
+    ctx: CallContext,
+    identity: IdentityInput,
+    server: ServerInput,
+    options?: ServerCreateOptions,
+  ): Promise<Outcome<ServerAddresses>>;
+  rebootServer(
+    ctx: CallContext,
+    identity: IdentityInput,
+    server: ServerInput,
+    hard: boolean,
+  ): Promise<Outcome<undefined>>;
+  startServer(ctx: CallContext, identity: IdentityInput, server: ServerInput): Promise<Outcome<undefined>>;
+  stopServer(ctx: CallContext, identity: IdentityInput, server: ServerInput): Promise<Outcome<undefined>>;
+  deleteServer(ctx: CallContext, identity: IdentityInput, server: ServerInput): Promise<Outcome<undefined>>;
+  /** The monitor's poll; throws ResourceNotFoundError when the server is gone (the create-retry gate needs it). */
+  updateServerState(ctx: CallContext, identity: IdentityInput, server: ServerInput): Promise<ServerObservation>;
+}
+
+export interface ServerConsole {
+  /** A console URL for the tenant. */
+  createConsoleSession(ctx: CallContext, identity: IdentityInput, server: ServerInput): Promise<string>;
+  /** The console log, the last `lines` lines if given. */
+  getConsoleOutput(ctx: CallContext, identity: IdentityInput, server: ServerInput, lines?: number): Promise<string>;
+}
+
+export interface ServerSnapshot {
+  createSnapshot(ctx: CallContext, identity: IdentityInput, server: ServerInput, image: Image): Promise<Image>;
+}
+
+export interface VolumeProvider {
+  createVolume(ctx: CallContext, identity: IdentityInput, volume: VolumeInput): Promise<Outcome<undefined>>;
+  deleteVolume(ctx: CallContext, identity: IdentityInput, volume: VolumeInput): Promise<Outcome<undefined>>;
+  /** ResourceNotFoundError if either is missing; ResourceConflictError if the volume is attached elsewhere. */
+  attachVolume(
+    ctx: CallContext,
+    identity: IdentityInput,
+    server: ServerInput,
+    volume: VolumeInput,
+  ): Promise<Outcome<ServerVolumeAttachment>>;
+  /** Anything already absent counts as detached. */
+  detachVolume(
+    ctx: CallContext,
+    identity: IdentityInput,
+    server: ServerInput,
+    volume: VolumeInput,
+  ): Promise<Outcome<undefined>>;
+}
+
+/** A full cloud provider: what `Providers.lookupCloud(regionID)` returns. */
+export interface Provider
+  extends
+    CommonProvider,
+    ImageRead,
+    ImageWrite,
+    IdentityProvider,
+    NetworkProvider,
+    SecurityGroupProvider,
+    LoadBalancerProvider,
+    ServerProvider,
+    ServerConsole,
+    ServerSnapshot,
+    VolumeProvider {}
+
+/** Resolves a region id to its provider; throws ResourceNotFoundError for an unknown region. */
+export interface Providers {
+  lookupCommon(regionID: string): Promise<CommonProvider>;
+  lookupCloud(regionID: string): Promise<Provider>;
+}

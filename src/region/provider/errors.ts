@@ -1,0 +1,87 @@
+/**
+ * The one catalogue of errors a provider throws (ARCHITECTURE principle 5, after Fastify's `lib/errors.js`). Each
+ * class has a stable `code` and a fixed, cause-neutral `userMessage`; `message` and the `cause` chain are for
+ * operators and may hold raw OpenStack detail. Controllers branch on the class, never on a message.
+ */
+
+export const ProviderErrorCode = {
+  NotFound: 'PROVIDER_NOT_FOUND',
+  Conflict: 'PROVIDER_CONFLICT',
+  Consistency: 'PROVIDER_CONSISTENCY',
+  Transient: 'PROVIDER_TRANSIENT',
+} as const;
+export type ProviderErrorCode = (typeof ProviderErrorCode)[keyof typeof ProviderErrorCode];
+
+/** The provider-side things an error can be about; each has a fixed label safe to show a tenant. */
+export const ResourceKind = {
+  Identity: 'identity',
+  Network: 'network',
+  SecurityGroup: 'security group',
+  Server: 'server',
+  LoadBalancer: 'load balancer',
+  Volume: 'volume',
+  VolumeAttachment: 'volume attachment',
+  Image: 'image',
+  Flavor: 'flavor',
+  VolumeClass: 'volume class',
+} as const;
+export type ResourceKind = (typeof ResourceKind)[keyof typeof ResourceKind];
+
+export interface ProviderErrorOptions {
+  readonly resource?: ResourceKind;
+  readonly cause?: unknown;
+}
+
+export abstract class ProviderError extends Error {
+  abstract readonly code: ProviderErrorCode;
+  /** Shown to tenants: fixed text per class (and resource kind), never derived from the cause. */
+  abstract readonly userMessage: string;
+  readonly resource: ResourceKind | undefined;
+
+  /** `message` is operator text: say what the provider was doing; the cause says what OpenStack answered. */
+  constructor(message: string, options: ProviderErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.resource = options.resource;
+  }
+}
+
+/** The provider resource (or one it depends on) does not exist. */
+export class ResourceNotFoundError extends ProviderError {
+  readonly code = ProviderErrorCode.NotFound;
+  get userMessage(): string {
+    return `${this.resource ?? 'provider resource'} not found`;
+  }
+}
+
+/** The resource is held elsewhere or mid-change (a 409, a volume attached to another server). */
+export class ResourceConflictError extends ProviderError {
+  readonly code = ProviderErrorCode.Conflict;
+  get userMessage(): string {
+    return `${this.resource ?? 'provider resource'} is in use or being changed`;
+  }
+}
+
+/**
+ * OpenStack's state breaks an invariant the provider relies on: two resources under a name that must be unique,
+ * a provisioning status with no safe next action. An operator must look; the controller retries with backoff.
+ */
+export class ResourceConsistencyError extends ProviderError {
+  readonly code = ProviderErrorCode.Consistency;
+  get userMessage(): string {
+    return `${this.resource ?? 'provider resource'} is in an inconsistent state; an operator has been notified`;
+  }
+}
+
+/**
+ * Retry with backoff: OpenStack failed (5xx, transport) or refused in a way only an operator can fix (credentials,
+ * policy, catalog), after which a retry recovers with no spec edit, which is why none of these park.
+ */
+export class TransientError extends ProviderError {
+  readonly code = ProviderErrorCode.Transient;
+  get userMessage(): string {
+    return 'the cloud provider is temporarily unavailable; retrying';
+  }
+}
+
+export const isProviderError = (e: unknown): e is ProviderError => e instanceof ProviderError;
