@@ -6,6 +6,7 @@ import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { parseAllDocuments } from 'yaml';
+import { keystoneCrds } from '../keystone/apis/index.ts';
 import { regionKinds } from '../region/apis/index.ts';
 import { crdsCommand, renderCrds } from './crds.ts';
 
@@ -28,8 +29,19 @@ describe('openregion crds', () => {
     const docs = parseAllDocuments(await run()).map((d) => d.toJS() as { metadata: { name: string } });
     assert.deepEqual(
       docs.map((d) => d.metadata.name),
-      regionKinds.map((k) => `${k.type.plural}.${k.type.group}`),
+      [...regionKinds.map((k) => `${k.type.plural}.${k.type.group}`), ...keystoneCrds().map((c) => c.metadata.name)],
     );
+  });
+
+  it("names files <group>_<plural>.yaml, the Keystone operator's included", () => {
+    const names = [...renderCrds().keys()];
+    assert.equal(names.length, regionKinds.length + keystoneCrds().length);
+    for (const name of [
+      'c5c3.io_keystoneusers.yaml',
+      'openstack.k-orc.cloud_users.yaml',
+      'external-secrets.io_pushsecrets.yaml',
+    ])
+      assert.ok(names.includes(name), name);
   });
 
   it('writes one file per kind with --out', async () => {

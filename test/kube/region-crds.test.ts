@@ -15,7 +15,7 @@ import type { KubernetesClient } from '../../src/kube/kubernetes/client.ts';
 import { kubeClientFrom } from '../../src/kube/kubernetes/connect.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { builtin } from '../../src/kube/resource-type.ts';
-import { customResourceDefinition } from '../../src/region/apis/crd.ts';
+import { customResourceDefinition } from '../../src/kube/crd.ts';
 import { regionKinds } from '../../src/region/apis/index.ts';
 import { expectedDefaults, invalidSamples, sampleType, validSamples, withSpec } from '../../src/region/apis/samples.ts';
 import { eventually } from './fixtures.ts';

@@ -15,13 +15,6 @@ import {
   type KeystoneUserSpec,
 } from './keystoneuser.ts';
 
-/** A CEL feature a store must have to evaluate a case's rule as kube-apiserver does. */
-export type CelFeature =
-  /** Root rules see `self.metadata.name` (kube-apiserver binds name and generateName). */
-  | 'metadata'
-  /** Properties named after CEL reserved words are spelled `__namespace__`, `__import__`, … */
-  | 'escapedNames';
-
 export interface AdmissionCase {
   readonly id: string;
   /** What the case breaks, in a few words. */
@@ -34,7 +27,6 @@ export interface AdmissionCase {
   /** The rejected field (`<root>` for a rule on the whole object) and a part of the message every server writes. */
   readonly field: string;
   readonly message: string | RegExp;
-  readonly needs?: readonly CelFeature[];
 }
 
 export interface ValidCase {
@@ -43,7 +35,6 @@ export interface ValidCase {
   readonly object: KeystoneUser;
   /** The stored spec: the written one with the schema's defaults. */
   readonly stored: KeystoneUserSpec;
-  readonly needs?: readonly CelFeature[];
 }
 
 const apiVersion = `${keystoneUserType.group}/${keystoneUserType.version}`;
@@ -157,7 +148,6 @@ export function invalidKeystoneUsers(ns: string): AdmissionCase[] {
       id: '09-name-too-long',
       rule: 'metadata.name is at most 63 bytes: it is a label value on the children',
       enforcedBy: 'cel',
-      needs: ['metadata'],
       object: ku('n'.repeat(64)),
       field: '<root>',
       message: m.nameTooLong,
@@ -174,7 +164,6 @@ export function invalidKeystoneUsers(ns: string): AdmissionCase[] {
       id: '11-immutable-controlplaneref-namespace',
       rule: 'controlPlaneRef.namespace is immutable, including adding or removing it',
       enforcedBy: 'cel',
-      needs: ['escapedNames'],
       ...update('immutable-cp-namespace', { controlPlaneRef: { name: 'cp' } }),
       field: 'spec.controlPlaneRef',
       message: m.controlPlaneNamespaceImmutable,
@@ -191,7 +180,6 @@ export function invalidKeystoneUsers(ns: string): AdmissionCase[] {
       id: '13-immutable-username-set-later',
       rule: 'the effective user name is immutable (userName set to other than metadata.name)',
       enforcedBy: 'cel',
-      needs: ['metadata'],
       base: ku('username-set-later'),
       object: ku('username-set-later', { userName: 'another-user' }),
       field: '<root>',
@@ -265,7 +253,6 @@ export function validKeystoneUsers(ns: string): ValidCase[] {
     },
     {
       id: 'spelling out the effective name (userName = metadata.name) on update',
-      needs: ['metadata'],
       base: keystoneUser(ns, 'spelled-out'),
       object: keystoneUser(ns, 'spelled-out', { userName: 'spelled-out' }),
       stored: { controlPlaneRef: cpRef, userName: 'spelled-out', passwordGeneration: 1, rotation: DEFAULT_ROTATION },

@@ -1,7 +1,7 @@
 /** Every CRD of the Keystone orders operator: accepted by the store, structural, and its rules and defaults hold. */
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { openEmbeddedStore } from '../../kube/embedded/store.ts';
+import { openEmbeddedStore, type EmbeddedStore } from '../../kube/embedded/store.ts';
 import { InvalidError } from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import { apiVersionOf, builtin, type ResourceType } from '../../kube/resource-type.ts';
@@ -17,6 +17,8 @@ import {
   keystoneRoleAssignmentCrd,
   keystoneRoleAssignmentType,
   keystoneUserCrd,
+  korcDomainCrd,
+  korcDomainType,
   korcUserCrd,
   korcUserType,
   pushSecretCrd,
@@ -27,7 +29,6 @@ import {
   type KorcUser,
   type PushSecret,
 } from './index.ts';
-import { schemaWriter } from './testing.ts';
 
 const NS = 'tenant-a';
 const obj = (type: ResourceType, name: string, spec: Record<string, unknown>): KubeObject => ({
@@ -36,6 +37,18 @@ const obj = (type: ResourceType, name: string, spec: Record<string, unknown>): K
   metadata: { name, namespace: NS },
   spec,
 });
+const stores: EmbeddedStore[] = [];
+after(() => Promise.all(stores.map((s) => s.close())));
+
+/** A fresh embedded store holding the test namespace and one CRD, closed after the file's tests. */
+async function storeWith(crd: KubeObject): Promise<EmbeddedStore> {
+  const store = openEmbeddedStore(':memory:', { clock: new ManualClock(), garbageCollection: false });
+  stores.push(store);
+  await store.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  await store.create(builtin.customResourceDefinition, crd);
+  return store;
+}
+
 const rejects = async (write: Promise<unknown>, message: string): Promise<void> => {
   const error = await write.then(
     () => undefined,
@@ -98,7 +111,7 @@ describe('Keystone CRDs', () => {
 
 describe('ControlPlane (the fields an order reads)', () => {
   it('defaults the admin credential, the region and the Keystone mode, and keeps fields it does not declare', async () => {
-    const w = schemaWriter(controlPlaneCrd());
+    const w = await storeWith(controlPlaneCrd());
     const cp = await w.create<ControlPlane>(
       controlPlaneType,
       obj(controlPlaneType, 'cp', {
@@ -122,7 +135,7 @@ describe('ControlPlane (the fields an order reads)', () => {
   });
 
   it('refuses an assignment namespace that is not a DNS label', async () => {
-    const w = schemaWriter(controlPlaneCrd());
+    const w = await storeWith(controlPlaneCrd());
     await rejects(
       w.create(controlPlaneType, obj(controlPlaneType, 'cp', { namespaceAssignments: [{ namespace: 'Tenant_A' }] })),
       'should match',
@@ -134,7 +147,7 @@ describe('KeystoneRoleAssignment and KeystoneApplicationCredential (what the hol
   const refs = { controlPlaneRef: { name: 'cp' }, userRef: { name: 'workflow' }, projectRef: { name: 'p' } };
 
   it('freeze userRef and the role', async () => {
-    const w = schemaWriter(keystoneRoleAssignmentCrd());
+    const w = await storeWith(keystoneRoleAssignmentCrd());
     const base = obj(keystoneRoleAssignmentType, 'ra', { ...refs, role: 'member' });
     await rejects(
       writeCase(
@@ -144,7 +157,7 @@ describe('KeystoneRoleAssignment and KeystoneApplicationCredential (what the hol
       ),
       'role is immutable',
     );
-    const w2 = schemaWriter(keystoneRoleAssignmentCrd());
+    const w2 = await storeWith(keystoneRoleAssignmentCrd());
     const moved = { ...refs, userRef: { name: 'other' }, role: 'member' };
     await rejects(
       writeCase(w2, { base, object: obj(keystoneRoleAssignmentType, 'ra', moved) }, keystoneRoleAssignmentType),
@@ -153,7 +166,7 @@ describe('KeystoneRoleAssignment and KeystoneApplicationCredential (what the hol
   });
 
   it('default the credential schedule and refuse a grace period not shorter than the interval', async () => {
-    const w = schemaWriter(keystoneApplicationCredentialCrd());
+    const w = await storeWith(keystoneApplicationCredentialCrd());
     const ac = await w.create(keystoneApplicationCredentialType, obj(keystoneApplicationCredentialType, 'ac', refs));
     assert.deepEqual((ac.spec as Record<string, unknown>).rotation, { interval: '720h', gracePeriod: '24h' });
     assert.equal((ac.spec as Record<string, unknown>).credentialGeneration, 1);
@@ -171,7 +184,7 @@ describe('K-ORC User', () => {
   const cloud = { cloudCredentialsRef: { secretName: 'k-orc-clouds-yaml', cloudName: 'admin' } };
 
   it('defaults to managed and needs a resource then', async () => {
-    const w = schemaWriter(korcUserCrd());
+    const w = await storeWith(korcUserCrd());
     await rejects(w.create(korcUserType, obj(korcUserType, 'u', cloud)), 'resource must be specified');
     const u = await w.create<KorcUser>(
       korcUserType,
@@ -181,7 +194,7 @@ describe('K-ORC User', () => {
   });
 
   it('admits an unmanaged import by filter and refuses a resource on it', async () => {
-    const w = schemaWriter(korcUserCrd());
+    const w = await storeWith(korcUserCrd());
     const probe = {
       ...cloud,
       managementPolicy: 'unmanaged',
@@ -194,20 +207,63 @@ describe('K-ORC User', () => {
     );
   });
 
+  it('refuses an import on a managed User and requires one on an unmanaged User', async () => {
+    const w = await storeWith(korcUserCrd());
+    const imported = { import: { filter: { name: 'svc' } } };
+    await rejects(
+      w.create(korcUserType, obj(korcUserType, 'm', { ...cloud, ...imported, resource: { name: 'svc' } })),
+      'import may not be specified when policy is managed',
+    );
+    await rejects(
+      w.create(korcUserType, obj(korcUserType, 'u', { ...cloud, managementPolicy: 'unmanaged' })),
+      'import must be specified when policy is unmanaged',
+    );
+  });
+
   it('keeps passwordRef once set and freezes domainRef', async () => {
-    const w = schemaWriter(korcUserCrd());
+    const w = await storeWith(korcUserCrd());
     const base = obj(korcUserType, 'u', { ...cloud, resource: { name: 'svc', domainRef: 'd', passwordRef: 'pw-v1' } });
     const removed = obj(korcUserType, 'u', { ...cloud, resource: { name: 'svc', domainRef: 'd' } });
     await rejects(writeCase(w, { base, object: removed }, korcUserType), 'passwordRef may not be removed once set');
-    const w2 = schemaWriter(korcUserCrd());
+    const w2 = await storeWith(korcUserCrd());
     const moved = obj(korcUserType, 'u', { ...cloud, resource: { name: 'svc', domainRef: 'e', passwordRef: 'pw-v1' } });
     await rejects(writeCase(w2, { base, object: moved }, korcUserType), 'domainRef is immutable');
   });
 });
 
+describe('K-ORC Domain', () => {
+  const cloud = { cloudCredentialsRef: { secretName: 'k-orc-clouds-yaml', cloudName: 'admin' } };
+
+  it('admits a managed Domain with a resource and an unmanaged one with an import', async () => {
+    const w = await storeWith(korcDomainCrd());
+    await w.create(korcDomainType, obj(korcDomainType, 'managed', { ...cloud, resource: { name: 'd' } }));
+    const unmanaged = { ...cloud, managementPolicy: 'unmanaged', import: { filter: { name: 'Default' } } };
+    await w.create(korcDomainType, obj(korcDomainType, 'unmanaged', unmanaged));
+  });
+
+  it('refuses an import on a managed Domain and requires one on an unmanaged Domain', async () => {
+    const w = await storeWith(korcDomainCrd());
+    await rejects(
+      w.create(
+        korcDomainType,
+        obj(korcDomainType, 'm', {
+          ...cloud,
+          resource: { name: 'd' },
+          import: { id: '7c9e6679-7425-40de-944b-e07fc1f90ae7' },
+        }),
+      ),
+      'import may not be specified when policy is managed',
+    );
+    await rejects(
+      w.create(korcDomainType, obj(korcDomainType, 'u', { ...cloud, managementPolicy: 'unmanaged' })),
+      'import must be specified when policy is unmanaged',
+    );
+  });
+});
+
 describe('ESO PushSecret and SecretStore', () => {
   it('defaults a PushSecret as c5c3 writes it and requires exactly one selector', async () => {
-    const w = schemaWriter(pushSecretCrd());
+    const w = await storeWith(pushSecretCrd());
     const spec = {
       deletionPolicy: 'Delete',
       secretStoreRefs: [{ name: 'openbao-tenant-store' }],
@@ -226,7 +282,7 @@ describe('ESO PushSecret and SecretStore', () => {
   });
 
   it('keeps a SecretStore provider block as written', async () => {
-    const w = schemaWriter(secretStoreCrd());
+    const w = await storeWith(secretStoreCrd());
     const provider = {
       vault: { server: 'https://bao', path: 'kv-v2', version: 'v2', auth: { kubernetes: { role: 'eso-tenant' } } },
     };

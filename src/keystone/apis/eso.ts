@@ -6,7 +6,7 @@ import Type from 'typebox';
 import type { Condition, Resource } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
 import { Duration, StringEnum, StringMap } from './common.ts';
-import { customResourceDefinition } from './crd.ts';
+import { customResourceDefinition } from '../../kube/crd.ts';
 
 export const pushSecretType = {
   group: 'external-secrets.io',

@@ -7,7 +7,7 @@ import Type from 'typebox';
 import type { Resource } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
 import { Conditions, DNS_LABEL_PATTERN, Duration, OpenStackName, Time } from './common.ts';
-import { customResourceDefinition } from './crd.ts';
+import { customResourceDefinition } from '../../kube/crd.ts';
 
 export const keystoneUserType = {
   group: 'c5c3.io',

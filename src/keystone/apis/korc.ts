@@ -6,7 +6,7 @@ import Type from 'typebox';
 import type { Resource } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
 import { Conditions, Duration, OpenStackName, StringEnum, Time } from './common.ts';
-import { customResourceDefinition, type PrinterColumn } from './crd.ts';
+import { customResourceDefinition, type PrinterColumn } from '../../kube/crd.ts';
 
 const GROUP = 'openstack.k-orc.cloud';
 
@@ -62,9 +62,8 @@ const commonSpec = {
 };
 
 /**
- * managed ⇒ resource; unmanaged ⇒ no resource; managedOptions only when managed. Upstream's two rules on `import`
- * need CEL's `__import__` escape, which the embedded store's evaluator does not apply yet, so they are left to
- * K-ORC's own CRD (a real cluster installs K-ORC's CRDs, not these).
+ * Upstream's spec rules: managed ⇒ resource and no import; unmanaged ⇒ import and no resource; managedOptions only
+ * when managed. `import` is a CEL reserved word, so rules spell it `__import__`.
  */
 const policyRules = [
   {
@@ -72,8 +71,16 @@ const policyRules = [
     message: 'resource must be specified when policy is managed',
   },
   {
+    rule: "self.managementPolicy == 'managed' ? !has(self.__import__) : true",
+    message: 'import may not be specified when policy is managed',
+  },
+  {
     rule: "self.managementPolicy == 'unmanaged' ? !has(self.resource) : true",
     message: 'resource may not be specified when policy is unmanaged',
+  },
+  {
+    rule: "self.managementPolicy == 'unmanaged' ? has(self.__import__) : true",
+    message: 'import must be specified when policy is unmanaged',
   },
   {
     rule: "has(self.managedOptions) ? self.managementPolicy == 'managed' : true",

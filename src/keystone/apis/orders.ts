@@ -6,7 +6,7 @@ import Type from 'typebox';
 import type { Resource } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
 import { Conditions, OpenStackName, Time } from './common.ts';
-import { customResourceDefinition } from './crd.ts';
+import { customResourceDefinition } from '../../kube/crd.ts';
 import { ControlPlaneRefSchema } from './keystoneuser.ts';
 
 /** A reference to another order in the same namespace on the same cluster. Frozen after creation. */

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import Type from 'typebox';
 import { openEmbeddedStore, type EmbeddedStore } from '../../kube/embedded/store.ts';
 import { InvalidError } from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import { builtin } from '../../kube/resource-type.ts';
 import { checkCrd, prepareCustomResource, servedVersion } from '../../kube/schema/crd.ts';
 import { systemClock } from '../../util/clock.ts';
-import { customResourceDefinition, toJSONSchemaProps } from './crd.ts';
+import { customResourceDefinition } from '../../kube/crd.ts';
 import { regionKinds } from './index.ts';
 import { expectedDefaults, invalidSamples, sampleType, validSamples, withSpec } from './samples.ts';
 import { vlanAllocationName, vlanAllocationType } from './vlan-allocation.ts';
@@ -16,29 +15,6 @@ import { vlanAllocationName, vlanAllocationType } from './vlan-allocation.ts';
 function at(value: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], value);
 }
-
-describe('toJSONSchemaProps', () => {
-  it('gives enums a type and turns unions of literals into enums', () => {
-    const out = toJSONSchemaProps(
-      Type.Object({ a: Type.Enum(['x', 'y']), b: Type.Union([Type.Literal(1), Type.Literal(2)]) }),
-    );
-    assert.deepEqual(at(out, 'properties.a'), { type: 'string', enum: ['x', 'y'] });
-    assert.deepEqual(at(out, 'properties.b'), { type: 'integer', enum: [1, 2] });
-  });
-
-  it('spells string maps as additionalProperties and drops empty required lists', () => {
-    const out = toJSONSchemaProps(Type.Object({ m: Type.Optional(Type.Record(Type.String(), Type.Integer())) }));
-    assert.deepEqual(out, {
-      type: 'object',
-      properties: { m: { type: 'object', additionalProperties: { type: 'integer' } } },
-    });
-  });
-
-  it('refuses constructs a structural schema cannot express', () => {
-    assert.throws(() => toJSONSchemaProps(Type.Union([Type.String(), Type.Integer()])), /anyOf/);
-    assert.throws(() => toJSONSchemaProps(Type.Enum(['a', 1])), /one scalar type/);
-  });
-});
 
 describe('VLANAllocation schema (property)', () => {
   const kind = regionKinds.find((k) => k.type === vlanAllocationType) ?? assert.fail('VLANAllocation is listed');

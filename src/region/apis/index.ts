@@ -1,5 +1,5 @@
 /** Every region.unikorn-cloud.org kind with how it is served: the list the CRD generator and the store read. */
-import type { KindDefinition, PrinterColumn } from './crd.ts';
+import type { KindDefinition, PrinterColumn } from '../../kube/crd.ts';
 import { IdentitySchema, identityType } from './identity.ts';
 import { LoadBalancerSchema, loadBalancerType } from './load-balancer.ts';
 import { NetworkSchema, networkType } from './network.ts';
@@ -22,7 +22,7 @@ export * from './server.ts';
 export * from './ssh-certificate-authority.ts';
 export * from './vlan-allocation.ts';
 export * from './volume.ts';
-export type { KindDefinition, PrinterColumn } from './crd.ts';
+export type { KindDefinition, PrinterColumn } from '../../kube/crd.ts';
 
 const condition = (type: string, field: 'reason' | 'status'): string =>
   `.status.conditions[?(@.type=="${type}")].${field}`;
@@ -35,7 +35,7 @@ const displayName: PrinterColumn = {
 const status: PrinterColumn = { name: 'Status', type: 'string', jsonPath: condition('Available', 'reason') };
 const age: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
 
-export const regionKinds: readonly KindDefinition[] = [
+const kinds: readonly KindDefinition[] = [
   {
     type: regionType,
     schema: RegionSchema,
@@ -129,3 +129,8 @@ export const regionKinds: readonly KindDefinition[] = [
     printerColumns: [displayName, age],
   },
 ];
+
+/** kubectl's category for every region kind (`kubectl get unikorn`). */
+export const CATEGORIES = ['unikorn'] as const;
+
+export const regionKinds: readonly KindDefinition[] = kinds.map((k) => ({ ...k, categories: CATEGORIES }));

@@ -1,13 +1,14 @@
 /**
- * Turns a region kind into an apiextensions.k8s.io/v1 CustomResourceDefinition: the TypeBox schema becomes a
- * structural openAPIV3Schema (Kubernetes' JSONSchemaProps subset), with status subresource, printer columns and
- * categories. Anything the converter does not understand throws, so a schema construct Kubernetes cannot express
- * fails generation instead of being silently dropped.
+ * Turns a kind's TypeBox schema into an apiextensions.k8s.io/v1 CustomResourceDefinition with one served storage
+ * version: the schema becomes a structural openAPIV3Schema (Kubernetes' JSONSchemaProps subset), with status
+ * subresource, printer columns, categories and short names. Anything the converter does not understand throws, so a
+ * schema construct Kubernetes cannot express fails generation instead of being silently dropped. Each product keeps
+ * its own list of kinds (region/apis, keystone/apis); this module knows none of them.
  */
 import type { TSchema } from 'typebox';
-import type { KubeObject } from '../../kube/object.ts';
-import { qualifiedResource, type ResourceType } from '../../kube/resource-type.ts';
-import type { JSONSchemaProps } from '../../kube/schema/types.ts';
+import type { KubeObject } from './object.ts';
+import { qualifiedResource, type ResourceType } from './resource-type.ts';
+import type { JSONSchemaProps } from './schema/types.ts';
 
 export interface PrinterColumn {
   readonly name: string;
@@ -19,13 +20,14 @@ export interface PrinterColumn {
 
 export interface KindDefinition {
   readonly type: ResourceType;
+  /** The whole object's schema: spec, status and any root `x-kubernetes-validations`. */
   readonly schema: TSchema;
-  readonly statusSubresource: boolean;
+  /** Serve `/status` separately (default true). */
+  readonly statusSubresource?: boolean;
   readonly printerColumns: readonly PrinterColumn[];
   readonly shortNames?: readonly string[];
+  readonly categories?: readonly string[];
 }
-
-export const CATEGORIES = ['unikorn'] as const;
 
 /** Keys copied as they are; everything else is either converted below or dropped (TypeBox bookkeeping). */
 const PASSTHROUGH = [
@@ -35,10 +37,14 @@ const PASSTHROUGH = [
   'format',
   'minimum',
   'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
   'minLength',
   'maxLength',
   'minItems',
   'maxItems',
+  'uniqueItems',
   'minProperties',
   'maxProperties',
   'default',
@@ -47,6 +53,9 @@ const PASSTHROUGH = [
   'x-kubernetes-int-or-string',
   'x-kubernetes-embedded-resource',
   'x-kubernetes-validations',
+  'x-kubernetes-list-type',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-map-type',
 ] as const;
 
 /** Keys that are TypeBox's own, or JSON Schema Kubernetes has no use for. */
@@ -140,7 +149,7 @@ export function customResourceDefinition(kind: KindDefinition): KubeObject {
         singular: type.kind.toLowerCase(),
         kind: type.kind,
         listKind: `${type.kind}List`,
-        categories: [...CATEGORIES],
+        ...(kind.categories === undefined ? {} : { categories: [...kind.categories] }),
         ...(kind.shortNames === undefined ? {} : { shortNames: [...kind.shortNames] }),
       },
       versions: [
@@ -149,8 +158,8 @@ export function customResourceDefinition(kind: KindDefinition): KubeObject {
           served: true,
           storage: true,
           schema: { openAPIV3Schema: toJSONSchemaProps(kind.schema) },
-          ...(kind.statusSubresource ? { subresources: { status: {} } } : {}),
-          additionalPrinterColumns: [...kind.printerColumns],
+          ...(kind.statusSubresource === false ? {} : { subresources: { status: {} } }),
+          additionalPrinterColumns: kind.printerColumns.map((c) => ({ ...c })),
         },
       ],
     },
