@@ -89,6 +89,11 @@ export async function updateDomain(identity: IdentityClient, domainId: string, u
   return body.domain;
 }
 
+/** Deletes a domain; Keystone refuses (403) until the domain is disabled, so callers disable it first. */
+export async function deleteDomain(identity: IdentityClient, domainId: string): Promise<void> {
+  await identity.request({ method: 'DELETE', path: '/domains/{domain_id}', params: { domain_id: domainId } });
+}
+
 // ---------------------------------------------------------------------------------------------------- projects
 
 export interface Project {

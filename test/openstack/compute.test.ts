@@ -68,30 +68,9 @@ import { deleteImage, findImageByName, getImage, imageProperties } from '../../s
 import { createNetwork, createSubnet, deleteNetwork } from '../../src/openstack/network.ts';
 import type { Session } from '../../src/openstack/session.ts';
 import { contractCloud, waitFor } from './cloud.ts';
+import { Cleanup, must } from './cleanup.ts';
 
 const cloud = await contractCloud();
-
-/** Undo steps, run newest first; a failing step is reported and never masks a test's own failure. */
-class Cleanup {
-  readonly #steps: { what: string; run: () => Promise<unknown> }[] = [];
-  add(what: string, run: () => Promise<unknown>): void {
-    this.#steps.push({ what, run });
-  }
-  async run(): Promise<void> {
-    for (const step of this.#steps.reverse()) {
-      try {
-        await step.run();
-      } catch (error) {
-        if (!isNotFound(error)) process.stderr.write(`cleanup ${step.what}: ${String(error)}\n`);
-      }
-    }
-  }
-}
-
-function must<T>(value: T | undefined, what: string): T {
-  assert.ok(value !== undefined, `expected ${what}`);
-  return value;
-}
 
 const PASSWORD = 'ct-Secret-1';
 const SLOW = { timeoutMs: 120_000, intervalMs: 300 };

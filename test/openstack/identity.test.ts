@@ -18,6 +18,7 @@ import {
   changeOwnPassword,
   createApplicationCredential,
   createDomain,
+  deleteDomain,
   createProject,
   createUser,
   deleteApplicationCredential,
@@ -51,30 +52,9 @@ import {
   type User,
 } from '../../src/openstack/identity.ts';
 import { contractCloud } from './cloud.ts';
+import { Cleanup, must } from './cleanup.ts';
 
 const cloud = await contractCloud();
-
-/** Undo steps, run newest first; a failing step is reported and never masks a test's own failure. */
-class Cleanup {
-  readonly #steps: { what: string; run: () => Promise<unknown> }[] = [];
-  add(what: string, run: () => Promise<unknown>): void {
-    this.#steps.push({ what, run });
-  }
-  async run(): Promise<void> {
-    for (const step of this.#steps.reverse()) {
-      try {
-        await step.run();
-      } catch (error) {
-        if (!isNotFound(error)) process.stderr.write(`cleanup ${step.what}: ${String(error)}\n`);
-      }
-    }
-  }
-}
-
-function must<T>(value: T | undefined, what: string): T {
-  assert.ok(value !== undefined, `expected ${what}`);
-  return value;
-}
 
 /** Fernet revocation events have one-second resolution: a token issued in the same second as one is refused. */
 const revocationTick = () => new Promise((r) => setTimeout(r, 1_100));
@@ -344,7 +324,7 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
       const domain = await createDomain(admin, { name, description: 'contract' });
       cleanup.add(`domain ${name}`, async () => {
         await updateDomain(admin, domain.id, { enabled: false });
-        await admin.request({ method: 'DELETE', path: '/domains/{domain_id}', params: { domain_id: domain.id } });
+        await deleteDomain(admin, domain.id);
       });
       assert.equal(domain.enabled, true);
       assert.equal((await getDomain(admin, domain.id)).name, name);
@@ -356,7 +336,7 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
       assert.equal(updated.enabled, false);
       assert.equal(updated.description, 'changed');
       assert.ok((await listDomains(admin, { enabled: false })).some((d) => d.id === domain.id));
-      await admin.request({ method: 'DELETE', path: '/domains/{domain_id}', params: { domain_id: domain.id } });
+      await deleteDomain(admin, domain.id);
       await assert.rejects(getDomain(admin, domain.id), isNotFound);
     });
 

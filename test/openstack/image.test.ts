@@ -26,30 +26,9 @@ import {
   type ImageClient,
 } from '../../src/openstack/image.ts';
 import { contractCloud, waitFor } from './cloud.ts';
+import { Cleanup, must } from './cleanup.ts';
 
 const cloud = await contractCloud();
-
-/** Undo steps, run newest first; a failing step is reported and never masks a test's own failure. */
-class Cleanup {
-  readonly #steps: { what: string; run: () => Promise<unknown> }[] = [];
-  add(what: string, run: () => Promise<unknown>): void {
-    this.#steps.push({ what, run });
-  }
-  async run(): Promise<void> {
-    for (const step of this.#steps.reverse()) {
-      try {
-        await step.run();
-      } catch (error) {
-        if (!isNotFound(error)) process.stderr.write(`cleanup ${step.what}: ${String(error)}\n`);
-      }
-    }
-  }
-}
-
-function must<T>(value: T | undefined, what: string): T {
-  assert.ok(value !== undefined, `expected ${what}`);
-  return value;
-}
 
 describe('image contract (Glance v2)', { skip: cloud === undefined }, () => {
   const c = cloud as NonNullable<typeof cloud>;

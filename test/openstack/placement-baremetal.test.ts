@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { getNode, getNodeByInstanceUuid, listNodes, NODE_FIELDS, type Node } from '../../src/openstack/baremetal.ts';
-import { isNotFound, NotFoundError } from '../../src/openstack/errors.ts';
+import { NotFoundError } from '../../src/openstack/errors.ts';
 import {
   getResourceProviderTraits,
   listResourceProviders,
@@ -16,25 +16,9 @@ import {
 } from '../../src/openstack/placement.ts';
 import type { ServiceClient } from '../../src/openstack/session.ts';
 import { contractCloud } from './cloud.ts';
+import { Cleanup } from './cleanup.ts';
 
 const cloud = await contractCloud();
-
-/** Undo steps, run newest first; a failing step is reported and never masks a test's own failure. */
-class Cleanup {
-  readonly #steps: { what: string; run: () => Promise<unknown> }[] = [];
-  add(what: string, run: () => Promise<unknown>): void {
-    this.#steps.push({ what, run });
-  }
-  async run(): Promise<void> {
-    for (const step of this.#steps.reverse()) {
-      try {
-        await step.run();
-      } catch (error) {
-        if (!isNotFound(error)) process.stderr.write(`cleanup ${step.what}: ${String(error)}\n`);
-      }
-    }
-  }
-}
 
 const GOLD = 'CUSTOM_BAREMETAL_GOLD';
 const TRAIT_GOLD = 'CUSTOM_GOLD';

@@ -1,0 +1,29 @@
+/** A `domainRef`: the K-ORC Domain object in the same namespace, usable once it is Available with an id. */
+import type { Client } from '../../../kube/client.ts';
+import { isConditionTrue } from '../../../kube/conditions.ts';
+import { isNotFound } from '../../../kube/errors.ts';
+import { korcConditions, korcDomainType, type KorcDomain } from '../../apis/korc.ts';
+
+/** `id` undefined: no ref and no default (an import filter without a domain). */
+export type DomainResolution = { readonly id: string | undefined } | { readonly wait: string };
+
+export async function resolveDomain(
+  client: Client,
+  namespace: string,
+  ref: string | undefined,
+  fallback: string | undefined,
+): Promise<DomainResolution> {
+  if (ref === undefined) return { id: fallback };
+  let domain: KorcDomain;
+  try {
+    domain = await client.get<KorcDomain>(korcDomainType, namespace, ref);
+  } catch (error) {
+    if (isNotFound(error)) return { wait: `Waiting for Domain/${ref} to be created` };
+    throw error;
+  }
+  const id = domain.status?.id;
+  if (id === undefined || !isConditionTrue(domain.status?.conditions, korcConditions.available)) {
+    return { wait: `Waiting for Domain/${ref} to be ready` };
+  }
+  return { id };
+}

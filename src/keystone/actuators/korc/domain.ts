@@ -1,0 +1,78 @@
+/**
+ * The K-ORC Domain's I/O over Keystone: look it up (by status.id, import or exact name), create it, and delete it
+ * (Keystone deletes only a disabled domain, so it is disabled first).
+ */
+import { isNotFound } from '../../../openstack/errors.ts';
+import {
+  createDomain,
+  deleteDomain,
+  getDomain,
+  listDomains,
+  updateDomain,
+  type Domain,
+  type IdentityClient,
+} from '../../../openstack/identity.ts';
+import { korcDomainType, type KorcDomain } from '../../apis/korc.ts';
+import type { Lookup } from './decide.ts';
+import type { KindActuator } from './pass.ts';
+
+export const KORC_DOMAIN_FINALIZER = 'openstack.k-orc.cloud/domain';
+
+export function domainActuator(identity: IdentityClient): KindActuator<KorcDomain> {
+  const nameOf = (d: KorcDomain) => d.spec.resource?.name ?? d.metadata.name;
+  const idIfExists = async (id: string): Promise<string[]> => {
+    try {
+      return [(await getDomain(identity, id)).id];
+    } catch (error) {
+      if (isNotFound(error)) return [];
+      throw error;
+    }
+  };
+  const byName = async (name: string | undefined, enabled?: boolean): Promise<string[]> => {
+    const domains = await listDomains(identity, { name, enabled });
+    // Keystone's name filter follows the database collation: keep exact matches only.
+    return domains.filter((x) => name === undefined || x.name === name).map((x) => x.id);
+  };
+  const lookup = async (d: KorcDomain): Promise<Lookup> => {
+    const recorded = d.status?.id;
+    if (recorded !== undefined && recorded !== '') return { by: 'statusId', ids: await idIfExists(recorded) };
+    const imp = d.spec.import;
+    if (d.spec.managementPolicy === 'unmanaged') {
+      if (imp?.id !== undefined) return { by: 'importId', ids: await idIfExists(imp.id) };
+      return { by: 'filter', ids: await byName(imp?.filter?.name, imp?.filter?.enabled) };
+    }
+    return { by: 'name', ids: await byName(nameOf(d)) };
+  };
+  return {
+    type: korcDomainType,
+    finalizer: KORC_DOMAIN_FINALIZER,
+    observe: async (d) => ({
+      policy: d.spec.managementPolicy ?? 'managed',
+      onDelete: d.spec.managedOptions?.onDelete ?? 'delete',
+      dependencyWait: undefined,
+      lookup: await lookup(d),
+    }),
+    create: async (d) => {
+      const resource = d.spec.resource;
+      const domain = await createDomain(identity, {
+        name: nameOf(d),
+        ...(resource?.description === undefined ? {} : { description: resource.description }),
+        ...(resource?.enabled === undefined ? {} : { enabled: resource.enabled }),
+      });
+      return domain.id;
+    },
+    delete: async (id) => {
+      await updateDomain(identity, id, { enabled: false });
+      await deleteDomain(identity, id);
+    },
+    describe: async (id) => describeDomain(await getDomain(identity, id)),
+  };
+}
+
+function describeDomain(domain: Domain): Readonly<Record<string, unknown>> {
+  return {
+    name: domain.name,
+    enabled: domain.enabled,
+    ...(domain.description ? { description: domain.description } : {}),
+  };
+}

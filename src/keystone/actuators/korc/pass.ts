@@ -1,0 +1,212 @@
+/**
+ * One reconcile pass of a bundled K-ORC actuator: observe → decide → act, repeated until a row ends the pass. Each
+ * step re-reads the object, so every effect a step records (status.id, appliedPasswordRef) is persisted before the
+ * next step builds on it, and a pass cut short anywhere resumes from what Keystone and the object hold.
+ */
+import type { Client } from '../../../kube/client.ts';
+import { conditionUnchanged, setCondition } from '../../../kube/conditions.ts';
+import { isNotFound as isKubeNotFound } from '../../../kube/errors.ts';
+import type { Condition, KubeObject } from '../../../kube/object.ts';
+import type { ResourceType } from '../../../kube/resource-type.ts';
+import type { ReconcileContext, Request, Result } from '../../../runtime/types.ts';
+import { isNotFound } from '../../../openstack/errors.ts';
+import { korcConditionsFor, terminalAtGeneration, writeFailure, type PassEnd } from './conditions.ts';
+import { decide, type Facts } from './decide.ts';
+
+export const FIELD_MANAGER = 'openregion-korc-actuator';
+
+/** What a pass needs from the object and from Keystone; `korc` status keeps `conditions`, `id` and `resource`. */
+export interface KorcObject extends KubeObject {
+  readonly status?: {
+    readonly conditions?: readonly Condition[];
+    readonly id?: string;
+    readonly resource?: Readonly<Record<string, unknown>>;
+  };
+}
+
+/** One kind's I/O: how to look it up, create and delete it in Keystone, and describe it in status.resource. */
+export interface KindActuator<T extends KorcObject> {
+  readonly type: ResourceType;
+  readonly finalizer: string;
+  /** Facts except the finalizer, deletion and terminal-latch fields, which the pass reads from the object itself. */
+  observe(object: T): Promise<Omit<Facts, 'deleting' | 'hasFinalizer' | 'terminalAtGeneration'>>;
+  create(object: T): Promise<string>;
+  delete(id: string): Promise<void>;
+  setPassword?(object: T, id: string): Promise<void>;
+  /** status.resource as Keystone holds it now; the merge patch keeps fields it leaves out (appliedPasswordRef). */
+  describe(id: string): Promise<Readonly<Record<string, unknown>>>;
+}
+
+export interface PassOptions {
+  readonly client: Client;
+  /** How often an import whose filter matches nothing looks again. */
+  readonly pollMs: number;
+}
+
+/** Enough for the longest path (finalizer, create, record password ref, available) with room to spare. */
+const MAX_STEPS = 8;
+
+export async function runPass<T extends KorcObject>(
+  kind: KindActuator<T>,
+  options: PassOptions,
+  req: Request,
+  ctx: ReconcileContext,
+): Promise<Result> {
+  const { client } = options;
+  for (let step = 0; step < MAX_STEPS; step++) {
+    let object: T;
+    try {
+      object = await client.get<T>(kind.type, req.namespace, req.name);
+    } catch (error) {
+      if (isKubeNotFound(error)) return {};
+      throw error;
+    }
+    const generation = object.metadata.generation ?? 0;
+    const end = async (e: PassEnd, extra: Readonly<Record<string, unknown>> = {}) =>
+      writeStatus(client, kind.type, object, { ...extra, conditions: conditionsAfter(object, e, ctx) });
+    let facts: Facts;
+    try {
+      facts = {
+        ...(await kind.observe(object)),
+        deleting: object.metadata.deletionTimestamp !== undefined,
+        hasFinalizer: (object.metadata.finalizers ?? []).includes(kind.finalizer),
+        terminalAtGeneration: terminalAtGeneration(object.status?.conditions, generation),
+      };
+    } catch (error) {
+      if (object.metadata.deletionTimestamp === undefined) {
+        await end({ kind: 'transient', message: error instanceof Error ? error.message : String(error) });
+      }
+      throw error;
+    }
+    const { row, action } = decide(facts);
+    ctx.log.debug({ row, action: action.kind, step }, 'korc decision');
+    switch (action.kind) {
+      case 'none':
+        return {};
+      case 'addFinalizer':
+        await setFinalizers(client, kind.type, object, [...(object.metadata.finalizers ?? []), kind.finalizer]);
+        continue;
+      case 'removeFinalizer':
+        await setFinalizers(
+          client,
+          kind.type,
+          object,
+          (object.metadata.finalizers ?? []).filter((f) => f !== kind.finalizer),
+        );
+        return {};
+      case 'delete':
+        try {
+          await kind.delete(action.id);
+        } catch (error) {
+          if (!isNotFound(error)) throw error;
+        }
+        continue;
+      case 'adopt':
+        await writeStatus(client, kind.type, object, { id: action.id });
+        continue;
+      case 'forget':
+        await writeStatus(client, kind.type, object, { id: null });
+        continue;
+      case 'create': {
+        let id: string;
+        try {
+          id = await kind.create(object);
+        } catch (error) {
+          return failed(await endWith(end, writeFailure(error, 'creating')), error);
+        }
+        await writeStatus(client, kind.type, object, { id });
+        continue;
+      }
+      case 'recordPasswordRef':
+        await writeStatus(client, kind.type, object, { resource: { appliedPasswordRef: action.ref } });
+        continue;
+      case 'setPassword':
+        try {
+          await kind.setPassword?.(object, action.id);
+        } catch (error) {
+          return failed(await endWith(end, writeFailure(error, 'updating')), error);
+        }
+        await writeStatus(client, kind.type, object, { resource: { appliedPasswordRef: action.ref } });
+        continue;
+      case 'wait':
+        await end({ kind: 'wait', message: action.message });
+        return action.poll ? { requeueAfterMs: options.pollMs } : {};
+      case 'terminal':
+        await end(action);
+        return {};
+      case 'available': {
+        const resource = await kind.describe(action.id);
+        // A write that changed only lastSyncTime would wake this controller again, for ever.
+        if (upToDate(object, resource)) return {};
+        await end({ kind: 'available' }, { resource, lastSyncTime: rfc3339(ctx.clock.now()) });
+        return {};
+      }
+    }
+  }
+  throw new Error(`${kind.type.kind} ${req.namespace}/${req.name}: no end after ${MAX_STEPS} steps`);
+}
+
+async function endWith(end: (e: PassEnd) => Promise<void>, e: PassEnd): Promise<PassEnd> {
+  await end(e);
+  return e;
+}
+
+/** A transient failure is rethrown for the runtime's backoff; a terminal one is latched and the pass is done. */
+function failed(e: PassEnd, error: unknown): Result {
+  if (e.kind === 'transient') throw error;
+  return {};
+}
+
+/** Available already reported at this generation, and status.resource already holds what Keystone does. */
+function upToDate(object: KorcObject, resource: Readonly<Record<string, unknown>>): boolean {
+  const conditions = object.status?.conditions;
+  const recorded = object.status?.resource ?? {};
+  return (
+    korcConditionsFor({ kind: 'available' }, object.metadata.generation ?? 0).every((c) =>
+      conditionUnchanged(conditions, c),
+    ) && Object.entries(resource).every(([k, v]) => recorded[k] === v)
+  );
+}
+
+function conditionsAfter(object: KorcObject, e: PassEnd, ctx: ReconcileContext): Condition[] {
+  const now = new Date(ctx.clock.now());
+  let conditions: Condition[] = [...(object.status?.conditions ?? [])];
+  for (const input of korcConditionsFor(e, object.metadata.generation ?? 0)) {
+    conditions = setCondition(conditions, input, now);
+  }
+  return conditions;
+}
+
+/** A merge patch of status; `null` removes a field. */
+async function writeStatus(
+  client: Client,
+  type: ResourceType,
+  object: KubeObject,
+  status: Readonly<Record<string, unknown>>,
+): Promise<void> {
+  await client.patch(
+    type,
+    object.metadata.namespace,
+    object.metadata.name,
+    { type: 'merge', patch: { status } },
+    { subresource: 'status', fieldManager: FIELD_MANAGER },
+  );
+}
+
+/** An update carrying the read resourceVersion, so a finalizer change never overwrites a newer object. */
+async function setFinalizers(
+  client: Client,
+  type: ResourceType,
+  object: KubeObject,
+  finalizers: readonly string[],
+): Promise<void> {
+  await client.update(
+    type,
+    { ...object, metadata: { ...object.metadata, finalizers } },
+    { fieldManager: FIELD_MANAGER },
+  );
+}
+
+function rfc3339(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

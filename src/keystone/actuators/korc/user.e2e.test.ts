@@ -1,0 +1,262 @@
+/**
+ * The K-ORC User actuator end to end, in process: the embedded store with the K-ORC CRDs, and the emulator's
+ * Keystone reached over HTTP with an admin session. Passes are driven directly (deterministic), and once through
+ * the Manager to check the registration and the Secret watch.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { TestCloud } from '../../../emulator/testing.ts';
+import { testCloud } from '../../../emulator/testing.ts';
+import type { Client } from '../../../kube/client.ts';
+import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
+import { builtin } from '../../../kube/resource-type.ts';
+import { listUsers } from '../../../openstack/identity.ts';
+import { silentLogger } from '../../../runtime/logger.ts';
+import { Manager } from '../../../runtime/manager.ts';
+import type { ReconcileContext, Result } from '../../../runtime/types.ts';
+import {
+  KORC_USER_FINALIZER,
+  KORC_WAITING_FOR_EXTERNAL,
+  keystoneCrds,
+  korcUserType,
+  type KorcUser,
+  type KorcUserSpec,
+} from '../../apis/index.ts';
+import { runPass } from './pass.ts';
+import { registerKorcActuators } from './register.ts';
+import { userActuator } from './user.ts';
+
+const NS = 'default';
+let cloud: TestCloud;
+const stores: EmbeddedStore[] = [];
+
+before(async () => {
+  cloud = await testCloud();
+});
+after(async () => {
+  await Promise.all(stores.map((s) => s.close()));
+  await cloud.close();
+});
+
+async function openStore(): Promise<EmbeddedStore> {
+  const store = openEmbeddedStore(':memory:', { clock: cloud.clock, garbageCollection: false });
+  stores.push(store);
+  for (const crd of keystoneCrds()) await store.create(builtin.customResourceDefinition, crd);
+  return store;
+}
+
+const identity = () => cloud.admin.client('identity');
+const ctx = (): ReconcileContext => ({ signal: new AbortController().signal, log: silentLogger(), clock: cloud.clock });
+
+function harness(client: Client) {
+  const actuator = userActuator({ client, identity: identity(), defaultDomainId: 'default' });
+  return {
+    pass: (name: string): Promise<Result> =>
+      runPass(actuator, { client, pollMs: 10_000 }, { cluster: '', namespace: NS, name }, ctx()),
+    get: (name: string) => client.get<KorcUser>(korcUserType, NS, name),
+  };
+}
+
+const secret = (name: string, password: string) => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name, namespace: NS },
+  data: { password: Buffer.from(password).toString('base64') },
+});
+
+const korcUser = (name: string, spec: KorcUserSpec): KorcUser => ({
+  apiVersion: 'openstack.k-orc.cloud/v1alpha1',
+  kind: 'User',
+  metadata: { name, namespace: NS },
+  spec,
+});
+
+const credentials = { secretName: 'openstack-clouds', cloudName: 'admin' };
+const managed = (name: string, passwordRef: string): KorcUserSpec => ({
+  cloudCredentialsRef: credentials,
+  managementPolicy: 'managed',
+  resource: { name, passwordRef },
+});
+
+async function authenticates(name: string, password: string): Promise<boolean> {
+  const session = cloud.session<'unscoped'>(
+    { type: 'password', user: { name, domain: { id: 'default' } }, password },
+    { kind: 'unscoped' },
+  );
+  try {
+    await session.token();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const usersNamed = async (name: string) => (await listUsers(identity(), { domainId: 'default', name })).length;
+const condition = (u: KorcUser, type: string) => u.status?.conditions?.find((c) => c.type === type);
+
+describe('K-ORC User actuator against the emulator', () => {
+  it('creates a managed user with the Secret password and no default project', async () => {
+    const store = await openStore();
+    const h = harness(store);
+    await store.create(builtin.secret, secret('alice-pw-1', 'first-Password-1'));
+    await store.create(korcUserType, korcUser('alice', managed('svc-alice', 'alice-pw-1')));
+    assert.deepEqual(await h.pass('alice'), {});
+    const u = await h.get('alice');
+    assert.ok(u.metadata.finalizers?.includes(KORC_USER_FINALIZER));
+    assert.equal(condition(u, 'Available')?.status, 'True');
+    assert.equal(condition(u, 'Available')?.reason, 'Success');
+    assert.equal(condition(u, 'Progressing')?.status, 'False');
+    assert.equal(condition(u, 'Progressing')?.message, 'OpenStack resource is up to date');
+    assert.equal(u.status?.resource?.appliedPasswordRef, 'alice-pw-1');
+    assert.equal(u.status.resource.domainID, 'default');
+    assert.equal(u.status.resource.defaultProjectID, undefined);
+    assert.ok(u.status.id);
+    assert.ok(await authenticates('svc-alice', 'first-Password-1'));
+    // A later pass with nothing to change writes nothing, so it does not wake itself again.
+    cloud.clock.advance(60_000);
+    await h.pass('alice');
+    assert.equal((await h.get('alice')).metadata.resourceVersion, u.metadata.resourceVersion);
+  });
+
+  it('applies a password only when passwordRef changes', async () => {
+    const store = await openStore();
+    const h = harness(store);
+    await store.create(builtin.secret, secret('bob-pw-1', 'bob-Password-1'));
+    await store.create(korcUserType, korcUser('bob', managed('svc-bob', 'bob-pw-1')));
+    await h.pass('bob');
+    // The same ref with new content: K-ORC does not re-apply.
+    const stored = await store.get(builtin.secret, NS, 'bob-pw-1');
+    await store.update(builtin.secret, { ...secret('bob-pw-1', 'bob-Password-X'), metadata: stored.metadata });
+    await h.pass('bob');
+    assert.ok(await authenticates('svc-bob', 'bob-Password-1'));
+    assert.ok(!(await authenticates('svc-bob', 'bob-Password-X')));
+    // A new ref whose Secret does not exist yet waits.
+    const current = await h.get('bob');
+    await store.update(korcUserType, { ...current, spec: managed('svc-bob', 'bob-pw-2') });
+    await h.pass('bob');
+    const waiting = await h.get('bob');
+    assert.equal(condition(waiting, 'Progressing')?.message, 'Waiting for Secret/bob-pw-2 to be created');
+    assert.equal(waiting.status?.resource?.appliedPasswordRef, 'bob-pw-1');
+    await store.create(builtin.secret, secret('bob-pw-2', 'bob-Password-2'));
+    await h.pass('bob');
+    const moved = await h.get('bob');
+    assert.equal(moved.status?.resource?.appliedPasswordRef, 'bob-pw-2');
+    assert.equal(condition(moved, 'Available')?.status, 'True');
+    assert.ok(await authenticates('svc-bob', 'bob-Password-2'));
+    assert.ok(!(await authenticates('svc-bob', 'bob-Password-1')));
+  });
+
+  it('an unmanaged import waits with K-ORC message, then adopts; deleting it leaves the user', async () => {
+    const store = await openStore();
+    const h = harness(store);
+    await store.create(
+      korcUserType,
+      korcUser('carol', {
+        cloudCredentialsRef: credentials,
+        managementPolicy: 'unmanaged',
+        import: { filter: { name: 'ext-carol' } },
+      }),
+    );
+    assert.deepEqual(await h.pass('carol'), { requeueAfterMs: 10_000 });
+    const waiting = await h.get('carol');
+    assert.equal(condition(waiting, 'Available')?.status, 'False');
+    assert.equal(condition(waiting, 'Available')?.reason, 'Progressing');
+    assert.equal(condition(waiting, 'Available')?.message, KORC_WAITING_FOR_EXTERNAL);
+    assert.equal(condition(waiting, 'Progressing')?.status, 'True');
+    await identity().request({
+      method: 'POST',
+      path: '/users',
+      body: { user: { name: 'ext-carol', domain_id: 'default', password: 'ext-Password-1' } },
+    });
+    assert.deepEqual(await h.pass('carol'), {});
+    const adopted = await h.get('carol');
+    assert.equal(condition(adopted, 'Available')?.status, 'True');
+    assert.equal(adopted.status?.resource?.name, 'ext-carol');
+    await store.delete(korcUserType, NS, 'carol');
+    await h.pass('carol');
+    await assert.rejects(h.get('carol'));
+    assert.equal(await usersNamed('ext-carol'), 1);
+  });
+
+  it('deleting a managed User deletes it in Keystone', async () => {
+    const store = await openStore();
+    const h = harness(store);
+    await store.create(builtin.secret, secret('dave-pw-1', 'dave-Password-1'));
+    await store.create(korcUserType, korcUser('dave', managed('svc-dave', 'dave-pw-1')));
+    await h.pass('dave');
+    assert.equal(await usersNamed('svc-dave'), 1);
+    await store.delete(korcUserType, NS, 'dave');
+    await h.pass('dave');
+    await assert.rejects(h.get('dave'));
+    assert.equal(await usersNamed('svc-dave'), 0);
+  });
+
+  it('a pass interrupted after the Keystone create converges without a duplicate', async () => {
+    const store = await openStore();
+    let failNextIdWrite = true;
+    // The store refuses the first status write of an id: the process "crashed" right after the Keystone create.
+    const crashing: Client = {
+      ...store,
+      get: (type, ns, name) => store.get(type, ns, name),
+      list: (type, options) => store.list(type, options),
+      watch: (type, options) => store.watch(type, options),
+      create: (type, object, options) => store.create(type, object, options),
+      update: (type, object, options) => store.update(type, object, options),
+      apply: (type, object, options) => store.apply(type, object, options),
+      delete: (type, ns, name, options) => store.delete(type, ns, name, options),
+      patch: (type, ns, name, patch, options) => {
+        const status =
+          patch.type === 'merge' ? (patch.patch['status'] as Record<string, unknown> | undefined) : undefined;
+        if (failNextIdWrite && status?.['id'] !== undefined) {
+          failNextIdWrite = false;
+          return Promise.reject(new Error('crashed'));
+        }
+        return store.patch(type, ns, name, patch, options);
+      },
+    };
+    const h = harness(crashing);
+    await store.create(builtin.secret, secret('erin-pw-1', 'erin-Password-1'));
+    await store.create(korcUserType, korcUser('erin', managed('svc-erin', 'erin-pw-1')));
+    await assert.rejects(h.pass('erin'), /crashed/);
+    assert.equal(await usersNamed('svc-erin'), 1);
+    assert.equal((await h.get('erin')).status?.id, undefined);
+    await h.pass('erin');
+    const u = await h.get('erin');
+    assert.equal(condition(u, 'Available')?.status, 'True');
+    assert.equal(u.status?.resource?.appliedPasswordRef, 'erin-pw-1');
+    assert.equal(await usersNamed('svc-erin'), 1);
+    assert.ok(await authenticates('svc-erin', 'erin-Password-1'));
+  });
+
+  it('through the Manager: off by default; on, a User waits for its Secret and is woken by it', async () => {
+    const store = await openStore();
+    const manager = new Manager({ client: store, clock: cloud.clock, random: () => 0, resyncMs: 3_600_000 });
+    assert.equal(registerKorcActuators(manager, { admin: cloud.admin }), false);
+    assert.equal(registerKorcActuators(manager, { enabled: true, admin: cloud.admin }), true);
+    await manager.start();
+    try {
+      await store.create(korcUserType, korcUser('frank', managed('svc-frank', 'frank-pw-1')));
+      await until(
+        async () =>
+          condition(await store.get<KorcUser>(korcUserType, NS, 'frank'), 'Progressing')?.message ===
+          'Waiting for Secret/frank-pw-1 to be created',
+      );
+      await store.create(builtin.secret, secret('frank-pw-1', 'frank-Password-1'));
+      await until(
+        async () => condition(await store.get<KorcUser>(korcUserType, NS, 'frank'), 'Available')?.status === 'True',
+      );
+      assert.ok(await authenticates('svc-frank', 'frank-Password-1'));
+    } finally {
+      await manager.stop();
+    }
+  });
+});
+
+/** Waits on real I/O (HTTP to the emulator), bounded. */
+async function until(done: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await done()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error('condition did not hold');
+}

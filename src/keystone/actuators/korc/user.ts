@@ -1,0 +1,150 @@
+/**
+ * The K-ORC User's I/O over Keystone: look the user up (by status.id, import or exact name in its domain), create it
+ * with the password from the passwordRef Secret and no default project, set a moved password, delete it.
+ */
+import type { Client } from '../../../kube/client.ts';
+import { isNotFound as isKubeNotFound } from '../../../kube/errors.ts';
+import type { KubeObject } from '../../../kube/object.ts';
+import { builtin } from '../../../kube/resource-type.ts';
+import { isNotFound } from '../../../openstack/errors.ts';
+import {
+  createUser,
+  deleteUser,
+  findUserByName,
+  getUser,
+  listUsers,
+  setUserPassword,
+  type IdentityClient,
+  type User,
+} from '../../../openstack/identity.ts';
+import { KORC_USER_FINALIZER, korcUserType, type KorcUser } from '../../apis/korc.ts';
+import type { Lookup, PasswordFacts } from './decide.ts';
+import { resolveDomain } from './domain-ref.ts';
+import type { KindActuator } from './pass.ts';
+
+export interface UserActuatorOptions {
+  readonly client: Client;
+  readonly identity: IdentityClient;
+  /** The domain of a User without domainRef. */
+  readonly defaultDomainId: string;
+}
+
+export function userActuator(options: UserActuatorOptions): KindActuator<KorcUser> {
+  const { client, identity, defaultDomainId } = options;
+  const namespaceOf = (u: KorcUser) => u.metadata.namespace ?? '';
+  const nameOf = (u: KorcUser) => u.spec.resource?.name ?? u.metadata.name;
+  const password = async (u: KorcUser): Promise<string | undefined> => {
+    const ref = u.spec.resource?.passwordRef;
+    return ref === undefined ? undefined : readPassword(client, namespaceOf(u), ref);
+  };
+
+  const lookup = async (u: KorcUser): Promise<{ lookup: Lookup; dependencyWait?: string }> => {
+    const recorded = u.status?.id;
+    if (recorded !== undefined && recorded !== '')
+      return { lookup: { by: 'statusId', ids: await idIfExists(recorded) } };
+    const imp = u.spec.import;
+    if (u.spec.managementPolicy === 'unmanaged') {
+      if (imp?.id !== undefined) return { lookup: { by: 'importId', ids: await idIfExists(imp.id) } };
+      const domain = await resolveDomain(client, namespaceOf(u), imp?.filter?.domainRef, undefined);
+      if ('wait' in domain) return { lookup: { by: 'none' }, dependencyWait: domain.wait };
+      const name = imp?.filter?.name;
+      const users = await listUsers(identity, { domainId: domain.id, name });
+      // Keystone's name filter follows the database collation: keep exact matches only.
+      return {
+        lookup: { by: 'filter', ids: users.filter((x) => name === undefined || x.name === name).map((x) => x.id) },
+      };
+    }
+    const domain = await resolveDomain(client, namespaceOf(u), u.spec.resource?.domainRef, defaultDomainId);
+    if ('wait' in domain) return { lookup: { by: 'none' }, dependencyWait: domain.wait };
+    const found = await findUserByName(identity, domain.id ?? defaultDomainId, nameOf(u));
+    return { lookup: { by: 'name', ids: found === undefined ? [] : [found.id] } };
+  };
+
+  const idIfExists = async (id: string): Promise<string[]> => {
+    try {
+      return [(await getUser(identity, id)).id];
+    } catch (error) {
+      if (isNotFound(error)) return [];
+      throw error;
+    }
+  };
+
+  return {
+    type: korcUserType,
+    finalizer: KORC_USER_FINALIZER,
+    observe: async (u) => {
+      const { lookup: found, dependencyWait } = await lookup(u);
+      const ref = u.spec.resource?.passwordRef;
+      const pw: PasswordFacts = {
+        ref,
+        applied: u.status?.resource?.appliedPasswordRef,
+        secret: ref === undefined ? 'ok' : await secretState(client, namespaceOf(u), ref),
+      };
+      return {
+        policy: u.spec.managementPolicy ?? 'managed',
+        onDelete: u.spec.managedOptions?.onDelete ?? 'delete',
+        dependencyWait,
+        lookup: found,
+        password: pw,
+      };
+    },
+    create: async (u) => {
+      const resource = u.spec.resource;
+      const domain = await resolveDomain(client, namespaceOf(u), resource?.domainRef, defaultDomainId);
+      if ('wait' in domain) throw new Error(domain.wait);
+      const pw = await password(u);
+      const user = await createUser(identity, {
+        name: nameOf(u),
+        domain_id: domain.id ?? defaultDomainId,
+        ...(pw === undefined ? {} : { password: pw }),
+        ...(resource?.description === undefined ? {} : { description: resource.description }),
+        ...(resource?.enabled === undefined ? {} : { enabled: resource.enabled }),
+      });
+      return user.id;
+    },
+    delete: (id) => deleteUser(identity, id),
+    setPassword: async (u, id) => {
+      const pw = await password(u);
+      if (pw === undefined) throw new Error('Password secret does not contain "password" key');
+      await setUserPassword(identity, id, pw);
+    },
+    describe: async (id) => describeUser(await getUser(identity, id)),
+  };
+}
+
+function describeUser(user: User): Readonly<Record<string, unknown>> {
+  return {
+    name: user.name,
+    domainID: user.domain_id,
+    enabled: user.enabled,
+    ...(user.description ? { description: user.description } : {}),
+    ...(user.default_project_id ? { defaultProjectID: user.default_project_id } : {}),
+    ...(user.password_expires_at ? { passwordExpiresAt: user.password_expires_at } : {}),
+  };
+}
+
+async function readSecret(client: Client, namespace: string, name: string): Promise<KubeObject | undefined> {
+  try {
+    return await client.get(builtin.secret, namespace, name);
+  } catch (error) {
+    if (isKubeNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+function passwordOf(secret: KubeObject): string | undefined {
+  const data = secret['data'] as Readonly<Record<string, string>> | undefined;
+  const encoded = data?.['password'];
+  return encoded === undefined ? undefined : Buffer.from(encoded, 'base64').toString('utf8');
+}
+
+async function secretState(client: Client, namespace: string, name: string): Promise<PasswordFacts['secret']> {
+  const secret = await readSecret(client, namespace, name);
+  if (secret === undefined) return 'absent';
+  return passwordOf(secret) === undefined ? 'noKey' : 'ok';
+}
+
+async function readPassword(client: Client, namespace: string, name: string): Promise<string | undefined> {
+  const secret = await readSecret(client, namespace, name);
+  return secret === undefined ? undefined : passwordOf(secret);
+}
