@@ -1,0 +1,80 @@
+/** The I/O around SecretStores: a KV client for a store, and one validation pass over a store. */
+import type { Dispatcher } from 'undici';
+import type { Client } from '../../../kube/client.ts';
+import { NotFoundError } from '../../../kube/errors.ts';
+import type { KubeObject } from '../../../kube/object.ts';
+import { builtin } from '../../../kube/resource-type.ts';
+import type { ReconcileContext, Request, Result } from '../../../runtime/types.ts';
+import { secretStoreType, type SecretStore } from '../../apis/eso.ts';
+import { KvClient, KvHttpError, KvTransportError } from './kv.ts';
+import { secretStrings, vaultStoreOf } from './remote.ts';
+import { decideStore, STORE_REVALIDATE_MS, storeStatus, type StoreCheck } from './store.ts';
+
+export interface KvAccess {
+  readonly dispatcher?: Dispatcher | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** A KV client for the store's server, mount and token, or why the store cannot give one. */
+export async function kvClientFor(
+  client: Client,
+  store: SecretStore,
+  access: KvAccess,
+): Promise<KvClient | { readonly unusable: string }> {
+  const vault = vaultStoreOf(store);
+  if ('unsupported' in vault) return { unusable: vault.unsupported };
+  let tokenSecret: KubeObject;
+  try {
+    tokenSecret = await client.get(builtin.secret, store.metadata.namespace, vault.tokenSecret.name);
+  } catch (error) {
+    if (error instanceof NotFoundError) return { unusable: 'could not get the token secret' };
+    throw error;
+  }
+  const token = secretStrings(tokenSecret)[vault.tokenSecret.key];
+  if (token === undefined || token === '') return { unusable: `token secret has no key ${vault.tokenSecret.key}` };
+  return new KvClient({
+    server: vault.server,
+    mount: vault.mount,
+    token,
+    ...(access.dispatcher === undefined ? {} : { dispatcher: access.dispatcher }),
+    ...(access.signal === undefined ? {} : { signal: access.signal }),
+  });
+}
+
+async function checkStore(client: Client, store: SecretStore, access: KvAccess): Promise<StoreCheck> {
+  const kv = await kvClientFor(client, store, access);
+  if (!(kv instanceof KvClient)) return { kind: 'invalid-config', detail: kv.unusable };
+  try {
+    await kv.lookupSelf();
+    return { kind: 'valid' };
+  } catch (error) {
+    if (error instanceof KvHttpError || error instanceof KvTransportError) {
+      return { kind: 'validation-failed', detail: error.message };
+    }
+    throw error;
+  }
+}
+
+/** One pass: check the store, write Ready as ESO does, and revalidate every five minutes either way. */
+export async function reconcileSecretStore(
+  client: Client,
+  req: Request,
+  ctx: ReconcileContext,
+  access: Omit<KvAccess, 'signal'>,
+): Promise<Result> {
+  let store: SecretStore;
+  try {
+    store = await client.get<SecretStore>(secretStoreType, req.namespace, req.name);
+  } catch (error) {
+    if (error instanceof NotFoundError) return {};
+    throw error;
+  }
+  const check = await checkStore(client, store, { ...access, signal: ctx.signal });
+  const decision = decideStore(check);
+  ctx.log.debug({ row: decision.row, ...('detail' in check ? { detail: check.detail } : {}) }, 'secretstore decision');
+  const status = storeStatus(store, decision, ctx.clock.now());
+  if (JSON.stringify(status) !== JSON.stringify(store.status)) {
+    await client.update<SecretStore>(secretStoreType, { ...store, status }, { subresource: 'status' });
+  }
+  return { requeueAfterMs: STORE_REVALIDATE_MS };
+}
