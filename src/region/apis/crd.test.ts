@@ -10,7 +10,8 @@ import { systemClock } from '../../util/clock.ts';
 import { customResourceDefinition } from '../../kube/crd.ts';
 import { regionKinds } from './index.ts';
 import { expectedDefaults, invalidSamples, sampleType, validSamples, withSpec } from './samples.ts';
-import { vlanAllocationName, vlanAllocationType } from './vlan-allocation.ts';
+import { vlanAllocationName } from '../openstack/names.ts';
+import { vlanAllocationType } from './vlan-allocation.ts';
 
 function at(value: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], value);

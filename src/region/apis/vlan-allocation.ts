@@ -8,11 +8,6 @@ import { envelope, regionResourceType } from './shared.ts';
 
 export const vlanAllocationType = regionResourceType('VLANAllocation', 'vlanallocations');
 
-/** The object's name for a region: one table per region and provider. */
-export function vlanAllocationName(regionName: string): string {
-  return `openstack.${regionName}`;
-}
-
 export const VLANAllocationEntry = Type.Object({
   /** The 802.1Q VLAN ID; 0 and 4095 are reserved by the standard. */
   id: Type.Integer({ minimum: 1, maximum: 4094, description: 'The allocated VLAN ID.' }),

@@ -10,12 +10,8 @@
 import type { Client } from '../../kube/client.ts';
 import { isAlreadyExists, isConflict, isNotFound } from '../../kube/errors.ts';
 import { API_VERSION } from '../apis/shared.ts';
-import {
-  vlanAllocationName,
-  vlanAllocationType,
-  type VLANAllocation,
-  type VLANAllocationEntry,
-} from '../apis/vlan-allocation.ts';
+import { vlanAllocationName } from '../openstack/names.ts';
+import { vlanAllocationType, type VLANAllocation, type VLANAllocationEntry } from '../apis/vlan-allocation.ts';
 import { decideAllocation, type VlanSegment } from './allocate.ts';
 import { decideRelease } from './release.ts';
 

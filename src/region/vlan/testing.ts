@@ -17,34 +17,18 @@ import type {
 } from '../../kube/client.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../kube/embedded/store.ts';
 import type { KubeObject } from '../../kube/object.ts';
-import { builtin, qualifiedResource, type ResourceType } from '../../kube/resource-type.ts';
+import { builtin, type ResourceType } from '../../kube/resource-type.ts';
+import { customResourceDefinition } from '../../kube/crd.ts';
 import type { Clock } from '../../util/clock.ts';
-import { VLANAllocationSchema, vlanAllocationType } from '../apis/vlan-allocation.ts';
+import { regionKinds, vlanAllocationType } from '../apis/index.ts';
 
 export const NAMESPACE = 'default';
 
 export async function openVlanStore(clock: Clock): Promise<EmbeddedStore> {
   const store = openEmbeddedStore(':memory:', { clock, garbageCollection: false });
-  const t = vlanAllocationType;
-  await store.create(builtin.customResourceDefinition, {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: qualifiedResource(t) },
-    spec: {
-      group: t.group,
-      scope: 'Namespaced',
-      names: { plural: t.plural, singular: t.kind.toLowerCase(), kind: t.kind, listKind: `${t.kind}List` },
-      versions: [
-        {
-          name: t.version,
-          served: true,
-          storage: true,
-          // A JSON round trip leaves the plain JSON Schema a CRD carries.
-          schema: { openAPIV3Schema: JSON.parse(JSON.stringify(VLANAllocationSchema)) as unknown },
-        },
-      ],
-    },
-  });
+  const kind = regionKinds.find((k) => k.type === vlanAllocationType);
+  if (kind === undefined) throw new Error('VLANAllocation is not among the region kinds');
+  await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
   return store;
 }
 
