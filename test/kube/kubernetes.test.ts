@@ -6,71 +6,21 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { ConflictError, GoneError } from '../../src/kube/errors.ts';
 import type { KubernetesClient } from '../../src/kube/kubernetes/client.ts';
 import { kubeClientFrom, kubeConfigFrom } from '../../src/kube/kubernetes/connect.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { builtin } from '../../src/kube/resource-type.ts';
 import { conformance } from './conformance.ts';
+import { withRealApiServer } from './real-apiserver.ts';
 import { collect, eventually, widgetCrd, widgetType, type Widget } from './fixtures.ts';
 
-const run = promisify(execFile);
-const script = fileURLToPath(new URL('../../scripts/kube-apiserver.sh', import.meta.url));
-const inCI = process.env.CI === 'true';
-
-async function binaryBuilt(): Promise<boolean> {
-  try {
-    await run(script, ['binary']);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** CI builds the binary when the machine has none (about 13 minutes; cached for the machine's next run). */
-async function buildForCI(): Promise<string | undefined> {
-  process.stderr.write(`kube-apiserver is not built on this machine: building it now (${script} build)\n`);
-  const build = spawn(script, ['build'], { stdio: ['ignore', 'inherit', 'inherit'] });
-  const [code] = (await once(build, 'exit')) as [number | null];
-  return code === 0 ? undefined : `${script} build exited with ${String(code)}`;
-}
-
-let built = await binaryBuilt();
-const buildFailure = !built && inCI ? await buildForCI() : undefined;
-built ||= inCI && buildFailure === undefined;
-
-if (!built) {
-  const howTo = `build it once (about 13 minutes, cached afterwards): ${script} build`;
-  if (inCI) {
-    it('kube-apiserver is built (CI runs the real-server suite)', () => {
-      assert.fail(`CI=true and the kube-apiserver build failed (${String(buildFailure)}); ${howTo}`);
-    });
-  } else {
-    process.stderr.write(
-      `\n*** SKIPPING test/kube/kubernetes.test.ts: kube-apiserver is not built on this machine.\n*** To run it, ${howTo}\n\n`,
-    );
-    it('kubernetes backend against a real kube-apiserver', { skip: `kube-apiserver is not built; ${howTo}` });
-  }
-} else {
-  let kubeconfigPath: Promise<string> | undefined;
-  // One server for the whole file: started by the first backend that asks, stopped once at the end.
-  const serverState = (): Promise<string> =>
-    (kubeconfigPath ??= run(script, ['start'], { timeout: 180_000 }).then((started) => started.stdout.trim()));
-  const startServer = async (): Promise<string> => readFile(await serverState(), 'utf8');
-
-  after(async () => {
-    if (kubeconfigPath !== undefined) await run(script, ['stop'], { timeout: 120_000 });
-  });
-
+await withRealApiServer('test/kube/kubernetes.test.ts', (apiserver) => {
   conformance('kubernetes', async () => {
-    const client = kubeClientFrom({ kubeconfig: await startServer() });
+    const client = kubeClientFrom({ kubeconfig: await apiserver.kubeconfig() });
     return {
       client,
       close: () => {
@@ -93,7 +43,7 @@ if (!built) {
     });
 
     before(async () => {
-      client = kubeClientFrom({ kubeconfig: await startServer() });
+      client = kubeClientFrom({ kubeconfig: await apiserver.kubeconfig() });
       await client.apply(builtin.customResourceDefinition, widgetCrd, { fieldManager: 'conformance', force: true });
       await eventually('the Widget kind to be served', () => client.list(widgetType));
       await client.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
@@ -104,7 +54,7 @@ if (!built) {
     });
 
     it('connects in-cluster with the service account token and CA, verifying TLS', async () => {
-      const state = dirname(await serverState());
+      const state = dirname(await apiserver.kubeconfigPath());
       const prefix = await mkdtemp(join(tmpdir(), 'openregion-sa-'));
       const saDir = join(prefix, 'var/run/secrets/kubernetes.io/serviceaccount');
       await mkdir(saDir, { recursive: true });
@@ -113,7 +63,9 @@ if (!built) {
       // kube-apiserver's generated serving certificate file carries the CA that signed it.
       await copyFile(join(state, 'certs', 'apiserver.crt'), join(saDir, 'ca.crt'));
       await writeFile(join(saDir, 'namespace'), ns);
-      const server = new URL(kubeConfigFrom({ kubeconfig: await startServer() }).getCurrentCluster()?.server ?? '');
+      const server = new URL(
+        kubeConfigFrom({ kubeconfig: await apiserver.kubeconfig() }).getCurrentCluster()?.server ?? '',
+      );
       // client-node reads the service address from the environment, as in a pod.
       process.env.KUBERNETES_SERVICE_HOST = server.hostname;
       process.env.KUBERNETES_SERVICE_PORT = server.port;
@@ -175,4 +127,4 @@ if (!built) {
       await assert.rejects(iterate(), GoneError);
     });
   });
-}
+});

@@ -5,10 +5,6 @@
  * those samples are covered by the embedded store only. Skipped loudly when the binary is not built, outside CI.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { InvalidError, isAlreadyExists } from '../../src/kube/errors.ts';
 import type { KubernetesClient } from '../../src/kube/kubernetes/client.ts';
@@ -19,20 +15,9 @@ import { customResourceDefinition } from '../../src/kube/crd.ts';
 import { regionKinds } from '../../src/region/apis/index.ts';
 import { expectedDefaults, invalidSamples, sampleType, validSamples, withSpec } from '../../src/region/apis/samples.ts';
 import { eventually } from './fixtures.ts';
+import { withRealApiServer } from './real-apiserver.ts';
 
-const run = promisify(execFile);
-const script = fileURLToPath(new URL('../../scripts/kube-apiserver.sh', import.meta.url));
-const inCI = process.env.CI === 'true';
 const namespace = `region-crds-${process.pid}`;
-
-async function binaryBuilt(): Promise<boolean> {
-  try {
-    await run(script, ['binary']);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function at(value: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], value);
@@ -43,24 +28,12 @@ const inNamespace = (object: KubeObject, name = object.metadata.name): KubeObjec
   metadata: { ...object.metadata, name, namespace },
 });
 
-// CI builds the binary first (test/kube/kubernetes.test.ts runs before this file and does so).
-if (!(await binaryBuilt()) && !inCI) {
-  const howTo = `build it once (about 13 minutes, cached afterwards): ${script} build`;
-  process.stderr.write(`\n*** SKIPPING test/kube/region-crds.test.ts: kube-apiserver is not built.\n*** ${howTo}\n\n`);
-  it('region CRDs against a real kube-apiserver', { skip: `kube-apiserver is not built; ${howTo}` });
-} else {
+await withRealApiServer('test/kube/region-crds.test.ts', (apiserver) => {
   describe('region CRDs on kube-apiserver 1.20', () => {
     let client: KubernetesClient;
-    let started = false;
 
     before(async () => {
-      // A server someone else started (another suite, a developer) is left running afterwards.
-      started = !(await run(script, ['status']).then(
-        () => true,
-        () => false,
-      ));
-      const kubeconfigPath = (await run(script, ['start'], { timeout: 180_000 })).stdout.trim();
-      client = kubeClientFrom({ kubeconfig: await readFile(kubeconfigPath, 'utf8') });
+      client = kubeClientFrom({ kubeconfig: await apiserver.kubeconfig() });
       // Create, not server-side apply: 1.20's apply refuses x-kubernetes-validations as an undeclared field,
       // while a create drops it (the CEL rules are then simply not enforced there).
       for (const kind of regionKinds) {
@@ -77,9 +50,8 @@ if (!(await binaryBuilt()) && !inCI) {
       await client.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
     });
 
-    after(async () => {
+    after(() => {
       client.close();
-      if (started) await run(script, ['stop'], { timeout: 120_000 });
     });
 
     it('accepts every CRD with its printer columns and categories', async () => {
@@ -124,4 +96,4 @@ if (!(await binaryBuilt()) && !inCI) {
       });
     }
   });
-}
+});
