@@ -140,8 +140,8 @@ export class Transport {
 
   /** Full-jitter exponential backoff, capped; a server's Retry-After is honoured up to the cap. */
   #backoff(attempt: number, retryAfter?: number): number {
-    const ceiling = Math.min(this.#retry.maxDelayMs, this.#retry.baseDelayMs * 2 ** attempt);
     if (retryAfter !== undefined) return Math.min(this.#retry.maxDelayMs, retryAfter);
+    const ceiling = Math.min(this.#retry.maxDelayMs, this.#retry.baseDelayMs * 2 ** attempt);
     return Math.round(this.#random() * ceiling);
   }
 
