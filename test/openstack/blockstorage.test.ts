@@ -27,24 +27,15 @@ import {
 import { ForbiddenError, NotFoundError } from '../../src/openstack/errors.ts';
 import { createProject, deleteProject } from '../../src/openstack/identity.ts';
 import { contractCloud, waitFor } from './cloud.ts';
+import { Cleanup } from './cleanup.ts';
 
 const cloud = await contractCloud();
 
-const cleanups: { what: string; run: () => Promise<void> }[] = [];
-function defer(what: string, run: () => Promise<void>): void {
-  cleanups.push({ what, run });
-}
-async function runCleanups(): Promise<void> {
-  for (const { what, run } of cleanups.reverse()) {
-    try {
-      await run();
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) {
-        process.stderr.write(`cleanup of ${what} failed: ${(error as Error).message}\n`);
-      }
-    }
-  }
-}
+/** Undo steps for everything this file makes, run newest first after the suite. */
+const cleanup = new Cleanup();
+const defer = (what: string, run: () => Promise<unknown>): void => {
+  cleanup.add(what, run);
+};
 
 describe('Cinder contract (blockstorage.ts against the real Cinder)', { skip: cloud === undefined }, () => {
   if (cloud === undefined) return;
@@ -52,7 +43,7 @@ describe('Cinder contract (blockstorage.ts against the real Cinder)', { skip: cl
   const tenant = cloud.regionProject.client('block-storage');
 
   after(async () => {
-    await runCleanups();
+    await cleanup.run();
     await cloud.close();
   });
 

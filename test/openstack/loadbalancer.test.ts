@@ -56,24 +56,15 @@ import {
   type NetworkClient,
 } from '../../src/openstack/network.ts';
 import { contractCloud } from './cloud.ts';
+import { Cleanup } from './cleanup.ts';
 
 const cloud = await contractCloud();
 
-const cleanups: { what: string; run: () => Promise<void> }[] = [];
-function defer(what: string, run: () => Promise<void>): void {
-  cleanups.push({ what, run });
-}
-async function runCleanups(): Promise<void> {
-  for (const { what, run } of cleanups.reverse()) {
-    try {
-      await run();
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) {
-        process.stderr.write(`cleanup of ${what} failed: ${(error as Error).message}\n`);
-      }
-    }
-  }
-}
+/** Undo steps for everything this file makes, run newest first after the suite. */
+const cleanup = new Cleanup();
+const defer = (what: string, run: () => Promise<unknown>): void => {
+  cleanup.add(what, run);
+};
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -113,7 +104,7 @@ describe('Octavia contract (loadbalancer.ts against the real Octavia)', { skip: 
 
   after(async () => {
     for (const [op, statuses] of Object.entries(seen)) process.stderr.write(`octavia ${op}: ${statuses.join(' → ')}\n`);
-    await runCleanups();
+    await cleanup.run();
     await cloud.close();
   });
 

@@ -53,25 +53,15 @@ import {
   type Subnet,
 } from '../../src/openstack/network.ts';
 import { contractCloud } from './cloud.ts';
+import { Cleanup } from './cleanup.ts';
 
 const cloud = await contractCloud();
 
-/** Cleanups run last-registered first; a failing one is logged and never masks a test's own failure. */
-const cleanups: { what: string; run: () => Promise<void> }[] = [];
-function defer(what: string, run: () => Promise<void>): void {
-  cleanups.push({ what, run });
-}
-async function runCleanups(): Promise<void> {
-  for (const { what, run } of cleanups.reverse()) {
-    try {
-      await run();
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) {
-        process.stderr.write(`cleanup of ${what} failed: ${(error as Error).message}\n`);
-      }
-    }
-  }
-}
+/** Undo steps for everything this file makes, run newest first after the suite. */
+const cleanup = new Cleanup();
+const defer = (what: string, run: () => Promise<unknown>): void => {
+  cleanup.add(what, run);
+};
 
 /** Third octets handed out to this file's subnets, so no two tenant subnets in a run overlap. */
 let nextOctet = Math.floor(Math.random() * 150) + 50;
@@ -86,7 +76,7 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
   const tenant = cloud.regionProject.client('network');
 
   after(async () => {
-    await runCleanups();
+    await cleanup.run();
     await cloud.close();
   });
 
