@@ -1,0 +1,287 @@
+/**
+ * provisionUser: UserReady in the seed's six steps. Each step reads what its decision needs (provision.ts, the
+ * schedule in order/schedule.ts) and performs the one action the row names; the K-ORC User does the Keystone work.
+ */
+import { isConflict, isNotFound } from '../../kube/errors.ts';
+import { builtin } from '../../kube/resource-type.ts';
+import type { Result } from '../../runtime/types.ts';
+import { secretStoreType, type SecretStore } from '../apis/eso.ts';
+import type { KeystoneUserStatus } from '../apis/keystoneuser.ts';
+import { korcConditions, korcUserType, type KorcUser } from '../apis/korc.ts';
+import { keystoneApplicationCredentialType, type KeystoneApplicationCredential } from '../apis/orders.ts';
+import { isOrderChild, keystoneUserChildNames, passwordGenerationOf } from '../order/names.ts';
+import { decideReservedName } from '../order/reserved.ts';
+import { shortestRequeue } from '../order/result.ts';
+import {
+  decidePasswordGeneration,
+  heldRotationNote,
+  nextPasswordRotation,
+  scheduleRequeue,
+  scheduleState,
+  stampRotation,
+  type GenerationDecision,
+} from '../order/schedule.ts';
+import { childSelector } from '../order/sweep.ts';
+import { assertOwnChild, deleteOwnChild, encodeData, ensureOrderChild, getOptional, listOptional } from './children.ts';
+import {
+  clusterSecretStoreType,
+  FIELD_MANAGER,
+  PASSWORD_GENERATION_ANNOTATION,
+  reasons,
+  UNLATCHED_AT_ANNOTATION,
+} from './constants.ts';
+import { effectiveUserName, type PassContext } from './pass-context.ts';
+import { decideProbe, decideSecretStore, decideUserState, provisionedMessage, type StepEnd } from './provision.ts';
+import { KORC_REQUEUE_AFTER_MS } from '../order/result.ts';
+
+export interface ProvisionOutcome extends StepEnd {
+  readonly converged: boolean;
+  /** Status fields this pass sets (userID, passwordGeneration, the rotation times). */
+  readonly status: Partial<KeystoneUserStatus>;
+}
+
+const ended = (end: StepEnd, status: Partial<KeystoneUserStatus> = {}): ProvisionOutcome => ({
+  ...end,
+  converged: false,
+  status,
+});
+
+export async function provisionUser(pass: PassContext): Promise<ProvisionOutcome> {
+  const { order, ref, plane, management } = pass;
+  const userName = effectiveUserName(order);
+  const names = keystoneUserChildNames(ref);
+
+  // 1. A name the ControlPlane creates in its admin domain itself is never provisioned.
+  const reserved = decideReservedName({
+    userName,
+    adminUserName: plane.adminUserName,
+    adminDomainName: plane.adminDomainName,
+  });
+  if (reserved.row === 'ReservedName') {
+    return ended({ row: 'P1-ReservedName', condition: { status: 'False', ...reserved }, result: {} });
+  }
+
+  // 2. The secret store must be ready, or the password could not be backed up.
+  const storeType = plane.store.kind === 'ClusterSecretStore' ? clusterSecretStoreType : secretStoreType;
+  const store = await getOptional<SecretStore>(
+    management,
+    storeType,
+    storeType.namespaced ? plane.namespace : undefined,
+    plane.store.name,
+  );
+  const storeEnd = decideSecretStore({ ...plane.store, namespace: plane.namespace }, store?.status?.conditions);
+  if (storeEnd !== undefined) return ended(storeEnd);
+
+  // 3. The collision probe, dropped once the managed User exists.
+  const existing = await getOptional<KorcUser>(management, korcUserType, plane.namespace, names.user);
+  assertOwnChild(ref, korcUserType, existing);
+  if (existing !== undefined) {
+    await deleteOwnChild(management, korcUserType, ref, plane.namespace, names.probe);
+  } else {
+    const probe = await ensureOrderChild<KorcUser>(management, korcUserType, ref, {
+      apiVersion: 'openstack.k-orc.cloud/v1alpha1',
+      kind: 'User',
+      metadata: { name: names.probe, namespace: plane.namespace },
+      spec: {
+        managementPolicy: 'unmanaged',
+        cloudCredentialsRef: plane.probeCredentials,
+        import: { filter: { name: userName, domainRef: plane.domainRef } },
+      },
+    });
+    const probed = decideProbe(probe, userName, plane.adminDomainName);
+    if (probed.row !== 'P3-ProbeAbsent') return ended(probed);
+    await deleteOwnChild(management, korcUserType, ref, plane.namespace, names.probe);
+  }
+
+  // 4. The password schedule, its hold and its anchor.
+  const interval = order.spec.rotation?.interval;
+  const status = order.status ?? {};
+  const schedule = scheduleState(interval, status.lastPasswordRotation, pass.now);
+  const pointedRef = existing?.spec.resource?.passwordRef;
+  const genInput = {
+    specGeneration: order.spec.passwordGeneration,
+    statusGeneration: status.passwordGeneration,
+    pointedGeneration: pointedRef === undefined ? undefined : passwordGenerationOf(ref, pointedRef),
+    schedule,
+  };
+  let decision: GenerationDecision = decidePasswordGeneration({ ...genInput, deletingCredentials: undefined });
+  if (decision.row === 'CheckHolds') {
+    const credentials = await listOptional<KeystoneApplicationCredential>(
+      pass.orderClient,
+      keystoneApplicationCredentialType,
+      ref.namespace,
+    );
+    const deleting = credentials
+      .filter((c) => c.spec.userRef.name === ref.name && c.metadata.deletionTimestamp !== undefined)
+      .map((c) => c.metadata.name);
+    decision = decidePasswordGeneration({ ...genInput, deletingCredentials: deleting });
+  }
+  if (decision.row === 'CheckHolds') throw new Error('the schedule asked for its holds twice');
+  const generation = decision.generation;
+  pass.log.debug({ row: decision.row, generation }, 'password generation');
+
+  // 5. The managed User, pointing at the password Secret of the generation.
+  const passwordName = names.password(generation);
+  const password = await getOptional(management, builtin.secret, plane.namespace, passwordName);
+  assertOwnChild(ref, builtin.secret, password);
+  if (password === undefined) {
+    await ensureOrderChild(management, builtin.secret, ref, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: passwordName, namespace: plane.namespace },
+      type: 'Opaque',
+      data: encodeData({ password: pass.randomBytes(32).toString('base64url') }),
+    });
+  }
+  const repointed = pointedRef !== passwordName;
+  const user = await ensureOrderChild<KorcUser>(management, korcUserType, ref, {
+    apiVersion: 'openstack.k-orc.cloud/v1alpha1',
+    kind: 'User',
+    metadata: {
+      name: names.user,
+      namespace: plane.namespace,
+      annotations: { [PASSWORD_GENERATION_ANNOTATION]: String(generation) },
+    },
+    spec: {
+      managementPolicy: 'managed',
+      cloudCredentialsRef: plane.managedCredentials,
+      resource: { name: userName, domainRef: plane.domainRef, passwordRef: passwordName },
+    },
+  });
+  if (user.status?.resource?.appliedPasswordRef === passwordName) await deleteSuperseded(pass, generation);
+
+  // 6. What K-ORC reports on the User.
+  const stamp = stampRotation({
+    repointed,
+    newlyApplied: false,
+    lastPasswordRotation: status.lastPasswordRotation,
+    now: pass.now,
+  });
+  const reached: Partial<KeystoneUserStatus> = {
+    ...(user.status?.id === undefined ? {} : { userID: user.status.id }),
+  };
+  const state = decideUserState({
+    user,
+    passwordRef: passwordName,
+    generation,
+    external: plane.external,
+    now: pass.now,
+    lastUnlatched: user.metadata.annotations?.[UNLATCHED_AT_ANNOTATION],
+  });
+  const note = decision.row === 'Held' ? heldRotationNote(decision.holders, ref.namespace) : '';
+  const held: Result = decision.row === 'Held' ? scheduleRequeue(decision, undefined, pass.now) : {};
+  const times = (last: string) => ({
+    lastPasswordRotation: last,
+    ...optional('nextPasswordRotation', nextPasswordRotation(interval, last)),
+  });
+  if (state.row === 'P6-Unlatch') {
+    const end = await unlatch(pass, user);
+    return ended(
+      { ...end, result: shortestRequeue(end.result, held) },
+      { ...reached, ...times(stamp.lastPasswordRotation) },
+    );
+  }
+  if (state.row !== 'P6-Provisioned') {
+    const end = { ...state, condition: { ...state.condition, message: state.condition.message + note } };
+    return ended(
+      { ...end, result: shortestRequeue(end.result, held) },
+      { ...reached, ...times(stamp.lastPasswordRotation) },
+    );
+  }
+  const applied = stampRotation({
+    repointed,
+    newlyApplied: generation > (status.passwordGeneration ?? 0),
+    lastPasswordRotation: status.lastPasswordRotation,
+    now: pass.now,
+  });
+  const next = nextPasswordRotation(interval, applied.lastPasswordRotation);
+  return {
+    row: 'P6-Provisioned',
+    converged: true,
+    condition: {
+      status: 'True',
+      reason: reasons.userProvisioned,
+      message: provisionedMessage(userName, plane.adminDomainName, generation) + note,
+    },
+    result: scheduleRequeue(decision, next, pass.now),
+    status: { ...reached, passwordGeneration: generation, ...times(applied.lastPasswordRotation) },
+  };
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+}
+
+/** Deletes the order's password Secrets of generations below the one K-ORC has applied. */
+async function deleteSuperseded(pass: PassContext, generation: number): Promise<void> {
+  const { management, ref, plane } = pass;
+  const secrets = await management.list(builtin.secret, {
+    namespace: plane.namespace,
+    labelSelector: childSelector(ref),
+  });
+  for (const secret of secrets.items) {
+    const g = passwordGenerationOf(ref, secret.metadata.name);
+    if (g === undefined || g >= generation || !isOrderChild(ref, secret)) continue;
+    try {
+      await management.delete(builtin.secret, plane.namespace, secret.metadata.name);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+}
+
+/** Clears K-ORC's latched transport error, so it retries: drop Progressing, then stamp when. */
+async function unlatch(pass: PassContext, user: KorcUser): Promise<StepEnd> {
+  const { management, plane } = pass;
+  const conditions = (user.status?.conditions ?? []).filter((c) => c.type !== korcConditions.progressing);
+  try {
+    await management.patch(
+      korcUserType,
+      plane.namespace,
+      user.metadata.name,
+      {
+        type: 'merge',
+        patch: { metadata: { resourceVersion: user.metadata.resourceVersion }, status: { conditions } },
+      },
+      { subresource: 'status', fieldManager: FIELD_MANAGER },
+    );
+    await management.patch(
+      korcUserType,
+      plane.namespace,
+      user.metadata.name,
+      { type: 'merge', patch: { metadata: { annotations: { [UNLATCHED_AT_ANNOTATION]: rfc3339(pass.now) } } } },
+      { fieldManager: FIELD_MANAGER },
+    );
+  } catch (error) {
+    if (!isNotFound(error) && !isConflict(error) && !deferrable(error)) {
+      return {
+        row: 'P6-UnlatchFailed',
+        condition: {
+          status: 'False',
+          reason: reasons.transportErrorRetryFailed,
+          message: `could not clear K-ORC's latched transport error on the user: ${(error as Error).message}`,
+        },
+        result: { requeueAfterMs: KORC_REQUEUE_AFTER_MS },
+      };
+    }
+  }
+  return {
+    row: 'P6-Unlatched',
+    condition: {
+      status: 'False',
+      reason: reasons.waitingForServiceAccounts,
+      message: 'K-ORC could not reach Keystone; its latched error is cleared and it retries',
+    },
+    result: { requeueAfterMs: KORC_REQUEUE_AFTER_MS },
+  };
+}
+
+/** Throttling, a server error or a timeout: try again on a later pass rather than fail. */
+function deferrable(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'number' && (code === 429 || code >= 500);
+}
+
+function rfc3339(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
