@@ -120,6 +120,25 @@ describe('createNetwork', () => {
     });
   });
 
+  it('works in the identity project with the privileged client, and reads external networks as the region', async () => {
+    const network = input();
+    const from = tb.log().length;
+    done(await createNetwork(deps(), identity, network));
+    done(await deleteNetwork(deps(), identity, network));
+    const who = new Set(
+      tb
+        .log()
+        .slice(from)
+        .map((line) => line.split(' ').slice(0, 2).join(' ')),
+    );
+    assert.deepEqual(who, new Set([`privileged ${identity.projectID}`, `region ${tb.clients.credentials.projectID}`]));
+    const regionCalls = tb
+      .log()
+      .slice(from)
+      .filter((line) => line.startsWith('region '));
+    assert.deepEqual(regionCalls, [`region ${tb.clients.credentials.projectID} GET network /networks`]);
+  });
+
   it('is idempotent: a second pass writes nothing and reports the same', async () => {
     const network = input();
     const first = done(await createNetwork(deps(), identity, network));

@@ -69,6 +69,18 @@ describe('createSecurityGroup', () => {
     assert.equal(found.rules.find((r) => r.remote_ip_prefix === '172.16.0.0/12')?.protocol, null);
   });
 
+  it('uses only the privileged client in the identity project', async () => {
+    const sg = input([ssh]);
+    const from = tb.log().length;
+    done(await createSecurityGroup(deps, identity, sg));
+    done(await deleteSecurityGroup(deps, identity, sg));
+    const lines = tb.log().slice(from);
+    assert.ok(
+      lines.length > 0 && lines.every((line) => line.startsWith(`privileged ${identity.projectID} `)),
+      lines.join('\n'),
+    );
+  });
+
   it('is idempotent: a second pass writes nothing', async () => {
     const sg = input([ssh, web]);
     done(await createSecurityGroup(deps, identity, sg));

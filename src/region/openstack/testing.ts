@@ -32,6 +32,8 @@ export interface Testbed {
   readonly clients: RegionClientSet;
   /** Requests the provider's clients have sent (token requests excluded). */
   requests(): number;
+  /** Who sent each of those requests and where: `principal project METHOD service path`, oldest first. */
+  log(): readonly string[];
   /** Neutron writes (anything but GET) sent so far. */
   neutronWrites(): number;
   /** The `n`-th request from now (1-based) fails with a TransportError; one shot. */
@@ -56,14 +58,19 @@ export async function testbed(): Promise<Testbed> {
   const adminProject = adminToken.project?.id ?? '';
   const admin: AuthMethod = { type: 'password', user: { id: adminToken.user.id }, password: 'secret' };
   let sent = 0;
+  const log: string[] = [];
   let pending: { left: number; how: Interruption } | undefined;
 
-  const wrap = <S extends ServiceType>(inner: ServiceClient<S, 'project'>): ServiceClient<S, 'project'> => ({
+  const wrap = <S extends ServiceType>(
+    inner: ServiceClient<S, 'project'>,
+    who: string,
+  ): ServiceClient<S, 'project'> => ({
     serviceType: inner.serviceType,
     scope: inner.scope,
     baseUrl: (signal) => inner.baseUrl(signal),
     request: async <T>(spec: RequestSpec) => {
       sent++;
+      log.push(`${who} ${spec.method} ${inner.serviceType} ${spec.path}`);
       const hit = pending !== undefined && --pending.left === 0 ? pending.how : undefined;
       if (hit !== undefined) pending = undefined;
       const site = { serviceType: inner.serviceType, method: spec.method, urlTemplate: spec.path };
@@ -91,7 +98,7 @@ export async function testbed(): Promise<Testbed> {
       principal,
       projectID,
       client: <S extends ServiceType>(service: S) =>
-        wrap(session.client(service)) as As<P, S, ServiceClient<S, 'project'>>,
+        wrap(session.client(service), `${principal} ${projectID}`) as As<P, S, ServiceClient<S, 'project'>>,
     };
   }
 
@@ -125,6 +132,7 @@ export async function testbed(): Promise<Testbed> {
     accounting,
     clients,
     requests: () => sent,
+    log: () => [...log],
     neutronWrites: () =>
       accounting.counts().reduce((n, c) => n + (c.serviceType === 'network' && c.method !== 'GET' ? c.requests : 0), 0),
     interrupt: (n, how = 'answer') => {
