@@ -1,0 +1,100 @@
+/**
+ * The Identity controller: realises an identity through the provider's IdentityProvider (Keystone project, user,
+ * application credential and the rest, all the provider's business). Deleting an identity deletes the provider
+ * project every workload of it lives in, so the deletion waits while any resource labelled with the identity
+ * remains; otherwise their cloud resources would leak out of reach.
+ */
+import type { Client } from '../../kube/client.ts';
+import { NotFoundError } from '../../kube/errors.ts';
+import type { ResourceType } from '../../kube/resource-type.ts';
+import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
+import type { Manager } from '../../runtime/manager.ts';
+import type { ReconcileContext, Request, Result } from '../../runtime/types.ts';
+import { identityType, type Identity } from '../apis/identity.ts';
+import { loadBalancerType } from '../apis/load-balancer.ts';
+import { networkType } from '../apis/network.ts';
+import { securityGroupType } from '../apis/security-group.ts';
+import { serverType } from '../apis/server.ts';
+import { labels } from '../apis/shared.ts';
+import { volumeType } from '../apis/volume.ts';
+import type { IdentityProvider } from '../provider/contract.ts';
+import { dependentsGate } from './decide.ts';
+import { identityInputOf } from './inputs.ts';
+import { reconcileProvisioned, type ProviderLookup, type Provisioner } from './provisioner.ts';
+import { deleted, identityOf, specOrDeletionChanged } from './watches.ts';
+
+export const IDENTITY_CONTROLLER = 'region-identity';
+
+/** Every kind whose provider resources live in an identity's project, found by the identity-id label. */
+export const IDENTITY_DEPENDENTS: readonly ResourceType[] = [
+  networkType,
+  securityGroupType,
+  serverType,
+  volumeType,
+  loadBalancerType,
+];
+
+export function identityProvisioner(
+  client: Client,
+  lookup: ProviderLookup<IdentityProvider>,
+  dependents: readonly ResourceType[] = IDENTITY_DEPENDENTS,
+): Provisioner<Identity, undefined> {
+  return {
+    type: identityType,
+    bind(identity) {
+      const input = identityInputOf(identity);
+      if (input === undefined) return undefined;
+      return {
+        provision: async (ctx) => (await lookup(input.regionID, ctx.signal)).createIdentity(ctx, input),
+        deprovision: async (ctx) => (await lookup(input.regionID, ctx.signal)).deleteIdentity(ctx, input),
+      };
+    },
+    holdDeletion: async (identity) => dependentsGate(await countDependents(client, identity, dependents)),
+  };
+}
+
+/** How many resources still name the identity, read fresh: a stale cache here would leak cloud resources. */
+export async function countDependents(
+  client: Client,
+  identity: Identity,
+  dependents: readonly ResourceType[],
+): Promise<number> {
+  const labelSelector = `${labels.identityID}=${identity.metadata.name}`;
+  let count = 0;
+  for (const type of dependents) {
+    try {
+      count += (await client.list(type, { namespace: identity.metadata.namespace, labelSelector })).items.length;
+    } catch (error) {
+      // A kind the server does not serve has no objects.
+      if (!(error instanceof NotFoundError)) throw error;
+    }
+  }
+  return count;
+}
+
+export function reconcileIdentity(
+  client: Client,
+  lookup: ProviderLookup<IdentityProvider>,
+  req: Request,
+  ctx: ReconcileContext,
+): Promise<Result> {
+  return reconcileProvisioned(client, identityProvisioner(client, lookup), req, ctx);
+}
+
+export function registerIdentityController(
+  manager: Manager,
+  lookup: ProviderLookup<IdentityProvider>,
+  options: ControllerOptions = {},
+): Controller {
+  const builder = manager
+    .controller(IDENTITY_CONTROLLER)
+    .for(identityType, { clusters: 'management', predicates: [specOrDeletionChanged] });
+  // A held deletion re-checks every 10 s anyway; the watches make it prompt.
+  for (const type of IDENTITY_DEPENDENTS) {
+    builder.watches(type, identityOf, { clusters: 'management', predicates: [deleted] });
+  }
+  return builder.withOptions(options).complete((req, ctx) => {
+    const client = manager.client(req.cluster);
+    return client === undefined ? Promise.resolve({}) : reconcileIdentity(client, lookup, req, ctx);
+  });
+}

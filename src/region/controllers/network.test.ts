@@ -1,0 +1,148 @@
+/** The Network controller: the identity gate, the provider inputs, status.openstack and delete. */
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { findCondition } from '../../kube/conditions.ts';
+import type { EmbeddedStore } from '../../kube/embedded/store.ts';
+import { ManualClock } from '../../util/clock.ts';
+import { identityType, type Identity } from '../apis/identity.ts';
+import { networkType, type Network } from '../apis/network.ts';
+import { Outcome } from '../provider/index.ts';
+import { messages } from './decide.ts';
+import { reconcileIdentity } from './identity.ts';
+import { reconcileNetwork } from './network.ts';
+import { FINALIZER } from './provisioner.ts';
+import {
+  FakeIdentityProvider,
+  FakeNetworkProvider,
+  NAMESPACE,
+  ORGANIZATION,
+  PROJECT,
+  REGION,
+  identityObject,
+  lookupOf,
+  networkObject,
+  openRegionStore,
+  ownerLabels,
+  passContext,
+} from './testing.ts';
+
+const stores: EmbeddedStore[] = [];
+after(async () => {
+  await Promise.all(stores.map((s) => s.close()));
+});
+
+async function setup(network: Network = networkObject('net-1', 'id-1')) {
+  const clock = new ManualClock();
+  const store = await openRegionStore(clock);
+  stores.push(store);
+  await store.create(networkType, network);
+  const identities = new FakeIdentityProvider();
+  const provider = new FakeNetworkProvider();
+  const ctx = passContext(clock);
+  const pass = () =>
+    reconcileNetwork(
+      store,
+      lookupOf(provider),
+      { cluster: '', namespace: NAMESPACE, name: network.metadata.name },
+      ctx,
+    );
+  const identityPass = (name = 'id-1') =>
+    reconcileIdentity(store, lookupOf(identities), { cluster: '', namespace: NAMESPACE, name }, ctx);
+  const get = () => store.get<Network>(networkType, NAMESPACE, network.metadata.name);
+  const available = async () => findCondition((await get()).status?.conditions, 'Available');
+  return { store, identities, provider, pass, identityPass, get, available };
+}
+
+describe('Network controller', () => {
+  it('gates on its identity: not found, then not ready, then provisions once it is Available', async () => {
+    const { store, identities, provider, pass, identityPass, get, available } = await setup();
+    assert.deepEqual(await pass(), { requeueAfterMs: 10_000 });
+    assert.equal((await available())?.reason, 'DependencyNotFound');
+
+    await store.create(identityType, identityObject('id-1'));
+    identities.creates.next(Outcome.yield('project-pending'));
+    await identityPass();
+    assert.deepEqual(await pass(), { requeueAfterMs: 10_000 });
+    assert.equal((await available())?.reason, 'DependencyNotReady');
+    assert.equal((await get()).metadata.finalizers, undefined, 'no finalizer before the gate opens');
+    assert.deepEqual(provider.calls, []);
+
+    await identityPass();
+    assert.deepEqual(await pass(), {});
+    const network = await get();
+    assert.equal(findCondition(network.status?.conditions, 'Available')?.reason, 'Provisioned');
+    assert.deepEqual(network.metadata.finalizers, [FINALIZER]);
+    assert.deepEqual(network.status?.openstack, { networkID: 'net-net-1', subnetID: 'sub-net-1' });
+    const owner = { organizationID: ORGANIZATION, projectID: PROJECT, regionID: REGION };
+    assert.deepEqual(provider.inputs, [
+      {
+        identity: { ...owner, id: 'id-1' },
+        network: {
+          ...owner,
+          id: 'net-1',
+          prefix: '192.168.0.0/24',
+          reservations: { prefixLength: 25, providerReservedPrefixLength: 28 },
+          dnsNameservers: [],
+          routes: [],
+        },
+      },
+    ]);
+  });
+
+  it('an Errored identity: DependencyFailed, no requeue', async () => {
+    const { store, identities, pass, identityPass, available } = await setup();
+    await store.create(identityType, identityObject('id-1'));
+    identities.creates.next(Outcome.terminal('Errored', 'the cloud provider rejected the requested configuration'));
+    await identityPass();
+    assert.deepEqual(await pass(), {});
+    assert.equal((await available())?.message, messages.identityFailed);
+  });
+
+  it('status.openstack follows the realisation, and is not rewritten when unchanged', async () => {
+    const { store, provider, pass, identityPass, get } = await setup();
+    await store.create(identityType, identityObject('id-1'));
+    await identityPass();
+    provider.creates.next(Outcome.yield('router-pending'));
+    await pass();
+    assert.equal((await get()).status?.openstack, undefined, 'a yield records no ids');
+    const realised = {
+      networkID: 'n1',
+      subnetID: 's1',
+      vlanID: 101,
+      storageRange: { startIP: '192.168.0.16', endIP: '192.168.0.127' },
+    };
+    provider.creates.next(Outcome.done(realised), Outcome.done(realised));
+    await pass();
+    const written = await get();
+    assert.deepEqual(written.status?.openstack, realised);
+    await pass();
+    assert.equal((await get()).metadata.resourceVersion, written.metadata.resourceVersion);
+  });
+
+  it('deletes through the provider even when its identity is gone, then releases', async () => {
+    const { store, identities, provider, pass, identityPass, get } = await setup();
+    await store.create(identityType, identityObject('id-1'));
+    await identityPass();
+    await pass();
+    // The identity vanishes out of band (its own finalizer dropped); the network's delete still asks the provider.
+    const identity = await store.get<Identity>(identityType, NAMESPACE, 'id-1');
+    await store.update(identityType, { ...identity, metadata: { ...identity.metadata, finalizers: [] } });
+    await store.delete(identityType, NAMESPACE, 'id-1');
+    await store.delete(networkType, NAMESPACE, 'net-1');
+    provider.deletes.next(Outcome.yield('router-deleting'));
+    assert.deepEqual(await pass(), { requeueAfterMs: 10_000 });
+    assert.equal(findCondition((await get()).status?.conditions, 'Available')?.reason, 'Deprovisioning');
+    assert.deepEqual(await pass(), {});
+    assert.deepEqual(provider.calls, ['create net-1', 'delete net-1', 'delete net-1']);
+    assert.equal(provider.inputs.at(-1)?.identity.id, 'id-1');
+    await assert.rejects(get(), { name: 'NotFoundError' });
+    assert.deepEqual(identities.calls, ['create id-1']);
+  });
+
+  it('a network without its identity label: Errored, no provider call', async () => {
+    const { provider, pass, available } = await setup(networkObject('net-1', 'id-1', undefined, ownerLabels()));
+    assert.deepEqual(await pass(), {});
+    assert.equal((await available())?.message, messages.missingLabels);
+    assert.deepEqual(provider.calls, []);
+  });
+});

@@ -1,0 +1,64 @@
+/** The SecurityGroup controller: the identity gate, the rules it hands the provider, and delete. */
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { findCondition } from '../../kube/conditions.ts';
+import type { EmbeddedStore } from '../../kube/embedded/store.ts';
+import { ManualClock } from '../../util/clock.ts';
+import { identityType } from '../apis/identity.ts';
+import { securityGroupType, type SecurityGroup } from '../apis/security-group.ts';
+import { Outcome } from '../provider/index.ts';
+import { reconcileIdentity } from './identity.ts';
+import { reconcileSecurityGroup } from './security-group.ts';
+import {
+  FakeIdentityProvider,
+  FakeSecurityGroupProvider,
+  NAMESPACE,
+  identityObject,
+  lookupOf,
+  openRegionStore,
+  passContext,
+  securityGroupObject,
+} from './testing.ts';
+
+const stores: EmbeddedStore[] = [];
+after(async () => {
+  await Promise.all(stores.map((s) => s.close()));
+});
+
+describe('SecurityGroup controller', () => {
+  it('waits for its identity, provisions its rules, and deletes through the provider', async () => {
+    const clock = new ManualClock();
+    const store = await openRegionStore(clock);
+    stores.push(store);
+    const identities = new FakeIdentityProvider();
+    const provider = new FakeSecurityGroupProvider();
+    const ctx = passContext(clock);
+    const req = (name: string) => ({ cluster: '', namespace: NAMESPACE, name });
+    const pass = () => reconcileSecurityGroup(store, lookupOf(provider), req('sg-1'), ctx);
+    const get = () => store.get<SecurityGroup>(securityGroupType, NAMESPACE, 'sg-1');
+    await store.create(
+      securityGroupType,
+      securityGroupObject('sg-1', 'id-1', [{ direction: 'ingress', protocol: 'tcp', port: { number: 22 } }]),
+    );
+    await store.create(identityType, identityObject('id-1'));
+
+    assert.deepEqual(await pass(), { requeueAfterMs: 10_000 });
+    assert.equal(findCondition((await get()).status?.conditions, 'Available')?.reason, 'DependencyNotReady');
+    assert.deepEqual(provider.calls, []);
+
+    await reconcileIdentity(store, lookupOf(identities), req('id-1'), ctx);
+    provider.creates.next(Outcome.yield('rules-pending'));
+    assert.deepEqual(await pass(), { requeueAfterMs: 10_000 });
+    assert.deepEqual(await pass(), {});
+    assert.equal(findCondition((await get()).status?.conditions, 'Available')?.reason, 'Provisioned');
+    assert.deepEqual(provider.inputs[0]?.securityGroup.rules, [
+      { direction: 'ingress', protocol: 'tcp', port: { number: 22 }, cidr: '0.0.0.0/0' },
+    ]);
+    assert.equal(provider.inputs.at(0)?.identity.id, 'id-1');
+
+    await store.delete(securityGroupType, NAMESPACE, 'sg-1');
+    assert.deepEqual(await pass(), {});
+    assert.deepEqual(provider.calls, ['create sg-1', 'create sg-1', 'delete sg-1']);
+    await assert.rejects(get(), { name: 'NotFoundError' });
+  });
+});

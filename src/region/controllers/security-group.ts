@@ -1,0 +1,67 @@
+/**
+ * The SecurityGroup controller: realises a security group and its rules through the provider's
+ * SecurityGroupProvider, inside the project of the Identity it names by label, once that Identity is Available.
+ * Its delete always goes to the provider, which treats a never-realised identity as proof that nothing exists.
+ */
+import type { Client } from '../../kube/client.ts';
+import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
+import type { Manager } from '../../runtime/manager.ts';
+import type { ReconcileContext, Request, Result } from '../../runtime/types.ts';
+import { identityType } from '../apis/identity.ts';
+import { securityGroupType, type SecurityGroup } from '../apis/security-group.ts';
+import type { SecurityGroupProvider } from '../provider/contract.ts';
+import { gateOnIdentity } from './gate.ts';
+import { securityGroupInputOf, workloadIdentityOf } from './inputs.ts';
+import { reconcileProvisioned, type ProviderLookup, type Provisioner } from './provisioner.ts';
+import { becameAvailable, specOrDeletionChanged, usersOf } from './watches.ts';
+
+export const SECURITY_GROUP_CONTROLLER = 'region-security-group';
+
+export function securityGroupProvisioner(
+  client: Client,
+  lookup: ProviderLookup<SecurityGroupProvider>,
+): Provisioner<SecurityGroup, undefined> {
+  return {
+    type: securityGroupType,
+    bind(securityGroup) {
+      const identity = workloadIdentityOf(securityGroup);
+      const input = securityGroupInputOf(securityGroup);
+      if (identity === undefined || input === undefined) return undefined;
+      return {
+        provision: async (ctx) => (await lookup(input.regionID, ctx.signal)).createSecurityGroup(ctx, identity, input),
+        deprovision: async (ctx) =>
+          (await lookup(input.regionID, ctx.signal)).deleteSecurityGroup(ctx, identity, input),
+      };
+    },
+    gate: (securityGroup) => gateOnIdentity(client, securityGroup),
+  };
+}
+
+export function reconcileSecurityGroup(
+  client: Client,
+  lookup: ProviderLookup<SecurityGroupProvider>,
+  req: Request,
+  ctx: ReconcileContext,
+): Promise<Result> {
+  return reconcileProvisioned(client, securityGroupProvisioner(client, lookup), req, ctx);
+}
+
+/** Needs the identity index on SecurityGroups (registerRegionControllers registers it). */
+export function registerSecurityGroupController(
+  manager: Manager,
+  lookup: ProviderLookup<SecurityGroupProvider>,
+  options: ControllerOptions = {},
+): Controller {
+  return manager
+    .controller(SECURITY_GROUP_CONTROLLER)
+    .for(securityGroupType, { clusters: 'management', predicates: [specOrDeletionChanged] })
+    .watches(identityType, usersOf(manager.list.bind(manager), securityGroupType), {
+      clusters: 'management',
+      predicates: [becameAvailable],
+    })
+    .withOptions(options)
+    .complete((req, ctx) => {
+      const client = manager.client(req.cluster);
+      return client === undefined ? Promise.resolve({}) : reconcileSecurityGroup(client, lookup, req, ctx);
+    });
+}

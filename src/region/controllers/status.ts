@@ -1,0 +1,38 @@
+/**
+ * The status a pass writes, computed without I/O: the Available condition (Kubernetes' SetStatusCondition
+ * semantics) plus any status fields the reconciler owns. `undefined` means the write would change nothing and is
+ * skipped, so a level-triggered pass that learns nothing new never churns the object.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { conditionUnchanged, setCondition, type ConditionInput } from '../../kube/conditions.ts';
+import type { Condition } from '../../kube/object.ts';
+import { conditionTypes } from '../apis/shared.ts';
+import type { Available } from './decide.ts';
+
+/** The status shape every provisioned region kind shares: conditions, and fields its reconciler owns. */
+export interface ProvisionedStatus {
+  readonly conditions?: readonly Condition[];
+  readonly [field: string]: unknown;
+}
+
+export function availableCondition(available: Available, generation: number | undefined): ConditionInput {
+  return {
+    type: conditionTypes.available,
+    ...available,
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+  };
+}
+
+/** The next status, or undefined when it equals the current one. `owned` replaces those top-level fields. */
+export function nextStatus(
+  current: ProvisionedStatus | undefined,
+  input: ConditionInput,
+  now: number,
+  owned: Readonly<Record<string, unknown>> = {},
+): ProvisionedStatus | undefined {
+  const status = current ?? {};
+  // Deep equality ignores key order: a real API server hands objects back with their keys sorted.
+  const ownedSame = Object.entries(owned).every(([key, value]) => isDeepStrictEqual(status[key], value));
+  if (ownedSame && conditionUnchanged(status.conditions, input)) return undefined;
+  return { ...status, ...owned, conditions: setCondition(status.conditions, input, new Date(now)) };
+}

@@ -1,0 +1,67 @@
+/**
+ * What wakes the region controllers, as small pure predicates and mappers: each kind on its own spec, label and
+ * deletion changes (never on its own status writes); workloads when their Identity becomes Available; an Identity
+ * when a resource that uses it disappears, since its deletion waits for exactly that.
+ */
+import { isConditionTrue } from '../../kube/conditions.ts';
+import type { Condition, KubeObject } from '../../kube/object.ts';
+import type { ResourceType } from '../../kube/resource-type.ts';
+import type { IndexFunc } from '../../runtime/cache.ts';
+import type { Mapper } from '../../runtime/controller.ts';
+import { deletionStarted, generationChanged, labelChanged, or, type Predicate } from '../../runtime/predicates.ts';
+import type { Request } from '../../runtime/types.ts';
+import { conditionTypes } from '../apis/shared.ts';
+import { identityIDOf } from './inputs.ts';
+
+/** A spec edit, a label edit (ownership labels are inputs) or the start of deletion; not a status or finalizer write. */
+export const specOrDeletionChanged: Predicate = or(generationChanged, labelChanged, deletionStarted);
+
+export const deleted: Predicate = (event) => event.type === 'delete';
+
+const available = (object: KubeObject | undefined): boolean => {
+  const status = object?.['status'] as { conditions?: readonly Condition[] } | undefined;
+  return isConditionTrue(status?.conditions, conditionTypes.available);
+};
+
+/** An object whose Available condition turns True (or that is first seen Available). */
+export const becameAvailable: Predicate = (event) => {
+  if (event.type === 'delete' || !available(event.object)) return false;
+  return event.type === 'create' || !available(event.oldObject);
+};
+
+/** The cache index of workloads by the identity they name: what the identity watch fans out through. */
+export const IDENTITY_INDEX = 'regions.unikorn-cloud.org/identity-id';
+
+export const byIdentity: IndexFunc = (object) => {
+  const id = identityIDOf(object);
+  return id === undefined ? [] : [id];
+};
+
+/** The Identity a resource names by label, in its own namespace. */
+export const identityOf: Mapper = (object, event) => {
+  const id = identityIDOf(object);
+  return id === undefined ? [] : [{ cluster: event.cluster, namespace: object.metadata.namespace ?? '', name: id }];
+};
+
+/** Reads cached objects through an index, as `Manager.list` does. */
+export type IndexedList = (
+  type: ResourceType,
+  options: { cluster: string; namespace?: string; index: string; value: string },
+) => readonly KubeObject[];
+
+/**
+ * The resources of `type` that name an Identity, from the cache index (mappers must not do I/O). An update maps
+ * only its new object: the name is the same in both, and the work queue hands the first request to an idle worker
+ * at once, so mapping the old object too would queue a second, redundant pass.
+ */
+export function usersOf(list: IndexedList, type: ResourceType): Mapper {
+  return (identity, event) => {
+    if (event.type === 'update' && identity !== event.object) return [];
+    return list(type, {
+      cluster: event.cluster,
+      ...(identity.metadata.namespace === undefined ? {} : { namespace: identity.metadata.namespace }),
+      index: IDENTITY_INDEX,
+      value: identity.metadata.name,
+    }).map((o): Request => ({ cluster: event.cluster, namespace: o.metadata.namespace ?? '', name: o.metadata.name }));
+  };
+}
