@@ -223,6 +223,21 @@ describe('createNetwork', () => {
     await assert.rejects(deleteNetwork(deps(), identity, network), ResourceConsistencyError);
   });
 
+  it('does not see a network of the same name in another project', async () => {
+    const network = input();
+    const other = await tb.identity('net-other');
+    const theirs = done(await createNetwork(deps(), other, network));
+    const ours = done(await createNetwork(deps(), identity, network));
+    assert.notEqual(ours.networkID, theirs.networkID);
+    const found = await inNeutron(network);
+    assert.deepEqual(found.networks.map((n) => n.project_id).sort(), [identity.projectID, other.projectID].sort());
+    done(await deleteNetwork(deps(), identity, network));
+    assert.deepEqual(
+      (await inNeutron(network)).networks.map((n) => n.id),
+      [theirs.networkID],
+    );
+  });
+
   it('is terminal for a layout that cannot exist, before any request', async () => {
     const sent = tb.requests();
     const outcome = await createNetwork(deps(), identity, input({ reservations: { prefixLength: 24 } }));
