@@ -8,11 +8,14 @@ import { after, describe, it } from 'node:test';
 import { findCondition } from '../../kube/conditions.ts';
 import type { EmbeddedStore } from '../../kube/embedded/store.ts';
 import { ManualClock } from '../../util/clock.ts';
+import { httpError } from '../../openstack/errors.ts';
 import { identityType, type Identity } from '../apis/identity.ts';
 import { labels } from '../apis/shared.ts';
 import {
   INTERNAL_ERROR_MESSAGE,
   Outcome,
+  REJECTED_MESSAGE,
+  classify,
   ResourceConflictError,
   ResourceConsistencyError,
   ResourceKind,
@@ -134,6 +137,34 @@ describe('provisioner scaffold: provisioning', () => {
       );
     });
   }
+
+  it('an OpenStack answer classified by the provider: status shows catalogue text, the log the request', async () => {
+    const answer = (status: number) =>
+      httpError({
+        serviceType: 'identity',
+        method: 'POST',
+        urlTemplate: '/v3/projects',
+        status,
+        requestId: 'req-7d1e',
+        body: JSON.stringify({ error: { code: status, title: 'Conflict', message: RAW } }),
+      });
+    const { provider, pass, get, lines } = await setup();
+    const conflict = classify(answer(409), { resource: ResourceKind.Identity, operation: 'create project' });
+    assert.ok(conflict instanceof ResourceConflictError);
+    provider.creates.next(conflict);
+    await assert.rejects(pass(), ProviderRetryError);
+    const rejected = classify(answer(400), { resource: ResourceKind.Identity, operation: 'create project' });
+    assert.ok(!(rejected instanceof Error));
+    provider.creates.next(rejected);
+    assert.deepEqual(await pass(), {});
+    const stored = await get();
+    assert.equal(findCondition(stored.status?.conditions, 'Available')?.message, REJECTED_MESSAGE);
+    assert.ok(!JSON.stringify(stored).includes('Quota'), 'no raw OpenStack text anywhere in the object');
+    assert.ok(
+      lines.some((l) => l.includes('req-7d1e') && l.includes('Quota exceeded')),
+      'the operator log has it',
+    );
+  });
 
   it('an unknown region is a thrown not-found: Errored, backoff', async () => {
     const { pass, available } = await setup(identityObject('id-1', ownerLabels({ [labels.regionID]: 'elsewhere' })));
