@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parse } from 'yaml';
+import { ForbiddenError } from '../../kube/errors.ts';
+import type { KubeObject } from '../../kube/object.ts';
+import { builtin } from '../../kube/resource-type.ts';
+import { silentLogger } from '../../runtime/logger.ts';
+import { controlPlaneType, type ControlPlane } from '../apis/controlplane.ts';
+import { pushSecretType, type PushSecret } from '../apis/eso.ts';
+import { keystoneUserType } from '../apis/keystoneuser.ts';
+import { CONDITION_DELIVERY_READY, PUSH_HASH_ANNOTATION, PUSH_SYNCED_BEFORE_ANNOTATION } from './constants.ts';
+import { secretValue } from './children.ts';
+import { deliverCredentials } from './delivery-io.ts';
+import { passContext } from './pass-context.ts';
+import { CP, CP_NS, failing, harness, NAME, NS, TARGET, type Harness } from './testing.ts';
+
+const PUBLISHED = { services: { keystone: { publicEndpoint: 'https://ks.example/v3' } } };
+const delivery = (h: Harness) => h.condition(CONDITION_DELIVERY_READY);
+const delivered = (h: Harness) => h.orderClient.get<KubeObject>(builtin.secret, NS, `${NAME}-credentials`);
+const push = (h: Harness) => h.management.get<PushSecret>(pushSecretType, CP_NS, h.names.backup);
+
+/** Passes until the backup is the only thing missing. */
+async function untilBackup(h: Harness): Promise<void> {
+  for (let i = 0; i < 6 && (await delivery(h))?.reason !== 'BackupNotSynced'; i++) {
+    await h.pass();
+    await h.korc();
+  }
+}
+
+describe('Credential delivery', () => {
+  it('KeystoneNotPublished: off Keystone\u2019s cluster without a published endpoint nothing is written', async () => {
+    const h = harness({ cluster: TARGET });
+    await h.seedAll();
+    await untilBackup(h);
+    await h.pass();
+    const c = await delivery(h);
+    assert.equal(c?.reason, 'KeystoneNotPublished');
+    assert.deepEqual(await h.names_in(pushSecretType), []);
+    assert.equal((await h.names_in(builtin.secret)).includes(h.names.source), false);
+  });
+
+  it('the source Secret and the PushSecret to the namespace\u2019s own store, with deletionPolicy Delete', async () => {
+    const h = harness({ cluster: TARGET });
+    await h.seedAll({}, PUBLISHED);
+    await untilBackup(h);
+    const source = await h.secret(h.names.source);
+    const keys = Object.keys(source['data'] as object).sort();
+    assert.deepEqual(keys, ['auth_url', 'clouds.yaml', 'password', 'region_name', 'user_domain_name', 'username']);
+    assert.equal(secretValue(source, 'auth_url'), 'https://ks.example/v3');
+    const ps = await push(h);
+    const prefix = h.names.backup.slice(0, -'-backup'.length);
+    assert.deepEqual(ps.spec, {
+      deletionPolicy: 'Delete',
+      secretStoreRefs: [{ name: 'openbao-tenant-store', kind: 'SecretStore' }],
+      selector: { secret: { name: h.names.source } },
+      data: [
+        { match: { remoteRef: { remoteKey: `openstack/keystone/default/${prefix}/service-accounts/credentials` } } },
+      ],
+    });
+    assert.equal(ps.metadata.labels?.['c5c3.io/keystoneuser-cluster'], TARGET);
+    assert.equal(ps.metadata.annotations?.[PUSH_SYNCED_BEFORE_ANNOTATION], '');
+    assert.equal((await delivery(h))?.reason, 'BackupNotSynced');
+  });
+
+  it('Delivered: the Secret beside the order, controlled by it, with the clouds.yaml and the password', async () => {
+    const h = harness({ cluster: TARGET });
+    await h.seedAll({ userName: 'svc-wf' }, PUBLISHED);
+    await h.converge();
+    const c = await delivery(h);
+    assert.equal(c?.reason, 'Delivered');
+    assert.equal(
+      c.message,
+      'credentials are delivered in Secret "workflow-credentials" (keys clouds.yaml, password) in namespace "tenant-a" on target cluster "edge-1"',
+    );
+    const order = await h.order();
+    assert.equal(order.status?.secretName, 'workflow-credentials');
+    assert.deepEqual(order.status.secretKeys, ['clouds.yaml', 'password']);
+    const secret = await delivered(h);
+    assert.deepEqual(
+      secret.metadata.ownerReferences?.map((o) => [o.kind, o.uid, o.controller]),
+      [['KeystoneUser', order.metadata.uid, true]],
+    );
+    assert.deepEqual(secret.metadata.labels, {
+      'c5c3.io/keystoneuser-name': NAME,
+      'c5c3.io/keystoneuser-namespace': NS,
+    });
+    const password = secretValue(await h.secret(h.names.password(1)), 'password');
+    assert.equal(secretValue(secret, 'password'), password);
+    const cloud = (
+      parse(secretValue(secret, 'clouds.yaml') ?? '') as { clouds: Record<string, { auth: Record<string, string> }> }
+    ).clouds['admin'];
+    assert.equal(cloud?.auth['username'], 'svc-wf');
+    assert.equal(cloud.auth['password'], password);
+    await assert.rejects(
+      h.management.get(builtin.secret, NS, `${NAME}-credentials`),
+      'never on the management cluster',
+    );
+  });
+
+  it('BackupNotSynced after a new password until ESO pushed it, though Ready still reads True', async () => {
+    const h = harness();
+    await h.seedAll();
+    await h.converge();
+    const before = await push(h);
+    const order = await h.order();
+    await h.orderClient.update(keystoneUserType, {
+      ...order,
+      spec: { ...order.spec, passwordGeneration: 2 },
+    });
+    await h.pass();
+    await h.korc();
+    await h.pass();
+    const stamped = await push(h);
+    assert.notEqual(
+      stamped.metadata.annotations?.[PUSH_HASH_ANNOTATION],
+      before.metadata.annotations?.[PUSH_HASH_ANNOTATION],
+    );
+    assert.equal(stamped.metadata.annotations?.[PUSH_SYNCED_BEFORE_ANNOTATION], before.status?.syncedResourceVersion);
+    assert.equal(stamped.status?.conditions?.[0]?.status, 'True');
+    assert.equal((await delivery(h))?.reason, 'BackupNotSynced');
+    assert.notEqual(
+      secretValue(await delivered(h), 'password'),
+      secretValue(await h.secret(h.names.password(2)), 'password'),
+    );
+    await h.eso();
+    await h.pass();
+    assert.equal((await delivery(h))?.reason, 'Delivered');
+    assert.equal(
+      secretValue(await delivered(h), 'password'),
+      secretValue(await h.secret(h.names.password(2)), 'password'),
+    );
+  });
+
+  it('DeliveryRefused: a live Secret of that name the order does not control is left untouched', async () => {
+    const h = harness();
+    await h.seedAll();
+    await h.orderClient.create(builtin.secret, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `${NAME}-credentials`, namespace: NS },
+      data: { password: Buffer.from('theirs').toString('base64') },
+    });
+    await untilBackup(h);
+    await h.eso();
+    assert.deepEqual(await h.pass(), { requeueAfterMs: 600_000 });
+    const c = await delivery(h);
+    assert.equal(c?.reason, 'DeliveryRefused');
+    assert.match(c.message, /is not controlled by this KeystoneUser; it is left untouched/);
+    assert.equal(secretValue(await delivered(h), 'password'), 'theirs');
+    assert.equal((await delivered(h)).metadata.ownerReferences, undefined);
+  });
+
+  it('the apply is the repair: an edited key is rewritten, a deleted Secret comes back, a foreign key stays', async () => {
+    const h = harness();
+    await h.seedAll();
+    await h.converge();
+    const secret = await delivered(h);
+    const data = secret['data'] as Record<string, string>;
+    await h.orderClient.update(builtin.secret, { ...secret, data: { ...data, password: 'ZWRpdGVk', extra: 'eA==' } });
+    await h.pass();
+    const repaired = await delivered(h);
+    assert.equal((repaired['data'] as Record<string, string>)['password'], data['password']);
+    assert.equal((repaired['data'] as Record<string, string>)['extra'], 'eA==');
+    await h.orderClient.delete(builtin.secret, NS, `${NAME}-credentials`);
+    await h.pass();
+    assert.equal(secretValue(await delivered(h), 'password'), secretValue(secret, 'password'));
+  });
+
+  it('DeliveryError: a failed apply on the order\u2019s cluster is reported and retried', async () => {
+    let refuse = false;
+    const h = harness({
+      cluster: TARGET,
+      wrap: (c, client) =>
+        c === TARGET
+          ? failing(
+              client,
+              'apply',
+              'secrets',
+              () => new ForbiddenError('secrets is forbidden'),
+              () => refuse,
+            )
+          : client,
+    });
+    await h.seedAll({}, PUBLISHED);
+    await untilBackup(h);
+    await h.eso();
+    refuse = true;
+    await assert.rejects(h.pass(), ForbiddenError);
+    const c = await delivery(h);
+    assert.equal(c?.reason, 'DeliveryError');
+    assert.equal(c.message, 'secrets is forbidden');
+  });
+
+  it('WaitingForServiceAccounts while the password of the generation is not there', async () => {
+    const h = harness();
+    await h.seedAll();
+    await h.converge();
+    const order = await h.order();
+    const cp = await h.management.get<ControlPlane>(controlPlaneType, CP_NS, CP);
+    const pass = passContext({
+      order,
+      ref: h.ref,
+      cp,
+      management: h.management,
+      orderClient: h.orderClient,
+      now: h.clock.now(),
+      randomBytes: () => Buffer.alloc(0),
+      log: silentLogger(),
+    });
+    const outcome = await deliverCredentials(pass, 5);
+    assert.equal(outcome.condition.reason, 'WaitingForServiceAccounts');
+    assert.equal(outcome.condition.message, 'the password of generation 5 is not available yet');
+    assert.deepEqual(outcome.result, { requeueAfterMs: 10_000 });
+  });
+});
