@@ -1,6 +1,7 @@
 /**
  * Application credentials: made by their own user with a project-scoped token, on that project, with a subset of
- * the token's roles; the secret is shown once, on create.
+ * the token's roles; the secret is shown once, on create. As Keystone does, a client may supply the secret itself
+ * (so it can persist the secret before the call that makes the credential); otherwise one is generated.
  */
 import { randomBytes } from 'node:crypto';
 import { isAdmin, type AuthContext } from '../context.ts';
@@ -76,6 +77,10 @@ export function registerApplicationCredentials(api: KeystoneApi): void {
             return found.id;
           });
     const expires = stringAt(body, 'expires_at');
+    const supplied: unknown = body?.['secret'];
+    if (supplied !== undefined && (typeof supplied !== 'string' || supplied === '')) {
+      throw badRequest("Invalid input for field 'secret'.");
+    }
     const cred: KAppCred = {
       id: ctx.newId().replaceAll('-', ''),
       name,
@@ -83,7 +88,7 @@ export function registerApplicationCredentials(api: KeystoneApi): void {
       userId,
       projectId: auth.projectId,
       roleIds,
-      secret: randomBytes(48).toString('base64url'),
+      secret: typeof supplied === 'string' ? supplied : randomBytes(48).toString('base64url'),
       expiresAt: expires === undefined ? null : Date.parse(expires),
       unrestricted: booleanAt(body, 'unrestricted') ?? false,
     };

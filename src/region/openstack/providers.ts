@@ -1,0 +1,127 @@
+/**
+ * The registry of OpenStack regions (upstream `pkg/providers/providers.go` and `serviceclients.go`), with the
+ * seed's bootstrap/runtime split:
+ *
+ * - bootstrap reads every Region and its credentials Secret with the uncached client it is given, before any
+ *   informer cache exists, and builds each OpenStack region's client set; a broken region fails start-up;
+ * - at runtime a lookup reads the Region and Secret through the runtime client and rebuilds the client set only
+ *   when `spec.openstack` or the Secret's data changed (a fingerprint compare); otherwise the set in hand, with its
+ *   authenticated sessions, is reused. A region created after start-up is built on its first lookup.
+ *
+ * Building a client set does no I/O (sessions authenticate on first use), so a lookup is two reads and a digest.
+ */
+import type { Client } from '../../kube/client.ts';
+import { NotFoundError } from '../../kube/errors.ts';
+import type { KubeObject } from '../../kube/object.ts';
+import { builtin } from '../../kube/resource-type.ts';
+import { regionType, type Region, type RegionOpenstack } from '../apis/region.ts';
+import { ResourceNotFoundError } from '../provider/errors.ts';
+import { createRegionClientSet, type ClientSetOptions, type ManagedRegionClientSet } from './client-set.ts';
+import type { RegionCredentials } from './principals.ts';
+import {
+  RegionConfigError,
+  configFingerprint,
+  credentialsSecretRef,
+  openstackConfigOf,
+  parseCredentials,
+} from './region-config.ts';
+
+/** Everything a provider call for one region needs: the Region as last read, its parsed config, its clients. */
+export interface RegionContext {
+  readonly region: Region;
+  readonly config: RegionOpenstack;
+  readonly clients: ManagedRegionClientSet;
+  /** The region service's namespace: Regions, Identities and OpenstackIdentity records live here. */
+  readonly namespace: string;
+}
+
+export type ClientSetFactory = (credentials: RegionCredentials, config: RegionOpenstack) => ManagedRegionClientSet;
+
+/** The production factory: every region's sessions share one transport and clock. */
+export const clientSetFactory =
+  (options: ClientSetOptions): ClientSetFactory =>
+  (credentials) =>
+    createRegionClientSet(credentials, options);
+
+export interface RegionProvidersOptions {
+  readonly namespace: string;
+  /** Uncached reads, used only during bootstrap. */
+  readonly bootstrapClient: Client;
+  /** The client lookups read through once the manager runs. */
+  readonly runtimeClient: Client;
+  readonly clientSets: ClientSetFactory;
+}
+
+interface Held {
+  readonly fingerprint: string;
+  readonly context: RegionContext;
+}
+
+export class RegionProviders {
+  readonly #options: RegionProvidersOptions;
+  readonly #held = new Map<string, Held>();
+
+  private constructor(options: RegionProvidersOptions) {
+    this.#options = options;
+  }
+
+  /** Builds the client set of every OpenStack Region in the namespace; any broken one fails the whole start. */
+  static async bootstrap(options: RegionProvidersOptions, signal?: AbortSignal): Promise<RegionProviders> {
+    const providers = new RegionProviders(options);
+    const { items } = await options.bootstrapClient.list<Region>(regionType, { namespace: options.namespace });
+    for (const region of items) {
+      signal?.throwIfAborted();
+      if (region.spec.provider !== 'openstack') continue;
+      await providers.#refresh(options.bootstrapClient, region);
+    }
+    return providers;
+  }
+
+  /**
+   * The context of `regionID`: ResourceNotFoundError for an unknown region, RegionProviderKindError for a region
+   * another provider serves, RegionConfigError for a missing or incomplete credentials Secret.
+   */
+  async lookup(regionID: string, signal?: AbortSignal): Promise<RegionContext> {
+    signal?.throwIfAborted();
+    const client = this.#options.runtimeClient;
+    let region: Region;
+    try {
+      region = await client.get<Region>(regionType, this.#options.namespace, regionID);
+    } catch (error) {
+      if (error instanceof NotFoundError) throw new ResourceNotFoundError(`region ${regionID} not found`);
+      throw error;
+    }
+    signal?.throwIfAborted();
+    return this.#refresh(client, region);
+  }
+
+  /** The regions whose client sets are held (for tests and diagnostics). */
+  heldRegions(): string[] {
+    return [...this.#held.keys()];
+  }
+
+  async #refresh(client: Client, region: Region): Promise<RegionContext> {
+    const regionID = region.metadata.name;
+    const config = openstackConfigOf(region);
+    const secret = await readSecret(client, regionID, config);
+    const fingerprint = configFingerprint(config, secret);
+    const held = this.#held.get(regionID);
+    if (held?.fingerprint === fingerprint) return { ...held.context, region };
+    const clients = this.#options.clientSets(parseCredentials(config, secret), config);
+    const context: RegionContext = { region, config, clients, namespace: this.#options.namespace };
+    this.#held.set(regionID, { fingerprint, context });
+    return context;
+  }
+}
+
+async function readSecret(client: Client, regionID: string, config: RegionOpenstack): Promise<KubeObject> {
+  const ref = credentialsSecretRef(config);
+  try {
+    return await client.get(builtin.secret, ref.namespace, ref.name);
+  } catch (error) {
+    if (error instanceof NotFoundError) {
+      throw new RegionConfigError(`region ${regionID}: credentials secret ${ref.namespace}/${ref.name} not found`);
+    }
+    throw error;
+  }
+}
