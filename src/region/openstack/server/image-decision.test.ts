@@ -186,8 +186,12 @@ function assertInvariants(desired: string | undefined, s: NovaServerState, d: Im
   if (d.action === 'park') assert.ok(['R1', 'R2', 'R3′'].includes(d.row), context);
   const r3prime = converged && !serverRebuildInFlight(s) && s.status === 'ERROR' && serverLaunched(s);
   assert.equal(d.row === 'R3′', r3prime, context);
-  // Done means the spec image is what Nova reports and nothing is rewriting it.
+  // Done means the spec image is what Nova reports and nothing is rewriting it, and that is all it takes.
   if (d.action === 'done') assert.ok(converged && !serverRebuildInFlight(s), context);
+  if (converged && !serverRebuildInFlight(s) && !r3prime) assert.equal(d.row, 'R3″', context);
+  // The destructive row exactly: diverged, launched, and no task holding the server.
+  const diverged = desired !== undefined && ref !== undefined && !converged;
+  assert.equal(d.action === 'submit', diverged && serverLaunched(s) && !serverTaskActive(s), context);
   // Converged rows are R3*, diverged rows R4*.
   if (desired !== undefined && ref !== undefined) assert.equal(d.row.startsWith('R3'), converged, context);
 }

@@ -3,7 +3,14 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { PowerState, type ServerFault } from '../../../openstack/compute.ts';
 import type { ServerStatus } from '../../apis/server.ts';
-import { novaTimestamp, observeServer, serverMACAddress, type ObserveContext, type ObservedServer } from './observe.ts';
+import {
+  novaTimestamp,
+  observeServer,
+  serverFaultLog,
+  serverMACAddress,
+  type ObserveContext,
+  type ObservedServer,
+} from './observe.ts';
 
 const NET = '0c7a1b2e-5d4f-4e3a-9b8c-7d6e5f4a3b2c';
 const IMAGE = '6a3f2c1e-0b4d-4e5f-8a9b-0c1d2e3f4a5b';
@@ -196,5 +203,13 @@ describe('novaTimestamp', () => {
     assert.equal(novaTimestamp('2026-11-30 12:00:05'), '2026-11-30T12:00:05Z');
     assert.equal(novaTimestamp('2026-11-30T14:00:05+02:00'), '2026-11-30T12:00:05Z');
     for (const bad of ['', 'now', '2026-13-45T99:00:00']) assert.equal(novaTimestamp(bad), undefined, bad);
+  });
+});
+
+describe('serverFaultLog', () => {
+  it('keeps code, message and created; drops the admin-only details', () => {
+    const fault: ServerFault = { code: 500, message: 'No valid host', created: 'T', details: 'Traceback …' };
+    assert.deepEqual(serverFaultLog(fault), { code: 500, message: 'No valid host', created: 'T' });
+    assert.equal(serverFaultLog(undefined), undefined);
   });
 });

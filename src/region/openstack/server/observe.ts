@@ -17,7 +17,7 @@
  *   and logs it; nothing of the fault reaches status.
  */
 import { setCondition } from '../../../kube/conditions.ts';
-import type { ServerAddress } from '../../../openstack/compute.ts';
+import type { ServerAddress, ServerFault } from '../../../openstack/compute.ts';
 import type { ActiveReason } from '../../apis/shared.ts';
 import type { ServerStatus } from '../../apis/server.ts';
 import { networkName } from '../names.ts';
@@ -132,3 +132,13 @@ export function novaTimestamp(text: string): string | undefined {
 }
 
 const rfc3339 = (at: Date): string => at.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * What the observation log records of the fault fetched on the transition into ERROR: its code, message and
+ * created time. `details` is an admin-only stack trace and stays out; none of it reaches status.
+ */
+export function serverFaultLog(
+  fault: ServerFault | undefined,
+): { code: number; message: string; created: string } | undefined {
+  return fault === undefined ? undefined : { code: fault.code, message: fault.message, created: fault.created };
+}
