@@ -20,6 +20,7 @@ import { volumeType } from '../apis/volume.ts';
 import type { IdentityProvider } from '../provider/contract.ts';
 import { dependentsGate } from './decide.ts';
 import { identityInputOf } from './inputs.ts';
+import type { RowObserver } from './metrics.ts';
 import { reconcileProvisioned, type ProviderLookup, type Provisioner } from './provisioner.ts';
 import { deleted, identityOf, specOrDeletionChanged } from './watches.ts';
 
@@ -77,14 +78,16 @@ export function reconcileIdentity(
   lookup: ProviderLookup<IdentityProvider>,
   req: Request,
   ctx: ReconcileContext,
+  observe?: RowObserver,
 ): Promise<Result> {
-  return reconcileProvisioned(client, identityProvisioner(client, lookup), req, ctx);
+  return reconcileProvisioned(client, identityProvisioner(client, lookup), req, ctx, observe);
 }
 
 export function registerIdentityController(
   manager: Manager,
   lookup: ProviderLookup<IdentityProvider>,
   options: ControllerOptions = {},
+  observe?: RowObserver,
 ): Controller {
   const builder = manager
     .controller(IDENTITY_CONTROLLER)
@@ -95,6 +98,6 @@ export function registerIdentityController(
   }
   return builder.withOptions(options).complete((req, ctx) => {
     const client = manager.client(req.cluster);
-    return client === undefined ? Promise.resolve({}) : reconcileIdentity(client, lookup, req, ctx);
+    return client === undefined ? Promise.resolve({}) : reconcileIdentity(client, lookup, req, ctx, observe);
   });
 }

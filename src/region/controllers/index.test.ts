@@ -100,6 +100,16 @@ describe('registerRegionControllers', () => {
     assert.deepEqual(identities.calls, ['create id-1', 'delete id-1']);
     assert.deepEqual(networks.calls, ['create net-1', 'delete net-1']);
     assert.deepEqual(securityGroups.calls, ['create sg-1', 'delete sg-1']);
+
+    const metrics = await manager.metrics.registry.metrics();
+    const count = (labels: string) =>
+      metrics.split('\n').find((l) => l.startsWith(`openregion_region_reconcile_rows_total{${labels}}`));
+    assert.equal(
+      count('controller="region-network",phase="provision",row="gate:DependencyNotFound"'),
+      `openregion_region_reconcile_rows_total{controller="region-network",phase="provision",row="gate:DependencyNotFound"} 1`,
+    );
+    assert.ok(count('controller="region-identity",phase="deprovision",row="dependents-remain"') !== undefined);
+    assert.ok(count('controller="region-identity",phase="deprovision",row="done"') !== undefined);
     await manager.stop();
   });
 });

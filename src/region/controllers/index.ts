@@ -4,10 +4,11 @@ import type { Manager } from '../../runtime/manager.ts';
 import { networkType } from '../apis/network.ts';
 import { securityGroupType } from '../apis/security-group.ts';
 import type { IdentityProvider, NetworkProvider, SecurityGroupProvider } from '../provider/contract.ts';
-import { registerIdentityController } from './identity.ts';
-import { registerNetworkController } from './network.ts';
+import { IDENTITY_CONTROLLER, registerIdentityController } from './identity.ts';
+import { rowCounter } from './metrics.ts';
+import { NETWORK_CONTROLLER, registerNetworkController } from './network.ts';
 import type { ProviderLookup } from './provisioner.ts';
-import { registerSecurityGroupController } from './security-group.ts';
+import { SECURITY_GROUP_CONTROLLER, registerSecurityGroupController } from './security-group.ts';
 import { IDENTITY_INDEX, byIdentity } from './watches.ts';
 
 export { FINALIZER, ProviderRetryError, type ProviderLookup } from './provisioner.ts';
@@ -44,9 +45,15 @@ export function registerRegionControllers(
   manager.index(networkType, IDENTITY_INDEX, byIdentity);
   manager.index(securityGroupType, IDENTITY_INDEX, byIdentity);
   const controller = options.controller ?? {};
+  const rows = rowCounter(manager.metrics.registry);
   return {
-    identity: registerIdentityController(manager, lookups.identities, controller),
-    network: registerNetworkController(manager, lookups.networks, controller),
-    securityGroup: registerSecurityGroupController(manager, lookups.securityGroups, controller),
+    identity: registerIdentityController(manager, lookups.identities, controller, rows(IDENTITY_CONTROLLER)),
+    network: registerNetworkController(manager, lookups.networks, controller, rows(NETWORK_CONTROLLER)),
+    securityGroup: registerSecurityGroupController(
+      manager,
+      lookups.securityGroups,
+      controller,
+      rows(SECURITY_GROUP_CONTROLLER),
+    ),
   };
 }

@@ -14,6 +14,7 @@ import type { NetworkProvider } from '../provider/contract.ts';
 import type { NetworkRealisation } from '../provider/inputs.ts';
 import { gateOnIdentity } from './gate.ts';
 import { networkInputOf, networkStatusOf, workloadIdentityOf } from './inputs.ts';
+import type { RowObserver } from './metrics.ts';
 import { reconcileProvisioned, type ProviderLookup, type Provisioner } from './provisioner.ts';
 import { becameAvailable, specOrDeletionChanged, usersOf } from './watches.ts';
 
@@ -44,8 +45,9 @@ export function reconcileNetwork(
   lookup: ProviderLookup<NetworkProvider>,
   req: Request,
   ctx: ReconcileContext,
+  observe?: RowObserver,
 ): Promise<Result> {
-  return reconcileProvisioned(client, networkProvisioner(client, lookup), req, ctx);
+  return reconcileProvisioned(client, networkProvisioner(client, lookup), req, ctx, observe);
 }
 
 /** Needs the identity index on Networks (registerRegionControllers registers it). */
@@ -53,6 +55,7 @@ export function registerNetworkController(
   manager: Manager,
   lookup: ProviderLookup<NetworkProvider>,
   options: ControllerOptions = {},
+  observe?: RowObserver,
 ): Controller {
   return manager
     .controller(NETWORK_CONTROLLER)
@@ -64,6 +67,6 @@ export function registerNetworkController(
     .withOptions(options)
     .complete((req, ctx) => {
       const client = manager.client(req.cluster);
-      return client === undefined ? Promise.resolve({}) : reconcileNetwork(client, lookup, req, ctx);
+      return client === undefined ? Promise.resolve({}) : reconcileNetwork(client, lookup, req, ctx, observe);
     });
 }

@@ -23,6 +23,7 @@ import {
   type Available,
   type Verdict,
 } from './decide.ts';
+import { ignoreRows, type Phase, type RowObserver } from './metrics.ts';
 import { availableCondition, nextStatus, type ProvisionedStatus } from './status.ts';
 
 /**
@@ -73,6 +74,7 @@ export async function reconcileProvisioned<R extends ProvisionedResource, V>(
   provisioner: Provisioner<R, V>,
   req: Request,
   ctx: ReconcileContext,
+  observe: RowObserver = ignoreRows,
 ): Promise<Result> {
   const object = await getOrUndefined<R>(client, provisioner.type, req.namespace, req.name);
   if (object === undefined) return {};
@@ -80,23 +82,22 @@ export async function reconcileProvisioned<R extends ProvisionedResource, V>(
     ctx.log.debug('reconciliation paused');
     return {};
   }
-  return object.metadata.deletionTimestamp === undefined
-    ? provision(client, provisioner, object, ctx)
-    : deprovision(client, provisioner, object, ctx);
+  const deleting = object.metadata.deletionTimestamp !== undefined;
+  const io = new PassIo<R>(client, provisioner.type, ctx, deleting ? 'deprovision' : 'provision', observe);
+  return deleting ? deprovision(provisioner, object, io) : provision(provisioner, object, io);
 }
 
 async function provision<R extends ProvisionedResource, V>(
-  client: Client,
   provisioner: Provisioner<R, V>,
   object: R,
-  ctx: ReconcileContext,
+  io: PassIo<R>,
 ): Promise<Result> {
-  const io = new StatusIo(client, provisioner.type, ctx);
+  const { ctx } = io;
   const calls = provisioner.bind(object);
   if (calls === undefined) return io.settle(object, missingLabelsVerdict());
   const gated = await provisioner.gate?.(object, ctx);
   if (gated !== undefined) return io.settle(object, gated);
-  const current = await setFinalizer(client, provisioner.type, object, true);
+  const current = await io.setFinalizer(object, true);
   let owned: Readonly<Record<string, unknown>> = {};
   const verdict = await callProvider(ctx, 'provision', async () => {
     const outcome = await calls.provision({ signal: ctx.signal });
@@ -108,14 +109,13 @@ async function provision<R extends ProvisionedResource, V>(
 }
 
 async function deprovision<R extends ProvisionedResource, V>(
-  client: Client,
   provisioner: Provisioner<R, V>,
   object: R,
-  ctx: ReconcileContext,
+  io: PassIo<R>,
 ): Promise<Result> {
   // Without our finalizer the provider never ran for this object (or has already released it): nothing to do.
   if (!(object.metadata.finalizers ?? []).includes(FINALIZER)) return {};
-  const io = new StatusIo(client, provisioner.type, ctx);
+  const { ctx } = io;
   const held = await provisioner.holdDeletion?.(object, ctx);
   if (held !== undefined) return io.settle(object, held);
   const calls = provisioner.bind(object);
@@ -145,22 +145,27 @@ function logNotDone(ctx: ReconcileContext, what: string, outcome: Outcome<unknow
   }
 }
 
-/** Performs a verdict: the status write (skipped when unchanged), the finalizer release, the pass's result. */
-class StatusIo<R extends ProvisionedResource> {
+/** The writes of a pass: the finalizer, and a verdict's status write (skipped when unchanged) and result. */
+class PassIo<R extends ProvisionedResource> {
+  readonly ctx: ReconcileContext;
   readonly #client: Client;
   readonly #type: ResourceType;
-  readonly #ctx: ReconcileContext;
+  readonly #phase: Phase;
+  readonly #observe: RowObserver;
 
-  constructor(client: Client, type: ResourceType, ctx: ReconcileContext) {
+  constructor(client: Client, type: ResourceType, ctx: ReconcileContext, phase: Phase, observe: RowObserver) {
+    this.ctx = ctx;
     this.#client = client;
     this.#type = type;
-    this.#ctx = ctx;
+    this.#phase = phase;
+    this.#observe = observe;
   }
 
   async settle(object: R, verdict: Verdict, owned: Readonly<Record<string, unknown>> = {}): Promise<Result> {
-    this.#ctx.log.debug({ row: verdict.row, action: verdict.action }, 'pass decided');
+    this.ctx.log.debug({ phase: this.#phase, row: verdict.row, action: verdict.action }, 'pass decided');
+    this.#observe(this.#phase, verdict.row);
     if (verdict.action === 'release') {
-      await setFinalizer(this.#client, this.#type, object, false);
+      await this.setFinalizer(object, false);
       return {};
     }
     await this.#write(object, verdict.available, owned);
@@ -168,25 +173,20 @@ class StatusIo<R extends ProvisionedResource> {
     return verdict.requeueAfterMs === undefined ? {} : { requeueAfterMs: verdict.requeueAfterMs };
   }
 
+  /** Adds or removes our finalizer; returns the object as stored (unchanged when there was nothing to do). */
+  async setFinalizer(object: R, present: boolean): Promise<R> {
+    const finalizers = object.metadata.finalizers ?? [];
+    if (finalizers.includes(FINALIZER) === present) return object;
+    const next = present ? [...finalizers, FINALIZER] : finalizers.filter((f) => f !== FINALIZER);
+    return this.#client.update<R>(this.#type, { ...object, metadata: { ...object.metadata, finalizers: next } });
+  }
+
   async #write(object: R, available: Available, owned: Readonly<Record<string, unknown>>): Promise<void> {
     const input = availableCondition(available, object.metadata.generation);
-    const status = nextStatus(object.status, input, this.#ctx.clock.now(), owned);
+    const status = nextStatus(object.status, input, this.ctx.clock.now(), owned);
     if (status === undefined) return;
     await this.#client.update<R>(this.#type, { ...object, status }, { subresource: 'status' });
   }
-}
-
-/** Adds or removes our finalizer; returns the object as stored (unchanged when there was nothing to do). */
-async function setFinalizer<R extends KubeObject>(
-  client: Client,
-  type: ResourceType,
-  object: R,
-  present: boolean,
-): Promise<R> {
-  const finalizers = object.metadata.finalizers ?? [];
-  if (finalizers.includes(FINALIZER) === present) return object;
-  const next = present ? [...finalizers, FINALIZER] : finalizers.filter((f) => f !== FINALIZER);
-  return client.update<R>(type, { ...object, metadata: { ...object.metadata, finalizers: next } });
 }
 
 export async function getOrUndefined<R extends KubeObject>(

@@ -12,6 +12,7 @@ import { securityGroupType, type SecurityGroup } from '../apis/security-group.ts
 import type { SecurityGroupProvider } from '../provider/contract.ts';
 import { gateOnIdentity } from './gate.ts';
 import { securityGroupInputOf, workloadIdentityOf } from './inputs.ts';
+import type { RowObserver } from './metrics.ts';
 import { reconcileProvisioned, type ProviderLookup, type Provisioner } from './provisioner.ts';
 import { becameAvailable, specOrDeletionChanged, usersOf } from './watches.ts';
 
@@ -42,8 +43,9 @@ export function reconcileSecurityGroup(
   lookup: ProviderLookup<SecurityGroupProvider>,
   req: Request,
   ctx: ReconcileContext,
+  observe?: RowObserver,
 ): Promise<Result> {
-  return reconcileProvisioned(client, securityGroupProvisioner(client, lookup), req, ctx);
+  return reconcileProvisioned(client, securityGroupProvisioner(client, lookup), req, ctx, observe);
 }
 
 /** Needs the identity index on SecurityGroups (registerRegionControllers registers it). */
@@ -51,6 +53,7 @@ export function registerSecurityGroupController(
   manager: Manager,
   lookup: ProviderLookup<SecurityGroupProvider>,
   options: ControllerOptions = {},
+  observe?: RowObserver,
 ): Controller {
   return manager
     .controller(SECURITY_GROUP_CONTROLLER)
@@ -62,6 +65,6 @@ export function registerSecurityGroupController(
     .withOptions(options)
     .complete((req, ctx) => {
       const client = manager.client(req.cluster);
-      return client === undefined ? Promise.resolve({}) : reconcileSecurityGroup(client, lookup, req, ctx);
+      return client === undefined ? Promise.resolve({}) : reconcileSecurityGroup(client, lookup, req, ctx, observe);
     });
 }

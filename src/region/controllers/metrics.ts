@@ -1,0 +1,22 @@
+/** Counts the decision row each region reconcile pass took (ARCHITECTURE principle 1: logged and counted). */
+import { Counter, type Registry } from 'prom-client';
+
+export type Phase = 'provision' | 'deprovision';
+
+/** Told the row of every pass that reached a verdict. */
+export type RowObserver = (phase: Phase, row: string) => void;
+
+export const ignoreRows: RowObserver = () => undefined;
+
+/** One counter on `registry`; the returned function gives each controller its observer. */
+export function rowCounter(registry: Registry): (controller: string) => RowObserver {
+  const rows = new Counter({
+    name: 'openregion_region_reconcile_rows_total',
+    help: 'Region reconcile passes by the decision row they took',
+    labelNames: ['controller', 'phase', 'row'],
+    registers: [registry],
+  });
+  return (controller) => (phase, row) => {
+    rows.inc({ controller, phase, row });
+  };
+}
