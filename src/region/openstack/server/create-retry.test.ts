@@ -10,6 +10,7 @@ import {
   providerCreateFailureEdge,
   type CreateRetryDecision,
 } from './create-retry.ts';
+import { observeServer } from './observe.ts';
 
 const NOW = new Date('2026-11-30T13:00:00Z');
 const T = '2026-11-30T12:00:00Z';
@@ -244,5 +245,22 @@ describe('a server that never boots', () => {
       assert.ok(terminal, `max ${maxAttempts}`);
       assert.equal(creates, maxAttempts);
     }
+  });
+});
+
+describe('with the monitor’s own stamps', () => {
+  const poll = (status: ServerStatus | undefined, launched: string | null) =>
+    observeServer(
+      status,
+      { status: 'ERROR', 'OS-SRV-USG:launched_at': launched, image: { id: '6a3f2c1e-0b4d-4e5f-8a9b-0c1d2e3f4a5b' } },
+      { generation: 1, networkID: undefined, baremetal: false, now: NOW },
+    ).status;
+
+  it('a never-booted ERROR is a create failure; a booted one, even after the retry reset, never is', () => {
+    assert.equal(decideCreateRetry(poll(undefined, null), opts).row, 'C5');
+    const booted = poll(undefined, '2026-11-30T12:00:00.000000');
+    assert.equal(decideCreateRetry(booted, opts).row, 'C1');
+    const { launchedAt: _, ...reset } = booted;
+    assert.equal(decideCreateRetry(reset, opts).action, 'proceed');
   });
 });
