@@ -8,14 +8,14 @@ import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { listServerGroups } from '../../openstack/compute.ts';
-import { listApplicationCredentials, listProjects, listUsers } from '../../openstack/identity.ts';
+import { listApplicationCredentials, listProjects, listUsers, setUserPassword } from '../../openstack/identity.ts';
 import { createLogger } from '../../runtime/logger.ts';
 import { API_VERSION, openstackIdentityType, regionType, type OpenstackIdentity, type Region } from '../apis/index.ts';
 import { ResourceNotFoundError } from '../provider/errors.ts';
 import { toOperatorLog, toUserMessage } from '../provider/messages.ts';
 import type { IdentityInput } from '../provider/inputs.ts';
 import { Outcome } from '../provider/outcome.ts';
-import { createIdentity, deleteIdentity, identityProvider, type IdentityDeps } from './identity.ts';
+import { createIdentity, deleteIdentity, identityLookup, type IdentityDeps } from './identity.ts';
 import { unbase64 } from './identity-record.ts';
 import { generateSshKeypair, publicKeyMaterial, publicKeyOf, type IdentitySecretSource } from './identity-secrets.ts';
 import { IDENTITY_KEYPAIR_NAME, identityName, organizationTag, projectTag } from './names.ts';
@@ -178,8 +178,9 @@ describe('identity create and delete (emulator)', () => {
 
   it('serves the contract through a region lookup; a region of another provider is terminal', async () => {
     const registry = await fx.providers();
-    const provider = identityProvider((id, signal) => registry.lookup(id, signal), deps());
+    const lookup = identityLookup((id, signal) => registry.lookup(id, signal), deps());
     const identity = newIdentity();
+    const provider = await lookup(identity.regionID, ctx.signal);
     assert.deepEqual(await provider.createIdentity(ctx, identity), Outcome.ok());
     await assertConverged(identity);
     assert.deepEqual(await provider.deleteIdentity(ctx, identity), Outcome.ok());
@@ -191,8 +192,31 @@ describe('identity create and delete (emulator)', () => {
       spec: { provider: 'kubernetes', kubernetes: { kubeConfigSecret: { namespace: fx.namespace, name: 'kc' } } },
     });
     const elsewhere = { ...newIdentity(), regionID: kube.metadata.name };
-    assert.equal((await provider.createIdentity(ctx, elsewhere)).kind, 'terminal');
-    await assert.rejects(provider.createIdentity(ctx, { ...elsewhere, regionID: 'nowhere' }), ResourceNotFoundError);
+    const refusing = await lookup(elsewhere.regionID, ctx.signal);
+    assert.equal((await refusing.createIdentity(ctx, elsewhere)).kind, 'terminal');
+    assert.equal((await refusing.deleteIdentity(ctx, elsewhere)).kind, 'terminal');
+    await assert.rejects(lookup('nowhere', ctx.signal), ResourceNotFoundError);
+  });
+
+  it('recovers from an operator password reset and from a lost record, keeping the project and user', async () => {
+    const identity = newIdentity();
+    assert.deepEqual(await createIdentity(await region(), deps(), ctx, identity), Outcome.ok());
+    const first = (await record(identity.id)).spec;
+    await setUserPassword(fx.adminIdentity(), first.userID ?? '', 'reset-by-an-operator');
+    assert.deepEqual(await createIdentity(await region(), deps(), ctx, identity), Outcome.ok());
+    await assertConverged(identity);
+
+    await fx.store.delete(openstackIdentityType, fx.namespace, identity.id);
+    assert.deepEqual(await createIdentity(await region(), deps(), ctx, identity), Outcome.ok());
+    await assertConverged(identity);
+    const second = (await record(identity.id)).spec;
+    assert.equal(second.projectID, first.projectID);
+    assert.equal(second.userID, first.userID);
+    assert.notEqual(second.password, first.password);
+    assert.notEqual(second.applicationCredentialID, first.applicationCredentialID, 'its secret was lost: remade');
+    assert.notEqual(second.sshPrivateKey, first.sshPrivateKey);
+    assert.deepEqual(await deleteIdentity(await region(), deps(), ctx, identity), Outcome.ok());
+    await assertGone(identity);
   });
 
   it('an identity never realised is deleted at once', async () => {

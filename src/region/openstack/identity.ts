@@ -92,8 +92,8 @@ export async function createIdentity(
 
     at('user');
     const { user, created } = await ensureUser(manager, domainID, name, project.id, secrets.password);
-    // A user we did not record may predate the record's password (a lost record): make it the record's.
-    if (!created && record.spec.userID !== user.id) {
+    // A re-found user may hold another password (a lost record, an operator's reset): make it the record's again.
+    if (!created) {
       at('user password');
       const auth = { type: 'password', user: { id: user.id }, password: secrets.password } as const;
       if (!(await clients.authenticates(auth))) await setUserPassword(manager, user.id, secrets.password);
@@ -196,27 +196,36 @@ export async function deleteIdentity(
   });
 }
 
-/** The IdentityProvider of the contract over a region lookup (RegionProviders.lookup). */
-export function identityProvider(
+/** The contract's IdentityProvider for one region. */
+export function identityProviderFor(region: RegionContext, deps: IdentityDeps): IdentityProvider {
+  return {
+    createIdentity: (ctx, identity) => createIdentity(region, deps, ctx, identity),
+    deleteIdentity: (ctx, identity) => deleteIdentity(region, deps, ctx, identity),
+  };
+}
+
+/**
+ * What the Identity controller looks providers up with (its `ProviderLookup<IdentityProvider>`), over the region
+ * registry's lookup. An unknown region stays ResourceNotFoundError; a broken region configuration is transient (an
+ * operator's fix recovers it); a region another provider serves answers every call with a terminal outcome.
+ */
+export function identityLookup(
   lookup: (regionID: string, signal: AbortSignal) => Promise<RegionContext>,
   deps: IdentityDeps,
-): IdentityProvider {
-  const inRegion =
-    (call: typeof createIdentity) =>
-    async (ctx: CallContext, identity: IdentityInput): Promise<Outcome<undefined>> => {
-      let region: RegionContext;
-      try {
-        region = await lookup(identity.regionID, ctx.signal);
-      } catch (error) {
-        if (error instanceof RegionProviderKindError) {
-          return Outcome.terminal('Errored', 'the region does not provide OpenStack identities', error);
-        }
-        if (error instanceof RegionConfigError) throw new TransientError('region configuration', { cause: error });
-        throw error;
+): (regionID: string, signal: AbortSignal) => Promise<IdentityProvider> {
+  return async (regionID, signal) => {
+    try {
+      return identityProviderFor(await lookup(regionID, signal), deps);
+    } catch (error) {
+      if (error instanceof RegionProviderKindError) {
+        const refused = () =>
+          Promise.resolve(Outcome.terminal('Errored', 'the region does not provide identities', error));
+        return { createIdentity: refused, deleteIdentity: refused };
       }
-      return call(region, deps, ctx, identity);
-    };
-  return { createIdentity: inRegion(createIdentity), deleteIdentity: inRegion(deleteIdentity) };
+      if (error instanceof RegionConfigError) throw new TransientError('region configuration', { cause: error });
+      throw error;
+    }
+  };
 }
 
 /** Runs a pass; an error becomes the catalogue's error (thrown) or a terminal outcome, naming the step it hit. */
