@@ -14,7 +14,8 @@ import { ManualClock } from '../../util/clock.ts';
 import { identityType } from '../apis/identity.ts';
 import { networkType } from '../apis/network.ts';
 import { securityGroupType } from '../apis/security-group.ts';
-import { registerRegionControllers } from './index.ts';
+import type { Provider } from '../provider/contract.ts';
+import { lookupsFrom, registerRegionControllers } from './index.ts';
 import {
   FakeIdentityProvider,
   FakeNetworkProvider,
@@ -68,6 +69,23 @@ async function setup() {
 }
 
 describe('registerRegionControllers', () => {
+  it('lookupsFrom serves every capability from the region’s cloud provider', async () => {
+    // Only its identity matters here: the lookups must hand back the very provider `lookupCloud` gave.
+    const provider = {} as Provider;
+    const asked: string[] = [];
+    const lookups = lookupsFrom({
+      lookupCloud: (regionID) => {
+        asked.push(regionID);
+        return Promise.resolve(provider);
+      },
+    });
+    const signal = new AbortController().signal;
+    assert.equal(await lookups.identities('r1', signal), provider);
+    assert.equal(await lookups.networks('r2', signal), provider);
+    assert.equal(await lookups.securityGroups('r3', signal), provider);
+    assert.deepEqual(asked, ['r1', 'r2', 'r3']);
+  });
+
   it('registers one controller per kind', async () => {
     const { controllers } = await setup();
     assert.deepEqual(

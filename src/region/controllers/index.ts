@@ -3,7 +3,7 @@ import type { Controller, ControllerOptions } from '../../runtime/controller.ts'
 import type { Manager } from '../../runtime/manager.ts';
 import { networkType } from '../apis/network.ts';
 import { securityGroupType } from '../apis/security-group.ts';
-import type { IdentityProvider, NetworkProvider, SecurityGroupProvider } from '../provider/contract.ts';
+import type { IdentityProvider, NetworkProvider, Providers, SecurityGroupProvider } from '../provider/contract.ts';
 import { IDENTITY_CONTROLLER, registerIdentityController } from './identity.ts';
 import { rowCounter } from './metrics.ts';
 import { NETWORK_CONTROLLER, registerNetworkController } from './network.ts';
@@ -23,6 +23,12 @@ export interface RegionProviderLookups {
   readonly identities: ProviderLookup<IdentityProvider>;
   readonly networks: ProviderLookup<NetworkProvider>;
   readonly securityGroups: ProviderLookup<SecurityGroupProvider>;
+}
+
+/** The three lookups from one `Providers`: a full cloud provider serves every capability. */
+export function lookupsFrom(providers: Pick<Providers, 'lookupCloud'>): RegionProviderLookups {
+  const lookup = (regionID: string) => providers.lookupCloud(regionID);
+  return { identities: lookup, networks: lookup, securityGroups: lookup };
 }
 
 export interface RegionControllerOptions {
