@@ -11,7 +11,8 @@
  *   credential only for the token's own user on the token's project; Nova keypairs belong to the token's user, so a
  *   keypair made by the region user would be shared by (and collide across) every identity.
  */
-import { EndpointNotFoundError, isNotFound } from '../../openstack/errors.ts';
+import type { ServiceType } from '../../openstack/catalog.ts';
+import { EndpointNotFoundError, ForbiddenError, isNotFound } from '../../openstack/errors.ts';
 import {
   createApplicationCredential,
   createProject,
@@ -45,7 +46,7 @@ import {
 import { unlimitedNetworkQuota, updateNetworkQuota } from '../../openstack/network.ts';
 import { updateQuotaSet as updateVolumeQuota, type QuotaSetUpdate } from '../../openstack/blockstorage.ts';
 import { TransientError } from '../provider/errors.ts';
-import type { IdentityClient, ManagerIdentityClient, ProjectClients } from './principals.ts';
+import type { IdentityClient, ManagerIdentityClient, PrivilegedClient, ProjectClients } from './principals.ts';
 import { IDENTITY_KEYPAIR_NAME } from './names.ts';
 import { publicKeyMaterial } from './identity-secrets.ts';
 
@@ -111,25 +112,37 @@ export async function ensureRoles(
   }
 }
 
-/** Unlimited Nova, Neutron and Cinder quotas on the project; a service the catalog lacks is skipped. */
-export async function ensureUnlimitedQuotas(privileged: ProjectClients<'privileged'>): Promise<void> {
+/**
+ * Unlimited Nova, Neutron and Cinder quotas on the project; a service the catalog lacks is skipped. A service whose
+ * policy refuses the region user (403) is skipped too and named in the answer: the policy-installed cloud keeps
+ * Neutron quotas admin-only on purpose (deploy/policies/neutron.yaml), and the project then keeps the cloud's
+ * defaults, which is an operator's decision, not a reason to hold the identity back.
+ */
+export async function ensureUnlimitedQuotas(privileged: ProjectClients<'privileged'>): Promise<ServiceType[]> {
   const project = privileged.projectID;
-  await ifInCatalog(privileged.client('compute'), (c) => updateComputeQuota(c, project, unlimitedComputeQuota));
-  await ifInCatalog(privileged.client('network'), (c) => updateNetworkQuota(c, project, unlimitedNetworkQuota));
-  await ifInCatalog(privileged.client('block-storage'), (c) => updateVolumeQuota(c, project, unlimitedVolumeQuota));
-}
-
-async function ifInCatalog<C extends { baseUrl(): Promise<string> }>(
-  client: C,
-  call: (client: C) => Promise<unknown>,
-): Promise<void> {
-  try {
-    await client.baseUrl();
-  } catch (error) {
-    if (error instanceof EndpointNotFoundError) return;
-    throw error;
-  }
-  await call(client);
+  const refused: ServiceType[] = [];
+  const apply = async <S extends ServiceType>(
+    service: S,
+    update: (client: PrivilegedClient<S>) => Promise<unknown>,
+  ): Promise<void> => {
+    const client = privileged.client(service);
+    try {
+      await client.baseUrl();
+    } catch (error) {
+      if (error instanceof EndpointNotFoundError) return;
+      throw error;
+    }
+    try {
+      await update(client);
+    } catch (error) {
+      if (!(error instanceof ForbiddenError)) throw error;
+      refused.push(service);
+    }
+  };
+  await apply('compute', (c) => updateComputeQuota(c, project, unlimitedComputeQuota));
+  await apply('network', (c) => updateNetworkQuota(c, project, unlimitedNetworkQuota));
+  await apply('block-storage', (c) => updateVolumeQuota(c, project, unlimitedVolumeQuota));
+  return refused;
 }
 
 /** The user by name in the managed domain, or a new one with `password`; `created` says which. */

@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { listServerGroups } from '../../openstack/compute.ts';
+import { getQuotaSet as getComputeQuota, listServerGroups } from '../../openstack/compute.ts';
+import { getNetworkQuota } from '../../openstack/network.ts';
 import { listApplicationCredentials, listProjects, listUsers, setUserPassword } from '../../openstack/identity.ts';
 import { createLogger } from '../../runtime/logger.ts';
 import { API_VERSION, openstackIdentityType, regionType, type OpenstackIdentity, type Region } from '../apis/index.ts';
@@ -217,6 +218,22 @@ describe('identity create and delete (emulator)', () => {
     assert.notEqual(second.sshPrivateKey, first.sshPrivateKey);
     assert.deepEqual(await deleteIdentity(await region(), deps(), ctx, identity), Outcome.ok());
     await assertGone(identity);
+  });
+
+  it('a quota update the policy refuses is skipped with a warning; the others still apply', async () => {
+    const identity = newIdentity();
+    const fault = { route: '/network/v2.0/quotas/{project_id}', method: 'PUT', status: 403, count: 1 };
+    assert.equal(await fx.cloud.control('POST', '/faults', fault), 201);
+    const warnings = logLines.length;
+    assert.deepEqual(await createIdentity(await region(), deps(), ctx, identity), Outcome.ok());
+    await assertConverged(identity);
+    const warned = logLines.slice(warnings).map((line) => JSON.parse(line) as { msg: string; services?: string[] });
+    assert.deepEqual(warned.find((l) => l.services !== undefined)?.services, ['network']);
+    const projectID = (await record(identity.id)).spec.projectID ?? '';
+    const admin = fx.cloud.admin;
+    assert.notEqual((await getNetworkQuota(admin.client('network'), projectID)).network, -1);
+    assert.equal((await getComputeQuota(admin.client('compute'), projectID)).instances, -1);
+    assert.deepEqual(await deleteIdentity(await region(), deps(), ctx, identity), Outcome.ok());
   });
 
   it('an identity never realised is deleted at once', async () => {

@@ -88,7 +88,8 @@ export async function createIdentity(
     await ensureRoles(manager, regionUserID, project.id, [REGION_PROJECT_ROLE]);
 
     at('quotas');
-    await ensureUnlimitedQuotas(clients.privileged(project.id));
+    const refused = await ensureUnlimitedQuotas(clients.privileged(project.id));
+    if (refused.length > 0) log.warn({ services: refused }, 'quota update refused by policy; cloud defaults stay');
 
     at('user');
     const { user, created } = await ensureUser(manager, domainID, name, project.id, secrets.password);
