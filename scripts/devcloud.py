@@ -1,7 +1,8 @@
 """devcloud: Keystone catalog registration and seed data, run by scripts/devcloud.sh with Debian's python3.
 
     python3 scripts/devcloud.py catalog   service project/users/roles and the catalog for RegionOne
-    python3 scripts/devcloud.py seed      the objects the region service's contract tests rely on
+    python3 scripts/devcloud.py seed      the objects the region service's contract tests rely on (the region's
+                                          own domain, project and user come from `openregion region configure`)
 
 Every step looks its object up by name first, so both commands can run any number of times.
 The seed names are a contract: change them only together with the tests that use them.
@@ -127,14 +128,6 @@ def role(kc, name):
     return r
 
 
-def domain(kc, name):
-    d = only(kc.domains.list(name=name), name, "domain")
-    if d is None:
-        d = kc.domains.create(name=name, description="managed by openregion (devcloud)")
-        log(f"domain {name} created")
-    return d
-
-
 def project(kc, name, dom):
     p = only(kc.projects.list(name=name, domain=dom), name, "project")
     if p is None:
@@ -203,18 +196,13 @@ class Api:
 
 
 def seed_identity(kc):
+    """The roles the region's grants name. The region's own domain, project, user and grants are not made here:
+    scripts/devcloud.sh runs `openregion region configure` for them, as an operator would."""
     for name in ("manager", "load-balancer_member", "load-balancer_admin", "creator", "service"):
         role(kc, name)
     default = kc.domains.get("default")
     kc.roles.grant(role(kc, "load-balancer_admin"), user=user(kc, "admin", default), project=project(kc, "admin", default))
-    dom = domain(kc, "openregion")
-    proj = project(kc, "openregion-region", dom)
-    u = user(kc, "openregion-region", dom)
-    for name in ("member", "load-balancer_member", "manager"):
-        kc.roles.grant(role(kc, name), user=u, domain=dom)
-    for name in ("member", "manager"):
-        kc.roles.grant(role(kc, name), user=u, project=proj)
-    log("identity: domain openregion, project and user openregion-region")
+    log("identity: roles manager, load-balancer_member, load-balancer_admin, creator, service")
 
 
 def seed_flavors(nova):

@@ -12,11 +12,15 @@
 # session (setsid), so its pid is its process-group id and `down` can stop it with all its children.
 set -euo pipefail
 
+# The region's scaffolding is made by `openregion region configure`, with the node the caller runs (found before
+# PATH is narrowed below).
+NODE_BIN=${OPENREGION_NODE:-$(command -v node || true)}
 # pyenv-style shims put another python3 first on PATH, and `import keystone` then fails: use Debian's only.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(cd "$SCRIPT_DIR/.." && pwd)
 STATE=${OPENREGION_DEVCLOUD_STATE:-/var/lib/openregion-devcloud}
 LOG=$STATE/log
 RUN=$STATE/run
@@ -732,6 +736,27 @@ EOF
 start_ironic() { start_daemon ironic ironic --config-file /etc/ironic/ironic.conf --log-file "$LOG/ironic.log"; }
 
 # ---------------------------------------------------------------------------------------------------------
+# openregion's domain-manager policies (deploy/policies/, docs/adr/0010)
+# ---------------------------------------------------------------------------------------------------------
+
+POLICY_SERVICES=(keystone nova neutron cinder)
+policy_file() { echo "/etc/$1/policy.d/openregion-domain-manager.yaml"; }
+
+# Each service reads <config dir>/policy.d (Keystone: policy_dirs in keystone.conf), and oslo.policy re-reads a
+# changed file on the next request: installing or updating them needs no restart.
+install_policies() {
+  local svc
+  for svc in "${POLICY_SERVICES[@]}"; do
+    mkdir -p "/etc/$svc/policy.d"
+    install -m 0644 "$REPO_DIR/deploy/policies/$svc.yaml" "$(policy_file "$svc")"
+  done
+}
+policies_installed() {
+  local svc
+  for svc in "${POLICY_SERVICES[@]}"; do cmp -s "$REPO_DIR/deploy/policies/$svc.yaml" "$(policy_file "$svc")" || return 1; done
+}
+
+# ---------------------------------------------------------------------------------------------------------
 # Seed data for the region service (scripts/devcloud.py; a CONTRACT for the tests) and clouds.yaml
 # ---------------------------------------------------------------------------------------------------------
 
@@ -741,8 +766,9 @@ seed() {
   touch "$STATE/.seeded"
 }
 
+# The admin entry; `region configure` adds devcloud-region (domain-scoped) and devcloud-region-project.
 write_clouds_yaml() {
-  cat >"$STATE/clouds.yaml" <<'EOF'
+  cat >"$STATE/clouds.yaml.tmp" <<'EOF'
 # devcloud credentials (throwaway passwords). OS_CLIENT_CONFIG_FILE=<this file> OS_CLOUD=<name>
 clouds:
   devcloud-admin:
@@ -755,26 +781,22 @@ clouds:
       project_domain_name: "Default"
     region_name: "RegionOne"
     identity_api_version: "3"
-  devcloud-region:
-    auth:
-      auth_url: "http://127.0.0.1:5000/v3"
-      username: "openregion-region"
-      password: "secret"
-      user_domain_name: "openregion"
-      domain_name: "openregion"
-    region_name: "RegionOne"
-    identity_api_version: "3"
-  devcloud-region-project:
-    auth:
-      auth_url: "http://127.0.0.1:5000/v3"
-      username: "openregion-region"
-      password: "secret"
-      user_domain_name: "openregion"
-      project_name: "openregion-region"
-      project_domain_name: "openregion"
-    region_name: "RegionOne"
-    identity_api_version: "3"
 EOF
+  chmod 0600 "$STATE/clouds.yaml.tmp"
+  mv "$STATE/clouds.yaml.tmp" "$STATE/clouds.yaml"
+}
+
+# The region's scaffolding, as an operator makes it: `openregion region configure` with the admin credential.
+# Domain openregion, project and user openregion-region and their grants (manager on the domain inherited to its
+# projects, docs/adr/0010); the credentials in $STATE/region.env, and the clouds.yaml entries devcloud-region
+# (domain-scoped) and devcloud-region-project the contract suite reads. The password stays `secret`, the dev
+# cloud's throwaway password for every account. Idempotent: a second run writes nothing to Keystone.
+configure_region() {
+  [[ -n $NODE_BIN ]] || fail region "node is not on PATH: install Node 20 and run npm ci (or set OPENREGION_NODE)"
+  [[ -d $REPO_DIR/node_modules/tsx ]] || fail region "$REPO_DIR/node_modules has no tsx: run npm ci first"
+  (cd "$REPO_DIR" && OS_CLIENT_CONFIG_FILE="$STATE/clouds.yaml" OPENREGION_REGION_PASSWORD=secret \
+    "$NODE_BIN" --import tsx src/cli/main.ts region configure --prefix openregion --os-cloud devcloud-admin \
+    --provider-env "$STATE/region.env" --clouds-yaml "$STATE/clouds.yaml" --cloud-name devcloud-region)
 }
 
 # ---------------------------------------------------------------------------------------------------------
@@ -784,7 +806,8 @@ EOF
 # Healthy: every pid file alive, every API answers, MariaDB and RabbitMQ up, seed done.
 healthy() {
   local name
-  mariadb_up && rabbit_alive && [[ -f $STATE/.seeded && -f $STATE/clouds.yaml ]] || return 1
+  mariadb_up && rabbit_alive && policies_installed || return 1
+  [[ -f $STATE/.seeded && -f $STATE/clouds.yaml && -s $STATE/region.env ]] || return 1
   for name in "${DAEMONS[@]}"; do
     alive "$name" || return 1
     [[ -z ${API_PORT[$name]:-} ]] || answers "$(api_url "$name")" || return 1
@@ -799,6 +822,7 @@ cmd_up() {
     return 0
   fi
   install_packages
+  install_policies
   start_mariadb
   start_rabbitmq
   # Keystone in the foreground; every other service's config and db sync meanwhile, in parallel.
@@ -815,6 +839,7 @@ cmd_up() {
   map_compute_host
   step seed seed
   write_clouds_yaml
+  step region configure_region
   log "devcloud up: ${#DAEMONS[@]} daemons + MariaDB + RabbitMQ; credentials in $STATE/clouds.yaml"
   log "up took $(($(date +%s) - START)) s"
 }
@@ -874,7 +899,7 @@ cmd_reset() {
     stop_mariadb
   fi
   rm -rf "${STATE:?}"/{keystone,placement,glance,nova,neutron,cinder,octavia,ironic,rabbitmq,log,run}
-  rm -f "$STATE/.seeded" "$STATE/clouds.yaml"
+  rm -f "$STATE/.seeded" "$STATE/clouds.yaml" "$STATE/region.env"
   log "reset: state wiped in $STATE"
 }
 

@@ -5,6 +5,7 @@ import { crdsCommand } from './crds.ts';
 import { devcloudCommand } from './devcloud.ts';
 import { emulatorCommand } from './emulator.ts';
 import { kubeCommands } from './kube.ts';
+import { regionCommand } from './region.ts';
 
 export function buildProgram(): Command {
   const program = new Command('openregion')
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
   program.addCommand(devcloudCommand());
   program.addCommand(emulatorCommand());
   for (const command of kubeCommands()) program.addCommand(command);
+  program.addCommand(regionCommand());
   return program;
 }
 

@@ -29,8 +29,13 @@ export interface ContractCloud {
   readonly accounting: RequestAccounting;
   /** admin in project admin: for fixtures a tenant cannot make (flavors, provider networks, nodes). */
   readonly admin: Session<'project'>;
-  /** The region service account scoped to its managed domain `openregion`. */
+  /**
+   * The region service account scoped to its managed domain `openregion`: the non-admin credential `openregion
+   * region configure` made (the dev cloud's clouds.yaml entry devcloud-region; in the emulator, the same call).
+   */
   readonly region: Session<'domain'>;
+  /** That account's credential, to scope it elsewhere (an identity project of its domain). */
+  readonly regionAuth: AuthMethod;
   /** The same account scoped to its own project `openregion-region`. */
   readonly regionProject: Session<'project'>;
   readonly authUrl: string;
@@ -49,8 +54,7 @@ const run = randomBytes(3).toString('hex');
 export async function contractCloud(): Promise<ContractCloud | undefined> {
   // One fresh emulator per test file, seeded like the dev cloud and configured like it (no VNC consoles).
   const emulator = cloudTarget === 'emulator' ? await Emulator.start({ config: { novaConsoles: false } }) : undefined;
-  if (emulator) await seedEmulator(emulator);
-  const emulatedClouds = emulator && contractCloudsYaml(emulator);
+  const emulatedClouds = emulator && contractCloudsYaml(emulator, await seedEmulator(emulator));
   let configs: Record<'admin' | 'region' | 'regionProject', CloudConfig>;
   try {
     const sources = {
@@ -97,6 +101,7 @@ export async function contractCloud(): Promise<ContractCloud | undefined> {
     accounting,
     admin,
     region: connect(configs.region, 'domain', transport, systemClock),
+    regionAuth: configs.region.auth,
     regionProject: connect(configs.regionProject, 'project', transport, systemClock),
     authUrl,
     sessionFor: <K extends ScopeKind>(auth: AuthMethod, scope: SessionScope<K>) =>

@@ -5,14 +5,12 @@
 import { systemClock } from '../../src/util/clock.ts';
 import { Emulator } from '../../src/emulator/emulator.ts';
 import { createImage, type ImageClient } from '../../src/openstack/image.ts';
-import {
-  createDomain,
-  createProject,
-  createUser,
-  findRoleByName,
-  grantRole,
-  type IdentityClient,
-} from '../../src/openstack/identity.ts';
+import { findRoleByName, grantRole, type IdentityClient } from '../../src/openstack/identity.ts';
+import { stringify } from 'yaml';
+import { cloudsEntries } from '../../src/region/registration/clouds-entry.ts';
+import { configureRegion, planFor } from '../../src/region/registration/configure.ts';
+import type { RegionCredentials } from '../../src/region/registration/credentials.ts';
+import { passwordWorks } from '../../src/region/registration/sessions.ts';
 import type { BlockStorageClient } from '../../src/openstack/blockstorage.ts';
 import type { ComputeClient } from '../../src/openstack/compute.ts';
 import { createNetwork, createSubnet, type NetworkClient } from '../../src/openstack/network.ts';
@@ -80,8 +78,8 @@ const FLAVORS: readonly [string, number, number, number, Readonly<Record<string,
   ],
 ];
 
-/** Seeds a running emulator; returns once every fixture exists. */
-export async function seedEmulator(emulator: Emulator): Promise<void> {
+/** Seeds a running emulator; returns the region's credentials once every fixture exists. */
+export async function seedEmulator(emulator: Emulator): Promise<RegionCredentials> {
   const transport = new Transport({ clock: systemClock, random: Math.random });
   const admin = new Session<'project'>({
     authUrl: emulator.authUrl,
@@ -92,21 +90,31 @@ export async function seedEmulator(emulator: Emulator): Promise<void> {
     region: 'RegionOne',
   });
   try {
-    await seedIdentity(
-      admin.client('identity'),
-      (await admin.token()).user.id,
-      (await admin.token()).project?.id ?? '',
-    );
+    const identity = admin.client('identity');
+    await seedRoles(identity, (await admin.token()).user.id, (await admin.token()).project?.id ?? '');
+    // The region's scaffolding the way the dev cloud makes it: `openregion region configure`'s core.
+    const { credentials } = await configureRegion(planFor('openregion'), PASSWORD, {
+      identity,
+      authUrl: emulator.authUrl,
+      regionName: 'RegionOne',
+      authenticates: (userId, password) =>
+        passwordWorks(emulator.authUrl, userId, password, { transport, clock: systemClock }),
+      newPassword: () => {
+        throw new Error('the seed supplies the password');
+      },
+    });
     await seedFlavors(admin.client('compute'));
     await seedImages(admin.client('image'));
     await seedNetwork(admin.client('network'));
     await seedVolumeTypes(admin.client('block-storage'));
+    return credentials;
   } finally {
     await transport.close();
   }
 }
 
-async function seedIdentity(identity: IdentityClient, adminUserId: string, adminProjectId: string): Promise<void> {
+/** The roles the region's grants name (devcloud.py seed_identity). */
+async function seedRoles(identity: IdentityClient, adminUserId: string, adminProjectId: string): Promise<void> {
   const role = async (name: string): Promise<string> => {
     const found = await findRoleByName(identity, name);
     if (found) return found.id;
@@ -123,15 +131,6 @@ async function seedIdentity(identity: IdentityClient, adminUserId: string, admin
     projectId: adminProjectId,
     roleId: await role('load-balancer_admin'),
   });
-  const domain = await createDomain(identity, { name: 'openregion', description: 'managed by openregion (devcloud)' });
-  const project = await createProject(identity, { name: 'openregion-region', domain_id: domain.id });
-  const user = await createUser(identity, { name: 'openregion-region', domain_id: domain.id, password: PASSWORD });
-  for (const name of ['member', 'load-balancer_member', 'manager']) {
-    await grantRole(identity, { userId: user.id, domainId: domain.id, roleId: await role(name) });
-  }
-  for (const name of ['member', 'manager']) {
-    await grantRole(identity, { userId: user.id, projectId: project.id, roleId: await role(name) });
-  }
 }
 
 async function seedFlavors(compute: ComputeClient): Promise<void> {
@@ -208,16 +207,22 @@ async function seedVolumeTypes(cinder: BlockStorageClient): Promise<void> {
   }
 }
 
-/** The clouds the suite reads, as `openregion devcloud up` writes them, pointing at the emulator. */
-export function contractCloudsYaml(emulator: Emulator): string {
-  const cloud = (auth: Record<string, string>) =>
-    `    auth:\n${Object.entries({ auth_url: emulator.authUrl, ...auth })
-      .map(([k, v]) => `      ${k}: "${v}"\n`)
-      .join('')}    region_name: "RegionOne"\n    identity_api_version: "3"\n`;
-  return [
-    'clouds:',
-    `  devcloud-admin:\n${cloud({ username: 'admin', password: PASSWORD, user_domain_name: 'Default', project_name: 'admin', project_domain_name: 'Default' })}`,
-    `  devcloud-region:\n${cloud({ username: 'openregion-region', password: PASSWORD, user_domain_name: 'openregion', domain_name: 'openregion' })}`,
-    `  devcloud-region-project:\n${cloud({ username: 'openregion-region', password: PASSWORD, user_domain_name: 'openregion', project_name: 'openregion-region', project_domain_name: 'openregion' })}`,
-  ].join('\n');
+/**
+ * The clouds the suite reads, as `openregion devcloud up` writes them, pointing at the emulator: the admin entry,
+ * and the region's entries as `region configure --clouds-yaml` writes them.
+ */
+export function contractCloudsYaml(emulator: Emulator, region: RegionCredentials): string {
+  const admin = {
+    auth: {
+      auth_url: emulator.authUrl,
+      username: 'admin',
+      password: PASSWORD,
+      user_domain_name: 'Default',
+      project_name: 'admin',
+      project_domain_name: 'Default',
+    },
+    region_name: 'RegionOne',
+    identity_api_version: '3',
+  };
+  return stringify({ clouds: { 'devcloud-admin': admin, ...cloudsEntries('devcloud-region', region) } });
 }

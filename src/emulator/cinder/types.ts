@@ -1,5 +1,5 @@
 /** Volume types (admin-made; `volume_type_links` paging), quota sets with per-type keys, availability zones. */
-import { isAdmin, type AuthContext } from '../context.ts';
+import { hasRole, isAdmin, type AuthContext } from '../context.ts';
 import { novaFault } from '../faults.ts';
 import { json } from '../http.ts';
 import { booleanAt, isObject, objectAt, stringAt, stringMapAt, type JsonObject } from '../json.ts';
@@ -91,8 +91,10 @@ export function registerTypes(api: CinderApi): void {
     return json({ quota_set: { ...state.quotaSet(target), id: target } });
   });
   api.route('PUT', '/os-quota-sets/{target_id}', (req, { auth }) => {
-    if (!isAdmin(auth)) throw forbidden('volume_extension:quotas:update');
     const target = req.params.target_id ?? '';
+    // deploy/policies/cinder.yaml: admin, or a manager of that very project (`is_project_manager_owner`).
+    const projectManager = hasRole(auth, 'manager') && auth.projectId === target;
+    if (!isAdmin(auth) && !projectManager) throw forbidden('volume_extension:quotas:update');
     const body = objectAt(req.body, 'quota_set');
     if (!isObject(body)) throw badRequest('Missing required element quota_set in request body.');
     const known = state.quotaSet(target);

@@ -38,6 +38,22 @@ export function requireAdmin(auth: AuthContext, action: string): void {
   if (!isAdmin(auth)) throw forbidden(action);
 }
 
+/**
+ * The SCS domain manager of the domain (deploy/policies/keystone.yaml `is_domain_manager` and
+ * `token.domain.id:...`): role manager on a token scoped to that very domain.
+ */
+export const managesDomain = (auth: AuthContext, domainId: string | undefined): boolean =>
+  domainId !== undefined && hasRole(auth, 'manager') && auth.domainId === domainId;
+
+/** The roles a domain manager may grant and revoke (keystone.yaml `is_domain_managed_role`). */
+export const DOMAIN_MANAGED_ROLES: readonly string[] = [
+  'member',
+  'reader',
+  '_member_',
+  'load-balancer_member',
+  'load-balancer_observer',
+];
+
 /** A reader of the domain: admin, a system reader, or a reader on a token scoped to that domain. */
 export const readsDomain = (auth: AuthContext, domainId: string): boolean =>
   isAdmin(auth) || (hasRole(auth, 'reader') && (auth.system || auth.domainId === domainId));

@@ -1,20 +1,22 @@
 /** Keystone roles (with implied roles), grants on projects, domains and the system, role assignment listing. */
-import { isAdmin, type AuthContext } from '../context.ts';
+import { hasRole, isAdmin, type AuthContext } from '../context.ts';
 import { keystoneFault } from '../faults.ts';
 import { json, noContent, type EmuRequest, type Method } from '../http.ts';
 import { objectAt, stringAt } from '../json.ts';
 import {
   badRequest,
   conflict,
+  DOMAIN_MANAGED_ROLES,
   forbidden,
   listBody,
+  managesDomain,
   notFound,
   PREFIX,
   readsDomain,
   requireAdmin,
   type KeystoneApi,
 } from './api.ts';
-import { sameName, sameTarget, type KAssignment, type KRole, type Target } from './store.ts';
+import { sameAssignment, sameName, type KAssignment, type KRole, type Target } from './store.ts';
 
 export function registerAssignments(api: KeystoneApi): void {
   const { store, ctx, route } = api;
@@ -32,7 +34,8 @@ export function registerAssignments(api: KeystoneApi): void {
 
   // ------------------------------------------------------------------------------------------------ roles
   route('GET', '/roles', (req, auth) => {
-    requireReader(auth, 'list_roles');
+    // keystone.yaml: a domain manager lists roles, to find the ones it grants by name.
+    if (!hasRole(auth, 'manager')) requireReader(auth, 'list_roles');
     const name = req.query.get('name');
     const domainId = req.query.get('domain_id');
     const items = [...store.roles.values()].filter(
@@ -56,8 +59,9 @@ export function registerAssignments(api: KeystoneApi): void {
     return json({ role: roleView(r) }, 201);
   });
   route('GET', '/roles/{role_id}', (req, auth) => {
-    requireReader(auth, 'get_role');
-    return json({ role: roleView(role(param(req, 'role_id'))) });
+    const r = role(param(req, 'role_id'));
+    if (!(hasRole(auth, 'manager') && DOMAIN_MANAGED_ROLES.includes(r.name))) requireReader(auth, 'get_role');
+    return json({ role: roleView(r) });
   });
   route('DELETE', '/roles/{role_id}', (req, auth) => {
     requireAdmin(auth, 'delete_role');
@@ -97,57 +101,63 @@ export function registerAssignments(api: KeystoneApi): void {
   });
 
   // ------------------------------------------------------------------------------------------------ grants
-  const grantRoutes: [string, (req: EmuRequest) => Target][] = [
-    [
-      '/projects/{project_id}/users/{user_id}/roles/{role_id}',
-      (req) => {
-        const id = param(req, 'project_id');
-        if (!store.projects.has(id)) throw notFound('project', id);
-        return { kind: 'project', id };
-      },
-    ],
-    [
-      '/domains/{domain_id}/users/{user_id}/roles/{role_id}',
-      (req) => {
-        const id = param(req, 'domain_id');
-        if (!store.domains.has(id)) throw notFound('domain', id);
-        return { kind: 'domain', id };
-      },
-    ],
-    ['/system/users/{user_id}/roles/{role_id}', () => ({ kind: 'system' })],
+  const projectTarget = (req: EmuRequest): Target => {
+    const id = param(req, 'project_id');
+    if (!store.projects.has(id)) throw notFound('project', id);
+    return { kind: 'project', id };
+  };
+  const domainTarget = (req: EmuRequest): Target => {
+    const id = param(req, 'domain_id');
+    if (!store.domains.has(id)) throw notFound('domain', id);
+    return { kind: 'domain', id };
+  };
+  const grantRoutes: [string, (req: EmuRequest) => Target, boolean][] = [
+    ['/projects/{project_id}/users/{user_id}/roles/{role_id}', projectTarget, false],
+    ['/domains/{domain_id}/users/{user_id}/roles/{role_id}', domainTarget, false],
+    ['/system/users/{user_id}/roles/{role_id}', () => ({ kind: 'system' }), false],
+    ['/OS-INHERIT/domains/{domain_id}/users/{user_id}/roles/{role_id}/inherited_to_projects', domainTarget, true],
   ];
-  for (const [path, targetOf] of grantRoutes) {
-    const resolve = (req: EmuRequest) => {
+  for (const [path, targetOf, inherited] of grantRoutes) {
+    const resolve = (req: EmuRequest): KAssignment => {
       const target = targetOf(req);
       const userId = param(req, 'user_id');
       if (!store.users.has(userId)) throw notFound('user', userId);
       const roleId = role(param(req, 'role_id')).id;
-      return { target, userId, roleId };
+      return inherited ? { target, userId, roleId, inherited } : { target, userId, roleId };
     };
-    const existing = (a: KAssignment) => (x: KAssignment) =>
-      x.userId === a.userId && x.roleId === a.roleId && sameTarget(x.target, a.target);
+    /** keystone.yaml `domain_manager_grant and is_domain_managed_role`, or admin. */
+    const mayWrite = (auth: AuthContext, a: KAssignment) =>
+      isAdmin(auth) ||
+      (managesDomain(auth, domainOf(a.target)) &&
+        managesDomain(auth, store.users.get(a.userId)?.domainId) &&
+        DOMAIN_MANAGED_ROLES.includes(store.roles.get(a.roleId)?.name ?? ''));
     route('PUT', path, (req, auth) => {
-      requireAdmin(auth, 'create_grant');
       const a = resolve(req);
-      if (!store.assignments.some(existing(a))) store.assignments.push(a);
+      if (!mayWrite(auth, a)) throw forbidden('create_grant');
+      if (!store.assignments.some((x) => sameAssignment(x, a))) store.assignments.push(a);
       return noContent();
     });
     const check = (req: EmuRequest, auth: AuthContext) => {
       const a = resolve(req);
       if (!mayReadTarget(auth, a.target, a.userId)) throw forbidden('check_grant');
-      if (!store.assignments.some(existing(a))) throw missingAssignment(a);
+      if (!store.assignments.some((x) => sameAssignment(x, a))) throw missingAssignment(a);
       return noContent();
     };
     for (const method of ['GET', 'HEAD'] as Method[]) route(method, path, check);
     route('DELETE', path, (req, auth) => {
-      requireAdmin(auth, 'revoke_grant');
       const a = resolve(req);
-      if (!store.assignments.some(existing(a))) throw missingAssignment(a);
-      store.assignments = store.assignments.filter((x) => !existing(a)(x));
+      if (!mayWrite(auth, a)) throw forbidden('revoke_grant');
+      if (!store.assignments.some((x) => sameAssignment(x, a))) throw missingAssignment(a);
+      store.assignments = store.assignments.filter((x) => !sameAssignment(x, a));
       // Keystone records a revocation event: the user's tokens carrying the old roles stop working.
       api.revokeUser(a.userId);
       return noContent();
     });
+  }
+
+  function domainOf(target: Target): string | undefined {
+    if (target.kind === 'system') return undefined;
+    return target.kind === 'domain' ? target.id : store.projects.get(target.id)?.domainId;
   }
 
   // ------------------------------------------------------------------------------------------------ role assignments
@@ -162,10 +172,21 @@ export function registerAssignments(api: KeystoneApi): void {
     const effective = present('effective');
     const names = present('include_names');
     const scopeDomain = domainId ?? (projectId === null ? undefined : store.projects.get(projectId)?.domainId);
-    if (!isAdmin(auth) && !(scopeDomain !== undefined && readsDomain(auth, scopeDomain))) {
+    const mayList = scopeDomain !== undefined && (readsDomain(auth, scopeDomain) || managesDomain(auth, scopeDomain));
+    if (!isAdmin(auth) && !mayList) {
       throw forbidden('list_role_assignments');
     }
-    const direct = store.assignments.filter(
+    // Effective: a grant inherited to projects counts on each project of its domain, not on the domain.
+    const expanded = effective
+      ? store.assignments.flatMap((a): KAssignment[] =>
+          a.inherited === true && a.target.kind === 'domain'
+            ? [...store.projects.values()]
+                .filter((p) => p.domainId === (a.target.kind === 'domain' ? a.target.id : ''))
+                .map((p) => ({ userId: a.userId, roleId: a.roleId, target: { kind: 'project', id: p.id } }))
+            : [a],
+        )
+      : store.assignments;
+    const direct = expanded.filter(
       (a) =>
         (userId === null || a.userId === userId) &&
         (projectId === null || (a.target.kind === 'project' && a.target.id === projectId)) &&
@@ -192,7 +213,7 @@ export function registerAssignments(api: KeystoneApi): void {
     const targetPath =
       a.target.kind === 'system'
         ? '/system'
-        : `/${a.target.kind === 'project' ? 'projects' : 'domains'}/${a.target.id}`;
+        : `${a.inherited === true ? '/OS-INHERIT' : ''}/${a.target.kind === 'project' ? 'projects' : 'domains'}/${a.target.id}`;
     let scope: Record<string, unknown>;
     if (a.target.kind === 'project') {
       const p = store.projects.get(a.target.id);
@@ -202,7 +223,10 @@ export function registerAssignments(api: KeystoneApi): void {
           : { id: a.target.id },
       };
     } else if (a.target.kind === 'domain') {
-      scope = { domain: domainRef(a.target.id) };
+      scope = {
+        domain: domainRef(a.target.id),
+        ...(a.inherited === true ? { 'OS-INHERIT:inherited_to': 'projects' } : {}),
+      };
     } else {
       scope = { system: { all: true } };
     }
@@ -210,7 +234,7 @@ export function registerAssignments(api: KeystoneApi): void {
     const r = store.roles.get(a.roleId);
     return {
       links: {
-        assignment: `${origin()}${targetPath}/users/${a.userId}/roles/${prior ?? a.roleId}`,
+        assignment: `${origin()}${targetPath}/users/${a.userId}/roles/${prior ?? a.roleId}${a.inherited === true ? '/inherited_to_projects' : ''}`,
         ...(prior === undefined ? {} : { prior_role: `${origin()}/roles/${prior}` }),
       },
       scope,
@@ -223,7 +247,9 @@ export function registerAssignments(api: KeystoneApi): void {
     if (isAdmin(auth)) return true;
     if (target.kind === 'system') return auth.system;
     const domainId = target.kind === 'domain' ? target.id : store.projects.get(target.id)?.domainId;
-    return domainId !== undefined && readsDomain(auth, domainId) && store.users.get(userId)?.domainId === domainId;
+    const userDomain = store.users.get(userId)?.domainId;
+    if (managesDomain(auth, domainId) && managesDomain(auth, userDomain)) return true;
+    return domainId !== undefined && readsDomain(auth, domainId) && userDomain === domainId;
   }
 
   function missingAssignment(a: KAssignment) {

@@ -1,5 +1,5 @@
 /** Keystone domains, projects and users: CRUD, filters, self-service password change. */
-import { isAdmin } from '../context.ts';
+import { hasRole, isAdmin } from '../context.ts';
 import { json, noContent, type EmuRequest } from '../http.ts';
 import { arrayAt, booleanAt, objectAt, stringAt, stringsOf } from '../json.ts';
 import {
@@ -7,6 +7,7 @@ import {
   conflict,
   forbidden,
   listBody,
+  managesDomain,
   notFound,
   PREFIX,
   readsDomain,
@@ -62,7 +63,8 @@ export function registerResources(api: KeystoneApi): void {
 
   // ------------------------------------------------------------------------------------------------ domains
   route('GET', '/domains', (req, auth) => {
-    if (!isAdmin(auth) && !auth.system) throw forbidden('list_domains');
+    // keystone.yaml: a domain manager may list domains, to find its own by name.
+    if (!isAdmin(auth) && !auth.system && !hasRole(auth, 'manager')) throw forbidden('list_domains');
     const name = req.query.get('name');
     const enabled = flag(req.query.get('enabled'));
     const items = [...store.domains.values()].filter(
@@ -117,7 +119,10 @@ export function registerResources(api: KeystoneApi): void {
   // ------------------------------------------------------------------------------------------------ projects
   route('GET', '/projects', (req, auth) => {
     const domainId = req.query.get('domain_id');
-    if (!isAdmin(auth) && !(domainId !== null && readsDomain(auth, domainId))) throw forbidden('list_projects');
+    // keystone.yaml `lists_token_domain`: a domain-scoped caller names its own domain, or is refused.
+    if (!isAdmin(auth) && !(domainId !== null && (readsDomain(auth, domainId) || managesDomain(auth, domainId)))) {
+      throw forbidden('list_projects');
+    }
     const q = req.query;
     const name = q.get('name');
     const tags = (key: string) =>
@@ -143,11 +148,11 @@ export function registerResources(api: KeystoneApi): void {
     return json(listBody('projects', items.map(projectView), selfUrl(req)));
   });
   route('POST', '/projects', (req, auth) => {
-    requireAdmin(auth, 'create_project');
     const body = objectAt(req.body, 'project');
+    const domainId = stringAt(body, 'domain_id') ?? auth.projectDomainId ?? auth.domainId ?? 'default';
+    if (!isAdmin(auth) && !managesDomain(auth, domainId)) throw forbidden('create_project');
     const name = stringAt(body, 'name');
     if (!name) throw badRequest("Invalid input for field 'name'.");
-    const domainId = stringAt(body, 'domain_id') ?? auth.projectDomainId ?? auth.domainId ?? 'default';
     domain(domainId);
     if ([...store.projects.values()].some((p) => p.domainId === domainId && sameName(p.name, name))) {
       throw conflict('project', name, 'domain');
@@ -165,12 +170,14 @@ export function registerResources(api: KeystoneApi): void {
   });
   route('GET', '/projects/{project_id}', (req, auth) => {
     const p = project(param(req, 'project_id'));
-    if (!readsDomain(auth, p.domainId) && auth.projectId !== p.id) throw forbidden('get_project');
+    if (!readsDomain(auth, p.domainId) && !managesDomain(auth, p.domainId) && auth.projectId !== p.id) {
+      throw forbidden('get_project');
+    }
     return json({ project: projectView(p) });
   });
   route('PATCH', '/projects/{project_id}', (req, auth) => {
-    requireAdmin(auth, 'update_project');
     const p = project(param(req, 'project_id'));
+    if (!isAdmin(auth) && !managesDomain(auth, p.domainId)) throw forbidden('update_project');
     const body = objectAt(req.body, 'project');
     const name = stringAt(body, 'name');
     if (name !== undefined && name !== p.name) {
@@ -190,15 +197,18 @@ export function registerResources(api: KeystoneApi): void {
     return json({ project: projectView(p) });
   });
   route('DELETE', '/projects/{project_id}', (req, auth) => {
-    requireAdmin(auth, 'delete_project');
-    deleteProject(project(param(req, 'project_id')).id);
+    const p = project(param(req, 'project_id'));
+    if (!isAdmin(auth) && !managesDomain(auth, p.domainId)) throw forbidden('delete_project');
+    deleteProject(p.id);
     return noContent();
   });
 
   // ------------------------------------------------------------------------------------------------ users
   route('GET', '/users', (req, auth) => {
     const domainId = req.query.get('domain_id');
-    if (!isAdmin(auth) && !(domainId !== null && readsDomain(auth, domainId))) throw forbidden('list_users');
+    if (!isAdmin(auth) && !(domainId !== null && (readsDomain(auth, domainId) || managesDomain(auth, domainId)))) {
+      throw forbidden('list_users');
+    }
     const name = req.query.get('name');
     const items = [...store.users.values()].filter(
       (u) => (domainId === null || u.domainId === domainId) && (name === null || sameName(u.name, name)),
@@ -206,11 +216,11 @@ export function registerResources(api: KeystoneApi): void {
     return json(listBody('users', items.map(userView), selfUrl(req)));
   });
   route('POST', '/users', (req, auth) => {
-    requireAdmin(auth, 'create_user');
     const body = objectAt(req.body, 'user');
+    const domainId = stringAt(body, 'domain_id') ?? auth.projectDomainId ?? auth.domainId ?? 'default';
+    if (!isAdmin(auth) && !managesDomain(auth, domainId)) throw forbidden('create_user');
     const name = stringAt(body, 'name');
     if (!name) throw badRequest("Invalid input for field 'name'.");
-    const domainId = stringAt(body, 'domain_id') ?? auth.projectDomainId ?? auth.domainId ?? 'default';
     domain(domainId);
     if ([...store.users.values()].some((u) => u.domainId === domainId && sameName(u.name, name))) {
       throw conflict('user', name, 'domain');
@@ -230,12 +240,14 @@ export function registerResources(api: KeystoneApi): void {
   });
   route('GET', '/users/{user_id}', (req, auth) => {
     const u = user(param(req, 'user_id'));
-    if (!readsDomain(auth, u.domainId) && auth.userId !== u.id) throw forbidden('get_user');
+    if (!readsDomain(auth, u.domainId) && !managesDomain(auth, u.domainId) && auth.userId !== u.id) {
+      throw forbidden('get_user');
+    }
     return json({ user: userView(u) });
   });
   route('PATCH', '/users/{user_id}', (req, auth) => {
-    requireAdmin(auth, 'update_user');
     const u = user(param(req, 'user_id'));
+    if (!isAdmin(auth) && !managesDomain(auth, u.domainId)) throw forbidden('update_user');
     const body = objectAt(req.body, 'user');
     const name = stringAt(body, 'name');
     if (name !== undefined && name !== u.name) {
@@ -263,8 +275,9 @@ export function registerResources(api: KeystoneApi): void {
     return json({ user: userView(u) });
   });
   route('DELETE', '/users/{user_id}', (req, auth) => {
-    requireAdmin(auth, 'delete_user');
-    deleteUser(user(param(req, 'user_id')).id);
+    const u = user(param(req, 'user_id'));
+    if (!isAdmin(auth) && !managesDomain(auth, u.domainId)) throw forbidden('delete_user');
+    deleteUser(u.id);
     return noContent();
   });
   route('POST', '/users/{user_id}/password', (req, auth) => {
@@ -280,7 +293,9 @@ export function registerResources(api: KeystoneApi): void {
   });
   route('GET', '/users/{user_id}/projects', (req, auth) => {
     const u = user(param(req, 'user_id'));
-    if (!isAdmin(auth) && auth.userId !== u.id) throw forbidden('list_user_projects');
+    if (!isAdmin(auth) && auth.userId !== u.id && !managesDomain(auth, u.domainId)) {
+      throw forbidden('list_user_projects');
+    }
     const ids = new Set(
       store.assignments.flatMap((a) => (a.userId === u.id && a.target.kind === 'project' ? [a.target.id] : [])),
     );

@@ -47,6 +47,8 @@ export interface KAssignment {
   readonly userId: string;
   readonly roleId: string;
   readonly target: Target;
+  /** OS-INHERIT: a domain grant that applies to every project of the domain, not to the domain itself. */
+  readonly inherited?: boolean;
 }
 
 export interface KAppCred {
@@ -84,6 +86,13 @@ export const sameName = (a: string, b: string): boolean => a.toLowerCase() === b
 
 export const sameTarget = (a: Target, b: Target): boolean =>
   a.kind === b.kind && (a.kind === 'system' || (b.kind !== 'system' && a.id === b.id));
+
+/** The same grant: user, role, target and inheritance. */
+export const sameAssignment = (a: KAssignment, b: KAssignment): boolean =>
+  a.userId === b.userId &&
+  a.roleId === b.roleId &&
+  sameTarget(a.target, b.target) &&
+  (a.inherited === true) === (b.inherited === true);
 
 export class KeystoneStore {
   readonly domains = new Map<string, KDomain>();
@@ -123,9 +132,19 @@ export class KeystoneStore {
     return [...out];
   }
 
-  /** The user's roles on a target, implied roles included: what a token scoped there carries. */
+  /**
+   * The user's roles on a target, implied roles included: what a token scoped there carries. A project also gets
+   * the roles granted on its domain inherited to projects; a domain does not get its own inherited grants.
+   */
   effectiveRoleIds(userId: string, target: Target): string[] {
-    const direct = this.assignments.filter((a) => a.userId === userId && sameTarget(a.target, target));
+    const projectDomain = target.kind === 'project' ? this.projects.get(target.id)?.domainId : undefined;
+    const direct = this.assignments.filter(
+      (a) =>
+        a.userId === userId &&
+        (a.inherited === true
+          ? a.target.kind === 'domain' && a.target.id === projectDomain
+          : sameTarget(a.target, target)),
+    );
     return this.expand(direct.map((a) => a.roleId)).filter((id) => this.roles.has(id));
   }
 

@@ -27,11 +27,20 @@ export const badRequest = (message: string): EmuFault =>
   fault(400, 'InvalidInput', `Invalid input for operation: ${message}`);
 export const policy = (rule: string): EmuFault => fault(403, 'PolicyNotAuthorized', `${rule} is disallowed by policy`);
 
-/** Who owns what the caller creates: its own project, or (admin only) the `project_id` it names. */
+/**
+ * Who owns what the caller creates: its own project, or (admin only) the `project_id` it names. Neutron refuses a
+ * non-admin naming another project before any policy check (neutron_lib's _validate_privileges): a 400.
+ */
 export function ownerOf(auth: AuthContext, body: JsonObject): string {
   const asked = typeof body.project_id === 'string' ? body.project_id : body.tenant_id;
   if (typeof asked === 'string' && asked !== auth.projectId) {
-    if (!isAdmin(auth)) throw policy('rule:create_resource:project_id');
+    if (!isAdmin(auth)) {
+      throw fault(
+        400,
+        'HTTPBadRequest',
+        "Specifying 'project_id' or 'tenant_id' other than the authenticated project in request requires admin or advsvc privileges",
+      );
+    }
     return asked;
   }
   return auth.projectId ?? '';

@@ -2,7 +2,7 @@
  * Networks (ML2 with vlan `physnet1:100:200`, flat `public` and vxlan tenant networks, as the dev cloud runs it)
  * and subnets (IPv4 IPAM; an overlapping CIDR on one network is 400 InvalidInput).
  */
-import { isAdmin, type AuthContext } from '../context.ts';
+import { hasRole, isAdmin, type AuthContext } from '../context.ts';
 import { json, noContent } from '../http.ts';
 import { arrayAt, booleanAt, isObject, numberAt, objectAt, stringAt, stringsOf, type JsonObject } from '../json.ts';
 import {
@@ -23,6 +23,13 @@ import type { NHostRoute, NNetwork, NSubnet } from './state.ts';
 /** The physical networks ML2 knows, and the VLAN range tenants would be given on each. */
 const PHYSNETS: Readonly<Record<string, 'vlan' | 'flat'>> = { physnet1: 'vlan', public: 'flat' };
 const PROVIDER_KEYS = ['provider:network_type', 'provider:physical_network', 'provider:segmentation_id'] as const;
+
+/**
+ * deploy/policies/neutron.yaml `is_project_manager_owner`: a manager of the network's own project may set and read
+ * its provider attributes (the region user is manager in every project of its domain, inherited).
+ */
+const managesProject = (auth: AuthContext, projectId: string): boolean =>
+  hasRole(auth, 'manager') && auth.projectId === projectId;
 
 /** Networks the caller may see: its own, shared ones and external ones (Neutron's `external` rule). */
 export const networkVisible = (auth: AuthContext, n: NNetwork): boolean =>
@@ -61,7 +68,7 @@ export function networkView(api: NeutronApi, n: NNetwork, auth: AuthContext): Js
     port_security_enabled: n.portSecurity,
     is_default: false,
   };
-  if (isAdmin(auth)) {
+  if (isAdmin(auth) || managesProject(auth, n.projectId)) {
     view['provider:network_type'] = n.networkType;
     view['provider:physical_network'] = n.physicalNetwork;
     view['provider:segmentation_id'] = n.segmentationId;
@@ -156,7 +163,7 @@ export function registerNetworks(api: NeutronApi): void {
     const body = objectAt(req.body, 'network');
     if (!body) throw fault(400, 'BadRequest', 'Bad network request: no network in the body.');
     const provider = PROVIDER_KEYS.filter((k) => k in body);
-    if (!isAdmin(auth) && provider.length > 0) {
+    if (!isAdmin(auth) && provider.length > 0 && !managesProject(auth, ownerOf(auth, body))) {
       throw policy(provider.reduce((rule, k) => `(${rule} and rule:create_network:${k})`, 'rule:create_network'));
     }
     if (!isAdmin(auth) && 'router:external' in body)

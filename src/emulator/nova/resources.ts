@@ -1,6 +1,6 @@
 /** Flavors with extra specs, keypairs, server groups and quota sets. */
 import { createHash } from 'node:crypto';
-import { isAdmin, mayAccessProject } from '../context.ts';
+import { hasRole, isAdmin, mayAccessProject } from '../context.ts';
 import { novaFault } from '../faults.ts';
 import { json, noContent, type EmuRequest } from '../http.ts';
 import { booleanAt, isoSeconds, isObject, numberAt, objectAt, stringAt, stringMapAt } from '../json.ts';
@@ -292,8 +292,10 @@ function registerQuotas(api: NovaApi): void {
     return json({ quota_set: { id: projectId, ...detail } });
   });
   route('PUT', '/os-quota-sets/{project_id}', (req, call) => {
-    requireAdmin(call, 'os_compute_api:os-quota-sets:update');
     const projectId = req.params.project_id ?? '';
+    // deploy/policies/nova.yaml: admin, or a manager of that very project (`is_project_manager_owner`).
+    const projectManager = hasRole(call.auth, 'manager') && call.auth.projectId === projectId;
+    if (!projectManager) requireAdmin(call, 'os_compute_api:os-quota-sets:update');
     const body = objectAt(req.body, 'quota_set');
     if (!isObject(body)) throw badRequest('Invalid input for field/attribute quota_set.');
     const current = { ...state.quotas.get(projectId) };

@@ -1,0 +1,402 @@
+/**
+ * `openregion region configure|register`: register an OpenStack region with tooling rather than by hand (seed:
+ * "OpenStack Region Registration"). The edge: reads argv, the environment and files, then calls the pure-ish core
+ * in src/region/registration/.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { Command } from 'commander';
+import { parse as parseYaml } from 'yaml';
+import { customResourceDefinition } from '../kube/crd.ts';
+import type { Client } from '../kube/client.ts';
+import { openEmbeddedStore } from '../kube/embedded/store.ts';
+import { isNotFound as isKubeNotFound, KubeError } from '../kube/errors.ts';
+import { kubeClientFrom } from '../kube/kubernetes/connect.ts';
+import { builtin } from '../kube/resource-type.ts';
+import { loadCloudConfig, type ConfigSources } from '../openstack/config.ts';
+import { transportFor } from '../openstack/connect.ts';
+import { OpenStackError } from '../openstack/errors.ts';
+import { Session } from '../openstack/session.ts';
+import { Transport } from '../openstack/transport.ts';
+import { regionKinds, regionType } from '../region/apis/index.ts';
+import { mergeCloudsYaml } from '../region/registration/clouds-entry.ts';
+import { configureRegion, planFor, scaffoldingNames } from '../region/registration/configure.ts';
+import type { RegionCredentials } from '../region/registration/credentials.ts';
+import { discoverInventory, renderInventory } from '../region/registration/discover.ts';
+import { EnvFileError, readEnvFile, renderEnvFile, writeEnvFile } from '../region/registration/env-file.ts';
+import {
+  applyManifests,
+  registrationManifests,
+  renderManifests,
+  type RegisterPlan,
+  type ServiceConfig,
+} from '../region/registration/register.ts';
+import {
+  passwordWorks,
+  projectSession,
+  RegistrationError,
+  validateCredentials,
+} from '../region/registration/sessions.ts';
+import { systemClock } from '../util/clock.ts';
+
+type Out = { write(text: string): unknown };
+
+/** The environment variable a password may be supplied in (argv is visible to every user of the machine). */
+export const PASSWORD_VARIABLE = 'OPENREGION_REGION_PASSWORD';
+
+const list = (value: string, previous: string[] = []) => [
+  ...previous,
+  ...value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== ''),
+];
+
+interface ConfigureOptions {
+  prefix?: string;
+  mode: string;
+  providerEnv: string;
+  osCloud?: string;
+  openrc?: string;
+  passwordFile?: string;
+  legacyMemberRole?: boolean;
+  domainRoles?: string[];
+  projectRoles?: string[];
+  inheritedRoles?: string[];
+  cloudsYaml?: string;
+  cloudName?: string;
+}
+
+interface RegisterOptions {
+  providerEnv: string;
+  regionId?: string;
+  name: string;
+  namespace: string;
+  secretName?: string;
+  secretNamespace?: string;
+  organizationId?: string[];
+  config?: string;
+  physicalNetwork?: string;
+  vlanRange?: string[];
+  externalNetwork?: string[];
+  flavor?: string[];
+  volumeType?: string[];
+  createSecret?: boolean;
+  dryRun?: boolean;
+  output: string;
+  store?: string;
+  kubeconfig?: string;
+  discover: boolean;
+}
+
+export function regionCommand(out: Out = process.stdout, err: Out = process.stderr): Command {
+  const region = new Command('region').description('Register an OpenStack region: Keystone scaffolding and manifests');
+
+  region
+    .command('configure')
+    .description(
+      "create or update the deployment's Keystone domain, project, user and grants (mode create), or validate an " +
+        'existing provider environment (mode existing); writes the provider environment file (0600)',
+    )
+    .option('--prefix <name>', 'the deployment (e.g. staging): the Keystone domain; project and user <prefix>-region')
+    .option('--mode <mode>', 'create, or existing: validate and re-emit --provider-env without creating', 'create')
+    .requiredOption('--provider-env <path>', 'the provider environment file to write (mode existing: to read)')
+    .option('--os-cloud <name>', 'admin credentials: the clouds.yaml entry (default OS_CLOUD, else OS_* variables)')
+    .option('--openrc <file>', 'admin credentials: an openrc file of `export OS_...=` lines')
+    .option(
+      '--password-file <file>',
+      `the region user's password (or ${PASSWORD_VARIABLE}); default: kept, or generated`,
+    )
+    .option('--legacy-member-role', 'also grant _member_ (older clouds whose Neutron requires it)')
+    .option('--domain-roles <roles>', 'roles on the domain (comma-separated)', list)
+    .option('--project-roles <roles>', 'roles on the region project (comma-separated)', list)
+    .option('--inherited-roles <roles>', 'roles on the domain inherited to its projects (comma-separated)', list)
+    .option('--clouds-yaml <path>', 'also write clouds.yaml entries <cloud-name> (domain) and <cloud-name>-project')
+    .option('--cloud-name <name>', 'the clouds.yaml entry name (default <prefix>-region)')
+    .action(async (options: ConfigureOptions) => {
+      await reporting(err, () => configure(options, out));
+    });
+
+  region
+    .command('register')
+    .description(
+      'create or update the Region resource in the embedded store or Kubernetes, referencing the credentials ' +
+        'Secret (created only with --create-secret); prints what the region exports',
+    )
+    .requiredOption('--provider-env <path>', 'the provider environment file `region configure` wrote')
+    .requiredOption('--name <name>', 'the display name (label unikorn-cloud.org/name)')
+    .option('--region-id <uuid>', 'the region id, the resource name (default: a new UUID)')
+    .option('--namespace <ns>', 'the Region namespace', 'unikorn-region')
+    .option('--secret-name <name>', 'the credentials Secret (default <region-id>-openstack)')
+    .option('--secret-namespace <ns>', 'the Secret namespace (default: --namespace)')
+    .option('--organization-id <id>', 'restrict the region to this organization (repeatable)', list)
+    .option('--config <file>', 'YAML of spec.openstack service blocks (compute, network, blockStorage, image, ...)')
+    .option('--physical-network <name>', 'the physnet provider (VLAN) networks use')
+    .option('--vlan-range <start-end>', 'an allocatable VLAN range (repeatable)', list)
+    .option('--external-network <id>', 'export only these external networks (repeatable)', list)
+    .option('--flavor <id>', 'export only these flavors (repeatable)', list)
+    .option('--volume-type <id>', 'export only these volume types (repeatable)', list)
+    .option('--create-secret', 'write the credentials Secret too (local and test regions)')
+    .option('--dry-run', 'print the manifests instead of applying them')
+    .option('-o, --output <format>', 'yaml or json (with --dry-run)', 'yaml')
+    .option('--store <path>', 'the embedded store file')
+    .option('--kubeconfig <path>', 'a Kubernetes cluster instead of the embedded store')
+    .option('--no-discover', 'skip listing flavors, external networks and volume types')
+    .action(async (options: RegisterOptions) => {
+      await reporting(err, () => register(options, out, err));
+    });
+  return region;
+}
+
+async function reporting(err: Out, run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (error) {
+    const known =
+      error instanceof OpenStackError ||
+      error instanceof RegistrationError ||
+      error instanceof EnvFileError ||
+      error instanceof KubeError;
+    if (!known) throw error;
+    err.write(`openregion: ${error.message}\n`);
+    process.exitCode = 1;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------- configure
+
+async function configure(options: ConfigureOptions, out: Out): Promise<void> {
+  const clock = systemClock;
+  if (options.mode === 'existing') {
+    const credentials = readEnvFile(options.providerEnv);
+    if (credentials === undefined) throw new RegistrationError(`${options.providerEnv} does not exist`);
+    const transport = new Transport({ clock, random: Math.random });
+    try {
+      await validateCredentials(credentials, { transport, clock }, options.providerEnv);
+    } finally {
+      await transport.close();
+    }
+    emit(credentials, options, `validated (mode existing)`);
+    out.write(`${options.providerEnv}: the credentials authenticate to domain and project; re-emitted\n`);
+    return;
+  }
+  if (options.mode !== 'create') throw new RegistrationError('--mode must be create or existing');
+  if (options.prefix === undefined) throw new RegistrationError('--prefix is required in mode create');
+  const plan = planFor(options.prefix, {
+    legacyMemberRole: options.legacyMemberRole === true,
+    domainRoles: options.domainRoles,
+    projectRoles: options.projectRoles,
+    inheritedRoles: options.inheritedRoles,
+  });
+  const config = loadCloudConfig(adminSources(options.openrc), options.osCloud);
+  const transport = transportFor(config, { clock, random: Math.random });
+  try {
+    const admin = new Session({ ...config, transport, clock });
+    const deps = { transport, clock };
+    const result = await configureRegion(plan, suppliedPassword(options, config.authUrl), {
+      identity: admin.client('identity'),
+      authUrl: config.authUrl,
+      regionName: config.region,
+      authenticates: (userId, password) => passwordWorks(config.authUrl, userId, password, deps),
+      newPassword: () => randomBytes(24).toString('base64url'),
+    });
+    await validateCredentials(result.credentials, deps, `user ${scaffoldingNames(plan.prefix).user}`);
+    emit(result.credentials, options, `configure --prefix ${plan.prefix}`);
+    for (const change of result.changes) out.write(`${change}\n`);
+    out.write(
+      `${result.changes.length === 0 ? 'nothing to change' : `${String(result.changes.length)} change(s)`}; ` +
+        `credentials in ${options.providerEnv}${options.cloudsYaml ? ` and ${options.cloudsYaml}` : ''}\n`,
+    );
+  } finally {
+    await transport.close();
+  }
+}
+
+/** The password to keep: supplied (file or variable), else the one the existing env file holds for this cloud. */
+function suppliedPassword(options: ConfigureOptions, authUrl: string): string | undefined {
+  if (options.passwordFile !== undefined) return readFileSync(options.passwordFile, 'utf8').replace(/\r?\n$/, '');
+  const fromVariable = process.env[PASSWORD_VARIABLE];
+  if (fromVariable !== undefined && fromVariable !== '') return fromVariable;
+  const previous = readEnvFile(options.providerEnv);
+  const names = scaffoldingNames(options.prefix ?? '');
+  if (previous?.authUrl === authUrl && previous.userName === names.user && previous.domainName === names.domain) {
+    return previous.password;
+  }
+  return undefined;
+}
+
+function emit(credentials: RegionCredentials, options: ConfigureOptions, how: string): void {
+  writeEnvFile(options.providerEnv, renderEnvFile(credentials, `openregion region provider credentials (${how})`));
+  if (options.cloudsYaml !== undefined) {
+    const name = options.cloudName ?? `${credentials.domainName}-region`;
+    writeEnvFile(options.cloudsYaml, mergeCloudsYaml(readOptional(options.cloudsYaml), name, credentials));
+  }
+}
+
+/** OS_* from the process, overlaid with an openrc file's `export OS_...=` lines (shell logic in it is ignored). */
+function adminSources(openrc: string | undefined): ConfigSources {
+  const env: Record<string, string | undefined> = { ...process.env };
+  if (openrc !== undefined) {
+    for (const line of readFileSync(openrc, 'utf8').split('\n')) {
+      const match = /^\s*(?:export\s+)?(OS_[A-Z0-9_]+)=(?:"([^"]*)"|'([^']*)'|(\S*))\s*$/.exec(line);
+      if (match?.[1] !== undefined) env[match[1]] = match[2] ?? match[3] ?? match[4] ?? '';
+    }
+  }
+  return { env, cwd: process.cwd(), home: homedir(), readFile: readOptional };
+}
+
+function readOptional(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------- register
+
+async function register(options: RegisterOptions, out: Out, err: Out): Promise<void> {
+  const credentials = readEnvFile(options.providerEnv);
+  if (credentials === undefined) throw new RegistrationError(`${options.providerEnv} does not exist`);
+  if (options.output !== 'yaml' && options.output !== 'json') throw new RegistrationError('-o must be yaml or json');
+  if (options.store !== undefined && options.kubeconfig !== undefined) {
+    throw new RegistrationError('--store and --kubeconfig exclude each other');
+  }
+  const regionId = options.regionId ?? randomUUID();
+  const plan: RegisterPlan = {
+    regionId,
+    displayName: options.name,
+    namespace: options.namespace,
+    secret: {
+      namespace: options.secretNamespace ?? options.namespace,
+      name: options.secretName ?? `${regionId}-openstack`,
+    },
+    endpoint: credentials.authUrl,
+    organizationIds: options.organizationId ?? [],
+    services: serviceConfig(options),
+  };
+  const manifests = registrationManifests(plan, options.createSecret === true ? credentials : undefined);
+  // Notes go to stderr on a dry run, so stdout is exactly the manifests.
+  const notes = options.dryRun === true ? err : out;
+  if (options.discover) {
+    const transport = new Transport({ clock: systemClock, random: Math.random });
+    try {
+      notes.write(
+        renderInventory(await discoverInventory(projectSession(credentials, { transport, clock: systemClock }))),
+      );
+    } finally {
+      await transport.close();
+    }
+  }
+  if (options.dryRun === true) {
+    out.write(renderManifests(manifests, options.output));
+    return;
+  }
+  const namespaces = [...new Set([plan.namespace, plan.secret.namespace])];
+  await withClient(options, namespaces, async (client) => {
+    if (options.createSecret !== true) {
+      try {
+        await client.get(builtin.secret, plan.secret.namespace, plan.secret.name);
+      } catch (error) {
+        if (!isKubeNotFound(error)) throw error;
+        err.write(
+          `warning: Secret ${plan.secret.namespace}/${plan.secret.name} does not exist yet; the Region references ` +
+            'it (keys domain-id, project-id, user-id, password), or rerun with --create-secret\n',
+        );
+      }
+    }
+    for (const line of await applyManifests(client, manifests)) out.write(`${line}\n`);
+  });
+  out.write(`region ${regionId} (${plan.displayName}): provider openstack, endpoint ${plan.endpoint}\n`);
+}
+
+function serviceConfig(options: RegisterOptions): ServiceConfig {
+  const fromFile =
+    options.config === undefined ? {} : (parseYaml(readFileSync(options.config, 'utf8')) as ServiceConfig);
+  const services: Record<string, unknown> = { ...fromFile };
+  const merge = (key: string, value: Record<string, unknown>) => {
+    services[key] = { ...(services[key] as Record<string, unknown> | undefined), ...value };
+  };
+  const ids = (values: string[] | undefined) =>
+    values && values.length > 0 ? { selector: { ids: values } } : undefined;
+  const flavors = ids(options.flavor);
+  if (flavors) merge('compute', { flavors });
+  const external = ids(options.externalNetwork);
+  const segments = (options.vlanRange ?? []).map(vlanSegment);
+  const provider =
+    options.physicalNetwork !== undefined || segments.length > 0
+      ? {
+          ...(options.physicalNetwork === undefined ? {} : { physicalNetwork: options.physicalNetwork }),
+          ...(segments.length > 0 ? { vlan: { segments } } : {}),
+        }
+      : undefined;
+  if (external || provider) {
+    merge('network', {
+      ...(external ? { externalNetworks: external } : {}),
+      ...(provider ? { providerNetworks: provider } : {}),
+    });
+  }
+  const volumeClasses = ids(options.volumeType);
+  if (volumeClasses) merge('blockStorage', { volumeClasses });
+  return services;
+}
+
+function vlanSegment(range: string): { startId: number; endId: number } {
+  const match = /^(\d+)-(\d+)$/.exec(range);
+  if (match === null) throw new RegistrationError(`--vlan-range ${range}: expected start-end, e.g. 100-199`);
+  return { startId: Number(match[1]), endId: Number(match[2]) };
+}
+
+/**
+ * The embedded store (default) or the kubeconfig's cluster. The store is the operator's own: the Region CRD and
+ * the namespaces are created there when missing; a cluster must have them already (deploy/crds/).
+ */
+async function withClient(
+  options: RegisterOptions,
+  namespaces: readonly string[],
+  use: (client: Client) => Promise<void>,
+): Promise<void> {
+  if (options.kubeconfig !== undefined) {
+    const client = kubeClientFrom({ kubeconfig: readFileSync(options.kubeconfig, 'utf8') });
+    try {
+      await use(client);
+    } finally {
+      client.close();
+    }
+    return;
+  }
+  const store = openEmbeddedStore(options.store ?? './.openregion/store.db', {
+    clock: systemClock,
+    garbageCollection: false,
+  });
+  try {
+    await ensureRegionCrd(store);
+    for (const name of namespaces) await ensureNamespace(store, name);
+    await use(store);
+  } finally {
+    await store.close();
+  }
+}
+
+async function ensureNamespace(client: Client, name: string): Promise<void> {
+  try {
+    await client.get(builtin.namespace, undefined, name);
+  } catch (error) {
+    if (!isKubeNotFound(error)) throw error;
+    await client.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  }
+}
+
+/** The embedded store serves a kind once its CRD is stored: install the Region's when it is missing. */
+async function ensureRegionCrd(client: Client): Promise<void> {
+  const kind = regionKinds.find((k) => k.type.kind === regionType.kind);
+  if (kind === undefined) return;
+  const crd = customResourceDefinition(kind);
+  try {
+    await client.get(builtin.customResourceDefinition, undefined, crd.metadata.name);
+  } catch (error) {
+    if (!isKubeNotFound(error)) throw error;
+    await client.create(builtin.customResourceDefinition, crd);
+  }
+}

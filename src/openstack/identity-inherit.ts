@@ -1,0 +1,50 @@
+/**
+ * Keystone OS-INHERIT: a role granted on a domain "inherited to projects" applies to every project of that domain,
+ * present and future, and not to the domain itself. Region registration grants the region user `manager` this way,
+ * so it is manager in each identity project it creates without ever granting `manager` itself (docs/adr/0010).
+ */
+import { isNotFound } from './errors.ts';
+import type { IdentityClient, RoleAssignment } from './identity.ts';
+import { listRoleAssignments } from './identity.ts';
+import type { ListOptions } from './pagination.ts';
+
+export interface InheritedGrant {
+  readonly domainId: string;
+  readonly userId: string;
+  readonly roleId: string;
+}
+
+const path = '/OS-INHERIT/domains/{domain_id}/users/{user_id}/roles/{role_id}/inherited_to_projects';
+const params = (g: InheritedGrant) => ({ domain_id: g.domainId, user_id: g.userId, role_id: g.roleId });
+
+/** Grants the role on every project of the domain (PUT, 204); idempotent. */
+export async function grantInheritedRole(identity: IdentityClient, grant: InheritedGrant): Promise<void> {
+  await identity.request({ method: 'PUT', path, params: params(grant) });
+}
+
+/** Revokes it (DELETE, 204; 404 when it was not granted). */
+export async function revokeInheritedRole(identity: IdentityClient, grant: InheritedGrant): Promise<void> {
+  await identity.request({ method: 'DELETE', path, params: params(grant) });
+}
+
+/** Whether the inherited grant exists (HEAD: 204 yes, 404 no). */
+export async function hasInheritedRole(identity: IdentityClient, grant: InheritedGrant): Promise<boolean> {
+  try {
+    await identity.request({ method: 'HEAD', path, params: params(grant) });
+    return true;
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
+}
+
+/** The user's inherited-to-projects grants on the domain, from the direct (not effective) assignment list. */
+export async function listInheritedRoles(
+  identity: IdentityClient,
+  domainId: string,
+  userId: string,
+  options?: ListOptions,
+): Promise<RoleAssignment[]> {
+  const all = await listRoleAssignments(identity, { userId, domainId }, options);
+  return all.filter((a) => a.scope['OS-INHERIT:inherited_to'] === 'projects');
+}

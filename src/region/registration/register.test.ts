@@ -1,0 +1,199 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it, test } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+import { regionCommand } from '../../cli/region.ts';
+import { testCloud, type TestCloud } from '../../emulator/testing.ts';
+import { customResourceDefinition } from '../../kube/crd.ts';
+import { openEmbeddedStore, type EmbeddedStore } from '../../kube/embedded/store.ts';
+import type { KubeObject } from '../../kube/object.ts';
+import { builtin } from '../../kube/resource-type.ts';
+import { createNetwork } from '../../openstack/network.ts';
+import { Transport } from '../../openstack/transport.ts';
+import { ManualClock } from '../../util/clock.ts';
+import { regionKinds, regionType, type Region } from '../apis/index.ts';
+import { configureRegion, planFor } from './configure.ts';
+import { SECRET_KEYS, type RegionCredentials } from './credentials.ts';
+import { discoverInventory, renderInventory } from './discover.ts';
+import { renderEnvFile, writeEnvFile } from './env-file.ts';
+import { applyManifests, regionManifest, registrationManifests, type RegisterPlan } from './register.ts';
+import { passwordWorks, projectSession, RegistrationError } from './sessions.ts';
+
+const REGION_ID = '6f1c2a52-8d0e-4c1b-9a77-3b0f4e5d2c10';
+const credentials: RegionCredentials = {
+  authUrl: 'https://keystone.example:5000/v3',
+  regionName: 'RegionOne',
+  domainId: 'd1',
+  domainName: 'staging',
+  projectId: 'p1',
+  projectName: 'staging-region',
+  userId: 'u1',
+  userName: 'staging-region',
+  password: 'pw-1',
+};
+const plan: RegisterPlan = {
+  regionId: REGION_ID,
+  displayName: 'eu-west-1',
+  namespace: 'unikorn-region',
+  secret: { namespace: 'unikorn-region', name: 'eu-west-1-openstack' },
+  endpoint: credentials.authUrl,
+  organizationIds: ['org-1'],
+  services: { network: { providerNetworks: { physicalNetwork: 'physnet1' } } },
+};
+
+test('the Region: provider openstack, endpoint, Secret reference, cluster roles, organization restriction', () => {
+  const region = regionManifest(plan) as Region;
+  assert.equal(region.metadata.name, REGION_ID);
+  assert.equal(region.metadata.labels?.['unikorn-cloud.org/name'], 'eu-west-1');
+  assert.equal(region.spec.provider, 'openstack');
+  assert.deepEqual(region.spec.security, { organizations: [{ id: 'org-1' }] });
+  assert.equal(region.spec.openstack?.endpoint, credentials.authUrl);
+  assert.deepEqual(region.spec.openstack.serviceAccountSecret, plan.secret);
+  assert.deepEqual(region.spec.openstack.identity?.clusterRoles, ['member', 'load-balancer_member']);
+  assert.equal(region.spec.openstack.network?.providerNetworks?.physicalNetwork, 'physnet1');
+  assert.equal((regionManifest({ ...plan, organizationIds: [] }) as Region).spec.security, undefined);
+});
+
+test('references the Secret by default; creates it, with exactly the four keys, only when asked', () => {
+  assert.deepEqual(
+    registrationManifests(plan, undefined).map((o) => o.kind),
+    ['Region'],
+  );
+  const [secret, region] = registrationManifests(plan, credentials);
+  assert.equal(region?.kind, 'Region');
+  assert.equal(secret?.kind, 'Secret');
+  assert.deepEqual(Object.keys(secret.stringData as object).sort(), [...SECRET_KEYS].sort());
+  assert.deepEqual(secret.stringData, { 'domain-id': 'd1', 'project-id': 'p1', 'user-id': 'u1', password: 'pw-1' });
+});
+
+test('refuses what the API would: a region id that is not a UUID, a bad label, an invalid service block', () => {
+  assert.throws(() => regionManifest({ ...plan, regionId: 'eu-west-1' }), RegistrationError);
+  assert.throws(() => regionManifest({ ...plan, displayName: 'has space' }), RegistrationError);
+  assert.throws(
+    () =>
+      regionManifest({
+        ...plan,
+        services: { network: { providerNetworks: { vlan: { segments: [{ startId: 0, endId: 5000 }] } } } },
+      }),
+    RegistrationError,
+  );
+});
+
+describe('register --dry-run -o yaml, applied to the embedded store', () => {
+  let store: EmbeddedStore;
+  const dir = mkdtempSync(join(tmpdir(), 'register-'));
+  const envFile = join(dir, 'region.env');
+
+  before(async () => {
+    store = openEmbeddedStore(':memory:', { clock: new ManualClock(), garbageCollection: false });
+    const kind = regionKinds.find((k) => k.type.kind === 'Region');
+    await store.create(
+      builtin.customResourceDefinition,
+      customResourceDefinition(kind ?? assert.fail('no Region kind')),
+    );
+    writeEnvFile(envFile, renderEnvFile(credentials, 'test'));
+    const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'unikorn-region' } };
+    await store.create(builtin.namespace, namespace);
+  });
+  after(() => store.close());
+
+  async function run(args: string[]): Promise<{ out: string; err: string }> {
+    let out = '';
+    let err = '';
+    const command = regionCommand({ write: (t: string) => (out += t) }, { write: (t: string) => (err += t) });
+    command.exitOverride();
+    await command.parseAsync(['register', '--provider-env', envFile, '--no-discover', ...args], { from: 'user' });
+    return { out, err };
+  }
+
+  it('prints manifests that apply cleanly, twice, and read back as printed', async () => {
+    const { out } = await run([
+      '--name',
+      'eu-west-1',
+      '--region-id',
+      REGION_ID,
+      '--organization-id',
+      'org-1',
+      '--physical-network',
+      'physnet1',
+      '--vlan-range',
+      '100-199',
+      '--volume-type',
+      'vt-1',
+      '--create-secret',
+      '--dry-run',
+      '-o',
+      'yaml',
+    ]);
+    const objects = parseAllDocuments(out).map((d) => d.toJS() as KubeObject);
+    assert.deepEqual(
+      objects.map((o) => o.kind),
+      ['Secret', 'Region'],
+    );
+    for (let i = 0; i < 2; i++) await applyManifests(store, objects);
+    const stored = await store.get<Region>(regionType, 'unikorn-region', REGION_ID);
+    assert.deepEqual(stored.spec.openstack?.network?.providerNetworks, {
+      physicalNetwork: 'physnet1',
+      vlan: { segments: [{ startId: 100, endId: 199 }] },
+    });
+    assert.deepEqual(stored.spec.openstack.blockStorage?.volumeClasses?.selector?.ids, ['vt-1']);
+    const secret = await store.get(builtin.secret, 'unikorn-region', `${REGION_ID}-openstack`);
+    const data = secret.data as Record<string, string>;
+    assert.deepEqual(Object.keys(data).sort(), [...SECRET_KEYS].sort());
+    assert.equal(Buffer.from(data.password ?? '', 'base64').toString(), 'pw-1');
+  });
+
+  it('without --create-secret prints only the Region', async () => {
+    const { out } = await run(['--name', 'eu-west-1', '--region-id', REGION_ID, '--dry-run', '-o', 'json']);
+    const list = JSON.parse(out) as { items: KubeObject[] };
+    assert.deepEqual(
+      list.items.map((o) => o.kind),
+      ['Region'],
+    );
+  });
+});
+
+describe('discovery against the emulator', () => {
+  let cloud: TestCloud;
+  let transport: Transport;
+  before(async () => {
+    cloud = await testCloud();
+    transport = new Transport({ clock: cloud.clock, random: () => 0 });
+  });
+  after(async () => {
+    await transport.close();
+    await cloud.close();
+  });
+
+  it('lists flavors, external networks and volume types with the region credential', async () => {
+    const admin = cloud.admin;
+    const identity = admin.client('identity');
+    for (const name of ['manager', 'load-balancer_member']) {
+      await identity.request({ method: 'POST', path: '/roles', body: { role: { name } } });
+    }
+    const { credentials: c } = await configureRegion(planFor('staging'), 'pw', {
+      identity,
+      authUrl: cloud.emulator.authUrl,
+      regionName: 'RegionOne',
+      authenticates: (userId, password) =>
+        passwordWorks(cloud.emulator.authUrl, userId, password, { transport, clock: cloud.clock }),
+      newPassword: () => 'unused',
+    });
+    await admin.client('compute').request({
+      method: 'POST',
+      path: '/flavors',
+      body: { flavor: { name: 'm1.test', vcpus: 2, ram: 2048, disk: 20 } },
+    });
+    const external = await createNetwork(admin.client('network'), { name: 'ext', 'router:external': true });
+    await admin
+      .client('block-storage')
+      .request({ method: 'POST', path: '/types', body: { volume_type: { name: 'ssd' } } });
+    const inventory = await discoverInventory(projectSession(c, { transport, clock: cloud.clock }));
+    assert.ok(inventory.flavors.some((f) => f.name === 'm1.test' && f.vcpus === 2));
+    assert.deepEqual(inventory.externalNetworks, [{ id: external.id, name: 'ext' }]);
+    assert.ok(inventory.volumeTypes.some((t) => t.name === 'ssd'));
+    assert.match(renderInventory(inventory), /external networks \(spec\.openstack\.network\.externalNetworks/);
+  });
+});
