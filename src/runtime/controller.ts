@@ -93,7 +93,9 @@ export class Controller {
   handle(watch: Watch, event: ObjectEvent): void {
     if (this.#queue === undefined) return;
     if (!watch.predicates.every((p) => p(event))) return;
-    for (const req of watch.map(event)) this.#queue.add(req);
+    // An update maps both its old and new object; one event must not become two passes of the same request.
+    const requests = new Map(watch.map(event).map((req) => [requestKey(req), req]));
+    for (const req of requests.values()) this.#queue.add(req);
   }
 
   enqueue(req: Request): void {

@@ -159,6 +159,28 @@ describe('Manager and controllers', () => {
     await manager.stop();
   });
 
+  it('an update whose old and new object map to the same request gives one pass, not two', async () => {
+    const { client, manager, passes, record } = setup();
+    manager
+      .controller('widgets')
+      .for(widgetType)
+      .watches(gadgetType, (o) => [
+        { cluster: '', namespace: 'orders', name: o.metadata.labels?.['widget-name'] ?? '' },
+      ])
+      .complete(record());
+    await manager.start();
+    const created = await client.create(
+      gadgetType,
+      objectOf(gadgetType, 'ns', 'g1', { labels: { 'widget-name': 'w1' } }),
+    );
+    await eventually(() => passes.length === 1);
+    await client.update(gadgetType, { ...created, spec: { size: 2 } });
+    await eventually(() => passes.length === 2);
+    await settle();
+    assert.deepEqual(passes, ['|orders/w1', '|orders/w1']);
+    await manager.stop();
+  });
+
   it('predicates filter events before mapping', async () => {
     const { client, manager, passes, record } = setup();
     manager

@@ -48,6 +48,9 @@ export const conditionReasons = {
   unknown: 'Unknown',
   healthy: 'Healthy',
   degraded: 'Degraded',
+  dependencyNotReady: 'DependencyNotReady',
+  dependencyFailed: 'DependencyFailed',
+  dependencyNotFound: 'DependencyNotFound',
 } as const;
 export type ConditionReason = (typeof conditionReasons)[keyof typeof conditionReasons];
 

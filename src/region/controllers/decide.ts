@@ -16,9 +16,9 @@ export const RECHECK_MS = 10_000;
 
 /** The core reasons for a resource whose dependency stops it (unikorn core, `observed-image` branch). */
 export const dependencyReasons = {
-  notReady: 'DependencyNotReady',
-  failed: 'DependencyFailed',
-  notFound: 'DependencyNotFound',
+  notReady: conditionReasons.dependencyNotReady,
+  failed: conditionReasons.dependencyFailed,
+  notFound: conditionReasons.dependencyNotFound,
 } as const;
 
 export const messages = {
