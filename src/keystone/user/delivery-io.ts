@@ -6,7 +6,6 @@
 import { controllerReference } from '../../kube/object.ts';
 import { builtin } from '../../kube/resource-type.ts';
 import { pushSecretType, type PushSecret } from '../apis/eso.ts';
-import type { KeystoneUserStatus } from '../apis/keystoneuser.ts';
 import { deliveredSecretName, keystoneUserChildNames, orderLabelKeys, orderRemoteKey } from '../order/names.ts';
 import { KORC_REQUEUE_AFTER_MS } from '../order/result.ts';
 import { assertOwnChild, encodeData, ensureOrderChild, getOptional, secretValue } from './children.ts';
@@ -22,13 +21,14 @@ import {
   refusedMessage,
   sourceSecretData,
 } from './delivery.ts';
+import type { StatusFields } from './status.ts';
 import { effectiveUserName, type PassContext } from './pass-context.ts';
 import { resolveAuthUrl } from './plane.ts';
 import type { StepEnd } from './provision.ts';
 
 export interface DeliveryOutcome extends StepEnd {
   readonly converged: boolean;
-  readonly status: Partial<KeystoneUserStatus>;
+  readonly status: StatusFields;
 }
 
 const waiting = (row: string, reason: string, message: string, requeueAfterMs?: number): DeliveryOutcome => ({

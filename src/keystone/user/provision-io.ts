@@ -2,12 +2,11 @@
  * provisionUser: UserReady in the seed's six steps. Each step reads what its decision needs (provision.ts, the
  * schedule in order/schedule.ts) and performs the one action the row names; the K-ORC User does the Keystone work.
  */
-import { isConflict, isNotFound } from '../../kube/errors.ts';
+import { isNotFound } from '../../kube/errors.ts';
 import { builtin } from '../../kube/resource-type.ts';
 import type { Result } from '../../runtime/types.ts';
 import { secretStoreType, type SecretStore } from '../apis/eso.ts';
-import type { KeystoneUserStatus } from '../apis/keystoneuser.ts';
-import { korcConditions, korcUserType, type KorcUser } from '../apis/korc.ts';
+import { korcUserType, type KorcUser } from '../apis/korc.ts';
 import { keystoneApplicationCredentialType, type KeystoneApplicationCredential } from '../apis/orders.ts';
 import { isOrderChild, keystoneUserChildNames, passwordGenerationOf } from '../order/names.ts';
 import { decideReservedName } from '../order/reserved.ts';
@@ -25,22 +24,22 @@ import { childSelector } from '../order/sweep.ts';
 import { assertOwnChild, deleteOwnChild, encodeData, ensureOrderChild, getOptional, listOptional } from './children.ts';
 import {
   clusterSecretStoreType,
-  FIELD_MANAGER,
   PASSWORD_GENERATION_ANNOTATION,
   reasons,
   UNLATCHED_AT_ANNOTATION,
 } from './constants.ts';
+import type { StatusFields } from './status.ts';
 import { effectiveUserName, type PassContext } from './pass-context.ts';
+import { unlatch } from './unlatch-io.ts';
 import { decideProbe, decideSecretStore, decideUserState, provisionedMessage, type StepEnd } from './provision.ts';
-import { KORC_REQUEUE_AFTER_MS } from '../order/result.ts';
 
 export interface ProvisionOutcome extends StepEnd {
   readonly converged: boolean;
   /** Status fields this pass sets (userID, passwordGeneration, the rotation times). */
-  readonly status: Partial<KeystoneUserStatus>;
+  readonly status: StatusFields;
 }
 
-const ended = (end: StepEnd, status: Partial<KeystoneUserStatus> = {}): ProvisionOutcome => ({
+const ended = (end: StepEnd, status: StatusFields = {}): ProvisionOutcome => ({
   ...end,
   converged: false,
   status,
@@ -157,7 +156,7 @@ export async function provisionUser(pass: PassContext): Promise<ProvisionOutcome
     lastPasswordRotation: status.lastPasswordRotation,
     now: pass.now,
   });
-  const reached: Partial<KeystoneUserStatus> = {
+  const reached: StatusFields = {
     ...(user.status?.id === undefined ? {} : { userID: user.status.id }),
   };
   const state = decideUserState({
@@ -172,7 +171,7 @@ export async function provisionUser(pass: PassContext): Promise<ProvisionOutcome
   const held: Result = decision.row === 'Held' ? scheduleRequeue(decision, undefined, pass.now) : {};
   const times = (last: string) => ({
     lastPasswordRotation: last,
-    ...optional('nextPasswordRotation', nextPasswordRotation(interval, last)),
+    nextPasswordRotation: nextPasswordRotation(interval, last) ?? null,
   });
   if (state.row === 'P6-Unlatch') {
     const end = await unlatch(pass, user);
@@ -208,10 +207,6 @@ export async function provisionUser(pass: PassContext): Promise<ProvisionOutcome
   };
 }
 
-function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
-  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
-}
-
 /** Deletes the order's password Secrets of generations below the one K-ORC has applied. */
 async function deleteSuperseded(pass: PassContext, generation: number): Promise<void> {
   const { management, ref, plane } = pass;
@@ -228,60 +223,4 @@ async function deleteSuperseded(pass: PassContext, generation: number): Promise<
       if (!isNotFound(error)) throw error;
     }
   }
-}
-
-/** Clears K-ORC's latched transport error, so it retries: drop Progressing, then stamp when. */
-async function unlatch(pass: PassContext, user: KorcUser): Promise<StepEnd> {
-  const { management, plane } = pass;
-  const conditions = (user.status?.conditions ?? []).filter((c) => c.type !== korcConditions.progressing);
-  try {
-    await management.patch(
-      korcUserType,
-      plane.namespace,
-      user.metadata.name,
-      {
-        type: 'merge',
-        patch: { metadata: { resourceVersion: user.metadata.resourceVersion }, status: { conditions } },
-      },
-      { subresource: 'status', fieldManager: FIELD_MANAGER },
-    );
-    await management.patch(
-      korcUserType,
-      plane.namespace,
-      user.metadata.name,
-      { type: 'merge', patch: { metadata: { annotations: { [UNLATCHED_AT_ANNOTATION]: rfc3339(pass.now) } } } },
-      { fieldManager: FIELD_MANAGER },
-    );
-  } catch (error) {
-    if (!isNotFound(error) && !isConflict(error) && !deferrable(error)) {
-      return {
-        row: 'P6-UnlatchFailed',
-        condition: {
-          status: 'False',
-          reason: reasons.transportErrorRetryFailed,
-          message: `could not clear K-ORC's latched transport error on the user: ${(error as Error).message}`,
-        },
-        result: { requeueAfterMs: KORC_REQUEUE_AFTER_MS },
-      };
-    }
-  }
-  return {
-    row: 'P6-Unlatched',
-    condition: {
-      status: 'False',
-      reason: reasons.waitingForServiceAccounts,
-      message: 'K-ORC could not reach Keystone; its latched error is cleared and it retries',
-    },
-    result: { requeueAfterMs: KORC_REQUEUE_AFTER_MS },
-  };
-}
-
-/** Throttling, a server error or a timeout: try again on a later pass rather than fail. */
-function deferrable(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'number' && (code === 429 || code >= 500);
-}
-
-function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

@@ -9,7 +9,7 @@ import type { ConditionInput } from '../../kube/conditions.ts';
 import type { Instrumenter } from '../../runtime/metrics.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/types.ts';
 import { controlPlaneType, type ControlPlane } from '../apis/controlplane.ts';
-import { keystoneUserType, type KeystoneUser, type KeystoneUserStatus } from '../apis/keystoneuser.ts';
+import { keystoneUserType, type KeystoneUser } from '../apis/keystoneuser.ts';
 import {
   clusterNameGate,
   decideAdmission,
@@ -33,7 +33,7 @@ import {
 import { deliverCredentials, type DeliveryOutcome } from './delivery-io.ts';
 import { orderRefOf, passContext } from './pass-context.ts';
 import { provisionUser, type ProvisionOutcome } from './provision-io.ts';
-import { nextStatus, sameStatus } from './status.ts';
+import { nextStatus, sameStatus, type StatusFields } from './status.ts';
 import { reconcileDelete } from './teardown-io.ts';
 
 export interface KeystoneUserReconcilerDeps {
@@ -74,7 +74,7 @@ export async function reconcileKeystoneUser(
     return reconcileDelete({ order, ref, controlPlaneKey, management: deps.management, orderClient, now }, ctx);
   }
   const generation = order.metadata.generation;
-  const writeStatus = async (conditions: readonly ConditionInput[], fields: Partial<KeystoneUserStatus>) => {
+  const writeStatus = async (conditions: readonly ConditionInput[], fields: StatusFields) => {
     const status = nextStatus(order.status, conditions, fields, generation, now);
     if (sameStatus(order.status, status)) return;
     await orderClient.update(

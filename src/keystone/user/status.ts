@@ -13,10 +13,13 @@ import {
   reasons,
 } from './constants.ts';
 
+/** Status fields a step sets; `null` removes one (nextPasswordRotation once the schedule is off). */
+export type StatusFields = { readonly [K in keyof KeystoneUserStatus]?: KeystoneUserStatus[K] | null };
+
 export function nextStatus(
   current: KeystoneUserStatus | undefined,
   conditions: readonly ConditionInput[],
-  fields: Partial<KeystoneUserStatus>,
+  fields: StatusFields,
   generation: number | undefined,
   now: number,
 ): KeystoneUserStatus {
@@ -35,9 +38,11 @@ export function nextStatus(
     },
     at,
   );
+  const merged = Object.fromEntries(
+    Object.entries({ ...current, ...fields }).filter(([, value]) => value !== null),
+  ) as KeystoneUserStatus;
   return {
-    ...current,
-    ...fields,
+    ...merged,
     conditions: list,
     ...(generation === undefined ? {} : { observedGeneration: generation }),
   };
