@@ -1,13 +1,16 @@
 /**
  * For the OpenStack provider's tests: the emulator and an embedded store holding one OpenStack Region, its
- * credentials Secret and a managed domain with the region account in it, as `region configure` leaves a cloud.
- * Sessions go through a RecordingTransport, which notes who (user and scope) made each request and can interrupt
- * a pass right after the Nth request took effect.
+ * credentials Secret and a managed domain with the region account in it. Sessions go through a RecordingTransport,
+ * which notes who (user and scope) made each request and can interrupt a pass right after the Nth request took
+ * effect.
  *
- * Emulator stand-in: the emulator has neither inherited grants nor the manager persona's quota policies, so the
- * region account holds `admin` on its domain (Keystone management) and `manager` implies `admin` (quota updates in
- * an identity project with the `manager` grant the provider makes). Authorisation is therefore broader than on
- * the policy-installed cloud; which credential each call uses is what the recorded principals check.
+ * Two region accounts:
+ * - `configured` (what production runs): made by `region configure` (registration/configure.ts), a non-admin
+ *   domain manager holding `manager` on every project of its domain by an inherited grant, under the
+ *   domain-manager policies the emulator enforces; the Region names `region register`'s clusterRoles.
+ * - `admin`: the account holds `admin` on its domain and `manager` implies `admin`, so the issue's default identity
+ *   roles (which include `manager`, a role a domain manager may not grant) can be exercised. Authorisation is broader
+ *   than production's; which credential each call uses is what the recorded principals check.
  */
 import { randomUUID } from 'node:crypto';
 import { testCloud, type TestCloud } from '../../../emulator/testing.ts';
@@ -25,6 +28,8 @@ import {
 } from '../../../openstack/identity.ts';
 import { Transport, type OutgoingRequest, type RawResponse } from '../../../openstack/transport.ts';
 import { API_VERSION, regionKinds, regionType, type Region } from '../../apis/index.ts';
+import { configureRegion, planFor } from '../../registration/configure.ts';
+import { DEFAULT_CLUSTER_ROLES } from '../../registration/register.ts';
 import { clientSetFactory, RegionProviders } from '../providers.ts';
 import type { RegionCredentials } from '../principals.ts';
 import { CREDENTIAL_KEYS } from '../region-config.ts';
@@ -108,12 +113,16 @@ export interface RegionFixture {
 
 export const FIXTURE_NAMESPACE = 'default';
 
-export async function regionFixture(): Promise<RegionFixture> {
+export type RegionAccount = 'configured' | 'admin';
+
+export async function regionFixture(account: RegionAccount = 'configured'): Promise<RegionFixture> {
   const cloud = await testCloud();
   const store = openEmbeddedStore(':memory:', { clock: cloud.clock, garbageCollection: false });
   for (const kind of regionKinds) await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
   const admin = cloud.admin.client('identity');
-  const credentials = await regionAccount(cloud, admin);
+  const roles = await ensureRoles(admin);
+  const credentials =
+    account === 'admin' ? await adminAccount(cloud, admin, roles) : await configuredAccount(cloud, admin);
   const secretName = 'region-credentials';
   await store.create(builtin.secret, credentialsSecret(secretName, credentials));
   const region = await store.create<Region>(regionType, {
@@ -125,6 +134,8 @@ export async function regionFixture(): Promise<RegionFixture> {
       openstack: {
         endpoint: credentials.authUrl,
         serviceAccountSecret: { namespace: FIXTURE_NAMESPACE, name: secretName },
+        // As `region register` writes it; the admin account keeps the issue's default roles.
+        ...(account === 'configured' ? { identity: { clusterRoles: [...DEFAULT_CLUSTER_ROLES] } } : {}),
       },
     },
   });
@@ -156,11 +167,31 @@ export async function regionFixture(): Promise<RegionFixture> {
   };
 }
 
-async function regionAccount(cloud: TestCloud, admin: IdentityClient): Promise<RegionCredentials> {
+async function ensureRoles(admin: IdentityClient): Promise<Map<string, string>> {
   const roles = new Map<string, string>();
   for (const name of ['admin', 'member', 'reader', 'manager', 'load-balancer_member']) {
     roles.set(name, (await findRoleByName(admin, name))?.id ?? (await createRole(admin, name)));
   }
+  return roles;
+}
+
+async function configuredAccount(cloud: TestCloud, admin: IdentityClient): Promise<RegionCredentials> {
+  const { credentials } = await configureRegion(planFor(`region-${randomUUID()}`), undefined, {
+    identity: admin,
+    authUrl: cloud.emulator.authUrl,
+    regionName: 'RegionOne',
+    authenticates: () => Promise.resolve(false),
+    newPassword: () => `region-password-${randomUUID()}`,
+  });
+  const { authUrl, domainId, projectId, userId, password } = credentials;
+  return { authUrl, domainID: domainId, projectID: projectId, userID: userId, password };
+}
+
+async function adminAccount(
+  cloud: TestCloud,
+  admin: IdentityClient,
+  roles: ReadonlyMap<string, string>,
+): Promise<RegionCredentials> {
   await admin.request({
     method: 'PUT',
     path: '/roles/{prior}/implies/{implied}',
