@@ -223,4 +223,25 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
     await assert.rejects(h.management.get<KeystoneUser>(keystoneUserType, NS, NAME));
     assert.equal((await h.order()).status?.secretName, `${NAME}-credentials`);
   });
+
+  it('every pass names the row each step took', async () => {
+    const h = harness();
+    await h.seedAll();
+    await h.converge();
+    assert.deepEqual(h.rows, [
+      'admission:InstallFinalizer',
+      'admission:Admitted',
+      'provision:P3-Probing',
+      'delivery:D0-NotProvisioned',
+      'admission:Admitted',
+      'provision:P6-WaitAvailable',
+      'delivery:D0-NotProvisioned',
+      'admission:Admitted',
+      'provision:P6-Provisioned',
+      'delivery:D4-BackupNotSynced',
+      'admission:Admitted',
+      'provision:P6-Provisioned',
+      'delivery:D6-Delivered',
+    ]);
+  });
 });

@@ -34,6 +34,7 @@ import { deliverCredentials, type DeliveryOutcome } from './delivery-io.ts';
 import { orderRefOf, passContext } from './pass-context.ts';
 import { provisionUser, type ProvisionOutcome } from './provision-io.ts';
 import { nextStatus, sameStatus, type StatusFields } from './status.ts';
+import { ignoreRows, type RowObserver, type Step } from './rows.ts';
 import { reconcileDelete } from './teardown-io.ts';
 
 export interface KeystoneUserReconcilerDeps {
@@ -46,6 +47,8 @@ export interface KeystoneUserReconcilerDeps {
   readonly now?: (() => number) | undefined;
   /** The source of new passwords. */
   readonly randomBytes?: ((size: number) => Buffer) | undefined;
+  /** Told the row each step of a pass took. */
+  readonly rows?: RowObserver | undefined;
 }
 
 export const NOT_PROVISIONED_MESSAGE = 'the user is not provisioned yet; nothing is delivered';
@@ -68,10 +71,16 @@ export async function reconcileKeystoneUser(
   const order = await getOptional<KeystoneUser>(orderClient, keystoneUserType, req.namespace, req.name);
   if (order === undefined) return {};
   const now = deps.now?.() ?? ctx.clock.now();
+  const row = (step: Step, taken: string) => {
+    ctx.log.debug({ step, row: taken }, 'decision');
+    (deps.rows ?? ignoreRows)(step, taken);
+  };
   const ref = orderRefOf(order, req.cluster);
   const controlPlaneKey = resolveControlPlaneRef(ref.namespace, order.spec.controlPlaneRef);
   if (order.metadata.deletionTimestamp !== undefined) {
-    return reconcileDelete({ order, ref, controlPlaneKey, management: deps.management, orderClient, now }, ctx);
+    return reconcileDelete({ order, ref, controlPlaneKey, management: deps.management, orderClient, now }, ctx, (r) => {
+      row('teardown', r);
+    });
   }
   const generation = order.metadata.generation;
   const writeStatus = async (conditions: readonly ConditionInput[], fields: StatusFields) => {
@@ -84,7 +93,7 @@ export async function reconcileKeystoneUser(
     );
   };
   const gateEnd = async (gate: GateDecision): Promise<Result> => {
-    ctx.log.debug({ row: gate.row }, 'admission');
+    row('admission', gate.row);
     if (gate.row === 'Admitted') return {};
     if (gate.row === 'InstallFinalizer') {
       const finalizers = [...(order.metadata.finalizers ?? []), KEYSTONE_USER_FINALIZER];
@@ -121,6 +130,7 @@ export async function reconcileKeystoneUser(
     hasFinalizer: (order.metadata.finalizers ?? []).includes(KEYSTONE_USER_FINALIZER),
   });
   if (gate.row !== 'Admitted' || cp === undefined) return gateEnd(gate);
+  row('admission', gate.row);
 
   const pass = passContext({
     order,
@@ -139,7 +149,7 @@ export async function reconcileKeystoneUser(
       if (!(error instanceof ForeignObjectError)) failures.push(error);
       return failedStep(reasons.serviceAccountError, error);
     });
-  ctx.log.debug({ row: provision.row }, 'provision');
+  row('provision', provision.row);
   let delivery: DeliveryOutcome;
   if (!provision.converged) {
     delivery = {
@@ -149,6 +159,7 @@ export async function reconcileKeystoneUser(
       result: {},
       status: {},
     };
+    row('delivery', delivery.row);
   } else {
     const gen = provision.status.passwordGeneration ?? order.status?.passwordGeneration ?? 1;
     delivery = await deps.instrumenter
@@ -157,7 +168,7 @@ export async function reconcileKeystoneUser(
         if (!(error instanceof ForeignObjectError)) failures.push(error);
         return failedStep(reasons.deliveryError, error);
       });
-    ctx.log.debug({ row: delivery.row }, 'delivery');
+    row('delivery', delivery.row);
   }
   const conditions: ConditionInput[] = [
     { type: CONDITION_USER_READY, ...provision.condition, ...observed(generation) },

@@ -28,6 +28,7 @@ import { orderChildRequests, orderControlPlanePredicate } from '../order/mapping
 import { keystoneUserKind } from '../order/names.ts';
 import { CONTROLLER_NAME, KEYSTONE_USER_CONTROL_PLANE_REF_INDEX, keystoneUserSubConditionTypes } from './constants.ts';
 import { keystoneUserReconciler } from './reconciler.ts';
+import { keystoneUserRowCounter } from './rows.ts';
 
 export interface KeystoneUserControllerOptions {
   readonly maxConcurrentReconciles?: number;
@@ -92,6 +93,7 @@ export function registerKeystoneUserController(
     instrumenter,
     now: options.now,
     randomBytes: options.randomBytes,
+    rows: keystoneUserRowCounter(manager.metrics.registry),
   });
   const childRequests = orderChildRequests(keystoneUserKind);
   const onManagement = { clusters: 'management' } as const;

@@ -41,9 +41,16 @@ export interface TeardownInput {
 /** The kinds of the order's children in the ControlPlane's namespace; the rank orders the deletes across them. */
 export const KEYSTONE_USER_CHILD_TYPES = [pushSecretType, korcUserType, builtin.secret] as const;
 
-export async function reconcileDelete(input: TeardownInput, ctx: ReconcileContext): Promise<Result> {
+export async function reconcileDelete(
+  input: TeardownInput,
+  ctx: ReconcileContext,
+  row: (taken: string) => void = () => undefined,
+): Promise<Result> {
   const { order, ref, orderClient } = input;
-  if (!(order.metadata.finalizers ?? []).includes(KEYSTONE_USER_FINALIZER)) return {};
+  if (!(order.metadata.finalizers ?? []).includes(KEYSTONE_USER_FINALIZER)) {
+    row('NoFinalizer');
+    return {};
+  }
 
   // The holds, read through the order's cluster: a RoleAssignment first, then an application credential.
   const assignments = referencingUser(
@@ -63,7 +70,8 @@ export async function reconcileDelete(input: TeardownInput, ctx: ReconcileContex
         );
   const hold = referenceHold('user', ref.namespace, keystoneUserHolds(assignments, credentials));
   if (hold.row === 'Held') {
-    ctx.log.info({ row: 'Held', reason: hold.reason }, 'teardown held');
+    row(`Held-${hold.reason}`);
+    ctx.log.info({ reason: hold.reason }, 'teardown held');
     const status = nextStatus(
       order.status,
       [
@@ -105,6 +113,7 @@ export async function reconcileDelete(input: TeardownInput, ctx: ReconcileContex
     delivered: { name: deliveredSecretName(ref.name), orderUid: order.metadata.uid },
   });
   const outcome = teardownOutcome(cp !== undefined, sweep.issued.length, sweep.errors);
+  row(outcome.row);
   ctx.log.info({ row: outcome.row, issued: sweep.issued }, 'teardown');
   switch (outcome.row) {
     case 'SweepFailed':

@@ -48,11 +48,13 @@ export function harness(options: HarnessOptions = {}) {
   const clock = new ManualClock(Date.UTC(2026, 5, 1));
   const registry = new Registry();
   let drawn = 0;
+  const rows: string[] = [];
   const deps: KeystoneUserReconcilerDeps = {
     management,
     resolve: (name) => clients.get(name),
     instrumenter: new Instrumenter(registry, keystoneUserSubConditionTypes, clock),
     randomBytes: (size) => Buffer.alloc(size, ++drawn),
+    rows: (step, row) => rows.push(`${step}:${row}`),
   };
   const ref: OrderRef = { kind: keystoneUserKind, cluster, namespace: NS, name: NAME };
   const names = keystoneUserChildNames(ref);
@@ -69,6 +71,7 @@ export function harness(options: HarnessOptions = {}) {
     clock,
     registry,
     deps,
+    rows,
     ref,
     names,
     keystoneUsers,
