@@ -191,6 +191,28 @@ describe('Credential delivery', () => {
     assert.equal(c.message, 'secrets is forbidden');
   });
 
+  it('PushSecretReadErrorIsReported: DeliveryError, and the pass fails for a retry', async () => {
+    let refuse = false;
+    const h = harness({
+      wrap: (c, client) =>
+        c === ''
+          ? failing(
+              client,
+              'get',
+              'pushsecrets',
+              () => new ForbiddenError('pushsecrets is forbidden'),
+              () => refuse,
+            )
+          : client,
+    });
+    await h.seedAll();
+    await untilBackup(h);
+    refuse = true;
+    await assert.rejects(h.pass(), /pushsecrets is forbidden/);
+    assert.equal((await delivery(h))?.reason, 'DeliveryError');
+    assert.equal((await h.condition('UserReady'))?.reason, 'UserProvisioned');
+  });
+
   it('WaitingForServiceAccounts while the password of the generation is not there', async () => {
     const h = harness();
     await h.seedAll();

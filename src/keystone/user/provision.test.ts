@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { KORC_WAITING_FOR_EXTERNAL } from '../apis/korc.ts';
 import { classifyKorcFailure } from './external-mode.ts';
 import {
@@ -137,5 +138,57 @@ describe('User provisioning: the decisions', () => {
     }
     assert.equal(classifyKorcFailure('still creating'), undefined);
     assert.equal(state(object(1, korcWaiting(1, 'still creating')), { external: true }).row, 'P6-WaitAvailable');
+  });
+
+  it('step 6 over every K-ORC report: provisioned only with the password applied at the generation', () => {
+    const condition = (type: string) =>
+      fc.record({
+        type: fc.constant(type),
+        status: fc.constantFrom('True' as const, 'False' as const, 'Unknown' as const),
+        reason: fc.constantFrom(
+          'Success',
+          'Progressing',
+          'TransientError',
+          'InvalidConfiguration',
+          'UnrecoverableError',
+        ),
+        message: fc.constantFrom('', 'dial tcp: connection refused', '401 Unauthorized', 'x509', 'busy'),
+        lastTransitionTime: fc.constant('2026-01-01T00:00:00Z'),
+        observedGeneration: fc.integer({ min: 1, max: 3 }),
+      });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 3 }),
+        condition('Available'),
+        condition('Progressing'),
+        fc.constantFrom('p-v1', 'p-v2', undefined),
+        fc.boolean(),
+        (generation, available, progressing, applied, external) => {
+          const user = {
+            metadata: { name: 'u', generation, uid: 'uid' },
+            status: {
+              conditions: [available, progressing],
+              resource: applied === undefined ? {} : { appliedPasswordRef: applied },
+            },
+          };
+          const decision = decideUserState({
+            user,
+            passwordRef: 'p-v1',
+            generation: 1,
+            external,
+            now: 0,
+            lastUnlatched: undefined,
+          });
+          if (decision.row === 'P6-Provisioned') {
+            assert.equal(applied, 'p-v1');
+            assert.equal(available.status, 'True');
+            assert.equal(available.observedGeneration, generation);
+          } else if (decision.row !== 'P6-Unlatch') {
+            assert.equal(decision.condition.status, 'False');
+            assert.ok((decision.result.requeueAfterMs ?? 0) > 0, 'every wait comes back');
+          }
+        },
+      ),
+    );
   });
 });
