@@ -282,8 +282,13 @@ async function register(options: RegisterOptions, out: Out, err: Out): Promise<v
   if (options.discover) {
     const transport = new Transport({ clock: systemClock, random: Math.random });
     try {
+      const inventory = await discoverInventory(projectSession(credentials, { transport, clock: systemClock }));
+      notes.write(renderInventory(inventory));
+      // Entries for the region service's own test environment (upstream's register-region prints them too).
+      const flavor = inventory.flavors[0];
       notes.write(
-        renderInventory(await discoverInventory(projectSession(credentials, { transport, clock: systemClock }))),
+        `test environment:\n  REGION_PROVIDER=openstack\n  REGION_ID=${regionId}\n` +
+          (flavor === undefined ? '' : `  FLAVOR_ID=${flavor.id}\n`),
       );
     } finally {
       await transport.close();

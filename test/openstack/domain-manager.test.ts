@@ -20,6 +20,7 @@ import {
   hasRole,
   listProjects,
   listRoleAssignments,
+  listUsers,
   updateDomain,
   type IdentityClient,
   type Project,
@@ -153,8 +154,9 @@ describe('domain-manager contract (the region credential from `region configure`
     );
   });
 
-  it("cannot list another domain's projects (403), while its own list works", async () => {
+  it("cannot list another domain's projects or users (403), while its own list works", async () => {
     await assert.rejects(listProjects(region, { domainId: foreign.domainId }), forbidden);
+    await assert.rejects(listUsers(region, { domainId: foreign.domainId }), forbidden);
     const mine = await listProjects(region, { domainId });
     assert.ok(mine.length > 0 && mine.every((p) => p.domain_id === domainId));
   });
