@@ -20,6 +20,7 @@ import {
   hasRole,
   listProjects,
   listRoleAssignments,
+  listDomains,
   listUsers,
   updateDomain,
   type IdentityClient,
@@ -37,6 +38,9 @@ import {
   type NetworkClient,
 } from '../../src/openstack/network.ts';
 import type { Session } from '../../src/openstack/session.ts';
+import { configureRegion, planFor } from '../../src/region/registration/configure.ts';
+import { passwordWorks, RegistrationError, validateCredentials } from '../../src/region/registration/sessions.ts';
+import { systemClock } from '../../src/util/clock.ts';
 import { contractCloud } from './cloud.ts';
 import { Cleanup, must } from './cleanup.ts';
 
@@ -90,6 +94,46 @@ describe('domain-manager contract (the region credential from `region configure`
   after(async () => {
     await cleanup.run();
     await c.close();
+  });
+
+  it('configure run twice changes nothing the second time; wrong credentials are refused clearly', async () => {
+    const prefix = c.name('cfg');
+    const deps = {
+      identity: admin,
+      authUrl: c.authUrl,
+      regionName: 'RegionOne',
+      authenticates: (userId: string, password: string) =>
+        passwordWorks(c.authUrl, userId, password, { transport: c.transport, clock: systemClock }),
+      newPassword: () => assert.fail('the password is supplied'),
+    };
+    cleanup.add(`domain ${prefix}`, async () => {
+      const d = (await listDomains(admin, { name: prefix }))[0];
+      if (d === undefined) return;
+      await updateDomain(admin, d.id, { enabled: false });
+      await deleteDomain(admin, d.id);
+    });
+    const first = await configureRegion(planFor(prefix), PASSWORD, deps);
+    assert.ok(first.changes.length > 0);
+    await validateCredentials(first.credentials, { transport: c.transport, clock: systemClock }, 'the first run');
+    const writes = () =>
+      c.accounting
+        .counts()
+        .filter((r) => r.serviceType === 'identity' && !['GET', 'HEAD'].includes(r.method))
+        .filter((r) => r.urlTemplate !== '/auth/tokens')
+        .reduce((sum, r) => sum + r.requests, 0);
+    const before = writes();
+    const second = await configureRegion(planFor(prefix), PASSWORD, deps);
+    assert.deepEqual(second.changes, []);
+    assert.equal(writes(), before, 'the second run sent no write');
+    assert.deepEqual(second.credentials, first.credentials);
+    await assert.rejects(
+      validateCredentials(
+        { ...first.credentials, password: 'not-it' },
+        { transport: c.transport, clock: systemClock },
+        'env',
+      ),
+      (error: unknown) => error instanceof RegistrationError && /do not authenticate/.test(error.message),
+    );
   });
 
   it('configure granted manager and member on the domain, inherited to its projects', async () => {
