@@ -18,6 +18,8 @@ import {
 } from '../apis/index.ts';
 import type { IdentityInput } from '../provider/inputs.ts';
 import type { IdentitySecretSource } from './identity-secrets.ts';
+import type { IdentityCredentials } from './principals.ts';
+import type { RealisedIdentity } from './realised.ts';
 
 /** The cloud name in the clouds.yaml handed to consumers (ref §2: `cloud`). */
 export const CLOUD_NAME = 'cloud';
@@ -46,6 +48,15 @@ export class IdentityRecords {
       if (error instanceof NotFoundError) return undefined;
       throw error;
     }
+  }
+
+  /**
+   * The identity's project when it was realised (a record holding a project id), for workload calls; undefined
+   * proves no workload resource of it can exist, since none is made before its identity is Available.
+   */
+  async realised(identityID: string): Promise<RealisedIdentity | undefined> {
+    const projectID = (await this.get(identityID))?.spec.projectID;
+    return projectID === undefined ? undefined : { identityID, projectID };
   }
 
   /** The record, created or completed so that it holds every secret a create pass may need. */
@@ -114,6 +125,12 @@ export class IdentityRecords {
       spec,
     };
   }
+}
+
+/** What the identity's own user authenticates with, once the record holds its project, user and password. */
+export function identityCredentialsOf(record: OpenstackIdentity): IdentityCredentials | undefined {
+  const { projectID, userID, password } = record.spec;
+  return projectID && userID && password ? { projectID, userID, password } : undefined;
 }
 
 /** The clouds.yaml consumers get: one cloud, `cloud`, authenticating with the identity's application credential. */
