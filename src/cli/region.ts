@@ -3,49 +3,30 @@
  * "OpenStack Region Registration"). The edge: reads argv, the environment and files, then calls the pure-ish core
  * in src/region/registration/.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { Command } from 'commander';
-import { parse as parseYaml } from 'yaml';
-import { customResourceDefinition } from '../kube/crd.ts';
-import type { Client } from '../kube/client.ts';
-import { openEmbeddedStore } from '../kube/embedded/store.ts';
-import { isNotFound as isKubeNotFound, KubeError } from '../kube/errors.ts';
-import { kubeClientFrom } from '../kube/kubernetes/connect.ts';
-import { builtin } from '../kube/resource-type.ts';
+import { KubeError } from '../kube/errors.ts';
 import { loadCloudConfig, type ConfigSources } from '../openstack/config.ts';
 import { transportFor } from '../openstack/connect.ts';
 import { OpenStackError } from '../openstack/errors.ts';
 import { Session } from '../openstack/session.ts';
 import { Transport } from '../openstack/transport.ts';
-import { regionKinds, regionType } from '../region/apis/index.ts';
 import { mergeCloudsYaml } from '../region/registration/clouds-entry.ts';
 import { configureRegion, planFor, scaffoldingNames } from '../region/registration/configure.ts';
 import type { RegionCredentials } from '../region/registration/credentials.ts';
-import { discoverInventory, renderInventory } from '../region/registration/discover.ts';
 import { EnvFileError, readEnvFile, renderEnvFile, writeEnvFile } from '../region/registration/env-file.ts';
-import {
-  applyManifests,
-  registrationManifests,
-  renderManifests,
-  type RegisterPlan,
-  type ServiceConfig,
-} from '../region/registration/register.ts';
-import {
-  passwordWorks,
-  projectSession,
-  RegistrationError,
-  validateCredentials,
-} from '../region/registration/sessions.ts';
+import { passwordWorks, RegistrationError, validateCredentials } from '../region/registration/sessions.ts';
+import { register, type RegisterOptions } from './region-register.ts';
 import { systemClock } from '../util/clock.ts';
 
-type Out = { write(text: string): unknown };
+export type Out = { write(text: string): unknown };
 
 /** The environment variable a password may be supplied in (argv is visible to every user of the machine). */
 export const PASSWORD_VARIABLE = 'OPENREGION_REGION_PASSWORD';
 
-const list = (value: string, previous: string[] = []) => [
+export const list = (value: string, previous: string[] = []) => [
   ...previous,
   ...value
     .split(',')
@@ -66,28 +47,6 @@ interface ConfigureOptions {
   inheritedRoles?: string[];
   cloudsYaml?: string;
   cloudName?: string;
-}
-
-interface RegisterOptions {
-  providerEnv: string;
-  regionId?: string;
-  name: string;
-  namespace: string;
-  secretName?: string;
-  secretNamespace?: string;
-  organizationId?: string[];
-  config?: string;
-  physicalNetwork?: string;
-  vlanRange?: string[];
-  externalNetwork?: string[];
-  flavor?: string[];
-  volumeType?: string[];
-  createSecret?: boolean;
-  dryRun?: boolean;
-  output: string;
-  store?: string;
-  kubeconfig?: string;
-  discover: boolean;
 }
 
 export function regionCommand(out: Out = process.stdout, err: Out = process.stderr): Command {
@@ -251,157 +210,5 @@ function readOptional(path: string): string | undefined {
     return readFileSync(path, 'utf8');
   } catch {
     return undefined;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------- register
-
-async function register(options: RegisterOptions, out: Out, err: Out): Promise<void> {
-  const credentials = readEnvFile(options.providerEnv);
-  if (credentials === undefined) throw new RegistrationError(`${options.providerEnv} does not exist`);
-  if (options.output !== 'yaml' && options.output !== 'json') throw new RegistrationError('-o must be yaml or json');
-  if (options.store !== undefined && options.kubeconfig !== undefined) {
-    throw new RegistrationError('--store and --kubeconfig exclude each other');
-  }
-  const regionId = options.regionId ?? randomUUID();
-  const plan: RegisterPlan = {
-    regionId,
-    displayName: options.name,
-    namespace: options.namespace,
-    secret: {
-      namespace: options.secretNamespace ?? options.namespace,
-      name: options.secretName ?? `${regionId}-openstack`,
-    },
-    endpoint: credentials.authUrl,
-    organizationIds: options.organizationId ?? [],
-    services: serviceConfig(options),
-  };
-  const manifests = registrationManifests(plan, options.createSecret === true ? credentials : undefined);
-  // Notes go to stderr on a dry run, so stdout is exactly the manifests.
-  const notes = options.dryRun === true ? err : out;
-  if (options.discover) {
-    const transport = new Transport({ clock: systemClock, random: Math.random });
-    try {
-      const inventory = await discoverInventory(projectSession(credentials, { transport, clock: systemClock }));
-      notes.write(renderInventory(inventory));
-      // Entries for the region service's own test environment (upstream's register-region prints them too).
-      const flavor = inventory.flavors[0];
-      notes.write(
-        `test environment:\n  REGION_PROVIDER=openstack\n  REGION_ID=${regionId}\n` +
-          (flavor === undefined ? '' : `  FLAVOR_ID=${flavor.id}\n`),
-      );
-    } finally {
-      await transport.close();
-    }
-  }
-  if (options.dryRun === true) {
-    out.write(renderManifests(manifests, options.output));
-    return;
-  }
-  const namespaces = [...new Set([plan.namespace, plan.secret.namespace])];
-  await withClient(options, namespaces, async (client) => {
-    if (options.createSecret !== true) {
-      try {
-        await client.get(builtin.secret, plan.secret.namespace, plan.secret.name);
-      } catch (error) {
-        if (!isKubeNotFound(error)) throw error;
-        err.write(
-          `warning: Secret ${plan.secret.namespace}/${plan.secret.name} does not exist yet; the Region references ` +
-            'it (keys domain-id, project-id, user-id, password), or rerun with --create-secret\n',
-        );
-      }
-    }
-    for (const line of await applyManifests(client, manifests)) out.write(`${line}\n`);
-  });
-  out.write(`region ${regionId} (${plan.displayName}): provider openstack, endpoint ${plan.endpoint}\n`);
-}
-
-function serviceConfig(options: RegisterOptions): ServiceConfig {
-  const fromFile =
-    options.config === undefined ? {} : (parseYaml(readFileSync(options.config, 'utf8')) as ServiceConfig);
-  const services: Record<string, unknown> = { ...fromFile };
-  const merge = (key: string, value: Record<string, unknown>) => {
-    services[key] = { ...(services[key] as Record<string, unknown> | undefined), ...value };
-  };
-  const ids = (values: string[] | undefined) =>
-    values && values.length > 0 ? { selector: { ids: values } } : undefined;
-  const flavors = ids(options.flavor);
-  if (flavors) merge('compute', { flavors });
-  const external = ids(options.externalNetwork);
-  const segments = (options.vlanRange ?? []).map(vlanSegment);
-  const provider =
-    options.physicalNetwork !== undefined || segments.length > 0
-      ? {
-          ...(options.physicalNetwork === undefined ? {} : { physicalNetwork: options.physicalNetwork }),
-          ...(segments.length > 0 ? { vlan: { segments } } : {}),
-        }
-      : undefined;
-  if (external || provider) {
-    merge('network', {
-      ...(external ? { externalNetworks: external } : {}),
-      ...(provider ? { providerNetworks: provider } : {}),
-    });
-  }
-  const volumeClasses = ids(options.volumeType);
-  if (volumeClasses) merge('blockStorage', { volumeClasses });
-  return services;
-}
-
-function vlanSegment(range: string): { startId: number; endId: number } {
-  const match = /^(\d+)-(\d+)$/.exec(range);
-  if (match === null) throw new RegistrationError(`--vlan-range ${range}: expected start-end, e.g. 100-199`);
-  return { startId: Number(match[1]), endId: Number(match[2]) };
-}
-
-/**
- * The embedded store (default) or the kubeconfig's cluster. The store is the operator's own: the Region CRD and
- * the namespaces are created there when missing; a cluster must have them already (deploy/crds/).
- */
-async function withClient(
-  options: RegisterOptions,
-  namespaces: readonly string[],
-  use: (client: Client) => Promise<void>,
-): Promise<void> {
-  if (options.kubeconfig !== undefined) {
-    const client = kubeClientFrom({ kubeconfig: readFileSync(options.kubeconfig, 'utf8') });
-    try {
-      await use(client);
-    } finally {
-      client.close();
-    }
-    return;
-  }
-  const store = openEmbeddedStore(options.store ?? './.openregion/store.db', {
-    clock: systemClock,
-    garbageCollection: false,
-  });
-  try {
-    await ensureRegionCrd(store);
-    for (const name of namespaces) await ensureNamespace(store, name);
-    await use(store);
-  } finally {
-    await store.close();
-  }
-}
-
-async function ensureNamespace(client: Client, name: string): Promise<void> {
-  try {
-    await client.get(builtin.namespace, undefined, name);
-  } catch (error) {
-    if (!isKubeNotFound(error)) throw error;
-    await client.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  }
-}
-
-/** The embedded store serves a kind once its CRD is stored: install the Region's when it is missing. */
-async function ensureRegionCrd(client: Client): Promise<void> {
-  const kind = regionKinds.find((k) => k.type.kind === regionType.kind);
-  if (kind === undefined) return;
-  const crd = customResourceDefinition(kind);
-  try {
-    await client.get(builtin.customResourceDefinition, undefined, crd.metadata.name);
-  } catch (error) {
-    if (!isKubeNotFound(error)) throw error;
-    await client.create(builtin.customResourceDefinition, crd);
   }
 }

@@ -7,7 +7,7 @@
  * the same password sends no write at all. A supplied password is kept (checked by authenticating, set only when
  * it does not work); without one a new one is generated and set.
  */
-import { ConfigError, UnauthorizedError } from '../../openstack/errors.ts';
+import { ConfigError } from '../../openstack/errors.ts';
 import {
   createDomain,
   createProject,
@@ -201,6 +201,3 @@ function assignmentMatches(
   if (where === 'project') return !inherited && a.scope.project?.id === target.projectId;
   return inherited === (where === 'inherited') && a.scope.domain?.id === target.domainId;
 }
-
-/** Whether an error means "wrong credentials" rather than "Keystone is unwell". */
-export const isUnauthorized = (error: unknown): boolean => error instanceof UnauthorizedError;
