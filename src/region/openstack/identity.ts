@@ -47,8 +47,12 @@ import type { ManagerIdentityClient } from './principals.ts';
 import type { RegionContext } from './providers.ts';
 import { RegionConfigError, RegionProviderKindError } from './region-config.ts';
 
-/** The issue's default roles of an identity user (upstream's `member`, `load-balancer_member`, plus `manager`). */
-export const DEFAULT_IDENTITY_ROLES: readonly string[] = ['manager', 'member', 'load-balancer_member'];
+/**
+ * An identity user's roles when the Region names none: upstream's. `manager` is deliberately absent: the region's
+ * domain-manager credential may not grant it (deploy/policies), and the identity's credential is handed to tenants,
+ * so it must not manage its own project; the region user already holds manager there by an inherited grant.
+ */
+export const DEFAULT_IDENTITY_ROLES: readonly string[] = ['member', 'load-balancer_member'];
 /** What the region user must hold on each identity project for the privileged client's calls. */
 export const REGION_PROJECT_ROLE = 'manager';
 export const DEFAULT_SERVER_GROUP_POLICY = 'soft-anti-affinity';

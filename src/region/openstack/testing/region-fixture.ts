@@ -8,9 +8,9 @@
  * - `configured` (what production runs): made by `region configure` (registration/configure.ts), a non-admin
  *   domain manager holding `manager` on every project of its domain by an inherited grant, under the
  *   domain-manager policies the emulator enforces; the Region names `region register`'s clusterRoles.
- * - `admin`: the account holds `admin` on its domain and `manager` implies `admin`, so the issue's default identity
- *   roles (which include `manager`, a role a domain manager may not grant) can be exercised. Authorisation is broader
- *   than production's; which credential each call uses is what the recorded principals check.
+ * - `admin`: the account holds `admin` on its domain and `manager` implies `admin`, and the Region names no roles,
+ *   so the default identity roles are exercised. Authorisation is broader than production's; which credential each
+ *   call uses is what the recorded principals check.
  */
 import { randomUUID } from 'node:crypto';
 import { testCloud, type TestCloud } from '../../../emulator/testing.ts';
@@ -134,7 +134,7 @@ export async function regionFixture(account: RegionAccount = 'configured'): Prom
       openstack: {
         endpoint: credentials.authUrl,
         serviceAccountSecret: { namespace: FIXTURE_NAMESPACE, name: secretName },
-        // As `region register` writes it; the admin account keeps the issue's default roles.
+        // As `region register` writes it; the admin account runs with the default roles.
         ...(account === 'configured' ? { identity: { clusterRoles: [...DEFAULT_CLUSTER_ROLES] } } : {}),
       },
     },

@@ -1,0 +1,109 @@
+/**
+ * The OpenStack provider for one region: the capabilities built so far, composed over one RegionContext. It grows a
+ * capability at a time (identities, networks and security groups now), and controllers look up only the capability
+ * they drive, so nothing here pretends to implement what it does not.
+ *
+ * Workload calls resolve the identity's OpenstackIdentity record first: no record, or one without a project, means
+ * the identity was never realised, so a delete is done and a create waits for the identity (the controllers gate on
+ * it; reaching here anyway is a transient state, not a user error).
+ */
+import type { Client } from '../../kube/client.ts';
+import type { Logger } from 'pino';
+import { TransientError, ResourceKind } from '../provider/errors.ts';
+import type { IdentityProvider, NetworkProvider, SecurityGroupProvider } from '../provider/contract.ts';
+import type { IdentityInput } from '../provider/inputs.ts';
+import { Outcome } from '../provider/outcome.ts';
+import { identityProviderFor } from './identity.ts';
+import type { IdentitySecretSource } from './identity-secrets.ts';
+import { IdentityRecords } from './identity-record.ts';
+import { createNetwork, deleteNetwork, listExternalNetworks, type NetworkDeps } from './network.ts';
+import type { RegionContext } from './providers.ts';
+import type { RealisedIdentity } from './realised.ts';
+import { RegionConfigError, RegionProviderKindError } from './region-config.ts';
+import { createSecurityGroup, deleteSecurityGroup } from './security-group.ts';
+import { VlanAllocator } from '../vlan/allocator.ts';
+
+export type OpenstackRegionProvider = IdentityProvider & NetworkProvider & SecurityGroupProvider;
+
+export interface ProviderDeps {
+  /** Where OpenstackIdentity and VLANAllocation records are kept (the region service's store). */
+  readonly kube: Client;
+  readonly secrets?: IdentitySecretSource | undefined;
+  readonly log?: Logger | undefined;
+}
+
+export function openstackProvider(region: RegionContext, deps: ProviderDeps): OpenstackRegionProvider {
+  const records = new IdentityRecords(deps.kube, region.namespace);
+  const physicalNetwork = region.config.network?.providerNetworks?.physicalNetwork;
+  const vlans =
+    physicalNetwork === undefined
+      ? undefined
+      : new VlanAllocator({
+          client: deps.kube,
+          namespace: region.namespace,
+          regionName: region.region.metadata.name,
+          providerNetworks: { ...region.config.network?.providerNetworks, physicalNetwork },
+        });
+  const networkDeps = (signal: AbortSignal): NetworkDeps => ({
+    clients: region.clients,
+    config: region.config,
+    vlans,
+    signal,
+  });
+  /** The identity's project, or a transient error: a create must not run before its identity is realised. */
+  const realisedForCreate = async (identity: IdentityInput): Promise<RealisedIdentity> => {
+    const realised = await records.realised(identity.id);
+    if (realised === undefined) {
+      throw new TransientError(`identity ${identity.id} has no provider project yet`, {
+        resource: ResourceKind.Identity,
+      });
+    }
+    return realised;
+  };
+
+  return {
+    ...identityProviderFor(region, deps),
+    createNetwork: async (ctx, identity, network) =>
+      createNetwork(networkDeps(ctx.signal), await realisedForCreate(identity), network),
+    deleteNetwork: async (ctx, identity, network) =>
+      deleteNetwork(networkDeps(ctx.signal), await records.realised(identity.id), network),
+    listExternalNetworks: (ctx) => listExternalNetworks(networkDeps(ctx.signal)),
+    createSecurityGroup: async (ctx, identity, securityGroup) =>
+      createSecurityGroup(networkDeps(ctx.signal), await realisedForCreate(identity), securityGroup),
+    deleteSecurityGroup: async (ctx, identity, securityGroup) =>
+      deleteSecurityGroup(networkDeps(ctx.signal), await records.realised(identity.id), securityGroup),
+  };
+}
+
+/**
+ * What the controllers look providers up with, over the region registry's lookup. An unknown region stays
+ * ResourceNotFoundError; a broken region configuration is transient (an operator's fix recovers it); a region
+ * another provider serves answers every lifecycle call with a terminal outcome.
+ */
+export function openstackLookup(
+  lookup: (regionID: string, signal: AbortSignal) => Promise<RegionContext>,
+  deps: ProviderDeps,
+): (regionID: string, signal: AbortSignal) => Promise<OpenstackRegionProvider> {
+  return async (regionID, signal) => {
+    try {
+      return openstackProvider(await lookup(regionID, signal), deps);
+    } catch (error) {
+      if (error instanceof RegionProviderKindError) return refusingProvider(error);
+      if (error instanceof RegionConfigError) throw new TransientError('region configuration', { cause: error });
+      throw error;
+    }
+  };
+}
+
+function refusingProvider(cause: RegionProviderKindError): OpenstackRegionProvider {
+  const refused = () => Promise.resolve(Outcome.terminal('Errored', 'the region is not an OpenStack region', cause));
+  return {
+    createIdentity: refused,
+    deleteIdentity: refused,
+    createNetwork: refused,
+    deleteNetwork: refused,
+    listExternalNetworks: () => Promise.reject(cause),
+    createSecurityGroup: refused,
+    deleteSecurityGroup: refused,
+  };
+}
