@@ -91,6 +91,7 @@ export class Manager {
   readonly #random: Random;
   readonly #controllers: Controller[] = [];
   readonly #indexers = new Map<string, Map<string, IndexFunc>>();
+  readonly #managementOnlyIndexes = new Set<string>();
   readonly #engaged = new Map<string, EngagedCluster>();
   readonly #provider: KubeconfigSecretProvider | undefined;
   readonly #elector: LeaderElector | undefined;
@@ -145,14 +146,24 @@ export class Manager {
     });
   }
 
-  /** Registers a field index on every cache of `type`; call before `start`. */
-  index(type: ResourceType, name: string, fn: IndexFunc): void {
+  /**
+   * Registers a field index on the caches of `type`; call before `start`. `clusters: 'management'` keeps it off
+   * target clusters' caches, for an index only the local manager reads (controller-runtime's local field indexer).
+   */
+  index(type: ResourceType, name: string, fn: IndexFunc, options: { clusters?: 'all' | 'management' } = {}): void {
     if (this.#started) throw new Error(`index "${name}" must be registered before the manager starts`);
     const key = typeKey(type);
     const indexers = this.#indexers.get(key) ?? new Map<string, IndexFunc>();
     if (indexers.has(name)) throw new Error(`index "${name}" on ${type.kind} is already registered`);
     indexers.set(name, fn);
     this.#indexers.set(key, indexers);
+    if (options.clusters === 'management') this.#managementOnlyIndexes.add(`${key}/${name}`);
+  }
+
+  #indexersFor(key: string, isTarget: boolean): Map<string, IndexFunc> {
+    const all = this.#indexers.get(key) ?? new Map<string, IndexFunc>();
+    if (!isTarget) return all;
+    return new Map([...all].filter(([name]) => !this.#managementOnlyIndexes.has(`${key}/${name}`)));
   }
 
   controller(name: string): ControllerBuilder {
@@ -255,7 +266,7 @@ export class Manager {
             type: watch.type,
             scheduler: this.#scheduler,
             log: this.#log.child({ cluster: cluster.name, kind: watch.type.kind }),
-            indexers: this.#indexers.get(key) ?? new Map(),
+            indexers: this.#indexersFor(key, isTarget),
             namespaces: cluster.namespaces,
             random: this.#random,
             ...(this.#options.resyncMs === undefined ? {} : { resyncMs: this.#options.resyncMs }),

@@ -105,6 +105,25 @@ describe('multicluster engagement', () => {
     await manager.stop();
   });
 
+  it('a management-only index is kept off target caches; an all-clusters index is on both', async () => {
+    const { management, target, manager, passes, reconcile } = setup();
+    const refOf = (o: KubeObject) => [String((o['spec'] as { ref?: string } | undefined)?.ref)];
+    manager.index(widgetType, 'local-ref', refOf, { clusters: 'management' });
+    manager.index(widgetType, 'any-ref', refOf);
+    manager.controller('widgets').for(widgetType).complete(reconcile);
+    await manager.start();
+    await management.create(widgetType, objectOf(widgetType, 'ns', 'local', { spec: { ref: 'cp' } }));
+    await target('https://edge').create(widgetType, objectOf(widgetType, 'ns', 'remote', { spec: { ref: 'cp' } }));
+    await management.create(builtin.secret, registration('edge-1', { kubeconfig: kubeconfig('https://edge') }));
+    await eventually(() => passes.length === 2);
+    const names = (index: string, cluster?: string) =>
+      manager.list(widgetType, { index, value: 'cp', ...(cluster ? { cluster } : {}) }).map((w) => w.metadata.name);
+    assert.deepEqual(names('local-ref'), ['local']);
+    assert.deepEqual(names('any-ref', 'edge-1'), ['remote']);
+    assert.throws(() => names('local-ref', 'edge-1'), /no index "local-ref"/);
+    await manager.stop();
+  });
+
   it('ignores a Secret whose label is not exactly "true", and one in another namespace', async () => {
     const { management, manager, built, reconcile } = setup();
     manager.controller('widgets').for(widgetType).complete(reconcile);

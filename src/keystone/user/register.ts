@@ -82,8 +82,10 @@ export function registerKeystoneUserController(
 ): Controller {
   const management = manager.client(MANAGEMENT_CLUSTER);
   if (management === undefined) throw new Error('the management cluster has no client');
-  // The management cluster's index is the one the ControlPlane fan-out reads (seed: the local manager's indexer).
-  manager.index(keystoneUserType, KEYSTONE_USER_CONTROL_PLANE_REF_INDEX, keystoneUserControlPlaneRefExtractor);
+  // Only the local manager's cache is indexed: the ControlPlane fan-out reads the management cluster alone (seed).
+  manager.index(keystoneUserType, KEYSTONE_USER_CONTROL_PLANE_REF_INDEX, keystoneUserControlPlaneRefExtractor, {
+    clusters: 'management',
+  });
   const instrumenter =
     options.instrumenter ??
     new Instrumenter(manager.metrics.registry, keystoneUserSubConditionTypes, options.clock ?? systemClock);
