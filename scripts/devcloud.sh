@@ -766,8 +766,10 @@ seed() {
   touch "$STATE/.seeded"
 }
 
-# The admin entry; `region configure` adds devcloud-region (domain-scoped) and devcloud-region-project.
+# The admin entry; `region configure` adds devcloud-region (domain-scoped) and devcloud-region-project. An
+# existing file is left as it is, so a rerun never drops the region's entries under a running test suite.
 write_clouds_yaml() {
+  [[ -f $STATE/clouds.yaml ]] && grep -q '^  devcloud-admin:' "$STATE/clouds.yaml" && return 0
   cat >"$STATE/clouds.yaml.tmp" <<'EOF'
 # devcloud credentials (throwaway passwords). OS_CLIENT_CONFIG_FILE=<this file> OS_CLOUD=<name>
 clouds:
