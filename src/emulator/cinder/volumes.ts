@@ -37,7 +37,11 @@ export function volumeView(api: CinderApi, v: CVolume, auth: AuthContext): JsonO
     encrypted: false,
     multiattach: v.multiattach,
     attachments: [...api.state.attachments.values()]
-      .filter((a) => a.volumeId === v.id && a.status === 'attached' && a.instance !== null)
+      // Cinder lists a volume's attachments while it is attached, detaching included (begin_detaching moves only
+      // the volume's status); an attach still under way is not listed yet.
+      .filter(
+        (a) => a.volumeId === v.id && (a.status === 'attached' || a.status === 'detaching') && a.instance !== null,
+      )
       .map((a) => ({
         id: v.id,
         attachment_id: a.id,
