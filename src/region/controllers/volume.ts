@@ -1,0 +1,126 @@
+/**
+ * The Volume controller (seed "Cinder Volume create/delete"): once the service-principal Identity the Volume names
+ * is Available, it drives the provider's VolumeProvider create; its delete always goes to the provider, which
+ * treats a never-realised identity as proof that no Cinder volume exists, so deletion delegates unconditionally.
+ * Attachments are not this controller's: they are Server.spec.volumes, driven by the server side.
+ */
+import type { Client } from '../../kube/client.ts';
+import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
+import type { Manager } from '../../runtime/manager.ts';
+import type { ReconcileContext, Request, Result } from '../../runtime/types.ts';
+import { identityType } from '../apis/identity.ts';
+import { labels } from '../apis/shared.ts';
+import { volumeType, type Volume } from '../apis/volume.ts';
+import type { VolumeProvider } from '../provider/contract.ts';
+import type { VolumeInput } from '../provider/inputs.ts';
+import { gateOnIdentity } from './gate.ts';
+import { ownershipOf, workloadIdentityOf } from './inputs.ts';
+import type { RowObserver } from './metrics.ts';
+import { reconcileProvisioned, type ProviderLookup, type Provisioner } from './provisioner.ts';
+import { becameAvailable, specOrDeletionChanged, usersOf } from './watches.ts';
+
+export const VOLUME_CONTROLLER = 'region-volume';
+
+const GiB = 2 ** 30;
+const BINARY: Readonly<Record<string, number>> = {
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: GiB,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+const DECIMAL: Readonly<Record<string, number>> = {
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+};
+const QUANTITY = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/;
+
+/** A Kubernetes quantity in bytes, or undefined when it is not one. */
+export function quantityBytes(quantity: string | number): number | undefined {
+  if (typeof quantity === 'number') return Number.isFinite(quantity) ? quantity : undefined;
+  const m = QUANTITY.exec(quantity.trim());
+  if (m?.[1] === undefined) return undefined;
+  const suffix = m[2] ?? '';
+  const scale = BINARY[suffix] ?? DECIMAL[suffix] ?? (/^[eE]/.test(suffix) ? 10 ** Number(suffix.slice(1)) : undefined);
+  return scale === undefined ? undefined : Number(m[1]) * scale;
+}
+
+/** Cinder sizes are whole GiB: a size between two is rounded up, so the volume is never smaller than asked. */
+export function sizeGiBOf(quantity: string | number): number | undefined {
+  const bytes = quantityBytes(quantity);
+  return bytes === undefined || bytes <= 0 ? undefined : Math.ceil(bytes / GiB);
+}
+
+/** The provider's input, or undefined when the Volume's labels cannot name its owner (or its size is no size). */
+export function volumeInputOf(volume: Volume): VolumeInput | undefined {
+  const ownership = ownershipOf(volume);
+  const sizeGiB = sizeGiBOf(volume.spec.size);
+  if (ownership === undefined || sizeGiB === undefined) return undefined;
+  return {
+    ...ownership,
+    id: volume.metadata.name,
+    networkID: volume.spec.networkID ?? volume.metadata.labels?.[labels.networkID] ?? '',
+    volumeClassID: volume.spec.volumeClassID,
+    sizeGiB,
+    tags: (volume.spec.tags ?? []).map((t) => ({ name: t.name, value: t.value })),
+  };
+}
+
+export function volumeProvisioner(
+  client: Client,
+  lookup: ProviderLookup<VolumeProvider>,
+): Provisioner<Volume, undefined> {
+  return {
+    type: volumeType,
+    bind(volume) {
+      const identity = workloadIdentityOf(volume);
+      const input = volumeInputOf(volume);
+      if (identity === undefined || input === undefined) return undefined;
+      return {
+        provision: async (ctx) => (await lookup(input.regionID, ctx.signal)).createVolume(ctx, identity, input),
+        deprovision: async (ctx) => (await lookup(input.regionID, ctx.signal)).deleteVolume(ctx, identity, input),
+      };
+    },
+    gate: (volume) => gateOnIdentity(client, volume),
+  };
+}
+
+export function reconcileVolume(
+  client: Client,
+  lookup: ProviderLookup<VolumeProvider>,
+  req: Request,
+  ctx: ReconcileContext,
+  observe?: RowObserver,
+): Promise<Result> {
+  return reconcileProvisioned(client, volumeProvisioner(client, lookup), req, ctx, observe);
+}
+
+/** Needs the identity index on Volumes (`manager.index(volumeType, IDENTITY_INDEX, byIdentity)`), as networks do. */
+export function registerVolumeController(
+  manager: Manager,
+  lookup: ProviderLookup<VolumeProvider>,
+  options: ControllerOptions = {},
+  observe?: RowObserver,
+): Controller {
+  return manager
+    .controller(VOLUME_CONTROLLER)
+    .for(volumeType, { clusters: 'management', predicates: [specOrDeletionChanged] })
+    .watches(identityType, usersOf(manager.list.bind(manager), volumeType), {
+      clusters: 'management',
+      predicates: [becameAvailable],
+    })
+    .withOptions(options)
+    .complete((req, ctx) => {
+      const client = manager.client(req.cluster);
+      return client === undefined ? Promise.resolve({}) : reconcileVolume(client, lookup, req, ctx, observe);
+    });
+}
