@@ -8,6 +8,7 @@ import { controlError } from './controls.ts';
 import { octaviaFault } from './faults.ts';
 import { json, noContent } from './http.ts';
 import { PREFIX, type OctaviaApi } from './octavia/api.ts';
+import { registerControls } from './octavia/controls.ts';
 import { registerRoutes } from './octavia/routes.ts';
 import { OctaviaState } from './octavia/state.ts';
 
@@ -33,6 +34,7 @@ export class Octavia implements EmulatedService {
       }),
     );
     registerRoutes(this.#api);
+    registerControls(ctx, this.state);
     ctx.control.add('POST', '/octavia/loadbalancers/{id}/error', (req) => {
       this.putInError(req.params.id ?? '');
       return noContent();

@@ -1,0 +1,41 @@
+/**
+ * Octavia's control endpoints, for states the dev cloud cannot be made to show on demand:
+ *
+ * - `POST /_emulator/octavia/loadbalancers/{id}/error`: the load balancer goes ERROR (a failed amphora).
+ * - `POST /_emulator/octavia/provisioning/{id}` `{"status": "PENDING_UPDATE"}`: any load balancer, listener, pool,
+ *   member or monitor takes that provisioning status and keeps it (pending work already scheduled is dropped for a
+ *   load balancer), until another control or a settled write changes it.
+ * - `POST /_emulator/octavia/loadbalancers/{id}/vip-port` `{"port_id": "…"}`: the VIP moves to a real Neutron port
+ *   (its first fixed IP becomes the VIP address). The dev cloud's noop network driver invents VIP port ids Neutron
+ *   has never seen, so a floating IP cannot be attached there; this stands in for a real network driver's port.
+ */
+import { controlError } from '../controls.ts';
+import type { ServiceContext } from '../context.ts';
+import { noContent } from '../http.ts';
+import { stringAt } from '../json.ts';
+import type { OctaviaState, Provisioning } from './state.ts';
+
+const STATUSES: readonly string[] = ['ACTIVE', 'PENDING_CREATE', 'PENDING_UPDATE', 'PENDING_DELETE', 'ERROR'];
+
+export function registerControls(ctx: ServiceContext, state: OctaviaState): void {
+  ctx.control.add('POST', '/octavia/provisioning/{id}', (req) => {
+    const id = req.params.id ?? '';
+    const status = stringAt(req.body, 'status') ?? '';
+    if (!STATUSES.includes(status)) throw controlError(400, `status must be one of ${STATUSES.join(', ')}`);
+    const lb = state.lbs.get(id);
+    const record = lb ?? state.children.get(id);
+    if (record === undefined) throw controlError(404, `no load balancer or child ${id}`);
+    record.provisioning = status as Provisioning;
+    if (lb !== undefined) lb.op++;
+    return noContent();
+  });
+  ctx.control.add('POST', '/octavia/loadbalancers/{id}/vip-port', (req) => {
+    const lb = state.lbs.get(req.params.id ?? '');
+    const portId = stringAt(req.body, 'port_id');
+    const address = stringAt(req.body, 'vip_address');
+    if (lb === undefined) throw controlError(404, `no load balancer ${req.params.id ?? ''}`);
+    if (portId === undefined) throw controlError(400, 'expected {"port_id": …, "vip_address"?: …}');
+    lb.fields = { ...lb.fields, vip_port_id: portId, ...(address === undefined ? {} : { vip_address: address }) };
+    return noContent();
+  });
+}
