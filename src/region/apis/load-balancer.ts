@@ -1,6 +1,7 @@
 /**
  * LoadBalancer: an Octavia load balancer on the network named by the `regions.unikorn-cloud.org/network-id`
- * label. Listener rules mirror the REST contract so the CRD refuses what the API would.
+ * label. Listener rules mirror the REST contract so the CRD refuses what the API would: the same rules are CEL
+ * here and code in `validateLoadBalancerUpdate`, with one set of messages (`loadBalancerRules`).
  */
 import Type from 'typebox';
 import type { Resource } from '../../kube/object.ts';
@@ -19,6 +20,29 @@ export const loadBalancerType = regionResourceType('LoadBalancer', 'loadbalancer
 
 /** Applied in code, not as a schema default: UDP listeners must not carry an idle timeout. */
 export const DEFAULT_TCP_IDLE_TIMEOUT_SECONDS = 60;
+
+/**
+ * The seed's listener rules, each with the message the CRD and the REST API give. Octavia cannot change a
+ * listener's protocol or port, nor a pool's protocol, which proxyProtocolV2 decides (PROXYV2 or TCP); UDP
+ * listeners take neither an idle timeout nor Proxy Protocol v2.
+ */
+export const loadBalancerRules = {
+  udpIdleTimeout: { rule: 'udp-idle-timeout', message: 'idleTimeoutSeconds applies to tcp listeners only' },
+  udpProxyProtocol: { rule: 'udp-proxy-protocol', message: 'proxyProtocolV2 applies to tcp listeners only' },
+  listenerImmutable: {
+    rule: 'listener-protocol-port-immutable',
+    message: "an existing listener's protocol and port cannot change; add a listener with a new name instead",
+  },
+  proxyProtocolDrift: {
+    rule: 'listener-proxy-protocol-immutable',
+    message:
+      "an existing listener's proxyProtocolV2 cannot change (its pool's protocol is fixed); add a listener with a new name instead",
+  },
+} as const;
+
+// CEL for "the old listener of the same name", used by the transition rules below.
+const SAME_NAME_EXISTS = 'oldSelf.listeners.exists(o, o.name == l.name)';
+const PROXY = (v: string) => `(has(${v}.pool.proxyProtocolV2) && ${v}.pool.proxyProtocolV2)`;
 
 export const HealthCheck = Type.Object(
   {
@@ -69,30 +93,52 @@ export const Listener = Type.Object(
     'x-kubernetes-validations': [
       {
         rule: "!has(self.idleTimeoutSeconds) || self.protocol == 'tcp'",
-        message: 'idleTimeoutSeconds applies to tcp listeners only',
+        message: loadBalancerRules.udpIdleTimeout.message,
         fieldPath: '.idleTimeoutSeconds',
+      },
+      {
+        rule: "!(has(self.pool.proxyProtocolV2) && self.pool.proxyProtocolV2) || self.protocol == 'tcp'",
+        message: loadBalancerRules.udpProxyProtocol.message,
+        fieldPath: '.pool.proxyProtocolV2',
       },
     ],
   },
 );
 export type Listener = Type.Static<typeof Listener>;
 
-export const LoadBalancerSpec = Type.Object({
-  ...commonSpec,
-  requestedVIPAddress: Type.Optional(IPv4Address('A VIP to ask for.')),
-  publicIP: Type.Optional(Type.Boolean({ description: 'Allocate a floating IP for the VIP.' })),
-  listeners: Type.Array(Listener, {
-    minItems: 1,
-    description: 'The listeners, unique by name and by protocol and port.',
+export const LoadBalancerSpec = Type.Object(
+  {
+    ...commonSpec,
+    requestedVIPAddress: Type.Optional(IPv4Address('A VIP to ask for.')),
+    publicIP: Type.Optional(Type.Boolean({ description: 'Allocate a floating IP for the VIP.' })),
+    listeners: Type.Array(Listener, {
+      minItems: 1,
+      description: 'The listeners, unique by name and by protocol and port.',
+      'x-kubernetes-validations': [
+        { rule: 'self.all(l, self.exists_one(m, m.name == l.name))', message: 'listener names must be unique' },
+        {
+          rule: 'self.all(l, self.exists_one(m, m.protocol == l.protocol && m.port == l.port))',
+          message: 'listener protocol and port must be unique',
+        },
+      ],
+    }),
+  },
+  {
+    // Transition rules (oldSelf): a listener is "existing" when the old spec has one of the same name.
     'x-kubernetes-validations': [
-      { rule: 'self.all(l, self.exists_one(m, m.name == l.name))', message: 'listener names must be unique' },
       {
-        rule: 'self.all(l, self.exists_one(m, m.protocol == l.protocol && m.port == l.port))',
-        message: 'listener protocol and port must be unique',
+        rule: `self.listeners.all(l, !${SAME_NAME_EXISTS} || oldSelf.listeners.exists(o, o.name == l.name && o.protocol == l.protocol && o.port == l.port))`,
+        message: loadBalancerRules.listenerImmutable.message,
+        fieldPath: '.listeners',
+      },
+      {
+        rule: `self.listeners.all(l, !${SAME_NAME_EXISTS} || oldSelf.listeners.exists(o, o.name == l.name && ${PROXY('o')} == ${PROXY('l')}))`,
+        message: loadBalancerRules.proxyProtocolDrift.message,
+        fieldPath: '.listeners',
       },
     ],
-  }),
-});
+  },
+);
 export type LoadBalancerSpec = Type.Static<typeof LoadBalancerSpec>;
 
 export const LoadBalancerStatus = Type.Object({
@@ -108,3 +154,46 @@ export const LoadBalancerSchema = envelope('An Octavia load balancer.', {
 });
 
 export type LoadBalancer = Resource<LoadBalancerSpec, LoadBalancerStatus>;
+
+/** One refused field, as the REST API reports it: where, which rule, and the rule's message. */
+export interface LoadBalancerFieldError {
+  /** A path from the spec, e.g. `listeners[1].port`. */
+  readonly field: string;
+  readonly rule: (typeof loadBalancerRules)[keyof typeof loadBalancerRules]['rule'];
+  readonly message: string;
+}
+
+type ListenerView = Pick<Listener, 'name' | 'protocol' | 'port' | 'idleTimeoutSeconds'> & {
+  readonly pool: { readonly proxyProtocolV2?: boolean | undefined };
+};
+
+/**
+ * The listener rules as a pure function, for the REST API (the CRD states the same rules in CEL): `old` is the
+ * stored spec on an update, undefined on a create. Returns every violation, in listener order.
+ */
+export function validateLoadBalancerUpdate(
+  old: { readonly listeners: readonly ListenerView[] } | undefined,
+  next: { readonly listeners: readonly ListenerView[] },
+): LoadBalancerFieldError[] {
+  const errors: LoadBalancerFieldError[] = [];
+  const refuse = (field: string, rule: keyof typeof loadBalancerRules) => {
+    errors.push({ field, ...loadBalancerRules[rule] });
+  };
+  next.listeners.forEach((listener, i) => {
+    const at = `listeners[${String(i)}]`;
+    if (listener.protocol !== 'tcp' && listener.idleTimeoutSeconds !== undefined) {
+      refuse(`${at}.idleTimeoutSeconds`, 'udpIdleTimeout');
+    }
+    if (listener.protocol !== 'tcp' && listener.pool.proxyProtocolV2 === true) {
+      refuse(`${at}.pool.proxyProtocolV2`, 'udpProxyProtocol');
+    }
+    const before = old?.listeners.find((o) => o.name === listener.name);
+    if (before === undefined) return;
+    if (before.protocol !== listener.protocol) refuse(`${at}.protocol`, 'listenerImmutable');
+    else if (before.port !== listener.port) refuse(`${at}.port`, 'listenerImmutable');
+    if ((before.pool.proxyProtocolV2 === true) !== (listener.pool.proxyProtocolV2 === true)) {
+      refuse(`${at}.pool.proxyProtocolV2`, 'proxyProtocolDrift');
+    }
+  });
+  return errors;
+}
