@@ -101,17 +101,35 @@ const Network = Type.Object({
   ),
 });
 
-const VolumeClassMetadata = Type.Object({
-  id: ID('The Cinder volume type ID.'),
-  media: Type.Optional(Type.Enum(['hdd', 'ssd', 'nvme'], { description: 'The storage media.' })),
-  performance: Type.Optional(
-    Type.Object({
-      maxIOPS: Type.Optional(Type.Integer({ minimum: 1 })),
-      maxThroughputMiBps: Type.Optional(Type.Integer({ minimum: 1 })),
-    }),
-  ),
-  encrypted: Type.Optional(Type.Boolean()),
-});
+const VolumeClassMetadata = Type.Object(
+  {
+    id: ID('The Cinder volume type ID.'),
+    media: Type.Optional(Type.Enum(['hdd', 'ssd', 'nvme'], { description: 'The storage media.' })),
+    performance: Type.Optional(
+      Type.Object({
+        maxIOPS: Type.Optional(Type.Integer({ minimum: 1 })),
+        maxThroughputMiBps: Type.Optional(Type.Integer({ minimum: 1 })),
+      }),
+    ),
+    encrypted: Type.Optional(Type.Boolean()),
+    minCapacityGiB: Type.Optional(Type.Integer({ minimum: 1, description: 'The smallest volume, whole GiB.' })),
+    maxCapacityGiB: Type.Optional(Type.Integer({ minimum: 1, description: 'The largest volume, whole GiB.' })),
+    supportedFlavors: Type.Optional(
+      Type.Object(
+        { selector: Type.Optional(IDSelector) },
+        { description: 'Flavors its volumes may attach to; omitted or empty IDs mean any flavor.' },
+      ),
+    ),
+  },
+  {
+    'x-kubernetes-validations': [
+      {
+        rule: '!has(self.minCapacityGiB) || !has(self.maxCapacityGiB) || self.maxCapacityGiB >= self.minCapacityGiB',
+        message: 'maxCapacityGiB must be at least minCapacityGiB',
+      },
+    ],
+  },
+);
 
 export const RegionOpenstack = Type.Object({
   endpoint: Type.String({ minLength: 1, description: 'The Keystone endpoint.' }),
