@@ -1,0 +1,106 @@
+/**
+ * Bearer-token authentication (jose): a JWT verified against a JWKS URL or one public key, and the tenancy it grants.
+ *
+ * Claims (the scope a token carries):
+ * - `sub`: who is calling (recorded as the creator of what it makes);
+ * - `organizationIds`: the organizations it may act in (required, non-empty);
+ * - `projectIds`: when present, only these projects within those organizations; absent means every project.
+ *
+ * A token's scope decides visibility: what it may not see is answered exactly as what does not exist (404).
+ */
+import { createRemoteJWKSet, importJWK, importSPKI, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import type { Clock } from '../../util/clock.ts';
+import { problems } from './problem.ts';
+
+export interface Principal {
+  readonly subject: string;
+  readonly organizationIDs: readonly string[];
+  /** Undefined: every project of the organizations. */
+  readonly projectIDs?: readonly string[];
+}
+
+/** Whether the principal may see (and act on) what belongs to `organizationID`/`projectID`. */
+export function canAccess(principal: Principal, organizationID: string, projectID?: string): boolean {
+  if (!principal.organizationIDs.includes(organizationID)) return false;
+  if (projectID === undefined || principal.projectIDs === undefined) return true;
+  return principal.projectIDs.includes(projectID);
+}
+
+export type AuthKey =
+  | { readonly jwksUrl: string }
+  | { readonly publicKeyPem: string; readonly algorithm: string }
+  | { readonly publicJwk: JWK; readonly algorithm: string };
+
+export interface AuthConfig {
+  readonly key: AuthKey;
+  readonly issuer?: string;
+  readonly audience?: string;
+  readonly clock: Clock;
+}
+
+export type Authenticator = (authorization: string | undefined) => Promise<Principal>;
+
+export function createAuthenticator(config: AuthConfig): Authenticator {
+  const keyOf = resolveKey(config.key);
+  return async (authorization) => {
+    const token = bearerOf(authorization);
+    if (token === undefined) throw problems.unauthorized();
+    let payload: JWTPayload;
+    try {
+      const key = await keyOf();
+      const options = {
+        currentDate: new Date(config.clock.now()),
+        ...(config.issuer === undefined ? {} : { issuer: config.issuer }),
+        ...(config.audience === undefined ? {} : { audience: config.audience }),
+      };
+      payload =
+        typeof key === 'function'
+          ? (await jwtVerify(token, key, options)).payload
+          : (await jwtVerify(token, key, options)).payload;
+    } catch (error) {
+      throw Object.assign(problems.unauthorized(), { cause: error });
+    }
+    const principal = principalOf(payload);
+    if (principal === undefined) throw problems.unauthorized();
+    return principal;
+  };
+}
+
+/** The scope claims of a verified payload; undefined when they are missing or malformed. */
+export function principalOf(payload: JWTPayload): Principal | undefined {
+  const organizations = stringList(payload['organizationIds']);
+  if (organizations === undefined || organizations.length === 0) return undefined;
+  const projects = payload['projectIds'] === undefined ? undefined : stringList(payload['projectIds']);
+  if (payload['projectIds'] !== undefined && projects === undefined) return undefined;
+  return {
+    subject: typeof payload.sub === 'string' ? payload.sub : 'unknown',
+    organizationIDs: organizations,
+    ...(projects === undefined ? {} : { projectIDs: projects }),
+  };
+}
+
+function stringList(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const items = value.filter((v): v is string => typeof v === 'string' && v !== '');
+  return items.length === value.length ? items : undefined;
+}
+
+function bearerOf(header: string | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return match?.[1];
+}
+
+type VerifyKey = Awaited<ReturnType<typeof importSPKI>> | Uint8Array | ReturnType<typeof createRemoteJWKSet>;
+
+function resolveKey(key: AuthKey): () => Promise<VerifyKey> {
+  if ('jwksUrl' in key) {
+    const set = createRemoteJWKSet(new URL(key.jwksUrl));
+    return () => Promise.resolve(set);
+  }
+  let imported: Promise<VerifyKey> | undefined;
+  return () => {
+    imported ??=
+      'publicKeyPem' in key ? importSPKI(key.publicKeyPem, key.algorithm) : importJWK(key.publicJwk, key.algorithm);
+    return imported;
+  };
+}

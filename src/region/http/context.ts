@@ -1,0 +1,54 @@
+/**
+ * What the REST API is built from: the store it reads and writes region resources in, the authenticator, and the
+ * capabilities of this deployment. A capability that is absent (a controller not running, no inventory provider)
+ * makes its routes answer 501: the API never pretends to do what nothing behind it does.
+ */
+import type { Logger } from 'pino';
+import type { Client } from '../../kube/client.ts';
+import type { Clock } from '../../util/clock.ts';
+import type { Server } from '../apis/server.ts';
+import type { CommonProvider, ImageRead } from '../provider/contract.ts';
+import type { ExternalNetwork, Image } from '../provider/types.ts';
+import type { Authenticator } from './auth.ts';
+
+/** One region's inventory: flavors, volume classes and images. */
+export type RegionInventory = Pick<CommonProvider, 'flavors' | 'volumeClasses'> & ImageRead;
+
+/** What the server actions run against one server (bound to its identity and provider input by the wiring). */
+export interface ServerActions {
+  start(signal: AbortSignal): Promise<void>;
+  stop(signal: AbortSignal): Promise<void>;
+  reboot(hard: boolean, signal: AbortSignal): Promise<void>;
+  consoleSession?(signal: AbortSignal): Promise<string>;
+  consoleOutput?(lines: number | undefined, signal: AbortSignal): Promise<string>;
+  snapshot?(name: string, signal: AbortSignal): Promise<Image>;
+}
+
+export interface Capabilities {
+  /** Which workload controllers run: creating what none reconciles is refused (501), not stored. */
+  readonly controllers: {
+    readonly servers: boolean;
+    readonly loadBalancers: boolean;
+    readonly volumes: boolean;
+  };
+  readonly inventory?: (regionID: string, signal: AbortSignal) => Promise<RegionInventory>;
+  readonly externalNetworks?: (regionID: string, signal: AbortSignal) => Promise<readonly ExternalNetwork[]>;
+  readonly serverActions?: (server: Server, signal: AbortSignal) => Promise<ServerActions>;
+}
+
+export interface ApiDeps {
+  /** The store holding Regions and every region resource. */
+  readonly client: Client;
+  /** The region service's namespace. */
+  readonly namespace: string;
+  readonly clock: Clock;
+  /** Resource ids (UUIDs), injected so tests name what they create. */
+  readonly newId: () => string;
+  readonly authenticate: Authenticator;
+  readonly capabilities: Capabilities;
+  /** Largest request body, bytes (default 1 MiB). */
+  readonly bodyLimit?: number;
+  readonly log?: Logger;
+}
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;

@@ -1,0 +1,43 @@
+/**
+ * A local signing key and development tokens, for `openregion up` and the tests: an ES256 key pair whose public
+ * half the API verifies with, and tokens carrying the scope claims `auth.ts` reads. Production verifies tokens an
+ * identity provider issues (a JWKS URL); nothing here is used there.
+ */
+import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
+import type { Clock } from '../../util/clock.ts';
+
+export const DEV_ALGORITHM = 'ES256';
+export const DEV_ISSUER = 'openregion-dev';
+
+export interface DevKeyPair {
+  readonly privateJwk: JWK;
+  readonly publicJwk: JWK;
+}
+
+export async function generateDevKeyPair(): Promise<DevKeyPair> {
+  const { privateKey, publicKey } = await generateKeyPair(DEV_ALGORITHM, { extractable: true });
+  return { privateJwk: await exportJWK(privateKey), publicJwk: await exportJWK(publicKey) };
+}
+
+export interface DevTokenClaims {
+  readonly subject: string;
+  readonly organizationIDs: readonly string[];
+  readonly projectIDs?: readonly string[];
+  /** Seconds; default 30 days. */
+  readonly lifetimeSeconds?: number;
+}
+
+export async function signDevToken(keys: DevKeyPair, claims: DevTokenClaims, clock: Clock): Promise<string> {
+  const key = await importJWK(keys.privateJwk, DEV_ALGORITHM);
+  const now = Math.floor(clock.now() / 1000);
+  return new SignJWT({
+    organizationIds: [...claims.organizationIDs],
+    ...(claims.projectIDs === undefined ? {} : { projectIds: [...claims.projectIDs] }),
+  })
+    .setProtectedHeader({ alg: DEV_ALGORITHM })
+    .setSubject(claims.subject)
+    .setIssuer(DEV_ISSUER)
+    .setIssuedAt(now)
+    .setExpirationTime(now + (claims.lifetimeSeconds ?? 30 * 24 * 3600))
+    .sign(key);
+}

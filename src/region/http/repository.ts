@@ -1,0 +1,119 @@
+/**
+ * The API's view of the store: region resources in the service namespace, filtered to what a principal may see.
+ * Anything out of scope is reported exactly like anything absent, so a token learns nothing about other tenants.
+ * Store failures become problems here, with fixed text; their detail goes to the log only.
+ */
+import type { Logger } from 'pino';
+import type { Client } from '../../kube/client.ts';
+import { AlreadyExistsError, ConflictError, InvalidError, NotFoundError } from '../../kube/errors.ts';
+import type { KubeObject } from '../../kube/object.ts';
+import type { ResourceType } from '../../kube/resource-type.ts';
+import { labels, regionType, type Region } from '../apis/index.ts';
+import { canAccess, type Principal } from './auth.ts';
+import { Problem, problems, violation } from './problem.ts';
+
+export interface ListFilters {
+  readonly organizationId?: readonly string[] | undefined;
+  readonly projectId?: readonly string[] | undefined;
+  readonly regionId?: readonly string[] | undefined;
+  readonly networkId?: readonly string[] | undefined;
+}
+
+const label = (object: KubeObject, key: string): string => object.metadata.labels?.[key] ?? '';
+
+export function visibleTo(principal: Principal, object: KubeObject): boolean {
+  return canAccess(principal, label(object, labels.organization), label(object, labels.project));
+}
+
+function matches(object: KubeObject, filters: ListFilters): boolean {
+  const pass = (values: readonly string[] | undefined, key: string) =>
+    values === undefined || values.length === 0 || values.includes(label(object, key));
+  return (
+    pass(filters.organizationId, labels.organization) &&
+    pass(filters.projectId, labels.project) &&
+    pass(filters.regionId, labels.regionID) &&
+    pass(filters.networkId, labels.networkID)
+  );
+}
+
+export function regionVisibleTo(region: Region, organizationID: string): boolean {
+  const allowed = region.spec.security?.organizations;
+  return allowed === undefined || allowed.length === 0 || allowed.some((o) => o.id === organizationID);
+}
+
+export class Repository {
+  readonly #client: Client;
+  readonly #namespace: string;
+  readonly #log: Logger | undefined;
+
+  constructor(client: Client, namespace: string, log?: Logger) {
+    this.#client = client;
+    this.#namespace = namespace;
+    this.#log = log;
+  }
+
+  async list<T extends KubeObject>(type: ResourceType, principal: Principal, filters: ListFilters = {}): Promise<T[]> {
+    const { items } = await this.#guard(() => this.#client.list<T>(type, { namespace: this.#namespace }));
+    return items
+      .filter((o) => visibleTo(principal, o) && matches(o, filters))
+      .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
+  }
+
+  /** The object, or 404 (`what` not found) when it is absent or out of the principal's scope. */
+  async get<T extends KubeObject>(type: ResourceType, principal: Principal, id: string, what: string): Promise<T> {
+    const object = await this.find<T>(type, id);
+    if (object === undefined || !visibleTo(principal, object)) throw problems.notFound(what);
+    return object;
+  }
+
+  async find<T extends KubeObject>(type: ResourceType, id: string): Promise<T | undefined> {
+    try {
+      return await this.#client.get<T>(type, this.#namespace, id);
+    } catch (error) {
+      if (error instanceof NotFoundError) return undefined;
+      throw this.#problem(error);
+    }
+  }
+
+  /** The region, if it exists and the organization may use it. */
+  async region(regionID: string, organizationID: string): Promise<Region | undefined> {
+    const region = await this.find<Region>(regionType, regionID);
+    return region !== undefined && regionVisibleTo(region, organizationID) ? region : undefined;
+  }
+
+  create<T extends KubeObject>(type: ResourceType, object: T): Promise<T> {
+    return this.#guard(() =>
+      this.#client.create(type, { ...object, metadata: { ...object.metadata, namespace: this.#namespace } }),
+    );
+  }
+
+  update<T extends KubeObject>(type: ResourceType, object: T): Promise<T> {
+    return this.#guard(() => this.#client.update(type, object));
+  }
+
+  async delete(type: ResourceType, id: string): Promise<void> {
+    await this.#guard(() => this.#client.delete(type, this.#namespace, id));
+  }
+
+  async #guard<R>(run: () => Promise<R>): Promise<R> {
+    try {
+      return await run();
+    } catch (error) {
+      throw this.#problem(error);
+    }
+  }
+
+  #problem(error: unknown): Problem {
+    if (error instanceof Problem) return error;
+    if (error instanceof NotFoundError) return problems.notFound('resource');
+    if (error instanceof ConflictError) return problems.conflict('the resource changed meanwhile; read it and retry');
+    if (error instanceof AlreadyExistsError) return problems.conflict('the resource already exists');
+    if (error instanceof InvalidError) {
+      // The API validates first; the store refusing anyway is reported without its text, which names CR fields.
+      this.#log?.warn({ err: error }, 'the store refused a write the API accepted');
+      return problems.invalid([violation('/spec', 'storeValidation', 'the specification is not valid')]);
+    }
+    this.#log?.error({ err: error }, 'store request failed');
+    return problems.internal();
+  }
+}

@@ -1,0 +1,76 @@
+/** Region inventory reads, pure: the provider-neutral Image, Flavor and VolumeClass in the v2 shapes. */
+import type { Flavor, Image, VolumeClass } from '../../provider/types.ts';
+import type { Flavor as FlavorRead, ImageV2, VolumeClassV2 } from '../schemas/inventory.ts';
+
+const GIB = 2 ** 30;
+
+export function imageRead(image: Image): ImageV2 {
+  const tags = Object.entries(image.tags).map(([name, value]) => ({ name, value }));
+  return {
+    metadata: {
+      id: image.id,
+      name: image.name,
+      ...(tags.length === 0 ? {} : { tags }),
+      creationTime: image.created,
+      modifiedTime: image.modified,
+    },
+    spec: {
+      architecture: image.architecture,
+      sizeGiB: image.sizeGiB,
+      virtualization: image.virtualization,
+      os: { ...image.os },
+      ...(image.packages === undefined ? {} : { softwareVersions: { ...image.packages } }),
+      ...(image.gpu === undefined
+        ? {}
+        : { gpu: { vendor: image.gpu.vendor, driver: image.gpu.driver, models: [...image.gpu.models] } }),
+    },
+    status: { state: image.status },
+  };
+}
+
+/** Memory and GPU memory in GiB, disk in GB, as upstream reports them. */
+export function flavorRead(flavor: Flavor, created: string): FlavorRead {
+  return {
+    metadata: { id: flavor.id, name: flavor.name, creationTime: created },
+    spec: {
+      ...(flavor.baremetal ? { baremetal: true } : {}),
+      cpus: flavor.cpus,
+      ...(flavor.cpuFamily === undefined ? {} : { cpuFamily: flavor.cpuFamily }),
+      memory: Math.round((flavor.memoryBytes ?? 0) / GIB),
+      disk: Math.round((flavor.diskBytes ?? 0) / 1e9),
+      architecture: flavor.architecture,
+      ...(flavor.gpu === undefined
+        ? {}
+        : {
+            gpu: {
+              vendor: flavor.gpu.vendor,
+              model: flavor.gpu.model,
+              memory: Math.round((flavor.gpu.memoryBytes ?? 0) / GIB),
+              physicalCount: flavor.gpu.physicalCount,
+              logicalCount: flavor.gpu.logicalCount,
+            },
+          }),
+      ...(flavor.pinnedOnly ? { pinnedOnly: true } : {}),
+    },
+  };
+}
+
+export function volumeClassRead(volumeClass: VolumeClass, created: string): VolumeClassV2 {
+  const c = volumeClass;
+  return {
+    metadata: {
+      id: c.id,
+      name: c.name,
+      ...(c.description === undefined ? {} : { description: c.description }),
+      creationTime: created,
+    },
+    spec: {
+      ...(c.media === undefined ? {} : { media: c.media }),
+      encrypted: c.encrypted,
+      ...(c.performance === undefined ? {} : { performance: { ...c.performance } }),
+      ...(c.minCapacityGiB === undefined ? {} : { minCapacityGiB: c.minCapacityGiB }),
+      ...(c.maxCapacityGiB === undefined ? {} : { maxCapacityGiB: c.maxCapacityGiB }),
+      ...(c.supportedFlavorIDs === undefined ? {} : { supportedFlavorIds: [...c.supportedFlavorIDs] }),
+    },
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * v2 networks, pure: the rules a create must meet beyond its schema, the Identity and Network a create makes, the
+ * spec an update writes, and the read. As upstream's handler: a network gets its own identity (the service
+ * principal of that organization, project and region), and the Network is owned by it, so deleting the identity
+ * cascades.
+ */
+import {
+  DEFAULT_PROVIDER_RESERVED_PREFIX_LENGTH,
+  DEFAULT_RESERVED_PREFIX_LENGTH,
+  type Identity,
+  type Network,
+  type NetworkSpec,
+} from '../../apis/index.ts';
+import type { Principal } from '../auth.ts';
+import { violation, type FieldViolation } from '../problem.ts';
+import type { NetworkV2CreateSpec, NetworkV2Read, NetworkV2Spec, NetworkV2Create } from '../schemas/network.ts';
+import { newMetadata, resource, tenancyOf } from './meta.ts';
+import { readMetadataOf } from '../status.ts';
+
+/** Upstream: "minimum network prefix size is /24". */
+export const MAX_NETWORK_PREFIX_LENGTH = 24;
+export const IDENTITY_DISPLAY_NAME = 'networkv2-service-principal';
+
+const prefixLengthOf = (prefix: string): number => Number(prefix.split('/')[1]);
+
+function addressOf(ip: string): number {
+  return ip.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
+}
+
+export function validateNetworkCreate(spec: NetworkV2CreateSpec): FieldViolation[] {
+  const errors: FieldViolation[] = [];
+  const length = prefixLengthOf(spec.prefix);
+  if (length > MAX_NETWORK_PREFIX_LENGTH) {
+    errors.push(violation('/spec/prefix', 'minimumPrefixSize', 'minimum network prefix size is /24'));
+  }
+  const [address = ''] = spec.prefix.split('/');
+  const hostBits = 32 - length;
+  if (hostBits > 0 && addressOf(address) % 2 ** hostBits !== 0) {
+    errors.push(violation('/spec/prefix', 'networkAddress', 'the prefix must name a network address'));
+  }
+  const reservations = spec.reservations;
+  if (reservations !== undefined) {
+    if (reservations.prefixLength <= length) {
+      errors.push(
+        violation(
+          '/spec/reservations/prefixLength',
+          'longerThanPrefix',
+          'the reservation prefix length must be greater than the network prefix length',
+        ),
+      );
+    }
+    const provider = reservations.providerReservedPrefixLength;
+    if (provider !== undefined && provider < reservations.prefixLength) {
+      errors.push(
+        violation(
+          '/spec/reservations/providerReservedPrefixLength',
+          'notShorterThanReservation',
+          'providerReservedPrefixLength must not be shorter than prefixLength',
+        ),
+      );
+    }
+  }
+  return errors;
+}
+
+export function identityFor(id: string, spec: NetworkV2CreateSpec, principal: Principal, provider: string): Identity {
+  const tenancy = { organizationID: spec.organizationId, projectID: spec.projectId, regionID: spec.regionId };
+  return resource('Identity', newMetadata(id, { name: IDENTITY_DISPLAY_NAME }, tenancy, principal), {
+    provider:
+      provider === 'openstack' || provider === 'kubernetes' || provider === 'simulated' ? provider : 'openstack',
+  }) as Identity;
+}
+
+export function networkFor(id: string, request: NetworkV2Create, identity: Identity, principal: Principal): Network {
+  const { spec } = request;
+  const tenancy = {
+    organizationID: spec.organizationId,
+    projectID: spec.projectId,
+    regionID: spec.regionId,
+    identityID: identity.metadata.name,
+  };
+  const reservations = {
+    prefixLength: spec.reservations?.prefixLength ?? DEFAULT_RESERVED_PREFIX_LENGTH,
+    providerReservedPrefixLength:
+      spec.reservations?.providerReservedPrefixLength ?? DEFAULT_PROVIDER_RESERVED_PREFIX_LENGTH,
+  };
+  const body: NetworkSpec = {
+    prefix: spec.prefix,
+    reservations,
+    ...mutableSpec(spec),
+    ...(request.metadata.tags === undefined ? {} : { tags: request.metadata.tags }),
+  };
+  return resource('Network', newMetadata(id, request.metadata, tenancy, principal, identity), body) as Network;
+}
+
+/** The fields an update may change. */
+export function mutableSpec(spec: NetworkV2Spec): Pick<NetworkSpec, 'dnsNameservers' | 'routes'> {
+  return {
+    dnsNameservers: [...spec.dnsNameservers],
+    ...(spec.routes === undefined
+      ? {}
+      : { routes: spec.routes.map((r) => ({ prefix: r.prefix, nextHop: r.nextHop })) }),
+  };
+}
+
+export function networkRead(network: Network): NetworkV2Read {
+  const { spec } = network;
+  return {
+    metadata: readMetadataOf(network),
+    spec: {
+      dnsNameservers: [...(spec.dnsNameservers ?? [])],
+      ...(spec.routes === undefined ? {} : { routes: spec.routes.map((r) => ({ ...r })) }),
+    },
+    status: {
+      regionId: tenancyOf(network).regionID,
+      prefix: spec.prefix,
+      ...(spec.reservations === undefined ? {} : { reservations: { ...spec.reservations } }),
+    },
+  };
+}

@@ -1,0 +1,219 @@
+/**
+ * v2 servers, pure: upstream's create and update rules (422s) over what the route fetched, the Server a create
+ * makes, what an update may change, and the read. One image contract for create and for an image change: visible
+ * to the organization, ready, and architecture-, disk- and virtualization-compatible with the flavor.
+ */
+import type { KubeObject } from '../../../kube/object.ts';
+import type { Network, Server, ServerSpec, SSHInjection } from '../../apis/index.ts';
+import type { Flavor, Image } from '../../provider/types.ts';
+import type { Principal } from '../auth.ts';
+import { violation, type FieldViolation } from '../problem.ts';
+import type { ResourceWriteMetadata } from '../schemas/common.ts';
+import type { ServerV2CreateSpec, ServerV2Read, ServerV2Spec } from '../schemas/server.ts';
+import { powerStateOf, readMetadataOf, serverProvisioningStatusOf } from '../status.ts';
+import { newMetadata, resource, tenancyOf } from './meta.ts';
+import { userDataProblem } from './user-data.ts';
+
+const GIB = 2 ** 30;
+
+/** What the route looked up for the rules: undefined means absent or not visible. */
+export interface ServerReferences {
+  readonly flavor: Flavor | undefined;
+  /** Undefined when the flavor is not being checked (an update that keeps the image). */
+  readonly image?: Image | undefined;
+  readonly checkImage: boolean;
+  /** Each named security group, with the network it belongs to. */
+  readonly securityGroups: readonly (KubeObject | undefined)[];
+  readonly sshCertificateAuthority?: KubeObject | undefined;
+}
+
+export function imageViolations(image: Image | undefined, flavor: Flavor | undefined): FieldViolation[] {
+  const at = '/spec/imageId';
+  if (image === undefined) return [violation(at, 'exists', 'no such image')];
+  if (image.status !== 'ready') return [violation(at, 'ready', 'the image is not ready')];
+  if (flavor === undefined) return [];
+  const errors: FieldViolation[] = [];
+  if (image.architecture !== flavor.architecture) {
+    errors.push(violation(at, 'architecture', "the image's architecture does not match the flavor's"));
+  }
+  if (flavor.baremetal ? image.virtualization === 'virtualized' : image.virtualization === 'baremetal') {
+    errors.push(violation(at, 'virtualization', "the image's virtualization does not suit the flavor"));
+  }
+  if (flavor.diskBytes !== undefined && flavor.diskBytes > 0 && image.sizeGiB * GIB > flavor.diskBytes) {
+    errors.push(violation(at, 'disk', "the image is larger than the flavor's disk"));
+  }
+  return errors;
+}
+
+function networkingViolations(network: Network, refs: ServerReferences): FieldViolation[] {
+  return refs.securityGroups.flatMap((sg, i) => {
+    const at = `/spec/networking/securityGroups/${String(i)}`;
+    if (sg === undefined) return [violation(at, 'exists', 'no such security group')];
+    return tenancyOf(sg).networkID === network.metadata.name
+      ? []
+      : [violation(at, 'sameNetwork', 'a referenced security group must belong to the same network as the server')];
+  });
+}
+
+function userDataViolations(userData: string | undefined): FieldViolation[] {
+  const reason = userData === undefined ? undefined : userDataProblem(userData);
+  return reason === undefined ? [] : [violation('/spec/userData', 'cloudInit', reason)];
+}
+
+export function serverCreateViolations(
+  spec: ServerV2CreateSpec,
+  network: Network,
+  refs: ServerReferences,
+): FieldViolation[] {
+  const errors: FieldViolation[] = [];
+  if (spec.sshInjection === 'identityKeypair' && spec.sshCertificateAuthorityId !== undefined) {
+    errors.push(
+      violation('/spec/sshInjection', 'exclusive', 'identityKeypair cannot be combined with sshCertificateAuthorityId'),
+    );
+  }
+  if (spec.infrastructureRef !== undefined && spec.sshInjection === 'identityKeypair') {
+    errors.push(
+      violation('/spec/infrastructureRef', 'exclusive', 'infrastructureRef cannot be combined with identityKeypair'),
+    );
+  }
+  if (spec.sshCertificateAuthorityId !== undefined) {
+    const ca = refs.sshCertificateAuthority;
+    const network_ = tenancyOf(network);
+    if (ca === undefined) {
+      errors.push(violation('/spec/sshCertificateAuthorityId', 'exists', 'no such SSH certificate authority'));
+    } else if (
+      tenancyOf(ca).projectID !== network_.projectID ||
+      tenancyOf(ca).organizationID !== network_.organizationID
+    ) {
+      errors.push(
+        violation(
+          '/spec/sshCertificateAuthorityId',
+          'sameProject',
+          'the SSH certificate authority must belong to the same project',
+        ),
+      );
+    }
+  }
+  if (refs.flavor === undefined) errors.push(violation('/spec/flavorId', 'exists', 'no such flavor'));
+  else if (refs.flavor.pinnedOnly && spec.infrastructureRef === undefined) {
+    errors.push(violation('/spec/flavorId', 'pinnedOnly', 'the flavor is only for servers pinned to a host'));
+  }
+  errors.push(...imageViolations(refs.image, refs.flavor));
+  errors.push(...networkingViolations(network, refs));
+  errors.push(...userDataViolations(spec.userData));
+  return errors;
+}
+
+export function serverUpdateViolations(
+  spec: ServerV2Spec,
+  current: Server,
+  network: Network,
+  refs: ServerReferences,
+): FieldViolation[] {
+  const errors: FieldViolation[] = [];
+  if (spec.flavorId !== current.spec.flavorID) {
+    errors.push(violation('/spec/flavorId', 'immutable', 'the flavor cannot be changed'));
+  }
+  if (refs.checkImage) errors.push(...imageViolations(refs.image, refs.flavor));
+  errors.push(...networkingViolations(network, refs));
+  // Legacy payloads PUT back unchanged keep working: user data is checked only when it changes.
+  if (spec.userData !== current.spec.userData) errors.push(...userDataViolations(spec.userData));
+  return errors;
+}
+
+function mutableSpec(
+  spec: ServerV2Spec,
+  networkID: string,
+): Pick<ServerSpec, 'image' | 'securityGroups' | 'publicIPAllocation' | 'networks' | 'userData'> {
+  const networking = spec.networking;
+  const pairs = networking?.allowedSourceAddresses?.map((cidr) => ({ cidr }));
+  return {
+    image: { id: spec.imageId },
+    ...(networking?.securityGroups === undefined
+      ? {}
+      : { securityGroups: networking.securityGroups.map((id) => ({ id })) }),
+    ...(networking?.publicIP === undefined ? {} : { publicIPAllocation: { enabled: networking.publicIP } }),
+    networks: [{ id: networkID, ...(pairs === undefined || pairs.length === 0 ? {} : { allowedAddressPairs: pairs }) }],
+    ...(spec.userData === undefined ? {} : { userData: spec.userData }),
+  };
+}
+
+export function serverFor(
+  id: string,
+  metadata: ResourceWriteMetadata,
+  spec: ServerV2CreateSpec,
+  network: Network,
+  principal: Principal,
+): Server {
+  const tenancy = { ...tenancyOf(network), networkID: network.metadata.name };
+  const body: ServerSpec = {
+    flavorID: spec.flavorId,
+    ...mutableSpec(spec, network.metadata.name),
+    ...(spec.sshCertificateAuthorityId === undefined
+      ? {}
+      : { sshCertificateAuthorityID: spec.sshCertificateAuthorityId }),
+    ...(spec.sshInjection === undefined ? {} : { sshInjection: spec.sshInjection }),
+    ...(spec.infrastructureRef === undefined ? {} : { infrastructureRef: spec.infrastructureRef }),
+    ...(metadata.tags === undefined ? {} : { tags: metadata.tags }),
+  };
+  return resource('Server', newMetadata(id, metadata, tenancy, principal, network), body) as Server;
+}
+
+/** An update's spec: what the body may change, everything create-time kept. User data omitted clears it. */
+export function updatedServerSpec(
+  spec: ServerV2Spec,
+  current: Server,
+  tags: ResourceWriteMetadata['tags'],
+): ServerSpec {
+  const {
+    image: _i,
+    securityGroups: _s,
+    publicIPAllocation: _p,
+    networks,
+    userData: _u,
+    tags: _t,
+    ...kept
+  } = current.spec;
+  return {
+    ...kept,
+    ...mutableSpec(spec, networks[0]?.id ?? tenancyOf(current).networkID),
+    ...(tags === undefined ? {} : { tags }),
+  };
+}
+
+export function resolvedSSHInjection(spec: ServerSpec): SSHInjection {
+  return spec.sshInjection ?? (spec.sshCertificateAuthorityID === undefined ? 'identityKeypair' : 'ca');
+}
+
+export function serverRead(server: Server): ServerV2Read {
+  const { spec, status } = server;
+  const tenancy = tenancyOf(server);
+  const pairs = spec.networks[0]?.allowedAddressPairs?.map((p) => p.cidr);
+  const power = powerStateOf(server);
+  return {
+    metadata: readMetadataOf(server, serverProvisioningStatusOf(server)),
+    spec: {
+      flavorId: spec.flavorID,
+      imageId: spec.image?.id ?? '',
+      networking: {
+        ...(spec.securityGroups === undefined ? {} : { securityGroups: spec.securityGroups.map((s) => s.id) }),
+        ...(spec.publicIPAllocation === undefined ? {} : { publicIP: spec.publicIPAllocation.enabled }),
+        ...(pairs === undefined ? {} : { allowedSourceAddresses: pairs }),
+      },
+      ...(spec.userData === undefined ? {} : { userData: spec.userData }),
+    },
+    status: {
+      regionId: tenancy.regionID,
+      networkId: spec.networks[0]?.id ?? tenancy.networkID,
+      ...(spec.sshCertificateAuthorityID === undefined
+        ? {}
+        : { sshCertificateAuthorityId: spec.sshCertificateAuthorityID }),
+      sshInjection: resolvedSSHInjection(spec),
+      ...(spec.infrastructureRef === undefined ? {} : { infrastructureRef: spec.infrastructureRef }),
+      ...(power === undefined ? {} : { powerState: power }),
+      ...(status?.privateIP === undefined ? {} : { privateIP: status.privateIP }),
+      ...(status?.publicIP === undefined ? {} : { publicIP: status.publicIP }),
+      ...(status?.macAddress === undefined ? {} : { macAddress: status.macAddress }),
+    },
+  };
+}

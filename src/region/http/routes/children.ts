@@ -1,0 +1,139 @@
+/**
+ * The five routes of a resource that hangs off a network (security groups, servers, load balancers, volumes):
+ * list (filterable by organization, project, region and network), create on a network the token can see, get,
+ * replace and delete. Each kind supplies its pure parts; this file holds the HTTP flow, so the order is the same for
+ * all: authenticate, find, check the rules, and only then write.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
+import Type from 'typebox';
+import type { KubeObject } from '../../../kube/object.ts';
+import type { ResourceType } from '../../../kube/resource-type.ts';
+import { networkType, type Network } from '../../apis/index.ts';
+import type { Principal } from '../auth.ts';
+import { listOf, principalOf } from '../principal.ts';
+import { problems, violation, type FieldViolation } from '../problem.ts';
+import { visibleTo } from '../repository.ts';
+import { updatedMetadata } from '../resources/meta.ts';
+import type { ResourceWriteMetadata } from '../schemas/common.ts';
+import { Accepted, doc, IdParams, ListQuery, refuseIf, type Api, type RouteDeps } from './kit.ts';
+
+export interface WriteBody {
+  readonly metadata: ResourceWriteMetadata;
+  readonly spec: object;
+}
+
+export interface ChildKind<T extends KubeObject, C extends WriteBody, U extends WriteBody, R> {
+  readonly tag: string;
+  readonly path: string;
+  readonly param: string;
+  readonly type: ResourceType;
+  /** For messages: `security group not found`. */
+  readonly what: string;
+  readonly createBody: TSchema;
+  readonly updateBody: TSchema;
+  readonly read: TSchema;
+  /** False: create and update answer 501 (nothing would reconcile what they store). */
+  readonly writable: boolean;
+  readonly capability: string;
+  readonly networkIdOf: (body: C) => string;
+  /** Rules beyond the schema; the network is the one the body names, already in scope. */
+  readonly validateCreate: (body: C, network: Network, principal: Principal) => Promise<FieldViolation[]>;
+  readonly build: (id: string, body: C, network: Network, principal: Principal) => T;
+  readonly validateUpdate: (body: U, current: T, principal: Principal) => Promise<FieldViolation[]>;
+  /** The new spec: the body's, with what the update may not touch kept from `current`. */
+  readonly updateSpec: (body: U, current: T) => object;
+  readonly toRead: (object: T) => R;
+}
+
+export function childRoutes<T extends KubeObject, C extends WriteBody, U extends WriteBody, R>(
+  app: Api,
+  deps: RouteDeps,
+  kind: ChildKind<T, C, U, R>,
+): void {
+  const repo = deps.repository;
+  const Params = IdParams(kind.param);
+  const idOf = (request: FastifyRequest) => (request.params as Record<string, string>)[kind.param] ?? '';
+  const find = (request: FastifyRequest) => repo.get<T>(kind.type, principalOf(request), idOf(request), kind.what);
+  const refuseUnlessWritable = () => {
+    if (!kind.writable) throw problems.notImplemented(kind.capability);
+  };
+
+  app.get(
+    kind.path,
+    { schema: doc(kind.tag, `List ${kind.what}s`, { querystring: ListQuery }, { 200: Type.Array(kind.read) }) },
+    async (request) => {
+      const q = request.query;
+      const items = await repo.list<T>(kind.type, principalOf(request), {
+        organizationId: listOf(q.organizationID),
+        projectId: listOf(q.projectID),
+        regionId: listOf(q.regionID),
+        networkId: listOf(q.networkID),
+      });
+      return items.map(kind.toRead);
+    },
+  );
+
+  app.post(
+    kind.path,
+    { schema: doc(kind.tag, `Create a ${kind.what}`, { body: kind.createBody }, { 201: kind.read }) },
+    async (request, reply) => {
+      refuseUnlessWritable();
+      const principal = principalOf(request);
+      const body = request.body as C;
+      const network = await repo.find<Network>(networkType, kind.networkIdOf(body));
+      if (network === undefined || !visibleTo(principal, network)) {
+        throw problems.invalid([violation('/spec/networkId', 'exists', 'no such network')]);
+      }
+      if (network.metadata.deletionTimestamp !== undefined) {
+        throw problems.conflict('the network is being deleted');
+      }
+      refuseIf(await kind.validateCreate(body, network, principal));
+      const created = await repo.create<T>(kind.type, kind.build(deps.newId(), body, network, principal));
+      return reply.code(201).send(kind.toRead(created));
+    },
+  );
+
+  app.get(
+    `${kind.path}/:${kind.param}`,
+    { schema: doc(kind.tag, `Get a ${kind.what}`, { params: Params }, { 200: kind.read }) },
+    async (request) => kind.toRead(await find(request)),
+  );
+
+  app.put(
+    `${kind.path}/:${kind.param}`,
+    { schema: doc(kind.tag, `Update a ${kind.what}`, { params: Params, body: kind.updateBody }, { 202: kind.read }) },
+    async (request, reply) => {
+      const current = await find(request);
+      refuseUnlessWritable();
+      const principal = principalOf(request);
+      const body = request.body as U;
+      refuseIf(await kind.validateUpdate(body, current, principal));
+      const updated = await repo.update<T>(kind.type, {
+        ...current,
+        metadata: updatedMetadata(current.metadata, body.metadata, principal, deps.clock.now()),
+        spec: kind.updateSpec(body, current),
+      });
+      return reply.code(202).send(kind.toRead(updated));
+    },
+  );
+
+  app.delete(
+    `${kind.path}/:${kind.param}`,
+    { schema: doc(kind.tag, `Delete a ${kind.what}`, { params: Params }, { 202: Accepted }) },
+    async (request, reply) => {
+      const current = await find(request);
+      await repo.delete(kind.type, current.metadata.name);
+      return reply.code(202).send({});
+    },
+  );
+}
+
+/** Tags live in the spec; an update replaces them with the body's (none clears them). */
+export function withTags<S extends object>(
+  spec: S,
+  metadata: ResourceWriteMetadata,
+): S & { tags?: ResourceWriteMetadata['tags'] } {
+  const { tags: _, ...rest } = spec as S & { tags?: unknown };
+  return { ...(rest as S), ...(metadata.tags === undefined ? {} : { tags: metadata.tags }) };
+}

@@ -1,0 +1,105 @@
+/** `/api/v2/networks`: create runs upstream's small saga (identity, then network; undo on failure). */
+import { canAccess } from '../auth.ts';
+import { identityType, networkType, type Identity, type Network } from '../../apis/index.ts';
+import { listOf, principalOf } from '../principal.ts';
+import { problems, violation } from '../problem.ts';
+import { identityFor, mutableSpec, networkFor, networkRead, validateNetworkCreate } from '../resources/network.ts';
+import { tenancyOf, updatedMetadata } from '../resources/meta.ts';
+import { NetworkV2Create, NetworkV2Read, NetworkV2Update } from '../schemas/network.ts';
+import Type from 'typebox';
+import { Accepted, doc, IdParams, ListQuery, refuseIf, type Api, type RouteDeps } from './kit.ts';
+
+const TAG = 'Networks';
+const Params = IdParams('networkID');
+
+export function networkRoutes(app: Api, deps: RouteDeps): void {
+  const repo = deps.repository;
+  const find = (request: Parameters<typeof principalOf>[0], id: string) =>
+    repo.get<Network>(networkType, principalOf(request), id, 'network');
+
+  app.get(
+    '/api/v2/networks',
+    { schema: doc(TAG, 'List networks', { querystring: ListQuery }, { 200: Type.Array(NetworkV2Read) }) },
+    async (request) => {
+      const q = request.query;
+      const items = await repo.list<Network>(networkType, principalOf(request), {
+        organizationId: listOf(q.organizationID),
+        projectId: listOf(q.projectID),
+        regionId: listOf(q.regionID),
+      });
+      return items.map(networkRead);
+    },
+  );
+
+  app.post(
+    '/api/v2/networks',
+    { schema: doc(TAG, 'Create a network', { body: NetworkV2Create }, { 201: NetworkV2Read }) },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const { spec } = request.body;
+      if (!canAccess(principal, spec.organizationId, spec.projectId)) throw problems.notFound('project');
+      refuseIf(validateNetworkCreate(spec));
+      const region = await repo.region(spec.regionId, spec.organizationId);
+      if (region === undefined) {
+        throw problems.invalid([violation('/spec/regionId', 'exists', 'no such region')]);
+      }
+      const identity = await repo.create<Identity>(
+        identityType,
+        identityFor(deps.newId(), spec, principal, region.spec.provider),
+      );
+      try {
+        const network = await repo.create<Network>(
+          networkType,
+          networkFor(deps.newId(), request.body, identity, principal),
+        );
+        return await reply.code(201).send(networkRead(network));
+      } catch (error) {
+        await repo.delete(identityType, identity.metadata.name).catch(() => undefined);
+        throw error;
+      }
+    },
+  );
+
+  app.get(
+    '/api/v2/networks/:networkID',
+    { schema: doc(TAG, 'Get a network', { params: Params }, { 200: NetworkV2Read }) },
+    async (request) => networkRead(await find(request, request.params.networkID)),
+  );
+
+  app.put(
+    '/api/v2/networks/:networkID',
+    {
+      schema: doc(
+        TAG,
+        "Update a network's mutable fields",
+        { params: Params, body: NetworkV2Update },
+        { 202: NetworkV2Read },
+      ),
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const current = await find(request, request.params.networkID);
+      const tags = request.body.metadata.tags;
+      const { tags: _, dnsNameservers: _d, routes: _r, ...kept } = current.spec;
+      const updated = await repo.update<Network>(networkType, {
+        ...current,
+        metadata: updatedMetadata(current.metadata, request.body.metadata, principal, deps.clock.now()),
+        spec: { ...kept, ...mutableSpec(request.body.spec), ...(tags === undefined ? {} : { tags }) },
+      });
+      return reply.code(202).send(networkRead(updated));
+    },
+  );
+
+  app.delete(
+    '/api/v2/networks/:networkID',
+    { schema: doc(TAG, 'Delete a network and everything on it', { params: Params }, { 202: Accepted }) },
+    async (request, reply) => {
+      const network = await find(request, request.params.networkID);
+      // The network's own identity owns it: deleting the identity cascades to the network and what hangs off it.
+      const identityID = tenancyOf(network).identityID;
+      await repo.delete(networkType, network.metadata.name);
+      if (identityID !== '') await repo.delete(identityType, identityID).catch(() => undefined);
+      return reply.code(202).send({});
+    },
+  );
+}

@@ -1,0 +1,170 @@
+/**
+ * Region inventory: images (`/api/v2/regions/{regionID}/images`), flavors and external networks (upstream's v1
+ * paths, with v2-style aliases), and volume classes. A region the caller's organization may not use is not found.
+ */
+import type { FastifyRequest } from 'fastify';
+import Type from 'typebox';
+import type { Region } from '../../apis/index.ts';
+import { ResourceNotFoundError } from '../../provider/errors.ts';
+import type { ImageStatus } from '../../provider/types.ts';
+import { canAccess, type Principal } from '../auth.ts';
+import type { RegionInventory } from '../context.ts';
+import { listOf, principalOf } from '../principal.ts';
+import { problems } from '../problem.ts';
+import { flavorRead, imageRead, volumeClassRead } from '../resources/inventory.ts';
+import {
+  ExternalNetwork,
+  Flavor,
+  ImagesQuery,
+  ImageV2,
+  OrganizationQuery,
+  VolumeClassV2,
+} from '../schemas/inventory.ts';
+import { doc, type Api, type RouteDeps } from './kit.ts';
+
+const RegionParams = Type.Object({ regionID: Type.String({ minLength: 1 }) });
+const OrgRegionParams = Type.Object({
+  organizationID: Type.String({ minLength: 1 }),
+  regionID: Type.String({ minLength: 1 }),
+});
+const READ_TIMEOUT_MS = 30_000;
+
+export function regionRoutes(app: Api, deps: RouteDeps): void {
+  const repo = deps.repository;
+  const caps = deps.capabilities;
+
+  /** The organizations asked for (all of the token's when none), each one the token holds. */
+  const organizationsOf = (principal: Principal, asked: string[] | undefined): string[] => {
+    const wanted = asked ?? [...principal.organizationIDs];
+    if (wanted.some((o) => !canAccess(principal, o))) throw problems.notFound('organization');
+    return wanted;
+  };
+  const regionFor = async (regionID: string, organizations: readonly string[]): Promise<Region> => {
+    for (const org of organizations) {
+      const region = await repo.region(regionID, org);
+      if (region !== undefined) return region;
+    }
+    throw problems.notFound('region');
+  };
+  const inventoryOf = async (regionID: string): Promise<RegionInventory> => {
+    if (caps.inventory === undefined)
+      throw problems.notImplemented('the region inventory (flavors, images, volume classes)');
+    return guard(() => caps.inventory?.(regionID, AbortSignal.timeout(READ_TIMEOUT_MS)) as Promise<RegionInventory>);
+  };
+  const created = (region: Region) => region.metadata.creationTimestamp ?? new Date(0).toISOString();
+  const inScope = async (request: FastifyRequest, regionID: string, asked: string[] | undefined) => {
+    const organizations = organizationsOf(principalOf(request), asked);
+    return { organizations, region: await regionFor(regionID, organizations) };
+  };
+
+  app.get(
+    '/api/v2/regions/:regionID/images',
+    {
+      schema: doc(
+        'Images',
+        'List images',
+        { params: RegionParams, querystring: ImagesQuery },
+        { 200: Type.Array(ImageV2) },
+      ),
+    },
+    async (request) => {
+      const { organizations } = await inScope(request, request.params.regionID, listOf(request.query.organizationID));
+      const inventory = await inventoryOf(request.params.regionID);
+      let query =
+        request.query.scope === 'owned'
+          ? inventory.queryImages().ownedByOrganization(...organizations)
+          : inventory.queryImages().availableToOrganization(...organizations);
+      const statuses = listOf(request.query.status) as ImageStatus[] | undefined;
+      if (statuses !== undefined) query = query.statusIn(...statuses);
+      const list = await guard(() => query.list({ signal: AbortSignal.timeout(READ_TIMEOUT_MS) }));
+      return list.items.map(imageRead);
+    },
+  );
+
+  const flavors = async (request: FastifyRequest, regionID: string, organizationID?: string) => {
+    const { region } = await inScope(request, regionID, organizationID === undefined ? undefined : [organizationID]);
+    const inventory = await inventoryOf(regionID);
+    const items = await guard(() => inventory.flavors({ signal: AbortSignal.timeout(READ_TIMEOUT_MS) }));
+    return items.map((f) => flavorRead(f, created(region)));
+  };
+  app.get(
+    '/api/v1/organizations/:organizationID/regions/:regionID/flavors',
+    {
+      schema: doc('Flavors', 'List flavors (upstream path)', { params: OrgRegionParams }, { 200: Type.Array(Flavor) }),
+    },
+    (request) => flavors(request, request.params.regionID, request.params.organizationID),
+  );
+  app.get(
+    '/api/v2/regions/:regionID/flavors',
+    {
+      schema: doc(
+        'Flavors',
+        'List flavors',
+        { params: RegionParams, querystring: OrganizationQuery },
+        { 200: Type.Array(Flavor) },
+      ),
+    },
+    (request) => flavors(request, request.params.regionID, listOf(request.query.organizationID)?.[0]),
+  );
+
+  const externalNetworks = async (request: FastifyRequest, regionID: string, organizationID?: string) => {
+    await inScope(request, regionID, organizationID === undefined ? undefined : [organizationID]);
+    if (caps.externalNetworks === undefined) throw problems.notImplemented('external networks');
+    const items = await guard(
+      () => caps.externalNetworks?.(regionID, AbortSignal.timeout(READ_TIMEOUT_MS)) ?? Promise.resolve([]),
+    );
+    return items.map((n) => ({ id: n.id, name: n.name }));
+  };
+  app.get(
+    '/api/v1/organizations/:organizationID/regions/:regionID/externalnetworks',
+    {
+      schema: doc(
+        'External networks',
+        'List external networks (upstream path)',
+        { params: OrgRegionParams },
+        { 200: Type.Array(ExternalNetwork) },
+      ),
+    },
+    (request) => externalNetworks(request, request.params.regionID, request.params.organizationID),
+  );
+  app.get(
+    '/api/v2/regions/:regionID/externalnetworks',
+    {
+      schema: doc(
+        'External networks',
+        'List external networks',
+        { params: RegionParams, querystring: OrganizationQuery },
+        { 200: Type.Array(ExternalNetwork) },
+      ),
+    },
+    (request) => externalNetworks(request, request.params.regionID, listOf(request.query.organizationID)?.[0]),
+  );
+
+  app.get(
+    '/api/v2/regions/:regionID/volumeclasses',
+    {
+      schema: doc(
+        'Volume classes',
+        'List volume classes',
+        { params: RegionParams, querystring: OrganizationQuery },
+        { 200: Type.Array(VolumeClassV2) },
+      ),
+    },
+    async (request) => {
+      const { region } = await inScope(request, request.params.regionID, listOf(request.query.organizationID));
+      const inventory = await inventoryOf(request.params.regionID);
+      const items = await guard(() => inventory.volumeClasses({ signal: AbortSignal.timeout(READ_TIMEOUT_MS) }));
+      return items.map((c) => volumeClassRead(c, created(region)));
+    },
+  );
+}
+
+/** A provider read: not found stays not found; anything else is fixed text (the cause is never shown). */
+async function guard<R>(read: () => Promise<R>): Promise<R> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof ResourceNotFoundError) throw problems.notFound('region');
+    throw problems.unavailable('the region inventory cannot be read right now');
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Server actions: start, stop, soft and hard reboot, console session and output, snapshot (run against the cloud
+ * through the serverActions capability), and the identity keypair's private key (read from the identity record).
+ * A provider failure reaches the client only as fixed text.
+ */
+import { openstackIdentityType, serverType, type OpenstackIdentity, type Server } from '../../apis/index.ts';
+import { ResourceConflictError, ResourceNotFoundError } from '../../provider/errors.ts';
+import type { ServerActions } from '../context.ts';
+import { principalOf } from '../principal.ts';
+import { Problem, problems } from '../problem.ts';
+import { imageRead } from '../resources/inventory.ts';
+import { tenancyOf } from '../resources/meta.ts';
+import { resolvedSSHInjection } from '../resources/server.ts';
+import { ImageV2 } from '../schemas/inventory.ts';
+import { ConsoleOutput, ConsoleOutputQuery, ConsoleSession, SnapshotCreate, SshKey } from '../schemas/server.ts';
+import { Accepted, doc, IdParams, type Api, type RouteDeps } from './kit.ts';
+import { serverIdOf } from './servers.ts';
+
+const TAG = 'Servers';
+const Params = IdParams('serverID');
+const ACTION_TIMEOUT_MS = 60_000;
+
+export function serverActionRoutes(app: Api, deps: RouteDeps): void {
+  const repo = deps.repository;
+  const lookup = deps.capabilities.serverActions;
+
+  const withActions = async <R>(
+    request: Parameters<typeof principalOf>[0],
+    what: string,
+    run: (actions: ServerActions, server: Server, signal: AbortSignal) => Promise<R>,
+  ): Promise<R> => {
+    const server = await repo.get<Server>(serverType, principalOf(request), serverIdOf(request), 'server');
+    if (lookup === undefined) throw problems.notImplemented(`server ${what}`);
+    const signal = AbortSignal.timeout(ACTION_TIMEOUT_MS);
+    try {
+      return await run(await lookup(server, signal), server, signal);
+    } catch (error) {
+      if (error instanceof Problem) throw error;
+      if (error instanceof ResourceNotFoundError) throw problems.notFound('server');
+      if (error instanceof ResourceConflictError) throw problems.conflict('the server is busy; retry shortly');
+      deps.log?.warn({ err: error, server: server.metadata.name, action: what }, 'server action failed');
+      throw problems.unavailable(`the server ${what} could not be carried out; retry shortly`);
+    }
+  };
+
+  const action = (
+    path: string,
+    summary: string,
+    what: string,
+    run: (a: ServerActions, s: AbortSignal) => Promise<void>,
+  ) =>
+    app.post(
+      `/api/v2/servers/:serverID/${path}`,
+      { schema: doc(TAG, summary, { params: Params }, { 202: Accepted }) },
+      async (request, reply) => {
+        await withActions(request, what, (actions, _server, signal) => run(actions, signal));
+        return reply.code(202).send({});
+      },
+    );
+
+  action('start', 'Start a server', 'start', (a, s) => a.start(s));
+  action('stop', 'Stop a server', 'stop', (a, s) => a.stop(s));
+  action('softreboot', 'Reboot a server gracefully', 'reboot', (a, s) => a.reboot(false, s));
+  action('hardreboot', 'Reboot a server by power cycle', 'reboot', (a, s) => a.reboot(true, s));
+
+  app.get(
+    '/api/v2/servers/:serverID/consolesessions',
+    { schema: doc(TAG, 'Open a console session', { params: Params }, { 200: ConsoleSession }) },
+    (request) =>
+      withActions(request, 'console session', async (actions, _server, signal) => {
+        if (actions.consoleSession === undefined) throw problems.notImplemented('server console sessions');
+        return { url: await actions.consoleSession(signal) };
+      }),
+  );
+
+  app.get(
+    '/api/v2/servers/:serverID/consoleoutput',
+    {
+      schema: doc(
+        TAG,
+        'Read the console output',
+        { params: Params, querystring: ConsoleOutputQuery },
+        { 200: ConsoleOutput },
+      ),
+    },
+    (request) =>
+      withActions(request, 'console output', async (actions, _server, signal) => {
+        if (actions.consoleOutput === undefined) throw problems.notImplemented('server console output');
+        return { contents: await actions.consoleOutput(request.query.length, signal) };
+      }),
+  );
+
+  app.post(
+    '/api/v2/servers/:serverID/snapshot',
+    { schema: doc(TAG, 'Snapshot a server into an image', { params: Params, body: SnapshotCreate }, { 201: ImageV2 }) },
+    async (request, reply) => {
+      const image = await withActions(request, 'snapshot', async (actions, _server, signal) => {
+        if (actions.snapshot === undefined) throw problems.notImplemented('server snapshots');
+        return actions.snapshot(request.body.metadata.name, signal);
+      });
+      return reply.code(201).send(imageRead(image));
+    },
+  );
+
+  app.get(
+    '/api/v2/servers/:serverID/sshkey',
+    { schema: doc(TAG, "Download the identity keypair's private key", { params: Params }, { 200: SshKey }) },
+    async (request) => {
+      const server = await repo.get<Server>(serverType, principalOf(request), serverIdOf(request), 'server');
+      if (resolvedSSHInjection(server.spec) !== 'identityKeypair') throw problems.notFound('SSH key');
+      const record = await repo.find<OpenstackIdentity>(openstackIdentityType, tenancyOf(server).identityID);
+      const key = record?.spec.sshPrivateKey;
+      if (key === undefined || key === '') throw problems.notFound('SSH key');
+      return { privateKey: Buffer.from(key, 'base64').toString('utf8') };
+    },
+  );
+}

@@ -1,0 +1,45 @@
+/** `/api/v2/volumes` (openregion's v2-style path); writes need the volume controller and the region inventory. */
+import { volumeType, type Volume } from '../../apis/index.ts';
+import { ResourceNotFoundError } from '../../provider/errors.ts';
+import type { VolumeClass } from '../../provider/types.ts';
+import { problems } from '../problem.ts';
+import { tenancyOf } from '../resources/meta.ts';
+import { capacityViolations, volumeFor, volumeRead, volumeUpdateViolations } from '../resources/volume.ts';
+import { VolumeV2Create, VolumeV2Read, VolumeV2Update, type VolumeV2Read as Read } from '../schemas/inventory.ts';
+import { childRoutes, withTags } from './children.ts';
+import type { Api, RouteDeps } from './kit.ts';
+
+export function volumeRoutes(app: Api, deps: RouteDeps): void {
+  const lookup = deps.capabilities.inventory;
+  const classOf = async (regionID: string, id: string): Promise<VolumeClass | undefined> => {
+    if (lookup === undefined) throw problems.notImplemented('the region inventory (volume classes)');
+    try {
+      const inventory = await lookup(regionID, AbortSignal.timeout(30_000));
+      return (await inventory.volumeClasses({ signal: AbortSignal.timeout(30_000) })).find((c) => c.id === id);
+    } catch (error) {
+      if (error instanceof ResourceNotFoundError) return undefined;
+      throw problems.unavailable('the region inventory cannot be read right now');
+    }
+  };
+
+  childRoutes<Volume, VolumeV2Create, VolumeV2Update, Read>(app, deps, {
+    tag: 'Volumes',
+    path: '/api/v2/volumes',
+    param: 'volumeID',
+    type: volumeType,
+    what: 'volume',
+    createBody: VolumeV2Create,
+    updateBody: VolumeV2Update,
+    read: VolumeV2Read,
+    writable: deps.capabilities.controllers.volumes && lookup !== undefined,
+    capability: 'volumes',
+    networkIdOf: (body) => body.spec.networkId,
+    validateCreate: async (body, network) =>
+      capacityViolations(body.spec, await classOf(tenancyOf(network).regionID, body.spec.volumeClassId)),
+    build: (id, body, network, principal) => volumeFor(id, body.metadata, body.spec, network, principal),
+    validateUpdate: async (body, current) =>
+      volumeUpdateViolations(body.spec, current, await classOf(tenancyOf(current).regionID, body.spec.volumeClassId)),
+    updateSpec: (body, current) => withTags({ ...current.spec, size: `${String(body.spec.sizeGiB)}Gi` }, body.metadata),
+    toRead: volumeRead,
+  });
+}

@@ -1,0 +1,122 @@
+/**
+ * The shapes every v2 resource shares (upstream core's `common.spec.yaml`): write metadata, read metadata with the
+ * provisioning and health axes, tags, and the problem document. Each schema is written once: it validates requests,
+ * types the handlers and is what /openapi.json publishes.
+ */
+import Type from 'typebox';
+
+export const IPV4_OCTET = '(?:25[0-5]|2[0-4][0-9]|[01]?[0-9]?[0-9])';
+export const IPV4 = `^(?:${IPV4_OCTET}\\.){3}${IPV4_OCTET}$`;
+export const IPV4_PREFIX = `^(?:${IPV4_OCTET}\\.){3}${IPV4_OCTET}\\/(?:3[0-2]|[1-2]?[0-9])$`;
+
+export const Ipv4Address = (description: string) => Type.String({ pattern: IPV4, description });
+export const Ipv4Prefix = (description: string) => Type.String({ pattern: IPV4_PREFIX, description });
+export const PortNumber = (description: string) => Type.Integer({ minimum: 1, maximum: 65535, description });
+export const Id = (description: string) => Type.String({ minLength: 1, maxLength: 253, description });
+
+/** A Kubernetes label value: what a resource name is stored as. */
+export const KubernetesLabelValue = Type.String({
+  pattern: '^[0-9A-Za-z](?:[0-9A-Za-z-_.]{0,61}[0-9A-Za-z])?$',
+  description: 'A valid Kubernetes label value, used for resource names.',
+});
+
+export const Tag = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 255, description: 'A unique tag name.' }),
+    value: Type.String({ maxLength: 255, description: 'The value of the tag.' }),
+  },
+  { additionalProperties: false },
+);
+export const TagList = Type.Array(Tag, { maxItems: 64, description: 'A list of tags.' });
+
+export const ResourceWriteMetadata = Type.Object(
+  {
+    name: KubernetesLabelValue,
+    description: Type.Optional(Type.String({ maxLength: 1024, description: 'Augments the name with context.' })),
+    tags: Type.Optional(TagList),
+  },
+  // Read-only fields a client echoes back from a read (id, provisioningStatus, …) are ignored, not refused.
+  { description: 'Metadata required for all API resource writes.' },
+);
+export type ResourceWriteMetadata = Type.Static<typeof ResourceWriteMetadata>;
+
+export const ProvisioningStatus = Type.Enum(['pending', 'provisioning', 'provisioned', 'deprovisioning', 'error'], {
+  description: 'The provisioning state of a resource.',
+});
+export type ProvisioningStatus = Type.Static<typeof ProvisioningStatus>;
+
+export const HealthStatus = Type.Enum(['unknown', 'healthy', 'degraded', 'error'], {
+  description: 'The health state of a resource.',
+});
+export type HealthStatus = Type.Static<typeof HealthStatus>;
+
+export const ProvisioningStatusDetail = Type.Object({
+  reason: Type.Enum([
+    'Provisioning',
+    'Provisioned',
+    'Errored',
+    'Deprovisioning',
+    'Deprovisioned',
+    'DependencyNotReady',
+    'DependencyFailed',
+    'DependencyNotFound',
+  ]),
+  message: Type.String({ description: 'A user-safe description of the provisioning state.' }),
+});
+
+export const HealthStatusDetail = Type.Object({
+  reason: Type.Enum(['Healthy', 'Degraded', 'Unknown']),
+  message: Type.String({ description: 'A user-safe description of the health state.' }),
+});
+
+const staticProperties = {
+  name: Type.String(),
+  description: Type.Optional(Type.String()),
+  tags: Type.Optional(TagList),
+  id: Type.String({ description: 'The unique resource ID.' }),
+  creationTime: Type.String({ format: 'date-time', description: 'When the resource was created.' }),
+  createdBy: Type.Optional(Type.String({ description: 'Who created the resource.' })),
+  modifiedTime: Type.Optional(Type.String({ format: 'date-time' })),
+  modifiedBy: Type.Optional(Type.String()),
+};
+
+/** Metadata of things that just exist (images, flavors): no provisioning or health. */
+export const StaticResourceMetadata = Type.Object(staticProperties);
+
+export const ProjectScopedResourceReadMetadata = Type.Object({
+  ...staticProperties,
+  deletionTime: Type.Optional(Type.String({ format: 'date-time', description: 'When deletion started.' })),
+  provisioningStatus: ProvisioningStatus,
+  provisioningStatusDetail: Type.Optional(ProvisioningStatusDetail),
+  healthStatus: HealthStatus,
+  healthStatusDetail: Type.Optional(HealthStatusDetail),
+  organizationId: Type.String({ description: 'The organization the resource belongs to.' }),
+  projectId: Type.String({ description: 'The project the resource belongs to.' }),
+});
+export type ProjectScopedResourceReadMetadata = Type.Static<typeof ProjectScopedResourceReadMetadata>;
+
+export const FieldViolation = Type.Object({
+  pointer: Type.String({ description: 'A JSON pointer into the request.' }),
+  field: Type.String({ description: 'The field, dotted.' }),
+  rule: Type.String({ description: 'The rule the value broke.' }),
+  message: Type.String(),
+});
+
+export const ProblemDocument = Type.Object(
+  {
+    type: Type.String({ format: 'uri' }),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    instance: Type.Optional(Type.String()),
+    errors: Type.Optional(Type.Array(FieldViolation)),
+    error: Type.String({ description: 'The upstream (OAuth 2.0 style) error code.' }),
+    error_description: Type.String({ description: 'The upstream error description; equals detail.' }),
+  },
+  { description: 'An RFC 9457 problem document.' },
+);
+
+/** Query filters the list routes take (organizationId, projectId, regionId, networkId), each repeatable. */
+export const StringOrList = Type.Union([Type.String(), Type.Array(Type.String())]);
+
+export const Accepted = Type.Null({ description: 'Accepted; the change happens asynchronously.' });

@@ -1,0 +1,146 @@
+/**
+ * Region inventory and project-owned storage: images (`/api/v2/regions/{regionID}/images`), flavors and external
+ * networks (upstream serves these on its v1 paths, which openregion keeps), volume classes, SSH certificate
+ * authorities and volumes. Volumes and volume classes have no upstream path; openregion serves them in the v2 style.
+ */
+import Type from 'typebox';
+import { Id, ProjectScopedResourceReadMetadata, ResourceWriteMetadata, StaticResourceMetadata } from './common.ts';
+
+const Architecture = Type.Enum(['x86_64', 'aarch64']);
+const GpuVendor = Type.Enum(['NVIDIA', 'AMD']);
+
+export const ImageV2 = Type.Object({
+  metadata: StaticResourceMetadata,
+  spec: Type.Object({
+    architecture: Architecture,
+    sizeGiB: Type.Integer(),
+    virtualization: Type.Enum(['virtualized', 'baremetal', 'any']),
+    os: Type.Object({
+      kernel: Type.Enum(['linux']),
+      family: Type.String(),
+      distro: Type.String(),
+      variant: Type.Optional(Type.String()),
+      codename: Type.Optional(Type.String()),
+      version: Type.String(),
+    }),
+    softwareVersions: Type.Optional(Type.Record(Type.String(), Type.String())),
+    gpu: Type.Optional(
+      Type.Object({ vendor: GpuVendor, driver: Type.String(), models: Type.Optional(Type.Array(Type.String())) }),
+    ),
+  }),
+  status: Type.Object({ state: Type.Enum(['pending', 'creating', 'ready', 'failed']) }),
+});
+export type ImageV2 = Type.Static<typeof ImageV2>;
+
+const ImageState = Type.Enum(['pending', 'creating', 'ready', 'failed']);
+
+export const ImagesQuery = Type.Object({
+  organizationID: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+  scope: Type.Optional(Type.Enum(['owned', 'available'], { description: 'owned: only the organizations images.' })),
+  status: Type.Optional(Type.Union([ImageState, Type.Array(ImageState)])),
+});
+
+export const Flavor = Type.Object({
+  metadata: StaticResourceMetadata,
+  spec: Type.Object({
+    baremetal: Type.Optional(Type.Boolean()),
+    cpus: Type.Integer(),
+    cpuFamily: Type.Optional(Type.String()),
+    memory: Type.Integer({ description: 'GiB.' }),
+    disk: Type.Integer({ description: 'GB.' }),
+    architecture: Architecture,
+    gpu: Type.Optional(
+      Type.Object({
+        vendor: GpuVendor,
+        model: Type.String(),
+        memory: Type.Integer({ description: 'GiB.' }),
+        physicalCount: Type.Integer(),
+        logicalCount: Type.Integer(),
+      }),
+    ),
+    pinnedOnly: Type.Optional(Type.Boolean()),
+  }),
+});
+export type Flavor = Type.Static<typeof Flavor>;
+
+export const ExternalNetwork = Type.Object({ id: Type.String(), name: Type.String() });
+
+export const VolumeClassV2 = Type.Object({
+  metadata: StaticResourceMetadata,
+  spec: Type.Object({
+    media: Type.Optional(Type.Enum(['hdd', 'ssd', 'nvme'])),
+    encrypted: Type.Boolean(),
+    performance: Type.Optional(
+      Type.Object({ maxIOPS: Type.Optional(Type.Integer()), maxThroughputMiBps: Type.Optional(Type.Integer()) }),
+    ),
+    minCapacityGiB: Type.Optional(Type.Integer()),
+    maxCapacityGiB: Type.Optional(Type.Integer()),
+    supportedFlavorIds: Type.Optional(Type.Array(Type.String())),
+  }),
+});
+export type VolumeClassV2 = Type.Static<typeof VolumeClassV2>;
+
+export const OrganizationQuery = Type.Object({
+  organizationID: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+});
+
+export const SSHCertificateAuthorityV2Spec = Type.Object(
+  {
+    publicKey: Type.String({
+      maxLength: 16_384,
+      pattern: '^(ssh-[a-z0-9-]+|ecdsa-sha2-nistp(256|384|521)|sk-[a-z0-9-@.]+) [A-Za-z0-9+/]+={0,3}( [^\\n]*)?$',
+      description: 'A single-line OpenSSH CA public key.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const SSHCertificateAuthorityV2Create = Type.Object({
+  metadata: ResourceWriteMetadata,
+  spec: Type.Object(
+    {
+      publicKey: SSHCertificateAuthorityV2Spec.properties.publicKey,
+      organizationId: Id('The organization it belongs to.'),
+      projectId: Id('The project it belongs to.'),
+    },
+    { additionalProperties: false },
+  ),
+});
+export type SSHCertificateAuthorityV2Create = Type.Static<typeof SSHCertificateAuthorityV2Create>;
+
+export const SSHCertificateAuthorityV2Read = Type.Object({
+  metadata: ProjectScopedResourceReadMetadata,
+  spec: SSHCertificateAuthorityV2Spec,
+});
+export type SSHCertificateAuthorityV2Read = Type.Static<typeof SSHCertificateAuthorityV2Read>;
+
+const volumeSpec = {
+  volumeClassId: Id('The volume class; immutable.'),
+  sizeGiB: Type.Integer({ minimum: 1, maximum: 65_536, description: 'The size; within the class bounds.' }),
+};
+
+export const VolumeV2Spec = Type.Object(volumeSpec, { additionalProperties: false });
+export type VolumeV2Spec = Type.Static<typeof VolumeV2Spec>;
+
+export const VolumeV2Create = Type.Object({
+  metadata: ResourceWriteMetadata,
+  spec: Type.Object(
+    { ...volumeSpec, networkId: Id('The network whose identity owns the volume.') },
+    { additionalProperties: false },
+  ),
+});
+export type VolumeV2Create = Type.Static<typeof VolumeV2Create>;
+
+export const VolumeV2Update = Type.Object({ metadata: ResourceWriteMetadata, spec: VolumeV2Spec });
+export type VolumeV2Update = Type.Static<typeof VolumeV2Update>;
+
+export const VolumeV2Read = Type.Object({
+  metadata: ProjectScopedResourceReadMetadata,
+  spec: VolumeV2Spec,
+  status: Type.Object({
+    regionId: Type.String(),
+    networkId: Type.String(),
+    sizeGiB: Type.Optional(Type.Integer()),
+  }),
+});
+export type VolumeV2Read = Type.Static<typeof VolumeV2Read>;

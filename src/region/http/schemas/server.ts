@@ -1,0 +1,93 @@
+/** Servers (upstream `serverV2*`) and their actions' bodies. */
+import Type from 'typebox';
+import { Id, Ipv4Prefix, ProjectScopedResourceReadMetadata, ResourceWriteMetadata } from './common.ts';
+
+export const SSHInjection = Type.Enum(['ca', 'identityKeypair', 'none'], {
+  description: 'The create-time SSH access material; ca when a CA is named, else identityKeypair.',
+});
+
+export const InstanceLifecyclePhase = Type.Enum(['Pending', 'Queued', 'Building', 'Running', 'Stopping', 'Stopped'], {
+  description: 'The live lifecycle of the server; Running is "ready to use".',
+});
+
+export const ServerV2Networking = Type.Object(
+  {
+    securityGroups: Type.Optional(Type.Array(Id('A security group ID.'), { maxItems: 32 })),
+    publicIP: Type.Optional(Type.Boolean({ description: 'Whether to provision a public IP.' })),
+    allowedSourceAddresses: Type.Optional(
+      Type.Array(Ipv4Prefix('A prefix allowed to egress from the server.'), { maxItems: 32 }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** Base64 (standard alphabet, padded), what `format: byte` means. */
+export const BASE64_PATTERN = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$';
+
+const specProperties = {
+  flavorId: Id('The server flavor; immutable.'),
+  imageId: Id('The desired image; changing it rebuilds the server, destroying its root disk.'),
+  networking: Type.Optional(ServerV2Networking),
+  userData: Type.Optional(
+    Type.String({
+      format: 'byte',
+      pattern: BASE64_PATTERN,
+      maxLength: 87_384,
+      description: 'Base64 cloud-init user data; a change takes effect at the next rebuild or recreate.',
+    }),
+  ),
+};
+
+export const ServerV2Spec = Type.Object(specProperties, { additionalProperties: false });
+export type ServerV2Spec = Type.Static<typeof ServerV2Spec>;
+
+export const ServerV2CreateSpec = Type.Object(
+  {
+    ...specProperties,
+    networkId: Id('The network to attach the server to.'),
+    sshCertificateAuthorityId: Type.Optional(Id('The SSH certificate authority trusted at create.')),
+    sshInjection: Type.Optional(SSHInjection),
+    infrastructureRef: Type.Optional(Id('Pins the server to a host.')),
+  },
+  { additionalProperties: false },
+);
+export type ServerV2CreateSpec = Type.Static<typeof ServerV2CreateSpec>;
+
+export const ServerV2Create = Type.Object({ metadata: ResourceWriteMetadata, spec: ServerV2CreateSpec });
+export type ServerV2Create = Type.Static<typeof ServerV2Create>;
+
+export const ServerV2Update = Type.Object({ metadata: ResourceWriteMetadata, spec: ServerV2Spec });
+export type ServerV2Update = Type.Static<typeof ServerV2Update>;
+
+export const ServerV2Status = Type.Object({
+  regionId: Type.String(),
+  networkId: Type.String(),
+  sshCertificateAuthorityId: Type.Optional(Type.String()),
+  sshInjection: Type.Optional(SSHInjection),
+  infrastructureRef: Type.Optional(Type.String()),
+  powerState: Type.Optional(InstanceLifecyclePhase),
+  privateIP: Type.Optional(Type.String()),
+  publicIP: Type.Optional(Type.String()),
+  macAddress: Type.Optional(Type.String()),
+});
+
+export const ServerV2Read = Type.Object({
+  metadata: ProjectScopedResourceReadMetadata,
+  spec: ServerV2Spec,
+  status: ServerV2Status,
+});
+export type ServerV2Read = Type.Static<typeof ServerV2Read>;
+
+export const ConsoleSession = Type.Object({ url: Type.String({ description: 'The console URL.' }) });
+export const ConsoleOutput = Type.Object({ contents: Type.String({ description: 'The console log.' }) });
+export const SshKey = Type.Object({ privateKey: Type.String({ description: 'The SSH private key, PEM.' }) });
+
+export const ConsoleOutputQuery = Type.Object({
+  length: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'The last N lines.' })),
+});
+
+export const SnapshotCreate = Type.Object({
+  metadata: ResourceWriteMetadata,
+  spec: Type.Object({}, { description: 'The snapshot takes its specification from the server image.' }),
+});
+export type SnapshotCreate = Type.Static<typeof SnapshotCreate>;

@@ -1,0 +1,126 @@
+/**
+ * What a read reports about state, derived from status alone (pure): the provisioning axis from the reconciler's
+ * Available condition, the health axis from the monitor's Healthy condition, a server's lifecycle from Active. A
+ * server reads `provisioning` while an image change is unsettled (a rebuild marker, or Nova not yet seen on the
+ * spec's image), however its last pass ended. Condition messages are cause-neutral by contract, so they are shown.
+ */
+import { findCondition } from '../../kube/conditions.ts';
+import type { Condition, KubeObject } from '../../kube/object.ts';
+import { conditionTypes, labels, type Server } from '../apis/index.ts';
+import type { HealthStatus, ProjectScopedResourceReadMetadata, ProvisioningStatus } from './schemas/common.ts';
+
+export const annotations = {
+  description: 'unikorn-cloud.org/description',
+  creator: 'unikorn-cloud.org/creator',
+  modifier: 'unikorn-cloud.org/modifier',
+  modified: 'unikorn-cloud.org/modified',
+} as const;
+
+const PROVISIONING_REASONS = ['Provisioning', 'DependencyNotReady'];
+const ERROR_REASONS = ['Errored', 'DependencyFailed', 'DependencyNotFound', 'Cancelled'];
+const DETAIL_REASONS = new Set([
+  'Provisioning',
+  'Provisioned',
+  'Errored',
+  'Deprovisioning',
+  'Deprovisioned',
+  'DependencyNotReady',
+  'DependencyFailed',
+  'DependencyNotFound',
+]);
+
+const conditionsOf = (object: KubeObject): readonly Condition[] | undefined =>
+  (object['status'] as { conditions?: Condition[] } | undefined)?.conditions;
+
+export function provisioningStatusOf(object: KubeObject): ProvisioningStatus {
+  if (object.metadata.deletionTimestamp !== undefined) return 'deprovisioning';
+  const available = findCondition(conditionsOf(object), conditionTypes.available);
+  if (available === undefined) return 'pending';
+  if (available.status === 'True') return 'provisioned';
+  if (ERROR_REASONS.includes(available.reason)) return 'error';
+  if (available.reason === 'Deprovisioning') return 'deprovisioning';
+  if (PROVISIONING_REASONS.includes(available.reason)) return 'provisioning';
+  return 'provisioning';
+}
+
+/** An image change the server has not settled: a live rebuild marker, or Nova last seen on another image. */
+export function imageChangeUnsettled(server: Server): boolean {
+  const desired = server.spec.image?.id;
+  const rebuild = server.status?.rebuild;
+  if (rebuild !== undefined && rebuild.state !== 'Failed') return true;
+  const observed = server.status?.observed?.image;
+  return desired !== undefined && observed !== undefined && observed !== desired;
+}
+
+export function serverProvisioningStatusOf(server: Server): ProvisioningStatus {
+  const base = provisioningStatusOf(server);
+  return base === 'provisioned' && imageChangeUnsettled(server) ? 'provisioning' : base;
+}
+
+export function healthStatusOf(object: KubeObject): HealthStatus {
+  const healthy = findCondition(conditionsOf(object), conditionTypes.healthy);
+  if (healthy === undefined) return 'unknown';
+  if (healthy.status === 'True') return 'healthy';
+  if (healthy.reason === 'Errored') return 'error';
+  if (healthy.reason === 'Degraded') return 'degraded';
+  return 'unknown';
+}
+
+/** The Active reason as the v2 powerState; Rebuilding reads Building, Error has no phase. */
+export function powerStateOf(
+  server: Server,
+): 'Pending' | 'Queued' | 'Building' | 'Running' | 'Stopping' | 'Stopped' | undefined {
+  const reason = findCondition(server.status?.conditions, conditionTypes.active)?.reason;
+  switch (reason) {
+    case 'Pending':
+    case 'Queued':
+    case 'Building':
+    case 'Running':
+    case 'Stopping':
+    case 'Stopped':
+      return reason;
+    case 'Rebuilding':
+      return 'Building';
+    default:
+      return undefined;
+  }
+}
+
+const label = (object: KubeObject, key: string): string => object.metadata.labels?.[key] ?? '';
+
+/** The v2 read metadata of a project-scoped resource. */
+export function readMetadataOf(
+  object: KubeObject,
+  provisioning: ProvisioningStatus = provisioningStatusOf(object),
+): ProjectScopedResourceReadMetadata {
+  const meta = object.metadata;
+  const notes = meta.annotations ?? {};
+  const conditions = conditionsOf(object);
+  const available = findCondition(conditions, conditionTypes.available);
+  const healthy = findCondition(conditions, conditionTypes.healthy);
+  const tags = (object['spec'] as { tags?: { name: string; value: string }[] } | undefined)?.tags;
+  const provisioningDetail =
+    provisioning === 'provisioning' && available?.status === 'True'
+      ? { reason: 'Provisioning' as const, message: 'an image change is being applied' }
+      : available !== undefined && DETAIL_REASONS.has(available.reason)
+        ? { reason: available.reason as 'Provisioning', message: available.message }
+        : undefined;
+  const healthReason = healthy?.status === 'True' ? 'Healthy' : healthy?.reason === 'Degraded' ? 'Degraded' : 'Unknown';
+  return {
+    id: meta.name,
+    name: label(object, labels.name),
+    ...(notes[annotations.description] === undefined ? {} : { description: notes[annotations.description] }),
+    ...(tags === undefined || tags.length === 0 ? {} : { tags }),
+    creationTime: meta.creationTimestamp ?? new Date(0).toISOString(),
+    ...(notes[annotations.creator] === undefined ? {} : { createdBy: notes[annotations.creator] }),
+    ...(notes[annotations.modified] === undefined ? {} : { modifiedTime: notes[annotations.modified] }),
+    ...(notes[annotations.modifier] === undefined ? {} : { modifiedBy: notes[annotations.modifier] }),
+    ...(meta.deletionTimestamp === undefined ? {} : { deletionTime: meta.deletionTimestamp }),
+    provisioningStatus: provisioning,
+    ...(provisioningDetail === undefined ? {} : { provisioningStatusDetail: provisioningDetail }),
+    healthStatus: healthStatusOf(object),
+    ...(healthy === undefined ? {} : { healthStatusDetail: { reason: healthReason, message: healthy.message } }),
+    organizationId: label(object, labels.organization),
+    projectId: label(object, labels.project),
+  };
+}
