@@ -207,6 +207,17 @@ describe('Nova emulation', () => {
     await assert.rejects(getServer(compute, id), NotFoundError);
   });
 
+  it('a failed foreign rebuild settles ERROR with the ref left on its target', async () => {
+    const id = await boot('foreign-fail');
+    settle();
+    const body = { imageRef: images.b, fail: true };
+    assert.equal(await cloud.control('POST', `/nova/servers/${id}/foreign-rebuild`, body), 204);
+    assert.equal((await getServer(compute, id)).status, 'REBUILD');
+    settle();
+    const failed = await getServer(compute, id);
+    assert.deepEqual([failed.status, failed['OS-EXT-STS:task_state'], imageOf(failed)], ['ERROR', null, images.b]);
+  });
+
   it('policy switches hide task_state and launched_at from project members, not from admins', async () => {
     const id = await boot('hidden');
     settle();

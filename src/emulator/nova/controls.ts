@@ -32,14 +32,18 @@ export class NovaControls {
     });
   }
 
-  /** Someone else rebuilt the server onto `imageRef`: the ref moves and a rebuild runs, whatever task was running. */
-  foreignRebuild(serverId: string, imageRef: string): void {
+  /**
+   * Someone else rebuilt the server onto `imageRef`: the ref moves and a rebuild runs, whatever task was running.
+   * With `fail`, the redeploy fails as Nova's does: ERROR, the ref left on the target.
+   */
+  foreignRebuild(serverId: string, imageRef: string, options: { readonly fail?: boolean } = {}): void {
     const server = this.#server(serverId);
     touch(this.#api, server);
     server.imageRef = imageRef;
     server.taskState = 'rebuilding';
     this.#api.later(server, 'nova.rebuild', 100, (s) => {
-      finishRebuild(this.#api, s);
+      if (options.fail === true) fail(this.#api, s, 500, 'Injected failure: the foreign rebuild failed.');
+      else finishRebuild(this.#api, s);
     });
   }
 
@@ -107,7 +111,7 @@ export class NovaControls {
     control.add('POST', '/nova/servers/{server_id}/foreign-rebuild', (req) => {
       const imageRef = stringAt(req.body, 'imageRef');
       if (imageRef === undefined) throw controlError(400, 'expected {"imageRef": …}');
-      this.foreignRebuild(id(req), imageRef);
+      this.foreignRebuild(id(req), imageRef, { fail: booleanAt(req.body, 'fail') === true });
       return noContent();
     });
     control.add('POST', '/nova/servers/{server_id}/evacuate', (req) => {

@@ -153,6 +153,7 @@ function create(api: NovaApi, req: EmuRequest, call: NovaCall) {
     metadata,
     tags: stringsOf(arrayAt(body, 'tags')),
     keyName,
+    userData: stringAt(body, 'user_data') ?? null,
     createdAt: now,
     updatedAt: now,
     launchedAt: null,

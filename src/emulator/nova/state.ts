@@ -46,6 +46,8 @@ export interface NServer {
   metadata: Record<string, string>;
   tags: string[];
   readonly keyName: string | null;
+  /** The create request's user data, base64 as sent; rebuild keeps it (no user_data is ever taken from one). */
+  readonly userData: string | null;
   readonly createdAt: number;
   updatedAt: number;
   launchedAt: number | null;

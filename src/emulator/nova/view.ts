@@ -79,6 +79,7 @@ export function serverView(api: NovaApi, server: NServer, options: ViewOptions):
     view['OS-EXT-SRV-ATTR:host'] = server.vmState === 'building' ? null : server.host;
     view['OS-EXT-SRV-ATTR:hypervisor_hostname'] = server.vmState === 'building' ? null : server.host;
     view['OS-EXT-SRV-ATTR:instance_name'] = `instance-${server.id.slice(0, 8)}`;
+    if (atLeast(mv, 3)) view['OS-EXT-SRV-ATTR:user_data'] = server.userData;
   }
   if (atLeast(mv, 3) && (admin || atLeast(mv, 90))) view['OS-EXT-SRV-ATTR:hostname'] = server.hostname;
   if (atLeast(mv, 9)) view.locked = server.locked;

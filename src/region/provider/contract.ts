@@ -8,6 +8,8 @@
  * provider resource can exist without it.
  */
 import type { Region } from '../apis/region.ts';
+import type { ServerStatus } from '../apis/server.ts';
+import { ResourceNotFoundError } from './errors.ts';
 import type {
   IdentityInput,
   LoadBalancerInput,
@@ -17,7 +19,8 @@ import type {
   SecurityGroupInput,
   ServerAddresses,
   ServerInput,
-  ServerObservation,
+  ServerPoll,
+  ServerPollResult,
   VolumeInput,
 } from './inputs.ts';
 import type { Outcome } from './outcome.ts';
@@ -119,8 +122,24 @@ export interface ServerProvider {
   startServer(ctx: CallContext, identity: IdentityInput, server: ServerInput): Promise<Outcome<undefined>>;
   stopServer(ctx: CallContext, identity: IdentityInput, server: ServerInput): Promise<Outcome<undefined>>;
   deleteServer(ctx: CallContext, identity: IdentityInput, server: ServerInput): Promise<Outcome<undefined>>;
-  /** The monitor's poll; throws ResourceNotFoundError when the server is gone (the create-retry gate needs it). */
-  updateServerState(ctx: CallContext, identity: IdentityInput, server: ServerInput): Promise<ServerObservation>;
+  /**
+   * One server's poll: the next status (the monitor's fields from one Nova read). Throws ServerGoneError, a
+   * ResourceNotFoundError carrying the absent observation to persist, when the server is gone (the create-retry
+   * gate needs the not-found).
+   */
+  updateServerState(ctx: CallContext, identity: IdentityInput, poll: ServerPoll): Promise<ServerStatus>;
+  /** The monitor's poll of every server of one identity: one paginated server list, whatever their number. */
+  pollServers(ctx: CallContext, identity: IdentityInput, polls: readonly ServerPoll[]): Promise<ServerPollResult[]>;
+}
+
+/** Nova has no such server; `status` is the absent observation, persisted anyway. */
+export class ServerGoneError extends ResourceNotFoundError {
+  readonly status: ServerStatus;
+
+  constructor(message: string, status: ServerStatus) {
+    super(message, { resource: 'server' });
+    this.status = status;
+  }
 }
 
 export interface ServerConsole {

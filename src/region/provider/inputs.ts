@@ -3,6 +3,7 @@
  * from the CRDs; keeping them structural and small keeps the contract free of CRD types (only `region()` returns one) and lets a test call a
  * provider with a literal. Ids are the resources' Kubernetes names (UUIDs upstream).
  */
+import type { ServerStatus } from '../apis/server.ts';
 
 /** Who owns a resource: the tenancy labels every region resource carries. */
 export interface Ownership {
@@ -105,6 +106,8 @@ export interface ServerInput extends Ownership {
   /** A pinned host (Nova `hypervisor_hostname`). */
   readonly infrastructureRef?: string;
   readonly tags: readonly Tag[];
+  /** The public key of the SSHCertificateAuthority the server names: create merges its cloud-init part. */
+  readonly sshCertificateAuthorityPublicKey?: string;
 }
 
 export interface ServerAddresses {
@@ -112,21 +115,30 @@ export interface ServerAddresses {
   readonly publicIP?: string;
 }
 
-export type ServerPhase = 'Pending' | 'Queued' | 'Building' | 'Rebuilding' | 'Running' | 'Stopping' | 'Stopped';
-export type ServerHealth = 'Healthy' | 'Degraded' | 'Errored' | 'Provisioning' | 'Unknown';
-
-/** What the monitor observes in one poll; which fields it may write is the monitor's contract, not this type's. */
-export interface ServerObservation {
-  readonly phase?: ServerPhase;
-  readonly health: ServerHealth;
-  /** Tenant-safe health detail, e.g. "server is in state SHELVED". */
-  readonly healthMessage?: string;
-  readonly imageID?: string;
-  readonly errored: boolean;
-  readonly macAddress?: string;
-  readonly scheduledAt?: string;
-  readonly launchedAt?: string;
+/** One server of a monitor poll: what it is and the status the monitor last persisted for it. */
+export interface ServerPoll {
+  readonly server: ServerInput;
+  /** metadata.generation of the Server being observed. */
+  readonly generation: number;
+  readonly status: ServerStatus | undefined;
 }
+
+/**
+ * What one poll concluded for one server: the whole status to write, once. `found: false` is the not-found
+ * surfacing: the status records the absent observation and is persisted anyway (the create-retry gate and the
+ * reconciler's out-of-band-delete path both key off it).
+ */
+export interface ServerPollResult {
+  readonly id: string;
+  readonly status: ServerStatus;
+  readonly found: boolean;
+}
+
+/**
+ * The yield reasons of a server pass after which its reconciler writes the rebuild-accepted stamp (Active
+ * Rebuilding, Healthy Unknown): Nova accepted our rebuild (R4″), or a rebuild on the desired image is in flight (R3).
+ */
+export const SERVER_REBUILDING_YIELDS: readonly string[] = ['R3', 'R4″/accepted'];
 
 export interface VolumeInput extends Ownership {
   readonly id: string;

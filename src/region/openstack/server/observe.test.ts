@@ -57,7 +57,7 @@ describe('observeServer: status.observed', () => {
     assert.equal(observeServer(undefined, recovered, ctx).status.observed?.errored, false);
   });
 
-  it('a vanished server: generation stamped, errored cleared, image sticky, nothing else touched, not found', () => {
+  it('a vanished server: generation stamped, errored cleared, image sticky, Active Pending, not found', () => {
     const prev: ServerStatus = {
       observed: { generation: 3, image: IMAGE, errored: true },
       macAddress: MAC,
@@ -65,7 +65,16 @@ describe('observeServer: status.observed', () => {
       conditions: [{ type: 'Active', status: 'False', reason: 'Error', message: 'm', lastTransitionTime: 't' }],
     };
     const o = observeServer(prev, undefined, ctx);
-    assert.deepEqual(o.status, { ...prev, observed: { generation: 4, image: IMAGE, errored: false } });
+    const { conditions, ...rest } = o.status;
+    const { conditions: _, ...kept } = prev;
+    assert.deepEqual(rest, { ...kept, observed: { generation: 4, image: IMAGE, errored: false } });
+    assert.deepEqual(
+      conditions?.map((c) => [c.type, c.status, c.reason, c.message]),
+      [
+        ['Active', 'False', 'Pending', 'the server is awaiting provider scheduling'],
+        ['Healthy', 'Unknown', 'Unknown', 'the server was not found at the cloud provider'],
+      ],
+    );
     assert.equal(o.notFound, true);
     assert.equal(o.enteredError, false);
     assert.equal(o.rows, undefined);

@@ -13,6 +13,8 @@
  * - provisionedAt is latched once from launched_at and never cleared: create-retry must never destroy a server
  *   that has booted.
  * - macAddress is written only while ACTIVE (baremetal rebinds the port MAC asynchronously) and never cleared.
+ * - a vanished server is an absent observation: observed keeps its image, errored is cleared, Active goes Pending
+ *   and Healthy Unknown; the caller persists it, then surfaces not found.
  * - enteredError is true on the poll that first sees ERROR: the caller fetches the fault by id then, and only then,
  *   and logs it; nothing of the fault reaches status.
  */
@@ -30,7 +32,15 @@ import {
   type IronicLookup,
   type MonitoredServer,
 } from './monitor-mapping.ts';
+import { SERVER_NOT_FOUND_MESSAGE } from './messages.ts';
 import { openstackServerImageID, serverLaunched } from './nova-server.ts';
+
+const VANISHED_HEALTH = {
+  type: 'Healthy',
+  status: 'Unknown',
+  reason: 'Unknown',
+  message: SERVER_NOT_FOUND_MESSAGE,
+} as const;
 
 /** What a poll reads from Nova; a full compute Server fits. */
 export interface ObservedServer extends MonitoredServer {
@@ -73,7 +83,11 @@ export function observeServer(
     errored: server?.status === 'ERROR',
   };
   if (server === undefined) {
-    return { status: { ...prev, observed }, enteredError: false, notFound: true };
+    // Nothing in observed may move (the image is sticky, errored may already be false), so the lifecycle says it:
+    // Active falls back to Pending, the edge that wakes the reconciler to recreate (and what create-retry resets to).
+    let conditions = setCondition(prev.conditions, activeCondition('Pending'), context.now);
+    conditions = setCondition(conditions, VANISHED_HEALTH, context.now);
+    return { status: { ...prev, conditions, observed }, enteredError: false, notFound: true };
   }
 
   const previousActive = prev.conditions?.find((c) => c.type === 'Active')?.reason as ActiveReason | undefined;

@@ -1,0 +1,67 @@
+/**
+ * The Server controller's pure pieces: the provider input built from a Server (and the SSH CA it names), and what
+ * wakes the controller. Wakes are exactly the seed's three, plus deletion and label edits: a spec edit (generation),
+ * the monitor's status.observed write (an image ref flip, an ERROR, a recovery), the create-failure edge, and a
+ * vanished server (the monitor's absent observation moves Active to Pending). A foreign operation that changes none
+ * of them, such as a rebuild in flight on the spec image, wakes nothing: the provisioning axis does not move.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { findCondition } from '../../kube/conditions.ts';
+import type { ObjectEvent, Predicate } from '../../runtime/predicates.ts';
+import { labels } from '../apis/shared.ts';
+import type { Server, ServerStatus } from '../apis/server.ts';
+import { resolveSSHInjection } from '../openstack/server/cloud-init.ts';
+import { providerCreateFailureEdge } from '../openstack/server/create-retry.ts';
+import type { ServerInput } from '../provider/inputs.ts';
+import { ownershipOf } from './inputs.ts';
+
+/** The provider's view of a Server, or undefined when a label it needs (owner, region, display name) is missing. */
+export function serverInputOf(server: Server, certificateAuthorityPublicKey?: string): ServerInput | undefined {
+  const ownership = ownershipOf(server);
+  const name = server.metadata.labels?.[labels.name];
+  const [network] = server.spec.networks;
+  if (ownership === undefined || name === undefined || name === '' || network === undefined) return undefined;
+  const { spec } = server;
+  return {
+    ...ownership,
+    id: server.metadata.name,
+    name,
+    flavorID: spec.flavorID,
+    ...(spec.image === undefined ? {} : { imageID: spec.image.id }),
+    networkID: network.id,
+    allowedAddressPairs: (network.allowedAddressPairs ?? []).map((p) =>
+      p.macAddress === undefined ? { cidr: p.cidr } : { cidr: p.cidr, macAddress: p.macAddress },
+    ),
+    securityGroupIDs: (spec.securityGroups ?? []).map((g) => g.id),
+    publicIP: spec.publicIPAllocation?.enabled ?? false,
+    sshInjection: resolveSSHInjection(spec.sshInjection, spec.sshCertificateAuthorityID !== undefined),
+    ...(spec.userData === undefined ? {} : { userData: new Uint8Array(Buffer.from(spec.userData, 'base64')) }),
+    ...(spec.infrastructureRef === undefined ? {} : { infrastructureRef: spec.infrastructureRef }),
+    tags: (spec.tags ?? []).map((t) => ({ name: t.name, value: t.value })),
+    ...(certificateAuthorityPublicKey === undefined
+      ? {}
+      : { sshCertificateAuthorityPublicKey: certificateAuthorityPublicKey }),
+  };
+}
+
+const statusOf = (object: ObjectEvent['object'] | undefined): ServerStatus | undefined =>
+  object?.['status'] as ServerStatus | undefined;
+
+const onUpdate =
+  (changed: (old: ServerStatus | undefined, next: ServerStatus | undefined) => boolean): Predicate =>
+  (event) =>
+    event.type === 'update' && changed(statusOf(event.oldObject), statusOf(event.object));
+
+/** The monitor wrote a different status.observed (the image, the errored marker, the generation). */
+export const observedChanged: Predicate = onUpdate((old, next) => !isDeepStrictEqual(old?.observed, next?.observed));
+
+/** A never-booted server was first stamped Healthy=Errored: the bounded create-retry takes it. */
+export const createFailureEdge: Predicate = onUpdate(providerCreateFailureEdge);
+
+const activeReason = (status: ServerStatus | undefined) => findCondition(status?.conditions, 'Active')?.reason;
+
+/** The monitor found the server gone (Active fell back to Pending): the reconciler's fresh read recreates it. */
+export const vanishedEdge: Predicate = onUpdate((old, next) => {
+  const before = activeReason(old);
+  return before !== undefined && before !== 'Pending' && activeReason(next) === 'Pending';
+});

@@ -1,0 +1,140 @@
+/**
+ * What a tenant does to a running server: power (start, stop, soft and hard reboot), a console session URL and
+ * the console log, a snapshot to an image; and the delete of the server, its port and its floating IP.
+ *
+ * Every call re-finds the server by its exact name in the identity's project. Power actions answer with an
+ * outcome: a 409 (a task holds the server, or it is already in the asked state's way) yields for a short retry.
+ * Delete is idempotent and ordered server → floating IP → port, yielding until Nova has let the server go (the
+ * port is ours, so Nova leaves it behind).
+ */
+import * as nova from '../../../openstack/compute.ts';
+import { ConflictError } from '../../../openstack/errors.ts';
+import * as neutron from '../../../openstack/network.ts';
+import { classify } from '../../provider/classify.ts';
+import { ProviderError, ResourceKind, ResourceNotFoundError, TransientError } from '../../provider/errors.ts';
+import type { ServerInput } from '../../provider/inputs.ts';
+import { Outcome } from '../../provider/outcome.ts';
+import type { Image } from '../../provider/types.ts';
+import { gone, Steps } from '../steps.ts';
+import { identityClient, type ServerDeps, type ServerIdentity } from './deps.ts';
+import { deleteFloatingIPs } from './floating-ip.ts';
+import { findServerPort } from './port.ts';
+
+export type PowerAction = 'start' | 'stop' | 'soft-reboot' | 'hard-reboot';
+
+export async function powerServer(
+  deps: ServerDeps,
+  identity: ServerIdentity,
+  server: ServerInput,
+  action: PowerAction,
+): Promise<Outcome<undefined>> {
+  const compute = identityClient(deps, identity, 'compute');
+  const step = new Steps(deps.signal, `${action} server`, ResourceKind.Server);
+  try {
+    const found = await step.run('find server', () => mustFind(compute, server));
+    await step.run(action, () => {
+      switch (action) {
+        case 'start':
+          return nova.startServer(compute, found.id);
+        case 'stop':
+          return nova.stopServer(compute, found.id);
+        case 'soft-reboot':
+          return nova.rebootServer(compute, found.id, 'SOFT');
+        case 'hard-reboot':
+          return nova.rebootServer(compute, found.id, 'HARD');
+      }
+    });
+    return Outcome.ok();
+  } catch (error) {
+    if (error instanceof ConflictError && !deps.signal.aborted) return Outcome.yield(`${action}/conflict`);
+    return step.fail(error);
+  }
+}
+
+/** A noVNC console URL; it carries a token, so it is returned to the tenant and never logged. */
+export function consoleSession(deps: ServerDeps, identity: ServerIdentity, server: ServerInput): Promise<string> {
+  const compute = identityClient(deps, identity, 'compute');
+  return read(deps, 'create console session', async () => {
+    const found = await mustFind(compute, server);
+    return (await nova.createRemoteConsole(compute, found.id)).url;
+  });
+}
+
+export function consoleOutput(
+  deps: ServerDeps,
+  identity: ServerIdentity,
+  server: ServerInput,
+  lines?: number,
+): Promise<string> {
+  const compute = identityClient(deps, identity, 'compute');
+  return read(deps, 'get console output', async () =>
+    nova.getConsoleOutput(compute, (await mustFind(compute, server)).id, lines),
+  );
+}
+
+/** Snapshots the server into Glance under the image's name; the new image starts `creating`. */
+export function snapshotServer(
+  deps: ServerDeps,
+  identity: ServerIdentity,
+  server: ServerInput,
+  image: Image,
+): Promise<Image> {
+  const compute = identityClient(deps, identity, 'compute');
+  return read(deps, 'snapshot server', async () => {
+    const found = await mustFind(compute, server);
+    const id = await nova.createServerImage(compute, found.id, { name: image.name });
+    return { ...image, id, status: 'creating', identityID: identity.identityID };
+  });
+}
+
+export async function deleteServer(
+  deps: ServerDeps,
+  identity: ServerIdentity | undefined,
+  server: ServerInput,
+): Promise<Outcome<undefined>> {
+  // Never realised (no project, or no user to have made anything): no server, port or floating IP can exist.
+  if (identity === undefined) return Outcome.ok();
+  const compute = identityClient(deps, identity, 'compute');
+  const neutronClient = identityClient(deps, identity, 'network');
+  const step = new Steps(deps.signal, 'delete server', ResourceKind.Server);
+  try {
+    const found = await step.run('find server', () => nova.findServerByName(compute, server.name));
+    if (found !== undefined) {
+      // Already deleting: asking again would only be refused; wait for Nova to let go.
+      if (found['OS-EXT-STS:task_state'] !== 'deleting') {
+        await step.run('delete server', () => gone(nova.deleteServer(compute, found.id)));
+      }
+      return Outcome.yield('server-deleting');
+    }
+    const port = await step.run('find port', () => findServerPort(neutronClient, identity, server.id));
+    if (port !== undefined) {
+      await step.run('delete floating IPs', () => deleteFloatingIPs(neutronClient, identity, port.id));
+      await step.run('delete port', () => gone(neutron.deletePort(neutronClient, port.id)));
+    }
+    return Outcome.ok();
+  } catch (error) {
+    return step.fail(error);
+  }
+}
+
+async function mustFind(compute: ServerDepsCompute, server: ServerInput): Promise<nova.Server> {
+  const found = await nova.findServerByName(compute, server.name);
+  if (found === undefined) {
+    throw new ResourceNotFoundError(`server ${server.id} not found`, { resource: ResourceKind.Server });
+  }
+  return found;
+}
+
+type ServerDepsCompute = Parameters<typeof nova.findServerByName>[0];
+
+/** A read for the tenant: a provider error from the catalogue, never a raw OpenStack one. */
+async function read<T>(deps: ServerDeps, operation: string, call: () => Promise<T>): Promise<T> {
+  deps.signal.throwIfAborted();
+  try {
+    return await call();
+  } catch (error) {
+    if (deps.signal.aborted) throw error;
+    const result = classify(error, { resource: ResourceKind.Server, operation, badRequest: 'transient' });
+    throw result instanceof ProviderError ? result : new TransientError(operation, { cause: error });
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * A server's port, `server-{id}`, on its network's Neutron network, in the identity's project: made before the
+ * server (Nova is handed the port, one NIC), its security groups and allowed address pairs converged in place every
+ * pass, re-found by exact name so an interrupted pass never leaves a second one.
+ */
+import { exactlyNamed } from '../../../openstack/exact.ts';
+import * as neutron from '../../../openstack/network.ts';
+import { ResourceKind, ResourceNotFoundError } from '../../provider/errors.ts';
+import type { ServerInput } from '../../provider/inputs.ts';
+import { networkName, securityGroupName, serverPortName } from '../names.ts';
+import type { IdentityClient } from '../principals.ts';
+import type { ServerIdentity } from './deps.ts';
+
+type Neutron = IdentityClient<'network'>;
+
+/** The port named exactly `server-{id}` (Neutron's name filter is exact, but post-filtered all the same). */
+export async function findServerPort(
+  client: Neutron,
+  identity: ServerIdentity,
+  serverID: string,
+): Promise<neutron.Port | undefined> {
+  const name = serverPortName(serverID);
+  return exactlyNamed(await neutron.listPorts(client, { name, project_id: identity.projectID }), name, 'port');
+}
+
+export async function ensureServerPort(
+  client: Neutron,
+  identity: ServerIdentity,
+  server: ServerInput,
+): Promise<neutron.Port> {
+  const mine = { project_id: identity.projectID };
+  const network = await neutron.findNetworkByName(client, networkName(server.networkID), mine);
+  if (network === undefined) {
+    throw new ResourceNotFoundError(`network ${server.networkID} has no Neutron network`, {
+      resource: ResourceKind.Network,
+    });
+  }
+  const securityGroups: string[] = [];
+  for (const id of server.securityGroupIDs) {
+    const group = await neutron.findSecurityGroupByName(client, securityGroupName(id), mine);
+    if (group === undefined) {
+      throw new ResourceNotFoundError(`security group ${id} has no Neutron group`, {
+        resource: ResourceKind.SecurityGroup,
+      });
+    }
+    securityGroups.push(group.id);
+  }
+  const desired = { security_groups: securityGroups, allowed_address_pairs: addressPairs(server) };
+  const existing = await findServerPort(client, identity, server.id);
+  if (existing === undefined) {
+    return neutron.createPort(client, { network_id: network.id, name: serverPortName(server.id), ...desired });
+  }
+  return portConverged(existing, desired) ? existing : neutron.updatePort(client, existing.id, desired);
+}
+
+/** The spec's pairs as Neutron takes them; a pair without a MAC uses the port's own. */
+export function addressPairs(server: Pick<ServerInput, 'allowedAddressPairs'>): neutron.AllowedAddressPair[] {
+  return server.allowedAddressPairs.map((p) =>
+    p.macAddress === undefined ? { ip_address: p.cidr } : { ip_address: p.cidr, mac_address: p.macAddress },
+  );
+}
+
+/**
+ * Whether the port already has the groups and pairs (as sets; Neutron fills in a pair's MAC with the port's own,
+ * so a desired pair without one matches a stored pair with any).
+ */
+export function portConverged(
+  port: Pick<neutron.Port, 'security_groups' | 'allowed_address_pairs'>,
+  desired: {
+    readonly security_groups: readonly string[];
+    readonly allowed_address_pairs: readonly neutron.AllowedAddressPair[];
+  },
+): boolean {
+  const sameGroups =
+    new Set(port.security_groups).size === new Set(desired.security_groups).size &&
+    desired.security_groups.every((g) => port.security_groups.includes(g));
+  const pairKey = (p: neutron.AllowedAddressPair, mac: boolean) =>
+    `${p.ip_address}|${mac ? (p.mac_address ?? '') : ''}`;
+  const stored = port.allowed_address_pairs;
+  const samePairs =
+    stored.length === desired.allowed_address_pairs.length &&
+    desired.allowed_address_pairs.every((want) =>
+      stored.some(
+        (have) => pairKey(have, want.mac_address !== undefined) === pairKey(want, want.mac_address !== undefined),
+      ),
+    );
+  return sameGroups && samePairs;
+}
+
+export const privateIPOf = (port: neutron.Port): string | undefined =>
+  port.fixed_ips.find((ip) => !ip.ip_address.includes(':'))?.ip_address;
