@@ -37,6 +37,16 @@ const routeGroups: readonly ((app: Api, deps: RouteDeps) => void)[] = [
   regionRoutes,
 ];
 
+export interface RouteEntry {
+  readonly method: string;
+  readonly url: string;
+}
+
+const routeTables = new WeakMap<object, RouteEntry[]>();
+
+/** Every route the API registered (method and path), for checking the OpenAPI document covers them. */
+export const routesOf = (app: Api): readonly RouteEntry[] => routeTables.get(app) ?? [];
+
 export async function buildApi(deps: ApiDeps): Promise<Api> {
   const bodyLimit = deps.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const app = Fastify({ bodyLimit, logger: false }).withTypeProvider<TypeBoxTypeProvider>();
@@ -77,6 +87,11 @@ export async function buildApi(deps: ApiDeps): Promise<Api> {
     setPrincipal(request, await deps.authenticate(request.headers.authorization));
   });
 
+  const table: RouteEntry[] = [];
+  routeTables.set(app, table);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) if (method !== 'HEAD') table.push({ method, url: route.url });
+  });
   const routeDeps: RouteDeps = { ...deps, repository: new Repository(deps.client, deps.namespace, deps.log) };
   for (const group of routeGroups) group(app, routeDeps);
 

@@ -184,3 +184,45 @@ export async function apiFixture(capabilities: Capabilities = allCapabilities): 
     },
   };
 }
+
+/** A request as the holder of `token`; the JSON body of the answer with its status. */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the body's shape
+export async function call<T = unknown>(
+  f: ApiFixture,
+  token: string,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  payload?: unknown,
+): Promise<{ status: number; body: T }> {
+  const response = await f.api.inject({
+    method,
+    url,
+    headers: { authorization: `Bearer ${token}` },
+    ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+  });
+  return { status: response.statusCode, body: (response.body === '' ? undefined : response.json()) as T };
+}
+
+/** Creates a network as `token` in the organization and project; returns its id. */
+export async function createNetwork(
+  f: ApiFixture,
+  token: string,
+  organizationId = ORG_A,
+  projectId = PROJECT_A,
+  name = 'net',
+): Promise<string> {
+  const { status, body } = await call<{ metadata: { id: string } }>(f, token, 'POST', '/api/v2/networks', {
+    metadata: { name },
+    spec: { organizationId, projectId, regionId: REGION_ID, prefix: '192.168.0.0/24', dnsNameservers: [] },
+  });
+  if (status !== 201) throw new Error(`network create answered ${String(status)}`);
+  return body.metadata.id;
+}
+
+export interface Violations {
+  readonly errors: readonly { readonly field: string; readonly rule: string }[];
+}
+
+/** `field:rule` for each violation of a problem answer. */
+export const violationsOf = (body: unknown): string[] =>
+  ((body as Partial<Violations> | undefined)?.errors ?? []).map((e) => `${e.field}:${e.rule}`);

@@ -39,8 +39,9 @@ describe('/api/v2/networks', () => {
     const network = await f.store.get<Network>(networkType, NAMESPACE, body.metadata.id);
     const identityID = network.metadata.labels?.[labels.identityID] ?? '';
     const identity = await f.store.get<Identity>(identityType, NAMESPACE, identityID);
-    assert.equal(identity.metadata.labels?.[labels.organization], ORG_A);
-    assert.equal(identity.metadata.labels?.[labels.regionID], REGION_ID);
+    const identityLabels = identity.metadata.labels ?? {};
+    assert.equal(identityLabels[labels.organization], ORG_A);
+    assert.equal(identityLabels[labels.regionID], REGION_ID);
     assert.equal(network.metadata.ownerReferences?.[0]?.uid, identity.metadata.uid);
     assert.deepEqual(network.spec.reservations, { prefixLength: 25, providerReservedPrefixLength: 28 });
     assert.equal(network.metadata.labels?.[labels.name], 'net-1');
