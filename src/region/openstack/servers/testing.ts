@@ -154,10 +154,11 @@ export async function serverWorld(): Promise<ServerWorld> {
   };
 }
 
-/** The Identity resource, Available, as the Identity controller leaves it once realised. */
-export function availableIdentity(world: ServerWorld, now: string): Identity {
+/** Stores the Identity resource, Available, as the Identity controller leaves it once realised. */
+export async function storeAvailableIdentity(world: ServerWorld): Promise<void> {
   const { identity, fx } = world;
-  return {
+  const now = new Date(fx.cloud.clock.now()).toISOString();
+  const made = await fx.store.create<Identity>(identityType, {
     apiVersion: API_VERSION,
     kind: identityType.kind,
     metadata: {
@@ -170,12 +171,13 @@ export function availableIdentity(world: ServerWorld, now: string): Identity {
       },
     },
     spec: { provider: 'openstack' },
-    status: {
-      conditions: [
-        { type: 'Available', status: 'True', reason: 'Provisioned', message: 'provisioned', lastTransitionTime: now },
-      ],
-    },
-  };
+  });
+  const available = { type: 'Available', status: 'True', reason: 'Provisioned', message: 'provisioned' } as const;
+  await fx.store.update(
+    identityType,
+    { ...made, status: { conditions: [{ ...available, lastTransitionTime: now }] } },
+    { subresource: 'status' },
+  );
 }
 
 async function flavor(fx: RegionFixture): Promise<string> {
