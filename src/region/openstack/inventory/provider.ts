@@ -1,0 +1,64 @@
+/**
+ * The region's inventory as the contract's CommonProvider, ImageRead and ImageWrite: flavors and VolumeClasses
+ * from Nova and Cinder (region credentials, the region's own project) combined with the Region's configuration,
+ * and images through the refresh-ahead cache. Every cache is the client set's (caches.ts), so repeated calls reuse
+ * them and a configuration or credentials change starts afresh.
+ */
+import type { Logger } from 'pino';
+import { classify } from '../../provider/classify.ts';
+import type { CallContext, CommonProvider, ImageRead, ImageWrite } from '../../provider/contract.ts';
+import { ProviderError, ResourceKind, TransientError } from '../../provider/errors.ts';
+import type { Flavor, Image, VolumeClass } from '../../provider/types.ts';
+import type { RegionContext } from '../providers.ts';
+import type { InventoryCaches } from './caches.ts';
+import { exportFlavors } from './flavors.ts';
+import { ImageInventory } from './images.ts';
+import { exportVolumeClasses } from './volume-classes.ts';
+
+export interface InventoryDeps {
+  readonly caches: InventoryCaches;
+  readonly log?: Logger | undefined;
+}
+
+export interface InventoryProvider extends CommonProvider, ImageRead, ImageWrite {
+  /** The snapshot hook: a snapshot image the server side took joins the image inventory at once. */
+  recordSnapshot(image: Image): void;
+}
+
+export function inventoryProviderFor(region: RegionContext, deps: InventoryDeps): InventoryProvider {
+  const caches = deps.caches.for(region);
+  const images = new ImageInventory({ glance: () => region.clients.region().client('image'), cache: caches.images });
+  const flavors = async (ctx: CallContext): Promise<Flavor[]> => {
+    ctx.signal.throwIfAborted();
+    return exportFlavors(await reading('list flavors', ResourceKind.Flavor, () => caches.flavors.get()), region.config);
+  };
+  const volumeClasses = async (ctx: CallContext): Promise<VolumeClass[]> => {
+    // Fail closed before any call: no selected ids, no classes.
+    if ((region.config.blockStorage?.volumeClasses?.selector?.ids ?? []).length === 0) return [];
+    const types = await reading('list volume types', ResourceKind.VolumeClass, () => caches.volumeTypes.get());
+    const exported = exportVolumeClasses(types, region.config, await flavors(ctx));
+    if (exported.rejected.length > 0) deps.log?.warn({ rejected: exported.rejected }, 'volume classes left out');
+    return exported.classes;
+  };
+  return {
+    region: () => Promise.resolve(region.region),
+    flavors,
+    volumeClasses,
+    queryImages: () => images.queryImages(),
+    getImage: (ctx, organizationID, imageID) => images.getImage(ctx, organizationID, imageID),
+    createImage: (ctx, image, uri) => images.createImage(ctx, image, uri),
+    deleteImage: (ctx, imageID) => images.deleteImage(ctx, imageID),
+    recordSnapshot: (image) => {
+      images.recordSnapshot(image);
+    },
+  };
+}
+
+async function reading<T>(operation: string, resource: ResourceKind, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    const result = classify(error, { resource, operation });
+    throw result instanceof ProviderError ? result : new TransientError(`${operation}: rejected`, { resource });
+  }
+}
