@@ -1,11 +1,12 @@
 /**
  * The contract's LoadBalancerProvider for one region: resolves the identity's own user from its OpenstackIdentity
- * record (the one place its password lives) and runs the pass as that user.
+ * record (the one place its password lives) and runs the pass as that user. A record without a project, user and
+ * password means the identity's user was never made, so no load balancer of it can exist: a delete is done.
  */
 import type { Client } from '../../../kube/client.ts';
 import type { LoadBalancerProvider } from '../../provider/contract.ts';
 import type { IdentityInput } from '../../provider/inputs.ts';
-import { Outcome } from '../../provider/outcome.ts';
+import { ResourceKind, TransientError } from '../../provider/errors.ts';
 import { IdentityRecords, identityCredentialsOf } from '../identity-record.ts';
 import type { RegionContext } from '../providers.ts';
 import { createLoadBalancer, deleteLoadBalancer, type OwnUserIdentity } from './loadbalancer.ts';
@@ -14,9 +15,6 @@ export interface LoadBalancerProviderDeps {
   /** Where OpenstackIdentity records live (the region service's namespace comes from the RegionContext). */
   readonly kube: Client;
 }
-
-/** The message of a create whose identity has no user yet: the controller's identity gate makes this rare. */
-export const IDENTITY_NOT_REALISED = 'identity-not-realised';
 
 export function loadBalancerProviderFor(region: RegionContext, deps: LoadBalancerProviderDeps): LoadBalancerProvider {
   const records = new IdentityRecords(deps.kube, region.namespace);
@@ -31,8 +29,12 @@ export function loadBalancerProviderFor(region: RegionContext, deps: LoadBalance
   return {
     createLoadBalancer: async (ctx, identity, loadBalancer) => {
       const user = await ownUser(identity);
-      // The identity's user is made before its identity is Available; until then there is no one to act as.
-      if (user === undefined) return Outcome.yield(IDENTITY_NOT_REALISED);
+      // As provider.ts has it: the controller gates on the identity, so reaching here first is transient.
+      if (user === undefined) {
+        throw new TransientError(`identity ${identity.id} has no user in its project yet`, {
+          resource: ResourceKind.Identity,
+        });
+      }
       return createLoadBalancer(lbDeps(ctx.signal), user, loadBalancer);
     },
     deleteLoadBalancer: async (ctx, identity, loadBalancer) =>
