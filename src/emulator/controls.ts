@@ -28,7 +28,8 @@ export function registerCoreControls(router: Router, control: CoreControls): voi
     control.faults.clear();
     return noContent();
   });
-  // {"route": "/compute/v2.1/servers/{server_id}", "method": "GET", "count": 2, "status": 503 | "latencyMs": 200 | "reset": true}
+  // {"route": "/compute/v2.1/servers/{server_id}", "method": "GET", "count": 2,
+  //  "status": 503 (optional "message": the fault's text) | "latencyMs": 200 | "reset": true}
   router.add('POST', '/_emulator/faults', (req) => {
     control.faults.add(parseRule(req.body));
     return json({ faults: control.faults.list() }, 201);
@@ -52,7 +53,9 @@ function parseRule(body: unknown): RouteFaultRule {
   const status = numberAt(body, 'status');
   const latencyMs = numberAt(body, 'latencyMs');
   let kind: RouteFaultKind;
-  if (status !== undefined) kind = { kind: 'status', status };
+  const message = stringAt(body, 'message');
+  if (status !== undefined)
+    kind = message === undefined ? { kind: 'status', status } : { kind: 'status', status, message };
   else if (latencyMs !== undefined) kind = { kind: 'latency', ms: latencyMs };
   else if (booleanAt(body, 'reset') === true) kind = { kind: 'reset' };
   else throw controlError(400, 'a fault needs "status", "latencyMs" or "reset": true');

@@ -274,7 +274,7 @@ export class Emulator {
             await systemClock.sleep(hit.ms);
             this.#timeline.settle(this.#clock.now());
           } else {
-            throw faultOf(hit.status, `Injected fault: HTTP ${String(hit.status)}.`);
+            throw faultOf(hit.status, hit.message ?? `Injected fault: HTTP ${String(hit.status)}.`);
           }
         }
         answer = await match.handler(request(match.params));

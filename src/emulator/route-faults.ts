@@ -4,7 +4,7 @@
  * times (or until cleared).
  */
 export type RouteFaultKind =
-  | { readonly kind: 'status'; readonly status: number }
+  | { readonly kind: 'status'; readonly status: number; readonly message?: string }
   | { readonly kind: 'latency'; readonly ms: number }
   | { readonly kind: 'reset' };
 

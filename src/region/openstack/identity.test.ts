@@ -11,7 +11,7 @@ import { getQuotaSet as getComputeQuota } from '../../openstack/compute.ts';
 import { setUserPassword } from '../../openstack/identity.ts';
 import { getNetworkQuota } from '../../openstack/network.ts';
 import { API_VERSION, openstackIdentityType, regionType, type Region } from '../apis/index.ts';
-import { ResourceNotFoundError } from '../provider/errors.ts';
+import { ResourceNotFoundError, TransientError } from '../provider/errors.ts';
 import type { IdentityInput } from '../provider/inputs.ts';
 import { toOperatorLog, toUserMessage } from '../provider/messages.ts';
 import { Outcome } from '../provider/outcome.ts';
@@ -121,6 +121,22 @@ for (const account of ['configured', 'admin'] as const) {
       assert.notEqual(second.sshPrivateKey, first.sshPrivateKey);
       assert.deepEqual(await deleteIdentity(await region(), deps(), ctx, identity), Outcome.ok());
       await assertGone(identity);
+    });
+
+    it('an application credential refused for roles the token lacks yet is retried, then converges', async () => {
+      const identity = newIdentity();
+      const fault = {
+        route: '/identity/v3/users/{user_id}/application_credentials',
+        method: 'POST',
+        status: 400,
+        message: 'Invalid application credential: Cannot create an application credential with unassigned role',
+        count: 1,
+      };
+      assert.equal(await fx.cloud.control('POST', '/faults', fault), 201);
+      await assert.rejects(createIdentity(await region(), deps(), ctx, identity), TransientError);
+      assert.deepEqual(await createIdentity(await region(), deps(), ctx, identity), Outcome.ok());
+      await assertConverged(identity);
+      assert.deepEqual(await deleteIdentity(await region(), deps(), ctx, identity), Outcome.ok());
     });
 
     it('a quota update the policy refuses is skipped with a warning; the others still apply', async () => {

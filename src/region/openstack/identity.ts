@@ -11,7 +11,7 @@
  */
 import type { Logger } from 'pino';
 import type { Client } from '../../kube/client.ts';
-import { isNotFound } from '../../openstack/errors.ts';
+import { BadRequestError, isNotFound } from '../../openstack/errors.ts';
 import {
   deleteApplicationCredential,
   deleteProject,
@@ -118,7 +118,16 @@ export async function createIdentity(
       { name, roles: roles.map((role) => ({ name: role })), secret },
       record.spec.applicationCredentialID,
       (id) => clients.authenticates({ type: 'application_credential', id, secret }),
-    );
+    ).catch((error: unknown) => {
+      // Keystone can answer a token issued right after the grants without them (seen on Zed under load); the
+      // grants are in place, so this is worth a retry with a fresh token, not a terminal refusal.
+      if (!(error instanceof BadRequestError && error.body.includes('unassigned role'))) throw error;
+      clients.forgetProject(project.id);
+      throw new TransientError('application credential roles not yet in the identity token', {
+        resource: ResourceKind.Identity,
+        cause: error,
+      });
+    });
     record = await records.save(record, {
       applicationCredentialID: credential.id,
       cloud: CLOUD_NAME,

@@ -8,6 +8,7 @@
  * us: allocated before the network is created and kept if that create fails (handing a VLAN that failed to someone
  * else spreads the failure, upstream PR #559), freed only once Neutron has confirmed the network is gone.
  */
+import { ConflictError } from '../../openstack/errors.ts';
 import * as neutron from '../../openstack/network.ts';
 import type { RegionOpenstack } from '../apis/region.ts';
 import { classify, REJECTED_REASON } from '../provider/classify.ts';
@@ -151,16 +152,29 @@ async function ensureNetwork(
       resource: ResourceKind.Network,
     });
   }
-  const vlan = await deps.vlans.allocate(network.id);
-  // On failure the VLAN stays with this network: the next pass retries with the same id.
-  const found = await neutron.createNetwork(client, {
-    name,
-    'provider:network_type': 'vlan',
-    'provider:physical_network': vlan.physicalNetwork,
-    'provider:segmentation_id': vlan.segmentationId,
-  });
-  return { found, vlanID: vlan.segmentationId };
+  let vlan = await deps.vlans.allocate(network.id);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // On any other failure the VLAN stays with this network: the next pass retries with the same id.
+      const found = await neutron.createNetwork(client, {
+        name,
+        'provider:network_type': 'vlan',
+        'provider:physical_network': vlan.physicalNetwork,
+        'provider:segmentation_id': vlan.segmentationId,
+      });
+      return { found, vlanID: vlan.segmentationId };
+    } catch (error) {
+      // Ours was re-found absent above, so a network openregion did not make holds the id: move to the next one.
+      if (!isVlanInUse(error) || attempt >= MAX_VLAN_MOVES_PER_PASS) throw error;
+      vlan = await deps.vlans.reallocate(network.id, vlan.segmentationId);
+    }
+  }
 }
+
+/** VLAN ids moved past foreign holders in one pass before the pass gives up and retries later. */
+const MAX_VLAN_MOVES_PER_PASS = 5;
+
+const isVlanInUse = (error: unknown): boolean => error instanceof ConflictError && error.fault.type === 'VlanIdInUse';
 
 async function ensureSubnet(
   client: Neutron,

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { VLANAllocationEntry } from '../apis/vlan-allocation.ts';
-import { allowedRanges, decideAllocation, isAllowed, lowestFree, type VlanSegment } from './allocate.ts';
+import {
+  allowedRanges,
+  decideAllocation,
+  decideReallocation,
+  isAllowed,
+  lowestFree,
+  type VlanSegment,
+} from './allocate.ts';
 
 /** The spec restated naively: an ID 1..4094 is allowed when some segment holds it, or always when none. */
 const modelAllowed = (segments: readonly VlanSegment[] | undefined, id: number): boolean =>
@@ -172,5 +179,39 @@ describe('decideAllocation', () => {
 
   it('reports exhaustion with no list to write', () => {
     assert.deepEqual(decideAllocation([{ startId: 5, endId: 5 }], entries([5]), 'new'), { kind: 'exhausted' });
+  });
+});
+
+describe('decideReallocation', () => {
+  it('moves the network to the lowest free ID other than the one Neutron refused, and keeps the others', () => {
+    fc.assert(
+      fc.property(segments, fc.uniqueArray(fc.integer({ min: 1, max: 80 }), { maxLength: 30 }), (segs, ids) => {
+        const first = decideAllocation(segs, entries(ids), 'moving');
+        if (first.kind !== 'allocate') return;
+        const taken = first.id;
+        const d = decideReallocation(segs, first.allocations, 'moving', taken);
+        const others = entries(ids);
+        const expected = model(segs, new Set([...ids, taken]));
+        if (expected === undefined) {
+          assert.equal(d.kind, 'exhausted');
+          return;
+        }
+        assert.ok(d.kind === 'allocate', d.kind);
+        assert.equal(d.id, expected);
+        assert.deepEqual(
+          d.allocations.filter((a) => a.physicalNetworkID === 'moving'),
+          [{ id: expected, physicalNetworkID: 'moving' }],
+        );
+        assert.deepEqual(
+          d.allocations.filter((a) => a.physicalNetworkID !== 'moving'),
+          others,
+        );
+      }),
+    );
+  });
+
+  it('leaves a network that no longer holds the refused ID on what it holds (a concurrent move won)', () => {
+    const allocations = [{ id: 7, physicalNetworkID: 'moving' }];
+    assert.deepEqual(decideReallocation(undefined, allocations, 'moving', 5), { kind: 'existing', id: 7 });
   });
 });

@@ -67,3 +67,24 @@ export function decideAllocation(
   if (id === undefined) return { kind: 'exhausted' };
   return { kind: 'allocate', id, allocations: [...allocations, { id, physicalNetworkID: network }] };
 }
+
+/**
+ * Neutron refused `taken` as in use by a network this allocator did not record (made outside openregion, or
+ * before it): the network gives it up for the lowest free ID other than `taken`. Nothing remembers `taken`, so a
+ * later network may meet the same refusal once, and the ID is usable again as soon as its holder is gone.
+ */
+export function decideReallocation(
+  segments: readonly VlanSegment[] | undefined,
+  allocations: readonly VLANAllocationEntry[],
+  network: string,
+  taken: number,
+): AllocationDecision {
+  const held = allocations.filter((a) => a.physicalNetworkID === network).map((a) => a.id);
+  if (held.length > 1) return { kind: 'inconsistent', ids: held };
+  // Already moved by a concurrent pass (or never held): the network's current allocation stands.
+  if (held[0] !== taken) return decideAllocation(segments, allocations, network);
+  const others = allocations.filter((a) => a.physicalNetworkID !== network);
+  const id = lowestFree(segments, [...others, { id: taken, physicalNetworkID: network }]);
+  if (id === undefined) return { kind: 'exhausted' };
+  return { kind: 'allocate', id, allocations: [...others, { id, physicalNetworkID: network }] };
+}

@@ -12,7 +12,7 @@ import { isAlreadyExists, isConflict, isNotFound } from '../../kube/errors.ts';
 import { API_VERSION } from '../apis/shared.ts';
 import { vlanAllocationName } from '../openstack/names.ts';
 import { vlanAllocationType, type VLANAllocation, type VLANAllocationEntry } from '../apis/vlan-allocation.ts';
-import { decideAllocation, type VlanSegment } from './allocate.ts';
+import { decideAllocation, decideReallocation, type AllocationDecision, type VlanSegment } from './allocate.ts';
 import { decideRelease } from './release.ts';
 
 /** Region.spec.openstack.network.providerNetworks, as far as the allocator reads it. */
@@ -87,9 +87,23 @@ export class VlanAllocator {
   }
 
   /** The network's VLAN: the one it already holds, else the lowest free allowed ID, recorded before returning. */
-  async allocate(network: string): Promise<VlanAssignment> {
+  allocate(network: string): Promise<VlanAssignment> {
+    return this.#assign(network, (allocations) => decideAllocation(this.#config.vlan?.segments, allocations, network));
+  }
+
+  /** Moves the network off `taken`, an ID Neutron says another network holds, to the lowest other free ID. */
+  reallocate(network: string, taken: number): Promise<VlanAssignment> {
+    return this.#assign(network, (allocations) =>
+      decideReallocation(this.#config.vlan?.segments, allocations, network, taken),
+    );
+  }
+
+  async #assign(
+    network: string,
+    decide: (allocations: readonly VLANAllocationEntry[]) => AllocationDecision,
+  ): Promise<VlanAssignment> {
     const id = await this.#converge((record) => {
-      const decision = decideAllocation(this.#config.vlan?.segments, record?.spec.allocations ?? [], network);
+      const decision = decide(record?.spec.allocations ?? []);
       switch (decision.kind) {
         case 'existing':
           return { done: decision.id };
