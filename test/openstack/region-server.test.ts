@@ -1,0 +1,244 @@
+/**
+ * Contract (issue 7, Done means 2): servers through the region provider with the region's non-admin credential
+ * from `region configure`, against the real dev cloud (Nova's fake driver) or the emulator. An identity, its
+ * network and security group are made the way the region service makes them; then a server is created and reads
+ * Running, an image change rebuilds it onto the new image, a rebuild toward a deleted image parks, and deleting it
+ * leaves no server, port or floating IP (listed as admin).
+ *
+ * Runs against the dev cloud (`node --import tsx --test test/openstack/region-server.test.ts`) and the emulator
+ * (the same with OPENREGION_CONTRACT_TARGET=emulator).
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { findCondition } from '../../src/kube/conditions.ts';
+import { customResourceDefinition } from '../../src/kube/crd.ts';
+import { openEmbeddedStore, type EmbeddedStore } from '../../src/kube/embedded/store.ts';
+import { builtin } from '../../src/kube/resource-type.ts';
+import { getServer, listFlavors, listServers } from '../../src/openstack/compute.ts';
+import { createImage, deleteImage, listImages } from '../../src/openstack/image.ts';
+import { listFloatingIps, listPorts } from '../../src/openstack/network.ts';
+import { systemClock } from '../../src/util/clock.ts';
+import { API_VERSION, regionKinds, regionType } from '../../src/region/apis/index.ts';
+import type { ServerStatus } from '../../src/region/apis/server.ts';
+import type { IdentityInput, ServerInput } from '../../src/region/provider/inputs.ts';
+import type { Outcome } from '../../src/region/provider/outcome.ts';
+import { identityProviderFor } from '../../src/region/openstack/identity.ts';
+import { IdentityRecords } from '../../src/region/openstack/identity-record.ts';
+import { serverPortName } from '../../src/region/openstack/names.ts';
+import { createNetwork, deleteNetwork } from '../../src/region/openstack/network.ts';
+import type { RegionCredentials } from '../../src/region/openstack/principals.ts';
+import { clientSetFactory, RegionProviders, type RegionContext } from '../../src/region/openstack/providers.ts';
+import { createSecurityGroup, deleteSecurityGroup } from '../../src/region/openstack/security-group.ts';
+import { IMAGE_NOT_FOUND_MESSAGE } from '../../src/region/openstack/server/messages.ts';
+import { serverProviderFor, type OpenstackServerProvider } from '../../src/region/openstack/servers/provider.ts';
+import { credentialsSecret, RecordingTransport } from '../../src/region/openstack/testing/region-fixture.ts';
+import { DEFAULT_CLUSTER_ROLES } from '../../src/region/registration/register.ts';
+import { cloudTarget, contractCloud, waitFor } from './cloud.ts';
+
+const cloud = await contractCloud();
+const NS = 'default';
+const REGION = 'contract-servers';
+/** A bound on waiting for the cloud, not an assertion about its speed. */
+const SETTLE = { timeoutMs: 180_000, intervalMs: cloudTarget === 'emulator' ? 50 : 1_000 };
+
+describe('region servers (the region credential from `region configure`)', { skip: !cloud }, () => {
+  const c = cloud as NonNullable<typeof cloud>;
+  const ctx = { signal: new AbortController().signal };
+  let store: EmbeddedStore;
+  let transport: RecordingTransport;
+  let region: RegionContext;
+  let provider: OpenstackServerProvider;
+  let identity: IdentityInput;
+  let projectID: string;
+  const networkInput = {
+    id: randomUUID(),
+    prefix: '10.30.0.0/24',
+    reservations: { prefixLength: 25 },
+    dnsNameservers: [],
+    routes: [],
+  };
+  const groupInput = { id: randomUUID(), rules: [] };
+  let server: ServerInput;
+  let images: { a: string; b: string };
+  let doomedImage: string;
+
+  before(async () => {
+    assert.ok(c.regionAuth.type === 'password' && 'id' in c.regionAuth.user, 'the region credential is a user id');
+    const credentials: RegionCredentials = {
+      authUrl: c.authUrl,
+      domainID: (await c.region.token()).domain?.id ?? assert.fail('a domain-scoped token'),
+      projectID: (await c.regionProject.token()).project?.id ?? assert.fail('a project-scoped token'),
+      userID: c.regionAuth.user.id,
+      password: c.regionAuth.password,
+    };
+    store = openEmbeddedStore(':memory:', { clock: systemClock, garbageCollection: false });
+    for (const kind of regionKinds)
+      await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
+    await store.create(builtin.secret, credentialsSecret('region-credentials', credentials));
+    await store.create(regionType, {
+      apiVersion: API_VERSION,
+      kind: 'Region',
+      metadata: { name: REGION, namespace: NS },
+      spec: {
+        provider: 'openstack',
+        openstack: {
+          endpoint: c.authUrl,
+          serviceAccountSecret: { namespace: NS, name: 'region-credentials' },
+          identity: { clusterRoles: [...DEFAULT_CLUSTER_ROLES] },
+        },
+      },
+    });
+    transport = new RecordingTransport({ clock: systemClock, random: Math.random });
+    const providers = await RegionProviders.bootstrap({
+      namespace: NS,
+      bootstrapClient: store,
+      runtimeClient: store,
+      clientSets: clientSetFactory({ transport, clock: systemClock, region: 'RegionOne' }),
+    });
+    region = await providers.lookup(REGION);
+    provider = serverProviderFor(region, { kube: store, clock: systemClock });
+
+    const admin = c.admin;
+    const byName = async (name: string) =>
+      (await listImages(admin.client('image'), { name })).find((i) => i.name === name)?.id ?? assert.fail(name);
+    images = { a: await byName('or-image-a'), b: await byName('or-image-b') };
+    const doomed = await createImage(admin.client('image'), {
+      name: c.name('doomed'),
+      disk_format: 'raw',
+      container_format: 'bare',
+      visibility: 'public',
+    });
+    doomedImage = doomed.id;
+    const flavor =
+      (await listFlavors(admin.client('compute'))).find((f) => f.name === 'or.small') ?? assert.fail('or.small');
+
+    const owner = { organizationID: 'ct-org', projectID: 'ct-project', regionID: REGION };
+    identity = { ...owner, id: randomUUID() };
+    done(await identityProviderFor(region, { kube: store }).createIdentity(ctx, identity));
+    const realised = (await new IdentityRecords(store, NS).realised(identity.id)) ?? assert.fail('realised');
+    projectID = realised.projectID;
+    const deps = { clients: region.clients, config: region.config, signal: ctx.signal };
+    done(await createNetwork(deps, realised, { ...owner, ...networkInput }));
+    done(await createSecurityGroup(deps, realised, { ...owner, ...groupInput }));
+    server = {
+      ...owner,
+      id: randomUUID(),
+      name: c.name('server'),
+      flavorID: flavor.id,
+      imageID: images.a,
+      networkID: networkInput.id,
+      allowedAddressPairs: [{ cidr: '10.30.0.200/32' }],
+      securityGroupIDs: [groupInput.id],
+      publicIP: true,
+      sshInjection: 'identityKeypair',
+      tags: [],
+    };
+  });
+
+  after(async () => {
+    // Whatever a failed test left behind goes, whatever state it stopped in.
+    const owner = { organizationID: 'ct-org', projectID: 'ct-project', regionID: REGION };
+    const realised = await new IdentityRecords(store, NS).realised(identity.id).catch(() => undefined);
+    const deps = { clients: region.clients, config: region.config, signal: ctx.signal };
+    await waitFor(
+      () => provider.deleteServer(ctx, identity, server),
+      (o) => o.kind === 'done',
+      SETTLE,
+    ).catch(() => {});
+    await deleteSecurityGroup(deps, realised, { ...owner, ...groupInput }).catch(() => {});
+    await deleteNetwork(deps, realised, { ...owner, ...networkInput }).catch(() => {});
+    await identityProviderFor(region, { kube: store })
+      .deleteIdentity(ctx, identity)
+      .catch(() => {});
+    await deleteImage(c.admin.client('image'), doomedImage).catch(() => {});
+    await transport.close();
+    await store.close();
+    await c.close();
+  });
+
+  let status: ServerStatus | undefined;
+  const poll = async () => {
+    status = await provider.updateServerState(ctx, identity, { server, generation: 1, status });
+    return status;
+  };
+  const converge = (input: ServerInput) =>
+    waitFor(
+      () => provider.createServer(ctx, identity, input),
+      (o) => o.kind !== 'yield',
+      { ...SETTLE, what: 'converged' },
+    );
+  const nova = async () => {
+    const found = (await listServers(c.admin.client('compute'), { allTenants: true, projectId: projectID })).filter(
+      (s) => s.name === server.name,
+    );
+    return found;
+  };
+
+  it('create → Running, with its port, floating IP and addresses', async () => {
+    const addresses = done(await converge(server));
+    assert.ok(addresses.privateIP?.startsWith('10.30.0.'), JSON.stringify(addresses));
+    assert.ok(addresses.publicIP !== undefined);
+    const running = await waitFor(poll, (s) => findCondition(s.conditions, 'Active')?.reason === 'Running', {
+      ...SETTLE,
+      what: 'Running',
+    });
+    assert.equal(findCondition(running.conditions, 'Healthy')?.reason, 'Healthy');
+    assert.equal(running.observed?.image, images.a);
+    assert.ok(running.provisionedAt !== undefined);
+    assert.equal((await nova()).length, 1);
+  });
+
+  it('an image change rebuilds the server and converges on the new image', async () => {
+    server = { ...server, imageID: images.b };
+    done(await converge(server));
+    const [rebuilt] = await nova();
+    assert.ok(rebuilt);
+    const fresh = await getServer(c.admin.client('compute'), rebuilt.id);
+    assert.equal(typeof fresh.image === 'string' ? '' : fresh.image.id, images.b);
+    assert.equal(fresh.status, 'ACTIVE');
+    const observed = await waitFor(poll, (s) => s.observed?.image === images.b, { ...SETTLE, what: 'observed' });
+    assert.equal(findCondition(observed.conditions, 'Active')?.reason, 'Running');
+  });
+
+  it('a rebuild toward a deleted image parks and touches nothing', async () => {
+    await deleteImage(c.admin.client('image'), doomedImage);
+    const outcome = await provider.createServer(ctx, identity, { ...server, imageID: doomedImage });
+    assert.ok(outcome.kind === 'park', JSON.stringify(outcome));
+    assert.equal(outcome.message, IMAGE_NOT_FOUND_MESSAGE);
+    const [still] = await nova();
+    assert.ok(still);
+    assert.equal(still.status, 'ACTIVE');
+    assert.equal(typeof still.image === 'string' ? '' : still.image.id, images.b);
+  });
+
+  it('delete leaves no server, port or floating IP', async () => {
+    const [port] = (await listPorts(c.admin.client('network'), { name: serverPortName(server.id) })).filter(
+      (p) => p.name === serverPortName(server.id),
+    );
+    assert.ok(port !== undefined, 'the server had its port');
+    await waitFor(
+      () => provider.deleteServer(ctx, identity, server),
+      (o) => o.kind === 'done',
+      {
+        ...SETTLE,
+        what: 'deleted',
+      },
+    );
+    assert.deepEqual(await nova(), []);
+    const ports = await listPorts(c.admin.client('network'), { name: serverPortName(server.id) });
+    assert.deepEqual(
+      ports.filter((p) => p.name === serverPortName(server.id)),
+      [],
+    );
+    assert.deepEqual(await listFloatingIps(c.admin.client('network'), { port_id: port.id }), []);
+    await assert.rejects(provider.updateServerState(ctx, identity, { server, generation: 1, status }), {
+      name: 'ServerGoneError',
+    });
+  });
+});
+
+function done<T>(outcome: Outcome<T>): T {
+  assert.equal(outcome.kind, 'done', JSON.stringify(outcome));
+  return (outcome as { value: T }).value;
+}
