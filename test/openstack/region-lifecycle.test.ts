@@ -1,7 +1,7 @@
 /**
  * Contract (issue 6, Done means 1 and 4): the region service end to end — the Identity, Network and SecurityGroup
  * controllers in a Manager over an embedded store, driving the OpenStack provider with the region's non-admin
- * credential from `region configure`. An identity, a plain network, a VLAN provider network and a security group
+ * credential from `region configure` and regions written by `region register`. An identity, a plain network, a VLAN provider network and a security group
  * reach Available; deleting them leaves nothing in OpenStack, checked by listing as admin; and no secret appears in
  * a log line, a status field or a condition message on the way.
  *
@@ -28,11 +28,9 @@ import {
   networkType,
   openstackIdentityType,
   regionKinds,
-  regionType,
   securityGroupType,
   vlanAllocationType,
   type OpenstackIdentity,
-  type Region,
   type VLANAllocation,
 } from '../../src/region/apis/index.ts';
 import { registerRegionControllers } from '../../src/region/controllers/index.ts';
@@ -40,14 +38,14 @@ import { identityName, networkName, securityGroupName, vlanAllocationName } from
 import type { RegionCredentials } from '../../src/region/openstack/principals.ts';
 import { openstackLookup } from '../../src/region/openstack/provider.ts';
 import { clientSetFactory, RegionProviders } from '../../src/region/openstack/providers.ts';
-import { credentialsSecret, RecordingTransport } from '../../src/region/openstack/testing/region-fixture.ts';
-import { DEFAULT_CLUSTER_ROLES } from '../../src/region/registration/register.ts';
+import { RecordingTransport } from '../../src/region/openstack/testing/region-fixture.ts';
+import { applyManifests, registrationManifests, type RegisterPlan } from '../../src/region/registration/register.ts';
 import { contractCloud } from './cloud.ts';
 
 const cloud = await contractCloud();
 const NS = 'default';
-const PLAIN_REGION = 'lifecycle-plain';
-const VLAN_REGION = 'lifecycle-vlan';
+const PLAIN_REGION = randomUUID();
+const VLAN_REGION = randomUUID();
 /** The dev cloud's ML2 VLAN range (scripts/devcloud.py), which the emulator is seeded to match. */
 const PHYSNET = 'physnet1';
 const VLAN_SEGMENT = { startId: 100, endId: 200 };
@@ -69,10 +67,14 @@ describe('region lifecycle: identity → networks → security group → deleted
 
   before(async () => {
     assert.ok(c.regionAuth.type === 'password' && 'id' in c.regionAuth.user, 'the region credential is a user id');
+    const domainToken = await c.region.token();
+    const projectToken = await c.regionProject.token();
+    const domain = domainToken.domain ?? assert.fail('a domain-scoped token');
+    const project = projectToken.project ?? assert.fail('a project-scoped token');
     credentials = {
       authUrl: c.authUrl,
-      domainID: (await c.region.token()).domain?.id ?? assert.fail('a domain-scoped token'),
-      projectID: (await c.regionProject.token()).project?.id ?? assert.fail('a project-scoped token'),
+      domainID: domain.id,
+      projectID: project.id,
       userID: c.regionAuth.user.id,
       password: c.regionAuth.password,
     };
@@ -80,27 +82,26 @@ describe('region lifecycle: identity → networks → security group → deleted
     store = openEmbeddedStore(':memory:', { clock: systemClock, garbageCollection: false });
     for (const kind of regionKinds)
       await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
-    await store.create(builtin.secret, credentialsSecret('region-credentials', credentials));
-    for (const [name, vlan] of [
+    // Both regions exactly as `openregion region register --create-secret` writes them: no admin credential anywhere.
+    const registered = { ...credentials, domainId: domain.id, projectId: project.id, userId: credentials.userID };
+    const names = { domainName: domain.name, projectName: project.name, userName: domainToken.user.name };
+    for (const [regionId, vlan] of [
       [PLAIN_REGION, false],
       [VLAN_REGION, true],
     ] as const) {
-      await store.create<Region>(regionType, {
-        apiVersion: API_VERSION,
-        kind: 'Region',
-        metadata: { name, namespace: NS },
-        spec: {
-          provider: 'openstack',
-          openstack: {
-            endpoint: c.authUrl,
-            serviceAccountSecret: { namespace: NS, name: 'region-credentials' },
-            identity: { clusterRoles: [...DEFAULT_CLUSTER_ROLES] },
-            ...(vlan
-              ? { network: { providerNetworks: { physicalNetwork: PHYSNET, vlan: { segments: [VLAN_SEGMENT] } } } }
-              : {}),
-          },
-        },
-      });
+      const plan: RegisterPlan = {
+        regionId,
+        displayName: `lifecycle-${vlan ? 'vlan' : 'plain'}`,
+        namespace: NS,
+        secret: { namespace: NS, name: 'region-credentials' },
+        endpoint: c.authUrl,
+        organizationIds: [],
+        services: vlan
+          ? { network: { providerNetworks: { physicalNetwork: PHYSNET, vlan: { segments: [VLAN_SEGMENT] } } } }
+          : {},
+      };
+      const manifests = registrationManifests(plan, { ...registered, ...names, regionName: 'RegionOne' });
+      await applyManifests(store, vlan ? manifests.slice(-1) : manifests);
     }
     transport = new RecordingTransport({ clock: systemClock, random: Math.random });
     const log = createLogger({ level: 'debug', destination: { write: (line: string) => void logLines.push(line) } });

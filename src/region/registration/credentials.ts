@@ -2,6 +2,8 @@
  * The region's provider credentials: what `region configure` produces and `region register` consumes. The four
  * the Region's Secret carries (domain, project, user id, password) plus where and under which names they live.
  */
+import { CREDENTIAL_KEYS } from '../openstack/region-config.ts';
+
 export interface RegionCredentials {
   /** The Keystone v3 URL the credentials authenticate against. */
   readonly authUrl: string;
@@ -15,14 +17,14 @@ export interface RegionCredentials {
   readonly password: string;
 }
 
-/** The Region credentials Secret's keys, exactly (reference: region-registration.md, step 2). */
-export const SECRET_KEYS = ['domain-id', 'project-id', 'user-id', 'password'] as const;
+/** The Region credentials Secret's keys, exactly: the ones the provider reads (reference: region-registration.md). */
+export const SECRET_KEYS = Object.values(CREDENTIAL_KEYS);
 
 export function secretData(credentials: RegionCredentials): Record<(typeof SECRET_KEYS)[number], string> {
   return {
-    'domain-id': credentials.domainId,
-    'project-id': credentials.projectId,
-    'user-id': credentials.userId,
-    password: credentials.password,
+    [CREDENTIAL_KEYS.domainID]: credentials.domainId,
+    [CREDENTIAL_KEYS.projectID]: credentials.projectId,
+    [CREDENTIAL_KEYS.userID]: credentials.userId,
+    [CREDENTIAL_KEYS.password]: credentials.password,
   };
 }
