@@ -64,6 +64,8 @@ describe(
     let store: EmbeddedStore;
     let transport: RecordingTransport;
     let registry: RegionProviders;
+    let identityUserID = '';
+    let regionProjectID = '';
     /** Emulator only: the stand-in VIP ports, which its Octavia does not own; they go with the load balancer. */
     const vipPorts: string[] = [];
     const removeVipPorts = async () => {
@@ -108,6 +110,8 @@ describe(
       });
       await until('identity', async () => (await provider()).createIdentity(ctx, identity));
       await until('network', async () => (await provider()).createNetwork(ctx, identity, network));
+      identityUserID = (await store.get<OpenstackIdentity>(openstackIdentityType, NS, identity.id)).spec.userID ?? '';
+      regionProjectID = credentials.projectID;
     });
 
     after(async () => {
@@ -192,6 +196,7 @@ describe(
 
     it('creates the load balancer with two listeners and a public IP, as the identity user', async () => {
       // The first passes make the load balancer; then the VIP port decides what the floating IP step can do.
+      lbRequestsFrom = transport.requests.length;
       const first = await (await lbProvider()).createLoadBalancer(ctx, identity, spec);
       assert.deepEqual(first, { kind: 'yield', reason: 'create-load-balancer' });
       const [lb] = await waitForActive();
@@ -294,6 +299,7 @@ describe(
       assert.ok(rows.includes('cascade delete accepted'), rows.join(', '));
       const now = await inCloud();
       assert.deepEqual([now.lbs, now.listeners, now.pools, now.monitors, now.fips], [[], [], [], [], []]);
+      assertPrincipals(now.projectID);
       // A real network driver deletes its VIP port with the load balancer; the emulator's stand-in goes here.
       await removeVipPorts();
       // The network and the identity go too: nothing of the load balancer holds them.
@@ -303,6 +309,28 @@ describe(
       assert.deepEqual(await neutron.listNetworks(admin, { name: `network-${network.id}` }), []);
       assert.deepEqual(await neutron.listPorts(admin, { project_id: now.projectID }), []);
     });
+
+    /** Where the load balancer's own requests start in the transport's record. */
+    let lbRequestsFrom = 0;
+
+    /**
+     * Every load balancer and floating IP request went as the identity's own user in its project; the only other
+     * caller is the region account listing external networks in its own project (the floating IP's network).
+     */
+    function assertPrincipals(projectID: string | undefined): void {
+      const requests = transport.requests.slice(lbRequestsFrom).filter((r) => r.caller !== undefined);
+      const asRegion = requests.filter((r) => r.caller?.userID !== identityUserID);
+      const asIdentity = requests.filter((r) => r.caller?.userID === identityUserID);
+      assert.ok(asIdentity.filter((r) => r.serviceType === 'load-balancer').length > 20, 'the pass went to Octavia');
+      assert.deepEqual([...new Set(asIdentity.map((r) => r.caller?.scope))], [`project:${projectID ?? ''}`]);
+      assert.ok(
+        asIdentity.some((r) => r.method === 'POST' && r.urlTemplate === '/floatingips') || cloudTarget !== 'emulator',
+      );
+      const regionCalls = new Set(
+        asRegion.map((r) => `${r.caller?.scope ?? ''} ${r.method} ${r.serviceType} ${r.urlTemplate}`),
+      );
+      assert.deepEqual([...regionCalls], [`project:${regionProjectID} GET network /networks`]);
+    }
 
     /** Waits until the load balancer is ACTIVE, as admin. */
     async function waitForActive(): Promise<octavia.LoadBalancer[]> {
