@@ -6,6 +6,7 @@ import { devcloudCommand } from './devcloud.ts';
 import { emulatorCommand } from './emulator.ts';
 import { kubeCommands } from './kube.ts';
 import { regionCommand } from './region.ts';
+import { upCommand } from './up.ts';
 
 export function buildProgram(): Command {
   const program = new Command('openregion')
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
   program.addCommand(emulatorCommand());
   for (const command of kubeCommands()) program.addCommand(command);
   program.addCommand(regionCommand());
+  program.addCommand(upCommand());
   return program;
 }
 

@@ -48,7 +48,7 @@ export function sendProblem(reply: FastifyReply, request: FastifyRequest, proble
 export function errorHandler(log: Logger | undefined, bodyLimit: number) {
   return (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const problem = problemOf(error, bodyLimit);
-    if (problem.status >= 500) log?.error({ err: error, url: request.url }, 'request failed');
+    if (problem.status === 500) log?.error({ err: error, url: request.url }, 'request failed');
     return sendProblem(reply, request, problem);
   };
 }

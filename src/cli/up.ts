@@ -1,0 +1,261 @@
+/**
+ * `openregion up` (what `npm start` runs): the whole system in one process on embedded defaults. The embedded
+ * store in ./.openregion/, the built-in OpenStack emulator seeded with a demo region (or a real cloud with
+ * --cloud), the demo region configured and registered as an operator would, every region controller and the
+ * server monitor, the Keystone orders operator with its bundled actuators and a ready ControlPlane, and the REST
+ * API. It prints what runs where, a development token and a first curl. A restart resumes from the store.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { Command, InvalidArgumentError } from 'commander';
+import type { Logger } from 'pino';
+import { Emulator } from '../emulator/emulator.ts';
+import { openEmbeddedStore, type EmbeddedStore } from '../kube/embedded/store.ts';
+import { loadCloudConfig } from '../openstack/config.ts';
+import { Session } from '../openstack/session.ts';
+import { Transport } from '../openstack/transport.ts';
+import type { AdminSession } from '../keystone/actuators/korc/register.ts';
+import { buildApi } from '../region/http/app.ts';
+import { createAuthenticator } from '../region/http/auth.ts';
+import { DEV_ALGORITHM, generateDevKeyPair, signDevToken } from '../region/http/dev-token.ts';
+import { clientSetFactory, RegionProviders } from '../region/openstack/providers.ts';
+import { readEnvFile, renderEnvFile } from '../region/registration/env-file.ts';
+import { createLogger } from '../runtime/logger.ts';
+import { Manager } from '../runtime/manager.ts';
+import { systemScheduler, type Scheduler } from '../runtime/scheduler.ts';
+import { systemClock, type Clock } from '../util/clock.ts';
+import { seedDemoCloud } from './up/demo-cloud.ts';
+import { setUpDemoRegion } from './up/demo-region.ts';
+import {
+  devIdentity,
+  ensureDir,
+  readKeyPair,
+  renderDevEnv,
+  upFiles,
+  writePrivate,
+  type DevIdentity,
+} from './up/files.ts';
+import {
+  CONTROL_PLANE_NAME,
+  CONTROL_PLANE_NAMESPACE,
+  registerKeystoneOperator,
+  setUpKeystoneDemo,
+} from './up/keystone.ts';
+import { wireRegionService } from './up/region-service.ts';
+
+export const REGION_NAMESPACE = 'unikorn-region';
+const KV_TOKEN = 'openregion-dev-kv';
+
+export interface UpOptions {
+  readonly dir: string;
+  readonly host: string;
+  /** The REST API's port; 0 picks a free one. */
+  readonly port: number;
+  /** A clouds.yaml entry (cloud admin) to use instead of the emulator. */
+  readonly cloud?: string | undefined;
+  readonly emulatorPort?: number;
+  readonly clock?: Clock;
+  readonly scheduler?: Scheduler;
+  readonly log?: Logger;
+  readonly monitorPeriodMs?: number;
+  /** Where --cloud's clouds.yaml and OS_* come from. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface RunningUp extends DevIdentity {
+  readonly api: string;
+  readonly token: string;
+  readonly store: EmbeddedStore;
+  readonly emulator: Emulator | undefined;
+  readonly running: readonly string[];
+  stop(): Promise<void>;
+}
+
+export async function startUp(options: UpOptions): Promise<RunningUp> {
+  const clock = options.clock ?? systemClock;
+  const scheduler = options.scheduler ?? systemScheduler(clock);
+  const log = options.log ?? createLogger({ level: 'warn' });
+  const files = upFiles(options.dir);
+  ensureDir(files.dir);
+  const identity = devIdentity(files);
+  const store = openEmbeddedStore(files.store, { clock, garbageCollection: true });
+  const transport = new Transport({ clock, random: Math.random });
+  const cleanups: (() => Promise<void>)[] = [() => store.close(), () => transport.close()];
+  const stop = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  };
+  try {
+    let emulator: Emulator | undefined;
+    let admin: AdminSession;
+    let authUrl: string;
+    let regionName: string | undefined;
+    if (options.cloud === undefined) {
+      emulator = await Emulator.start({ port: options.emulatorPort ?? 0, clock, config: { kvToken: KV_TOKEN } });
+      const running = emulator;
+      cleanups.push(() => running.close());
+      const session = new Session<'project'>({
+        authUrl: emulator.authUrl,
+        auth: { type: 'password', user: { name: 'admin', domain: { id: 'default' } }, password: 'secret' },
+        scope: { kind: 'project', project: { name: 'admin', domain: { id: 'default' } } },
+        transport,
+        clock,
+        region: 'RegionOne',
+      });
+      await seedDemoCloud(session);
+      writePrivate(files.cloudsYaml, emulator.cloudsYaml('emulator'));
+      admin = session;
+      authUrl = emulator.authUrl;
+      regionName = 'RegionOne';
+    } else {
+      const env = options.env ?? {};
+      const read = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined);
+      const config = loadCloudConfig({ env, cwd: process.cwd(), home: homedir(), readFile: read }, options.cloud);
+      admin = new Session({ ...config, transport, clock }) as AdminSession;
+      authUrl = config.authUrl;
+      regionName = config.region;
+    }
+
+    const previous = readEnvFile(files.regionEnv);
+    const demo = await setUpDemoRegion({
+      store,
+      admin: admin as Session,
+      authUrl,
+      regionName,
+      transport,
+      clock,
+      namespace: REGION_NAMESPACE,
+      regionID: identity.regionID,
+      organizationID: identity.organizationID,
+      password: previous?.authUrl === authUrl ? previous.password : undefined,
+    });
+    writePrivate(files.regionEnv, renderEnvFile(demo.credentials, 'openregion up: the demo region account'));
+    const kv = emulator === undefined ? undefined : { url: emulator.url, token: KV_TOKEN };
+    await setUpKeystoneDemo({ store, authUrl, kv, clock });
+
+    const providers = await RegionProviders.bootstrap({
+      namespace: REGION_NAMESPACE,
+      bootstrapClient: store,
+      runtimeClient: store,
+      clientSets: clientSetFactory({ transport, clock, region: regionName }),
+    });
+    const manager = new Manager({ client: store, clock, scheduler, log, random: Math.random });
+    const region = wireRegionService({
+      manager,
+      client: store,
+      namespace: REGION_NAMESPACE,
+      providers,
+      clock,
+      scheduler,
+      log,
+      ...(options.monitorPeriodMs === undefined ? {} : { monitorPeriodMs: options.monitorPeriodMs }),
+    });
+    const keystone = registerKeystoneOperator(manager, admin, kv !== undefined);
+    await manager.start();
+    cleanups.push(() => manager.stop());
+    region.start();
+    cleanups.push(() => region.stop());
+
+    const keys = readKeyPair(files.key) ?? (await generateDevKeyPair());
+    writePrivate(files.key, JSON.stringify(keys));
+    const token = await signDevToken(
+      keys,
+      { subject: 'developer', organizationIDs: [identity.organizationID], projectIDs: [identity.projectID] },
+      clock,
+    );
+    writePrivate(files.token, `${token}\n`);
+    const app = await buildApi({
+      client: store,
+      namespace: REGION_NAMESPACE,
+      clock,
+      newId: randomUUID,
+      authenticate: createAuthenticator({ key: { publicJwk: keys.publicJwk, algorithm: DEV_ALGORITHM }, clock }),
+      capabilities: region.capabilities,
+      log,
+    });
+    app.get('/healthz', { schema: { hide: true } }, (_request, reply) => {
+      const { status, body } = manager.health.healthz();
+      return reply.code(status).type('text/plain').send(body);
+    });
+    app.get('/readyz', { schema: { hide: true } }, (_request, reply) => {
+      const { status, body } = manager.health.readyz();
+      return reply.code(status).type('text/plain').send(body);
+    });
+    await app.listen({ host: options.host, port: options.port });
+    cleanups.push(() => app.close());
+    const address = app.server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : options.port;
+    const api = `http://${options.host}:${String(port)}`;
+    writePrivate(files.devEnv, renderDevEnv(api, identity));
+    return {
+      ...identity,
+      api,
+      token,
+      store,
+      emulator,
+      running: [...region.running, ...keystone],
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+export function banner(up: RunningUp, dir: string): string {
+  const cloud = up.emulator === undefined ? 'a real cloud (--cloud)' : `${up.emulator.url} (built-in emulator)`;
+  return [
+    'openregion is up: everything runs in this process (Ctrl-C stops it; a restart resumes from the store).',
+    '',
+    `  REST API      ${up.api}   (OpenAPI 3.1: ${up.api}/openapi.json, health: /healthz)`,
+    `  OpenStack     ${cloud}${up.emulator === undefined ? '' : `, admin in ${dir}/clouds.yaml (cloud emulator)`}`,
+    `  store         ${dir}/store.db   (openregion get servers -n ${REGION_NAMESPACE} --store ${dir}/store.db)`,
+    `  region        ${up.regionID} (demo), registered for organization ${up.organizationID}`,
+    `  project       ${up.projectID}`,
+    `  controllers   ${up.running.join(', ')}`,
+    `  ControlPlane  ${CONTROL_PLANE_NAMESPACE}/${CONTROL_PLANE_NAME} (assigns namespace ${CONTROL_PLANE_NAMESPACE})`,
+    '',
+    `Development token (also in ${dir}/token, variables in ${dir}/dev.env):`,
+    `  ${up.token}`,
+    '',
+    'In a second terminal:',
+    `  . ${dir}/dev.env`,
+    `  curl -s -H "Authorization: Bearer $(cat ${dir}/token)" "$OPENREGION_API/api/v2/regions/$OPENREGION_REGION_ID/images?organizationID=$OPENREGION_ORGANIZATION_ID"`,
+    `  curl -s -H "Authorization: Bearer $(cat ${dir}/token)" -H 'content-type: application/json' "$OPENREGION_API/api/v2/networks" \\`,
+    `    -d '{"metadata":{"name":"net-1"},"spec":{"organizationId":"'$OPENREGION_ORGANIZATION_ID'","projectId":"'$OPENREGION_PROJECT_ID'","regionId":"'$OPENREGION_REGION_ID'","prefix":"192.168.0.0/24","dnsNameservers":[]}}'`,
+    '',
+  ].join('\n');
+}
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError('a port number, 0 for any free one');
+  return n;
+}
+
+export function upCommand(): Command {
+  return new Command('up')
+    .description('Run everything in one process: store, OpenStack emulator with a demo region, controllers, REST API')
+    .option('--dir <path>', 'where the store, token and dev files go', './.openregion')
+    .option('--host <host>', 'the REST API address', '127.0.0.1')
+    .option('--port <port>', 'the REST API port (0: any free one)', port, 8080)
+    .option('--cloud <name>', 'a clouds.yaml entry (cloud admin) to use instead of the built-in emulator')
+    .option('--log-level <level>', 'log level (logs go to stdout as JSON)', 'warn')
+    .action(async (options: { dir: string; host: string; port: number; cloud?: string; logLevel: string }) => {
+      const up = await startUp({
+        dir: options.dir,
+        host: options.host,
+        port: options.port,
+        cloud: options.cloud,
+        env: process.env,
+        log: createLogger({ level: options.logLevel }),
+      });
+      process.stdout.write(banner(up, options.dir));
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      process.stdout.write('openregion: stopping…\n');
+      await up.stop();
+    });
+}

@@ -1,0 +1,132 @@
+/**
+ * The demo region's cloud, made in the built-in emulator through the ordinary OpenStack APIs as a cloud admin would
+ * on a real cloud: the roles the region's grants name, public flavors, images carrying the properties the region
+ * service validates, an external network for routers and floating IPs, and public volume types. Octavia is one of
+ * the emulator's services already.
+ */
+import { createImage, type ImageClient } from '../../openstack/image.ts';
+import { findRoleByName, grantRole, type IdentityClient } from '../../openstack/identity.ts';
+import type { BlockStorageClient } from '../../openstack/blockstorage.ts';
+import type { ComputeClient } from '../../openstack/compute.ts';
+import { createNetwork, createSubnet, type NetworkClient } from '../../openstack/network.ts';
+import type { Session } from '../../openstack/session.ts';
+
+const LINUX = { 'unikorn:os:kernel': 'linux', 'unikorn:virtualization': 'virtualized', architecture: 'x86_64' };
+
+export const DEMO_IMAGES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'ubuntu-24.04': {
+    ...LINUX,
+    'unikorn:os:family': 'debian',
+    'unikorn:os:distro': 'ubuntu',
+    'unikorn:os:version': '24.04',
+    'unikorn:os:codename': 'noble',
+  },
+  'debian-12': {
+    ...LINUX,
+    'unikorn:os:family': 'debian',
+    'unikorn:os:distro': 'debian',
+    'unikorn:os:version': '12',
+    'unikorn:os:codename': 'bookworm',
+  },
+};
+
+/** name, vCPUs, RAM MiB, disk GB. */
+export const DEMO_FLAVORS: readonly (readonly [string, number, number, number])[] = [
+  ['demo.small', 1, 2048, 20],
+  ['demo.medium', 2, 4096, 40],
+];
+
+export const DEMO_VOLUME_TYPES = ['demo-standard', 'demo-fast'] as const;
+
+export interface DemoCloud {
+  readonly volumeTypeIDs: readonly string[];
+}
+
+/** Seeds an emulator through an admin session; safe only on a fresh emulator (it does not look first). */
+export async function seedDemoCloud(admin: Session<'project'>): Promise<DemoCloud> {
+  const token = await admin.token();
+  await seedRoles(admin.client('identity'), token.user.id, token.project?.id ?? '');
+  await seedFlavors(admin.client('compute'));
+  await seedImages(admin.client('image'));
+  await seedExternalNetwork(admin.client('network'));
+  return { volumeTypeIDs: await seedVolumeTypes(admin.client('block-storage')) };
+}
+
+async function seedRoles(identity: IdentityClient, adminUserId: string, adminProjectId: string): Promise<void> {
+  const role = async (name: string): Promise<string> => {
+    const found = await findRoleByName(identity, name);
+    if (found) return found.id;
+    const { body } = await identity.request<{ role: { id: string } }>({
+      method: 'POST',
+      path: '/roles',
+      body: { role: { name } },
+    });
+    return body.role.id;
+  };
+  for (const name of ['member', 'reader', 'manager', 'load-balancer_member', 'load-balancer_admin']) await role(name);
+  await grantRole(identity, {
+    userId: adminUserId,
+    projectId: adminProjectId,
+    roleId: await role('load-balancer_admin'),
+  });
+}
+
+async function seedFlavors(compute: ComputeClient): Promise<void> {
+  for (const [name, vcpus, ram, disk] of DEMO_FLAVORS) {
+    await compute.request({
+      method: 'POST',
+      path: '/flavors',
+      body: { flavor: { name, vcpus, ram, disk, 'os-flavor-access:is_public': true } },
+    });
+  }
+}
+
+async function seedImages(glance: ImageClient): Promise<void> {
+  for (const [name, properties] of Object.entries(DEMO_IMAGES)) {
+    const image = await createImage(glance, {
+      name,
+      disk_format: 'raw',
+      container_format: 'bare',
+      visibility: 'public',
+      properties,
+    });
+    await glance.request({
+      method: 'PUT',
+      path: '/images/{image_id}/file',
+      params: { image_id: image.id },
+      contentType: 'application/octet-stream',
+      body: `openregion demo image ${name}\n`.repeat(64),
+    });
+  }
+}
+
+async function seedExternalNetwork(neutron: NetworkClient): Promise<void> {
+  const network = await createNetwork(neutron, {
+    name: 'public',
+    'provider:network_type': 'flat',
+    'provider:physical_network': 'public',
+    'router:external': true,
+    shared: false,
+  });
+  await createSubnet(neutron, {
+    name: 'public-subnet',
+    network_id: network.id,
+    ip_version: 4,
+    cidr: '203.0.113.0/24',
+    gateway_ip: '203.0.113.1',
+    enable_dhcp: false,
+  });
+}
+
+async function seedVolumeTypes(cinder: BlockStorageClient): Promise<string[]> {
+  const ids: string[] = [];
+  for (const name of DEMO_VOLUME_TYPES) {
+    const { body } = await cinder.request<{ volume_type: { id: string } }>({
+      method: 'POST',
+      path: '/types',
+      body: { volume_type: { name, 'os-volume-type-access:is_public': true } },
+    });
+    ids.push(body.volume_type.id);
+  }
+  return ids;
+}

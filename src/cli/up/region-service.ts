@@ -1,0 +1,195 @@
+/**
+ * The region service on one Manager: every controller whose provider exists, the server monitor, and the REST
+ * API's capabilities to match. THE place a new capability plugs in: add its provider lookup and controller below,
+ * and flip its capability, so `up` and `serve` both get it and the API stops answering 501 for it.
+ *
+ * Wired now: identities, networks, security groups (one composed provider), servers (controller, monitor and
+ * actions), load balancers, volumes, and the region inventory (flavors, images with the refresh-ahead image cache
+ * the API server runs, volume classes).
+ */
+import type { Logger } from 'pino';
+import type { Client } from '../../kube/client.ts';
+import type { Manager } from '../../runtime/manager.ts';
+import type { Scheduler } from '../../runtime/scheduler.ts';
+import type { Clock } from '../../util/clock.ts';
+import type { Server } from '../../region/apis/index.ts';
+import { registerRegionControllers } from '../../region/controllers/index.ts';
+import { registerLoadBalancerController } from '../../region/controllers/load-balancer.ts';
+import { registerServerController } from '../../region/controllers/server.ts';
+import { serverInputOf } from '../../region/controllers/server-inputs.ts';
+import { registerVolumeController } from '../../region/controllers/volume.ts';
+import { byIdentity, IDENTITY_INDEX } from '../../region/controllers/watches.ts';
+import { InventoryCaches } from '../../region/openstack/inventory/caches.ts';
+import { inventoryProviderFor, type InventoryProvider } from '../../region/openstack/inventory/provider.ts';
+import type { Capabilities, ServerActions } from '../../region/http/context.ts';
+import { startServerMonitor, type ServerMonitor } from '../../region/monitor/server-monitor.ts';
+import { loadBalancerProviderFor } from '../../region/openstack/loadbalancer/provider.ts';
+import { openstackLookup } from '../../region/openstack/provider.ts';
+import type { RegionProviders } from '../../region/openstack/providers.ts';
+import { serverProviderFor } from '../../region/openstack/servers/provider.ts';
+import { volumeProviderFor } from '../../region/openstack/volumes/provider.ts';
+import { workloadIdentityOf } from '../../region/controllers/inputs.ts';
+import { volumeType } from '../../region/apis/index.ts';
+import { ResourceConflictError, ResourceKind, ResourceNotFoundError } from '../../region/provider/errors.ts';
+import type { Outcome } from '../../region/provider/outcome.ts';
+
+/** The controller groups `serve --controllers` selects from. */
+export const CONTROLLER_GROUPS = ['identities', 'networks', 'servers', 'loadbalancers', 'volumes', 'monitor'] as const;
+export type ControllerGroup = (typeof CONTROLLER_GROUPS)[number];
+
+export interface RegionServiceOptions {
+  readonly manager: Manager;
+  /** The store region resources live in (the management cluster's client). */
+  readonly client: Client;
+  readonly namespace: string;
+  readonly providers: RegionProviders;
+  readonly clock: Clock;
+  readonly scheduler: Scheduler;
+  readonly log: Logger;
+  /** Which groups run here (default: all). `identities` and `networks` come together (one registration). */
+  readonly groups?: readonly ControllerGroup[];
+  /** The server monitor's poll period (default one minute). */
+  readonly monitorPeriodMs?: number;
+  /** Whether this process serves the REST API (it then warms the image cache); default true. */
+  readonly api?: boolean;
+}
+
+export interface RegionService {
+  readonly capabilities: Capabilities;
+  /** What runs, for the banner. */
+  readonly running: readonly string[];
+  /** Starts what runs beside the manager (the monitor); call after `manager.start()`. */
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export function wireRegionService(options: RegionServiceOptions): RegionService {
+  const { manager, client, providers, clock, log } = options;
+  const groups = new Set(options.groups ?? CONTROLLER_GROUPS);
+  const context = (regionID: string, signal: AbortSignal) => providers.lookup(regionID, signal);
+  const running: string[] = [];
+
+  const core = openstackLookup(context, { kube: client, log });
+  if (groups.has('identities') || groups.has('networks')) {
+    registerRegionControllers(manager, { identities: core, networks: core, securityGroups: core });
+    running.push('identities', 'networks', 'security groups');
+  }
+
+  const servers = async (regionID: string, signal: AbortSignal) =>
+    serverProviderFor(await context(regionID, signal), { kube: client, clock, log });
+  if (groups.has('servers')) {
+    registerServerController(manager, servers);
+    running.push('servers');
+  }
+  if (groups.has('loadbalancers')) {
+    registerLoadBalancerController(manager, async (regionID, signal) =>
+      loadBalancerProviderFor(await context(regionID, signal), { kube: client }),
+    );
+    running.push('load balancers');
+  }
+  if (groups.has('volumes')) {
+    manager.index(volumeType, IDENTITY_INDEX, byIdentity);
+    registerVolumeController(manager, async (regionID, signal) =>
+      volumeProviderFor(await context(regionID, signal), { kube: client, log }),
+    );
+    running.push('volumes');
+  }
+
+  // Only the API server warms the image cache (upstream's WarmImageCache).
+  const caches = new InventoryCaches({
+    clock,
+    imageCache: options.api ?? true,
+    scheduler: everyOn(options.scheduler),
+    log,
+  });
+  const inventory = async (regionID: string, signal: AbortSignal) =>
+    inventoryProviderFor(await context(regionID, signal), { caches, log });
+
+  let monitor: ServerMonitor | undefined;
+  const capabilities: Capabilities = {
+    controllers: {
+      servers: groups.has('servers'),
+      loadBalancers: groups.has('loadbalancers'),
+      volumes: groups.has('volumes'),
+    },
+    inventory,
+    externalNetworks: async (regionID, signal) => (await core(regionID, signal)).listExternalNetworks({ signal }),
+    serverActions: async (server, signal) => {
+      const regionID = tenancyRegion(server);
+      return serverActionsFor(server, await servers(regionID, signal), await inventory(regionID, signal));
+    },
+  };
+  return {
+    capabilities,
+    running,
+    start: () => {
+      if (!groups.has('monitor')) return;
+      monitor = startServerMonitor({
+        client,
+        namespace: options.namespace,
+        lookup: servers,
+        scheduler: options.scheduler,
+        log: log.child({ component: 'server-monitor' }),
+        ...(options.monitorPeriodMs === undefined ? {} : { periodMs: options.monitorPeriodMs }),
+      });
+      running.push('server monitor');
+    },
+    stop: async () => {
+      caches.stop();
+      await monitor?.stop();
+    },
+  };
+}
+
+const tenancyRegion = (server: Server): string => server.metadata.labels?.['regions.unikorn-cloud.org/region-id'] ?? '';
+
+type ServerProviderOf = Awaited<ReturnType<typeof serverProviderFor>>;
+
+/** The inventory's `every` over the runtime scheduler, so a ManualScheduler drives the image refresh too. */
+function everyOn(scheduler: Scheduler): { every(ms: number, task: () => void): { cancel(): void } } {
+  return {
+    every: (ms, task) => {
+      let cancel: () => void = () => undefined;
+      const arm = () => {
+        cancel = scheduler.schedule(ms, () => {
+          task();
+          arm();
+        });
+      };
+      arm();
+      return {
+        cancel: () => {
+          cancel();
+        },
+      };
+    },
+  };
+}
+
+/** The server actions over the provider, bound to the server's identity and input. */
+function serverActionsFor(server: Server, provider: ServerProviderOf, inventory: InventoryProvider): ServerActions {
+  const identity = workloadIdentityOf(server);
+  const input = serverInputOf(server);
+  if (identity === undefined || input === undefined) throw new ResourceNotFoundError('the server is not realisable');
+  const done = async (outcome: Promise<Outcome<undefined>>): Promise<void> => {
+    const result = await outcome;
+    if (result.kind === 'done') return;
+    // A yield is a server mid-change (busy); a park or terminal is a state the action cannot act on now.
+    throw new ResourceConflictError(`server action ended ${result.kind}`, { resource: ResourceKind.Server });
+  };
+  return {
+    start: (signal) => done(provider.startServer({ signal }, identity, input)),
+    stop: (signal) => done(provider.stopServer({ signal }, identity, input)),
+    reboot: (hard, signal) => done(provider.rebootServer({ signal }, identity, input, hard)),
+    consoleSession: (signal) => provider.createConsoleSession({ signal }, identity, input),
+    consoleOutput: (lines, signal) => provider.getConsoleOutput({ signal }, identity, input, lines),
+    snapshot: async (name, signal) => {
+      // The snapshot takes its specification from the server's image (upstream: overrides may come later).
+      const source = await inventory.getImage({ signal }, identity.organizationID, server.spec.image?.id ?? '');
+      const template = { ...source, name, organizationID: identity.organizationID, identityID: identity.id };
+      const image = await provider.createSnapshot({ signal }, identity, input, template);
+      inventory.recordSnapshot(image);
+      return image;
+    },
+  };
+}
