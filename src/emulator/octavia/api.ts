@@ -161,3 +161,22 @@ export function childWrite(api: OctaviaApi, lb: OLoadBalancer, apply: () => void
   apply();
   pend(api, lb, 'PENDING_UPDATE', 'octavia.update', 150);
 }
+
+/** Octavia's listener → pool protocol matrix (constants.VALID_LISTENER_POOL_PROTOCOL_MAP, Zed). */
+const POOL_PROTOCOLS: Readonly<Record<string, readonly string[]>> = {
+  TCP: ['HTTP', 'HTTPS', 'PROXY', 'PROXYV2', 'TCP'],
+  HTTP: ['HTTP', 'PROXY', 'PROXYV2'],
+  HTTPS: ['HTTPS', 'PROXY', 'PROXYV2', 'TCP'],
+  TERMINATED_HTTPS: ['HTTP', 'PROXY', 'PROXYV2'],
+  UDP: ['UDP'],
+  SCTP: ['SCTP'],
+};
+
+/** Octavia's 400 for a default pool whose protocol the listener's cannot carry. */
+export function checkPoolProtocol(listenerProtocol: unknown, poolProtocol: unknown): void {
+  const listener = String(listenerProtocol);
+  const pool = String(poolProtocol);
+  if (!(POOL_PROTOCOLS[listener] ?? []).includes(pool)) {
+    throw invalid(`The pool protocol '${pool}' is invalid while the listener protocol is '${listener}'.`);
+  }
+}

@@ -8,6 +8,7 @@ import { json, noContent, type EmuRequest, type EmuResponse, type Method } from 
 import { arrayAt, isObject, objectAt, stringAt, type JsonObject } from '../json.ts';
 import {
   authorize,
+  checkPoolProtocol,
   childView,
   childWrite,
   invalid,
@@ -174,6 +175,7 @@ export function registerRoutes(api: OctaviaApi): void {
       if (listener.fields.default_pool_id !== null) {
         throw octaviaFault(409, `Listener ${listener.id} already has a default pool`);
       }
+      checkPoolProtocol(listener.fields.protocol, body.protocol);
       return { lb: lbFor(auth, listener.lbId), poolId: null };
     }
     const lbId = stringAt(body, 'loadbalancer_id');
@@ -211,6 +213,9 @@ export function registerRoutes(api: OctaviaApi): void {
         }
       }
       const child = newChild(kind, lb, poolId, body);
+      const defaultPool = kind === 'listener' ? stringAt(body, 'default_pool_id') : undefined;
+      if (defaultPool !== undefined)
+        checkPoolProtocol(body.protocol, childFor(auth, 'pool', defaultPool).fields.protocol);
       childWrite(api, lb, () => {
         state.children.set(child.id, child);
         const listenerId = stringAt(body, 'listener_id');
@@ -224,6 +229,10 @@ export function registerRoutes(api: OctaviaApi): void {
       const body = objectAt(req.body, kind) ?? {};
       const fixed = IMMUTABLE[kind].find((k) => k in body);
       if (fixed !== undefined) throw invalid(`${fixed} cannot be updated.`);
+      const defaultPool = kind === 'listener' ? stringAt(body, 'default_pool_id') : undefined;
+      if (defaultPool !== undefined) {
+        checkPoolProtocol(child.fields.protocol, childFor(auth, 'pool', defaultPool).fields.protocol);
+      }
       childWrite(api, lbFor(auth, child.lbId), () => {
         child.fields = pick(kind, body, child.fields);
         child.provisioning = 'PENDING_UPDATE';
