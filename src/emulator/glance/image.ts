@@ -97,10 +97,17 @@ export function sorter(sort: string): (a: GImage, b: GImage) => number {
       const [key = 'created_at', dir = 'desc'] = k.split(':');
       return { key, sign: dir === 'asc' ? 1 : -1 };
     });
+  // One view per image per sort, not per comparison: a 1,000-image list made ~20,000 views otherwise.
+  const views = new WeakMap<GImage, JsonObject>();
+  const viewOf = (image: GImage): JsonObject => {
+    let view = views.get(image);
+    if (view === undefined) views.set(image, (view = imageView(image)));
+    return view;
+  };
   return (a, b) => {
     for (const { key, sign } of [...keys, { key: 'id', sign: -1 }]) {
-      const x = sortValue(a, key);
-      const y = sortValue(b, key);
+      const x = sortValue(viewOf(a), key);
+      const y = sortValue(viewOf(b), key);
       if (x === y) continue;
       if (x === null) return -sign;
       if (y === null) return sign;
@@ -110,8 +117,7 @@ export function sorter(sort: string): (a: GImage, b: GImage) => number {
   };
 }
 
-function sortValue(image: GImage, key: string): string | number | null {
-  const view = imageView(image);
+function sortValue(view: JsonObject, key: string): string | number | null {
   const value = view[key];
   return typeof value === 'string' || typeof value === 'number' ? value : null;
 }
