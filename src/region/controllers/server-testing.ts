@@ -17,7 +17,6 @@ import { ServerMonitor } from '../monitor/server-monitor.ts';
 import type { ServerInput } from '../provider/inputs.ts';
 import { registerServerController } from './server.ts';
 import { capturedLogger } from './testing.ts';
-import { IDENTITY_INDEX, byIdentity } from './watches.ts';
 
 export interface Scenario {
   readonly w: ServerWorld;
@@ -51,7 +50,6 @@ export async function scenario(): Promise<Scenario> {
   await storeAvailableIdentity(w);
   const { log, lines } = capturedLogger();
   const manager = new Manager({ client: w.fx.store, clock, scheduler, random: () => 0, resyncMs: 3_600_000 });
-  manager.index(serverType, IDENTITY_INDEX, byIdentity);
   const calls = new Map<string, number>();
   const provider = async () => serverProviderFor(await w.region(), { kube: w.fx.store, clock, log });
   const controller = registerServerController(manager, async () => {

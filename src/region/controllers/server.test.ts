@@ -6,6 +6,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { listPorts } from '../../openstack/network.ts';
+import { serverType } from '../apis/server.ts';
+import { API_VERSION } from '../apis/shared.ts';
+import { sshCertificateAuthorityType } from '../apis/ssh-certificate-authority.ts';
+import { serverPortName } from '../openstack/names.ts';
 import { IMAGE_NOT_FOUND_MESSAGE, IMAGE_NOT_REALIZED_MESSAGE } from '../openstack/server/messages.ts';
 import { scenario, type Scenario } from './server-testing.ts';
 
@@ -17,6 +22,7 @@ after(async () => {
   await s.close();
 });
 
+const CA = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ca@example';
 const controls = () => s.w.fx.cloud.emulator.nova.controls;
 
 describe('Server controller and monitor: foreign operations', () => {
@@ -150,5 +156,43 @@ describe('Server controller and monitor: image changes', () => {
     assert.equal((await s.available(input))?.reason, 'Provisioned');
     await s.poll();
     assert.equal((await s.condition(input, 'Active'))?.reason, 'Running');
+  });
+});
+
+describe('Server controller: the SSH CA and delete', () => {
+  it('a named CA that does not exist gates; once it exists its key reaches the create-time user data', async () => {
+    const input = s.w.input({ sshInjection: 'ca' });
+    const caID = randomUUID();
+    const object = s.w.serverObject(input, { sshInjection: 'ca', sshCertificateAuthorityID: caID });
+    await s.w.fx.store.create(serverType, object);
+    await s.idle();
+    assert.equal((await s.available(input))?.reason, 'DependencyNotFound');
+    assert.equal(s.passes(input.id), 0);
+
+    await s.w.fx.store.create(sshCertificateAuthorityType, {
+      apiVersion: API_VERSION,
+      kind: sshCertificateAuthorityType.kind,
+      metadata: { name: caID, namespace: s.w.fx.namespace },
+      spec: { publicKey: CA },
+    });
+    for (let i = 0; i < 4 && (await s.available(input))?.reason !== 'Provisioned'; i++) await s.tick();
+    const [nova] = await s.w.novaServers(input.name);
+    assert.equal(nova?.key_name, null, 'ca mode sends no key_name');
+    const userData = (nova as unknown as Record<string, string>)['OS-EXT-SRV-ATTR:user_data'] ?? '';
+    assert.ok(Buffer.from(userData, 'base64').toString().includes(CA));
+  });
+
+  it('deleting the Server deletes the Nova server, its port and floating IP, then releases the finalizer', async () => {
+    const input = s.w.input({ publicIP: true });
+    await s.converged(input);
+    assert.ok((await s.get(input)).status?.publicIP !== undefined, 'the floating IP is recorded');
+    await s.w.fx.store.delete(serverType, s.w.fx.namespace, input.id);
+    await s.idle();
+    for (let i = 0; i < 4 && (await s.w.novaServers(input.name)).length > 0; i++) await s.tick();
+    await s.tick();
+    await assert.rejects(s.get(input), { name: 'NotFoundError' });
+    assert.deepEqual(await s.w.novaServers(input.name), []);
+    const ports = await listPorts(s.w.fx.cloud.admin.client('network'), { name: serverPortName(input.id) });
+    assert.deepEqual(ports, []);
   });
 });

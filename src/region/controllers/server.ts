@@ -53,7 +53,7 @@ import { ignoreRows, type RowObserver } from './metrics.ts';
 import { FINALIZER, getOrUndefined, ProviderRetryError, type ProviderLookup } from './provisioner.ts';
 import { availableCondition, nextStatus } from './status.ts';
 import { createFailureEdge, observedChanged, serverInputOf, vanishedEdge } from './server-inputs.ts';
-import { becameAvailable, specOrDeletionChanged, usersOf } from './watches.ts';
+import { becameAvailable, byIdentity, IDENTITY_INDEX, specOrDeletionChanged, usersOf } from './watches.ts';
 
 export const SERVER_CONTROLLER = 'region-server';
 
@@ -292,14 +292,15 @@ export interface ServerControllerOptions extends ServerReconcileOptions {
 }
 
 /**
- * Registers the Server controller. Needs the identity index on Servers, which this registers (`IDENTITY_INDEX`,
- * `byIdentity`), so call it before `manager.start()` and not alongside another registration of that index.
+ * Registers the Server controller and the identity index on Servers its identity watch reads (`IDENTITY_INDEX`);
+ * call it before `manager.start()`, and register no other index of that name on Servers.
  */
 export function registerServerController(
   manager: Manager,
   lookup: ProviderLookup<ServerLifecycle>,
   options: ServerControllerOptions = {},
 ): Controller {
+  manager.index(serverType, IDENTITY_INDEX, byIdentity);
   return manager
     .controller(SERVER_CONTROLLER)
     .for(serverType, {

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import * as nova from '../../../openstack/compute.ts';
 import { grantRole } from '../../../openstack/identity.ts';
 import * as neutron from '../../../openstack/network.ts';
 import { openstackIdentityType, type OpenstackIdentity } from '../../apis/openstack-identity.ts';
@@ -177,6 +178,49 @@ describe('createServer', () => {
       assert.equal((await w.novaServers(input.name)).length, 1, `n=${String(n)}: one server`);
       if (!interrupted) break;
       assert.ok(n < 40, 'the create pass ends');
+    }
+  });
+});
+
+describe('consistency and interrupted deletes', () => {
+  it('two Nova servers under one name: a consistency error to create, and the poll leaves the server out', async () => {
+    const input = w.input();
+    await converge(input);
+    const region = await w.region();
+    const privileged = region.clients.privileged(w.projectID).client('compute');
+    await nova.createServer(privileged, {
+      name: input.name,
+      flavorRef: w.flavorID,
+      imageRef: w.images.a,
+      networks: 'none',
+    });
+    await assert.rejects(provider.createServer(ctx, w.identity, input), { name: 'ResourceConsistencyError' });
+    assert.deepEqual(
+      await provider.pollServers(ctx, w.identity, [{ server: input, generation: 1, status: undefined }]),
+      [],
+    );
+  });
+
+  it('converges after a delete interrupted after each request in turn: nothing left', async () => {
+    for (let n = 1; ; n++) {
+      const input = w.input({ publicIP: true });
+      await converge(input);
+      const [port] = await ports(input);
+      w.fx.transport.interruptAfter(n);
+      let interrupted = false;
+      for (let pass = 0; pass < 6; pass++) {
+        const outcome = await provider.deleteServer(ctx, w.identity, input).catch((e: unknown) => e);
+        if (outcome instanceof Error) interrupted = true;
+        else if ((outcome as Outcome<undefined>).kind === 'done') break;
+        w.advance(1000);
+      }
+      w.fx.transport.interruptAfter(undefined);
+      assert.equal((await (await w.provider()).deleteServer(ctx, w.identity, input)).kind, 'done');
+      assert.deepEqual(await w.novaServers(input.name), [], `n=${String(n)}: no server`);
+      assert.deepEqual(await ports(input), [], `n=${String(n)}: no port`);
+      assert.deepEqual(await floatingIPs(port?.id ?? ''), [], `n=${String(n)}: no floating IP`);
+      if (!interrupted) break;
+      assert.ok(n < 20, 'the delete passes end');
     }
   });
 });
