@@ -125,6 +125,22 @@ describe('attach volume', () => {
     await assert.rejects(attachVolume(vt.deps(), identity, s.input, v.input), ResourceConflictError);
   });
 
+  it('converges on one attachment when a pass is cut off at each of its requests in turn', async () => {
+    for (let n = 1; n <= 3; n++) {
+      const [v, s] = [await volume(), await server()];
+      vt.tb.interrupt(n);
+      await assert.rejects(attachVolume(vt.deps(), identity, s.input, v.input), `cut at request ${String(n)}`);
+      let outcome = await attachVolume(vt.deps(), identity, s.input, v.input);
+      for (let pass = 0; pass < 3 && outcome.kind === 'yield'; pass++) {
+        vt.settle();
+        outcome = await attachVolume(vt.deps(), identity, s.input, v.input);
+      }
+      assert.deepEqual(outcome, Outcome.done({ device: '/dev/vdb' }), `cut at request ${String(n)}`);
+      const attachments = await cinder.listAttachments(blockStorage(), { volume_id: v.id });
+      assert.equal(attachments.length, 1, `cut at request ${String(n)}: one attachment`);
+    }
+  });
+
   it('an errored volume is terminal with the fixed message', async () => {
     const [v, s] = [await volume(), await server()];
     vt.tb.cloud.emulator.service(Cinder).putInError(v.id);
@@ -151,6 +167,21 @@ describe('detach volume', () => {
     assert.deepEqual(await detachVolume(vt.deps(), identity, s.input, v.input), Outcome.ok());
     assert.deepEqual(attachmentCalls(start), []);
     assert.equal((await cinder.getVolume(blockStorage(), v.id)).status, 'available');
+  });
+
+  it('converges on detached when a detach pass is cut off at each of its requests in turn', async () => {
+    for (let n = 1; n <= 3; n++) {
+      const { v, s } = await attached();
+      vt.tb.interrupt(n);
+      await assert.rejects(detachVolume(vt.deps(), identity, s.input, v.input), `cut at request ${String(n)}`);
+      let outcome = await detachVolume(vt.deps(), identity, s.input, v.input);
+      for (let pass = 0; pass < 3 && outcome.kind === 'yield'; pass++) {
+        vt.settle();
+        outcome = await detachVolume(vt.deps(), identity, s.input, v.input);
+      }
+      assert.deepEqual(outcome, Outcome.ok(), `cut at request ${String(n)}`);
+      assert.equal((await cinder.getVolume(blockStorage(), v.id)).status, 'available');
+    }
   });
 
   it('a volume attached only to another server is detached already: success, no Nova delete', async () => {

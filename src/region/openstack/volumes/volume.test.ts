@@ -142,6 +142,23 @@ describe('delete volume', () => {
     assert.deepEqual(await named(v), []);
   });
 
+  it('converges on absence when a delete pass is cut off at each of its requests in turn', async () => {
+    for (let n = 1; n <= 2; n++) {
+      const v = input();
+      await createVolume(vt.deps(), identity, v);
+      vt.settle();
+      vt.tb.interrupt(n);
+      await assert.rejects(deleteVolume(vt.deps(), identity, v));
+      let outcome = await deleteVolume(vt.deps(), identity, v);
+      for (let pass = 0; pass < 3 && outcome.kind === 'yield'; pass++) {
+        vt.settle();
+        outcome = await deleteVolume(vt.deps(), identity, v);
+      }
+      assert.deepEqual(outcome, Outcome.ok(), `cut at request ${String(n)}`);
+      assert.deepEqual(await named(v), []);
+    }
+  });
+
   it('a missing volume is done; a never-realised identity is done without a request', async () => {
     assert.deepEqual(await deleteVolume(vt.deps(), identity, input()), Outcome.ok());
     const start = vt.tb.requests();
