@@ -1,52 +1,53 @@
-/** `openregion apply|get|delete`: kubectl's everyday verbs against the embedded store file. */
+/**
+ * `openregion apply|get|delete`: kubectl's everyday verbs against the embedded store file a running `openregion up`
+ * uses (--store, the default) or a Kubernetes cluster (--kubeconfig).
+ */
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { parseAllDocuments, stringify } from 'yaml';
-import { openEmbeddedStore, type EmbeddedStore } from '../kube/embedded/store.ts';
+import type { Client } from '../kube/client.ts';
 import { KubeError } from '../kube/errors.ts';
 import type { KubeObject } from '../kube/object.ts';
-import { apiVersionOf, type ResourceType } from '../kube/resource-type.ts';
 import { systemClock } from '../util/clock.ts';
+import {
+  CliError,
+  connect,
+  DEFAULT_STORE,
+  displayType,
+  kindOfObject,
+  kindsOf,
+  resolveKind,
+  type Target,
+} from './connect.ts';
 
-const DEFAULT_STORE = './.openregion/store.db';
 const FIELD_MANAGER = 'openregion-cli';
 
-type Out = { write(text: string): unknown };
+export type Out = { write(text: string): unknown };
 
-/** The kind a name on the command line means: kind, plural, singular, short name, optionally `.group`-qualified. */
-export function resolveKind(store: EmbeddedStore, name: string): ResourceType {
-  const wanted = name.toLowerCase();
-  for (const k of store.servedKinds()) {
-    const names = [k.type.kind.toLowerCase(), k.type.plural, k.singular, ...k.shortNames];
-    const qualified = names.map((n) => (k.type.group === '' ? n : `${n}.${k.type.group}`));
-    if (names.includes(wanted) || qualified.includes(wanted)) return k.type;
-  }
-  throw new CliError(`the server doesn't have a resource type "${name}"`);
-}
-
-function kindOf(store: EmbeddedStore, object: KubeObject): ResourceType {
-  const found = store
-    .servedKinds()
-    .find((k) => apiVersionOf(k.type) === object.apiVersion && k.type.kind === object.kind);
-  if (found === undefined) throw new CliError(`no matches for kind "${object.kind}" in version "${object.apiVersion}"`);
-  return found.type;
-}
-
-class CliError extends Error {}
-
-async function withStore(path: string, err: Out, fn: (store: EmbeddedStore) => Promise<void>): Promise<void> {
-  const store = openEmbeddedStore(path, { clock: systemClock, garbageCollection: false });
+/** Runs `fn` against the target, reporting known failures as kubectl does (and exit code 1). */
+export async function withClient(target: Target, err: Out, fn: (client: Client) => Promise<void>): Promise<void> {
+  const connection = connect(target);
   try {
-    await fn(store);
+    await fn(connection.client);
   } catch (error) {
     if (error instanceof KubeError) err.write(`Error from server (${error.reason}): ${error.message}\n`);
     else if (error instanceof CliError) err.write(`error: ${error.message}\n`);
     else throw error;
     process.exitCode = 1;
   } finally {
-    await store.close();
+    await connection.close();
   }
 }
+
+/** --store and --kubeconfig on a verb. */
+export const targetOptions = (c: Command): Command =>
+  c
+    .option(
+      '--store <path>',
+      'the embedded store file (a running `openregion up` uses ./.openregion/store.db)',
+      DEFAULT_STORE,
+    )
+    .option('--kubeconfig <path>', 'a Kubernetes cluster instead of the embedded store');
 
 function age(created: string | undefined, now: number): string {
   if (created === undefined) return '<unknown>';
@@ -73,32 +74,31 @@ function table(items: readonly KubeObject[], namespaced: boolean, now: number): 
 }
 
 export function kubeCommands(out: Out = process.stdout, err: Out = process.stderr): Command[] {
-  const storeOption = (c: Command): Command => c.option('--store <path>', 'the embedded store file', DEFAULT_STORE);
-
-  const apply = storeOption(
+  const apply = targetOptions(
     new Command('apply')
       .description('server-side apply every document of a YAML file (field manager openregion-cli)')
       .requiredOption('-f, --filename <file>', 'a YAML file, one or more documents')
       .option('-n, --namespace <ns>', 'the namespace for namespaced objects that name none', 'default'),
-  ).action(async (options: { filename: string; namespace: string; store: string }) => {
-    await withStore(options.store, err, async (store) => {
+  ).action(async (options: { filename: string; namespace: string } & Target) => {
+    await withClient(options, err, async (client) => {
       const docs = parseAllDocuments(readFileSync(options.filename, 'utf8'));
       for (const doc of docs) {
         if (doc.errors.length > 0)
           throw new CliError(`${options.filename}: ${doc.errors.map((e) => e.message).join('; ')}`);
         const object = doc.toJS() as KubeObject | null;
         if (object === null) continue;
-        const type = kindOf(store, object);
+        // Listed per document: a CRD earlier in the file makes its kind known to the documents after it.
+        const type = kindOfObject(await kindsOf(client), object);
         const body = type.namespaced
           ? { ...object, metadata: { ...object.metadata, namespace: object.metadata.namespace ?? options.namespace } }
           : object;
-        await store.apply(type, body, { fieldManager: FIELD_MANAGER, force: true });
-        out.write(`${type.plural}${type.group ? `.${type.group}` : ''}/${object.metadata.name} serverside-applied\n`);
+        await client.apply(type, body, { fieldManager: FIELD_MANAGER, force: true });
+        out.write(`${displayType(type)}/${object.metadata.name} serverside-applied\n`);
       }
     });
   });
 
-  const get = storeOption(
+  const get = targetOptions(
     new Command('get')
       .description('show one object, or list a kind')
       .argument('<kind>')
@@ -106,9 +106,9 @@ export function kubeCommands(out: Out = process.stdout, err: Out = process.stder
       .option('-n, --namespace <ns>', 'the namespace (default: all namespaces for a list, default for one object)')
       .option('-o, --output <format>', 'yaml or json'),
   ).action(
-    async (kind: string, name: string | undefined, options: { namespace?: string; output?: string; store: string }) => {
-      await withStore(options.store, err, async (store) => {
-        const type = resolveKind(store, kind);
+    async (kind: string, name: string | undefined, options: { namespace?: string; output?: string } & Target) => {
+      await withClient(options, err, async (store) => {
+        const type = resolveKind(await kindsOf(store), kind);
         const format = options.output;
         if (format !== undefined && format !== 'yaml' && format !== 'json')
           throw new CliError(`unknown output format "${format}"`);
@@ -134,17 +134,17 @@ export function kubeCommands(out: Out = process.stdout, err: Out = process.stder
     },
   );
 
-  const del = storeOption(
+  const del = targetOptions(
     new Command('delete')
       .description('delete one object (background propagation)')
       .argument('<kind>')
       .argument('<name>')
       .option('-n, --namespace <ns>', 'the namespace', 'default'),
-  ).action(async (kind: string, name: string, options: { namespace: string; store: string }) => {
-    await withStore(options.store, err, async (store) => {
-      const type = resolveKind(store, kind);
-      await store.delete(type, type.namespaced ? options.namespace : undefined, name);
-      out.write(`${type.plural}${type.group ? `.${type.group}` : ''} "${name}" deleted\n`);
+  ).action(async (kind: string, name: string, options: { namespace: string } & Target) => {
+    await withClient(options, err, async (client) => {
+      const type = resolveKind(await kindsOf(client), kind);
+      await client.delete(type, type.namespaced ? options.namespace : undefined, name);
+      out.write(`${displayType(type)} "${name}" deleted\n`);
     });
   });
 

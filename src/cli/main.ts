@@ -7,6 +7,7 @@ import { emulatorCommand } from './emulator.ts';
 import { kubeCommands } from './kube.ts';
 import { regionCommand } from './region.ts';
 import { upCommand } from './up.ts';
+import { waitCommand } from './wait.ts';
 
 export function buildProgram(): Command {
   const program = new Command('openregion')
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   for (const command of kubeCommands()) program.addCommand(command);
   program.addCommand(regionCommand());
   program.addCommand(upCommand());
+  program.addCommand(waitCommand());
   return program;
 }
 

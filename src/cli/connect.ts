@@ -1,0 +1,102 @@
+/**
+ * Where the everyday verbs (apply, get, delete, wait) act: the embedded store file a running `openregion up`
+ * uses (the default), or a Kubernetes cluster (--kubeconfig). Kinds are resolved the same way on both: the
+ * built-in ones plus every CustomResourceDefinition the cluster stores, by kind, plural, singular or short name.
+ */
+import { readFileSync } from 'node:fs';
+import type { Client } from '../kube/client.ts';
+import { openEmbeddedStore } from '../kube/embedded/store.ts';
+import { kubeClientFrom } from '../kube/kubernetes/connect.ts';
+import type { KubeObject } from '../kube/object.ts';
+import { apiVersionOf, builtin, type ResourceType } from '../kube/resource-type.ts';
+import { systemClock } from '../util/clock.ts';
+
+export const DEFAULT_STORE = './.openregion/store.db';
+
+export class CliError extends Error {}
+
+export interface Target {
+  readonly store: string;
+  readonly kubeconfig?: string | undefined;
+}
+
+export interface Connection {
+  readonly client: Client;
+  close(): Promise<void>;
+}
+
+export function connect(target: Target): Connection {
+  if (target.kubeconfig !== undefined) {
+    const client = kubeClientFrom({ kubeconfig: readFileSync(target.kubeconfig, 'utf8') });
+    return {
+      client,
+      close: () => {
+        client.close();
+        return Promise.resolve();
+      },
+    };
+  }
+  const store = openEmbeddedStore(target.store, { clock: systemClock, garbageCollection: false });
+  return { client: store, close: () => store.close() };
+}
+
+export interface KindEntry {
+  readonly type: ResourceType;
+  readonly singular: string;
+  readonly shortNames: readonly string[];
+}
+
+interface CrdNames {
+  spec?: {
+    group?: string;
+    scope?: string;
+    names?: { kind?: string; plural?: string; singular?: string; shortNames?: string[] };
+    versions?: { name: string; served?: boolean; storage?: boolean }[];
+  };
+}
+
+export async function kindsOf(client: Client): Promise<KindEntry[]> {
+  const builtins: KindEntry[] = Object.values(builtin).map((type) => ({
+    type,
+    singular: type.kind.toLowerCase(),
+    shortNames:
+      type.plural === 'namespaces' ? ['ns'] : type.plural === 'customresourcedefinitions' ? ['crd', 'crds'] : [],
+  }));
+  const { items } = await client.list<KubeObject & CrdNames>(builtin.customResourceDefinition);
+  const custom = items.flatMap((crd): KindEntry[] => {
+    const spec = crd.spec ?? {};
+    const names = spec.names ?? {};
+    const version = spec.versions?.find((v) => v.storage === true) ?? spec.versions?.find((v) => v.served === true);
+    if (spec.group === undefined || names.kind === undefined || names.plural === undefined || version === undefined) {
+      return [];
+    }
+    const type: ResourceType = {
+      group: spec.group,
+      version: version.name,
+      kind: names.kind,
+      plural: names.plural,
+      namespaced: spec.scope !== 'Cluster',
+    };
+    return [{ type, singular: names.singular ?? names.kind.toLowerCase(), shortNames: names.shortNames ?? [] }];
+  });
+  return [...builtins, ...custom];
+}
+
+/** The kind a name on the command line means: kind, plural, singular, short name, optionally `.group`-qualified. */
+export function resolveKind(kinds: readonly KindEntry[], name: string): ResourceType {
+  const wanted = name.toLowerCase();
+  for (const k of kinds) {
+    const names = [k.type.kind.toLowerCase(), k.type.plural, k.singular, ...k.shortNames];
+    const qualified = names.map((n) => (k.type.group === '' ? n : `${n}.${k.type.group}`));
+    if (names.includes(wanted) || qualified.includes(wanted)) return k.type;
+  }
+  throw new CliError(`the server doesn't have a resource type "${name}"`);
+}
+
+export function kindOfObject(kinds: readonly KindEntry[], object: KubeObject): ResourceType {
+  const found = kinds.find((k) => apiVersionOf(k.type) === object.apiVersion && k.type.kind === object.kind);
+  if (found === undefined) throw new CliError(`no matches for kind "${object.kind}" in version "${object.apiVersion}"`);
+  return found.type;
+}
+
+export const displayType = (type: ResourceType): string => `${type.plural}${type.group ? `.${type.group}` : ''}`;

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { KubeObject } from '../kube/object.ts';
+import { ManualClock } from '../util/clock.ts';
+import { met, parseFor, progressLine, waitFor } from './wait.ts';
+
+const object = (status?: string, reason = 'Provisioning', message = 'being created'): KubeObject => ({
+  apiVersion: 'region.unikorn-cloud.org/v1alpha1',
+  kind: 'Server',
+  metadata: { name: 'web-1' },
+  ...(status === undefined
+    ? {}
+    : {
+        status: {
+          conditions: [{ type: 'Available', status, reason, message, lastTransitionTime: '2026-01-01T00:00:00Z' }],
+        },
+      }),
+});
+
+describe('wait', () => {
+  it('parses --for', () => {
+    assert.deepEqual(parseFor('condition=Available'), { kind: 'condition', type: 'Available', status: 'True' });
+    assert.deepEqual(parseFor('condition=Healthy=false'), { kind: 'condition', type: 'Healthy', status: 'False' });
+    assert.deepEqual(parseFor('delete'), { kind: 'delete' });
+    assert.throws(() => parseFor('available'), /condition=TYPE/);
+  });
+
+  it('is met on the condition status, or on absence for delete', () => {
+    const available = parseFor('condition=Available');
+    assert.equal(met(object('True', 'Provisioned'), available), true);
+    assert.equal(met(object('False'), available), false);
+    assert.equal(met(undefined, available), false);
+    assert.equal(met(undefined, parseFor('delete')), true);
+  });
+
+  it('describes progress: status, reason, message and time', () => {
+    assert.equal(
+      progressLine('servers/web-1', object('False'), parseFor('condition=Available'), 12_400),
+      'servers/web-1  Available=False  Provisioning: being created  (12s)',
+    );
+    assert.equal(
+      progressLine('servers/web-1', object(), parseFor('condition=Available'), 0),
+      'servers/web-1  Available: not reported yet  (0s)',
+    );
+  });
+
+  it('prints a line per change until met, on the injected clock', async () => {
+    const clock = new ManualClock();
+    const states = [undefined, object('False'), object('False'), object('True', 'Provisioned', 'ready')];
+    let lines = '';
+    let reads = 0;
+    const ok = await waitFor(
+      () => Promise.resolve(states[Math.min(reads++, states.length - 1)]),
+      'servers/web-1',
+      parseFor('condition=Available'),
+      { write: (t: string) => (lines += t) },
+      { timeoutMs: 60_000, intervalMs: 1000, clock, live: false },
+    );
+    assert.equal(ok, true);
+    assert.deepEqual(lines.trim().split('\n'), [
+      'servers/web-1  not found  (0s)',
+      'servers/web-1  Available=False  Provisioning: being created  (1s)',
+      'servers/web-1  Available=True  Provisioned: ready  (3s)',
+      'servers/web-1 condition met',
+    ]);
+  });
+
+  it('gives up after the timeout', async () => {
+    const clock = new ManualClock();
+    const ok = await waitFor(
+      () => Promise.resolve(object('False')),
+      'servers/web-1',
+      parseFor('condition=Available'),
+      { write: () => undefined },
+      { timeoutMs: 5_000, intervalMs: 1000, clock, live: false },
+    );
+    assert.equal(ok, false);
+    assert.ok(clock.now() - new ManualClock().now() >= 5_000);
+  });
+});

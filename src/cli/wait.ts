@@ -1,0 +1,132 @@
+/**
+ * `openregion wait KIND NAME --for condition=Available[=True|False|Unknown]` (or `--for delete`): waits with a live
+ * progress line (the condition's status, reason and message, and how long), rewritten in place on a terminal and
+ * printed on each change otherwise. Against the embedded store of a running `up`, or Kubernetes.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { findCondition } from '../kube/conditions.ts';
+import { NotFoundError } from '../kube/errors.ts';
+import type { Condition, KubeObject } from '../kube/object.ts';
+import { systemClock, type Clock } from '../util/clock.ts';
+import { CliError, displayType, kindsOf, resolveKind, type Target } from './connect.ts';
+import { targetOptions, withClient, type Out } from './kube.ts';
+
+export type WaitFor =
+  | { readonly kind: 'condition'; readonly type: string; readonly status: 'True' | 'False' | 'Unknown' }
+  | { readonly kind: 'delete' };
+
+export function parseFor(text: string): WaitFor {
+  if (text === 'delete') return { kind: 'delete' };
+  const match = /^condition=([A-Za-z][A-Za-z0-9]*)(?:=(True|False|Unknown|true|false|unknown))?$/.exec(text);
+  if (match?.[1] === undefined) {
+    throw new InvalidArgumentError('expected condition=TYPE[=True|False|Unknown] or delete');
+  }
+  const status = match[2] === undefined ? 'True' : (match[2][0]?.toUpperCase() ?? '') + match[2].slice(1).toLowerCase();
+  return { kind: 'condition', type: match[1], status: status as 'True' | 'False' | 'Unknown' };
+}
+
+/** Whether the object (undefined: absent) meets the wait. */
+export function met(object: KubeObject | undefined, wanted: WaitFor): boolean {
+  if (wanted.kind === 'delete') return object === undefined;
+  return findCondition(conditionsOf(object), wanted.type)?.status === wanted.status;
+}
+
+const conditionsOf = (object: KubeObject | undefined): readonly Condition[] | undefined =>
+  (object?.['status'] as { conditions?: Condition[] } | undefined)?.conditions;
+
+/** `servers/web-1  Available=False  Provisioning: the server is being created  (12s)`. */
+export function progressLine(what: string, object: KubeObject | undefined, wanted: WaitFor, elapsedMs: number): string {
+  const elapsed = `(${String(Math.floor(elapsedMs / 1000))}s)`;
+  if (object === undefined) return `${what}  not found  ${elapsed}`;
+  const deleting = object.metadata.deletionTimestamp === undefined ? '' : '  deleting';
+  const type = wanted.kind === 'condition' ? wanted.type : 'Available';
+  const condition = findCondition(conditionsOf(object), type);
+  const state =
+    condition === undefined
+      ? `${type}: not reported yet`
+      : `${type}=${condition.status}  ${condition.reason}${condition.message === '' ? '' : `: ${condition.message}`}`;
+  return `${what}  ${state}${deleting}  ${elapsed}`;
+}
+
+export interface WaitOptions {
+  readonly timeoutMs: number;
+  readonly intervalMs: number;
+  readonly clock: Clock;
+  /** Rewrite the line in place (a terminal) rather than print each change. */
+  readonly live: boolean;
+}
+
+/** Polls `read` until the wait is met (true) or the timeout passes (false), reporting progress on `out`. */
+export async function waitFor(
+  read: () => Promise<KubeObject | undefined>,
+  what: string,
+  wanted: WaitFor,
+  out: Out,
+  options: WaitOptions,
+): Promise<boolean> {
+  const start = options.clock.now();
+  let last = '';
+  for (;;) {
+    const object = await read();
+    const elapsed = options.clock.now() - start;
+    const line = progressLine(what, object, wanted, elapsed);
+    if (options.live) out.write(`\r\x1b[2K${line}`);
+    else if (line.replace(/\(\d+s\)$/, '') !== last.replace(/\(\d+s\)$/, '')) out.write(`${line}\n`);
+    last = line;
+    if (met(object, wanted)) {
+      out.write(`${options.live ? '\n' : ''}${what} condition met\n`);
+      return true;
+    }
+    if (elapsed >= options.timeoutMs) {
+      out.write(options.live ? '\n' : '');
+      return false;
+    }
+    await options.clock.sleep(options.intervalMs);
+  }
+}
+
+function duration(text: string): number {
+  const match = /^(\d+)(ms|s|m|h)?$/.exec(text);
+  if (match?.[1] === undefined) throw new InvalidArgumentError('a duration such as 30s, 5m or 1h');
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? 's'] ?? 1000;
+  return Number(match[1]) * unit;
+}
+
+export function waitCommand(out: Out = process.stdout, err: Out = process.stderr): Command {
+  return targetOptions(
+    new Command('wait')
+      .description('wait for a condition on one object (or its deletion), with a live progress line')
+      .argument('<kind>')
+      .argument('<name>')
+      .requiredOption(
+        '--for <condition>',
+        'condition=Available (default status True), condition=X=False, or delete',
+        parseFor,
+      )
+      .option('-n, --namespace <ns>', 'the namespace', 'default')
+      .option('--timeout <duration>', 'give up after this long (exit code 1)', duration, 300_000),
+  ).action(
+    async (kind: string, name: string, options: { for: WaitFor; namespace: string; timeout: number } & Target) => {
+      await withClient(options, err, async (client) => {
+        const type = resolveKind(await kindsOf(client), kind);
+        const namespace = type.namespaced ? options.namespace : undefined;
+        const read = async () => {
+          try {
+            return await client.get(type, namespace, name);
+          } catch (error) {
+            if (error instanceof NotFoundError) return undefined;
+            throw error;
+          }
+        };
+        const live = 'isTTY' in out && out.isTTY === true;
+        const ok = await waitFor(read, `${displayType(type)}/${name}`, options.for, out, {
+          timeoutMs: options.timeout,
+          intervalMs: 1000,
+          clock: systemClock,
+          live,
+        });
+        if (!ok) throw new CliError(`timed out waiting for ${displayType(type)}/${name}`);
+      });
+    },
+  );
+}
