@@ -25,6 +25,8 @@ export interface Scenario {
   readonly monitor: ServerMonitor;
   /** The provider's log lines (rows, rebuild answers, faults). */
   readonly providerLog: string[];
+  /** The decision-table rows the provider's calls took, in order (R1–R4″ and the rebuild answers). */
+  readonly rows: string[];
   /** createServer calls per server id: the controller's provision passes that reached the provider. */
   passes(id: string): number;
   /** Creates the Server for `input` and waits for the controller's first create of it. */
@@ -51,7 +53,9 @@ export async function scenario(): Promise<Scenario> {
   const { log, lines } = capturedLogger();
   const manager = new Manager({ client: w.fx.store, clock, scheduler, random: () => 0, resyncMs: 3_600_000 });
   const calls = new Map<string, number>();
-  const provider = async () => serverProviderFor(await w.region(), { kube: w.fx.store, clock, log });
+  const rows: string[] = [];
+  const observeRow = (row: string) => void rows.push(row);
+  const provider = async () => serverProviderFor(await w.region(), { kube: w.fx.store, clock, log, observeRow });
   const controller = registerServerController(manager, async () => {
     const p = await provider();
     return {
@@ -92,6 +96,7 @@ export async function scenario(): Promise<Scenario> {
     controller,
     monitor,
     providerLog: lines,
+    rows,
     passes: (id) => calls.get(id) ?? 0,
     get,
     condition,

@@ -17,6 +17,8 @@ export interface ServerDeps {
   readonly config: RegionOpenstack;
   readonly clock: Clock;
   readonly log: Logger;
+  /** Told each decision-table row a call took (the image rows, the rebuild answer): for a counter. */
+  readonly observeRow: (row: string) => void;
   readonly signal: AbortSignal;
 }
 

@@ -23,6 +23,7 @@ export async function convergeServerImage(
   if (hidden.length > 0) deps.log.warn({ serverID: server.id, hidden }, 'nova hides fields the image rows read');
   const decision = decideServerImage(desiredImageID, server);
   deps.log.debug({ serverID: server.id, row: decision.row, action: decision.action }, 'image row');
+  deps.observeRow(decision.row);
   if (decision.action !== 'submit') return imageRowOutcome(decision.row);
 
   deps.signal.throwIfAborted();
@@ -36,6 +37,7 @@ export async function convergeServerImage(
   }
   const response = decideRebuildResponse(result);
   deps.log.info({ serverID: server.id, row: response.row }, 'rebuild submitted');
+  deps.observeRow(response.row);
   if (response.row === 'R4″/retry') throw response.error;
   return response.outcome;
 }

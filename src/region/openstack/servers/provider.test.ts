@@ -307,6 +307,7 @@ describe('deleteServer and the rest of the lifecycle', () => {
     assert.equal((await provider.rebootServer(ctx, w.identity, input, false)).kind, 'done');
     w.advance(1000);
     assert.match(await provider.getConsoleOutput(ctx, w.identity, input, 1), /login/);
+    assert.match(await provider.createConsoleSession(ctx, w.identity, input), /vnc_auto\.html\?path=.*token/);
     const image = { id: '', name: 'snap-1', tags: {} } as unknown as Image;
     const snapshot = await provider.createSnapshot(ctx, w.identity, input, image);
     assert.equal(snapshot.status, 'creating');

@@ -26,6 +26,8 @@ export interface ServerProviderDeps {
   readonly kube: Client;
   readonly clock: Clock;
   readonly log?: Logger | undefined;
+  /** Told each decision-table row a call took (R1–R4″, the rebuild answer), e.g. to count them. */
+  readonly observeRow?: ((row: string) => void) | undefined;
 }
 
 export function serverProviderFor(region: RegionContext, deps: ServerProviderDeps): OpenstackServerProvider {
@@ -36,6 +38,7 @@ export function serverProviderFor(region: RegionContext, deps: ServerProviderDep
     config: region.config,
     clock: deps.clock,
     log,
+    observeRow: deps.observeRow ?? (() => undefined),
     signal: ctx.signal,
   });
   const resolve = (identity: IdentityInput) => serverIdentityOf(records, identity.id);
