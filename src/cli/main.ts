@@ -6,6 +6,7 @@ import { devcloudCommand } from './devcloud.ts';
 import { emulatorCommand } from './emulator.ts';
 import { kubeCommands } from './kube.ts';
 import { regionCommand } from './region.ts';
+import { serveCommand } from './serve.ts';
 import { upCommand } from './up.ts';
 import { waitCommand } from './wait.ts';
 
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   program.addCommand(emulatorCommand());
   for (const command of kubeCommands()) program.addCommand(command);
   program.addCommand(regionCommand());
+  program.addCommand(serveCommand());
   program.addCommand(upCommand());
   program.addCommand(waitCommand());
   return program;

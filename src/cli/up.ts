@@ -154,7 +154,7 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
     await manager.start();
     cleanups.push(() => manager.stop());
     region.start();
-    cleanups.push(() => region.stop());
+    cleanups.push(() => region.close());
 
     const keys = readKeyPair(files.key) ?? (await generateDevKeyPair());
     writePrivate(files.key, JSON.stringify(keys));

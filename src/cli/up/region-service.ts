@@ -58,9 +58,12 @@ export interface RegionService {
   readonly capabilities: Capabilities;
   /** What runs, for the banner. */
   readonly running: readonly string[];
-  /** Starts what runs beside the manager (the monitor); call after `manager.start()`. */
+  /** Starts what runs beside the manager (the monitor); call after `manager.start()`, again after a stop. */
   start(): void;
+  /** Stops the monitor (leadership lost); `start` runs it again. */
   stop(): Promise<void>;
+  /** Stops the monitor and the image refresh (shutdown). */
+  close(): Promise<void>;
 }
 
 export function wireRegionService(options: RegionServiceOptions): RegionService {
@@ -94,6 +97,7 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
     );
     running.push('volumes');
   }
+  if (groups.has('monitor')) running.push('server monitor');
 
   // Only the API server warms the image cache (upstream's WarmImageCache).
   const caches = new InventoryCaches({
@@ -123,7 +127,7 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
     capabilities,
     running,
     start: () => {
-      if (!groups.has('monitor')) return;
+      if (!groups.has('monitor') || monitor !== undefined) return;
       monitor = startServerMonitor({
         client,
         namespace: options.namespace,
@@ -132,11 +136,17 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
         log: log.child({ component: 'server-monitor' }),
         ...(options.monitorPeriodMs === undefined ? {} : { periodMs: options.monitorPeriodMs }),
       });
-      running.push('server monitor');
     },
     stop: async () => {
+      const running = monitor;
+      monitor = undefined;
+      await running?.stop();
+    },
+    close: async () => {
       caches.stop();
-      await monitor?.stop();
+      const running = monitor;
+      monitor = undefined;
+      await running?.stop();
     },
   };
 }

@@ -1,0 +1,205 @@
+/**
+ * `openregion serve`: the controllers `up` runs, against real clouds (the Regions and their credentials Secrets
+ * in the cluster) and a real Kubernetes (--kubeconfig, or the pod's service account with --in-cluster). Controller
+ * groups are selectable; with --leader-election only the Lease holder reconciles (and a second Lease elects the
+ * server monitor). The REST API runs when --api is given, verifying tokens against --jwks-url or a public key.
+ */
+import { hostname } from 'node:os';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Command, InvalidArgumentError } from 'commander';
+import type { Client } from '../kube/client.ts';
+import { kubeClientFrom } from '../kube/kubernetes/connect.ts';
+import { Transport } from '../openstack/transport.ts';
+import { registerKeystoneUserController } from '../keystone/user/register.ts';
+import { buildApi } from '../region/http/app.ts';
+import { createAuthenticator, type AuthKey } from '../region/http/auth.ts';
+import { clientSetFactory, RegionProviders } from '../region/openstack/providers.ts';
+import { serveHealth } from '../runtime/health.ts';
+import { LeaderElector } from '../runtime/leader.ts';
+import { createLogger } from '../runtime/logger.ts';
+import { Manager } from '../runtime/manager.ts';
+import { systemScheduler } from '../runtime/scheduler.ts';
+import { systemClock } from '../util/clock.ts';
+import { list } from './region.ts';
+import { CONTROLLER_GROUPS, wireRegionService, type ControllerGroup } from './up/region-service.ts';
+
+const GROUPS = [...CONTROLLER_GROUPS, 'keystone'] as const;
+
+export interface ServeOptions {
+  kubeconfig?: string;
+  inCluster?: boolean;
+  namespace: string;
+  controllers?: string[];
+  leaderElection?: boolean;
+  leaseNamespace?: string;
+  api?: string;
+  jwksUrl?: string;
+  publicKeyFile?: string;
+  publicKeyAlgorithm: string;
+  issuer?: string;
+  audience?: string;
+  health: string;
+  region?: string;
+  logLevel: string;
+}
+
+export function hostPort(value: string): { host: string; port: number } {
+  const match = /^(.*):(\d+)$/.exec(value);
+  const port = Number(match?.[2]);
+  if (match?.[1] === undefined || !Number.isInteger(port) || port > 65_535) {
+    throw new InvalidArgumentError('expected HOST:PORT, e.g. 0.0.0.0:8080');
+  }
+  return { host: match[1], port };
+}
+
+export function authKeyOf(options: Pick<ServeOptions, 'jwksUrl' | 'publicKeyFile' | 'publicKeyAlgorithm'>): AuthKey {
+  if (options.jwksUrl !== undefined) return { jwksUrl: options.jwksUrl };
+  if (options.publicKeyFile !== undefined) {
+    return { publicKeyPem: readFileSync(options.publicKeyFile, 'utf8'), algorithm: options.publicKeyAlgorithm };
+  }
+  throw new InvalidArgumentError('--api needs --jwks-url or --public-key-file to verify tokens');
+}
+
+export function selectedGroups(names: readonly string[] | undefined): Set<(typeof GROUPS)[number]> {
+  if (names === undefined || names.length === 0) return new Set(GROUPS);
+  const unknown = names.filter((n) => !(GROUPS as readonly string[]).includes(n));
+  if (unknown.length > 0)
+    throw new InvalidArgumentError(`unknown controller groups ${unknown.join(', ')}; known: ${GROUPS.join(', ')}`);
+  return new Set(names as (typeof GROUPS)[number][]);
+}
+
+export async function serve(options: ServeOptions): Promise<() => Promise<void>> {
+  const clock = systemClock;
+  const scheduler = systemScheduler(clock);
+  const log = createLogger({ level: options.logLevel });
+  const groups = selectedGroups(options.controllers);
+  const client: Client & { close(): void } =
+    options.inCluster === true
+      ? kubeClientFrom({ inCluster: true })
+      : kubeClientFrom({ kubeconfig: readFileSync(options.kubeconfig ?? '', 'utf8') });
+  const transport = new Transport({ clock, random: Math.random });
+  const providers = await RegionProviders.bootstrap({
+    namespace: options.namespace,
+    bootstrapClient: client,
+    runtimeClient: client,
+    clientSets: clientSetFactory({ transport, clock, region: options.region }),
+  });
+  const identity = `${hostname()}-${randomBytes(4).toString('hex')}`;
+  const leaseNamespace = options.leaseNamespace ?? options.namespace;
+  const stopping = { value: false };
+  const manager = new Manager({
+    client,
+    clock,
+    scheduler,
+    log,
+    ...(options.leaderElection === true
+      ? { leaderElection: { namespace: leaseNamespace, name: 'openregion-controllers', identity } }
+      : {}),
+    onLostLeadership: () => {
+      log.error('leadership lost: exiting so a fresh process can stand for election');
+      process.exitCode = 1;
+      process.kill(process.pid, 'SIGTERM');
+    },
+  });
+  const region = wireRegionService({
+    manager,
+    client,
+    namespace: options.namespace,
+    providers,
+    clock,
+    scheduler,
+    log,
+    groups: [...groups].filter((g): g is ControllerGroup => g !== 'keystone'),
+    api: options.api !== undefined,
+  });
+  if (groups.has('keystone')) registerKeystoneUserController(manager);
+  await manager.start();
+
+  // The monitor writes status on its own cadence: with leader election, only the holder of its Lease runs it.
+  const monitorElector =
+    options.leaderElection === true && groups.has('monitor')
+      ? new LeaderElector({
+          client,
+          scheduler,
+          log: log.child({ component: 'monitor-election' }),
+          namespace: leaseNamespace,
+          name: 'openregion-server-monitor',
+          identity,
+          onStartedLeading: () => {
+            region.start();
+          },
+          onStoppedLeading: () => {
+            if (!stopping.value) void region.stop();
+          },
+        })
+      : undefined;
+  if (monitorElector === undefined) region.start();
+  else monitorElector.start();
+
+  const healthAt = hostPort(options.health);
+  const health = await serveHealth(manager.health, healthAt);
+  const app =
+    options.api === undefined
+      ? undefined
+      : await buildApi({
+          client,
+          namespace: options.namespace,
+          clock,
+          newId: randomUUID,
+          authenticate: createAuthenticator({
+            key: authKeyOf(options),
+            clock,
+            ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
+            ...(options.audience === undefined ? {} : { audience: options.audience }),
+          }),
+          capabilities: region.capabilities,
+          log,
+        });
+  if (app !== undefined && options.api !== undefined) await app.listen(hostPort(options.api));
+  log.info({ controllers: region.running, api: options.api, health: options.health }, 'openregion serve started');
+  return async () => {
+    stopping.value = true;
+    await app?.close();
+    await monitorElector?.stop();
+    await region.close();
+    await manager.stop();
+    await health.close();
+    await transport.close();
+    client.close();
+  };
+}
+
+export function serveCommand(): Command {
+  return new Command('serve')
+    .description(
+      'Run the controllers against real clouds and Kubernetes (leader election, selectable groups, REST API)',
+    )
+    .option('--kubeconfig <path>', 'the cluster (default: in-cluster with --in-cluster)')
+    .option('--in-cluster', "use the pod's service account")
+    .option('--namespace <ns>', 'the region service namespace (Regions, Identities, workloads)', 'unikorn-region')
+    .option('--controllers <groups>', `controller groups, comma-separated (default all: ${GROUPS.join(', ')})`, list)
+    .option('--leader-election', 'reconcile only while holding the Lease (run several replicas)')
+    .option('--lease-namespace <ns>', 'where the Leases live (default: --namespace)')
+    .option('--api <host:port>', 'serve the REST API here, e.g. 0.0.0.0:8080')
+    .option('--jwks-url <url>', "the token issuer's JWKS URL")
+    .option('--public-key-file <pem>', 'a PEM public key (SPKI) tokens are signed with, instead of a JWKS')
+    .option('--public-key-algorithm <alg>', 'the public key algorithm', 'ES256')
+    .option('--issuer <iss>', 'the token issuer to require')
+    .option('--audience <aud>', 'the token audience to require')
+    .option('--health <host:port>', '/healthz and /readyz', '0.0.0.0:8081')
+    .option('--region <name>', 'the catalog region endpoints are picked from')
+    .option('--log-level <level>', 'log level', 'info')
+    .action(async (options: ServeOptions) => {
+      if (options.kubeconfig === undefined && options.inCluster !== true) {
+        throw new InvalidArgumentError('give --kubeconfig or --in-cluster');
+      }
+      if (options.api !== undefined) authKeyOf(options);
+      const stop = await serve(options);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await stop();
+    });
+}
