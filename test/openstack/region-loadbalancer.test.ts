@@ -241,7 +241,7 @@ describe(
       );
     });
 
-    it('changes members and a monitor threshold in place', async () => {
+    it('changes members, a monitor threshold, allowed CIDRs and an idle timeout in place', async () => {
       const [http, dns] = spec.listeners;
       assert.ok(http && dns);
       const before = await inCloud();
@@ -250,6 +250,8 @@ describe(
         listeners: [
           {
             ...http,
+            allowedCIDRs: ['10.0.0.0/8', '172.16.0.0/12'],
+            idleTimeoutSeconds: 300,
             pool: {
               ...http.pool,
               members: [
@@ -259,12 +261,25 @@ describe(
               healthCheck: { ...check, unhealthyThreshold: 5 },
             },
           },
-          dns,
+          { ...dns, allowedCIDRs: ['192.168.0.0/16'] },
         ],
       };
       const { rows } = await converge();
       assert.ok(rows.includes('replace-members') && rows.includes('update-monitor'), rows.join(', '));
       const now = await inCloud();
+      const listener = (name: string) =>
+        now.listeners.find((l) => l.name === listenerName(spec.id, name)) ?? assert.fail(`listener ${name}`);
+      assert.deepEqual([...(listener('http').allowed_cidrs ?? [])].sort(), ['10.0.0.0/8', '172.16.0.0/12']);
+      assert.deepEqual(
+        [listener('http').timeout_client_data, listener('http').timeout_member_data],
+        [300_000, 300_000],
+      );
+      assert.deepEqual(listener('dns').allowed_cidrs, ['192.168.0.0/16']);
+      assert.deepEqual(
+        now.listeners.map((l) => l.id).sort(),
+        before.listeners.map((l) => l.id).sort(),
+        'the same listeners',
+      );
       assert.deepEqual(now.members.get(poolName(spec.id, 'http')), ['10.30.0.10:8080', '10.30.0.12:8080']);
       const monitor = now.monitors.find((m) => m.name === monitorName(spec.id, 'http')) ?? assert.fail('a monitor');
       assert.equal(monitor.max_retries_down, 5);
