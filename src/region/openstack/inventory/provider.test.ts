@@ -129,9 +129,22 @@ describe('flavors and volume classes', () => {
     });
     const classes = await inventoryProviderFor(context(selected), { caches: caches() }).volumeClasses(ctx);
     assert.deepEqual(
-      classes.map((c) => [c.id, c.media]),
-      [[id, 'ssd']],
+      classes.map((c) => [c.id, c.media, c.supportedFlavorIDs]),
+      [[id, 'ssd', undefined]],
     );
+    const small = (await inventoryProviderFor(context(), { caches: caches() }).flavors(ctx)).find(
+      (f) => f.name === 'inv.small',
+    );
+    const supported = config({
+      blockStorage: {
+        volumeClasses: {
+          selector: { ids: [id] },
+          metadata: [{ id, supportedFlavors: { selector: { ids: [small?.id ?? '', 'not-a-flavor'] } } }],
+        },
+      },
+    });
+    const [resolved] = await inventoryProviderFor(context(supported), { caches: caches() }).volumeClasses(ctx);
+    assert.deepEqual(resolved?.supportedFlavorIDs, [small?.id], 'resolved against the exported flavors');
   });
 });
 

@@ -36,7 +36,10 @@ export function inventoryProviderFor(region: RegionContext, deps: InventoryDeps)
     // Fail closed before any call: no selected ids, no classes.
     if ((region.config.blockStorage?.volumeClasses?.selector?.ids ?? []).length === 0) return [];
     const types = await reading('list volume types', ResourceKind.VolumeClass, () => caches.volumeTypes.get());
-    const exported = exportVolumeClasses(types, region.config, await flavors(ctx));
+    // Flavors are read only when some class names supported flavors: otherwise Nova has no say in the answer.
+    const metadata = region.config.blockStorage?.volumeClasses?.metadata ?? [];
+    const needsFlavors = metadata.some((m) => (m.supportedFlavors?.selector?.ids ?? []).length > 0);
+    const exported = exportVolumeClasses(types, region.config, needsFlavors ? await flavors(ctx) : []);
     if (exported.rejected.length > 0) deps.log?.warn({ rejected: exported.rejected }, 'volume classes left out');
     return exported.classes;
   };
@@ -59,6 +62,8 @@ async function reading<T>(operation: string, resource: ResourceKind, call: () =>
     return await call();
   } catch (error) {
     const result = classify(error, { resource, operation });
-    throw result instanceof ProviderError ? result : new TransientError(`${operation}: rejected`, { resource });
+    throw result instanceof ProviderError
+      ? result
+      : new TransientError(`${operation}: rejected`, { resource, cause: error });
   }
 }
