@@ -5,7 +5,14 @@ import type { Condition } from '../../kube/object.ts';
 import type { ObjectEvent } from '../../runtime/predicates.ts';
 import { API_VERSION, labels } from '../apis/shared.ts';
 import type { Server, ServerStatus } from '../apis/server.ts';
-import { createFailureEdge, observedChanged, serverInputOf, vanishedEdge } from './server-inputs.ts';
+import {
+  createFailureEdge,
+  observedChanged,
+  serverInputOf,
+  stamped,
+  vanishedEdge,
+  withAddresses,
+} from './server-inputs.ts';
 import { ORGANIZATION, PROJECT, REGION, ownerLabels } from './testing.ts';
 
 const server = (status?: ServerStatus, spec: Partial<Server['spec']> = {}, extraLabels = {}): Server => ({
@@ -114,5 +121,32 @@ describe('the Server controller’s wakes', () => {
     assert.equal(vanishedEdge(update(running, gone)), true);
     assert.equal(vanishedEdge(update(gone, gone)), false);
     assert.equal(vanishedEdge(update({}, gone)), false, 'a server never seen is not a vanished one');
+  });
+});
+
+describe('the status the reconciler writes besides Available', () => {
+  it('withAddresses records what the pass realised and drops an address it no longer has', () => {
+    const before: ServerStatus = { privateIP: '10.0.0.5', publicIP: '203.0.113.9', macAddress: 'fa:16:3e:00:00:01' };
+    assert.deepEqual(withAddresses(before, { privateIP: '10.0.0.5' }), {
+      privateIP: '10.0.0.5',
+      macAddress: 'fa:16:3e:00:00:01',
+    });
+  });
+
+  it('stamped: Active Rebuilding and Healthy Unknown, what the monitor maps a rebuild to, nothing else touched', () => {
+    const before: ServerStatus = {
+      observed: { generation: 2, image: 'img', errored: false },
+      conditions: [condition('Active', 'True', 'Running'), condition('Available', 'True', 'Provisioned')],
+    };
+    const after = stamped(before, new Date('2026-02-01T00:00:00Z'));
+    assert.deepEqual(after.observed, before.observed);
+    assert.deepEqual(
+      after.conditions?.map((c) => [c.type, c.status, c.reason]),
+      [
+        ['Active', 'False', 'Rebuilding'],
+        ['Available', 'True', 'Provisioned'],
+        ['Healthy', 'Unknown', 'Unknown'],
+      ],
+    );
   });
 });

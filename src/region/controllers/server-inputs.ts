@@ -1,6 +1,7 @@
 /**
- * The Server controller's pure pieces: the provider input built from a Server (and the SSH CA it names), and what
- * wakes the controller. Wakes are exactly the seed's three, plus deletion and label edits: a spec edit (generation),
+ * The Server controller's pure pieces: the provider input built from a Server (and the SSH CA it names), the status
+ * fields the reconciler writes besides Available (the addresses, the rebuild-accepted stamp), and what wakes the
+ * controller. Wakes are exactly the seed's three, plus deletion and label edits: a spec edit (generation),
  * the monitor's status.observed write (an image ref flip, an ERROR, a recovery), the create-failure edge, and a
  * vanished server (the monitor's absent observation moves Active to Pending). A foreign operation that changes none
  * of them, such as a rebuild in flight on the spec image, wakes nothing: the provisioning axis does not move.
@@ -8,11 +9,14 @@
 import { isDeepStrictEqual } from 'node:util';
 import { findCondition } from '../../kube/conditions.ts';
 import type { ObjectEvent, Predicate } from '../../runtime/predicates.ts';
+import { setCondition } from '../../kube/conditions.ts';
 import { labels } from '../apis/shared.ts';
 import type { Server, ServerStatus } from '../apis/server.ts';
 import { resolveSSHInjection } from '../openstack/server/cloud-init.ts';
 import { providerCreateFailureEdge } from '../openstack/server/create-retry.ts';
-import type { ServerInput } from '../provider/inputs.ts';
+import { REBUILD_ACCEPTED_STAMP } from '../openstack/server/rebuild-response.ts';
+import type { ServerAddresses, ServerInput } from '../provider/inputs.ts';
+import { dependencyReasons, RECHECK_MS, type Verdict } from './decide.ts';
 import { ownershipOf } from './inputs.ts';
 
 /** The provider's view of a Server, or undefined when a label it needs (owner, region, display name) is missing. */
@@ -65,3 +69,31 @@ export const vanishedEdge: Predicate = onUpdate((old, next) => {
   const before = activeReason(old);
   return before !== undefined && before !== 'Pending' && activeReason(next) === 'Pending';
 });
+
+export const CA_NOT_FOUND_MESSAGE = 'the SSH certificate authority this server names does not exist';
+
+/** A named SSH CA that does not exist: a dependency, looked at again on the 10 s re-check. */
+export function caNotFoundVerdict(): Verdict {
+  return {
+    action: 'report',
+    row: `gate:${dependencyReasons.notFound}`,
+    available: { status: 'False', reason: dependencyReasons.notFound, message: CA_NOT_FOUND_MESSAGE },
+    requeueAfterMs: RECHECK_MS,
+  };
+}
+
+/** The addresses a done pass realised (this reconciler's fields); one it no longer has is dropped. */
+export function withAddresses(status: ServerStatus, addresses: ServerAddresses): ServerStatus {
+  const { privateIP: _p, publicIP: _f, ...rest } = status;
+  return {
+    ...rest,
+    ...(addresses.privateIP === undefined ? {} : { privateIP: addresses.privateIP }),
+    ...(addresses.publicIP === undefined ? {} : { publicIP: addresses.publicIP }),
+  };
+}
+
+/** The accepted stamp on top of `status`: Active Rebuilding and Healthy Unknown, as the monitor maps a rebuild. */
+export function stamped(status: ServerStatus, now: Date): ServerStatus {
+  const [active, healthy] = REBUILD_ACCEPTED_STAMP;
+  return { ...status, conditions: setCondition(setCondition(status.conditions, active, now), healthy, now) };
+}

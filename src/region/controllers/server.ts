@@ -13,7 +13,6 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Client } from '../../kube/client.ts';
-import { setCondition } from '../../kube/conditions.ts';
 import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import { or } from '../../runtime/predicates.ts';
@@ -27,32 +26,26 @@ import {
   DEFAULT_PROVIDER_CREATE_MAX_ATTEMPTS,
   type CreateRetryEvent,
 } from '../openstack/server/create-retry.ts';
-import { REBUILD_ACCEPTED_STAMP } from '../openstack/server/rebuild-response.ts';
 import type { ServerProvider } from '../provider/contract.ts';
 import { ResourceNotFoundError } from '../provider/errors.ts';
-import {
-  SERVER_REBUILDING_YIELDS,
-  type IdentityInput,
-  type ServerAddresses,
-  type ServerInput,
-} from '../provider/inputs.ts';
+import { SERVER_REBUILDING_YIELDS, type IdentityInput, type ServerInput } from '../provider/inputs.ts';
 import { toOperatorLog } from '../provider/messages.ts';
 import type { Outcome } from '../provider/outcome.ts';
-import {
-  deprovisionVerdict,
-  failureVerdict,
-  missingLabelsVerdict,
-  provisionVerdict,
-  dependencyReasons,
-  RECHECK_MS,
-  type Verdict,
-} from './decide.ts';
+import { deprovisionVerdict, failureVerdict, missingLabelsVerdict, provisionVerdict, type Verdict } from './decide.ts';
 import { gateOnIdentity } from './gate.ts';
 import { workloadIdentityOf } from './inputs.ts';
 import { ignoreRows, type RowObserver } from './metrics.ts';
 import { FINALIZER, getOrUndefined, ProviderRetryError, type ProviderLookup } from './provisioner.ts';
 import { availableCondition, nextStatus } from './status.ts';
-import { createFailureEdge, observedChanged, serverInputOf, vanishedEdge } from './server-inputs.ts';
+import {
+  caNotFoundVerdict,
+  createFailureEdge,
+  observedChanged,
+  serverInputOf,
+  stamped,
+  vanishedEdge,
+  withAddresses,
+} from './server-inputs.ts';
 import { becameAvailable, byIdentity, IDENTITY_INDEX, specOrDeletionChanged, usersOf } from './watches.ts';
 
 export const SERVER_CONTROLLER = 'region-server';
@@ -65,8 +58,6 @@ export interface ServerReconcileOptions {
   readonly maxCreateAttempts?: number;
   readonly observe?: RowObserver;
 }
-
-export const CA_NOT_FOUND_MESSAGE = 'the SSH certificate authority this server names does not exist';
 
 export async function reconcileServer(
   client: Client,
@@ -110,15 +101,7 @@ class ServerPass {
     const gated = await gateOnIdentity(this.#client, server);
     if (gated !== undefined) return this.#settle(server, 'provision', gated);
     const ca = await this.#certificateAuthority(server);
-    if (ca === null) {
-      const verdict: Verdict = {
-        action: 'report',
-        row: `gate:${dependencyReasons.notFound}`,
-        available: { status: 'False', reason: dependencyReasons.notFound, message: CA_NOT_FOUND_MESSAGE },
-        requeueAfterMs: RECHECK_MS,
-      };
-      return this.#settle(server, 'provision', verdict);
-    }
+    if (ca === null) return this.#settle(server, 'provision', caNotFoundVerdict());
     const input = serverInputOf(server, ca);
     if (input === undefined) return this.#settle(server, 'provision', missingLabelsVerdict());
     let current = await this.#setFinalizer(server, true);
@@ -266,22 +249,6 @@ class ServerPass {
   #now(): Date {
     return new Date(this.#ctx.clock.now());
   }
-}
-
-/** The addresses a done pass realised (this reconciler's fields); one it no longer has is dropped. */
-function withAddresses(status: ServerStatus, addresses: ServerAddresses): ServerStatus {
-  const { privateIP: _p, publicIP: _f, ...rest } = status;
-  return {
-    ...rest,
-    ...(addresses.privateIP === undefined ? {} : { privateIP: addresses.privateIP }),
-    ...(addresses.publicIP === undefined ? {} : { publicIP: addresses.publicIP }),
-  };
-}
-
-/** The accepted stamp on top of `status`: Active Rebuilding and Healthy Unknown, as the monitor maps a rebuild. */
-function stamped(status: ServerStatus, now: Date): ServerStatus {
-  const [active, healthy] = REBUILD_ACCEPTED_STAMP;
-  return { ...status, conditions: setCondition(setCondition(status.conditions, active, now), healthy, now) };
 }
 
 // Deep equality ignores key order: a real API server hands objects back with their keys sorted.

@@ -13,7 +13,9 @@ import { silentLogger } from '../../../runtime/logger.ts';
 import { API_VERSION, labels } from '../../apis/shared.ts';
 import { identityType, type Identity } from '../../apis/identity.ts';
 import { serverType, type Server, type ServerSpec } from '../../apis/server.ts';
-import type { IdentityInput, ServerInput } from '../../provider/inputs.ts';
+import { openstackIdentityType, type OpenstackIdentity } from '../../apis/openstack-identity.ts';
+import type { IdentityInput, ServerAddresses, ServerInput } from '../../provider/inputs.ts';
+import { serverPortName } from '../names.ts';
 import { identityProviderFor } from '../identity.ts';
 import { IdentityRecords } from '../identity-record.ts';
 import { createNetwork } from '../network.ts';
@@ -40,6 +42,13 @@ export interface ServerWorld {
   novaServers(name: string): Promise<NovaServer[]>;
   /** Runs the emulator's scheduled work due within `ms` (builds, rebuilds, deletes). */
   advance(ms: number): void;
+  /** createServer passes until done, letting the emulator's builds finish between them; the addresses. */
+  converge(provider: OpenstackServerProvider, input: ServerInput): Promise<ServerAddresses>;
+  /** The ports named `server-{id}`, and the floating IPs on a port, listed as admin. */
+  ports(input: ServerInput): Promise<neutron.Port[]>;
+  floatingIPs(portID: string): Promise<neutron.FloatingIp[]>;
+  /** `who scope METHOD service path` of each request since `from`; who is `identity`, `region` or `other`. */
+  requestsSince(from: number): string[];
   close(): Promise<void>;
 }
 
@@ -96,7 +105,13 @@ export async function serverWorld(): Promise<ServerWorld> {
   });
   if (group.kind !== 'done') throw new Error(`security group: ${group.kind}`);
 
+  const record = await fx.store.get<OpenstackIdentity>(openstackIdentityType, fx.namespace, identity.id);
+  const identityUser = record.spec.userID;
+  const networkAdmin = admin.client('network');
   let serial = 0;
+  const advance = (ms: number) => {
+    fx.cloud.emulator.control.advance(ms);
+  };
   return {
     fx,
     identity,
@@ -147,9 +162,27 @@ export async function serverWorld(): Promise<ServerWorld> {
     }),
     novaServers: async (name) =>
       (await listServers(admin.client('compute'), { allTenants: true })).filter((s) => s.name === name),
-    advance: (ms) => {
-      fx.cloud.emulator.control.advance(ms);
+    advance,
+    converge: async (provider, input) => {
+      for (let i = 0; i < 5; i++) {
+        const outcome = await provider.createServer(CTX, identity, input);
+        if (outcome.kind === 'done') return outcome.value;
+        if (outcome.kind !== 'yield') throw new Error(`converge: ${JSON.stringify(outcome)}`);
+        advance(1000);
+      }
+      throw new Error('converge: still yielding');
     },
+    ports: async (input) => (await neutron.listPorts(networkAdmin)).filter((p) => p.name === serverPortName(input.id)),
+    floatingIPs: (portID) => neutron.listFloatingIps(networkAdmin, { port_id: portID }),
+    requestsSince: (from) =>
+      fx.transport.requests
+        .slice(from)
+        .filter((r) => r.caller !== undefined)
+        .map((r) => {
+          const user = r.caller?.userID;
+          const who = user === identityUser ? 'identity' : user === fx.credentials.userID ? 'region' : 'other';
+          return `${who} ${r.caller?.scope ?? ''} ${r.method} ${r.serviceType} ${r.urlTemplate}`;
+        }),
     close: () => fx.close(),
   };
 }
