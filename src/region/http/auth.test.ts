@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ManualClock } from '../../util/clock.ts';
+import { canAccess, createAuthenticator, principalOf } from './auth.ts';
+import { DEV_ALGORITHM, generateDevKeyPair, signDevToken } from './dev-token.ts';
+import { Problem } from './problem.ts';
+
+describe('auth', () => {
+  it('reads the scope claims; a token without organizations grants nothing', () => {
+    assert.deepEqual(principalOf({ sub: 'u', organizationIds: ['o'] }), { subject: 'u', organizationIDs: ['o'] });
+    assert.deepEqual(principalOf({ organizationIds: ['o'], projectIds: ['p'] })?.projectIDs, ['p']);
+    assert.equal(principalOf({ organizationIds: [] }), undefined);
+    assert.equal(principalOf({ organizationIds: 'o' }), undefined);
+    assert.equal(principalOf({ organizationIds: ['o'], projectIds: [1] }), undefined);
+  });
+
+  it('scopes by organization, then by project when the token names projects', () => {
+    const org = { subject: 'u', organizationIDs: ['o'] };
+    assert.equal(canAccess(org, 'o', 'any'), true);
+    assert.equal(canAccess(org, 'other', 'any'), false);
+    const project = { ...org, projectIDs: ['p'] };
+    assert.equal(canAccess(project, 'o', 'p'), true);
+    assert.equal(canAccess(project, 'o', 'q'), false);
+  });
+
+  it('verifies signature and expiry against the injected clock', async () => {
+    const clock = new ManualClock();
+    const keys = await generateDevKeyPair();
+    const authenticate = createAuthenticator({ key: { publicJwk: keys.publicJwk, algorithm: DEV_ALGORITHM }, clock });
+    const token = await signDevToken(keys, { subject: 'dev', organizationIDs: ['o'], lifetimeSeconds: 60 }, clock);
+    assert.deepEqual((await authenticate(`Bearer ${token}`)).organizationIDs, ['o']);
+    await assert.rejects(authenticate(undefined), (e) => e instanceof Problem && e.status === 401);
+    await assert.rejects(authenticate(`Basic ${token}`), (e) => e instanceof Problem && e.status === 401);
+    clock.advance(61_000);
+    await assert.rejects(authenticate(`Bearer ${token}`), (e) => e instanceof Problem && e.status === 401);
+  });
+});

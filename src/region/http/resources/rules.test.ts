@@ -1,0 +1,73 @@
+/** The seed's rules that need no store: pure checks over one request. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { inPrefix } from './load-balancer.ts';
+import { validateNetworkCreate } from './network.ts';
+import { imageViolations } from './server.ts';
+import { userDataProblem } from './user-data.ts';
+import type { Flavor, Image } from '../../provider/types.ts';
+
+const b64 = (text: string) => Buffer.from(text).toString('base64');
+
+describe('request rules', () => {
+  it('user data must be something cloud-init reads', () => {
+    assert.equal(userDataProblem(b64('#cloud-config\npackages: [nginx]\n')), undefined);
+    assert.equal(userDataProblem(b64('#!/bin/sh\necho hi\n')), undefined);
+    assert.equal(userDataProblem(b64('Content-Type: multipart/mixed; boundary="x"\nMIME-Version: 1.0\n')), undefined);
+    assert.match(userDataProblem(b64('echo hi\n')) ?? '', /cloud-init format/);
+    assert.match(userDataProblem(Buffer.from([0x1f, 0x8b, 8, 0]).toString('base64')) ?? '', /gzip/);
+    assert.match(userDataProblem(b64('Content-Type: multipart/mixed\n')) ?? '', /boundary/);
+  });
+
+  it('a VIP must fall inside the network prefix', () => {
+    assert.equal(inPrefix('192.168.0.50', '192.168.0.0/24'), true);
+    assert.equal(inPrefix('192.168.1.50', '192.168.0.0/24'), false);
+    assert.equal(inPrefix('10.0.255.255', '10.0.0.0/16'), true);
+  });
+
+  it('a network is at least a /24, on its network address, with a reservation inside it', () => {
+    const spec = { organizationId: 'o', projectId: 'p', regionId: 'r', dnsNameservers: [] };
+    assert.deepEqual(validateNetworkCreate({ ...spec, prefix: '10.0.0.0/16' }), []);
+    assert.deepEqual(
+      validateNetworkCreate({ ...spec, prefix: '10.0.0.1/24' }).map((v) => v.rule),
+      ['networkAddress'],
+    );
+    assert.deepEqual(
+      validateNetworkCreate({
+        ...spec,
+        prefix: '10.0.0.0/24',
+        reservations: { prefixLength: 26, providerReservedPrefixLength: 25 },
+      }).map((v) => v.rule),
+      ['notShorterThanReservation'],
+    );
+  });
+
+  it('an image must suit the flavor: architecture, virtualization, disk', () => {
+    const flavor: Flavor = {
+      id: 'f',
+      name: 'f',
+      architecture: 'x86_64',
+      cpus: 1,
+      diskBytes: 10e9,
+      baremetal: true,
+      pinnedOnly: false,
+    };
+    const image = {
+      id: 'i',
+      status: 'ready',
+      architecture: 'aarch64',
+      virtualization: 'virtualized',
+      sizeGiB: 20,
+    } as Image;
+    assert.deepEqual(
+      imageViolations(image, flavor).map((v) => v.rule),
+      ['architecture', 'virtualization', 'disk'],
+    );
+    assert.deepEqual(
+      imageViolations({ ...image, architecture: 'x86_64', virtualization: 'any', sizeGiB: 1 }, flavor).map(
+        (v) => v.rule,
+      ),
+      [],
+    );
+  });
+});

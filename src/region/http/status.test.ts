@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Server } from '../apis/index.ts';
+import { healthStatusOf, powerStateOf, provisioningStatusOf, serverProvisioningStatusOf } from './status.ts';
+
+const at = '2026-01-01T00:00:00Z';
+const condition = (type: string, status: 'True' | 'False', reason: string) => ({
+  type,
+  status,
+  reason,
+  message: reason,
+  lastTransitionTime: at,
+});
+const server = (status: Server['status'], deleting = false): Server =>
+  ({
+    apiVersion: 'region.unikorn-cloud.org/v1alpha1',
+    kind: 'Server',
+    metadata: { name: 's', ...(deleting ? { deletionTimestamp: at } : {}) },
+    spec: { flavorID: 'f', image: { id: 'img-2' }, networks: [{ id: 'n' }] },
+    status,
+  }) as Server;
+
+describe('read status', () => {
+  it('maps the Available condition to provisioningStatus', () => {
+    assert.equal(provisioningStatusOf(server(undefined)), 'pending');
+    assert.equal(
+      provisioningStatusOf(server({ conditions: [condition('Available', 'True', 'Provisioned')] })),
+      'provisioned',
+    );
+    for (const reason of ['Provisioning', 'DependencyNotReady']) {
+      assert.equal(
+        provisioningStatusOf(server({ conditions: [condition('Available', 'False', reason)] })),
+        'provisioning',
+      );
+    }
+    for (const reason of ['Errored', 'DependencyFailed', 'DependencyNotFound']) {
+      assert.equal(provisioningStatusOf(server({ conditions: [condition('Available', 'False', reason)] })), 'error');
+    }
+    assert.equal(
+      provisioningStatusOf(server({ conditions: [condition('Available', 'True', 'Provisioned')] }, true)),
+      'deprovisioning',
+    );
+  });
+
+  it('reads a server provisioning while an image change is unsettled, whatever its last pass said', () => {
+    const provisioned = [condition('Available', 'True', 'Provisioned')];
+    assert.equal(
+      serverProvisioningStatusOf(server({ conditions: provisioned, observed: { image: 'img-1' } })),
+      'provisioning',
+    );
+    assert.equal(
+      serverProvisioningStatusOf(
+        server({
+          conditions: provisioned,
+          observed: { image: 'img-2' },
+          rebuild: { targetImageID: 'img-2', state: 'Rebuilding' },
+        }),
+      ),
+      'provisioning',
+    );
+    assert.equal(
+      serverProvisioningStatusOf(
+        server({
+          conditions: provisioned,
+          observed: { image: 'img-2' },
+          rebuild: { targetImageID: 'img-2', state: 'Failed' },
+        }),
+      ),
+      'provisioned',
+    );
+    assert.equal(
+      serverProvisioningStatusOf(server({ conditions: provisioned, observed: { image: 'img-2' } })),
+      'provisioned',
+    );
+    const errored = [condition('Available', 'False', 'Errored')];
+    assert.equal(serverProvisioningStatusOf(server({ conditions: errored, observed: { image: 'img-1' } })), 'error');
+  });
+
+  it('maps Healthy to healthStatus and Active to powerState', () => {
+    assert.equal(healthStatusOf(server({ conditions: [condition('Healthy', 'True', 'Healthy')] })), 'healthy');
+    assert.equal(healthStatusOf(server({ conditions: [condition('Healthy', 'False', 'Degraded')] })), 'degraded');
+    assert.equal(healthStatusOf(server({ conditions: [condition('Healthy', 'False', 'Errored')] })), 'error');
+    assert.equal(healthStatusOf(server(undefined)), 'unknown');
+    assert.equal(powerStateOf(server({ conditions: [condition('Active', 'False', 'Rebuilding')] })), 'Building');
+    assert.equal(powerStateOf(server({ conditions: [condition('Active', 'False', 'Error')] })), undefined);
+    assert.equal(powerStateOf(server({ conditions: [condition('Active', 'True', 'Running')] })), 'Running');
+  });
+});
