@@ -78,13 +78,22 @@ export async function scenario(): Promise<Scenario> {
   const get = (input: ServerInput) => w.fx.store.get<Server>(serverType, w.fx.namespace, input.id);
   const condition = async (input: ServerInput, type: string) =>
     findCondition((await get(input)).status?.conditions, type);
+  /** Every stored Server is in the manager's cache as stored: each event has reached the controller's watch. */
+  async function cached(): Promise<boolean> {
+    const { items } = await w.fx.store.list<Server>(serverType, { namespace: w.fx.namespace });
+    const seen = new Map(manager.list<Server>(serverType).map((o) => [o.metadata.name, o.metadata.resourceVersion]));
+    return items.length === seen.size && items.every((o) => seen.get(o.metadata.name) === o.metadata.resourceVersion);
+  }
+  /** Waits until every event is delivered and the controller has nothing queued or running, a few times over. */
   async function idle(): Promise<void> {
     let quiet = 0;
-    for (let i = 0; i < 3000 && quiet < 5; i++) {
+    for (let i = 0; i < 5000 && quiet < 3; i++) {
       await new Promise((resolve) => setTimeout(resolve, 2));
       const queue = controller.queue;
-      quiet = queue !== undefined && queue.depth === 0 && queue.inFlight === 0 ? quiet + 1 : 0;
+      const still = queue !== undefined && queue.depth === 0 && queue.inFlight === 0 && (await cached());
+      quiet = still ? quiet + 1 : 0;
     }
+    if (quiet < 3) throw new Error('the controller did not go idle');
   }
   async function tick(ms = 10_000): Promise<void> {
     await scheduler.advance(ms);
