@@ -4,11 +4,13 @@
  */
 import { writeFileSync } from 'node:fs';
 import { benchEmulator } from './emulator.ts';
+import { benchImageCache } from './image-cache.ts';
 import { benchEmbedded } from './kube-embedded.ts';
 
 const benches: Record<string, () => Promise<Record<string, number>>> = {
   'kube embedded store': benchEmbedded,
   'OpenStack emulator': benchEmulator,
+  'image cache': benchImageCache,
 };
 
 const results: Record<string, Record<string, number>> = {};

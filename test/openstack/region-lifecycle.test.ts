@@ -33,7 +33,7 @@ import {
   type OpenstackIdentity,
   type VLANAllocation,
 } from '../../src/region/apis/index.ts';
-import { registerRegionControllers } from '../../src/region/controllers/index.ts';
+import { lookupsOf, registerRegionControllers } from '../../src/region/controllers/index.ts';
 import { identityName, networkName, securityGroupName, vlanAllocationName } from '../../src/region/openstack/names.ts';
 import type { RegionCredentials } from '../../src/region/openstack/principals.ts';
 import { openstackLookup } from '../../src/region/openstack/provider.ts';
@@ -113,7 +113,7 @@ describe('region lifecycle: identity → networks → security group → deleted
     });
     const lookup = openstackLookup((regionID, signal) => providers.lookup(regionID, signal), { kube: store, log });
     manager = new Manager({ client: store, clock: systemClock, log });
-    registerRegionControllers(manager, { identities: lookup, networks: lookup, securityGroups: lookup });
+    registerRegionControllers(manager, lookupsOf(lookup));
     await manager.start();
   });
 

@@ -32,7 +32,7 @@ import type { Outcome } from '../../src/region/provider/outcome.ts';
 import { loadBalancerProviderFor } from '../../src/region/openstack/loadbalancer/provider.ts';
 import { listenerName, loadBalancerName, monitorName, poolName } from '../../src/region/openstack/names.ts';
 import type { RegionCredentials } from '../../src/region/openstack/principals.ts';
-import { openstackProvider } from '../../src/region/openstack/provider.ts';
+import { openstackLookup } from '../../src/region/openstack/provider.ts';
 import { clientSetFactory, RegionProviders } from '../../src/region/openstack/providers.ts';
 import { credentialsSecret, RecordingTransport } from '../../src/region/openstack/testing/region-fixture.ts';
 import { DEFAULT_CLUSTER_ROLES } from '../../src/region/registration/register.ts';
@@ -72,7 +72,7 @@ describe(
       for (const id of vipPorts.splice(0)) await neutron.deletePort(c.admin.client('network'), id).catch(() => {});
     };
     const region = () => registry.lookup(REGION);
-    const provider = async () => openstackProvider(await region(), { kube: store });
+    const provider = async () => openstackLookup(() => region(), { kube: store })(REGION, ctx.signal);
     const lbProvider = async () => loadBalancerProviderFor(await region(), { kube: store });
 
     before(async () => {

@@ -18,6 +18,8 @@ import type { Provider } from '../provider/contract.ts';
 import { lookupsFrom, registerRegionControllers } from './index.ts';
 import {
   FakeIdentityProvider,
+  FakeLoadBalancerProvider,
+  FakeVolumeProvider,
   FakeNetworkProvider,
   FakeSecurityGroupProvider,
   NAMESPACE,
@@ -55,6 +57,8 @@ async function setup() {
     identities: lookupOf(identities),
     networks: lookupOf(networks),
     securityGroups: lookupOf(securityGroups),
+    loadBalancers: lookupOf(new FakeLoadBalancerProvider()),
+    volumes: lookupOf(new FakeVolumeProvider()),
   });
   const reason = async (type: ResourceType, name: string) => {
     try {

@@ -1,14 +1,24 @@
-/** The region service's Identity, Network and SecurityGroup controllers, each driving one provider capability. */
+/** The region service's controllers, each driving one provider capability through its own lookup. */
 import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import { networkType } from '../apis/network.ts';
 import { securityGroupType } from '../apis/security-group.ts';
-import type { IdentityProvider, NetworkProvider, Providers, SecurityGroupProvider } from '../provider/contract.ts';
+import { volumeType } from '../apis/volume.ts';
+import type {
+  IdentityProvider,
+  LoadBalancerProvider,
+  NetworkProvider,
+  Providers,
+  SecurityGroupProvider,
+  VolumeProvider,
+} from '../provider/contract.ts';
 import { IDENTITY_CONTROLLER, registerIdentityController } from './identity.ts';
+import { LOAD_BALANCER_CONTROLLER, registerLoadBalancerController } from './load-balancer.ts';
 import { rowCounter } from './metrics.ts';
 import { NETWORK_CONTROLLER, registerNetworkController } from './network.ts';
 import type { ProviderLookup } from './provisioner.ts';
 import { SECURITY_GROUP_CONTROLLER, registerSecurityGroupController } from './security-group.ts';
+import { VOLUME_CONTROLLER, registerVolumeController } from './volume.ts';
 import { IDENTITY_INDEX, byIdentity } from './watches.ts';
 
 export { FINALIZER, ProviderRetryError, type ProviderLookup } from './provisioner.ts';
@@ -16,6 +26,8 @@ export { RECHECK_MS, dependencyReasons, messages } from './decide.ts';
 export { IDENTITY_CONTROLLER, IDENTITY_DEPENDENTS } from './identity.ts';
 export { NETWORK_CONTROLLER } from './network.ts';
 export { SECURITY_GROUP_CONTROLLER } from './security-group.ts';
+export { LOAD_BALANCER_CONTROLLER } from './load-balancer.ts';
+export { VOLUME_CONTROLLER } from './volume.ts';
 export { IDENTITY_INDEX } from './watches.ts';
 
 /** One lookup per capability, so a provider can grow one capability at a time. */
@@ -23,16 +35,29 @@ export interface RegionProviderLookups {
   readonly identities: ProviderLookup<IdentityProvider>;
   readonly networks: ProviderLookup<NetworkProvider>;
   readonly securityGroups: ProviderLookup<SecurityGroupProvider>;
+  readonly loadBalancers: ProviderLookup<LoadBalancerProvider>;
+  readonly volumes: ProviderLookup<VolumeProvider>;
 }
 
-/** The three lookups from one `Providers`: a full cloud provider serves every capability. */
+/** A provider serving every capability a controller here drives. */
+export type RegionControllerProvider = IdentityProvider &
+  NetworkProvider &
+  SecurityGroupProvider &
+  LoadBalancerProvider &
+  VolumeProvider;
+
+/** Every lookup from one lookup of a provider that serves them all. */
+export function lookupsOf(lookup: ProviderLookup<RegionControllerProvider>): RegionProviderLookups {
+  return { identities: lookup, networks: lookup, securityGroups: lookup, loadBalancers: lookup, volumes: lookup };
+}
+
+/** Every lookup from one `Providers`: a full cloud provider serves every capability. */
 export function lookupsFrom(providers: Pick<Providers, 'lookupCloud'>): RegionProviderLookups {
-  const lookup = (regionID: string) => providers.lookupCloud(regionID);
-  return { identities: lookup, networks: lookup, securityGroups: lookup };
+  return lookupsOf((regionID) => providers.lookupCloud(regionID));
 }
 
 export interface RegionControllerOptions {
-  /** Applied to each of the three controllers (concurrency, backoff, drain). */
+  /** Applied to each controller (concurrency, backoff, drain). */
   readonly controller?: ControllerOptions;
 }
 
@@ -40,6 +65,8 @@ export interface RegionControllers {
   readonly identity: Controller;
   readonly network: Controller;
   readonly securityGroup: Controller;
+  readonly loadBalancer: Controller;
+  readonly volume: Controller;
 }
 
 /** Registers the controllers and the identity index their watches read; call before `manager.start()`. */
@@ -50,6 +77,7 @@ export function registerRegionControllers(
 ): RegionControllers {
   manager.index(networkType, IDENTITY_INDEX, byIdentity);
   manager.index(securityGroupType, IDENTITY_INDEX, byIdentity);
+  manager.index(volumeType, IDENTITY_INDEX, byIdentity);
   const controller = options.controller ?? {};
   const rows = rowCounter(manager.metrics.registry);
   return {
@@ -61,5 +89,13 @@ export function registerRegionControllers(
       controller,
       rows(SECURITY_GROUP_CONTROLLER),
     ),
+    // Registers its own identity and network indexes.
+    loadBalancer: registerLoadBalancerController(
+      manager,
+      lookups.loadBalancers,
+      controller,
+      rows(LOAD_BALANCER_CONTROLLER),
+    ),
+    volume: registerVolumeController(manager, lookups.volumes, controller, rows(VOLUME_CONTROLLER)),
   };
 }

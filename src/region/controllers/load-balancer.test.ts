@@ -14,8 +14,6 @@ import { identityType } from '../apis/identity.ts';
 import { loadBalancerType, type LoadBalancer, type LoadBalancerSpec } from '../apis/load-balancer.ts';
 import { networkType, type Network } from '../apis/network.ts';
 import { API_VERSION, labels } from '../apis/shared.ts';
-import type { LoadBalancerProvider } from '../provider/contract.ts';
-import type { IdentityInput, LoadBalancerInput, LoadBalancerRealisation } from '../provider/inputs.ts';
 import { Outcome } from '../provider/index.ts';
 import { messages } from './decide.ts';
 import { reconcileIdentity } from './identity.ts';
@@ -30,12 +28,12 @@ import { reconcileNetwork } from './network.ts';
 import { FINALIZER } from './provisioner.ts';
 import {
   FakeIdentityProvider,
+  FakeLoadBalancerProvider,
   FakeNetworkProvider,
   NAMESPACE,
   ORGANIZATION,
   PROJECT,
   REGION,
-  Script,
   identityObject,
   lookupOf,
   networkObject,
@@ -43,25 +41,6 @@ import {
   ownerLabels,
   passContext,
 } from './testing.ts';
-
-class FakeLoadBalancerProvider implements LoadBalancerProvider {
-  readonly calls: string[] = [];
-  readonly inputs: { identity: IdentityInput; loadBalancer: LoadBalancerInput }[] = [];
-  readonly creates = new Script<LoadBalancerRealisation>(() => Outcome.done({ vipAddress: '192.168.0.200' }));
-  readonly deletes = new Script<undefined>(() => Outcome.ok());
-
-  createLoadBalancer(_ctx: unknown, identity: IdentityInput, lb: LoadBalancerInput) {
-    this.calls.push(`create ${lb.id}`);
-    this.inputs.push({ identity, loadBalancer: lb });
-    return this.creates.take();
-  }
-
-  deleteLoadBalancer(_ctx: unknown, identity: IdentityInput, lb: LoadBalancerInput) {
-    this.calls.push(`delete ${lb.id}`);
-    this.inputs.push({ identity, loadBalancer: lb });
-    return this.deletes.take();
-  }
-}
 
 const SPEC: LoadBalancerSpec = {
   publicIP: true,

@@ -13,9 +13,23 @@ import { regionKinds } from '../apis/index.ts';
 import { networkType, type Network, type NetworkSpec } from '../apis/network.ts';
 import { securityGroupType, type SecurityGroup, type SecurityGroupRule } from '../apis/security-group.ts';
 import { API_VERSION, labels } from '../apis/shared.ts';
-import type { IdentityProvider, NetworkProvider, SecurityGroupProvider } from '../provider/contract.ts';
+import type {
+  IdentityProvider,
+  LoadBalancerProvider,
+  NetworkProvider,
+  SecurityGroupProvider,
+  VolumeProvider,
+} from '../provider/contract.ts';
 import { ResourceNotFoundError } from '../provider/errors.ts';
-import type { IdentityInput, NetworkInput, NetworkRealisation, SecurityGroupInput } from '../provider/inputs.ts';
+import type {
+  IdentityInput,
+  LoadBalancerInput,
+  LoadBalancerRealisation,
+  NetworkInput,
+  NetworkRealisation,
+  SecurityGroupInput,
+  VolumeInput,
+} from '../provider/inputs.ts';
 import { Outcome } from '../provider/outcome.ts';
 import type { ExternalNetwork } from '../provider/types.ts';
 import type { ProviderLookup } from './provisioner.ts';
@@ -111,6 +125,52 @@ export class FakeSecurityGroupProvider implements SecurityGroupProvider {
     this.calls.push(`delete ${sg.id}`);
     this.inputs.push({ identity, securityGroup: sg });
     return this.deletes.take();
+  }
+}
+
+export class FakeLoadBalancerProvider implements LoadBalancerProvider {
+  readonly calls: string[] = [];
+  readonly inputs: { identity: IdentityInput; loadBalancer: LoadBalancerInput }[] = [];
+  readonly creates = new Script<LoadBalancerRealisation>(() => Outcome.done({ vipAddress: '192.168.0.200' }));
+  readonly deletes = new Script<undefined>(() => Outcome.ok());
+
+  createLoadBalancer(_ctx: unknown, identity: IdentityInput, lb: LoadBalancerInput) {
+    this.calls.push(`create ${lb.id}`);
+    this.inputs.push({ identity, loadBalancer: lb });
+    return this.creates.take();
+  }
+
+  deleteLoadBalancer(_ctx: unknown, identity: IdentityInput, lb: LoadBalancerInput) {
+    this.calls.push(`delete ${lb.id}`);
+    this.inputs.push({ identity, loadBalancer: lb });
+    return this.deletes.take();
+  }
+}
+
+export class FakeVolumeProvider implements VolumeProvider {
+  readonly calls: string[] = [];
+  readonly inputs: { identity: IdentityInput; volume: VolumeInput }[] = [];
+  readonly creates = new Script<undefined>(() => Outcome.ok());
+  readonly deletes = new Script<undefined>(() => Outcome.ok());
+
+  createVolume(_ctx: unknown, identity: IdentityInput, volume: VolumeInput): Promise<Outcome<undefined>> {
+    this.calls.push(`create ${volume.id}`);
+    this.inputs.push({ identity, volume });
+    return this.creates.take();
+  }
+
+  deleteVolume(_ctx: unknown, identity: IdentityInput, volume: VolumeInput): Promise<Outcome<undefined>> {
+    this.calls.push(`delete ${volume.id}`);
+    this.inputs.push({ identity, volume });
+    return this.deletes.take();
+  }
+
+  attachVolume(): Promise<Outcome<never>> {
+    return Promise.reject(new Error('the Volume controller never attaches'));
+  }
+
+  detachVolume(): Promise<Outcome<undefined>> {
+    return Promise.reject(new Error('the Volume controller never detaches'));
   }
 }
 

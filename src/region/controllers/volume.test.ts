@@ -7,18 +7,16 @@ import { ManualClock } from '../../util/clock.ts';
 import { identityType, type Identity } from '../apis/identity.ts';
 import { API_VERSION, labels } from '../apis/shared.ts';
 import { volumeType, type Volume, type VolumeSpec } from '../apis/volume.ts';
-import type { VolumeProvider } from '../provider/contract.ts';
-import type { IdentityInput, VolumeInput } from '../provider/inputs.ts';
 import { Outcome } from '../provider/outcome.ts';
 import { reconcileIdentity } from './identity.ts';
 import { FINALIZER } from './provisioner.ts';
 import {
   FakeIdentityProvider,
+  FakeVolumeProvider,
   NAMESPACE,
   ORGANIZATION,
   PROJECT,
   REGION,
-  Script,
   identityObject,
   lookupOf,
   openRegionStore,
@@ -26,33 +24,6 @@ import {
   passContext,
 } from './testing.ts';
 import { quantityBytes, reconcileVolume, sizeGiBOf, volumeInputOf } from './volume.ts';
-
-class FakeVolumeProvider implements VolumeProvider {
-  readonly calls: string[] = [];
-  readonly inputs: { identity: IdentityInput; volume: VolumeInput }[] = [];
-  readonly creates = new Script<undefined>(() => Outcome.ok());
-  readonly deletes = new Script<undefined>(() => Outcome.ok());
-
-  createVolume(_ctx: unknown, identity: IdentityInput, volume: VolumeInput): Promise<Outcome<undefined>> {
-    this.calls.push(`create ${volume.id}`);
-    this.inputs.push({ identity, volume });
-    return this.creates.take();
-  }
-
-  deleteVolume(_ctx: unknown, identity: IdentityInput, volume: VolumeInput): Promise<Outcome<undefined>> {
-    this.calls.push(`delete ${volume.id}`);
-    this.inputs.push({ identity, volume });
-    return this.deletes.take();
-  }
-
-  attachVolume(): Promise<Outcome<never>> {
-    return Promise.reject(new Error('the Volume controller never attaches'));
-  }
-
-  detachVolume(): Promise<Outcome<undefined>> {
-    return Promise.reject(new Error('the Volume controller never detaches'));
-  }
-}
 
 const volumeObject = (name: string, spec: Partial<VolumeSpec> = {}): Volume => ({
   apiVersion: API_VERSION,

@@ -1,16 +1,23 @@
 /**
  * The OpenStack provider for one region: the capabilities built so far, composed over one RegionContext. It grows a
- * capability at a time (identities, networks and security groups now), and controllers look up only the capability
- * they drive, so nothing here pretends to implement what it does not.
+ * capability at a time (identities, networks, security groups, load balancers, volumes and the inventory now), and
+ * controllers look up only the capability they drive, so nothing here pretends to implement what it does not.
  *
  * Workload calls resolve the identity's OpenstackIdentity record first: no record, or one without a project, means
  * the identity was never realised, so a delete is done and a create waits for the identity (the controllers gate on
  * it; reaching here anyway is a transient state, not a user error).
  */
 import type { Client } from '../../kube/client.ts';
+import { systemClock } from '../../util/clock.ts';
 import type { Logger } from 'pino';
 import { TransientError, ResourceKind } from '../provider/errors.ts';
-import type { IdentityProvider, NetworkProvider, SecurityGroupProvider } from '../provider/contract.ts';
+import type {
+  IdentityProvider,
+  LoadBalancerProvider,
+  NetworkProvider,
+  SecurityGroupProvider,
+  VolumeProvider,
+} from '../provider/contract.ts';
 import type { IdentityInput } from '../provider/inputs.ts';
 import { Outcome } from '../provider/outcome.ts';
 import { identityProviderFor } from './identity.ts';
@@ -20,14 +27,25 @@ import { createNetwork, deleteNetwork, listExternalNetworks, type NetworkDeps } 
 import type { RegionContext } from './providers.ts';
 import type { RealisedIdentity } from './realised.ts';
 import { RegionConfigError, RegionProviderKindError } from './region-config.ts';
+import { InventoryCaches } from './inventory/caches.ts';
+import { inventoryProviderFor, type InventoryProvider } from './inventory/provider.ts';
+import { loadBalancerProviderFor } from './loadbalancer/provider.ts';
 import { createSecurityGroup, deleteSecurityGroup } from './security-group.ts';
+import { volumeProviderFor } from './volumes/provider.ts';
 import { VlanAllocator } from '../vlan/allocator.ts';
 
-export type OpenstackRegionProvider = IdentityProvider & NetworkProvider & SecurityGroupProvider;
+export type OpenstackRegionProvider = IdentityProvider &
+  NetworkProvider &
+  LoadBalancerProvider &
+  SecurityGroupProvider &
+  VolumeProvider &
+  InventoryProvider;
 
 export interface ProviderDeps {
   /** Where OpenstackIdentity and VLANAllocation records are kept (the region service's store). */
   readonly kube: Client;
+  /** Flavor, volume type and image caches, one per process, kept per region client set. */
+  readonly inventory: InventoryCaches;
   readonly secrets?: IdentitySecretSource | undefined;
   readonly log?: Logger | undefined;
 }
@@ -63,6 +81,9 @@ export function openstackProvider(region: RegionContext, deps: ProviderDeps): Op
 
   return {
     ...identityProviderFor(region, deps),
+    ...volumeProviderFor(region, deps),
+    ...loadBalancerProviderFor(region, deps),
+    ...inventoryProviderFor(region, { caches: deps.inventory, log: deps.log }),
     createNetwork: async (ctx, identity, network) =>
       createNetwork(networkDeps(ctx.signal), await realisedForCreate(identity), network),
     deleteNetwork: async (ctx, identity, network) =>
@@ -82,11 +103,13 @@ export function openstackProvider(region: RegionContext, deps: ProviderDeps): Op
  */
 export function openstackLookup(
   lookup: (regionID: string, signal: AbortSignal) => Promise<RegionContext>,
-  deps: ProviderDeps,
+  deps: Omit<ProviderDeps, 'inventory'> & { readonly inventory?: InventoryCaches },
 ): (regionID: string, signal: AbortSignal) => Promise<OpenstackRegionProvider> {
+  // Without caches of the caller's, one set for this lookup: flavors and volume types cached, no image cache.
+  const full = { ...deps, inventory: deps.inventory ?? new InventoryCaches({ clock: systemClock, imageCache: false }) };
   return async (regionID, signal) => {
     try {
-      return openstackProvider(await lookup(regionID, signal), deps);
+      return openstackProvider(await lookup(regionID, signal), full);
     } catch (error) {
       if (error instanceof RegionProviderKindError) return refusingProvider(error);
       if (error instanceof RegionConfigError) throw new TransientError('region configuration', { cause: error });
@@ -97,13 +120,30 @@ export function openstackLookup(
 
 function refusingProvider(cause: RegionProviderKindError): OpenstackRegionProvider {
   const refused = () => Promise.resolve(Outcome.terminal('Errored', 'the region is not an OpenStack region', cause));
+  const rejected = () => Promise.reject(cause);
   return {
     createIdentity: refused,
     deleteIdentity: refused,
     createNetwork: refused,
     deleteNetwork: refused,
-    listExternalNetworks: () => Promise.reject(cause),
+    listExternalNetworks: rejected,
     createSecurityGroup: refused,
     deleteSecurityGroup: refused,
+    createLoadBalancer: refused,
+    deleteLoadBalancer: refused,
+    createVolume: refused,
+    deleteVolume: refused,
+    attachVolume: refused,
+    detachVolume: refused,
+    region: rejected,
+    flavors: rejected,
+    volumeClasses: rejected,
+    queryImages: () => {
+      throw cause;
+    },
+    getImage: rejected,
+    createImage: rejected,
+    deleteImage: rejected,
+    recordSnapshot: () => undefined,
   };
 }
