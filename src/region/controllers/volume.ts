@@ -5,6 +5,7 @@
  * Attachments are not this controller's: they are Server.spec.volumes, driven by the server side.
  */
 import type { Client } from '../../kube/client.ts';
+import { quantityBytes } from '../../kube/quantity.ts';
 import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import type { ReconcileContext, Request, Result } from '../../runtime/types.ts';
@@ -22,38 +23,6 @@ import { becameAvailable, specOrDeletionChanged, usersOf } from './watches.ts';
 export const VOLUME_CONTROLLER = 'region-volume';
 
 const GiB = 2 ** 30;
-const BINARY: Readonly<Record<string, number>> = {
-  Ki: 2 ** 10,
-  Mi: 2 ** 20,
-  Gi: GiB,
-  Ti: 2 ** 40,
-  Pi: 2 ** 50,
-  Ei: 2 ** 60,
-};
-const DECIMAL: Readonly<Record<string, number>> = {
-  n: 1e-9,
-  u: 1e-6,
-  m: 1e-3,
-  '': 1,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  P: 1e15,
-  E: 1e18,
-};
-const QUANTITY = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/;
-
-/** A Kubernetes quantity in bytes, or undefined when it is not one. */
-export function quantityBytes(quantity: string | number): number | undefined {
-  if (typeof quantity === 'number') return Number.isFinite(quantity) ? quantity : undefined;
-  const m = QUANTITY.exec(quantity.trim());
-  if (m?.[1] === undefined) return undefined;
-  const suffix = m[2] ?? '';
-  const scale = BINARY[suffix] ?? DECIMAL[suffix] ?? (/^[eE]/.test(suffix) ? 10 ** Number(suffix.slice(1)) : undefined);
-  return scale === undefined ? undefined : Number(m[1]) * scale;
-}
-
 /** Cinder sizes are whole GiB: a size between two is rounded up, so the volume is never smaller than asked. */
 export function sizeGiBOf(quantity: string | number): number | undefined {
   const bytes = quantityBytes(quantity);

@@ -8,7 +8,7 @@
 import type { Flavor as NovaFlavor } from '../../../openstack/compute.ts';
 import type { RegionOpenstack } from '../../apis/region.ts';
 import type { Architecture, Flavor, GPU } from '../../provider/types.ts';
-import { quantityBytes } from './quantity.ts';
+import { quantityBytes } from '../../../kube/quantity.ts';
 
 type FlavorMetadata = NonNullable<NonNullable<NonNullable<RegionOpenstack['compute']>['flavors']>['metadata']>[number];
 

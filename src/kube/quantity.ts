@@ -1,6 +1,6 @@
 /**
- * Kubernetes quantities (`10Gi`, `512M`, `1e3`) as bytes, for the Region's flavor overrides (memory, GPU memory).
- * The CRD's pattern admits only these forms; anything else is undefined.
+ * Kubernetes quantities (`10Gi`, `512M`, `1e3`) as plain numbers: the Region's flavor overrides (memory, GPU
+ * memory), Volume sizes. The CRDs' pattern admits only these forms; anything else is undefined.
  */
 const BINARY: Readonly<Record<string, number>> = {
   Ki: 2 ** 10,
@@ -24,6 +24,7 @@ const DECIMAL: Readonly<Record<string, number>> = {
 };
 const QUANTITY = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/;
 
+/** The quantity's value (bytes, for a size), rounded to a whole number; undefined when it is not a quantity. */
 export function quantityBytes(quantity: string | number): number | undefined {
   if (typeof quantity === 'number') return Number.isFinite(quantity) ? quantity : undefined;
   const m = QUANTITY.exec(quantity.trim());
