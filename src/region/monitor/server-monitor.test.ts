@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { findCondition } from '../../kube/conditions.ts';
+import { grantRole } from '../../openstack/identity.ts';
 import { ManualScheduler } from '../../runtime/scheduler.ts';
 import { serverType, type Server } from '../apis/server.ts';
 import { capturedLogger } from '../controllers/testing.ts';
@@ -119,6 +120,53 @@ describe('ServerMonitor', () => {
       [['/nodes', w.fx.credentials.userID, `project:${w.projectID}`]],
     );
     assert.equal(await reason(input, 'Active'), 'Queued', 'no node for the instance yet: waiting on hardware');
+
+    // Node visibility is policy-gated: a deployment grants the region account an Ironic reader role (seed).
+    const keystone = w.fx.cloud.admin.client('identity');
+    const { body: role } = await keystone.request<{ role: { id: string } }>({
+      method: 'POST',
+      path: '/roles',
+      body: { role: { name: 'baremetal_observer' } },
+    });
+    await grantRole(keystone, { userId: w.fx.credentials.userID, projectId: w.projectID, roleId: role.role.id });
+    const registry = await w.fx.providers(); // fresh sessions: the cached privileged token predates the grant
+    const granted = (regionLog = capturedLogger().log) =>
+      new ServerMonitor({
+        client: w.fx.store,
+        namespace: w.fx.namespace,
+        lookup: async () => {
+          const region = await registry.lookup(w.identity.regionID);
+          const config = { ...region.config, ...baremetal() };
+          return serverProviderFor(
+            { ...region, config },
+            { kube: w.fx.store, clock: w.fx.cloud.clock, log: regionLog },
+          );
+        },
+        scheduler: new ManualScheduler(w.fx.cloud.clock),
+        log: regionLog,
+      });
+    const ironicAdmin = w.fx.cloud.admin.client('baremetal');
+    const { body: node } = await ironicAdmin.request<{ uuid: string }>({
+      method: 'POST',
+      path: '/nodes',
+      body: { driver: 'fake-hardware', name: 'metal-1' },
+    });
+    const [nova] = await w.novaServers(input.name);
+    await ironicAdmin.request({
+      method: 'PATCH',
+      path: '/nodes/{ident}',
+      params: { ident: node.uuid },
+      body: [{ op: 'add', path: '/instance_uuid', value: nova?.id }],
+    });
+    for (const [state, expected] of [
+      ['cleaning', 'Queued'],
+      ['deploying', 'Building'],
+      ['deploy failed', 'Building'],
+    ] as const) {
+      await w.fx.cloud.control('POST', `/ironic/nodes/${node.uuid}/state`, { provision_state: state });
+      await granted().poll();
+      assert.equal(await reason(input, 'Active'), expected, state);
+    }
 
     await w.fx.cloud.control('POST', '/faults', { route: '/baremetal/v1/nodes', status: 503, count: 5 });
     const { log, lines } = capturedLogger();
