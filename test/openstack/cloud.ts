@@ -131,7 +131,10 @@ export async function waitFor<T>(
   for (;;) {
     const value = await read();
     if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${String(timeoutMs)} ms waiting for ${what}`);
+    if (Date.now() > deadline) {
+      const seen = (JSON.stringify(value) as string | undefined)?.slice(0, 500);
+      throw new Error(`timed out after ${String(timeoutMs)} ms waiting for ${what}; last seen: ${seen}`);
+    }
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

@@ -10,19 +10,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { customResourceDefinition } from '../../src/kube/crd.ts';
-import { openEmbeddedStore, type EmbeddedStore } from '../../src/kube/embedded/store.ts';
-import { builtin } from '../../src/kube/resource-type.ts';
+import type { EmbeddedStore } from '../../src/kube/embedded/store.ts';
 import { listKeypairs, listServerGroups } from '../../src/openstack/compute.ts';
 import { listApplicationCredentials, listProjects, listUsers } from '../../src/openstack/identity.ts';
-import { systemClock } from '../../src/util/clock.ts';
-import {
-  API_VERSION,
-  openstackIdentityType,
-  regionKinds,
-  regionType,
-  type OpenstackIdentity,
-} from '../../src/region/apis/index.ts';
+import { openstackIdentityType, type OpenstackIdentity } from '../../src/region/apis/index.ts';
 import type { IdentityInput } from '../../src/region/provider/inputs.ts';
 import { Outcome } from '../../src/region/provider/outcome.ts';
 import { createIdentity, deleteIdentity } from '../../src/region/openstack/identity.ts';
@@ -30,17 +21,17 @@ import { unbase64 } from '../../src/region/openstack/identity-record.ts';
 import { publicKeyMaterial, publicKeyOf } from '../../src/region/openstack/identity-secrets.ts';
 import { IDENTITY_KEYPAIR_NAME, identityName } from '../../src/region/openstack/names.ts';
 import type { RegionCredentials } from '../../src/region/openstack/principals.ts';
-import { clientSetFactory, RegionProviders } from '../../src/region/openstack/providers.ts';
-import { credentialsSecret, RecordingTransport } from '../../src/region/openstack/testing/region-fixture.ts';
-import { DEFAULT_CLUSTER_ROLES } from '../../src/region/registration/register.ts';
+import type { RecordingTransport } from '../../src/region/openstack/testing/region-fixture.ts';
 import { contractCloud } from './cloud.ts';
+import { contractRegions, REGION_NAMESPACE, type ContractRegions } from './region.ts';
 
 const cloud = await contractCloud();
-const NS = 'default';
-const REGION = 'contract-region';
+const NS = REGION_NAMESPACE;
+const REGION = randomUUID();
 
 describe('region identities (the region credential from `region configure`)', { skip: !cloud }, () => {
   const c = cloud as NonNullable<typeof cloud>;
+  let regions: ContractRegions;
   let store: EmbeddedStore;
   let transport: RecordingTransport;
   let credentials: RegionCredentials;
@@ -48,55 +39,19 @@ describe('region identities (the region credential from `region configure`)', { 
   const ctx = { signal: new AbortController().signal };
 
   before(async () => {
-    assert.ok(c.regionAuth.type === 'password' && 'id' in c.regionAuth.user, 'the region credential is a user id');
-    const domain = await c.region.token();
-    const project = await c.regionProject.token();
-    credentials = {
-      authUrl: c.authUrl,
-      domainID: domain.domain?.id ?? assert.fail('a domain-scoped token'),
-      projectID: project.project?.id ?? assert.fail('a project-scoped token'),
-      userID: c.regionAuth.user.id,
-      password: c.regionAuth.password,
-    };
-    store = openEmbeddedStore(':memory:', { clock: systemClock, garbageCollection: false });
-    for (const kind of regionKinds)
-      await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
-    await store.create(builtin.secret, credentialsSecret('region-credentials', credentials));
-    await store.create(regionType, {
-      apiVersion: API_VERSION,
-      kind: 'Region',
-      metadata: { name: REGION, namespace: NS },
-      spec: {
-        provider: 'openstack',
-        openstack: {
-          endpoint: c.authUrl,
-          serviceAccountSecret: { namespace: NS, name: 'region-credentials' },
-          identity: { clusterRoles: [...DEFAULT_CLUSTER_ROLES] },
-        },
-      },
-    });
-    transport = new RecordingTransport({ clock: systemClock, random: Math.random });
+    regions = await contractRegions(c, [{ id: REGION }]);
+    ({ store, transport, credentials } = regions);
   });
   after(async () => {
     // Whatever a failed test left behind goes, whatever state it stopped in.
     for (const identity of made) await deleteIdentity(await region(), { kube: store }, ctx, identity).catch(() => {});
-    await transport.close();
-    await store.close();
+    await regions.close();
     await c.close();
   });
 
   // One registry: the provider keeps nothing between passes but tokens, so a pass after an interruption sees
   // exactly what a restarted process would (and the real Keystone's password hashing is not paid every pass).
-  let registry: Promise<RegionProviders> | undefined;
-  const region = async () => {
-    registry ??= RegionProviders.bootstrap({
-      namespace: NS,
-      bootstrapClient: store,
-      runtimeClient: store,
-      clientSets: clientSetFactory({ transport, clock: systemClock, region: 'RegionOne' }),
-    });
-    return (await registry).lookup(REGION);
-  };
+  const region = () => regions.lookup(REGION);
   const deps = () => ({ kube: store });
   const newIdentity = (): IdentityInput => {
     const identity = { id: randomUUID(), organizationID: 'ct-org', projectID: 'ct-project', regionID: REGION };

@@ -11,11 +11,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { findCondition } from '../../src/kube/conditions.ts';
-import { customResourceDefinition } from '../../src/kube/crd.ts';
-import { openEmbeddedStore, type EmbeddedStore } from '../../src/kube/embedded/store.ts';
+import type { EmbeddedStore } from '../../src/kube/embedded/store.ts';
 import { NotFoundError } from '../../src/kube/errors.ts';
 import type { Condition, KubeObject } from '../../src/kube/object.ts';
-import { builtin, type ResourceType } from '../../src/kube/resource-type.ts';
+import type { ResourceType } from '../../src/kube/resource-type.ts';
 import { listProjects, listUsers } from '../../src/openstack/identity.ts';
 import { listNetworks, listRouters, listSecurityGroups } from '../../src/openstack/network.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
@@ -37,13 +36,11 @@ import { lookupsOf, registerRegionControllers } from '../../src/region/controlle
 import { identityName, networkName, securityGroupName, vlanAllocationName } from '../../src/region/openstack/names.ts';
 import type { RegionCredentials } from '../../src/region/openstack/principals.ts';
 import { openstackLookup } from '../../src/region/openstack/provider.ts';
-import { clientSetFactory, RegionProviders } from '../../src/region/openstack/providers.ts';
-import { RecordingTransport } from '../../src/region/openstack/testing/region-fixture.ts';
-import { applyManifests, registrationManifests, type RegisterPlan } from '../../src/region/registration/register.ts';
-import { contractCloud } from './cloud.ts';
+import { contractCloud, waitFor } from './cloud.ts';
+import { contractRegions, REGION_NAMESPACE, type ContractRegions } from './region.ts';
 
 const cloud = await contractCloud();
-const NS = 'default';
+const NS = REGION_NAMESPACE;
 const PLAIN_REGION = randomUUID();
 const VLAN_REGION = randomUUID();
 /** The dev cloud's ML2 VLAN range (scripts/devcloud.py), which the emulator is seeded to match. */
@@ -55,8 +52,8 @@ const SETTLE_MS = 120_000;
 describe('region lifecycle: identity → networks → security group → deleted', { skip: !cloud }, () => {
   const c = cloud as NonNullable<typeof cloud>;
   const logLines: string[] = [];
+  let regions: ContractRegions;
   let store: EmbeddedStore;
-  let transport: RecordingTransport;
   let credentials: RegionCredentials;
   let manager: Manager;
   const run = randomUUID().slice(0, 8);
@@ -66,52 +63,12 @@ describe('region lifecycle: identity → networks → security group → deleted
   const secrets: string[] = [];
 
   before(async () => {
-    assert.ok(c.regionAuth.type === 'password' && 'id' in c.regionAuth.user, 'the region credential is a user id');
-    const domainToken = await c.region.token();
-    const projectToken = await c.regionProject.token();
-    const domain = domainToken.domain ?? assert.fail('a domain-scoped token');
-    const project = projectToken.project ?? assert.fail('a project-scoped token');
-    credentials = {
-      authUrl: c.authUrl,
-      domainID: domain.id,
-      projectID: project.id,
-      userID: c.regionAuth.user.id,
-      password: c.regionAuth.password,
-    };
+    const vlan = { network: { providerNetworks: { physicalNetwork: PHYSNET, vlan: { segments: [VLAN_SEGMENT] } } } };
+    regions = await contractRegions(c, [{ id: PLAIN_REGION }, { id: VLAN_REGION, services: vlan }]);
+    ({ store, credentials } = regions);
     secrets.push(credentials.password);
-    store = openEmbeddedStore(':memory:', { clock: systemClock, garbageCollection: false });
-    for (const kind of regionKinds)
-      await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
-    // Both regions exactly as `openregion region register --create-secret` writes them: no admin credential anywhere.
-    const registered = { ...credentials, domainId: domain.id, projectId: project.id, userId: credentials.userID };
-    const names = { domainName: domain.name, projectName: project.name, userName: domainToken.user.name };
-    for (const [regionId, vlan] of [
-      [PLAIN_REGION, false],
-      [VLAN_REGION, true],
-    ] as const) {
-      const plan: RegisterPlan = {
-        regionId,
-        displayName: `lifecycle-${vlan ? 'vlan' : 'plain'}`,
-        namespace: NS,
-        secret: { namespace: NS, name: 'region-credentials' },
-        endpoint: c.authUrl,
-        organizationIds: [],
-        services: vlan
-          ? { network: { providerNetworks: { physicalNetwork: PHYSNET, vlan: { segments: [VLAN_SEGMENT] } } } }
-          : {},
-      };
-      const manifests = registrationManifests(plan, { ...registered, ...names, regionName: 'RegionOne' });
-      await applyManifests(store, vlan ? manifests.slice(-1) : manifests);
-    }
-    transport = new RecordingTransport({ clock: systemClock, random: Math.random });
     const log = createLogger({ level: 'debug', destination: { write: (line: string) => void logLines.push(line) } });
-    const providers = await RegionProviders.bootstrap({
-      namespace: NS,
-      bootstrapClient: store,
-      runtimeClient: store,
-      clientSets: clientSetFactory({ transport, clock: systemClock, region: 'RegionOne' }),
-    });
-    const lookup = openstackLookup((regionID, signal) => providers.lookup(regionID, signal), { kube: store, log });
+    const lookup = openstackLookup((regionID) => regions.lookup(regionID), { kube: store, log });
     manager = new Manager({ client: store, clock: systemClock, log });
     registerRegionControllers(manager, lookupsOf(lookup));
     await manager.start();
@@ -119,8 +76,7 @@ describe('region lifecycle: identity → networks → security group → deleted
 
   after(async () => {
     await manager.stop();
-    await transport.close();
-    await store.close();
+    await regions.close();
     await c.close();
   });
 
@@ -172,9 +128,9 @@ describe('region lifecycle: identity → networks → security group → deleted
       [securityGroupType, ids.sg],
     ] as const) {
       await waitFor(
-        async () => (await available(type, name)) === 'True',
-        `${type.kind} ${name} Available`,
-        async () => JSON.stringify((await store.get(type, NS, name))['status']),
+        async () => (await store.get(type, NS, name))['status'] as { conditions?: Condition[] } | undefined,
+        (status) => findCondition(status?.conditions, 'Available')?.status === 'True',
+        { what: `${type.kind} ${name} Available`, timeoutMs: SETTLE_MS },
       );
     }
 
@@ -208,7 +164,11 @@ describe('region lifecycle: identity → networks → security group → deleted
       [identityType, ids.plain],
       [identityType, ids.vlan],
     ] as const) {
-      await waitFor(async () => !(await exists(type, name)), `${type.kind} ${name} released`);
+      await waitFor(
+        () => exists(type, name),
+        (present) => !present,
+        { what: `${type.kind} ${name} released`, timeoutMs: SETTLE_MS },
+      );
     }
 
     const neutron = c.admin.client('network');
@@ -242,12 +202,6 @@ describe('region lifecycle: identity → networks → security group → deleted
       for (const secret of forbidden) assert.ok(!text.includes(secret), `a secret leaked into: ${text.slice(0, 200)}`);
   });
 
-  async function available(type: ResourceType, name: string): Promise<string | undefined> {
-    const found = await store.get(type, NS, name);
-    const conditions = (found['status'] as { conditions?: Condition[] } | undefined)?.conditions;
-    return findCondition(conditions, 'Available')?.status;
-  }
-
   async function exists(type: ResourceType, name: string): Promise<boolean> {
     try {
       await store.get(type, NS, name);
@@ -258,12 +212,3 @@ describe('region lifecycle: identity → networks → security group → deleted
     }
   }
 });
-
-async function waitFor(probe: () => Promise<boolean>, what: string, state?: () => Promise<string>): Promise<void> {
-  const deadline = Date.now() + SETTLE_MS;
-  while (Date.now() < deadline) {
-    if (await probe()) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  assert.fail(`${what} did not happen within ${SETTLE_MS / 1000} s${state ? `; last seen: ${await state()}` : ''}`);
-}

@@ -13,13 +13,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { customResourceDefinition } from '../../src/kube/crd.ts';
-import { openEmbeddedStore, type EmbeddedStore } from '../../src/kube/embedded/store.ts';
-import { builtin } from '../../src/kube/resource-type.ts';
+import type { EmbeddedStore } from '../../src/kube/embedded/store.ts';
 import * as octavia from '../../src/openstack/loadbalancer.ts';
 import * as neutron from '../../src/openstack/network.ts';
-import { systemClock } from '../../src/util/clock.ts';
-import { API_VERSION, openstackIdentityType, regionKinds, regionType } from '../../src/region/apis/index.ts';
+import { openstackIdentityType } from '../../src/region/apis/index.ts';
 import type { OpenstackIdentity } from '../../src/region/apis/index.ts';
 import { ResourceNotFoundError } from '../../src/region/provider/errors.ts';
 import type {
@@ -31,16 +28,14 @@ import type {
 import type { Outcome } from '../../src/region/provider/outcome.ts';
 import { loadBalancerProviderFor } from '../../src/region/openstack/loadbalancer/provider.ts';
 import { listenerName, loadBalancerName, monitorName, poolName } from '../../src/region/openstack/names.ts';
-import type { RegionCredentials } from '../../src/region/openstack/principals.ts';
 import { openstackLookup } from '../../src/region/openstack/provider.ts';
-import { clientSetFactory, RegionProviders } from '../../src/region/openstack/providers.ts';
-import { credentialsSecret, RecordingTransport } from '../../src/region/openstack/testing/region-fixture.ts';
-import { DEFAULT_CLUSTER_ROLES } from '../../src/region/registration/register.ts';
+import type { RegionProviders } from '../../src/region/openstack/providers.ts';
 import { cloudTarget, contractCloud } from './cloud.ts';
+import { contractRegions, REGION_NAMESPACE, type ContractRegions } from './region.ts';
 
 const cloud = await contractCloud();
-const NS = 'default';
-const REGION = 'contract-lb-region';
+const NS = REGION_NAMESPACE;
+const REGION = randomUUID();
 /** A bound on waiting for Octavia to settle, not an assertion about speed. */
 const SETTLE_MS = 120_000;
 
@@ -61,8 +56,8 @@ describe(
       dnsNameservers: [],
       routes: [],
     };
+    let regions: ContractRegions;
     let store: EmbeddedStore;
-    let transport: RecordingTransport;
     let registry: RegionProviders;
     let identityUserID = '';
     let regionProjectID = '';
@@ -76,42 +71,12 @@ describe(
     const lbProvider = async () => loadBalancerProviderFor(await region(), { kube: store });
 
     before(async () => {
-      assert.ok(c.regionAuth.type === 'password' && 'id' in c.regionAuth.user, 'the region credential is a user id');
-      const credentials: RegionCredentials = {
-        authUrl: c.authUrl,
-        domainID: (await c.region.token()).domain?.id ?? assert.fail('a domain-scoped token'),
-        projectID: (await c.regionProject.token()).project?.id ?? assert.fail('a project-scoped token'),
-        userID: c.regionAuth.user.id,
-        password: c.regionAuth.password,
-      };
-      store = openEmbeddedStore(':memory:', { clock: systemClock, garbageCollection: false });
-      for (const kind of regionKinds)
-        await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
-      await store.create(builtin.secret, credentialsSecret('region-credentials', credentials));
-      await store.create(regionType, {
-        apiVersion: API_VERSION,
-        kind: 'Region',
-        metadata: { name: REGION, namespace: NS },
-        spec: {
-          provider: 'openstack',
-          openstack: {
-            endpoint: c.authUrl,
-            serviceAccountSecret: { namespace: NS, name: 'region-credentials' },
-            identity: { clusterRoles: [...DEFAULT_CLUSTER_ROLES] },
-          },
-        },
-      });
-      transport = new RecordingTransport({ clock: systemClock, random: Math.random });
-      registry = await RegionProviders.bootstrap({
-        namespace: NS,
-        bootstrapClient: store,
-        runtimeClient: store,
-        clientSets: clientSetFactory({ transport, clock: systemClock, region: 'RegionOne' }),
-      });
+      regions = await contractRegions(c, [{ id: REGION }]);
+      ({ store, registry } = regions);
       await until('identity', async () => (await provider()).createIdentity(ctx, identity));
       await until('network', async () => (await provider()).createNetwork(ctx, identity, network));
       identityUserID = (await store.get<OpenstackIdentity>(openstackIdentityType, NS, identity.id)).spec.userID ?? '';
-      regionProjectID = credentials.projectID;
+      regionProjectID = regions.credentials.projectID;
     });
 
     after(async () => {
@@ -124,8 +89,7 @@ describe(
         () => {},
       );
       await until('delete identity', async () => (await provider()).deleteIdentity(ctx, identity)).catch(() => {});
-      await transport.close();
-      await store.close();
+      await regions.close();
       await c.close();
     });
 
@@ -196,7 +160,7 @@ describe(
 
     it('creates the load balancer with two listeners and a public IP, as the identity user', async () => {
       // The first passes make the load balancer; then the VIP port decides what the floating IP step can do.
-      lbRequestsFrom = transport.requests.length;
+      lbRequestsFrom = regions.transport.requests.length;
       const first = await (await lbProvider()).createLoadBalancer(ctx, identity, spec);
       assert.deepEqual(first, { kind: 'yield', reason: 'create-load-balancer' });
       const [lb] = await waitForActive();
@@ -233,10 +197,12 @@ describe(
       assert.deepEqual([http?.timeout_client_data, http?.timeout_member_data], [120_000, 120_000]);
       assert.deepEqual(found.members.get(poolName(spec.id, 'http')), ['10.30.0.10:8080']);
       // A converged pass is done at once, writing nothing.
-      const writes = transport.requests.filter((r) => r.method !== 'GET' && r.urlTemplate !== '/auth/tokens').length;
+      const writes = regions.transport.requests.filter(
+        (r) => r.method !== 'GET' && r.urlTemplate !== '/auth/tokens',
+      ).length;
       assert.equal((await (await lbProvider()).createLoadBalancer(ctx, identity, spec)).kind, 'done');
       assert.equal(
-        transport.requests.filter((r) => r.method !== 'GET' && r.urlTemplate !== '/auth/tokens').length,
+        regions.transport.requests.filter((r) => r.method !== 'GET' && r.urlTemplate !== '/auth/tokens').length,
         writes,
       );
     });
@@ -333,7 +299,7 @@ describe(
      * caller is the region account listing external networks in its own project (the floating IP's network).
      */
     function assertPrincipals(projectID: string | undefined): void {
-      const requests = transport.requests.slice(lbRequestsFrom).filter((r) => r.caller !== undefined);
+      const requests = regions.transport.requests.slice(lbRequestsFrom).filter((r) => r.caller !== undefined);
       const asRegion = requests.filter((r) => r.caller?.userID !== identityUserID);
       const asIdentity = requests.filter((r) => r.caller?.userID === identityUserID);
       assert.ok(asIdentity.filter((r) => r.serviceType === 'load-balancer').length > 20, 'the pass went to Octavia');

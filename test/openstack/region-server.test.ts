@@ -12,14 +12,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { findCondition } from '../../src/kube/conditions.ts';
-import { customResourceDefinition } from '../../src/kube/crd.ts';
-import { openEmbeddedStore, type EmbeddedStore } from '../../src/kube/embedded/store.ts';
-import { builtin } from '../../src/kube/resource-type.ts';
+import type { EmbeddedStore } from '../../src/kube/embedded/store.ts';
 import { getServer, listFlavors, listServers } from '../../src/openstack/compute.ts';
 import { createImage, deleteImage, listImages } from '../../src/openstack/image.ts';
 import { listFloatingIps, listPorts } from '../../src/openstack/network.ts';
 import { systemClock } from '../../src/util/clock.ts';
-import { API_VERSION, regionKinds, regionType } from '../../src/region/apis/index.ts';
 import type { ServerStatus } from '../../src/region/apis/server.ts';
 import type { IdentityInput, ServerInput } from '../../src/region/provider/inputs.ts';
 import type { Outcome } from '../../src/region/provider/outcome.ts';
@@ -27,26 +24,24 @@ import { identityProviderFor } from '../../src/region/openstack/identity.ts';
 import { IdentityRecords } from '../../src/region/openstack/identity-record.ts';
 import { serverPortName } from '../../src/region/openstack/names.ts';
 import { createNetwork, deleteNetwork } from '../../src/region/openstack/network.ts';
-import type { RegionCredentials } from '../../src/region/openstack/principals.ts';
-import { clientSetFactory, RegionProviders, type RegionContext } from '../../src/region/openstack/providers.ts';
+import type { RegionContext } from '../../src/region/openstack/providers.ts';
 import { createSecurityGroup, deleteSecurityGroup } from '../../src/region/openstack/security-group.ts';
 import { IMAGE_NOT_FOUND_MESSAGE } from '../../src/region/openstack/server/messages.ts';
 import { serverProviderFor, type OpenstackServerProvider } from '../../src/region/openstack/servers/provider.ts';
-import { credentialsSecret, RecordingTransport } from '../../src/region/openstack/testing/region-fixture.ts';
-import { DEFAULT_CLUSTER_ROLES } from '../../src/region/registration/register.ts';
 import { cloudTarget, contractCloud, waitFor } from './cloud.ts';
+import { contractRegions, REGION_NAMESPACE, type ContractRegions } from './region.ts';
 
 const cloud = await contractCloud();
-const NS = 'default';
-const REGION = 'contract-servers';
+const NS = REGION_NAMESPACE;
+const REGION = randomUUID();
 /** A bound on waiting for the cloud, not an assertion about its speed. */
 const SETTLE = { timeoutMs: 180_000, intervalMs: cloudTarget === 'emulator' ? 50 : 1_000 };
 
 describe('region servers (the region credential from `region configure`)', { skip: !cloud }, () => {
   const c = cloud as NonNullable<typeof cloud>;
   const ctx = { signal: new AbortController().signal };
+  let regions: ContractRegions;
   let store: EmbeddedStore;
-  let transport: RecordingTransport;
   let region: RegionContext;
   let provider: OpenstackServerProvider;
   let identity: IdentityInput;
@@ -64,39 +59,9 @@ describe('region servers (the region credential from `region configure`)', { ski
   let doomedImage: string;
 
   before(async () => {
-    assert.ok(c.regionAuth.type === 'password' && 'id' in c.regionAuth.user, 'the region credential is a user id');
-    const credentials: RegionCredentials = {
-      authUrl: c.authUrl,
-      domainID: (await c.region.token()).domain?.id ?? assert.fail('a domain-scoped token'),
-      projectID: (await c.regionProject.token()).project?.id ?? assert.fail('a project-scoped token'),
-      userID: c.regionAuth.user.id,
-      password: c.regionAuth.password,
-    };
-    store = openEmbeddedStore(':memory:', { clock: systemClock, garbageCollection: false });
-    for (const kind of regionKinds)
-      await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
-    await store.create(builtin.secret, credentialsSecret('region-credentials', credentials));
-    await store.create(regionType, {
-      apiVersion: API_VERSION,
-      kind: 'Region',
-      metadata: { name: REGION, namespace: NS },
-      spec: {
-        provider: 'openstack',
-        openstack: {
-          endpoint: c.authUrl,
-          serviceAccountSecret: { namespace: NS, name: 'region-credentials' },
-          identity: { clusterRoles: [...DEFAULT_CLUSTER_ROLES] },
-        },
-      },
-    });
-    transport = new RecordingTransport({ clock: systemClock, random: Math.random });
-    const providers = await RegionProviders.bootstrap({
-      namespace: NS,
-      bootstrapClient: store,
-      runtimeClient: store,
-      clientSets: clientSetFactory({ transport, clock: systemClock, region: 'RegionOne' }),
-    });
-    region = await providers.lookup(REGION);
+    regions = await contractRegions(c, [{ id: REGION }]);
+    store = regions.store;
+    region = await regions.lookup(REGION);
     provider = serverProviderFor(region, { kube: store, clock: systemClock });
 
     const admin = c.admin;
@@ -152,8 +117,7 @@ describe('region servers (the region credential from `region configure`)', { ski
       .deleteIdentity(ctx, identity)
       .catch(() => {});
     await deleteImage(c.admin.client('image'), doomedImage).catch(() => {});
-    await transport.close();
-    await store.close();
+    await regions.close();
     await c.close();
   });
 

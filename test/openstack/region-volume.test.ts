@@ -9,34 +9,24 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { customResourceDefinition } from '../../src/kube/crd.ts';
-import { openEmbeddedStore, type EmbeddedStore } from '../../src/kube/embedded/store.ts';
-import { builtin } from '../../src/kube/resource-type.ts';
+import type { EmbeddedStore } from '../../src/kube/embedded/store.ts';
 import { listVolumeTypes, type Volume } from '../../src/openstack/blockstorage.ts';
 import { createServer, deleteServer, getServer, listFlavors, type ComputeClient } from '../../src/openstack/compute.ts';
 import { NotFoundError } from '../../src/openstack/errors.ts';
 import { listImages } from '../../src/openstack/image.ts';
-import { systemClock } from '../../src/util/clock.ts';
-import {
-  API_VERSION,
-  openstackIdentityType,
-  regionKinds,
-  regionType,
-  type OpenstackIdentity,
-} from '../../src/region/apis/index.ts';
+import { openstackIdentityType, type OpenstackIdentity } from '../../src/region/apis/index.ts';
 import type { IdentityInput, ServerInput, VolumeInput } from '../../src/region/provider/inputs.ts';
 import type { Outcome } from '../../src/region/provider/outcome.ts';
 import { createIdentity, deleteIdentity } from '../../src/region/openstack/identity.ts';
 import { volumeName } from '../../src/region/openstack/names.ts';
-import { clientSetFactory, RegionProviders } from '../../src/region/openstack/providers.ts';
-import { credentialsSecret, RecordingTransport } from '../../src/region/openstack/testing/region-fixture.ts';
+import type { RegionProviders } from '../../src/region/openstack/providers.ts';
 import { volumeProviderFor } from '../../src/region/openstack/volumes/provider.ts';
-import { DEFAULT_CLUSTER_ROLES } from '../../src/region/registration/register.ts';
 import { contractCloud, waitFor } from './cloud.ts';
+import { contractRegions, REGION_NAMESPACE, type ContractRegions } from './region.ts';
 
 const cloud = await contractCloud();
-const NS = 'default';
-const REGION = 'contract-region';
+const NS = REGION_NAMESPACE;
+const REGION = randomUUID();
 const PATIENCE = { timeoutMs: 120_000, intervalMs: 500 };
 
 /** Repeats a provider pass until it stops yielding, as the controller's 10 s re-check would (faster). */
@@ -46,8 +36,8 @@ async function untilSettled<T>(pass: () => Promise<Outcome<T>>, what: string): P
 
 describe('region volumes (the region credential from `region configure`)', { skip: !cloud }, () => {
   const c = cloud as NonNullable<typeof cloud>;
+  let regions: ContractRegions;
   let store: EmbeddedStore;
-  let transport: RecordingTransport;
   let registry: RegionProviders;
   const ctx = { signal: new AbortController().signal };
   const identity: IdentityInput = {
@@ -59,43 +49,12 @@ describe('region volumes (the region credential from `region configure`)', { ski
   const cleanups: (() => Promise<unknown>)[] = [];
 
   before(async () => {
-    assert.ok(c.regionAuth.type === 'password' && 'id' in c.regionAuth.user, 'the region credential is a user id');
-    const credentials = {
-      authUrl: c.authUrl,
-      domainID: (await c.region.token()).domain?.id ?? assert.fail('a domain-scoped token'),
-      projectID: (await c.regionProject.token()).project?.id ?? assert.fail('a project-scoped token'),
-      userID: c.regionAuth.user.id,
-      password: c.regionAuth.password,
-    };
-    store = openEmbeddedStore(':memory:', { clock: systemClock, garbageCollection: false });
-    for (const kind of regionKinds)
-      await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
-    await store.create(builtin.secret, credentialsSecret('region-credentials', credentials));
-    await store.create(regionType, {
-      apiVersion: API_VERSION,
-      kind: 'Region',
-      metadata: { name: REGION, namespace: NS },
-      spec: {
-        provider: 'openstack',
-        openstack: {
-          endpoint: c.authUrl,
-          serviceAccountSecret: { namespace: NS, name: 'region-credentials' },
-          identity: { clusterRoles: [...DEFAULT_CLUSTER_ROLES] },
-        },
-      },
-    });
-    transport = new RecordingTransport({ clock: systemClock, random: Math.random });
-    registry = await RegionProviders.bootstrap({
-      namespace: NS,
-      bootstrapClient: store,
-      runtimeClient: store,
-      clientSets: clientSetFactory({ transport, clock: systemClock, region: 'RegionOne' }),
-    });
+    regions = await contractRegions(c, [{ id: REGION }]);
+    ({ store, registry } = regions);
   });
   after(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-    await transport.close();
-    await store.close();
+    await regions.close();
     await c.close();
   });
 
