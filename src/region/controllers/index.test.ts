@@ -19,6 +19,7 @@ import { lookupsFrom, registerRegionControllers } from './index.ts';
 import {
   FakeIdentityProvider,
   FakeLoadBalancerProvider,
+  FakeServerLifecycle,
   FakeVolumeProvider,
   FakeNetworkProvider,
   FakeSecurityGroupProvider,
@@ -59,6 +60,7 @@ async function setup() {
     securityGroups: lookupOf(securityGroups),
     loadBalancers: lookupOf(new FakeLoadBalancerProvider()),
     volumes: lookupOf(new FakeVolumeProvider()),
+    servers: lookupOf(new FakeServerLifecycle()),
   });
   const reason = async (type: ResourceType, name: string) => {
     try {

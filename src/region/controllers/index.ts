@@ -12,6 +12,7 @@ import type {
   SecurityGroupProvider,
   VolumeProvider,
 } from '../provider/contract.ts';
+import { SERVER_CONTROLLER, registerServerController, type ServerLifecycle } from './server.ts';
 import { IDENTITY_CONTROLLER, registerIdentityController } from './identity.ts';
 import { LOAD_BALANCER_CONTROLLER, registerLoadBalancerController } from './load-balancer.ts';
 import { rowCounter } from './metrics.ts';
@@ -28,6 +29,7 @@ export { NETWORK_CONTROLLER } from './network.ts';
 export { SECURITY_GROUP_CONTROLLER } from './security-group.ts';
 export { LOAD_BALANCER_CONTROLLER } from './load-balancer.ts';
 export { VOLUME_CONTROLLER } from './volume.ts';
+export { SERVER_CONTROLLER } from './server.ts';
 export { IDENTITY_INDEX } from './watches.ts';
 
 /** One lookup per capability, so a provider can grow one capability at a time. */
@@ -37,6 +39,7 @@ export interface RegionProviderLookups {
   readonly securityGroups: ProviderLookup<SecurityGroupProvider>;
   readonly loadBalancers: ProviderLookup<LoadBalancerProvider>;
   readonly volumes: ProviderLookup<VolumeProvider>;
+  readonly servers: ProviderLookup<ServerLifecycle>;
 }
 
 /** A provider serving every capability a controller here drives. */
@@ -44,11 +47,19 @@ export type RegionControllerProvider = IdentityProvider &
   NetworkProvider &
   SecurityGroupProvider &
   LoadBalancerProvider &
-  VolumeProvider;
+  VolumeProvider &
+  ServerLifecycle;
 
 /** Every lookup from one lookup of a provider that serves them all. */
 export function lookupsOf(lookup: ProviderLookup<RegionControllerProvider>): RegionProviderLookups {
-  return { identities: lookup, networks: lookup, securityGroups: lookup, loadBalancers: lookup, volumes: lookup };
+  return {
+    identities: lookup,
+    networks: lookup,
+    securityGroups: lookup,
+    loadBalancers: lookup,
+    volumes: lookup,
+    servers: lookup,
+  };
 }
 
 /** Every lookup from one `Providers`: a full cloud provider serves every capability. */
@@ -59,6 +70,8 @@ export function lookupsFrom(providers: Pick<Providers, 'lookupCloud'>): RegionPr
 export interface RegionControllerOptions {
   /** Applied to each controller (concurrency, backoff, drain). */
   readonly controller?: ControllerOptions;
+  /** Upstream's `--provider-create-max-attempts` (default 3). */
+  readonly maxServerCreateAttempts?: number;
 }
 
 export interface RegionControllers {
@@ -67,6 +80,7 @@ export interface RegionControllers {
   readonly securityGroup: Controller;
   readonly loadBalancer: Controller;
   readonly volume: Controller;
+  readonly server: Controller;
 }
 
 /** Registers the controllers and the identity index their watches read; call before `manager.start()`. */
@@ -97,5 +111,11 @@ export function registerRegionControllers(
       rows(LOAD_BALANCER_CONTROLLER),
     ),
     volume: registerVolumeController(manager, lookups.volumes, controller, rows(VOLUME_CONTROLLER)),
+    // Registers its own identity index on Servers.
+    server: registerServerController(manager, lookups.servers, {
+      controller,
+      observe: rows(SERVER_CONTROLLER),
+      ...(options.maxServerCreateAttempts === undefined ? {} : { maxCreateAttempts: options.maxServerCreateAttempts }),
+    }),
   };
 }

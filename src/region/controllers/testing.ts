@@ -28,11 +28,14 @@ import type {
   NetworkInput,
   NetworkRealisation,
   SecurityGroupInput,
+  ServerAddresses,
+  ServerInput,
   VolumeInput,
 } from '../provider/inputs.ts';
 import { Outcome } from '../provider/outcome.ts';
 import type { ExternalNetwork } from '../provider/types.ts';
 import type { ProviderLookup } from './provisioner.ts';
+import type { ServerLifecycle } from './server.ts';
 
 export const NAMESPACE = 'default';
 export const REGION = 'region-1';
@@ -171,6 +174,27 @@ export class FakeVolumeProvider implements VolumeProvider {
 
   detachVolume(): Promise<Outcome<undefined>> {
     return Promise.reject(new Error('the Volume controller never detaches'));
+  }
+}
+
+/** Server lifecycle calls answered from scripts; the monitor's poll is not the controller's to make. */
+export class FakeServerLifecycle implements ServerLifecycle {
+  readonly calls: string[] = [];
+  readonly creates = new Script<ServerAddresses>(() => Outcome.done({}));
+  readonly deletes = new Script<undefined>(() => Outcome.ok());
+
+  createServer(_ctx: unknown, _identity: IdentityInput, server: ServerInput): Promise<Outcome<ServerAddresses>> {
+    this.calls.push(`create ${server.id}`);
+    return this.creates.take();
+  }
+
+  deleteServer(_ctx: unknown, _identity: IdentityInput, server: ServerInput): Promise<Outcome<undefined>> {
+    this.calls.push(`delete ${server.id}`);
+    return this.deletes.take();
+  }
+
+  updateServerState(): Promise<never> {
+    return Promise.reject(new Error('the monitor polls, not this fake'));
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * The OpenStack provider for one region: the capabilities built so far, composed over one RegionContext. It grows a
- * capability at a time (identities, networks, security groups, load balancers, volumes and the inventory now), and
+ * capability at a time (identities, networks, security groups, servers, load balancers, volumes and the inventory), and
  * controllers look up only the capability they drive, so nothing here pretends to implement what it does not.
  *
  * Workload calls resolve the identity's OpenstackIdentity record first: no record, or one without a project, means
@@ -8,7 +8,7 @@
  * it; reaching here anyway is a transient state, not a user error).
  */
 import type { Client } from '../../kube/client.ts';
-import { systemClock } from '../../util/clock.ts';
+import { systemClock, type Clock } from '../../util/clock.ts';
 import type { Logger } from 'pino';
 import { TransientError, ResourceKind } from '../provider/errors.ts';
 import type {
@@ -16,6 +16,9 @@ import type {
   LoadBalancerProvider,
   NetworkProvider,
   SecurityGroupProvider,
+  ServerConsole,
+  ServerProvider,
+  ServerSnapshot,
   VolumeProvider,
 } from '../provider/contract.ts';
 import type { IdentityInput } from '../provider/inputs.ts';
@@ -31,6 +34,7 @@ import { InventoryCaches } from './inventory/caches.ts';
 import { inventoryProviderFor, type InventoryProvider } from './inventory/provider.ts';
 import { loadBalancerProviderFor } from './loadbalancer/provider.ts';
 import { createSecurityGroup, deleteSecurityGroup } from './security-group.ts';
+import { serverProviderFor } from './servers/provider.ts';
 import { volumeProviderFor } from './volumes/provider.ts';
 import { VlanAllocator } from '../vlan/allocator.ts';
 
@@ -38,6 +42,9 @@ export type OpenstackRegionProvider = IdentityProvider &
   NetworkProvider &
   LoadBalancerProvider &
   SecurityGroupProvider &
+  ServerProvider &
+  ServerConsole &
+  ServerSnapshot &
   VolumeProvider &
   InventoryProvider;
 
@@ -48,6 +55,10 @@ export interface ProviderDeps {
   readonly inventory: InventoryCaches;
   readonly secrets?: IdentitySecretSource | undefined;
   readonly log?: Logger | undefined;
+  /** Defaults to the system clock. */
+  readonly clock?: Clock | undefined;
+  /** Told each server decision-table row a call took (R1–R4″, the rebuild answer), e.g. to count them. */
+  readonly observeServerRow?: ((row: string) => void) | undefined;
 }
 
 export function openstackProvider(region: RegionContext, deps: ProviderDeps): OpenstackRegionProvider {
@@ -83,6 +94,12 @@ export function openstackProvider(region: RegionContext, deps: ProviderDeps): Op
     ...identityProviderFor(region, deps),
     ...volumeProviderFor(region, deps),
     ...loadBalancerProviderFor(region, deps),
+    ...serverProviderFor(region, {
+      kube: deps.kube,
+      clock: deps.clock ?? systemClock,
+      log: deps.log,
+      observeRow: deps.observeServerRow,
+    }),
     ...inventoryProviderFor(region, { caches: deps.inventory, log: deps.log }),
     createNetwork: async (ctx, identity, network) =>
       createNetwork(networkDeps(ctx.signal), await realisedForCreate(identity), network),
@@ -106,7 +123,8 @@ export function openstackLookup(
   deps: Omit<ProviderDeps, 'inventory'> & { readonly inventory?: InventoryCaches },
 ): (regionID: string, signal: AbortSignal) => Promise<OpenstackRegionProvider> {
   // Without caches of the caller's, one set for this lookup: flavors and volume types cached, no image cache.
-  const full = { ...deps, inventory: deps.inventory ?? new InventoryCaches({ clock: systemClock, imageCache: false }) };
+  const clock = deps.clock ?? systemClock;
+  const full = { ...deps, inventory: deps.inventory ?? new InventoryCaches({ clock, imageCache: false }) };
   return async (regionID, signal) => {
     try {
       return openstackProvider(await lookup(regionID, signal), full);
@@ -131,6 +149,16 @@ function refusingProvider(cause: RegionProviderKindError): OpenstackRegionProvid
     deleteSecurityGroup: refused,
     createLoadBalancer: refused,
     deleteLoadBalancer: refused,
+    createServer: refused,
+    rebootServer: refused,
+    startServer: refused,
+    stopServer: refused,
+    deleteServer: refused,
+    updateServerState: rejected,
+    pollServers: rejected,
+    createConsoleSession: rejected,
+    getConsoleOutput: rejected,
+    createSnapshot: rejected,
     createVolume: refused,
     deleteVolume: refused,
     attachVolume: refused,
