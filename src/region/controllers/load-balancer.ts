@@ -151,27 +151,7 @@ export function reconcileLoadBalancer(
   ctx: ReconcileContext,
   observe?: RowObserver,
 ): Promise<Result> {
-  const writer = statusFieldsClearable(client);
-  return reconcileProvisioned(writer, loadBalancerProvisioner(writer, lookup), req, ctx, observe);
-}
-
-/**
- * `status.publicIP` must go when the floating IP does, but the scaffold's nextStatus (status.ts) merges owned
- * fields, so a cleared one arrives as `undefined`, which a wire client drops and the embedded store refuses. This
- * sends status writes as the wire would. (Remove once nextStatus deletes owned fields set to undefined.)
- */
-function statusFieldsClearable(client: Client): Client {
-  return new Proxy(client, {
-    get(target, property) {
-      const value: unknown = Reflect.get(target, property, target);
-      if (property !== 'update' || typeof value !== 'function') {
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      }
-      const update: Client['update'] = (type, object, options) =>
-        target.update(type, JSON.parse(JSON.stringify(object)) as typeof object, options);
-      return update;
-    },
-  });
+  return reconcileProvisioned(client, loadBalancerProvisioner(client, lookup), req, ctx, observe);
 }
 
 export const byNetwork: IndexFunc = (object) => {

@@ -36,6 +36,15 @@ describe('nextStatus', () => {
     assert.equal(next.conditions?.[0]?.lastTransitionTime, '2026-01-01T00:00:00Z');
   });
 
+  it('an owned field given as undefined is removed, and removing an absent one changes nothing', () => {
+    const status = nextStatus(undefined, provisioned, T0, { vipAddress: '10.0.0.5', publicIP: '203.0.113.9' });
+    const next = nextStatus(status, provisioned, T1, { vipAddress: '10.0.0.5', publicIP: undefined });
+    assert.ok(next !== undefined);
+    assert.equal('publicIP' in next, false);
+    assert.equal(next['vipAddress'], '10.0.0.5');
+    assert.equal(nextStatus(next, provisioned, T1, { vipAddress: '10.0.0.5', publicIP: undefined }), undefined);
+  });
+
   it('a flip moves lastTransitionTime; other status fields survive', () => {
     const status = { ...nextStatus(undefined, provisioning, T0), openstack: { networkID: 'n' } };
     const next = nextStatus(status, provisioned, T1);

@@ -23,7 +23,10 @@ export function availableCondition(available: Available, generation: number | un
   };
 }
 
-/** The next status, or undefined when it equals the current one. `owned` replaces those top-level fields. */
+/**
+ * The next status, or undefined when it equals the current one. `owned` replaces those top-level fields; an owned
+ * field given as undefined is removed (a floating IP that went takes `publicIP` with it).
+ */
 export function nextStatus(
   current: ProvisionedStatus | undefined,
   input: ConditionInput,
@@ -34,5 +37,6 @@ export function nextStatus(
   // Deep equality ignores key order: a real API server hands objects back with their keys sorted.
   const ownedSame = Object.entries(owned).every(([key, value]) => isDeepStrictEqual(status[key], value));
   if (ownedSame && conditionUnchanged(status.conditions, input)) return undefined;
-  return { ...status, ...owned, conditions: setCondition(status.conditions, input, new Date(now)) };
+  const next = Object.entries({ ...status, ...owned }).filter(([key, value]) => value !== undefined || !(key in owned));
+  return { ...Object.fromEntries(next), conditions: setCondition(status.conditions, input, new Date(now)) };
 }
