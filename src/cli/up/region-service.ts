@@ -13,28 +13,21 @@ import type { Manager } from '../../runtime/manager.ts';
 import type { Scheduler } from '../../runtime/scheduler.ts';
 import type { Clock } from '../../util/clock.ts';
 import type { Server } from '../../region/apis/index.ts';
-import { registerRegionControllers } from '../../region/controllers/index.ts';
-import { registerLoadBalancerController } from '../../region/controllers/load-balancer.ts';
-import { registerServerController } from '../../region/controllers/server.ts';
+import { lookupsOf, registerRegionControllers, REGION_CONTROLLER_GROUPS } from '../../region/controllers/index.ts';
 import { serverInputOf } from '../../region/controllers/server-inputs.ts';
-import { registerVolumeController } from '../../region/controllers/volume.ts';
-import { byIdentity, IDENTITY_INDEX } from '../../region/controllers/watches.ts';
 import { InventoryCaches } from '../../region/openstack/inventory/caches.ts';
 import { inventoryProviderFor, type InventoryProvider } from '../../region/openstack/inventory/provider.ts';
 import type { Capabilities, ServerActions } from '../../region/http/context.ts';
 import { startServerMonitor, type ServerMonitor } from '../../region/monitor/server-monitor.ts';
-import { loadBalancerProviderFor } from '../../region/openstack/loadbalancer/provider.ts';
 import { openstackLookup } from '../../region/openstack/provider.ts';
 import type { RegionProviders } from '../../region/openstack/providers.ts';
 import { serverProviderFor } from '../../region/openstack/servers/provider.ts';
-import { volumeProviderFor } from '../../region/openstack/volumes/provider.ts';
 import { workloadIdentityOf } from '../../region/controllers/inputs.ts';
-import { volumeType } from '../../region/apis/index.ts';
 import { ResourceConflictError, ResourceKind, ResourceNotFoundError } from '../../region/provider/errors.ts';
 import type { Outcome } from '../../region/provider/outcome.ts';
 
 /** The controller groups `serve --controllers` selects from. */
-export const CONTROLLER_GROUPS = ['identities', 'networks', 'servers', 'loadbalancers', 'volumes', 'monitor'] as const;
+export const CONTROLLER_GROUPS = [...REGION_CONTROLLER_GROUPS, 'monitor'] as const;
 export type ControllerGroup = (typeof CONTROLLER_GROUPS)[number];
 
 export interface RegionServiceOptions {
@@ -72,31 +65,15 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
   const context = (regionID: string, signal: AbortSignal) => providers.lookup(regionID, signal);
   const running: string[] = [];
 
-  const core = openstackLookup(context, { kube: client, log });
-  if (groups.has('identities') || groups.has('networks')) {
-    registerRegionControllers(manager, { identities: core, networks: core, securityGroups: core });
-    running.push('identities', 'networks', 'security groups');
-  }
-
+  const core = openstackLookup(context, { kube: client, log, clock });
   const servers = async (regionID: string, signal: AbortSignal) =>
     serverProviderFor(await context(regionID, signal), { kube: client, clock, log });
-  if (groups.has('servers')) {
-    registerServerController(manager, servers);
-    running.push('servers');
-  }
-  if (groups.has('loadbalancers')) {
-    registerLoadBalancerController(manager, async (regionID, signal) =>
-      loadBalancerProviderFor(await context(regionID, signal), { kube: client }),
-    );
-    running.push('load balancers');
-  }
-  if (groups.has('volumes')) {
-    manager.index(volumeType, IDENTITY_INDEX, byIdentity);
-    registerVolumeController(manager, async (regionID, signal) =>
-      volumeProviderFor(await context(regionID, signal), { kube: client, log }),
-    );
-    running.push('volumes');
-  }
+  const controllerGroups = REGION_CONTROLLER_GROUPS.filter((group) => groups.has(group));
+  registerRegionControllers(manager, lookupsOf(core), { groups: controllerGroups });
+  if (groups.has('identities') || groups.has('networks')) running.push('identities', 'networks', 'security groups');
+  if (groups.has('servers')) running.push('servers');
+  if (groups.has('loadbalancers')) running.push('load balancers');
+  if (groups.has('volumes')) running.push('volumes');
   if (groups.has('monitor')) running.push('server monitor');
 
   // Only the API server warms the image cache (upstream's WarmImageCache).

@@ -95,9 +95,40 @@ describe('registerRegionControllers', () => {
   it('registers one controller per kind', async () => {
     const { controllers } = await setup();
     assert.deepEqual(
-      [controllers.identity.name, controllers.network.name, controllers.securityGroup.name],
-      ['region-identity', 'region-network', 'region-security-group'],
+      [
+        controllers.identity,
+        controllers.network,
+        controllers.securityGroup,
+        controllers.loadBalancer,
+        controllers.volume,
+        controllers.server,
+      ].map((c) => c?.name),
+      [
+        'region-identity',
+        'region-network',
+        'region-security-group',
+        'region-load-balancer',
+        'region-volume',
+        'region-server',
+      ],
     );
+  });
+
+  it('registers only the groups asked for', async () => {
+    const clock = new ManualClock();
+    const store = await openRegionStore(clock);
+    stores.push(store);
+    const manager = new Manager({ client: store, clock, scheduler: new ManualScheduler(clock), random: () => 0 });
+    const lookups = {
+      identities: lookupOf(new FakeIdentityProvider()),
+      networks: lookupOf(new FakeNetworkProvider()),
+      securityGroups: lookupOf(new FakeSecurityGroupProvider()),
+      loadBalancers: lookupOf(new FakeLoadBalancerProvider()),
+      volumes: lookupOf(new FakeVolumeProvider()),
+      servers: lookupOf(new FakeServerLifecycle()),
+    };
+    const only = registerRegionControllers(manager, lookups, { groups: ['volumes', 'servers'] });
+    assert.deepEqual(Object.keys(only).sort(), ['server', 'volume']);
   });
 
   it('workloads wait for their identity and are woken when it becomes Available; its deletion waits for them', async () => {

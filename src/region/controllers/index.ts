@@ -72,16 +72,22 @@ export interface RegionControllerOptions {
   readonly controller?: ControllerOptions;
   /** Upstream's `--provider-create-max-attempts` (default 3). */
   readonly maxServerCreateAttempts?: number;
+  /** Which groups to register (default: all). */
+  readonly groups?: readonly RegionControllerGroup[];
 }
 
 export interface RegionControllers {
-  readonly identity: Controller;
-  readonly network: Controller;
-  readonly securityGroup: Controller;
-  readonly loadBalancer: Controller;
-  readonly volume: Controller;
-  readonly server: Controller;
+  readonly identity?: Controller;
+  readonly network?: Controller;
+  readonly securityGroup?: Controller;
+  readonly loadBalancer?: Controller;
+  readonly volume?: Controller;
+  readonly server?: Controller;
 }
+
+/** The controller groups a process can run (`serve --controllers`); identities, networks and groups go together. */
+export const REGION_CONTROLLER_GROUPS = ['identities', 'networks', 'servers', 'loadbalancers', 'volumes'] as const;
+export type RegionControllerGroup = (typeof REGION_CONTROLLER_GROUPS)[number];
 
 /** Registers the controllers and the identity index their watches read; call before `manager.start()`. */
 export function registerRegionControllers(
@@ -89,33 +95,53 @@ export function registerRegionControllers(
   lookups: RegionProviderLookups,
   options: RegionControllerOptions = {},
 ): RegionControllers {
-  manager.index(networkType, IDENTITY_INDEX, byIdentity);
-  manager.index(securityGroupType, IDENTITY_INDEX, byIdentity);
-  manager.index(volumeType, IDENTITY_INDEX, byIdentity);
+  const groups = new Set<RegionControllerGroup>(options.groups ?? REGION_CONTROLLER_GROUPS);
   const controller = options.controller ?? {};
   const rows = rowCounter(manager.metrics.registry);
+  const core = groups.has('identities') || groups.has('networks');
+  if (core) {
+    manager.index(networkType, IDENTITY_INDEX, byIdentity);
+    manager.index(securityGroupType, IDENTITY_INDEX, byIdentity);
+  }
+  if (groups.has('volumes')) manager.index(volumeType, IDENTITY_INDEX, byIdentity);
   return {
-    identity: registerIdentityController(manager, lookups.identities, controller, rows(IDENTITY_CONTROLLER)),
-    network: registerNetworkController(manager, lookups.networks, controller, rows(NETWORK_CONTROLLER)),
-    securityGroup: registerSecurityGroupController(
-      manager,
-      lookups.securityGroups,
-      controller,
-      rows(SECURITY_GROUP_CONTROLLER),
-    ),
+    ...(core
+      ? {
+          identity: registerIdentityController(manager, lookups.identities, controller, rows(IDENTITY_CONTROLLER)),
+          network: registerNetworkController(manager, lookups.networks, controller, rows(NETWORK_CONTROLLER)),
+          securityGroup: registerSecurityGroupController(
+            manager,
+            lookups.securityGroups,
+            controller,
+            rows(SECURITY_GROUP_CONTROLLER),
+          ),
+        }
+      : {}),
     // Registers its own identity and network indexes.
-    loadBalancer: registerLoadBalancerController(
-      manager,
-      lookups.loadBalancers,
-      controller,
-      rows(LOAD_BALANCER_CONTROLLER),
-    ),
-    volume: registerVolumeController(manager, lookups.volumes, controller, rows(VOLUME_CONTROLLER)),
+    ...(groups.has('loadbalancers')
+      ? {
+          loadBalancer: registerLoadBalancerController(
+            manager,
+            lookups.loadBalancers,
+            controller,
+            rows(LOAD_BALANCER_CONTROLLER),
+          ),
+        }
+      : {}),
+    ...(groups.has('volumes')
+      ? { volume: registerVolumeController(manager, lookups.volumes, controller, rows(VOLUME_CONTROLLER)) }
+      : {}),
     // Registers its own identity index on Servers.
-    server: registerServerController(manager, lookups.servers, {
-      controller,
-      observe: rows(SERVER_CONTROLLER),
-      ...(options.maxServerCreateAttempts === undefined ? {} : { maxCreateAttempts: options.maxServerCreateAttempts }),
-    }),
+    ...(groups.has('servers')
+      ? {
+          server: registerServerController(manager, lookups.servers, {
+            controller,
+            observe: rows(SERVER_CONTROLLER),
+            ...(options.maxServerCreateAttempts === undefined
+              ? {}
+              : { maxCreateAttempts: options.maxServerCreateAttempts }),
+          }),
+        }
+      : {}),
   };
 }
