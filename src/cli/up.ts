@@ -46,6 +46,7 @@ import { wireRegionService } from './up/region-service.ts';
 
 export const REGION_NAMESPACE = 'unikorn-region';
 const KV_TOKEN = 'openregion-dev-kv';
+const DEMO_MONITOR_PERIOD_MS = 10_000;
 
 export interface UpOptions {
   readonly dir: string;
@@ -148,7 +149,8 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       clock,
       scheduler,
       log,
-      ...(options.monitorPeriodMs === undefined ? {} : { monitorPeriodMs: options.monitorPeriodMs }),
+      // The demo polls every 10 s (production: a minute), so a newcomer sees Running soon after provisioned.
+      monitorPeriodMs: options.monitorPeriodMs ?? DEMO_MONITOR_PERIOD_MS,
     });
     const keystone = registerKeystoneOperator(manager, admin, kv !== undefined);
     await manager.start();

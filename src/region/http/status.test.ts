@@ -72,8 +72,24 @@ describe('read status', () => {
       serverProvisioningStatusOf(server({ conditions: provisioned, observed: { image: 'img-2' } })),
       'provisioned',
     );
+    const rebuilding = [...provisioned, condition('Active', 'False', 'Rebuilding')];
+    assert.equal(
+      serverProvisioningStatusOf(server({ conditions: rebuilding, observed: { image: 'img-2' } })),
+      'provisioning',
+    );
     const errored = [condition('Available', 'False', 'Errored')];
     assert.equal(serverProvisioningStatusOf(server({ conditions: errored, observed: { image: 'img-1' } })), 'error');
+  });
+
+  it('reads provisioning while the Available condition describes an older generation than the spec', () => {
+    const object = (observedGeneration: number) =>
+      ({
+        ...server(undefined),
+        metadata: { name: 's', generation: 2 },
+        status: { conditions: [{ ...condition('Available', 'True', 'Provisioned'), observedGeneration }] },
+      }) as Server;
+    assert.equal(provisioningStatusOf(object(1)), 'provisioning');
+    assert.equal(provisioningStatusOf(object(2)), 'provisioned');
   });
 
   it('maps Healthy to healthStatus and Active to powerState', () => {

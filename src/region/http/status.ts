@@ -36,18 +36,30 @@ export function provisioningStatusOf(object: KubeObject): ProvisioningStatus {
   if (object.metadata.deletionTimestamp !== undefined) return 'deprovisioning';
   const available = findCondition(conditionsOf(object), conditionTypes.available);
   if (available === undefined) return 'pending';
-  if (available.status === 'True') return 'provisioned';
+  if (available.status === 'True') return reconciled(object, available) ? 'provisioned' : 'provisioning';
   if (ERROR_REASONS.includes(available.reason)) return 'error';
   if (available.reason === 'Deprovisioning') return 'deprovisioning';
   if (PROVISIONING_REASONS.includes(available.reason)) return 'provisioning';
   return 'provisioning';
 }
 
-/** An image change the server has not settled: a live rebuild marker, or Nova last seen on another image. */
+/** Whether the condition describes the current spec: a spec edit the reconciler has not seen yet is provisioning. */
+function reconciled(object: KubeObject, condition: Condition): boolean {
+  const { generation } = object.metadata;
+  return (
+    condition.observedGeneration === undefined || generation === undefined || condition.observedGeneration >= generation
+  );
+}
+
+/**
+ * An image change the server has not settled: a live rebuild marker, the rebuild-accepted stamp (Active
+ * Rebuilding), or Nova last seen on another image.
+ */
 export function imageChangeUnsettled(server: Server): boolean {
   const desired = server.spec.image?.id;
   const rebuild = server.status?.rebuild;
   if (rebuild !== undefined && rebuild.state !== 'Failed') return true;
+  if (findCondition(server.status?.conditions, conditionTypes.active)?.reason === 'Rebuilding') return true;
   const observed = server.status?.observed?.image;
   return desired !== undefined && observed !== undefined && observed !== desired;
 }
