@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { ManualClock } from '../../util/clock.ts';
 import { canAccess, createAuthenticator, principalOf } from './auth.ts';
@@ -33,5 +35,26 @@ describe('auth', () => {
     await assert.rejects(authenticate(`Basic ${token}`), (e) => e instanceof Problem && e.status === 401);
     clock.advance(61_000);
     await assert.rejects(authenticate(`Bearer ${token}`), (e) => e instanceof Problem && e.status === 401);
+  });
+
+  it('verifies against a JWKS URL', async () => {
+    const clock = new ManualClock(Date.now());
+    const keys = await generateDevKeyPair();
+    const other = await generateDevKeyPair();
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ keys: [{ ...keys.publicJwk, alg: DEV_ALGORITHM, use: 'sig' }] }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const authenticate = createAuthenticator({ key: { jwksUrl: `http://127.0.0.1:${String(port)}/jwks` }, clock });
+      const token = await signDevToken(keys, { subject: 'dev', organizationIDs: ['o'] }, clock);
+      assert.equal((await authenticate(`Bearer ${token}`)).subject, 'dev');
+      const forged = await signDevToken(other, { subject: 'dev', organizationIDs: ['o'] }, clock);
+      await assert.rejects(authenticate(`Bearer ${forged}`), (e) => e instanceof Problem && e.status === 401);
+    } finally {
+      server.close();
+    }
   });
 });
