@@ -130,6 +130,14 @@ describe('openregion up, end to end through HTTP', () => {
       const s = await read(path);
       return s?.metadata.provisioningStatus === 'provisioned' && s.status['powerState'] === 'Running';
     });
+    // Power actions run against the cloud and the monitor reports their effect.
+    assert.equal((await http('POST', `${path}/stop`)).status, 202);
+    await until('server stopped', async () => (await read(path))?.status['powerState'] === 'Stopped');
+    assert.equal((await http('POST', `${path}/start`)).status, 202);
+    await until('server running again', async () => (await read(path))?.status['powerState'] === 'Running');
+    const console = await http('GET', `${path}/consoleoutput?length=5`);
+    assert.equal(console.status, 200);
+    assert.equal(typeof (console.json as { contents?: unknown }).contents, 'string');
     const changed = await http('PUT', path, {
       metadata: { name: 'web-1' },
       spec: { flavorId: flavor, imageId: second, networking: { securityGroups: [securityGroup] } },
