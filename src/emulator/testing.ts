@@ -3,7 +3,7 @@
  * every effect is observed through the ordinary OpenStack APIs, deterministically.
  */
 import type { AuthMethod, ScopeKind, ScopeOf } from '../openstack/auth.ts';
-import { createProject, createUser, findRoleByName, grantRole } from '../openstack/identity.ts';
+import { createProject, createUser, ensureRole, grantRole } from '../openstack/identity.ts';
 import { Session } from '../openstack/session.ts';
 import { Transport } from '../openstack/transport.ts';
 import { ManualClock } from '../util/clock.ts';
@@ -52,15 +52,7 @@ export async function testCloud(options: Omit<EmulatorOptions, 'clock'> = {}): P
       const project = await createProject(identity, { name, domain_id: 'default' });
       const user = await createUser(identity, { name, domain_id: 'default', password: 'pw' });
       for (const role of roles) {
-        let roleId = (await findRoleByName(identity, role))?.id;
-        if (roleId === undefined) {
-          const { body } = await identity.request<{ role: { id: string } }>({
-            method: 'POST',
-            path: '/roles',
-            body: { role: { name: role } },
-          });
-          roleId = body.role.id;
-        }
+        const roleId = await ensureRole(identity, role);
         await grantRole(identity, { userId: user.id, projectId: project.id, roleId });
       }
       return session<'project'>(

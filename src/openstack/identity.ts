@@ -364,6 +364,16 @@ export async function findRoleByName(
   return exactlyNamed(await listRoles(identity, { name, domainId }, options), name, 'keystone role');
 }
 
+export async function createRole(identity: IdentityClient, role: { readonly name: string }): Promise<Role> {
+  const { body } = await identity.request<{ role: Role }>({ method: 'POST', path: '/roles', body: { role } });
+  return body.role;
+}
+
+/** The global role named exactly `name`, created when there is none; its id. For seeding and tests. */
+export async function ensureRole(identity: IdentityClient, name: string): Promise<string> {
+  return (await findRoleByName(identity, name))?.id ?? (await createRole(identity, { name })).id;
+}
+
 export async function getRole(identity: IdentityClient, roleId: string): Promise<Role> {
   const { body } = await identity.request<{ role: Role }>({
     method: 'GET',

@@ -5,7 +5,7 @@
 import { systemClock } from '../../src/util/clock.ts';
 import { Emulator } from '../../src/emulator/emulator.ts';
 import { createImage, type ImageClient } from '../../src/openstack/image.ts';
-import { findRoleByName, grantRole, type IdentityClient } from '../../src/openstack/identity.ts';
+import { ensureRole, grantRole, type IdentityClient } from '../../src/openstack/identity.ts';
 import { stringify } from 'yaml';
 import { cloudsEntries } from '../../src/region/registration/clouds-entry.ts';
 import { configureRegion, planFor } from '../../src/region/registration/configure.ts';
@@ -115,16 +115,7 @@ export async function seedEmulator(emulator: Emulator): Promise<RegionCredential
 
 /** The roles the region's grants name (devcloud.py seed_identity). */
 async function seedRoles(identity: IdentityClient, adminUserId: string, adminProjectId: string): Promise<void> {
-  const role = async (name: string): Promise<string> => {
-    const found = await findRoleByName(identity, name);
-    if (found) return found.id;
-    const { body } = await identity.request<{ role: { id: string } }>({
-      method: 'POST',
-      path: '/roles',
-      body: { role: { name } },
-    });
-    return body.role.id;
-  };
+  const role = (name: string) => ensureRole(identity, name);
   for (const name of ['manager', 'load-balancer_member', 'load-balancer_admin', 'creator', 'service']) await role(name);
   await grantRole(identity, {
     userId: adminUserId,

@@ -5,7 +5,7 @@
  * the emulator's services already.
  */
 import { createImage, type ImageClient } from '../../openstack/image.ts';
-import { findRoleByName, grantRole, type IdentityClient } from '../../openstack/identity.ts';
+import { ensureRole, grantRole, type IdentityClient } from '../../openstack/identity.ts';
 import type { BlockStorageClient } from '../../openstack/blockstorage.ts';
 import type { ComputeClient } from '../../openstack/compute.ts';
 import { createNetwork, createSubnet, type NetworkClient } from '../../openstack/network.ts';
@@ -53,16 +53,7 @@ export async function seedDemoCloud(admin: Session<'project'>): Promise<DemoClou
 }
 
 async function seedRoles(identity: IdentityClient, adminUserId: string, adminProjectId: string): Promise<void> {
-  const role = async (name: string): Promise<string> => {
-    const found = await findRoleByName(identity, name);
-    if (found) return found.id;
-    const { body } = await identity.request<{ role: { id: string } }>({
-      method: 'POST',
-      path: '/roles',
-      body: { role: { name } },
-    });
-    return body.role.id;
-  };
+  const role = (name: string) => ensureRole(identity, name);
   for (const name of ['member', 'reader', 'manager', 'load-balancer_member', 'load-balancer_admin']) await role(name);
   await grantRole(identity, {
     userId: adminUserId,

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { findCondition } from '../../kube/conditions.ts';
-import { grantRole } from '../../openstack/identity.ts';
+import { ensureRole, grantRole } from '../../openstack/identity.ts';
 import { ManualScheduler } from '../../runtime/scheduler.ts';
 import { serverType, type Server } from '../apis/server.ts';
 import { capturedLogger } from '../controllers/testing.ts';
@@ -123,12 +123,8 @@ describe('ServerMonitor', () => {
 
     // Node visibility is policy-gated: a deployment grants the region account an Ironic reader role (seed).
     const keystone = w.fx.cloud.admin.client('identity');
-    const { body: role } = await keystone.request<{ role: { id: string } }>({
-      method: 'POST',
-      path: '/roles',
-      body: { role: { name: 'baremetal_observer' } },
-    });
-    await grantRole(keystone, { userId: w.fx.credentials.userID, projectId: w.projectID, roleId: role.role.id });
+    const roleId = await ensureRole(keystone, 'baremetal_observer');
+    await grantRole(keystone, { userId: w.fx.credentials.userID, projectId: w.projectID, roleId });
     const registry = await w.fx.providers(); // fresh sessions: the cached privileged token predates the grant
     const granted = (regionLog = capturedLogger().log) =>
       new ServerMonitor({

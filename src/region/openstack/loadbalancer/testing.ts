@@ -4,7 +4,7 @@
  * grants, a realised region Network in its project, and a real Neutron port standing in for the VIP port (the
  * noop network driver's VIP ports exist nowhere in Neutron; see src/emulator/octavia/controls.ts).
  */
-import { createUser, findRoleByName, grantRole } from '../../../openstack/identity.ts';
+import { createUser, ensureRole, grantRole } from '../../../openstack/identity.ts';
 import * as neutron from '../../../openstack/network.ts';
 import type { RegionOpenstack } from '../../apis/region.ts';
 import type { LoadBalancerInput, NetworkInput } from '../../provider/inputs.ts';
@@ -33,16 +33,7 @@ export async function lbTestbed(): Promise<LbTestbed> {
   const tb = await testbed();
   await tb.externalNetwork('public', '203.0.113.0/24');
   const keystone = tb.cloud.admin.client('identity');
-  const roleID = async (name: string): Promise<string> => {
-    const found = await findRoleByName(keystone, name);
-    if (found !== undefined) return found.id;
-    const { body } = await keystone.request<{ role: { id: string } }>({
-      method: 'POST',
-      path: '/roles',
-      body: { role: { name } },
-    });
-    return body.role.id;
-  };
+  const roleID = (name: string) => ensureRole(keystone, name);
   const deps = (signal = new AbortController().signal): LoadBalancerDeps => ({
     clients: tb.clients,
     config: CONFIG,

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { grantRole } from '../../../openstack/identity.ts';
+import { ensureRole, grantRole } from '../../../openstack/identity.ts';
 import type { Outcome } from '../../provider/outcome.ts';
 import { IDENTITY_KEYPAIR_NAME } from '../names.ts';
 import { PLACEMENT_MISS } from './create.ts';
@@ -154,12 +154,8 @@ describe('pinned creation', () => {
     });
     // Placement's default policy is admin-only: a deployment grants the region account a role it accepts there.
     const keystone = admin.client('identity');
-    const role = await keystone.request<{ role: { id: string } }>({
-      method: 'POST',
-      path: '/roles',
-      body: { role: { name: 'service' } },
-    });
-    await grantRole(keystone, { userId: w.fx.credentials.userID, projectId: w.projectID, roleId: role.body.role.id });
+    const roleId = await ensureRole(keystone, 'service');
+    await grantRole(keystone, { userId: w.fx.credentials.userID, projectId: w.projectID, roleId });
     // A fresh registry: the privileged session made before the grant holds a token without the role.
     const region = await (await w.fx.providers()).lookup(w.fx.region.metadata.name);
     const pinnedProvider = serverProviderFor(

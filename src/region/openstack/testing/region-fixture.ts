@@ -22,7 +22,7 @@ import {
   createDomain,
   createProject,
   createUser,
-  findRoleByName,
+  ensureRole,
   grantRole,
   type IdentityClient,
 } from '../../../openstack/identity.ts';
@@ -170,7 +170,7 @@ export async function regionFixture(account: RegionAccount = 'configured'): Prom
 async function ensureRoles(admin: IdentityClient): Promise<Map<string, string>> {
   const roles = new Map<string, string>();
   for (const name of ['admin', 'member', 'reader', 'manager', 'load-balancer_member']) {
-    roles.set(name, (await findRoleByName(admin, name))?.id ?? (await createRole(admin, name)));
+    roles.set(name, await ensureRole(admin, name));
   }
   return roles;
 }
@@ -204,15 +204,6 @@ async function adminAccount(
   await grantRole(admin, { userId: user.id, domainId: domain.id, roleId: roles.get('admin') ?? '' });
   await grantRole(admin, { userId: user.id, projectId: project.id, roleId: roles.get('member') ?? '' });
   return { authUrl: cloud.emulator.authUrl, domainID: domain.id, projectID: project.id, userID: user.id, password };
-}
-
-async function createRole(admin: IdentityClient, name: string): Promise<string> {
-  const { body } = await admin.request<{ role: { id: string } }>({
-    method: 'POST',
-    path: '/roles',
-    body: { role: { name } },
-  });
-  return body.role.id;
 }
 
 export function credentialsSecret(name: string, credentials: RegionCredentials): KubeObject {
