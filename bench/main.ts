@@ -1,25 +1,73 @@
 /**
  * `npm run bench`: every benchmark, one after another in this process, printed as tables and written to
- * bench/results.json. Figures, not assertions: these machines are noisy, so compare runs taken together.
+ * bench/results.json with the machine they ran on. Figures, not assertions: these machines are noisy, so compare
+ * runs taken together, and ratios taken within one run. bench/README.md explains each scenario and its limit.
+ *
+ * BENCH_QUICK=1 runs the server scenarios at 100 servers only (memory at 0 and 100) and skips the store, emulator
+ * and image-cache figures; BENCH_ONLY=<text> runs only the scenarios whose name contains it.
  */
 import { writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, totalmem } from 'node:os';
+import { benchConvergence } from './convergence.ts';
 import { benchEmulator } from './emulator.ts';
+import { closeFleet } from './fleet.ts';
 import { benchImageCache } from './image-cache.ts';
 import { benchEmbedded } from './kube-embedded.ts';
+import { benchMemory } from './memory.ts';
+import { benchRebuildWave } from './rebuild-wave.ts';
+import { benchSdkCompare, type Skipped } from './sdk-compare.ts';
+import { benchSteadyState } from './steady-state.ts';
 
-const benches: Record<string, () => Promise<Record<string, number>>> = {
-  'kube embedded store': benchEmbedded,
-  'OpenStack emulator': benchEmulator,
-  'image cache': benchImageCache,
+type Figures = Record<string, number>;
+
+const quick = process.env['BENCH_QUICK'] === '1';
+const only = process.env['BENCH_ONLY'];
+const fleet = quick ? 100 : 1_000;
+
+// Order matters: steady state and the rebuild wave measure the last convergence's system.
+const benches: Record<string, () => Promise<Figures | Skipped>> = {
+  ...(quick
+    ? {}
+    : {
+        'kube embedded store': benchEmbedded,
+        'OpenStack emulator': benchEmulator,
+        'image cache': benchImageCache,
+        'convergence, 100 servers': () => benchConvergence(100),
+      }),
+  [`convergence, ${fleet.toLocaleString('en')} servers`]: () => benchConvergence(fleet),
+  [`steady state, ${fleet.toLocaleString('en')} servers`]: benchSteadyState,
+  [`rebuild wave, ${fleet.toLocaleString('en')} servers`]: benchRebuildWave,
+  memory: async () => {
+    await closeFleet();
+    return benchMemory(quick ? [100] : [1_000, 10_000]);
+  },
+  'client vs openstacksdk (dev cloud)': benchSdkCompare,
 };
 
-const results: Record<string, Record<string, number>> = {};
-for (const [name, run] of Object.entries(benches)) {
-  process.stdout.write(`\n${name}\n`);
-  results[name] = await run();
-  console.table(results[name]);
+const machine = {
+  cores: availableParallelism(),
+  cpu: cpus()[0]?.model ?? 'unknown',
+  'memory (GiB)': Math.round(totalmem() / 2 ** 30),
+  node: process.version,
+};
+process.stdout.write(`machine: ${JSON.stringify(machine)}${quick ? ' (BENCH_QUICK)' : ''}\n`);
+
+const results: Record<string, Figures | Skipped> = {};
+try {
+  for (const [name, run] of Object.entries(benches)) {
+    if (only !== undefined && !name.includes(only)) continue;
+    process.stdout.write(`\n${name} (${String(machine.cores)} cores)\n`);
+    const started = performance.now();
+    const figures = await run();
+    results[name] = figures;
+    if ('skipped' in figures) process.stdout.write(`  skipped: ${String(figures.skipped)}\n`);
+    else console.table(figures);
+    process.stdout.write(`  (${String(Math.round((performance.now() - started) / 1000))} s)\n`);
+  }
+} finally {
+  await closeFleet();
 }
 writeFileSync(
   new URL('./results.json', import.meta.url),
-  `${JSON.stringify({ at: new Date().toISOString(), results }, null, 2)}\n`,
+  `${JSON.stringify({ at: new Date().toISOString(), machine, quick, results }, null, 2)}\n`,
 );

@@ -1,0 +1,85 @@
+/**
+ * Servers created through the REST API and waited on until provisioned and running: the convergence scenario's
+ * core, and the fleet the steady-state and rebuild scenarios then measure (the last convergence's system is kept
+ * for them until `closeFleet`).
+ */
+import { startSystem, waitUntil, type BenchSystem, type Read } from './system.ts';
+
+export const PROJECTS = 10;
+/** Short enough that convergence waits on no long poll, long enough to tell polls apart. */
+export const MONITOR_PERIOD_MS = 2_000;
+
+/** The monitor's poll: one unfiltered listing per project. */
+export const MONITOR_LIST = 'compute GET /v2.1/servers/detail';
+/** Longer than the controllers' 10 s re-check, so a pending one shows before the system counts as quiet. */
+const QUIET_MS = 12_000;
+
+export interface Fleet {
+  readonly system: BenchSystem;
+  readonly servers: readonly string[];
+}
+
+let kept: Fleet | undefined;
+
+export async function startFleetSystem(): Promise<BenchSystem> {
+  await closeFleet();
+  return startSystem({ projects: PROJECTS, monitorPeriodMs: MONITOR_PERIOD_MS });
+}
+
+/** POSTs `count` servers round-robin over the projects' networks; returns their ids. */
+export async function createServers(system: BenchSystem, count: number, prefix = 'bench'): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const created = await system.api('POST', '/api/v2/servers', {
+      metadata: { name: `${prefix}-${String(i)}` },
+      spec: {
+        networkId: system.networks[i % system.networks.length],
+        flavorId: system.flavorId,
+        imageId: system.imageIds[0],
+      },
+    });
+    ids.push(created.metadata.id);
+  }
+  return ids;
+}
+
+/** Waits until every server listed satisfies `done` (provisioned and running, by default). */
+export async function allServers(
+  system: BenchSystem,
+  count: number,
+  done: (server: Read) => boolean = settled,
+): Promise<void> {
+  await waitUntil(async () => {
+    const all = await system.api<Read[]>('GET', '/api/v2/servers');
+    return all.length === count && all.every(done);
+  }, 250);
+}
+
+export const settled = (s: Read): boolean =>
+  s.metadata.provisioningStatus === 'provisioned' && s.status['powerState'] === 'Running';
+
+export function keepFleet(fleet: Fleet): void {
+  kept = fleet;
+}
+
+export function fleet(): Fleet {
+  if (kept === undefined) throw new Error('no converged fleet: run a convergence first');
+  return kept;
+}
+
+export async function closeFleet(): Promise<void> {
+  const running = kept;
+  kept = undefined;
+  await running?.system.stop();
+}
+
+/** Waits until QUIET_MS pass with no OpenStack call but the monitor's listing. */
+export async function quiet(system: BenchSystem): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    const before = system.calls.snapshot();
+    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    const after = system.calls.snapshot();
+    if ([...after].every(([key, n]) => key === MONITOR_LIST || n === (before.get(key) ?? 0))) return;
+  }
+  throw new Error('the system never went quiet');
+}

@@ -1,0 +1,121 @@
+/**
+ * Resident memory of the whole system in one process (what `openregion up` runs: store, emulator, controllers,
+ * monitor, REST API) at 0, 1,000 and 10,000 servers, each after a full GC. Runs in a child process of its own
+ * (`node --expose-gc`), so the other scenarios' garbage is not counted.
+ *
+ * 0: up, with the 10 projects' identities and networks provisioned. 1,000: servers created through the REST API,
+ * converged and quiet. 10,000: the 1,000 plus, to keep the run short, 9,000 more Server objects written straight
+ * to the store (copies of a converged one's spec and labels without its identity label, so the controller writes
+ * one "missing labels" status each and the monitor leaves them out) and 9,000 more servers created directly in the
+ * emulator (admin POSTs, no network). So at 10,000 the store, its caches and the emulator hold 10,000 servers,
+ * but only 1,000 are realised and polled by the controllers.
+ */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { REGION_NAMESPACE } from '../src/cli/up.ts';
+import { createServer, updateQuotaSet } from '../src/openstack/compute.ts';
+import { findImageByName } from '../src/openstack/image.ts';
+import { Session } from '../src/openstack/session.ts';
+import { Transport } from '../src/openstack/transport.ts';
+import { serverType, type Server } from '../src/region/apis/index.ts';
+import { labels as LABELS } from '../src/region/apis/shared.ts';
+import { systemClock } from '../src/util/clock.ts';
+import { round } from './emulator-calls.ts';
+import { allServers, createServers, PROJECTS, quiet, startFleetSystem } from './fleet.ts';
+import type { BenchSystem } from './system.ts';
+
+export async function benchMemory(sizes: readonly number[]): Promise<Record<string, number>> {
+  const args = ['--expose-gc', '--import', 'tsx', new URL(import.meta.url).pathname, ...sizes.map(String)];
+  const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 2 ** 20, timeout: 900_000 });
+  return JSON.parse(stdout) as Record<string, number>;
+}
+
+async function measure(sizes: readonly number[]): Promise<Record<string, number>> {
+  const figures: Record<string, number> = {};
+  const system = await startFleetSystem();
+  try {
+    figures['RSS, 0 servers (MiB)'] = rss();
+    let count = 0;
+    for (const size of sizes) {
+      const start = performance.now();
+      if (count === 0) {
+        await createServers(system, size);
+        await allServers(system, size);
+      } else {
+        await storeServers(system, size - count);
+        await emulatorServers(system, size - count);
+      }
+      figures[`reach ${size.toLocaleString('en')} servers (s)`] = round((performance.now() - start) / 1000);
+      await quiet(system);
+      count = size;
+      figures[`RSS, ${size.toLocaleString('en')} servers (MiB)`] = rss();
+    }
+    figures['projects'] = PROJECTS;
+    return figures;
+  } finally {
+    await system.stop();
+  }
+}
+
+/** `count` more Server objects, cloned from a stored one as the REST API would write them. */
+const IDENTITY_LABEL = LABELS.identityID;
+
+async function storeServers(system: BenchSystem, count: number): Promise<void> {
+  const stored = await system.up.store.list<Server>(serverType, { namespace: REGION_NAMESPACE });
+  const template = stored.items[0];
+  if (template === undefined) throw new Error('no server to copy');
+  const { [IDENTITY_LABEL]: _identity, ...labels } = template.metadata.labels ?? {};
+  const annotations = template.metadata.annotations ?? {};
+  for (let i = 0; i < count; i++) {
+    await system.up.store.create<Server>(serverType, {
+      apiVersion: template.apiVersion,
+      kind: template.kind,
+      metadata: { name: randomUUID(), namespace: REGION_NAMESPACE, labels, annotations },
+      spec: template.spec,
+    });
+  }
+}
+
+/** `count` servers made directly in the emulator, as its admin, in the admin project. */
+async function emulatorServers(system: BenchSystem, count: number): Promise<void> {
+  const emulator = system.up.emulator;
+  if (emulator === undefined) throw new Error('no emulator');
+  const transport = new Transport({ clock: systemClock, random: Math.random });
+  try {
+    const admin = new Session<'project'>({
+      authUrl: emulator.authUrl,
+      auth: { type: 'password', user: { name: 'admin', domain: { id: 'default' } }, password: 'secret' },
+      scope: { kind: 'project', project: { name: 'admin', domain: { id: 'default' } } },
+      transport,
+      clock: systemClock,
+    });
+    const compute = admin.client('compute');
+    await updateQuotaSet(compute, (await admin.token()).project?.id ?? '', { instances: -1, cores: -1, ram: -1 });
+    const flavors = await compute.request<{ flavors: { id: string }[] }>({ method: 'GET', path: '/flavors' });
+    const image = await findImageByName(admin.client('image'), 'ubuntu-24.04');
+    const flavor = flavors.body.flavors[0]?.id;
+    if (flavor === undefined || !image) throw new Error('the demo cloud lacks a flavor or image');
+    for (let i = 0; i < count; i++) {
+      await createServer(compute, {
+        name: `direct-${String(i)}`,
+        flavorRef: flavor,
+        imageRef: image.id,
+        networks: 'none',
+      });
+    }
+  } finally {
+    await transport.close();
+  }
+}
+
+function rss(): number {
+  globalThis.gc?.();
+  return Math.round(process.memoryUsage().rss / 2 ** 20);
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const sizes = process.argv.slice(2).map(Number);
+  process.stdout.write(`${JSON.stringify(await measure(sizes.length === 0 ? [1_000, 10_000] : sizes))}\n`);
+}

@@ -1,0 +1,160 @@
+/**
+ * openregion's OpenStack client beside Debian's python3-openstacksdk on the real dev cloud: each authenticates
+ * afresh (password, project-scoped admin) and lists the 500 servers of one project (`all_tenants`, `project_id`),
+ * ROUNDS times, alternating; figures are the median wall time of a round and the HTTP requests one round makes. openstacksdk's
+ * rounds are timed inside a Python process after its imports (bench/sdk_list.py), as ours are inside this one.
+ *
+ * The 500 servers (fake driver, no network) live in the dedicated project `openregion-bench-sdk` and are kept for
+ * the next run: the first run creates them with batched POSTs (min_count/max_count) as admin, which takes minutes
+ * on the dev cloud. When the dev cloud or openstacksdk is absent, the scenario says it was skipped and why.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { promisify } from 'node:util';
+import { RequestAccounting } from '../src/openstack/accounting.ts';
+import { listServers, updateQuotaSet, type ComputeClient } from '../src/openstack/compute.ts';
+import { loadCloudConfig, type CloudConfig } from '../src/openstack/config.ts';
+import { createProject, findProjectByName, findRoleByName, grantRole } from '../src/openstack/identity.ts';
+import type { ImageClient } from '../src/openstack/image.ts';
+import { Session } from '../src/openstack/session.ts';
+import { Transport } from '../src/openstack/transport.ts';
+import { systemClock } from '../src/util/clock.ts';
+import { percentile, timed } from './stats.ts';
+
+const CLOUDS_YAML = '/var/lib/openregion-devcloud/clouds.yaml';
+const CLOUD = 'devcloud-admin';
+const PROJECT = 'openregion-bench-sdk';
+const SERVERS = 500;
+const BATCH = 50;
+/** Debian's interpreter, where python3-openstacksdk installs (a pyenv `python3` first on PATH would not see it). */
+const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+const ROUNDS = 5;
+
+export type Skipped = { readonly skipped: string };
+
+export async function benchSdkCompare(): Promise<Record<string, number> | Skipped> {
+  if (!existsSync(CLOUDS_YAML)) return { skipped: `no dev cloud (${CLOUDS_YAML} is absent)` };
+  const python = await run(PYTHON, ['-c', 'import openstack']).catch(() => undefined);
+  if (python === undefined)
+    return { skipped: 'python3-openstacksdk is not installed (apt-get install python3-openstacksdk)' };
+  const env = { ...process.env, OS_CLIENT_CONFIG_FILE: CLOUDS_YAML };
+  const read = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined);
+  const config = loadCloudConfig({ env, cwd: process.cwd(), home: homedir(), readFile: read }, CLOUD);
+  const accounting = new RequestAccounting();
+  const transport = new Transport({ clock: systemClock, random: Math.random, observer: accounting.observe });
+  try {
+    const admin = new Session({ ...config, transport, clock: systemClock }) as Session<'project'>;
+    try {
+      await admin.token();
+    } catch (error) {
+      return { skipped: `the dev cloud does not answer (${error instanceof Error ? error.message : String(error)})` };
+    }
+    const projectId = await ensureServers(admin, config, transport);
+
+    // Rounds alternate, ours then theirs, so both see the same load on the shared dev cloud.
+    accounting.reset();
+    const oursMs: number[] = [];
+    const sdkMs: number[] = [];
+    let listed = 0;
+    let sdk = { servers: 0, requests: 0 };
+    for (let i = 0; i < ROUNDS; i++) {
+      const fresh = new Transport({ clock: systemClock, random: Math.random, observer: accounting.observe });
+      const session = new Session({ ...config, transport: fresh, clock: systemClock }) as Session<'project'>;
+      oursMs.push(
+        await timed(async () => {
+          await session.token();
+          listed = (await listServers(session.client('compute'), { allTenants: true, projectId })).length;
+        }),
+      );
+      await fresh.close();
+      const script = new URL('./sdk_list.py', import.meta.url).pathname;
+      const round = JSON.parse((await run(PYTHON, [script, CLOUD, projectId, '1'], env)).stdout) as {
+        ms: number[];
+        servers: number;
+        requests: number;
+      };
+      sdkMs.push(...round.ms);
+      sdk = round;
+    }
+    const oursRequests = accounting.total() / ROUNDS;
+    const listMs = accounting.counts().find((c) => c.serviceType === 'compute')?.totalMs ?? 0;
+    const ours = percentile(oursMs, 50);
+    const theirs = percentile(sdkMs, 50);
+    return {
+      'servers listed (openregion)': listed,
+      'servers listed (openstacksdk)': sdk.servers,
+      'openregion: authenticate + list, median (ms)': ours,
+      'openstacksdk: authenticate + list, median (ms)': theirs,
+      'openregion / openstacksdk wall time (target ≤ 1)': Math.round((ours / theirs) * 100) / 100,
+      'openregion requests per round': oursRequests,
+      'openregion: of a round, the server list request (ms, mean)': Math.round(listMs / ROUNDS),
+      'openstacksdk requests per round': sdk.requests,
+    };
+  } finally {
+    await transport.close();
+  }
+}
+
+/** The dedicated project and its 500 servers: found, or made once with batched creates. */
+async function ensureServers(admin: Session<'project'>, config: CloudConfig, transport: Transport): Promise<string> {
+  const identity = admin.client('identity');
+  const compute = admin.client('compute');
+  const project =
+    (await findProjectByName(identity, 'default', PROJECT)) ??
+    (await createProject(identity, { name: PROJECT, domain_id: 'default', description: 'openregion bench' }));
+  let present = (await listServers(compute, { allTenants: true, projectId: project.id })).length;
+  if (present >= SERVERS) return project.id;
+  await updateQuotaSet(compute, project.id, { instances: -1, cores: -1, ram: -1 });
+  const member = await findRoleByName(identity, 'member');
+  if (!member) throw new Error('the dev cloud has no member role');
+  await grantRole(identity, { userId: (await admin.token()).user.id, projectId: project.id, roleId: member.id });
+  const { flavor, image } = await smallest(compute, admin.client('image'));
+  const scope = { kind: 'project', project: { id: project.id } } as const;
+  const scoped = new Session({ ...config, scope, transport, clock: systemClock });
+  process.stdout.write(`  creating ${String(SERVERS - present)} servers in ${PROJECT} (once; kept for later runs)\n`);
+  while (present < SERVERS) {
+    const count = Math.min(BATCH, SERVERS - present);
+    await scoped.client('compute').request({
+      method: 'POST',
+      path: '/servers',
+      body: {
+        server: {
+          name: `bench-sdk-${String(present)}`,
+          flavorRef: flavor,
+          imageRef: image,
+          networks: 'none',
+          min_count: count,
+          max_count: count,
+        },
+      },
+    });
+    present += count;
+  }
+  return project.id;
+}
+
+/** The smallest flavor and the first active image. */
+async function smallest(compute: ComputeClient, glance: ImageClient): Promise<{ flavor: string; image: string }> {
+  const flavors = await compute.request<{ flavors: { id: string; ram: number }[] }>({
+    method: 'GET',
+    path: '/flavors/detail',
+  });
+  const flavor = [...flavors.body.flavors].sort((a, b) => a.ram - b.ram)[0];
+  const images = await glance.request<{ images: { id: string }[] }>({
+    method: 'GET',
+    path: '/images',
+    query: { status: 'active' },
+  });
+  const image = images.body.images[0];
+  if (flavor === undefined || image === undefined) throw new Error('the dev cloud has no flavor or no active image');
+  return { flavor: flavor.id, image: image.id };
+}
+
+async function run(
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ stdout: string }> {
+  return promisify(execFile)(command, args, { env, maxBuffer: 16 * 2 ** 20 });
+}

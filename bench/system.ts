@@ -1,0 +1,115 @@
+/**
+ * The whole system in this process, started by `openregion up`'s own entry point (store, emulator with the demo
+ * region configured and registered, controllers, server monitor, REST API), driven through its REST API over
+ * loopback HTTP, with the emulator's received calls counted. One option shortens the run: the monitor's period
+ * (60 s by default). Every other timer, the controllers' 10 s re-checks among them, runs at its product value.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { startUp, type RunningUp } from '../src/cli/up.ts';
+import { upFiles } from '../src/cli/up/files.ts';
+import { signDevToken, type DevKeyPair } from '../src/region/http/dev-token.ts';
+import { silentLogger } from '../src/runtime/logger.ts';
+import { systemClock } from '../src/util/clock.ts';
+import { EmulatorCalls } from './emulator-calls.ts';
+
+export interface SystemOptions {
+  readonly projects: number;
+  readonly monitorPeriodMs: number;
+}
+
+export interface Read {
+  readonly metadata: { readonly id: string; readonly name: string; readonly provisioningStatus: string };
+  readonly spec: Record<string, unknown>;
+  readonly status: Record<string, unknown>;
+}
+
+export interface BenchSystem {
+  readonly up: RunningUp;
+  readonly calls: EmulatorCalls;
+  /** One network per project: the server's tenancy. */
+  readonly networks: readonly string[];
+  readonly flavorId: string;
+  readonly imageIds: readonly string[];
+  api<T = Read>(method: string, path: string, body?: unknown): Promise<T>;
+  stop(): Promise<void>;
+}
+
+export async function startSystem(options: SystemOptions): Promise<BenchSystem> {
+  const dir = mkdtempSync(join(tmpdir(), 'openregion-bench-up-'));
+  const up = await startUp({
+    dir,
+    host: '127.0.0.1',
+    port: 0,
+    log: silentLogger(),
+    monitorPeriodMs: options.monitorPeriodMs,
+  });
+  const emulatorUrl = up.emulator?.url;
+  if (emulatorUrl === undefined) throw new Error('the bench needs the built-in emulator');
+  const calls = new EmulatorCalls(emulatorUrl);
+  const projects = Array.from({ length: options.projects }, () => randomUUID());
+  const keys = JSON.parse(readFileSync(upFiles(dir).key, 'utf8')) as DevKeyPair;
+  const token = await signDevToken(
+    keys,
+    { subject: 'bench', organizationIDs: [up.organizationID], projectIDs: projects },
+    systemClock,
+  );
+  const api = async <T = Read>(method: string, path: string, body?: unknown): Promise<T> => {
+    const response = await fetch(`${up.api}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path}: ${String(response.status)} ${text}`);
+    return (text === '' ? undefined : JSON.parse(text)) as T;
+  };
+  const stop = async () => {
+    calls.close();
+    await up.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const networks: string[] = [];
+    for (const [i, projectId] of projects.entries()) {
+      const network = await api('POST', '/api/v2/networks', {
+        metadata: { name: `bench-net-${String(i)}` },
+        spec: {
+          organizationId: up.organizationID,
+          projectId,
+          regionId: up.regionID,
+          prefix: '192.168.0.0/24',
+          dnsNameservers: [],
+        },
+      });
+      networks.push(network.metadata.id);
+    }
+    await waitUntil(async () => {
+      const all = await api<Read[]>('GET', '/api/v2/networks');
+      return all.filter((n) => n.metadata.provisioningStatus === 'provisioned').length === networks.length;
+    });
+    const region = `/api/v2/regions/${up.regionID}`;
+    const flavors = await api<Read[]>('GET', `${region}/flavors`);
+    const images = await api<Read[]>('GET', `${region}/images`);
+    const flavorId = flavors[0]?.metadata.id;
+    if (flavorId === undefined || images.length < 2) throw new Error('the demo region lacks a flavor or two images');
+    return { up, calls, networks, flavorId, imageIds: images.map((i) => i.metadata.id), api, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Polls `done` every `everyMs` until it holds; no timeout but `limitMs`, so a stuck run says so. */
+export async function waitUntil(done: () => Promise<boolean>, everyMs = 100, limitMs = 600_000): Promise<void> {
+  const start = performance.now();
+  while (!(await done())) {
+    if (performance.now() - start > limitMs) throw new Error(`not converged after ${String(limitMs / 1000)} s`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
