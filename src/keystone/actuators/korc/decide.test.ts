@@ -175,10 +175,14 @@ describe('decide: named rows', () => {
 
 const lookupArb: fc.Arbitrary<Lookup> = fc.oneof(
   fc.constant<Lookup>({ by: 'none' }),
-  fc.record({
-    by: fc.constantFrom('statusId' as const, 'importId' as const, 'filter' as const, 'name' as const),
-    ids: fc.array(fc.constantFrom('a', 'b', 'c'), { maxLength: 3 }),
-  }),
+  // Plain prototypes: fast-check may otherwise hand out null-prototype records, which deepEqual tells apart.
+  fc.record(
+    {
+      by: fc.constantFrom('statusId' as const, 'importId' as const, 'filter' as const, 'name' as const),
+      ids: fc.array(fc.constantFrom('a', 'b', 'c'), { maxLength: 3 }),
+    },
+    { noNullPrototype: true },
+  ),
 );
 const refArb = fc.option(fc.constantFrom('pw-1', 'pw-2', ''), { nil: undefined });
 const passwordArb: fc.Arbitrary<PasswordFacts | undefined> = fc.option(
