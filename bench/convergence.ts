@@ -3,11 +3,11 @@
  * all are provisioned and running; beside it, in the same run against the same emulator, the limit (limit.ts).
  * Figures: wall time of each and their ratio, OpenStack calls per server by service and verb, and calls per server
  * beyond the limit, counted until the system is quiet (no call but the monitor's for 12 s: the controllers'
- * re-checks still pending at convergence count too). The identities and networks (one per project) are made before the count starts; their calls
+ * re-checks still pending at convergence count too; the monitor's polls after it do not). The identities and networks (one per project) are made before the count starts; their calls
  * are reported per project. The system is kept for the steady-state and rebuild scenarios.
  */
 import { perUnitByVerb, round, totalOf } from './emulator-calls.ts';
-import { allServers, createServers, keepFleet, PROJECTS, quiet, startFleetSystem } from './fleet.ts';
+import { allServers, createServers, keepFleet, PROJECTS, quiet, startFleetSystem, withoutLaterPolls } from './fleet.ts';
 import { runLimit } from './limit.ts';
 
 export async function benchConvergence(servers: number): Promise<Record<string, number>> {
@@ -25,7 +25,7 @@ export async function benchConvergence(servers: number): Promise<Record<string, 
     const wallMs = performance.now() - start;
     const provisionedCalls = system.calls.snapshot();
     await quiet(system); // the re-checks still pending when the last server converged
-    const calls = system.calls.take();
+    const calls = withoutLaterPolls(system.calls.take(), provisionedCalls);
     keepFleet({ system, servers: ids });
 
     const perServer = totalOf(calls) / servers;

@@ -83,3 +83,13 @@ export async function quiet(system: BenchSystem): Promise<void> {
   }
   throw new Error('the system never went quiet');
 }
+
+/** `calls` less the monitor's polls made after `until` was taken: steady-state cost, not convergence. */
+export function withoutLaterPolls(
+  calls: ReadonlyMap<string, number>,
+  until: ReadonlyMap<string, number>,
+): Map<string, number> {
+  const kept = new Map(calls);
+  kept.set(MONITOR_LIST, until.get(MONITOR_LIST) ?? 0);
+  return kept;
+}

@@ -36,7 +36,7 @@ async function measure(sizes: readonly number[]): Promise<Record<string, number>
   const figures: Record<string, number> = {};
   const system = await startFleetSystem();
   try {
-    figures['RSS, 0 servers (MiB)'] = rss();
+    Object.assign(figures, usage('0'));
     let count = 0;
     for (const size of sizes) {
       const start = performance.now();
@@ -50,7 +50,7 @@ async function measure(sizes: readonly number[]): Promise<Record<string, number>
       figures[`reach ${size.toLocaleString('en')} servers (s)`] = round((performance.now() - start) / 1000);
       await quiet(system);
       count = size;
-      figures[`RSS, ${size.toLocaleString('en')} servers (MiB)`] = rss();
+      Object.assign(figures, usage(size.toLocaleString('en')));
     }
     figures['projects'] = PROJECTS;
     return figures;
@@ -110,9 +110,17 @@ async function emulatorServers(system: BenchSystem, count: number): Promise<void
   }
 }
 
-function rss(): number {
+/** RSS after a full GC, and where it is: the V8 heap in use, and memory outside it (SQLite's cache, buffers). */
+function usage(servers: string): Record<string, number> {
   globalThis.gc?.();
-  return Math.round(process.memoryUsage().rss / 2 ** 20);
+  const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
+  const mib = (n: number) => Math.round(n / 2 ** 20);
+  return {
+    [`RSS, ${servers} servers (MiB)`]: mib(rss),
+    [`  V8 heap used (MiB), ${servers}`]: mib(heapUsed),
+    [`  V8 heap total (MiB), ${servers}`]: mib(heapTotal),
+    [`  external (MiB), ${servers}`]: mib(external),
+  };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -4,7 +4,7 @@
  * calls per server until quiet (as in convergence) by service and verb against the limit of two (the rebuild action and one status read).
  */
 import { perUnitByVerb, round, totalOf } from './emulator-calls.ts';
-import { allServers, fleet, quiet } from './fleet.ts';
+import { allServers, fleet, quiet, withoutLaterPolls } from './fleet.ts';
 import { type Read } from './system.ts';
 
 export async function benchRebuildWave(): Promise<Record<string, number>> {
@@ -25,8 +25,9 @@ export async function benchRebuildWave(): Promise<Record<string, number>> {
     s.status['powerState'] === 'Running';
   await allServers(system, servers.length, rebuilt);
   const wallMs = performance.now() - start;
+  const rebuiltCalls = system.calls.snapshot();
   await quiet(system);
-  const calls = system.calls.take();
+  const calls = withoutLaterPolls(system.calls.take(), rebuiltCalls);
   const perServer = totalOf(calls) / servers.length;
   return {
     servers: servers.length,
