@@ -22,7 +22,12 @@ import { Manager } from '../runtime/manager.ts';
 import { systemScheduler } from '../runtime/scheduler.ts';
 import { systemClock } from '../util/clock.ts';
 import { list } from './region.ts';
-import { CONTROLLER_GROUPS, wireRegionService, type ControllerGroup } from './up/region-service.ts';
+import {
+  CONTROLLER_GROUPS,
+  DEFAULT_REGION_CONCURRENCY,
+  wireRegionService,
+  type ControllerGroup,
+} from './up/region-service.ts';
 
 const GROUPS = [...CONTROLLER_GROUPS, 'keystone'] as const;
 
@@ -42,6 +47,14 @@ export interface ServeOptions {
   health: string;
   region?: string;
   logLevel: string;
+  concurrency: number;
+}
+
+/** A commander parser for counts. */
+export function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`expected a positive whole number, not ${value}`);
+  return n;
 }
 
 export function hostPort(value: string): { host: string; port: number } {
@@ -112,6 +125,7 @@ export async function serve(options: ServeOptions): Promise<() => Promise<void>>
     log,
     groups: [...groups].filter((g): g is ControllerGroup => g !== 'keystone'),
     api: options.api !== undefined,
+    concurrency: options.concurrency,
   });
   if (groups.has('keystone')) registerKeystoneUserController(manager);
   await manager.start();
@@ -190,6 +204,12 @@ export function serveCommand(): Command {
     .option('--health <host:port>', '/healthz and /readyz', '0.0.0.0:8081')
     .option('--region <name>', 'the catalog region endpoints are picked from')
     .option('--log-level <level>', 'log level', 'info')
+    .option(
+      '--concurrency <n>',
+      'passes each region controller runs at once',
+      positiveInteger,
+      DEFAULT_REGION_CONCURRENCY,
+    )
     .action(async (options: ServeOptions) => {
       if (options.kubeconfig === undefined && options.inCluster !== true) {
         throw new InvalidArgumentError('give --kubeconfig or --in-cluster');
