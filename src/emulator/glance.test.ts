@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ForbiddenError, NotFoundError } from '../openstack/errors.ts';
 import { createProject, createUser, findRoleByName, grantRole } from '../openstack/identity.ts';
-import { createImage, getImage, importImageFromUrl, listImages, type ImageClient } from '../openstack/image.ts';
+import {
+  createImage,
+  getImage,
+  importImageFromUrl,
+  listImages,
+  uploadImageData,
+  type ImageClient,
+} from '../openstack/image.ts';
 import { importOutcome } from './glance.ts';
 import { testCloud, type TestCloud } from './testing.ts';
 
@@ -30,14 +37,7 @@ describe('Glance emulation', () => {
   });
   after(() => cloud.close());
 
-  const upload = (client: ImageClient, id: string) =>
-    client.request({
-      method: 'PUT',
-      path: '/images/{image_id}/file',
-      params: { image_id: id },
-      contentType: 'application/octet-stream',
-      body: 'data',
-    });
+  const upload = (client: ImageClient, id: string) => uploadImageData(client, id, 'data');
 
   it('a data upload makes a queued image active, with its size and checksums', async () => {
     const image = await createImage(tenant, { name: 'up', disk_format: 'raw', container_format: 'bare' });

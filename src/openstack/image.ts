@@ -212,6 +212,17 @@ export async function importImageFromUrl(image: ImageClient, imageId: string, ur
   });
 }
 
+/** Uploads the image data (204): a `queued` image moves through `saving` to `active`. */
+export async function uploadImageData(image: ImageClient, imageId: string, data: string | Uint8Array): Promise<void> {
+  await image.request({
+    method: 'PUT',
+    path: '/images/{image_id}/file',
+    params: { image_id: imageId },
+    contentType: 'application/octet-stream',
+    body: data,
+  });
+}
+
 /** Deletes the image (204); a `protected` image is refused with 403. */
 export async function deleteImage(image: ImageClient, imageId: string): Promise<void> {
   await image.request({ method: 'DELETE', path: '/images/{image_id}', params: { image_id: imageId } });

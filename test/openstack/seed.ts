@@ -4,7 +4,7 @@
  */
 import { systemClock } from '../../src/util/clock.ts';
 import { Emulator } from '../../src/emulator/emulator.ts';
-import { createImage, type ImageClient } from '../../src/openstack/image.ts';
+import { createImage, uploadImageData, type ImageClient } from '../../src/openstack/image.ts';
 import { ensureRole, grantRole, type IdentityClient } from '../../src/openstack/identity.ts';
 import { stringify } from 'yaml';
 import { cloudsEntries } from '../../src/region/registration/clouds-entry.ts';
@@ -151,13 +151,7 @@ async function seedImages(glance: ImageClient): Promise<void> {
       visibility: 'public',
       properties,
     });
-    await glance.request({
-      method: 'PUT',
-      path: '/images/{image_id}/file',
-      params: { image_id: image.id },
-      contentType: 'application/octet-stream',
-      body: `openregion devcloud ${name}\n`.repeat(128),
-    });
+    await uploadImageData(glance, image.id, `openregion devcloud ${name}\n`.repeat(128));
     if (name === 'or-image-deactivated') {
       await glance.request({
         method: 'POST',

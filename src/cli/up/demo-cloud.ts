@@ -4,7 +4,7 @@
  * service validates, an external network for routers and floating IPs, and public volume types. Octavia is one of
  * the emulator's services already.
  */
-import { createImage, type ImageClient } from '../../openstack/image.ts';
+import { createImage, uploadImageData, type ImageClient } from '../../openstack/image.ts';
 import { ensureRole, grantRole, type IdentityClient } from '../../openstack/identity.ts';
 import type { BlockStorageClient } from '../../openstack/blockstorage.ts';
 import type { ComputeClient } from '../../openstack/compute.ts';
@@ -81,13 +81,7 @@ async function seedImages(glance: ImageClient): Promise<void> {
       visibility: 'public',
       properties,
     });
-    await glance.request({
-      method: 'PUT',
-      path: '/images/{image_id}/file',
-      params: { image_id: image.id },
-      contentType: 'application/octet-stream',
-      body: `openregion demo image ${name}\n`.repeat(64),
-    });
+    await uploadImageData(glance, image.id, `openregion demo image ${name}\n`.repeat(64));
   }
 }
 

@@ -6,7 +6,7 @@
  * deactivated).
  */
 import { randomUUID } from 'node:crypto';
-import { createImage, type ImageClient } from '../../../openstack/image.ts';
+import { createImage, uploadImageData, type ImageClient } from '../../../openstack/image.ts';
 import * as neutron from '../../../openstack/network.ts';
 import { listServers, type Server as NovaServer } from '../../../openstack/compute.ts';
 import { silentLogger } from '../../../runtime/logger.ts';
@@ -224,13 +224,7 @@ async function flavor(fx: RegionFixture): Promise<string> {
 
 async function image(glance: ImageClient, name: string, deactivated = false): Promise<string> {
   const made = await createImage(glance, { name, disk_format: 'raw', container_format: 'bare', visibility: 'public' });
-  await glance.request({
-    method: 'PUT',
-    path: '/images/{image_id}/file',
-    params: { image_id: made.id },
-    contentType: 'application/octet-stream',
-    body: `${name}\n`.repeat(64),
-  });
+  await uploadImageData(glance, made.id, `${name}\n`.repeat(64));
   if (deactivated) {
     await glance.request({
       method: 'POST',
