@@ -26,6 +26,11 @@ export const SSHInjection = Type.Enum(['ca', 'identityKeypair', 'none'], {
 });
 export type SSHInjection = Type.Static<typeof SSHInjection>;
 
+/** ServerSpec.ResolvedSSHInjection upstream: unset means `ca` with a CA, else `identityKeypair`. */
+export function resolveSSHInjection(mode: SSHInjection | undefined, hasCertificateAuthority: boolean): SSHInjection {
+  return mode ?? (hasCertificateAuthority ? 'ca' : 'identityKeypair');
+}
+
 const Ref = (description: string) => Type.Object({ id: ID(description) });
 
 export const ServerNetwork = Type.Object({

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { IMAGE_NOT_REALIZED_MESSAGE, providerCreateFailedMessage } from '../openstack/server/messages.ts';
+import { IMAGE_NOT_REALIZED_MESSAGE } from '../openstack/server/messages.ts';
+import { providerCreateFailedMessage } from './server-create-retry.ts';
 import { scenario, type Scenario } from './server-testing.ts';
 
 let s: Scenario;

@@ -25,7 +25,7 @@ import {
   decideCreateRetry,
   DEFAULT_PROVIDER_CREATE_MAX_ATTEMPTS,
   type CreateRetryEvent,
-} from '../openstack/server/create-retry.ts';
+} from './server-create-retry.ts';
 import type { ServerProvider } from '../provider/contract.ts';
 import { ResourceNotFoundError } from '../provider/errors.ts';
 import { SERVER_REBUILDING_YIELDS, type IdentityInput, type ServerInput } from '../provider/inputs.ts';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
+import { resolveSSHInjection } from '../../apis/server.ts';
 import {
-  resolveSSHInjection,
   sshCertificateAuthorityPart,
   sshCreateParameters,
   TRUSTED_USER_CA_KEYS_PATH,

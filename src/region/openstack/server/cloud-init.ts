@@ -24,11 +24,6 @@ const RELOAD_SSHD =
   'systemctl reload sshd || systemctl reload ssh || service ssh reload || service sshd reload || ' +
   'systemctl restart sshd || systemctl restart ssh || service ssh restart || service sshd restart';
 
-/** ServerSpec.ResolvedSSHInjection upstream: unset means `ca` with a CA, else `identityKeypair`. */
-export function resolveSSHInjection(mode: SSHInjection | undefined, hasCertificateAuthority: boolean): SSHInjection {
-  return mode ?? (hasCertificateAuthority ? 'ca' : 'identityKeypair');
-}
-
 /** The cloud-config part that makes sshd trust user certificates signed by the CA. */
 export function sshCertificateAuthorityPart(publicKey: string): UserDataPart {
   const config = {

@@ -25,20 +25,11 @@ export const IMAGE_NOT_FOUND_MESSAGE =
   "the requested image does not exist; change the image in the server's spec to continue";
 
 /** Upstream's terminal reason once the bounded create-retry is exhausted. */
-export const PROVIDER_CREATE_FAILED_REASON = 'provider_create_failed';
-
-export const providerCreateFailedMessage = (attempts: number): string =>
-  `provider server create failed after ${attempts} attempts`;
-
-/** The Healthy message while a failed create is deleted and recreated. */
-export const CREATE_RETRY_DELETING_MESSAGE = 'Deleting failed provider server before retrying create';
-export const CREATE_RETRY_READY_MESSAGE = 'Retrying provider server create';
 
 /** Healthy messages (upstream convertServerHealthStatus; the fault never reaches them, the seed keeps it in logs). */
 export const HEALTHY_MESSAGE = 'server is healthy';
 export const ERRORED_MESSAGE = 'server is in an error state';
 /** Shared by the monitor's rebuild mapping and the reconciler's accepted stamp, so the two writers never churn. */
-export const HEALTH_UNKNOWN_MESSAGE = 'unable to determine server status';
 /** The Healthy message of a server the cloud no longer has (deleted out of band, or not yet created). */
 export const SERVER_NOT_FOUND_MESSAGE = 'the server was not found at the cloud provider';
 export const UNRECOGNISED_STATE_MESSAGE = 'server is in an unrecognised state';

@@ -4,7 +4,6 @@ import fc from 'fast-check';
 import { PowerState } from '../../../openstack/compute.ts';
 import { activeReasons, type ActiveReason } from '../../apis/shared.ts';
 import {
-  activeCondition,
   IRONIC_BUILD_PHASES,
   ironicBuildPhase,
   mapServerActive,
@@ -13,7 +12,7 @@ import {
   type ActiveContext,
   type MonitoredServer,
 } from './monitor-mapping.ts';
-import { REBUILD_ACCEPTED_STAMP } from './rebuild-response.ts';
+import { activeCondition, REBUILD_ACCEPTED_STAMP } from '../../apis/server-conditions.ts';
 
 const nova = (over: Partial<MonitoredServer> = {}): MonitoredServer => ({
   status: 'ACTIVE',

@@ -22,7 +22,8 @@
 import { PowerState } from '../../../openstack/compute.ts';
 import type { ConditionInput } from '../../../kube/conditions.ts';
 import type { ActiveReason } from '../../apis/shared.ts';
-import { degradedMessage, ERRORED_MESSAGE, HEALTH_UNKNOWN_MESSAGE, HEALTHY_MESSAGE } from './messages.ts';
+import { HEALTH_UNKNOWN_MESSAGE } from '../../apis/server-conditions.ts';
+import { degradedMessage, ERRORED_MESSAGE, HEALTHY_MESSAGE } from './messages.ts';
 import { serverRebuildInFlight, type NovaServerState } from './nova-server.ts';
 
 /** What the mapping reads from Nova; a full compute Server fits. */
@@ -106,22 +107,6 @@ export function mapServerActive(server: MonitoredServer, context: ActiveContext)
   if (power === PowerState.Running) return { row: 'A8', reason: 'Running' };
   if (power === PowerState.Shutdown) return { row: 'A9', reason: 'Stopped' };
   return { row: 'A10', reason: context.previous ?? 'Pending' };
-}
-
-const ACTIVE_MESSAGES: Readonly<Record<ActiveReason, string>> = {
-  Pending: 'the server is awaiting provider scheduling',
-  Queued: 'the server is queued awaiting hardware',
-  Building: 'the server is being built',
-  Rebuilding: 'the server is being rebuilt',
-  Running: 'the server is running',
-  Stopping: 'the server is stopping',
-  Stopped: 'the server is stopped',
-  Error: 'the server is in an error state',
-};
-
-/** The Active condition for a reason: True only while Running, the message a function of the reason alone. */
-export function activeCondition(reason: ActiveReason): ConditionInput {
-  return { type: 'Active', status: reason === 'Running' ? 'True' : 'False', reason, message: ACTIVE_MESSAGES[reason] };
 }
 
 export type HealthRow = 'H1' | 'H2' | 'H3' | 'H4' | 'H5';

@@ -23,8 +23,8 @@ import type { ServerAddress, ServerFault } from '../../../openstack/compute.ts';
 import type { ActiveReason } from '../../apis/shared.ts';
 import type { ServerStatus } from '../../apis/server.ts';
 import { networkName } from '../names.ts';
+import { activeCondition } from '../../apis/server-conditions.ts';
 import {
-  activeCondition,
   mapServerActive,
   mapServerHealth,
   type ActiveRow,

@@ -4,12 +4,8 @@ import { httpError, TransportError } from '../../../openstack/errors.ts';
 import { ResourceNotFoundError, TransientError } from '../../provider/errors.ts';
 import { toUserMessage } from '../../provider/messages.ts';
 import { IMAGE_NOT_FOUND_MESSAGE } from './messages.ts';
-import {
-  decideRebuildResponse,
-  IMAGE_NOT_FOUND_SIGNATURE,
-  REBUILD_ACCEPTED_STAMP,
-  serverRebuildRequest,
-} from './rebuild-response.ts';
+import { REBUILD_ACCEPTED_STAMP } from '../../apis/server-conditions.ts';
+import { decideRebuildResponse, IMAGE_NOT_FOUND_SIGNATURE, serverRebuildRequest } from './rebuild-response.ts';
 
 const SITE = { serviceType: 'compute', method: 'POST', urlTemplate: '/servers/{server_id}/action', requestId: 'req-1' };
 const nova = (status: number, message: string) =>

@@ -14,12 +14,11 @@
  */
 import { BadRequestError, ConflictError } from '../../../openstack/errors.ts';
 import type { ServerRebuild } from '../../../openstack/compute.ts';
-import type { ConditionInput } from '../../../kube/conditions.ts';
 import { classify } from '../../provider/classify.ts';
 import { ProviderError, ResourceKind } from '../../provider/errors.ts';
 import { Outcome, type Park, type Yield } from '../../provider/outcome.ts';
-import { activeCondition } from './monitor-mapping.ts';
-import { HEALTH_UNKNOWN_MESSAGE, IMAGE_NOT_FOUND_MESSAGE, SERVER_ERRORED_REASON } from './messages.ts';
+import { REBUILD_ACCEPTED_STAMP } from '../../apis/server-conditions.ts';
+import { IMAGE_NOT_FOUND_MESSAGE, SERVER_ERRORED_REASON } from './messages.ts';
 
 /**
  * The rebuild request: the image and nothing else. Omitting key_name and user_data makes Nova keep the stored
@@ -37,12 +36,6 @@ export const IMAGE_NOT_FOUND_SIGNATURE = 'Cannot find image for rebuild';
 export type RebuildResult = { readonly accepted: true } | { readonly accepted: false; readonly error: unknown };
 
 export type RebuildResponseRow = 'R4″/accepted' | 'R4″/conflict' | 'R4″/image-not-found' | 'R4″/retry';
-
-/** The conditions the reconciler writes on acceptance, and re-asserts on R3. */
-export const REBUILD_ACCEPTED_STAMP: readonly [ConditionInput, ConditionInput] = [
-  activeCondition('Rebuilding'),
-  { type: 'Healthy', status: 'Unknown', reason: 'Unknown', message: HEALTH_UNKNOWN_MESSAGE },
-];
 
 export type RebuildResponseDecision =
   | { readonly row: 'R4″/accepted'; readonly outcome: Yield; readonly stamp: typeof REBUILD_ACCEPTED_STAMP }

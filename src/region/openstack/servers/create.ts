@@ -14,7 +14,8 @@ import { REJECTED_REASON } from '../../provider/classify.ts';
 import { ResourceConsistencyError, ResourceKind } from '../../provider/errors.ts';
 import type { ServerAddresses, ServerInput } from '../../provider/inputs.ts';
 import { Outcome, type NotDone } from '../../provider/outcome.ts';
-import { resolveSSHInjection, sshCreateParameters } from '../server/cloud-init.ts';
+import { resolveSSHInjection } from '../../apis/server.ts';
+import { sshCreateParameters } from '../server/cloud-init.ts';
 import { imageRowOutcome } from '../server/image-decision.ts';
 import { novaServerMetadata } from '../server/metadata.ts';
 import {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Condition } from '../../../kube/object.ts';
-import type { ServerStatus } from '../../apis/server.ts';
+import type { Condition } from '../../kube/object.ts';
+import type { ServerStatus } from '../apis/server.ts';
 import {
   confirmCreateRetryDelete,
   decideCreateRetry,
@@ -9,8 +9,8 @@ import {
   providerCreateFailure,
   providerCreateFailureEdge,
   type CreateRetryDecision,
-} from './create-retry.ts';
-import { observeServer } from './observe.ts';
+} from './server-create-retry.ts';
+import { observeServer } from '../openstack/server/observe.ts';
 
 const NOW = new Date('2026-11-30T13:00:00Z');
 const T = '2026-11-30T12:00:00Z';

@@ -16,16 +16,19 @@
  * provisionedAt is the guard because launchedAt is cleared by the retry reset, and Available is re-derived every
  * pass; the latch is write-once and only the monitor writes it (observe.ts).
  */
-import { findCondition, setCondition } from '../../../kube/conditions.ts';
-import type { ServerStatus } from '../../apis/server.ts';
-import { Outcome, type Terminal, type Yield } from '../../provider/outcome.ts';
-import {
-  CREATE_RETRY_DELETING_MESSAGE,
-  CREATE_RETRY_READY_MESSAGE,
-  PROVIDER_CREATE_FAILED_REASON,
-  providerCreateFailedMessage,
-} from './messages.ts';
-import { activeCondition } from './monitor-mapping.ts';
+import { findCondition, setCondition } from '../../kube/conditions.ts';
+import { activeCondition } from '../apis/server-conditions.ts';
+import type { ServerStatus } from '../apis/server.ts';
+import { Outcome, type Terminal, type Yield } from '../provider/outcome.ts';
+
+export const PROVIDER_CREATE_FAILED_REASON = 'provider_create_failed';
+
+export const providerCreateFailedMessage = (attempts: number): string =>
+  `provider server create failed after ${attempts} attempts`;
+
+/** The Healthy message while a failed create is deleted and recreated. */
+export const CREATE_RETRY_DELETING_MESSAGE = 'Deleting failed provider server before retrying create';
+export const CREATE_RETRY_READY_MESSAGE = 'Retrying provider server create';
 
 /** Upstream's `--provider-create-max-attempts` default. */
 export const DEFAULT_PROVIDER_CREATE_MAX_ATTEMPTS = 3;
