@@ -14,7 +14,7 @@ import { Transport } from '../openstack/transport.ts';
 import { registerKeystoneUserController } from '../keystone/user/register.ts';
 import { buildApi } from '../region/http/app.ts';
 import { createAuthenticator, type AuthKey } from '../region/http/auth.ts';
-import { clientSetFactory, RegionProviders } from '../region/openstack/providers.ts';
+import { clientSetFactory, RegionProviders } from '../region/openstack/registry.ts';
 import { serveHealth } from '../runtime/health.ts';
 import { LeaderElector } from '../runtime/leader.ts';
 import { createLogger } from '../runtime/logger.ts';

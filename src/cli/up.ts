@@ -19,7 +19,7 @@ import type { AdminSession } from '../keystone/actuators/korc/register.ts';
 import { buildApi } from '../region/http/app.ts';
 import { createAuthenticator } from '../region/http/auth.ts';
 import { DEV_ALGORITHM, generateDevKeyPair, signDevToken } from '../region/http/dev-token.ts';
-import { clientSetFactory, RegionProviders } from '../region/openstack/providers.ts';
+import { clientSetFactory, RegionProviders } from '../region/openstack/registry.ts';
 import { readEnvFile, renderEnvFile } from '../region/registration/env-file.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { Manager } from '../runtime/manager.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createVolume, getVolume, listAttachments, type BlockStorageClient } from '../openstack/blockstorage.ts';
 import { Cinder } from './cinder.ts';
-import { testCloud, type TestCloud } from './testing.ts';
+import { testCloud, type TestCloud } from './testing/cloud.ts';
 
 describe('Cinder emulation and its controls', () => {
   let cloud: TestCloud;

@@ -7,7 +7,7 @@ import { Emulator } from './emulator.ts';
 import { isObject } from './json.ts';
 import type { ServiceModule } from './context.ts';
 import { novaFault } from './faults.ts';
-import { testCloud, type TestCloud } from './testing.ts';
+import { testCloud, type TestCloud } from './testing/cloud.ts';
 
 describe('Emulator', () => {
   let cloud: TestCloud;

@@ -11,7 +11,7 @@ import {
   type ImageClient,
 } from '../openstack/image.ts';
 import { importOutcome } from './glance.ts';
-import { testCloud, type TestCloud } from './testing.ts';
+import { testCloud, type TestCloud } from './testing/cloud.ts';
 
 describe('Glance emulation', () => {
   let cloud: TestCloud;

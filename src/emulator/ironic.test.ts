@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { getNode, getNodeByInstanceUuid, type BaremetalClient } from '../openstack/baremetal.ts';
 import { NotFoundError } from '../openstack/errors.ts';
-import { testCloud, type TestCloud } from './testing.ts';
+import { testCloud, type TestCloud } from './testing/cloud.ts';
 
 describe('Ironic emulation and its controls', () => {
   let cloud: TestCloud;

@@ -15,7 +15,7 @@ import {
   type User,
 } from '../openstack/identity.ts';
 import type { Session } from '../openstack/session.ts';
-import { testCloud, type TestCloud } from './testing.ts';
+import { testCloud, type TestCloud } from './testing/cloud.ts';
 
 describe('Keystone emulation', () => {
   let cloud: TestCloud;

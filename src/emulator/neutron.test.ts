@@ -4,7 +4,7 @@ import { createServer, deleteServer, getServer, type ComputeClient } from '../op
 import { ConflictError, ForbiddenError } from '../openstack/errors.ts';
 import { createNetwork, createSubnet, listNetworks, listPorts, type NetworkClient } from '../openstack/network.ts';
 import { createImage } from '../openstack/image.ts';
-import { testCloud, type TestCloud } from './testing.ts';
+import { testCloud, type TestCloud } from './testing/cloud.ts';
 
 describe('Neutron emulation', () => {
   let cloud: TestCloud;

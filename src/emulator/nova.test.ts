@@ -14,7 +14,7 @@ import { createImage } from '../openstack/image.ts';
 import type { ServiceModule } from './context.ts';
 import { defaultServices } from './emulator.ts';
 import { novaFault } from './faults.ts';
-import { testCloud, type TestCloud } from './testing.ts';
+import { testCloud, type TestCloud } from './testing/cloud.ts';
 
 /** Stands in for Placement: every resource class and trait is on offer, so baremetal flavors schedule. */
 const generousPlacement: ServiceModule = {

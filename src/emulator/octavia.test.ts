@@ -8,7 +8,7 @@ import {
   listLoadBalancers,
   type LoadBalancerClient,
 } from '../openstack/loadbalancer.ts';
-import { testCloud, type TestCloud } from './testing.ts';
+import { testCloud, type TestCloud } from './testing/cloud.ts';
 
 describe('Octavia emulation and its controls', () => {
   let cloud: TestCloud;

@@ -4,7 +4,7 @@ import { createServer, getServer } from '../openstack/compute.ts';
 import { BadRequestError } from '../openstack/errors.ts';
 import { createImage } from '../openstack/image.ts';
 import { listResourceProviders, type PlacementClient } from '../openstack/placement.ts';
-import { testCloud, type TestCloud } from './testing.ts';
+import { testCloud, type TestCloud } from './testing/cloud.ts';
 
 describe('Placement emulation', () => {
   let cloud: TestCloud;

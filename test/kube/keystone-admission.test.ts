@@ -14,7 +14,7 @@ import {
   rejectionMismatch,
   validKeystoneUsers,
   writeCase,
-} from '../../src/keystone/apis/admission-corpus.ts';
+} from '../../src/keystone/apis/testing/admission-corpus.ts';
 import { keystoneUserCrd, keystoneUserType } from '../../src/keystone/apis/keystoneuser.ts';
 import type { KubernetesClient } from '../../src/kube/kubernetes/client.ts';
 import { kubeClientFrom } from '../../src/kube/kubernetes/connect.ts';

@@ -1,5 +1,5 @@
 /**
- * Contract: the region provider's identity create and delete (src/region/openstack/identity.ts) with the region's
+ * Contract: the region provider's identity create and delete (src/region/openstack/identity/) with the region's
  * non-admin credential from `region configure` (clouds.yaml devcloud-region; in the emulator, the same call), the
  * roles `region register` writes, and the OpenstackIdentity record in an embedded store.
  *
@@ -16,12 +16,12 @@ import { listApplicationCredentials, listProjects, listUsers } from '../../src/o
 import { openstackIdentityType, type OpenstackIdentity } from '../../src/region/apis/index.ts';
 import type { IdentityInput } from '../../src/region/provider/inputs.ts';
 import { Outcome } from '../../src/region/provider/outcome.ts';
-import { createIdentity, deleteIdentity } from '../../src/region/openstack/identity.ts';
-import { unbase64 } from '../../src/region/openstack/identity-record.ts';
-import { publicKeyMaterial, publicKeyOf } from '../../src/region/openstack/identity-secrets.ts';
+import { createIdentity, deleteIdentity } from '../../src/region/openstack/identity/lifecycle.ts';
+import { unbase64 } from '../../src/region/openstack/identity/record.ts';
+import { publicKeyMaterial, publicKeyOf } from '../../src/region/openstack/identity/secrets.ts';
 import { IDENTITY_KEYPAIR_NAME, identityName } from '../../src/region/openstack/names.ts';
 import type { RegionCredentials } from '../../src/region/openstack/principals.ts';
-import type { RecordingTransport } from '../../src/region/openstack/testing/region-fixture.ts';
+import type { RecordingTransport } from '../../src/region/openstack/testing/region.ts';
 import { contractCloud } from './cloud.ts';
 import { contractRegions, REGION_NAMESPACE, type ContractRegions } from './region.ts';
 

@@ -26,10 +26,10 @@ import type {
   NetworkInput,
 } from '../../src/region/provider/inputs.ts';
 import type { Outcome } from '../../src/region/provider/outcome.ts';
-import { loadBalancerProviderFor } from '../../src/region/openstack/loadbalancer/provider.ts';
+import { loadBalancerProviderFor } from '../../src/region/openstack/load-balancer/provider.ts';
 import { listenerName, loadBalancerName, monitorName, poolName } from '../../src/region/openstack/names.ts';
 import { openstackLookup } from '../../src/region/openstack/provider.ts';
-import type { RegionProviders } from '../../src/region/openstack/providers.ts';
+import type { RegionProviders } from '../../src/region/openstack/registry.ts';
 import { cloudTarget, contractCloud } from './cloud.ts';
 import { contractRegions, REGION_NAMESPACE, type ContractRegions } from './region.ts';
 

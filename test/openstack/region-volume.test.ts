@@ -1,5 +1,5 @@
 /**
- * Contract: the region provider's Volume lifecycle and server attachment (src/region/openstack/volumes/) with the
+ * Contract: the region provider's Volume lifecycle and server attachment (src/region/openstack/volume/) with the
  * region's non-admin credential from `region configure`, through a real identity the provider creates: volume
  * create → attach to a server → detach → delete, and nothing left behind as the admin lists it.
  *
@@ -17,10 +17,10 @@ import { listImages } from '../../src/openstack/image.ts';
 import { openstackIdentityType, type OpenstackIdentity } from '../../src/region/apis/index.ts';
 import type { IdentityInput, ServerInput, VolumeInput } from '../../src/region/provider/inputs.ts';
 import type { Outcome } from '../../src/region/provider/outcome.ts';
-import { createIdentity, deleteIdentity } from '../../src/region/openstack/identity.ts';
+import { createIdentity, deleteIdentity } from '../../src/region/openstack/identity/lifecycle.ts';
 import { volumeName } from '../../src/region/openstack/names.ts';
-import type { RegionProviders } from '../../src/region/openstack/providers.ts';
-import { volumeProviderFor } from '../../src/region/openstack/volumes/provider.ts';
+import type { RegionProviders } from '../../src/region/openstack/registry.ts';
+import { volumeProviderFor } from '../../src/region/openstack/volume/provider.ts';
 import { contractCloud, waitFor } from './cloud.ts';
 import { contractRegions, REGION_NAMESPACE, type ContractRegions } from './region.ts';
 

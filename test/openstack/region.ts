@@ -10,8 +10,8 @@ import { builtin } from '../../src/kube/resource-type.ts';
 import { systemClock } from '../../src/util/clock.ts';
 import { regionKinds } from '../../src/region/apis/index.ts';
 import type { RegionCredentials } from '../../src/region/openstack/principals.ts';
-import { clientSetFactory, RegionProviders, type RegionContext } from '../../src/region/openstack/providers.ts';
-import { RecordingTransport } from '../../src/region/openstack/testing/region-fixture.ts';
+import { clientSetFactory, RegionProviders, type RegionContext } from '../../src/region/openstack/registry.ts';
+import { RecordingTransport } from '../../src/region/openstack/testing/region.ts';
 import {
   applyManifests,
   registrationManifests,

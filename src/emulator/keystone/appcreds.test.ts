@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { BadRequestError, UnauthorizedError } from '../../openstack/errors.ts';
 import { createApplicationCredential, type ApplicationCredentialCreate } from '../../openstack/identity.ts';
 import type { Session } from '../../openstack/session.ts';
-import { testCloud, type TestCloud } from '../testing.ts';
+import { testCloud, type TestCloud } from '../testing/cloud.ts';
 
 describe('emulated Keystone: a client-supplied application credential secret', () => {
   let cloud: TestCloud;

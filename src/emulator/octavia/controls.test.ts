@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BadRequestError } from '../../openstack/errors.ts';
 import * as octavia from '../../openstack/loadbalancer.ts';
-import { testCloud, type TestCloud } from '../testing.ts';
+import { testCloud, type TestCloud } from '../testing/cloud.ts';
 
 describe('Octavia controls and protocol rules', () => {
   let cloud: TestCloud;

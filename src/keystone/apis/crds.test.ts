@@ -7,7 +7,7 @@ import type { KubeObject } from '../../kube/object.ts';
 import { apiVersionOf, builtin, type ResourceType } from '../../kube/resource-type.ts';
 import type { JSONSchemaProps } from '../../kube/schema/types.ts';
 import { ManualClock } from '../../util/clock.ts';
-import { writeCase } from './admission-corpus.ts';
+import { writeCase } from './testing/admission-corpus.ts';
 import {
   controlPlaneCrd,
   controlPlaneType,

@@ -16,7 +16,7 @@ import {
   rejectionMismatch,
   validKeystoneUsers,
   writeCase,
-} from './admission-corpus.ts';
+} from './testing/admission-corpus.ts';
 import { keystoneUserCrd, keystoneUserMessages, keystoneUserType } from './keystoneuser.ts';
 
 const NS = 'tenant-a';

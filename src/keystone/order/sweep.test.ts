@@ -8,7 +8,7 @@ import { builtin, type ResourceType } from '../../kube/resource-type.ts';
 import { ManualClock } from '../../util/clock.ts';
 import { childLabels, deliveredSecretName, keystoneUserChildNames, keystoneUserKind, type OrderRef } from './names.ts';
 import { sweepOrderChildren } from './sweep.ts';
-import { keystoneUserDeleteRank } from './teardown.ts';
+import { keystoneUserDeleteRank } from './decide-teardown.ts';
 
 // Schemaless stand-ins for the K-ORC User and ESO PushSecret kinds: the sweep reads only names and labels.
 const userType: ResourceType = {

@@ -9,7 +9,7 @@ import type { KubeObject } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
 import { builtin } from '../../kube/resource-type.ts';
 import { childLabels, type OrderRef } from './names.ts';
-import { plannedDeletes } from './teardown.ts';
+import { plannedDeletes } from './decide-teardown.ts';
 
 export interface SweepInput {
   /** The management cluster's client: the children live in the ControlPlane's namespace there. */

@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import type { ControlPlane } from '../apis/controlplane.ts';
 import type { KeystoneUser } from '../apis/keystoneuser.ts';
 import type { KeystoneApplicationCredential, KeystoneRoleAssignment } from '../apis/orders.ts';
-import type { ControlPlaneGateView } from './admission.ts';
+import type { ControlPlaneGateView } from './decide-admission.ts';
 import type { ListedChild } from './names.ts';
-import type { ReferencingOrder } from './teardown.ts';
+import type { ReferencingOrder } from './decide-teardown.ts';
 
 describe('The shared scaffold: its narrow views', () => {
   // Compile-time: the resources of src/keystone/apis/ pass straight into the scaffold's decisions.

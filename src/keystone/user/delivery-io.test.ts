@@ -12,7 +12,7 @@ import { CONDITION_DELIVERY_READY, PUSH_HASH_ANNOTATION, PUSH_SYNCED_BEFORE_ANNO
 import { secretValue } from './children.ts';
 import { deliverCredentials } from './delivery-io.ts';
 import { passContext } from './pass-context.ts';
-import { CP, CP_NS, failing, harness, NAME, NS, TARGET, type Harness } from './testing.ts';
+import { CP, CP_NS, failing, harness, NAME, NS, TARGET, type Harness } from './testing/fixture.ts';
 
 const PUBLISHED = { services: { keystone: { publicEndpoint: 'https://ks.example/v3' } } };
 const delivery = (h: Harness) => h.condition(CONDITION_DELIVERY_READY);

@@ -20,11 +20,11 @@ import {
   pushStamp,
   refusedMessage,
   sourceSecretData,
-} from './delivery.ts';
+} from './decide-delivery.ts';
 import type { StatusFields } from './status.ts';
 import { effectiveUserName, type PassContext } from './pass-context.ts';
 import { resolveAuthUrl } from './plane.ts';
-import type { StepEnd } from './provision.ts';
+import type { StepEnd } from './decide-provision.ts';
 
 export interface DeliveryOutcome extends StepEnd {
   readonly converged: boolean;

@@ -23,7 +23,7 @@ import { keystoneApplicationCredentialCrd, keystoneRoleAssignmentCrd } from '../
 import { keystoneUserChildNames, keystoneUserKind } from '../order/names.ts';
 import { secretValue } from './children.ts';
 import { registerKeystoneUserController } from './register.ts';
-import { cond, korcAvailable, korcWaiting } from './testing.ts';
+import { cond, korcAvailable, korcWaiting } from './testing/fixture.ts';
 
 const CLUSTER = 'edge-1';
 const NS = 'tenant-a';

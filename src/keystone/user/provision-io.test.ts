@@ -6,7 +6,7 @@ import { keystoneUserType, type KeystoneUser } from '../apis/keystoneuser.ts';
 import { korcUserType, type KorcUser } from '../apis/korc.ts';
 import { CONDITION_USER_READY, PASSWORD_GENERATION_ANNOTATION, UNLATCHED_AT_ANNOTATION } from './constants.ts';
 import { secretValue } from './children.ts';
-import { CP_NS, failing, harness, korcTerminal, NAME, type Harness } from './testing.ts';
+import { CP_NS, failing, harness, korcTerminal, NAME, type Harness } from './testing/fixture.ts';
 
 const userReady = (h: Harness) => h.condition(CONDITION_USER_READY);
 const managedUser = (h: Harness) => h.management.get<KorcUser>(korcUserType, CP_NS, h.names.user);

@@ -9,7 +9,7 @@ import { secretStoreType, type SecretStore } from '../apis/eso.ts';
 import { korcUserType, type KorcUser } from '../apis/korc.ts';
 import { keystoneApplicationCredentialType, type KeystoneApplicationCredential } from '../apis/orders.ts';
 import { isOrderChild, keystoneUserChildNames, passwordGenerationOf } from '../order/names.ts';
-import { decideReservedName } from '../order/reserved.ts';
+import { decideReservedName } from '../order/decide-reserved.ts';
 import { shortestRequeue } from '../order/result.ts';
 import {
   decidePasswordGeneration,
@@ -19,7 +19,7 @@ import {
   scheduleState,
   stampRotation,
   type GenerationDecision,
-} from '../order/schedule.ts';
+} from '../order/decide-schedule.ts';
 import { childSelector } from '../order/sweep.ts';
 import { assertOwnChild, deleteOwnChild, encodeData, ensureOrderChild, getOptional, listOptional } from './children.ts';
 import {
@@ -30,8 +30,8 @@ import {
 } from './constants.ts';
 import type { StatusFields } from './status.ts';
 import { effectiveUserName, type PassContext } from './pass-context.ts';
-import { unlatch } from './unlatch-io.ts';
-import { decideProbe, decideSecretStore, decideUserState, provisionedMessage, type StepEnd } from './provision.ts';
+import { unlatch } from './unlatch.ts';
+import { decideProbe, decideSecretStore, decideUserState, provisionedMessage, type StepEnd } from './decide-provision.ts';
 
 export interface ProvisionOutcome extends StepEnd {
   readonly converged: boolean;

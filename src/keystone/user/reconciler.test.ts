@@ -8,7 +8,7 @@ import { keystoneUserType, type KeystoneUser } from '../apis/keystoneuser.ts';
 import { korcUserType } from '../apis/korc.ts';
 import { CONDITION_DELIVERY_READY, CONDITION_USER_READY, KEYSTONE_USER_FINALIZER } from './constants.ts';
 import { NOT_PROVISIONED_MESSAGE } from './reconciler.ts';
-import { CP, CP_NS, failing, harness, NAME, NS, TARGET } from './testing.ts';
+import { CP, CP_NS, failing, harness, NAME, NS, TARGET } from './testing/fixture.ts';
 
 const both = async (h: ReturnType<typeof harness>) =>
   [await h.condition(CONDITION_USER_READY), await h.condition(CONDITION_DELIVERY_READY)].map((c) => c?.reason);

@@ -16,7 +16,7 @@ import {
   gateConditions,
   resolveControlPlaneRef,
   type GateDecision,
-} from '../order/admission.ts';
+} from '../order/decide-admission.ts';
 import { passResult } from '../order/result.ts';
 import { ForeignObjectError, getOptional } from './children.ts';
 import {
@@ -35,7 +35,7 @@ import { orderRefOf, passContext } from './pass-context.ts';
 import { provisionUser, type ProvisionOutcome } from './provision-io.ts';
 import { nextStatus, sameStatus, type StatusFields } from './status.ts';
 import { ignoreRows, type RowObserver, type Step } from './rows.ts';
-import { reconcileDelete } from './teardown-io.ts';
+import { reconcileDelete } from './teardown.ts';
 
 export interface KeystoneUserReconcilerDeps {
   /** The management cluster's client. */

@@ -29,7 +29,7 @@ import {
   keystoneUserReferenceRequests,
   registerKeystoneUserController,
 } from './register.ts';
-import { harness, NAME, NS, TARGET } from './testing.ts';
+import { harness, NAME, NS, TARGET } from './testing/fixture.ts';
 
 const order = (spec: unknown, namespace = 'tenant-a'): KubeObject => ({
   apiVersion: 'c5c3.io/v1alpha1',

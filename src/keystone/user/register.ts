@@ -23,7 +23,7 @@ import { pushSecretType } from '../apis/eso.ts';
 import { keystoneUserType, type KeystoneUser } from '../apis/keystoneuser.ts';
 import { korcUserType } from '../apis/korc.ts';
 import { keystoneApplicationCredentialType, keystoneRoleAssignmentType } from '../apis/orders.ts';
-import { controlPlaneRefIndexValues } from '../order/admission.ts';
+import { controlPlaneRefIndexValues } from '../order/decide-admission.ts';
 import { orderChildRequests, orderControlPlanePredicate } from '../order/mapping.ts';
 import { keystoneUserKind } from '../order/names.ts';
 import { CONTROLLER_NAME, KEYSTONE_USER_CONTROL_PLANE_REF_INDEX, keystoneUserSubConditionTypes } from './constants.ts';

@@ -9,7 +9,7 @@ import { checkCrd, prepareCustomResource, servedVersion } from '../../kube/schem
 import { systemClock } from '../../util/clock.ts';
 import { customResourceDefinition } from '../../kube/crd.ts';
 import { regionKinds } from './index.ts';
-import { expectedDefaults, invalidSamples, sampleType, validSamples, withSpec } from './samples.ts';
+import { expectedDefaults, invalidSamples, sampleType, validSamples, withSpec } from './testing/samples.ts';
 import { vlanAllocationName } from '../openstack/names.ts';
 import { vlanAllocationType } from './vlan-allocation.ts';
 

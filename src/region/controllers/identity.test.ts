@@ -7,7 +7,7 @@ import type { KubeObject } from '../../kube/object.ts';
 import { ManualClock } from '../../util/clock.ts';
 import { identityType, type Identity } from '../apis/identity.ts';
 import { networkType } from '../apis/network.ts';
-import { validSamples } from '../apis/samples.ts';
+import { validSamples } from '../apis/testing/samples.ts';
 import { securityGroupType } from '../apis/security-group.ts';
 import { serverType } from '../apis/server.ts';
 import { labels } from '../apis/shared.ts';
@@ -24,7 +24,7 @@ import {
   ownerLabels,
   passContext,
   securityGroupObject,
-} from './testing.ts';
+} from './testing/fakes.ts';
 
 const stores: EmbeddedStore[] = [];
 after(async () => {

@@ -29,7 +29,7 @@ import {
   networkObject,
   openRegionStore,
   securityGroupObject,
-} from './testing.ts';
+} from './testing/fakes.ts';
 
 const stores: EmbeddedStore[] = [];
 after(async () => {

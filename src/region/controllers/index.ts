@@ -12,7 +12,7 @@ import type {
   SecurityGroupProvider,
   VolumeProvider,
 } from '../provider/contract.ts';
-import { SERVER_CONTROLLER, registerServerController, type ServerLifecycle } from './server.ts';
+import { SERVER_CONTROLLER, registerServerController, type ServerLifecycle } from './server/controller.ts';
 import { IDENTITY_CONTROLLER, registerIdentityController } from './identity.ts';
 import { LOAD_BALANCER_CONTROLLER, registerLoadBalancerController } from './load-balancer.ts';
 import { rowCounter } from './metrics.ts';
@@ -29,7 +29,7 @@ export { NETWORK_CONTROLLER } from './network.ts';
 export { SECURITY_GROUP_CONTROLLER } from './security-group.ts';
 export { LOAD_BALANCER_CONTROLLER } from './load-balancer.ts';
 export { VOLUME_CONTROLLER } from './volume.ts';
-export { SERVER_CONTROLLER } from './server.ts';
+export { SERVER_CONTROLLER } from './server/controller.ts';
 export { IDENTITY_INDEX } from './watches.ts';
 
 /** One lookup per capability, so a provider can grow one capability at a time. */

@@ -16,7 +16,7 @@ import {
   networkObject,
   ownerLabels,
   securityGroupObject,
-} from './testing.ts';
+} from './testing/fakes.ts';
 
 const owner = { organizationID: ORGANIZATION, projectID: PROJECT, regionID: REGION };
 

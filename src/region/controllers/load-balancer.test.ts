@@ -40,7 +40,7 @@ import {
   openRegionStore,
   ownerLabels,
   passContext,
-} from './testing.ts';
+} from './testing/fakes.ts';
 
 const SPEC: LoadBalancerSpec = {
   publicIP: true,

@@ -24,7 +24,7 @@ import {
   openRegionStore,
   ownerLabels,
   passContext,
-} from './testing.ts';
+} from './testing/fakes.ts';
 
 const stores: EmbeddedStore[] = [];
 after(async () => {

@@ -34,7 +34,7 @@ import {
   openRegionStore,
   ownerLabels,
   passContext,
-} from './testing.ts';
+} from './testing/fakes.ts';
 
 const RAW = 'Quota exceeded for resource project: Requested 1, but already used 10 of 10 (req-3f2a)';
 

@@ -18,7 +18,7 @@ import {
   openRegionStore,
   passContext,
   securityGroupObject,
-} from './testing.ts';
+} from './testing/fakes.ts';
 
 const stores: EmbeddedStore[] = [];
 after(async () => {

@@ -22,7 +22,7 @@ import {
   openRegionStore,
   ownerLabels,
   passContext,
-} from './testing.ts';
+} from './testing/fakes.ts';
 import { reconcileVolume, sizeGiBOf, volumeInputOf } from './volume.ts';
 
 const volumeObject = (name: string, spec: Partial<VolumeSpec> = {}): Volume => ({

@@ -12,7 +12,7 @@ import {
   specOrDeletionChanged,
   usersOf,
 } from './watches.ts';
-import { NAMESPACE, identityObject, networkObject } from './testing.ts';
+import { NAMESPACE, identityObject, networkObject } from './testing/fakes.ts';
 
 const withMeta = (o: KubeObject, meta: Partial<KubeObject['metadata']>): KubeObject => ({
   ...o,

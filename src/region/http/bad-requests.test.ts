@@ -20,7 +20,7 @@ import {
   VOLUME_CLASS,
   violationsOf,
   type ApiFixture,
-} from './testing.ts';
+} from './testing/api.ts';
 
 const listener = (name: string, port: number, proxyProtocolV2 = false) => ({
   name,

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Compile } from 'typebox/compile';
 import { routesOf } from './app.ts';
-import { apiFixture, type ApiFixture } from './testing.ts';
+import { apiFixture, type ApiFixture } from './testing/api.ts';
 
 type Json = Record<string, unknown>;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];

@@ -17,7 +17,7 @@ import {
   PROJECT_B,
   REGION_ID,
   type ApiFixture,
-} from './testing.ts';
+} from './testing/api.ts';
 
 const SSH_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ca@example';
 

@@ -5,7 +5,7 @@ import { createProject, createUser, findRoleByName, grantRole, listProjects } fr
 import { Transport } from '../../openstack/transport.ts';
 import { ManualClock } from '../../util/clock.ts';
 import { createRegionClientSet, Lru, type ManagedRegionClientSet } from './client-set.ts';
-import { regionFixture, type RegionFixture } from './testing/region-fixture.ts';
+import { regionFixture, type RegionFixture } from './testing/region.ts';
 
 describe('the region client set (emulator)', () => {
   let fx: RegionFixture;

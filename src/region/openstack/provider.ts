@@ -23,19 +23,19 @@ import type {
 } from '../provider/contract.ts';
 import type { IdentityInput } from '../provider/inputs.ts';
 import { Outcome } from '../provider/outcome.ts';
-import { identityProviderFor } from './identity.ts';
-import type { IdentitySecretSource } from './identity-secrets.ts';
-import { IdentityRecords } from './identity-record.ts';
-import { createNetwork, deleteNetwork, listExternalNetworks, type NetworkDeps } from './network.ts';
-import type { RegionContext } from './providers.ts';
+import { identityProviderFor } from './identity/lifecycle.ts';
+import type { IdentitySecretSource } from './identity/secrets.ts';
+import { IdentityRecords } from './identity/record.ts';
+import { createNetwork, deleteNetwork, listExternalNetworks, type NetworkDeps } from './network/lifecycle.ts';
+import type { RegionContext } from './registry.ts';
 import type { RealisedIdentity } from './realised.ts';
 import { RegionConfigError, RegionProviderKindError } from './region-config.ts';
 import { InventoryCaches } from './inventory/caches.ts';
 import { inventoryProviderFor, type InventoryProvider } from './inventory/provider.ts';
-import { loadBalancerProviderFor } from './loadbalancer/provider.ts';
-import { createSecurityGroup, deleteSecurityGroup } from './security-group.ts';
-import { serverProviderFor } from './servers/provider.ts';
-import { volumeProviderFor } from './volumes/provider.ts';
+import { loadBalancerProviderFor } from './load-balancer/provider.ts';
+import { createSecurityGroup, deleteSecurityGroup } from './security-group/lifecycle.ts';
+import { serverProviderFor } from './server/provider.ts';
+import { volumeProviderFor } from './volume/provider.ts';
 import { VlanAllocator } from '../vlan/allocator.ts';
 
 export type OpenstackRegionProvider = IdentityProvider &

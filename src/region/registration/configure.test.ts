@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { testCloud, type TestCloud } from '../../emulator/testing.ts';
+import { testCloud, type TestCloud } from '../../emulator/testing/cloud.ts';
 import { RequestAccounting } from '../../openstack/accounting.ts';
 import { ConfigError, ForbiddenError } from '../../openstack/errors.ts';
 import {

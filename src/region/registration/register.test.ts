@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { regionCommand } from '../../cli/region.ts';
-import { testCloud, type TestCloud } from '../../emulator/testing.ts';
+import { testCloud, type TestCloud } from '../../emulator/testing/cloud.ts';
 import { customResourceDefinition } from '../../kube/crd.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../kube/embedded/store.ts';
 import type { KubeObject } from '../../kube/object.ts';

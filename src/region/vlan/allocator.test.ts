@@ -7,7 +7,7 @@ import { ConflictError } from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import { ManualClock } from '../../util/clock.ts';
 import { vlanAllocationType, type VLANAllocation } from '../apis/vlan-allocation.ts';
-import { isAllowed, type VlanSegment } from './allocate.ts';
+import { isAllowed, type VlanSegment } from './decide-allocation.ts';
 import {
   VlanAllocator,
   VlanConsistencyError,
@@ -15,7 +15,7 @@ import {
   VlanExhaustedError,
   type VlanAllocatorOptions,
 } from './allocator.ts';
-import { DelegatingClient, NAMESPACE, openVlanStore, ScheduledClient } from './testing.ts';
+import { DelegatingClient, NAMESPACE, openVlanStore, ScheduledClient } from './testing/store.ts';
 
 const clock = new ManualClock();
 const stores: EmbeddedStore[] = [];

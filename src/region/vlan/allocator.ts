@@ -1,6 +1,6 @@
 /**
- * The VLAN allocator's I/O: reads the region's VLANAllocation record, asks the pure decisions (allocate.ts,
- * release.ts) what to write, and writes it with the resourceVersion it read. Optimistic concurrency is the only
+ * The VLAN allocator's I/O: reads the region's VLANAllocation record, asks the pure decisions (decide-allocation.ts,
+ * decide-release.ts) what to write, and writes it with the resourceVersion it read. Optimistic concurrency is the only
  * lock: a lost race (ConflictError, or AlreadyExists when two allocators create the record at once) re-reads and
  * decides again, a bounded number of times, so any number of allocator instances may share one record.
  *
@@ -12,8 +12,8 @@ import { isAlreadyExists, isConflict, isNotFound } from '../../kube/errors.ts';
 import { API_VERSION } from '../apis/shared.ts';
 import { vlanAllocationName } from '../openstack/names.ts';
 import { vlanAllocationType, type VLANAllocation, type VLANAllocationEntry } from '../apis/vlan-allocation.ts';
-import { decideAllocation, decideReallocation, type AllocationDecision, type VlanSegment } from './allocate.ts';
-import { decideRelease } from './release.ts';
+import { decideAllocation, decideReallocation, type AllocationDecision, type VlanSegment } from './decide-allocation.ts';
+import { decideRelease } from './decide-release.ts';
 
 /** Region.spec.openstack.network.providerNetworks, as far as the allocator reads it. */
 export interface ProviderNetworksConfig {

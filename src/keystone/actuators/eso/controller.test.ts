@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { testCloud, type TestCloud } from '../../../emulator/testing.ts';
+import { testCloud, type TestCloud } from '../../../emulator/testing/cloud.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
 import { NotFoundError } from '../../../kube/errors.ts';
 import type { KubeObject } from '../../../kube/object.ts';

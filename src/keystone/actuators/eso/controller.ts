@@ -20,7 +20,7 @@ import {
   type PushSecretStatus,
   type SecretStore,
 } from '../../apis/eso.ts';
-import { decidePush, failedStatus, refreshIntervalMs, syncedStatus } from './decide.ts';
+import { decidePush, failedStatus, refreshIntervalMs, syncedStatus } from './decide-push.ts';
 import { KvClient } from './kv.ts';
 import { deleteRemote, pushRemote } from './push.ts';
 import { entryValue, secretStrings, storeKey, storeRefsOf } from './remote.ts';

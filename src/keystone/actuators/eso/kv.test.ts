@@ -1,7 +1,7 @@
 /** The KV v2 client and ESO's push/delete rules against the emulator's KV endpoint, over HTTP. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { testCloud, type TestCloud } from '../../../emulator/testing.ts';
+import { testCloud, type TestCloud } from '../../../emulator/testing/cloud.ts';
 import { KvClient, KvHttpError, KvTransportError } from './kv.ts';
 import { deleteRemote, NotManagedError, pushRemote } from './push.ts';
 

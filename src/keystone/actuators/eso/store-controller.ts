@@ -8,7 +8,7 @@ import type { ReconcileContext, Request, Result } from '../../../runtime/types.t
 import { secretStoreType, type SecretStore } from '../../apis/eso.ts';
 import { KvClient, KvHttpError, KvTransportError } from './kv.ts';
 import { secretStrings, vaultStoreOf } from './remote.ts';
-import { decideStore, STORE_REVALIDATE_MS, storeStatus, type StoreCheck } from './store.ts';
+import { decideStore, STORE_REVALIDATE_MS, storeStatus, type StoreCheck } from './decide-store.ts';
 
 export interface KvAccess {
   readonly dispatcher?: Dispatcher | undefined;

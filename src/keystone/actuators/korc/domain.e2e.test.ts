@@ -1,7 +1,7 @@
 /** The K-ORC Domain actuator against the emulator, and a User placed in a managed Domain through domainRef. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { testCloud, type TestCloud } from '../../../emulator/testing.ts';
+import { testCloud, type TestCloud } from '../../../emulator/testing/cloud.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
 import { builtin } from '../../../kube/resource-type.ts';
 import { getDomain, listDomains, listUsers } from '../../../openstack/identity.ts';

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { TestCloud } from '../../../emulator/testing.ts';
-import { testCloud } from '../../../emulator/testing.ts';
+import type { TestCloud } from '../../../emulator/testing/cloud.ts';
+import { testCloud } from '../../../emulator/testing/cloud.ts';
 import type { Client } from '../../../kube/client.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
 import { builtin } from '../../../kube/resource-type.ts';

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { inPrefix } from './load-balancer.ts';
 import { validateNetworkCreate } from './network.ts';
 import { imageViolations } from './server.ts';
-import { userDataProblem } from './user-data.ts';
+import { userDataProblem } from './server-user-data.ts';
 import type { Flavor, Image } from '../../provider/types.ts';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');

@@ -12,7 +12,7 @@ import type { ResourceWriteMetadata } from '../schemas/common.ts';
 import type { ServerV2CreateSpec, ServerV2Read, ServerV2Spec } from '../schemas/server.ts';
 import { powerStateOf, readMetadataOf, serverProvisioningStatusOf } from '../status.ts';
 import { newMetadata, resource, tenancyOf } from './meta.ts';
-import { userDataProblem } from './user-data.ts';
+import { userDataProblem } from './server-user-data.ts';
 
 const GIB = 2 ** 30;
 

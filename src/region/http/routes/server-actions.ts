@@ -14,7 +14,7 @@ import { resolvedSSHInjection } from '../resources/server.ts';
 import { ImageV2 } from '../schemas/inventory.ts';
 import { ConsoleOutput, ConsoleOutputQuery, ConsoleSession, SnapshotCreate, SshKey } from '../schemas/server.ts';
 import { Accepted, doc, IdParams, type Api, type RouteDeps } from './kit.ts';
-import { serverIdOf } from './servers.ts';
+import { serverIdOf } from './server.ts';
 
 const TAG = 'Servers';
 const Params = IdParams('serverID');

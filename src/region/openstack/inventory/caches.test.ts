@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { regionType, type Region } from '../../apis/region.ts';
-import { regionFixture, type RegionFixture } from '../testing/region-fixture.ts';
+import { regionFixture, type RegionFixture } from '../testing/region.ts';
 import { InventoryCaches } from './caches.ts';
 import type { Scheduler } from './refresh-ahead.ts';
 

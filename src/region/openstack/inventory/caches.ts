@@ -2,7 +2,7 @@
  * The inventory caches of each region, held with its client set (seed: "the block-storage service client is cached
  * with the other OpenStack service clients so Cinder volume-type inventory cache survives repeated provider calls
  * and is refreshed only when Region configuration or credentials change"). The registry rebuilds a region's client
- * set exactly when its configuration or credentials change (providers.ts), so a bundle lives as long as the client
+ * set exactly when its configuration or credentials change (registry.ts), so a bundle lives as long as the client
  * set it was made for: a new set gets new caches, and the old image cache's timer is stopped.
  *
  * One InventoryCaches is made at wiring time and handed to every inventory provider call.
@@ -15,7 +15,7 @@ import { listFlavors } from '../../../openstack/compute.ts';
 import type { Clock } from '../../../util/clock.ts';
 import type { Image } from '../../provider/types.ts';
 import type { ManagedRegionClientSet } from '../client-set.ts';
-import type { RegionContext } from '../providers.ts';
+import type { RegionContext } from '../registry.ts';
 import { regionArchitecture } from './flavors.ts';
 import { signingKeyOf } from './image-signature.ts';
 import { byCreated, loadImages } from './images.ts';

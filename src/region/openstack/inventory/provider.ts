@@ -9,7 +9,7 @@ import { classify } from '../../provider/classify.ts';
 import type { CallContext, CommonProvider, ImageRead, ImageWrite } from '../../provider/contract.ts';
 import { ProviderError, ResourceKind, TransientError } from '../../provider/errors.ts';
 import type { Flavor, Image, VolumeClass } from '../../provider/types.ts';
-import type { RegionContext } from '../providers.ts';
+import type { RegionContext } from '../registry.ts';
 import type { InventoryCaches } from './caches.ts';
 import { exportFlavors } from './flavors.ts';
 import { ImageInventory } from './images.ts';

@@ -7,7 +7,7 @@
  *   /etc/ssh/trusted-user-ca-keys.pub and an sshd drop-in trusting it, then reloads sshd; the part is merged with the
  *   user's own user data (as upstream does whenever a CA is named).
  *
- * Rebuild sends neither key_name nor user_data (rebuild-response.ts), so Nova keeps both from create: updated user
+ * Rebuild sends neither key_name nor user_data (decide-rebuild.ts), so Nova keeps both from create: updated user
  * data takes effect on replacement, not on rebuild.
  */
 import { stringify } from 'yaml';

@@ -31,7 +31,7 @@ import {
   type HealthRow,
   type IronicLookup,
   type MonitoredServer,
-} from './monitor-mapping.ts';
+} from './decide-monitor.ts';
 import { SERVER_NOT_FOUND_MESSAGE } from './messages.ts';
 import { openstackServerImageID, serverLaunched } from './nova-server.ts';
 

@@ -1,0 +1,198 @@
+/**
+ * The seed's measured rebuild behaviours (issue 7, Done means 1), reproduced on the emulator with the Server
+ * controller and the monitor on one manual clock: what a foreign operation does and does not move, our failed
+ * rebuild and its remedy, a deactivated and a nonexistent image, and an out-of-band delete.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { listPorts } from '../../../openstack/network.ts';
+import { serverType } from '../../apis/server.ts';
+import { API_VERSION } from '../../apis/shared.ts';
+import { sshCertificateAuthorityType } from '../../apis/ssh-certificate-authority.ts';
+import { serverPortName } from '../../openstack/names.ts';
+import { IMAGE_NOT_FOUND_MESSAGE, IMAGE_NOT_REALIZED_MESSAGE } from '../../openstack/server/messages.ts';
+import { scenario, type Scenario } from '../testing/server.ts';
+
+let s: Scenario;
+before(async () => {
+  s = await scenario();
+});
+after(async () => {
+  await s.close();
+});
+
+const CA = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ca@example';
+const controls = () => s.w.fx.cloud.emulator.nova.controls;
+
+describe('Server controller and monitor: foreign operations', () => {
+  it('a foreign rebuild in flight moves no provisioning axis; only the monitor’s axes read Rebuilding', async () => {
+    const input = s.w.input();
+    const converged = await s.converged(input);
+    const available = await s.available(input);
+    const passes = s.passes(input.id);
+    controls().foreignRebuild((await s.nova(input)).id, s.w.images.a);
+    await s.poll();
+    assert.equal((await s.condition(input, 'Active'))?.reason, 'Rebuilding');
+    assert.equal((await s.condition(input, 'Healthy'))?.status, 'Unknown');
+    assert.equal(s.passes(input.id), passes, 'no wake: no spec change, no observed change');
+    assert.deepEqual(await s.available(input), available);
+    await s.tick();
+    await s.poll();
+    assert.equal((await s.condition(input, 'Active'))?.reason, 'Running');
+    assert.equal(s.passes(input.id), passes);
+    assert.deepEqual((await s.get(input)).status?.observed, converged.status?.observed);
+  });
+
+  it('an evacuation (a rebuild on the spec image elsewhere) reads the same: no pass, Running again after', async () => {
+    const input = s.w.input();
+    await s.converged(input);
+    const passes = s.passes(input.id);
+    controls().evacuate((await s.nova(input)).id);
+    await s.poll();
+    assert.equal((await s.condition(input, 'Active'))?.reason, 'Rebuilding');
+    await s.tick();
+    await s.poll();
+    assert.equal((await s.condition(input, 'Active'))?.reason, 'Running');
+    assert.equal((await s.available(input))?.reason, 'Provisioned');
+    assert.equal(s.passes(input.id), passes);
+  });
+
+  it('a failed foreign rebuild parks on the next poll; a foreign recovery un-parks the same way', async () => {
+    const input = s.w.input();
+    await s.converged(input);
+    const id = (await s.nova(input)).id;
+    controls().foreignRebuild(id, s.w.images.a, { fail: true });
+    await s.tick(1_000);
+    await s.poll();
+    const parked = await s.available(input);
+    assert.deepEqual([parked?.reason, parked?.message], ['Errored', IMAGE_NOT_REALIZED_MESSAGE]);
+    const passes = s.passes(input.id);
+    await s.tick(60_000);
+    assert.equal(s.passes(input.id), passes, 'a parked server has no requeue');
+
+    controls().recover(id);
+    await s.poll();
+    assert.equal((await s.available(input))?.reason, 'Provisioned');
+    assert.equal((await s.nova(input)).id, id, 'the server was never replaced');
+  });
+
+  it('a foreign rebuild onto another image is reverted by R4″', async () => {
+    const input = s.w.input();
+    await s.converged(input);
+    const id = (await s.nova(input)).id;
+    const from = s.rows.length;
+    controls().foreignRebuild(id, s.w.images.b);
+    await s.poll();
+    assert.equal((await s.get(input)).status?.observed?.image, s.w.images.b, 'the ref flip is observed');
+    for (let i = 0; i < 4 && (await s.nova(input)).image !== s.w.images.a; i++) await s.tick();
+    await s.tick();
+    assert.deepEqual(await s.nova(input), { id, status: 'ACTIVE', image: s.w.images.a });
+    assert.equal((await s.available(input))?.reason, 'Provisioned');
+    const taken = s.rows.slice(from);
+    assert.ok(taken.includes('R4″/accepted'), 'the corrective rebuild was ours');
+    assert.equal(taken.at(-1), 'R3″');
+  });
+});
+
+describe('Server controller and monitor: image changes', () => {
+  it('our failed rebuild parks with the cause-neutral message; a spec edit resumes it', async () => {
+    const input = s.w.input();
+    await s.converged(input);
+    controls().failNext({ operation: 'rebuild', mode: 'async' });
+    await s.editSpec(input, { image: { id: s.w.images.b } });
+    assert.equal((await s.condition(input, 'Active'))?.reason, 'Rebuilding', 'the accepted stamp');
+    assert.equal((await s.condition(input, 'Healthy'))?.status, 'Unknown');
+    assert.equal((await s.available(input))?.reason, 'Provisioning');
+    await s.tick();
+    const parked = await s.available(input);
+    assert.deepEqual([parked?.reason, parked?.message], ['Errored', IMAGE_NOT_REALIZED_MESSAGE]);
+    assert.ok(!parked?.message.includes('rebuild'), 'the message names no cause');
+    assert.deepEqual((await s.nova(input)).status, 'ERROR');
+
+    await s.editSpec(input, { image: { id: s.w.images.a } });
+    await s.tick();
+    assert.equal((await s.available(input))?.reason, 'Provisioned');
+    assert.deepEqual([(await s.nova(input)).status, (await s.nova(input)).image], ['ACTIVE', s.w.images.a]);
+  });
+
+  it('a deactivated image retries (never parks) and converges after reactivation', async () => {
+    const input = s.w.input();
+    await s.converged(input);
+    const passes = s.passes(input.id);
+    await s.editSpec(input, { image: { id: s.w.images.deactivated } });
+    await s.tick();
+    assert.notEqual((await s.available(input))?.reason, 'Provisioned');
+    assert.ok(s.passes(input.id) > passes + 1, 'retried with backoff');
+    assert.equal((await s.nova(input)).image, s.w.images.a, 'the refusal touched nothing');
+
+    await s.w.fx.cloud.control('POST', `/glance/images/${s.w.images.deactivated}/reactivate`);
+    for (let i = 0; i < 6 && (await s.available(input))?.reason !== 'Provisioned'; i++) await s.tick();
+    assert.equal((await s.available(input))?.reason, 'Provisioned');
+    assert.equal((await s.nova(input)).image, s.w.images.deactivated);
+  });
+
+  it('a nonexistent image parks with no requeue; the server is untouched', async () => {
+    const input = s.w.input();
+    await s.converged(input);
+    await s.editSpec(input, { image: { id: randomUUID() } });
+    const parked = await s.available(input);
+    assert.deepEqual([parked?.reason, parked?.message], ['Errored', IMAGE_NOT_FOUND_MESSAGE]);
+    const passes = s.passes(input.id);
+    await s.tick(60_000);
+    assert.equal(s.passes(input.id), passes);
+    assert.deepEqual([(await s.nova(input)).status, (await s.nova(input)).image], ['ACTIVE', s.w.images.a]);
+  });
+
+  it('an out-of-band delete is recorded by the monitor and the server recreated', async () => {
+    const input = s.w.input();
+    await s.converged(input);
+    const first = (await s.nova(input)).id;
+    controls().deleteOutOfBand(first);
+    await s.poll();
+    await s.tick();
+    const second = await s.nova(input);
+    assert.notEqual(second.id, first);
+    assert.equal((await s.available(input))?.reason, 'Provisioned');
+    await s.poll();
+    assert.equal((await s.condition(input, 'Active'))?.reason, 'Running');
+  });
+});
+
+describe('Server controller: the SSH CA and delete', () => {
+  it('a named CA that does not exist gates; once it exists its key reaches the create-time user data', async () => {
+    const input = s.w.input({ sshInjection: 'ca' });
+    const caID = randomUUID();
+    const object = s.w.serverObject(input, { sshInjection: 'ca', sshCertificateAuthorityID: caID });
+    await s.w.fx.store.create(serverType, object);
+    await s.idle();
+    assert.equal((await s.available(input))?.reason, 'DependencyNotFound');
+    assert.equal(s.passes(input.id), 0);
+
+    await s.w.fx.store.create(sshCertificateAuthorityType, {
+      apiVersion: API_VERSION,
+      kind: sshCertificateAuthorityType.kind,
+      metadata: { name: caID, namespace: s.w.fx.namespace },
+      spec: { publicKey: CA },
+    });
+    for (let i = 0; i < 4 && (await s.available(input))?.reason !== 'Provisioned'; i++) await s.tick();
+    const [nova] = await s.w.novaServers(input.name);
+    assert.equal(nova?.key_name, null, 'ca mode sends no key_name');
+    const userData = (nova as unknown as Record<string, string>)['OS-EXT-SRV-ATTR:user_data'] ?? '';
+    assert.ok(Buffer.from(userData, 'base64').toString().includes(CA));
+  });
+
+  it('deleting the Server deletes the Nova server, its port and floating IP, then releases the finalizer', async () => {
+    const input = s.w.input({ publicIP: true });
+    await s.converged(input);
+    assert.ok((await s.get(input)).status?.publicIP !== undefined, 'the floating IP is recorded');
+    await s.w.fx.store.delete(serverType, s.w.fx.namespace, input.id);
+    await s.idle();
+    for (let i = 0; i < 4 && (await s.w.novaServers(input.name)).length > 0; i++) await s.tick();
+    await s.tick();
+    await assert.rejects(s.get(input), { name: 'NotFoundError' });
+    assert.deepEqual(await s.w.novaServers(input.name), []);
+    const ports = await listPorts(s.w.fx.cloud.admin.client('network'), { name: serverPortName(input.id) });
+    assert.deepEqual(ports, []);
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * The bounded create-retry and the policy-gated fields (issue 7, Done means 1, continued), on the emulator with the
+ * Server controller and the monitor: a never-booted ERROR is absorbed, a booted server never is, the attempts are
+ * bounded, and a cloud hiding task_state or launched_at degrades as the seed says.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { IMAGE_NOT_REALIZED_MESSAGE } from '../../openstack/server/messages.ts';
+import { providerCreateFailedMessage } from './decide.ts';
+import { scenario, type Scenario } from '../testing/server.ts';
+
+let s: Scenario;
+before(async () => {
+  s = await scenario();
+});
+after(async () => {
+  await s.close();
+});
+
+const controls = () => s.w.fx.cloud.emulator.nova.controls;
+
+describe('Server controller: bounded create-retry', () => {
+  it('a never-booted ERROR is deleted and recreated from the spec, and the server converges', async () => {
+    const input = s.w.input();
+    controls().failNext({ operation: 'create' });
+    await s.create(input);
+    await s.tick(1_000);
+    const failed = await s.nova(input);
+    assert.equal(failed.status, 'ERROR');
+    await s.poll();
+    for (let i = 0; i < 6 && (await s.available(input))?.reason !== 'Provisioned'; i++) await s.tick();
+    const recreated = await s.nova(input);
+    assert.notEqual(recreated.id, failed.id);
+    assert.equal((await s.available(input))?.reason, 'Provisioned');
+    const status = (await s.get(input)).status;
+    assert.equal(status?.providerCreateFailures, 1);
+    assert.notEqual(status.providerCreateRetrying, true);
+    assert.ok(
+      s.providerLog.some((l) => l.includes('server entered ERROR')),
+      'the fault was logged',
+    );
+  });
+
+  it('gives up after the cap: terminal, counter clamped, the failed server left for the operator', async () => {
+    const input = s.w.input();
+    for (let i = 0; i < 3; i++) controls().failNext({ operation: 'create' });
+    await s.create(input);
+    for (let i = 0; i < 12 && (await s.available(input))?.message !== providerCreateFailedMessage(3); i++) {
+      await s.tick(1_000);
+      await s.poll();
+      await s.tick();
+    }
+    const available = await s.available(input);
+    assert.deepEqual([available?.reason, available?.message], ['Errored', providerCreateFailedMessage(3)]);
+    assert.equal((await s.get(input)).status?.providerCreateFailures, 3);
+  });
+
+  it('a booted server in ERROR is never destroyed: it parks on the image rows instead', async () => {
+    const input = s.w.input();
+    await s.converged(input);
+    const id = (await s.nova(input)).id;
+    assert.ok((await s.get(input)).status?.provisionedAt !== undefined, 'the monitor latched provisionedAt');
+    controls().putInError(id);
+    await s.poll();
+    await s.tick();
+    const available = await s.available(input);
+    assert.deepEqual([available?.reason, available?.message], ['Errored', IMAGE_NOT_REALIZED_MESSAGE]);
+    assert.equal((await s.nova(input)).id, id);
+    assert.equal((await s.get(input)).status?.providerCreateFailures, undefined);
+  });
+});
+
+describe('Server controller: a cloud hiding the policy-gated fields', () => {
+  it('hidden launched_at: an image change defers (R4) every pass and is never submitted', async () => {
+    const input = s.w.input();
+    await s.converged(input);
+    controls().setPolicy({ hideLaunchedAt: true });
+    try {
+      await s.editSpec(input, { image: { id: s.w.images.b } });
+      await s.tick();
+      await s.tick();
+      assert.equal((await s.available(input))?.reason, 'Provisioning');
+      assert.equal((await s.nova(input)).image, s.w.images.a);
+      assert.ok(
+        s.providerLog.some((l) => l.includes('"hidden":["OS-SRV-USG:launched_at"]')),
+        'warned',
+      );
+    } finally {
+      controls().setPolicy({ hideLaunchedAt: false });
+    }
+    await s.tick();
+    assert.equal((await s.nova(input)).image, s.w.images.b, 'converges once the field is visible again');
+  });
+
+  it('hidden task_state: a task in progress reads as rest, so Nova’s 409 is the only guard, and it yields', async () => {
+    const input = s.w.input();
+    await s.converged(input);
+    const provider = await s.w.provider();
+    controls().setPolicy({ hideTaskState: true });
+    try {
+      await provider.rebootServer({ signal: new AbortController().signal }, s.w.identity, input, true);
+      await s.editSpec(input, { image: { id: s.w.images.b } });
+      assert.ok(
+        s.providerLog.some((l) => l.includes('R4″/conflict')),
+        'submitted into the reboot and refused',
+      );
+      assert.equal((await s.available(input))?.reason, 'Provisioning');
+      for (let i = 0; i < 4 && (await s.available(input))?.reason !== 'Provisioned'; i++) await s.tick();
+      assert.equal((await s.nova(input)).image, s.w.images.b);
+    } finally {
+      controls().setPolicy({ hideTaskState: false });
+    }
+  });
+});

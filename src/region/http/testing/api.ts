@@ -1,0 +1,228 @@
+/**
+ * Test support for the REST API: an in-memory store serving every region kind with one visible Region, a signing
+ * key and tokens for two organizations, a fake inventory, and the API built over them (exercised with inject()).
+ */
+import { customResourceDefinition } from '../../../kube/crd.ts';
+import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
+import type { KubeObject } from '../../../kube/object.ts';
+import { builtin } from '../../../kube/resource-type.ts';
+import { ManualClock } from '../../../util/clock.ts';
+import { API_VERSION, regionKinds, regionType } from '../../apis/index.ts';
+import type { ImageQuery } from '../../provider/contract.ts';
+import { ResourceNotFoundError } from '../../provider/errors.ts';
+import type { Flavor, Image, VolumeClass } from '../../provider/types.ts';
+import { buildApi } from '../app.ts';
+import { createAuthenticator } from '../auth.ts';
+import type { Capabilities, RegionInventory } from '../context.ts';
+import { DEV_ALGORITHM, generateDevKeyPair, signDevToken } from '../dev-token.ts';
+import type { Api } from '../routes/kit.ts';
+
+export const NAMESPACE = 'unikorn-region';
+export const REGION_ID = 'c0a8f0e2-0000-4000-8000-00000000000a';
+export const ORG_A = 'org-a';
+export const ORG_B = 'org-b';
+export const PROJECT_A = 'project-a';
+export const PROJECT_B = 'project-b';
+export const FLAVOR = 'flavor-small';
+export const FLAVOR_BAREMETAL = 'flavor-metal';
+export const IMAGE = 'image-ubuntu';
+export const IMAGE_2 = 'image-rocky';
+export const VOLUME_CLASS = 'class-fast';
+
+const image = (id: string, name: string, overrides: Partial<Image> = {}): Image => ({
+  id,
+  name,
+  tags: {},
+  created: '2026-01-01T00:00:00Z',
+  modified: '2026-01-01T00:00:00Z',
+  architecture: 'x86_64',
+  sizeGiB: 2,
+  virtualization: 'virtualized',
+  os: { kernel: 'linux', family: 'debian', distro: 'ubuntu', version: '24.04' },
+  status: 'ready',
+  ...overrides,
+});
+
+export const IMAGES: readonly Image[] = [
+  image(IMAGE, 'ubuntu-24.04'),
+  image(IMAGE_2, 'rocky-9'),
+  image('image-pending', 'pending', { status: 'pending' }),
+  image('image-arm', 'arm', { architecture: 'aarch64' }),
+  image('image-b-private', 'b-private', { organizationID: ORG_B }),
+];
+
+export const FLAVORS: readonly Flavor[] = [
+  {
+    id: FLAVOR,
+    name: 'small',
+    architecture: 'x86_64',
+    cpus: 1,
+    memoryBytes: 2 ** 30,
+    diskBytes: 10e9,
+    baremetal: false,
+    pinnedOnly: false,
+  },
+  {
+    id: FLAVOR_BAREMETAL,
+    name: 'metal',
+    architecture: 'x86_64',
+    cpus: 64,
+    memoryBytes: 2 ** 38,
+    diskBytes: 1e12,
+    baremetal: true,
+    pinnedOnly: false,
+  },
+];
+
+export const VOLUME_CLASSES: readonly VolumeClass[] = [
+  { id: VOLUME_CLASS, name: 'fast', media: 'nvme', encrypted: false, minCapacityGiB: 10, maxCapacityGiB: 100 },
+];
+
+class FakeImageQuery implements ImageQuery {
+  constructor(private readonly filters: readonly ((i: Image) => boolean)[] = []) {}
+  availableToOrganization(...orgs: string[]): ImageQuery {
+    return new FakeImageQuery([
+      ...this.filters,
+      (i) => i.organizationID === undefined || orgs.includes(i.organizationID),
+    ]);
+  }
+  ownedByOrganization(...orgs: string[]): ImageQuery {
+    return new FakeImageQuery([
+      ...this.filters,
+      (i) => i.organizationID !== undefined && orgs.includes(i.organizationID),
+    ]);
+  }
+  statusIn(...statuses: Image['status'][]): ImageQuery {
+    return new FakeImageQuery([...this.filters, (i) => statuses.includes(i.status)]);
+  }
+  list(): Promise<{ epoch: number; items: Image[] }> {
+    return Promise.resolve({ epoch: 1, items: IMAGES.filter((i) => this.filters.every((f) => f(i))) });
+  }
+}
+
+export const fakeInventory: RegionInventory = {
+  flavors: () => Promise.resolve(FLAVORS),
+  volumeClasses: () => Promise.resolve(VOLUME_CLASSES),
+  queryImages: () => new FakeImageQuery(),
+  getImage: (_ctx, organizationID, imageID) => {
+    const found = IMAGES.find(
+      (i) => i.id === imageID && (i.organizationID === undefined || i.organizationID === organizationID),
+    );
+    return found === undefined ? Promise.reject(new ResourceNotFoundError('no image')) : Promise.resolve(found);
+  },
+};
+
+export const allCapabilities: Capabilities = {
+  controllers: { servers: true, loadBalancers: true, volumes: true },
+  inventory: (regionID) =>
+    regionID === REGION_ID ? Promise.resolve(fakeInventory) : Promise.reject(new ResourceNotFoundError('region')),
+  externalNetworks: () => Promise.resolve([{ id: 'ext-1', name: 'public' }]),
+};
+
+export interface ApiFixture {
+  readonly api: Api;
+  readonly store: EmbeddedStore;
+  readonly clock: ManualClock;
+  /** Tokens: organization A (all projects), B, and A limited to project A. */
+  readonly tokens: { readonly a: string; readonly b: string; readonly aProjectOnly: string };
+  /** Every stored region object but Regions, as `kind/name`, to prove a refused request wrote nothing. */
+  snapshot(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export async function apiFixture(capabilities: Capabilities = allCapabilities): Promise<ApiFixture> {
+  const clock = new ManualClock();
+  const store = openEmbeddedStore(':memory:', { clock, garbageCollection: false });
+  for (const kind of regionKinds) await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
+  await store.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
+  await store.create(regionType, {
+    apiVersion: API_VERSION,
+    kind: 'Region',
+    metadata: { name: REGION_ID, namespace: NAMESPACE, labels: { 'unikorn-cloud.org/name': 'demo' } },
+    spec: {
+      provider: 'openstack',
+      openstack: {
+        endpoint: 'http://keystone.invalid/v3',
+        serviceAccountSecret: { namespace: NAMESPACE, name: 'region-credentials' },
+      },
+    },
+  });
+  const keys = await generateDevKeyPair();
+  let next = 0;
+  const api = await buildApi({
+    client: store,
+    namespace: NAMESPACE,
+    clock,
+    newId: () => `00000000-0000-4000-8000-${String(++next).padStart(12, '0')}`,
+    authenticate: createAuthenticator({ key: { publicJwk: keys.publicJwk, algorithm: DEV_ALGORITHM }, clock }),
+    capabilities,
+  });
+  const sign = (organizationIDs: string[], projectIDs?: string[]) =>
+    signDevToken(
+      keys,
+      { subject: `user@${organizationIDs.join(',')}`, organizationIDs, ...(projectIDs ? { projectIDs } : {}) },
+      clock,
+    );
+  const tokens = { a: await sign([ORG_A]), b: await sign([ORG_B]), aProjectOnly: await sign([ORG_A], [PROJECT_A]) };
+  return {
+    api,
+    store,
+    clock,
+    tokens,
+    snapshot: async () => {
+      const names: string[] = [];
+      for (const kind of regionKinds) {
+        if (kind.type.kind === 'Region') continue;
+        const { items } = await store.list<KubeObject>(kind.type, { namespace: NAMESPACE });
+        names.push(...items.map((o) => `${o.kind}/${o.metadata.name}@${o.metadata.resourceVersion ?? ''}`));
+      }
+      return names.sort();
+    },
+    close: async () => {
+      await api.close();
+      await store.close();
+    },
+  };
+}
+
+/** A request as the holder of `token`; the JSON body of the answer with its status. */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the body's shape
+export async function call<T = unknown>(
+  f: ApiFixture,
+  token: string,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  payload?: unknown,
+): Promise<{ status: number; body: T }> {
+  const response = await f.api.inject({
+    method,
+    url,
+    headers: { authorization: `Bearer ${token}` },
+    ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+  });
+  return { status: response.statusCode, body: (response.body === '' ? undefined : response.json()) as T };
+}
+
+/** Creates a network as `token` in the organization and project; returns its id. */
+export async function createNetwork(
+  f: ApiFixture,
+  token: string,
+  organizationId = ORG_A,
+  projectId = PROJECT_A,
+  name = 'net',
+): Promise<string> {
+  const { status, body } = await call<{ metadata: { id: string } }>(f, token, 'POST', '/api/v2/networks', {
+    metadata: { name },
+    spec: { organizationId, projectId, regionId: REGION_ID, prefix: '192.168.0.0/24', dnsNameservers: [] },
+  });
+  if (status !== 201) throw new Error(`network create answered ${String(status)}`);
+  return body.metadata.id;
+}
+
+export interface Violations {
+  readonly errors: readonly { readonly field: string; readonly rule: string }[];
+}
+
+/** `field:rule` for each violation of a problem answer. */
+export const violationsOf = (body: unknown): string[] =>
+  ((body as Partial<Violations> | undefined)?.errors ?? []).map((e) => `${e.field}:${e.rule}`);

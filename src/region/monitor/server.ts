@@ -1,0 +1,165 @@
+/**
+ * The server monitor (ref §3 "Monitor", seed "Health / monitor"): its own loop, on the injected scheduler, apart
+ * from the controllers. Each poll lists the Servers, groups them by region and identity, and asks each identity's
+ * provider once (`pollServers`: one paginated Nova list per identity project, not one call per server). Each
+ * server then gets at most one status write per poll, skipped when nothing changed, made against the
+ * resourceVersion the poll read, so a reconciler write in between wins and the next poll observes again.
+ *
+ * The monitor writes only its own fields (observe.ts); what it writes is the stimulus that wakes the Server
+ * controller (controllers/server/watches.ts), never an authorisation.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { Logger } from 'pino';
+import type { Client } from '../../kube/client.ts';
+import { findCondition } from '../../kube/conditions.ts';
+import { ConflictError, NotFoundError } from '../../kube/errors.ts';
+import type { Scheduler } from '../../runtime/scheduler.ts';
+import { serverType, type Server, type ServerStatus } from '../apis/server.ts';
+import { serverInputOf } from '../controllers/server/watches.ts';
+import { workloadIdentityOf } from '../controllers/inputs.ts';
+import type { ProviderLookup } from '../controllers/provisioner.ts';
+import type { ServerProvider } from '../provider/contract.ts';
+import type { IdentityInput, ServerPoll } from '../provider/inputs.ts';
+import { toOperatorLog } from '../provider/messages.ts';
+
+/** Upstream's `--poll-period` default. */
+export const DEFAULT_POLL_PERIOD_MS = 60_000;
+
+export type ServerPolling = Pick<ServerProvider, 'pollServers'>;
+
+export interface ServerMonitorOptions {
+  /** The management cluster's client: where Servers live. */
+  readonly client: Client;
+  readonly namespace: string;
+  readonly lookup: ProviderLookup<ServerPolling>;
+  readonly scheduler: Scheduler;
+  readonly log: Logger;
+  readonly periodMs?: number;
+}
+
+/** What one poll did, for its log line and for tests. */
+export interface PollSummary {
+  readonly servers: number;
+  /** Provider calls made: one per (region, identity) with servers. */
+  readonly identities: number;
+  readonly writes: number;
+  readonly failures: number;
+}
+
+export class ServerMonitor {
+  readonly #options: ServerMonitorOptions;
+  readonly #period: number;
+  #controller: AbortController | undefined;
+  #cancel: (() => void) | undefined;
+  #running: Promise<unknown> = Promise.resolve();
+
+  constructor(options: ServerMonitorOptions) {
+    this.#options = options;
+    this.#period = options.periodMs ?? DEFAULT_POLL_PERIOD_MS;
+  }
+
+  /** Polls every period, the first one period from now. */
+  start(): void {
+    if (this.#controller !== undefined) return;
+    this.#controller = new AbortController();
+    this.#next(this.#controller.signal);
+  }
+
+  /** Stops the loop and waits for a poll in progress to end. */
+  async stop(): Promise<void> {
+    this.#cancel?.();
+    this.#controller?.abort(new Error('server monitor stopped'));
+    this.#controller = undefined;
+    await this.#running.catch(() => undefined);
+  }
+
+  #next(signal: AbortSignal): void {
+    this.#cancel = this.#options.scheduler.schedule(this.#period, () => {
+      this.#running = this.poll(signal)
+        .catch((error: unknown) => {
+          if (!signal.aborted) this.#options.log.error({ err: error }, 'server monitor poll failed');
+        })
+        .finally(() => {
+          if (!signal.aborted) this.#next(signal);
+        });
+    });
+  }
+
+  /** One poll of every Server in the namespace. */
+  async poll(signal: AbortSignal = new AbortController().signal): Promise<PollSummary> {
+    const { client, namespace, log } = this.#options;
+    const { items } = await client.list<Server>(serverType, { namespace });
+    const groups = groupByIdentity(items);
+    let writes = 0;
+    let failures = 0;
+    for (const group of groups.values()) {
+      signal.throwIfAborted();
+      try {
+        const provider = await this.#options.lookup(group.identity.regionID, signal);
+        const results = await provider.pollServers({ signal }, group.identity, group.polls);
+        for (const result of results) {
+          const server = group.servers.get(result.id);
+          if (server !== undefined && (await this.#write(server, result.status))) writes++;
+        }
+      } catch (error) {
+        if (signal.aborted) throw error;
+        failures++;
+        log.error({ identityID: group.identity.id, provider: toOperatorLog(error) }, 'server poll failed');
+      }
+    }
+    const summary = { servers: items.length, identities: groups.size, writes, failures };
+    log.debug(summary, 'server monitor polled');
+    return summary;
+  }
+
+  /** The poll's one write of a server, when its status changed; true when written. */
+  async #write(server: Server, status: ServerStatus): Promise<boolean> {
+    if (isDeepStrictEqual(server.status, status)) return false;
+    const log = this.#options.log.child({ server: server.metadata.name });
+    try {
+      await this.#options.client.update<Server>(serverType, { ...server, status }, { subresource: 'status' });
+    } catch (error) {
+      // A reconciler wrote first, or the Server went: the next poll observes afresh.
+      if (error instanceof ConflictError || error instanceof NotFoundError) return false;
+      throw error;
+    }
+    for (const type of ['Active', 'Healthy']) {
+      const before = findCondition(server.status?.conditions, type)?.reason;
+      const after = findCondition(status.conditions, type)?.reason;
+      if (before !== after) log.info({ condition: type, from: before, to: after }, 'server transition');
+    }
+    return true;
+  }
+}
+
+export function startServerMonitor(options: ServerMonitorOptions): ServerMonitor {
+  const monitor = new ServerMonitor(options);
+  monitor.start();
+  return monitor;
+}
+
+interface IdentityGroup {
+  readonly identity: IdentityInput;
+  readonly polls: ServerPoll[];
+  readonly servers: Map<string, Server>;
+}
+
+/** Servers the monitor can observe, by region and identity; one being deleted or lacking labels is left out. */
+function groupByIdentity(servers: readonly Server[]): Map<string, IdentityGroup> {
+  const groups = new Map<string, IdentityGroup>();
+  for (const server of servers) {
+    if (server.metadata.deletionTimestamp !== undefined) continue;
+    const identity = workloadIdentityOf(server);
+    const input = serverInputOf(server);
+    if (identity === undefined || input === undefined) continue;
+    const key = `${identity.regionID}/${identity.id}`;
+    let group = groups.get(key);
+    if (group === undefined) {
+      group = { identity, polls: [], servers: new Map() };
+      groups.set(key, group);
+    }
+    group.polls.push({ server: input, generation: server.metadata.generation ?? 0, status: server.status });
+    group.servers.set(server.metadata.name, server);
+  }
+  return groups;
+}

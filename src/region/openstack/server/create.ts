@@ -1,0 +1,120 @@
+/**
+ * Create-or-converge of one server (ref §5 "Server reconcile"): the port (security groups, allowed address pairs),
+ * the floating IP, then the Nova server: re-found by its exact name in the identity's project and converged through
+ * the image rows, or created with its metadata, user data (the SSH-CA part merged in), key_name only for the
+ * identityKeypair mode, and the identity's server group. A pinned server (infrastructureRef) is created with the
+ * privileged client, optionally after a Placement preflight whose miss yields.
+ *
+ * A create yields: Nova has accepted a build that settles later, and the next pass (the seed's 10 s re-check) reads
+ * the server back through the image rows.
+ */
+import * as nova from '../../../openstack/compute.ts';
+import { listResourceProviders } from '../../../openstack/placement.ts';
+import { REJECTED_REASON } from '../../provider/classify.ts';
+import { ResourceConsistencyError, ResourceKind } from '../../provider/errors.ts';
+import type { ServerAddresses, ServerInput } from '../../provider/inputs.ts';
+import { Outcome, type NotDone } from '../../provider/outcome.ts';
+import { resolveSSHInjection } from '../../apis/server.ts';
+import { sshCreateParameters } from './cloud-init.ts';
+import { imageRowOutcome } from './decide-image.ts';
+import { novaServerMetadata } from './metadata.ts';
+import {
+  placementPreflightApplies,
+  placementPreflightQuery,
+  placementPreflightVerdict,
+} from './decide-placement.ts';
+import { Steps } from '../steps.ts';
+import { identityClient, type ServerDeps, type ServerIdentity } from './deps.ts';
+import { convergeFloatingIP } from './floating-ip.ts';
+import { convergeServerImage } from './rebuild.ts';
+import { ensureServerPort, privateIPOf } from './port.ts';
+
+export const PLACEMENT_MISS = 'placement-preflight-miss';
+
+export async function createServer(
+  deps: ServerDeps,
+  identity: ServerIdentity,
+  server: ServerInput,
+): Promise<Outcome<ServerAddresses>> {
+  const neutron = identityClient(deps, identity, 'network');
+  const compute = identityClient(deps, identity, 'compute');
+  const step = new Steps(deps.signal, 'create server', ResourceKind.Server);
+  try {
+    const port = await step.run('ensure port', () => ensureServerPort(neutron, identity, server));
+    const publicIP = await step.run('converge floating IP', () =>
+      convergeFloatingIP(deps, neutron, identity, port.id, server.publicIP),
+    );
+    const privateIP = privateIPOf(port);
+    const addresses: ServerAddresses = {
+      ...(privateIP === undefined ? {} : { privateIP }),
+      ...(publicIP === undefined ? {} : { publicIP }),
+    };
+    const found = await step.run('find server', () => nova.findServerByName(compute, server.name));
+    if (found !== undefined) {
+      const outcome = await step.run('converge image', () => convergeServerImage(deps, compute, found, server.imageID));
+      return outcome.kind === 'done' ? Outcome.done(addresses) : notDone(outcome);
+    }
+    // No server: the image is a create parameter, and without one there is nothing to create (R1's park).
+    if (server.imageID === undefined || server.imageID === '') return notDone(imageRowOutcome('R1'));
+    const ssh = sshCreateParameters({
+      mode: resolveSSHInjection(server.sshInjection, server.sshCertificateAuthorityPublicKey !== undefined),
+      certificateAuthorityPublicKey: server.sshCertificateAuthorityPublicKey,
+      userData: server.userData,
+    });
+    if (!ssh.ok) return Outcome.terminal(REJECTED_REASON, ssh.reason);
+    const { metadata, dropped } = novaServerMetadata(server);
+    if (dropped.length > 0) deps.log.warn({ serverID: server.id, dropped }, 'tags Nova would refuse left out');
+
+    const pinned = server.infrastructureRef;
+    if (placementPreflightApplies(deps.config.compute?.placementPreflight, pinned)) {
+      const verdict = await step.run('placement preflight', () => placementPreflight(deps, identity, server, pinned));
+      if (verdict === 'miss') return Outcome.yield(PLACEMENT_MISS);
+    }
+    const create: nova.ServerCreate = {
+      name: server.name,
+      flavorRef: server.flavorID,
+      imageRef: server.imageID,
+      networks: [{ port: port.id }],
+      metadata,
+      ...(ssh.key_name === undefined ? {} : { key_name: ssh.key_name }),
+      ...(ssh.userData === undefined ? {} : { user_data: ssh.userData }),
+      ...(pinned === undefined ? {} : { hypervisor_hostname: pinned }),
+    };
+    const hints = identity.serverGroupID === undefined ? undefined : { group: identity.serverGroupID };
+    // Pinned creation targets the identity's project with the region's credentials: Nova's policy authorises a
+    // requested destination only for the manager's powers there.
+    const client = pinned === undefined ? compute : deps.clients.privileged(identity.projectID).client('compute');
+    const made = await step.run('create server', () => nova.createServer(client, create, hints));
+    deps.log.info({ serverID: server.id, novaID: made.id, pinned: pinned !== undefined }, 'server created');
+    return Outcome.yield('created');
+  } catch (error) {
+    return step.fail(error);
+  }
+}
+
+/** Asks Placement whether the pinned host can take the flavor, with the privileged client. */
+async function placementPreflight(
+  deps: ServerDeps,
+  identity: ServerIdentity,
+  server: ServerInput,
+  pinned: string,
+): Promise<'available' | 'miss'> {
+  const privileged = deps.clients.privileged(identity.projectID);
+  const specs = await nova.getFlavorExtraSpecs(privileged.client('compute'), server.flavorID);
+  const query = placementPreflightQuery(specs, deps.config.compute?.placementPreflight);
+  if (query.kind === 'invalid') {
+    // The flavor's extra specs cannot say what to ask for: an operator's inconsistency, retried with backoff.
+    throw new ResourceConsistencyError(`placement preflight for flavor ${server.flavorID}: ${query.reason}`, {
+      resource: ResourceKind.Flavor,
+    });
+  }
+  const providers = await listResourceProviders(privileged.client('placement'), query.filter);
+  const verdict = placementPreflightVerdict(providers, pinned);
+  deps.log.info({ serverID: server.id, verdict }, 'placement preflight');
+  return verdict;
+}
+
+function notDone(outcome: Outcome<undefined>): NotDone {
+  if (outcome.kind === 'done') throw new Error('a done image row carries the addresses');
+  return outcome;
+}

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { httpError, TransportError } from '../../../openstack/errors.ts';
+import { ResourceNotFoundError, TransientError } from '../../provider/errors.ts';
+import { toUserMessage } from '../../provider/messages.ts';
+import { IMAGE_NOT_FOUND_MESSAGE } from './messages.ts';
+import { REBUILD_ACCEPTED_STAMP } from '../../apis/server-conditions.ts';
+import { decideRebuildResponse, IMAGE_NOT_FOUND_SIGNATURE, serverRebuildRequest } from './decide-rebuild.ts';
+
+const SITE = { serviceType: 'compute', method: 'POST', urlTemplate: '/servers/{server_id}/action', requestId: 'req-1' };
+const nova = (status: number, message: string) =>
+  httpError({ ...SITE, status, body: JSON.stringify({ badRequest: { code: status, message } }) });
+
+describe('serverRebuildRequest', () => {
+  it('carries the image and nothing else: no key_name, no user_data', () => {
+    const body = serverRebuildRequest('6a3f2c1e-0b4d-4e5f-8a9b-0c1d2e3f4a5b');
+    assert.deepEqual(body, { imageRef: '6a3f2c1e-0b4d-4e5f-8a9b-0c1d2e3f4a5b' });
+    assert.ok(!('key_name' in body) && !('user_data' in body));
+  });
+});
+
+describe('decideRebuildResponse', () => {
+  it('2xx: accepted yields and stamps Active Rebuilding + Healthy Unknown', () => {
+    const d = decideRebuildResponse({ accepted: true });
+    assert.ok(d.row === 'R4″/accepted');
+    assert.equal(d.outcome.kind, 'yield');
+    assert.deepEqual(d.stamp, [
+      { type: 'Active', status: 'False', reason: 'Rebuilding', message: 'the server is being rebuilt' },
+      { type: 'Healthy', status: 'Unknown', reason: 'Unknown', message: 'unable to determine server status' },
+    ]);
+    assert.equal(d.stamp, REBUILD_ACCEPTED_STAMP);
+  });
+
+  it('409: yields silently (pre-acceptance, the server untouched)', () => {
+    const d = decideRebuildResponse({
+      accepted: false,
+      error: nova(409, 'Cannot rebuild while in task_state rebooting'),
+    });
+    assert.deepEqual(d, { row: 'R4″/conflict', outcome: { kind: 'yield', reason: 'R4″/conflict' } });
+  });
+
+  it('400 with the image-not-found signature parks with the fixed message; the body stays in the cause', () => {
+    const error = nova(400, IMAGE_NOT_FOUND_SIGNATURE);
+    const d = decideRebuildResponse({ accepted: false, error });
+    assert.ok(d.row === 'R4″/image-not-found');
+    assert.deepEqual(d.outcome, { kind: 'park', reason: 'Errored', message: IMAGE_NOT_FOUND_MESSAGE, cause: error });
+    assert.equal(toUserMessage(d.outcome), IMAGE_NOT_FOUND_MESSAGE);
+    assert.doesNotMatch(IMAGE_NOT_FOUND_MESSAGE, /Cannot find/);
+  });
+
+  it('every other 400 retries: a deactivated image, a reworded or stripped body', () => {
+    for (const error of [
+      nova(400, 'Image 6a3f2c1e is not active.'),
+      nova(400, 'cannot find image for rebuild'),
+      nova(400, 'Image not found for rebuild'),
+      httpError({ ...SITE, status: 400, body: '' }),
+    ]) {
+      const d = decideRebuildResponse({ accepted: false, error });
+      assert.ok(d.row === 'R4″/retry', error.body);
+      assert.ok(d.error instanceof TransientError);
+      assert.equal(d.error.cause, error);
+    }
+  });
+
+  it('a 422 carrying the signature is not Nova’s image-not-found 400 and retries', () => {
+    const d = decideRebuildResponse({ accepted: false, error: nova(422, IMAGE_NOT_FOUND_SIGNATURE) });
+    assert.equal(d.row, 'R4″/retry');
+  });
+
+  it('every other failure surfaces as the pass’s error', () => {
+    const gone = decideRebuildResponse({ accepted: false, error: nova(404, 'Instance could not be found') });
+    assert.ok(gone.row === 'R4″/retry' && gone.error instanceof ResourceNotFoundError);
+    for (const error of [nova(500, 'boom'), nova(403, 'policy'), new TransportError(SITE, new Error('reset'))]) {
+      const d = decideRebuildResponse({ accepted: false, error });
+      assert.ok(d.row === 'R4″/retry' && d.error instanceof TransientError);
+    }
+  });
+});

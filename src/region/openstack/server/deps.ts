@@ -1,0 +1,64 @@
+/**
+ * What the server provider calls share: the region's clients and configuration, the injected clock and logger,
+ * and the identity a call runs as. Servers, ports and floating IPs are the identity's own (its user, scoped to its
+ * project, ref §5 "Trust / scoping"); the privileged client (region credentials bound to that project) is used only
+ * for what needs the manager's powers there: pinned creation, the Placement preflight and the Ironic lookup.
+ */
+import type { Logger } from 'pino';
+import type { RegionOpenstack } from '../../apis/region.ts';
+import type { Clock } from '../../../util/clock.ts';
+import { identityCredentialsOf, type IdentityRecords } from '../identity/record.ts';
+import type { IdentityClient, IdentityCredentials, RegionClientSet } from '../principals.ts';
+import type { RealisedIdentity } from '../realised.ts';
+
+export interface ServerDeps {
+  readonly clients: RegionClientSet;
+  /** `Region.spec.openstack`. */
+  readonly config: RegionOpenstack;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** Told each decision-table row a call took (the image rows, the rebuild answer): for a counter. */
+  readonly observeRow: (row: string) => void;
+  readonly signal: AbortSignal;
+}
+
+/** An identity whose own user can act in its project: every server call needs one. */
+export interface ServerIdentity extends RealisedIdentity {
+  readonly credentials: IdentityCredentials;
+  /** The identity's Nova server group; new servers join it. */
+  readonly serverGroupID?: string | undefined;
+}
+
+/**
+ * The identity as its OpenstackIdentity record has it, or undefined while the record holds no project, user and
+ * password: then no server of it can exist, since servers are made only once it is complete.
+ */
+export async function serverIdentityOf(
+  records: IdentityRecords,
+  identityID: string,
+): Promise<ServerIdentity | undefined> {
+  const record = await records.get(identityID);
+  const credentials = record === undefined ? undefined : identityCredentialsOf(record);
+  if (record === undefined || credentials === undefined) return undefined;
+  const { serverGroupID } = record.spec;
+  return {
+    identityID,
+    projectID: credentials.projectID,
+    credentials,
+    ...(serverGroupID ? { serverGroupID } : {}),
+  };
+}
+
+/** The identity's own client for `service`, in its project. */
+export function identityClient<S extends 'compute' | 'network'>(
+  deps: Pick<ServerDeps, 'clients'>,
+  identity: ServerIdentity,
+  service: S,
+): IdentityClient<S> {
+  return deps.clients.identity(identity.credentials).client(service);
+}
+
+/** Whether region configuration marks the flavor baremetal (Ironic is then consulted during BUILD). */
+export function baremetalFlavor(config: RegionOpenstack, flavorID: string): boolean {
+  return config.compute?.flavors?.metadata?.some((m) => m.id === flavorID && m.baremetal === true) ?? false;
+}

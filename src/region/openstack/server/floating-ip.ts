@@ -1,0 +1,55 @@
+/**
+ * A server's floating IP, re-found by the port it is attached to (ref §5 "Port: `server-{id}`; floating IP found by
+ * port ID"): made on the region's first external network when the spec asks for one, released when it does not.
+ */
+import * as neutron from '../../../openstack/network.ts';
+import { ResourceKind, ResourceConsistencyError, TransientError } from '../../provider/errors.ts';
+import { listExternalNetworks } from '../network/lifecycle.ts';
+import type { IdentityClient } from '../principals.ts';
+import { gone } from '../steps.ts';
+import type { ServerDeps, ServerIdentity } from './deps.ts';
+
+type Neutron = IdentityClient<'network'>;
+
+export function floatingIPsOf(
+  client: Neutron,
+  identity: ServerIdentity,
+  portID: string,
+): Promise<neutron.FloatingIp[]> {
+  return neutron.listFloatingIps(client, { port_id: portID, project_id: identity.projectID });
+}
+
+/** The floating IP address the port has once converged, undefined when the spec asks for none. */
+export async function convergeFloatingIP(
+  deps: ServerDeps,
+  client: Neutron,
+  identity: ServerIdentity,
+  portID: string,
+  wanted: boolean,
+): Promise<string | undefined> {
+  const found = await floatingIPsOf(client, identity, portID);
+  if (!wanted) {
+    for (const ip of found) await gone(neutron.deleteFloatingIp(client, ip.id));
+    return undefined;
+  }
+  if (found.length > 1) {
+    throw new ResourceConsistencyError(`port ${portID} has ${String(found.length)} floating IPs`, {
+      resource: ResourceKind.Server,
+    });
+  }
+  const [existing] = found;
+  if (existing !== undefined) return existing.floating_ip_address;
+  const [external] = await listExternalNetworks(deps);
+  if (external === undefined) {
+    // Only an operator can fix this (a selector or an external network); a retry recovers without a spec edit.
+    throw new TransientError('create floating IP: no external network matches the region selector', {
+      resource: ResourceKind.Server,
+    });
+  }
+  const made = await neutron.createFloatingIp(client, { floating_network_id: external.id, port_id: portID });
+  return made.floating_ip_address;
+}
+
+export async function deleteFloatingIPs(client: Neutron, identity: ServerIdentity, portID: string): Promise<void> {
+  for (const ip of await floatingIPsOf(client, identity, portID)) await gone(neutron.deleteFloatingIp(client, ip.id));
+}

@@ -1,0 +1,98 @@
+/**
+ * Test support for the VLAN allocator: an embedded store serving the VLANAllocation CRD (built from the one
+ * TypeBox schema), and a Client whose reads and writes a fast-check scheduler interleaves.
+ */
+import type { Scheduler } from 'fast-check';
+import type {
+  ApplyConfiguration,
+  ApplyOptions,
+  Client,
+  DeleteOptions,
+  ListOptions,
+  ObjectList,
+  Patch,
+  WatchEvent,
+  WatchOptions,
+  WriteOptions,
+} from '../../../kube/client.ts';
+import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
+import type { KubeObject } from '../../../kube/object.ts';
+import { builtin, type ResourceType } from '../../../kube/resource-type.ts';
+import { customResourceDefinition } from '../../../kube/crd.ts';
+import type { Clock } from '../../../util/clock.ts';
+import { regionKinds, vlanAllocationType } from '../../apis/index.ts';
+
+export const NAMESPACE = 'default';
+
+export async function openVlanStore(clock: Clock): Promise<EmbeddedStore> {
+  const store = openEmbeddedStore(':memory:', { clock, garbageCollection: false });
+  const kind = regionKinds.find((k) => k.type === vlanAllocationType);
+  if (kind === undefined) throw new Error('VLANAllocation is not among the region kinds');
+  await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
+  return store;
+}
+
+/** Forwards every call to another Client: tests override the calls they want to shape. */
+export class DelegatingClient implements Client {
+  constructor(protected readonly inner: Client) {}
+
+  get<T extends KubeObject>(type: ResourceType, namespace: string | undefined, name: string): Promise<T> {
+    return this.inner.get<T>(type, namespace, name);
+  }
+  create<T extends KubeObject>(type: ResourceType, object: T, options?: WriteOptions): Promise<T> {
+    return this.inner.create(type, object, options);
+  }
+  update<T extends KubeObject>(type: ResourceType, object: T, options?: WriteOptions): Promise<T> {
+    return this.inner.update(type, object, options);
+  }
+  list<T extends KubeObject>(type: ResourceType, options?: ListOptions): Promise<ObjectList<T>> {
+    return this.inner.list(type, options);
+  }
+  watch<T extends KubeObject>(type: ResourceType, options?: WatchOptions): AsyncIterable<WatchEvent<T>> {
+    return this.inner.watch(type, options);
+  }
+  patch<T extends KubeObject>(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    patch: Patch,
+    options?: WriteOptions,
+  ): Promise<T> {
+    return this.inner.patch(type, namespace, name, patch, options);
+  }
+  apply<T extends KubeObject>(type: ResourceType, object: ApplyConfiguration, options: ApplyOptions): Promise<T> {
+    return this.inner.apply(type, object, options);
+  }
+  delete(type: ResourceType, namespace: string | undefined, name: string, options?: DeleteOptions): Promise<void> {
+    return this.inner.delete(type, namespace, name, options);
+  }
+}
+
+/**
+ * Each get, create and update waits for the scheduler before it runs and again before its answer is seen, so
+ * the scheduler decides how concurrent read-decide-write rounds interleave.
+ */
+export class ScheduledClient extends DelegatingClient {
+  constructor(
+    inner: Client,
+    private readonly scheduler: Scheduler,
+    private readonly label: string,
+  ) {
+    super(inner);
+  }
+
+  async #gate<T>(op: string, call: () => Promise<T>): Promise<T> {
+    await this.scheduler.schedule(Promise.resolve(), `${this.label} ${op}`);
+    return this.scheduler.schedule(call(), `${this.label} ${op} answer`);
+  }
+
+  override get<T extends KubeObject>(type: ResourceType, namespace: string | undefined, name: string): Promise<T> {
+    return this.#gate('get', () => super.get<T>(type, namespace, name));
+  }
+  override create<T extends KubeObject>(type: ResourceType, object: T, options?: WriteOptions): Promise<T> {
+    return this.#gate('create', () => super.create(type, object, options));
+  }
+  override update<T extends KubeObject>(type: ResourceType, object: T, options?: WriteOptions): Promise<T> {
+    return this.#gate('update', () => super.update(type, object, options));
+  }
+}
