@@ -30,9 +30,9 @@ import {
   SUB_RECONCILER_PROVISION,
   truncateMessage,
 } from './constants.ts';
-import { deliverCredentials, type DeliveryOutcome } from './delivery-io.ts';
+import { deliverCredentials, type DeliveryOutcome } from './delivery.ts';
 import { orderRefOf, passContext } from './pass-context.ts';
-import { provisionUser, type ProvisionOutcome } from './provision-io.ts';
+import { provisionUser, type ProvisionOutcome } from './provision.ts';
 import { nextStatus, sameStatus, type StatusFields } from './status.ts';
 import { ignoreRows, type RowObserver, type Step } from './rows.ts';
 import { reconcileDelete } from './teardown.ts';

@@ -10,7 +10,7 @@ import { pushSecretType, type PushSecret } from '../apis/eso.ts';
 import { keystoneUserType } from '../apis/keystoneuser.ts';
 import { CONDITION_DELIVERY_READY, PUSH_HASH_ANNOTATION, PUSH_SYNCED_BEFORE_ANNOTATION } from './constants.ts';
 import { secretValue } from './children.ts';
-import { deliverCredentials } from './delivery-io.ts';
+import { deliverCredentials } from './delivery.ts';
 import { passContext } from './pass-context.ts';
 import { CP, CP_NS, failing, harness, NAME, NS, TARGET, type Harness } from './testing/fixture.ts';
 
