@@ -1,7 +1,7 @@
 /**
  * The layering of ARCHITECTURE.md, checked on every import: arrows point down only, the two products never import
  * each other, and product code never imports the emulator (it reaches it over HTTP, like a real cloud). Tests may
- * reach across (a test of the runtime uses the embedded store); test-only helpers (`testing.ts`, `testing/`) may too.
+ * reach across (a test of the runtime uses the embedded store); test-only helpers (under `testing/`) may too.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -27,8 +27,7 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return entry.name === 'testing' ? [] : sourceFiles(path);
-    const testOnly = entry.name.endsWith('.test.ts') || entry.name === 'testing.ts';
-    return entry.name.endsWith('.ts') && !testOnly ? [path] : [];
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : [];
   });
 }
 

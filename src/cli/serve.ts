@@ -14,7 +14,7 @@ import { Transport } from '../openstack/transport.ts';
 import { registerKeystoneUserController } from '../keystone/user/register.ts';
 import { buildApi } from '../region/http/app.ts';
 import { createAuthenticator, type AuthKey } from '../region/http/auth.ts';
-import { clientSetFactory, RegionProviders } from '../region/openstack/registry.ts';
+import { clientSetFactory, RegionRegistry } from '../region/openstack/registry.ts';
 import { serveHealth } from '../runtime/health.ts';
 import { LeaderElector } from '../runtime/leader.ts';
 import { createLogger } from '../runtime/logger.ts';
@@ -92,7 +92,7 @@ export async function serve(options: ServeOptions): Promise<() => Promise<void>>
       ? kubeClientFrom({ inCluster: true })
       : kubeClientFrom({ kubeconfig: readFileSync(options.kubeconfig ?? '', 'utf8') });
   const transport = new Transport({ clock, random: Math.random });
-  const providers = await RegionProviders.bootstrap({
+  const registry = await RegionRegistry.bootstrap({
     namespace: options.namespace,
     bootstrapClient: client,
     runtimeClient: client,
@@ -119,7 +119,7 @@ export async function serve(options: ServeOptions): Promise<() => Promise<void>>
     manager,
     client,
     namespace: options.namespace,
-    providers,
+    registry,
     clock,
     scheduler,
     log,

@@ -19,7 +19,7 @@ import type { AdminSession } from '../keystone/actuators/korc/register.ts';
 import { buildApi } from '../region/http/app.ts';
 import { createAuthenticator } from '../region/http/auth.ts';
 import { DEV_ALGORITHM, generateDevKeyPair, signDevToken } from '../region/http/dev-token.ts';
-import { clientSetFactory, RegionProviders } from '../region/openstack/registry.ts';
+import { clientSetFactory, RegionRegistry } from '../region/openstack/registry.ts';
 import { readEnvFile, renderEnvFile } from '../region/registration/env-file.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { Manager } from '../runtime/manager.ts';
@@ -134,7 +134,7 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
     const kv = emulator === undefined ? undefined : { url: emulator.url, token: KV_TOKEN };
     await setUpKeystoneDemo({ store, authUrl, kv, clock });
 
-    const providers = await RegionProviders.bootstrap({
+    const registry = await RegionRegistry.bootstrap({
       namespace: REGION_NAMESPACE,
       bootstrapClient: store,
       runtimeClient: store,
@@ -145,7 +145,7 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       manager,
       client: store,
       namespace: REGION_NAMESPACE,
-      providers,
+      registry,
       clock,
       scheduler,
       log,

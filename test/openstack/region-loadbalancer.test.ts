@@ -29,7 +29,7 @@ import type { Outcome } from '../../src/region/provider/outcome.ts';
 import { loadBalancerProviderFor } from '../../src/region/openstack/load-balancer/provider.ts';
 import { listenerName, loadBalancerName, monitorName, poolName } from '../../src/region/openstack/names.ts';
 import { openstackLookup } from '../../src/region/openstack/provider.ts';
-import type { RegionProviders } from '../../src/region/openstack/registry.ts';
+import type { RegionRegistry } from '../../src/region/openstack/registry.ts';
 import { cloudTarget, contractCloud } from './cloud.ts';
 import { contractRegions, REGION_NAMESPACE, type ContractRegions } from './region.ts';
 
@@ -58,7 +58,7 @@ describe(
     };
     let regions: ContractRegions;
     let store: EmbeddedStore;
-    let registry: RegionProviders;
+    let registry: RegionRegistry;
     let identityUserID = '';
     let regionProjectID = '';
     /** Emulator only: the stand-in VIP ports, which its Octavia does not own; they go with the load balancer. */

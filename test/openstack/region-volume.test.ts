@@ -19,7 +19,7 @@ import type { IdentityInput, ServerInput, VolumeInput } from '../../src/region/p
 import type { Outcome } from '../../src/region/provider/outcome.ts';
 import { createIdentity, deleteIdentity } from '../../src/region/openstack/identity/lifecycle.ts';
 import { volumeName } from '../../src/region/openstack/names.ts';
-import type { RegionProviders } from '../../src/region/openstack/registry.ts';
+import type { RegionRegistry } from '../../src/region/openstack/registry.ts';
 import { volumeProviderFor } from '../../src/region/openstack/volume/provider.ts';
 import { contractCloud, waitFor } from './cloud.ts';
 import { contractRegions, REGION_NAMESPACE, type ContractRegions } from './region.ts';
@@ -38,7 +38,7 @@ describe('region volumes (the region credential from `region configure`)', { ski
   const c = cloud as NonNullable<typeof cloud>;
   let regions: ContractRegions;
   let store: EmbeddedStore;
-  let registry: RegionProviders;
+  let registry: RegionRegistry;
   const ctx = { signal: new AbortController().signal };
   const identity: IdentityInput = {
     id: randomUUID(),

@@ -10,7 +10,7 @@ import { builtin } from '../../src/kube/resource-type.ts';
 import { systemClock } from '../../src/util/clock.ts';
 import { regionKinds } from '../../src/region/apis/index.ts';
 import type { RegionCredentials } from '../../src/region/openstack/principals.ts';
-import { clientSetFactory, RegionProviders, type RegionContext } from '../../src/region/openstack/registry.ts';
+import { clientSetFactory, RegionRegistry, type RegionContext } from '../../src/region/openstack/registry.ts';
 import { RecordingTransport } from '../../src/region/openstack/testing/region.ts';
 import {
   applyManifests,
@@ -29,7 +29,7 @@ export interface ContractRegions {
   /** Every request the provider sent, with the credential and scope behind it. */
   readonly transport: RecordingTransport;
   readonly credentials: RegionCredentials;
-  readonly registry: RegionProviders;
+  readonly registry: RegionRegistry;
   lookup(regionID: string): Promise<RegionContext>;
   close(): Promise<void>;
 }
@@ -78,7 +78,7 @@ export async function contractRegions(
     await applyManifests(store, index === 0 ? manifests : manifests.slice(-1));
   }
   const transport = new RecordingTransport({ clock: systemClock, random: Math.random });
-  const registry = await RegionProviders.bootstrap({
+  const registry = await RegionRegistry.bootstrap({
     namespace: REGION_NAMESPACE,
     bootstrapClient: store,
     runtimeClient: store,

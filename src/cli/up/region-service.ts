@@ -20,7 +20,7 @@ import { inventoryProviderFor, type InventoryProvider } from '../../region/opens
 import type { Capabilities, ServerActions } from '../../region/http/context.ts';
 import { startServerMonitor, type ServerMonitor } from '../../region/monitor/server.ts';
 import { openstackLookup } from '../../region/openstack/provider.ts';
-import type { RegionProviders } from '../../region/openstack/registry.ts';
+import type { RegionRegistry } from '../../region/openstack/registry.ts';
 import { serverProviderFor } from '../../region/openstack/server/provider.ts';
 import { workloadIdentityOf } from '../../region/controllers/inputs.ts';
 import { ResourceConflictError, ResourceKind, ResourceNotFoundError } from '../../region/provider/errors.ts';
@@ -35,7 +35,7 @@ export interface RegionServiceOptions {
   /** The store region resources live in (the management cluster's client). */
   readonly client: Client;
   readonly namespace: string;
-  readonly providers: RegionProviders;
+  readonly registry: RegionRegistry;
   readonly clock: Clock;
   readonly scheduler: Scheduler;
   readonly log: Logger;
@@ -68,9 +68,9 @@ export interface RegionService {
 }
 
 export function wireRegionService(options: RegionServiceOptions): RegionService {
-  const { manager, client, providers, clock, log } = options;
+  const { manager, client, registry, clock, log } = options;
   const groups = new Set(options.groups ?? CONTROLLER_GROUPS);
-  const context = (regionID: string, signal: AbortSignal) => providers.lookup(regionID, signal);
+  const context = (regionID: string, signal: AbortSignal) => registry.lookup(regionID, signal);
   const running: string[] = [];
 
   const core = openstackLookup(context, { kube: client, log, clock });

@@ -125,7 +125,7 @@ describe('ServerMonitor', () => {
     const keystone = w.fx.cloud.admin.client('identity');
     const roleId = await ensureRole(keystone, 'baremetal_observer');
     await grantRole(keystone, { userId: w.fx.credentials.userID, projectId: w.projectID, roleId });
-    const registry = await w.fx.providers(); // fresh sessions: the cached privileged token predates the grant
+    const registry = await w.fx.registry(); // fresh sessions: the cached privileged token predates the grant
     const granted = (regionLog = capturedLogger().log) =>
       new ServerMonitor({
         client: w.fx.store,

@@ -15,7 +15,7 @@ describe('the region client set (emulator)', () => {
 
   before(async () => {
     fx = await regionFixture();
-    clients = (await (await fx.providers()).lookup(fx.region.metadata.name)).clients;
+    clients = (await (await fx.registry()).lookup(fx.region.metadata.name)).clients;
     const admin = fx.adminIdentity();
     const member = (await findRoleByName(admin, 'member'))?.id ?? assert.fail('member role');
     project = (await createProject(admin, { name: 'workload', domain_id: fx.credentials.domainID })).id;

@@ -10,7 +10,7 @@ import { API_VERSION, regionKinds, regionType, type Region, type RegionSpec } fr
 import { ResourceNotFoundError } from '../provider/errors.ts';
 import { createRegionClientSet } from './client-set.ts';
 import type { RegionCredentials } from './principals.ts';
-import { RegionProviders, type ClientSetFactory } from './registry.ts';
+import { RegionRegistry, type ClientSetFactory } from './registry.ts';
 import { CREDENTIAL_KEYS, RegionConfigError, RegionProviderKindError } from './region-config.ts';
 
 const NS = 'regions';
@@ -25,7 +25,7 @@ const factory: ClientSetFactory = (credentials) => {
   return createRegionClientSet(credentials, { transport, clock });
 };
 const providers = () =>
-  RegionProviders.bootstrap({ namespace: NS, bootstrapClient: store, runtimeClient: store, clientSets: factory });
+  RegionRegistry.bootstrap({ namespace: NS, bootstrapClient: store, runtimeClient: store, clientSets: factory });
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 const secret = (name: string, data: Record<string, string>): KubeObject => ({
@@ -70,7 +70,7 @@ after(async () => {
   await transport.close();
 });
 
-describe('RegionProviders', () => {
+describe('RegionRegistry', () => {
   it('bootstrap builds every OpenStack region once, from its Secret; lookups reuse the set', async () => {
     built = [];
     const registry = await providers();

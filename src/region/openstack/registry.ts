@@ -43,7 +43,7 @@ export const clientSetFactory =
   (credentials) =>
     createRegionClientSet(credentials, options);
 
-export interface RegionProvidersOptions {
+export interface RegionRegistryOptions {
   readonly namespace: string;
   /** Uncached reads, used only during bootstrap. */
   readonly bootstrapClient: Client;
@@ -57,24 +57,24 @@ interface Held {
   readonly context: RegionContext;
 }
 
-export class RegionProviders {
-  readonly #options: RegionProvidersOptions;
+export class RegionRegistry {
+  readonly #options: RegionRegistryOptions;
   readonly #held = new Map<string, Held>();
 
-  private constructor(options: RegionProvidersOptions) {
+  private constructor(options: RegionRegistryOptions) {
     this.#options = options;
   }
 
   /** Builds the client set of every OpenStack Region in the namespace; any broken one fails the whole start. */
-  static async bootstrap(options: RegionProvidersOptions, signal?: AbortSignal): Promise<RegionProviders> {
-    const providers = new RegionProviders(options);
+  static async bootstrap(options: RegionRegistryOptions, signal?: AbortSignal): Promise<RegionRegistry> {
+    const registry = new RegionRegistry(options);
     const { items } = await options.bootstrapClient.list<Region>(regionType, { namespace: options.namespace });
     for (const region of items) {
       signal?.throwIfAborted();
       if (region.spec.provider !== 'openstack') continue;
-      await providers.#refresh(options.bootstrapClient, region);
+      await registry.#refresh(options.bootstrapClient, region);
     }
-    return providers;
+    return registry;
   }
 
   /**

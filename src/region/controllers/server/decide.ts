@@ -17,8 +17,7 @@
  * pass; the latch is write-once and only the monitor writes it (observe.ts).
  */
 import { findCondition, setCondition } from '../../../kube/conditions.ts';
-import { activeCondition } from '../../apis/server-conditions.ts';
-import type { ServerStatus } from '../../apis/server.ts';
+import { activeCondition, type ServerStatus } from '../../apis/server.ts';
 import { Outcome, type Terminal, type Yield } from '../../provider/outcome.ts';
 
 export const PROVIDER_CREATE_FAILED_REASON = 'provider_create_failed';

@@ -48,7 +48,7 @@ for (const account of ['configured', 'admin'] as const) {
     });
     after(() => fx.close());
 
-    const region = async (): Promise<RegionContext> => (await fx.providers()).lookup(fx.region.metadata.name);
+    const region = async (): Promise<RegionContext> => (await fx.registry()).lookup(fx.region.metadata.name);
     const newIdentity = (): IdentityInput => ({
       id: randomUUID(),
       organizationID: `org-${randomUUID()}`,
@@ -81,7 +81,7 @@ for (const account of ['configured', 'admin'] as const) {
     });
 
     it('serves the contract through a region lookup; a region of another provider is terminal', async () => {
-      const registry = await fx.providers();
+      const registry = await fx.registry();
       const lookup = identityLookup((id, signal) => registry.lookup(id, signal), deps());
       const identity = newIdentity();
       const provider = await lookup(identity.regionID, ctx.signal);
@@ -263,7 +263,7 @@ for (const account of ['configured', 'admin'] as const) {
           spec: { provider: 'openstack', openstack: withoutRoles },
         });
         const identity = { ...newIdentity(), regionID: defaults.metadata.name };
-        const context = await (await fx.providers()).lookup(defaults.metadata.name);
+        const context = await (await fx.registry()).lookup(defaults.metadata.name);
         assert.deepEqual(await createIdentity(context, deps(), ctx, identity), Outcome.ok());
         assert.deepEqual(await deleteIdentity(context, deps(), ctx, identity), Outcome.ok());
         await assertGone(identity);

@@ -30,7 +30,7 @@ describe('inventory caches and the client set', () => {
       },
     };
     const caches = new InventoryCaches({ clock: fx.cloud.clock, imageCache: true, scheduler });
-    const registry = await fx.providers();
+    const registry = await fx.registry();
     const name = fx.region.metadata.name;
     const first = caches.for(await registry.lookup(name));
     assert.equal(caches.for(await registry.lookup(name)), first, 'same client set, same caches');

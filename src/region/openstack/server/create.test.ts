@@ -157,7 +157,7 @@ describe('pinned creation', () => {
     const roleId = await ensureRole(keystone, 'service');
     await grantRole(keystone, { userId: w.fx.credentials.userID, projectId: w.projectID, roleId });
     // A fresh registry: the privileged session made before the grant holds a token without the role.
-    const region = await (await w.fx.providers()).lookup(w.fx.region.metadata.name);
+    const region = await (await w.fx.registry()).lookup(w.fx.region.metadata.name);
     const pinnedProvider = serverProviderFor(
       { ...region, config: { ...region.config, compute: { placementPreflight: { enabled: true } } } },
       { kube: w.fx.store, clock: w.fx.cloud.clock },

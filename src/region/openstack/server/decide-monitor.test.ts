@@ -12,7 +12,7 @@ import {
   type ActiveContext,
   type MonitoredServer,
 } from './decide-monitor.ts';
-import { activeCondition, REBUILD_ACCEPTED_STAMP } from '../../apis/server-conditions.ts';
+import { activeCondition, REBUILD_ACCEPTED_STAMP } from '../../apis/server.ts';
 
 const nova = (over: Partial<MonitoredServer> = {}): MonitoredServer => ({
   status: 'ACTIVE',

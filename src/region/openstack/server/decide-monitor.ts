@@ -22,7 +22,7 @@
 import { PowerState } from '../../../openstack/compute.ts';
 import type { ConditionInput } from '../../../kube/conditions.ts';
 import type { ActiveReason } from '../../apis/shared.ts';
-import { HEALTH_UNKNOWN_MESSAGE } from '../../apis/server-conditions.ts';
+import { HEALTH_UNKNOWN_MESSAGE } from '../../apis/server.ts';
 import { degradedMessage, ERRORED_MESSAGE, HEALTHY_MESSAGE } from './messages.ts';
 import { serverRebuildInFlight, type NovaServerState } from './nova-server.ts';
 

@@ -4,7 +4,7 @@ import { httpError, TransportError } from '../../../openstack/errors.ts';
 import { ResourceNotFoundError, TransientError } from '../../provider/errors.ts';
 import { toUserMessage } from '../../provider/messages.ts';
 import { IMAGE_NOT_FOUND_MESSAGE } from './messages.ts';
-import { REBUILD_ACCEPTED_STAMP } from '../../apis/server-conditions.ts';
+import { REBUILD_ACCEPTED_STAMP } from '../../apis/server.ts';
 import { decideRebuildResponse, IMAGE_NOT_FOUND_SIGNATURE, serverRebuildRequest } from './decide-rebuild.ts';
 
 const SITE = { serviceType: 'compute', method: 'POST', urlTemplate: '/servers/{server_id}/action', requestId: 'req-1' };

@@ -17,7 +17,7 @@ import type { ServerRebuild } from '../../../openstack/compute.ts';
 import { classify } from '../../provider/classify.ts';
 import { ProviderError, ResourceKind } from '../../provider/errors.ts';
 import { Outcome, type Park, type Yield } from '../../provider/outcome.ts';
-import { REBUILD_ACCEPTED_STAMP } from '../../apis/server-conditions.ts';
+import { REBUILD_ACCEPTED_STAMP } from '../../apis/server.ts';
 import { IMAGE_NOT_FOUND_MESSAGE, SERVER_ERRORED_REASON } from './messages.ts';
 
 /**

@@ -21,9 +21,8 @@
 import { setCondition } from '../../../kube/conditions.ts';
 import type { ServerAddress, ServerFault } from '../../../openstack/compute.ts';
 import type { ActiveReason } from '../../apis/shared.ts';
-import type { ServerStatus } from '../../apis/server.ts';
 import { networkName } from '../names.ts';
-import { activeCondition } from '../../apis/server-conditions.ts';
+import { activeCondition, type ServerStatus } from '../../apis/server.ts';
 import {
   mapServerActive,
   mapServerHealth,

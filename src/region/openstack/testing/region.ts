@@ -30,7 +30,7 @@ import { Transport, type OutgoingRequest, type RawResponse } from '../../../open
 import { API_VERSION, regionKinds, regionType, type Region } from '../../apis/index.ts';
 import { configureRegion, planFor } from '../../registration/configure.ts';
 import { DEFAULT_CLUSTER_ROLES } from '../../registration/register.ts';
-import { clientSetFactory, RegionProviders } from '../registry.ts';
+import { clientSetFactory, RegionRegistry } from '../registry.ts';
 import type { RegionCredentials } from '../principals.ts';
 import { CREDENTIAL_KEYS } from '../region-config.ts';
 
@@ -105,7 +105,7 @@ export interface RegionFixture {
   readonly region: Region;
   readonly credentials: RegionCredentials;
   /** A fresh registry (new sessions, nothing cached), as a restarted process would build. */
-  providers(): Promise<RegionProviders>;
+  registry(): Promise<RegionRegistry>;
   /** Cloud admin's Keystone client, for listing what the provider left behind. */
   adminIdentity(): IdentityClient;
   close(): Promise<void>;
@@ -157,7 +157,7 @@ export async function regionFixture(account: RegionAccount = 'configured'): Prom
     namespace: FIXTURE_NAMESPACE,
     region,
     credentials,
-    providers: () => RegionProviders.bootstrap(options),
+    registry: () => RegionRegistry.bootstrap(options),
     adminIdentity: () => admin,
     close: async () => {
       await transport.close();

@@ -78,8 +78,8 @@ export async function serverWorld(): Promise<ServerWorld> {
 
   const regionID = fx.region.metadata.name;
   const identity: IdentityInput = { id: randomUUID(), organizationID: 'org-1', projectID: 'project-1', regionID };
-  const providers = await fx.providers();
-  const region = () => providers.lookup(regionID);
+  const registry = await fx.registry();
+  const region = () => registry.lookup(regionID);
   const created = await identityProviderFor(await region(), { kube: fx.store }).createIdentity(CTX, identity);
   if (created.kind !== 'done') throw new Error(`identity: ${created.kind}`);
   const realised = await new IdentityRecords(fx.store, fx.namespace).realised(identity.id);

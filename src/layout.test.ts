@@ -1,0 +1,111 @@
+/**
+ * The "Where files go" rules of docs/architecture.md, checked for the two products (src/region, src/keystone):
+ * one spelling per kind, a kind as one file or one folder per layer, decision tables only in pure `decide*.ts`
+ * modules, and test-only code only in `*.test.ts` or under a `testing/` folder, which is exactly what the
+ * production entry point never reaches.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { regionKinds } from './region/apis/index.ts';
+
+const SRC = dirname(fileURLToPath(import.meta.url));
+const PRODUCTS = ['region', 'keystone'].map((p) => join(SRC, p));
+const ENTRY = join(SRC, 'cli', 'main.ts');
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+const modules = PRODUCTS.flatMap(filesUnder).filter((p) => p.endsWith('.ts'));
+/** Every module and every folder holding one (an empty folder is no part of a clone). */
+const productPaths = [...new Set(modules.flatMap((p) => [p, ...ancestors(p)]))];
+
+function ancestors(path: string): string[] {
+  const up = dirname(path);
+  return PRODUCTS.some((product) => up.startsWith(product)) ? [up, ...ancestors(up)] : [];
+}
+const isTest = (path: string) => path.endsWith('.test.ts');
+const underTesting = (path: string) => relative(SRC, path).split('/').includes('testing');
+const stem = (path: string) => basename(path).replace(/(\.test)?\.ts$/, '');
+const kebab = (kind: string) => kind.replace(/([a-z])([A-Z])/g, '$1-$2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1-$2');
+
+/** Relative specifiers of a module's static and dynamic imports and re-exports. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const found = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((m) => m[1] ?? '');
+  return found.map((specifier) => resolve(dirname(file), specifier));
+}
+
+function reachableFrom(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const stack = [entry];
+  for (let file = stack.pop(); file !== undefined; file = stack.pop()) {
+    if (seen.has(file) || !existsSync(file)) continue;
+    seen.add(file);
+    stack.push(...importsOf(file));
+  }
+  return seen;
+}
+
+describe('where files go', () => {
+  it('spells every region kind one way: singular kebab-case', () => {
+    const spellings = new Map<string, string>();
+    for (const { type } of regionKinds) {
+      const canonical = kebab(type.kind).toLowerCase();
+      const squashed = canonical.replaceAll('-', '');
+      for (const wrong of [`${canonical}s`, squashed, `${squashed}s`, canonical.replaceAll('-', '_')]) {
+        if (wrong !== canonical) spellings.set(wrong, canonical);
+      }
+    }
+    const misspelt = productPaths
+      .filter((p) => spellings.has(stem(p)))
+      .map((p) => `${relative(SRC, p)} (spell it ${spellings.get(stem(p)) ?? ''})`);
+    assert.deepEqual(misspelt, []);
+  });
+
+  it('keeps a kind in one file or one folder per layer, never both', () => {
+    const both = productPaths.filter((p) => p.endsWith('.ts') && !isTest(p) && existsSync(p.replace(/\.ts$/, '')));
+    assert.deepEqual(
+      both.map((p) => relative(SRC, p)),
+      [],
+    );
+  });
+
+  it('exports decision functions only from decide*.ts modules, and those do no I/O', () => {
+    const decideModule = (p: string) => /^decide(-[a-z-]+)?$/.test(stem(p)) && !isTest(p);
+    const misplaced = modules
+      .filter((p) => !isTest(p) && !decideModule(p))
+      .filter((p) => /export (?:async )?function decide[A-Z]|export const decide[A-Z]/.test(readFileSync(p, 'utf8')))
+      .map((p) => relative(SRC, p));
+    assert.deepEqual(misplaced, [], 'a decide* function outside a decide*.ts module');
+    const impure = modules
+      .filter(decideModule)
+      .filter((p) =>
+        /\basync\b|\bawait\b|\bPromise\b|Date\.now\(|Math\.random\(|process\.env/.test(readFileSync(p, 'utf8')),
+      )
+      .map((p) => relative(SRC, p));
+    assert.deepEqual(impure, [], 'a decide*.ts module that waits on I/O or reads the clock, randomness or env');
+  });
+
+  it('keeps test-only code in *.test.ts or under testing/, and production never reaches it', () => {
+    const production = reachableFrom(ENTRY);
+    const stranded = modules.filter((p) => !isTest(p) && !underTesting(p) && !production.has(p));
+    assert.deepEqual(
+      stranded.map((p) => relative(SRC, p)),
+      [],
+      'a module production never imports: move it under testing/ (or delete it)',
+    );
+    const leaked = [...production].filter((p) => underTesting(p) || isTest(p));
+    assert.deepEqual(
+      leaked.map((p) => relative(SRC, p)),
+      [],
+      'production imports test-only code',
+    );
+  });
+});
