@@ -13,7 +13,13 @@ import type { KubeObject } from '../../src/kube/object.ts';
 import { builtin } from '../../src/kube/resource-type.ts';
 import { customResourceDefinition } from '../../src/kube/crd.ts';
 import { regionKinds } from '../../src/region/apis/index.ts';
-import { expectedDefaults, invalidSamples, sampleType, validSamples, withSpec } from '../../src/region/apis/testing/samples.ts';
+import {
+  expectedDefaults,
+  invalidSamples,
+  sampleType,
+  validSamples,
+  withSpec,
+} from '../../src/region/apis/testing/samples.ts';
 import { eventually } from './fixtures.ts';
 import { withRealApiServer } from './real-apiserver.ts';
 

@@ -32,7 +32,13 @@ import {
 import type { StatusFields } from './status.ts';
 import { effectiveUserName, type PassContext } from './pass-context.ts';
 import { unlatch } from './unlatch.ts';
-import { decideProbe, decideSecretStore, decideUserState, provisionedMessage, type StepEnd } from './decide-provision.ts';
+import {
+  decideProbe,
+  decideSecretStore,
+  decideUserState,
+  provisionedMessage,
+  type StepEnd,
+} from './decide-provision.ts';
 
 export interface ProvisionOutcome extends StepEnd {
   readonly converged: boolean;

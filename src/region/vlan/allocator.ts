@@ -12,7 +12,12 @@ import { isAlreadyExists, isConflict, isNotFound } from '../../kube/errors.ts';
 import { API_VERSION } from '../apis/shared.ts';
 import { vlanAllocationName } from '../openstack/names.ts';
 import { vlanAllocationType, type VLANAllocation, type VLANAllocationEntry } from '../apis/vlan-allocation.ts';
-import { decideAllocation, decideReallocation, type AllocationDecision, type VlanSegment } from './decide-allocation.ts';
+import {
+  decideAllocation,
+  decideReallocation,
+  type AllocationDecision,
+  type VlanSegment,
+} from './decide-allocation.ts';
 import { decideRelease } from './decide-release.ts';
 
 /** Region.spec.openstack.network.providerNetworks, as far as the allocator reads it. */

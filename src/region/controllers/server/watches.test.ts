@@ -5,14 +5,7 @@ import type { Condition } from '../../../kube/object.ts';
 import type { ObjectEvent } from '../../../runtime/predicates.ts';
 import { API_VERSION, labels } from '../../apis/shared.ts';
 import type { Server, ServerStatus } from '../../apis/server.ts';
-import {
-  createFailureEdge,
-  observedChanged,
-  serverInputOf,
-  stamped,
-  vanishedEdge,
-  withAddresses,
-} from './watches.ts';
+import { createFailureEdge, observedChanged, serverInputOf, stamped, vanishedEdge, withAddresses } from './watches.ts';
 import { ORGANIZATION, PROJECT, REGION, ownerLabels } from '../testing/fakes.ts';
 
 const server = (status?: ServerStatus, spec: Partial<Server['spec']> = {}, extraLabels = {}): Server => ({

@@ -5,13 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import {
-  cryptoSecretSource,
-  generateSshKeypair,
-  opensshKeypair,
-  publicKeyMaterial,
-  publicKeyOf,
-} from './secrets.ts';
+import { cryptoSecretSource, generateSshKeypair, opensshKeypair, publicKeyMaterial, publicKeyOf } from './secrets.ts';
 
 function hasSshKeygen(): boolean {
   try {

@@ -18,11 +18,7 @@ import { resolveSSHInjection } from '../../apis/server.ts';
 import { sshCreateParameters } from './cloud-init.ts';
 import { imageRowOutcome } from './decide-image.ts';
 import { novaServerMetadata } from './metadata.ts';
-import {
-  placementPreflightApplies,
-  placementPreflightQuery,
-  placementPreflightVerdict,
-} from './decide-placement.ts';
+import { placementPreflightApplies, placementPreflightQuery, placementPreflightVerdict } from './decide-placement.ts';
 import { Steps } from '../steps.ts';
 import { identityClient, type ServerDeps, type ServerIdentity } from './deps.ts';
 import { convergeFloatingIP } from './floating-ip.ts';
