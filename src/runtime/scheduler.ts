@@ -1,8 +1,9 @@
 /**
  * Timers behind an interface, so the work queue, informers and leader election can be driven by a test clock:
- * `ManualScheduler.advance()` moves time and fires what fell due, with no real sleeps.
+ * `ManualScheduler.advance()` moves time and fires what fell due, with no real sleeps. Both schedulers arm delays
+ * longer than a Node timer holds (a 720h password timer) in steps, so the manual one shows what the real one does.
  */
-import type { Clock, ManualClock } from '../util/clock.ts';
+import { armInSteps, nodeTimer, type ArmTimer, type Clock, type ManualClock } from '../util/clock.ts';
 
 export interface Scheduler {
   readonly clock: Clock;
@@ -10,17 +11,14 @@ export interface Scheduler {
   schedule(delayMs: number, fn: () => void): () => void;
 }
 
-/** Real timers; unref'd so a pending requeue never keeps the process alive by itself. */
-export function systemScheduler(clock: Clock): Scheduler {
+/**
+ * Real timers; unref'd so a pending requeue never keeps the process alive by itself. `arm` is Node's timer; a test
+ * may pass its own to watch the steps.
+ */
+export function systemScheduler(clock: Clock, arm: ArmTimer = nodeTimer): Scheduler {
   return {
     clock,
-    schedule(delayMs, fn) {
-      const timer = setTimeout(fn, Math.max(0, delayMs));
-      timer.unref();
-      return () => {
-        clearTimeout(timer);
-      };
-    },
+    schedule: (delayMs, fn) => armInSteps(arm, delayMs, fn),
   };
 }
 
@@ -41,14 +39,18 @@ export class ManualScheduler implements Scheduler {
   }
 
   schedule(delayMs: number, fn: () => void): () => void {
-    const timer: Timer = { due: this.clock.now() + Math.max(0, delayMs), seq: this.#seq++, fn };
+    return armInSteps(this.#arm, delayMs, fn);
+  }
+
+  readonly #arm: ArmTimer = (delayMs, fn) => {
+    const timer: Timer = { due: this.clock.now() + delayMs, seq: this.#seq++, fn };
     this.#timers.add(timer);
     return () => {
       this.#timers.delete(timer);
     };
-  }
+  };
 
-  /** Timers waiting to fire, soonest first (delays from now). */
+  /** Timers waiting to fire, soonest first (delays from now); a long delay shows as its current step. */
   pending(): number[] {
     const now = this.clock.now();
     return [...this.#timers].map((t) => t.due - now).sort((a, b) => a - b);
