@@ -32,7 +32,7 @@ import {
   type OpenstackIdentity,
   type VLANAllocation,
 } from '../../src/region/apis/index.ts';
-import { lookupsOf, registerRegionControllers } from '../../src/region/controllers/index.ts';
+import { registerRegionControllers } from '../../src/region/controllers/index.ts';
 import { identityName, networkName, securityGroupName, vlanAllocationName } from '../../src/region/openstack/names.ts';
 import type { RegionCredentials } from '../../src/region/openstack/principals.ts';
 import { openstackLookup } from '../../src/region/openstack/provider.ts';
@@ -70,7 +70,7 @@ describe('region lifecycle: identity → networks → security group → deleted
     const log = createLogger({ level: 'debug', destination: { write: (line: string) => void logLines.push(line) } });
     const lookup = openstackLookup((regionID) => regions.lookup(regionID), { kube: store, log });
     manager = new Manager({ client: store, clock: systemClock, log });
-    registerRegionControllers(manager, lookupsOf(lookup));
+    registerRegionControllers(manager, lookup);
     await manager.start();
   });
 

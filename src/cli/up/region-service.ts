@@ -13,10 +13,10 @@ import type { Manager } from '../../runtime/manager.ts';
 import type { Scheduler } from '../../runtime/scheduler.ts';
 import type { Clock } from '../../util/clock.ts';
 import type { Server } from '../../region/apis/index.ts';
-import { lookupsOf, registerRegionControllers, REGION_CONTROLLER_GROUPS } from '../../region/controllers/index.ts';
-import { serverInputOf } from '../../region/controllers/server/watches.ts';
+import { registerRegionControllers, REGION_CONTROLLER_GROUPS } from '../../region/controllers/index.ts';
+import { serverInputOf } from '../../region/controllers/server/controller.ts';
 import { InventoryCaches } from '../../region/openstack/inventory/caches.ts';
-import { inventoryProviderFor, type InventoryProvider } from '../../region/openstack/inventory/provider.ts';
+import { inventoryProviderFor } from '../../region/openstack/inventory/provider.ts';
 import type { Capabilities, ServerActions } from '../../region/http/context.ts';
 import { startServerMonitor, type ServerMonitor } from '../../region/monitor/server.ts';
 import { openstackLookup } from '../../region/openstack/provider.ts';
@@ -24,6 +24,7 @@ import type { RegionRegistry } from '../../region/openstack/registry.ts';
 import { serverProviderFor } from '../../region/openstack/server/provider.ts';
 import { workloadIdentityOf } from '../../region/controllers/inputs.ts';
 import { ResourceConflictError, ResourceKind, ResourceNotFoundError } from '../../region/provider/errors.ts';
+import type { InventoryProvider } from '../../region/provider/contract.ts';
 import type { Outcome } from '../../region/provider/outcome.ts';
 
 /** The controller groups `serve --controllers` selects from. */
@@ -77,7 +78,7 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
   const servers = async (regionID: string, signal: AbortSignal) =>
     serverProviderFor(await context(regionID, signal), { kube: client, clock, log });
   const controllerGroups = REGION_CONTROLLER_GROUPS.filter((group) => groups.has(group));
-  registerRegionControllers(manager, lookupsOf(core), {
+  registerRegionControllers(manager, core, {
     groups: controllerGroups,
     controller: { maxConcurrentReconciles: options.concurrency ?? DEFAULT_REGION_CONCURRENCY },
   });

@@ -17,11 +17,11 @@ import { securityGroupType } from '../apis/security-group.ts';
 import { serverType } from '../apis/server.ts';
 import { labels } from '../apis/shared.ts';
 import { volumeType } from '../apis/volume.ts';
-import type { IdentityProvider } from '../provider/contract.ts';
+import type { IdentityProvider, ProviderLookup } from '../provider/contract.ts';
 import { dependentsGate } from './decide.ts';
 import { identityInputOf } from './inputs.ts';
 import type { RowObserver } from './metrics.ts';
-import { reconcileProvisioned, type ProviderLookup, type Provisioner } from './provisioner.ts';
+import { provisionerReconciler, reconcileProvisioned, type Provisioner } from './provisioner.ts';
 import { deleted, identityOf, specOrDeletionChanged } from './watches.ts';
 
 export const IDENTITY_CONTROLLER = 'region-identity';
@@ -39,15 +39,17 @@ export function identityProvisioner(
   client: Client,
   lookup: ProviderLookup<IdentityProvider>,
   dependents: readonly ResourceType[] = IDENTITY_DEPENDENTS,
-): Provisioner<Identity, undefined> {
+): Provisioner<Identity, IdentityProvider, undefined> {
   return {
     type: identityType,
+    lookup,
     bind(identity) {
       const input = identityInputOf(identity);
       if (input === undefined) return undefined;
       return {
-        provision: async (ctx) => (await lookup(input.regionID, ctx.signal)).createIdentity(ctx, input),
-        deprovision: async (ctx) => (await lookup(input.regionID, ctx.signal)).deleteIdentity(ctx, input),
+        regionID: input.regionID,
+        provision: async (provider, ctx) => ({ outcome: await provider.createIdentity(ctx, input) }),
+        deprovision: (provider, ctx) => provider.deleteIdentity(ctx, input),
       };
     },
     holdDeletion: async (identity) => dependentsGate(await countDependents(client, identity, dependents)),
@@ -96,8 +98,7 @@ export function registerIdentityController(
   for (const type of IDENTITY_DEPENDENTS) {
     builder.watches(type, identityOf, { clusters: 'management', predicates: [deleted] });
   }
-  return builder.withOptions(options).complete((req, ctx) => {
-    const client = manager.client(req.cluster);
-    return client === undefined ? Promise.resolve({}) : reconcileIdentity(client, lookup, req, ctx, observe);
-  });
+  return builder
+    .withOptions(options)
+    .complete(provisionerReconciler(manager, (client) => identityProvisioner(client, lookup), observe));
 }

@@ -14,8 +14,7 @@ import { ManualClock } from '../../util/clock.ts';
 import { identityType } from '../apis/identity.ts';
 import { networkType } from '../apis/network.ts';
 import { securityGroupType } from '../apis/security-group.ts';
-import type { Provider } from '../provider/contract.ts';
-import { lookupsFrom, registerRegionControllers } from './index.ts';
+import { registerRegionControllers } from './index.ts';
 import {
   FakeIdentityProvider,
   FakeLoadBalancerProvider,
@@ -24,6 +23,7 @@ import {
   FakeNetworkProvider,
   FakeSecurityGroupProvider,
   NAMESPACE,
+  fakeRegionProvider,
   identityObject,
   lookupOf,
   networkObject,
@@ -54,14 +54,15 @@ async function setup() {
   const identities = new FakeIdentityProvider();
   const networks = new FakeNetworkProvider();
   const securityGroups = new FakeSecurityGroupProvider();
-  const controllers = registerRegionControllers(manager, {
-    identities: lookupOf(identities),
-    networks: lookupOf(networks),
-    securityGroups: lookupOf(securityGroups),
-    loadBalancers: lookupOf(new FakeLoadBalancerProvider()),
-    volumes: lookupOf(new FakeVolumeProvider()),
-    servers: lookupOf(new FakeServerLifecycle()),
-  });
+  const provider = fakeRegionProvider(
+    identities,
+    networks,
+    securityGroups,
+    new FakeLoadBalancerProvider(),
+    new FakeVolumeProvider(),
+    new FakeServerLifecycle(),
+  );
+  const controllers = registerRegionControllers(manager, lookupOf(provider));
   const reason = async (type: ResourceType, name: string) => {
     try {
       const object = await store.get(type, NAMESPACE, name);
@@ -75,23 +76,6 @@ async function setup() {
 }
 
 describe('registerRegionControllers', () => {
-  it('lookupsFrom serves every capability from the region’s cloud provider', async () => {
-    // Only its identity matters here: the lookups must hand back the very provider `lookupCloud` gave.
-    const provider = {} as Provider;
-    const asked: string[] = [];
-    const lookups = lookupsFrom({
-      lookupCloud: (regionID) => {
-        asked.push(regionID);
-        return Promise.resolve(provider);
-      },
-    });
-    const signal = new AbortController().signal;
-    assert.equal(await lookups.identities('r1', signal), provider);
-    assert.equal(await lookups.networks('r2', signal), provider);
-    assert.equal(await lookups.securityGroups('r3', signal), provider);
-    assert.deepEqual(asked, ['r1', 'r2', 'r3']);
-  });
-
   it('registers one controller per kind', async () => {
     const { controllers } = await setup();
     assert.deepEqual(
@@ -119,15 +103,8 @@ describe('registerRegionControllers', () => {
     const store = await openRegionStore(clock);
     stores.push(store);
     const manager = new Manager({ client: store, clock, scheduler: new ManualScheduler(clock), random: () => 0 });
-    const lookups = {
-      identities: lookupOf(new FakeIdentityProvider()),
-      networks: lookupOf(new FakeNetworkProvider()),
-      securityGroups: lookupOf(new FakeSecurityGroupProvider()),
-      loadBalancers: lookupOf(new FakeLoadBalancerProvider()),
-      volumes: lookupOf(new FakeVolumeProvider()),
-      servers: lookupOf(new FakeServerLifecycle()),
-    };
-    const only = registerRegionControllers(manager, lookups, { groups: ['volumes', 'servers'] });
+    const provider = fakeRegionProvider(new FakeVolumeProvider(), new FakeServerLifecycle());
+    const only = registerRegionControllers(manager, lookupOf(provider), { groups: ['volumes', 'servers'] });
     assert.deepEqual(Object.keys(only).sort(), ['server', 'volume']);
   });
 

@@ -21,13 +21,13 @@ import {
 } from '../apis/load-balancer.ts';
 import { networkType, type Network } from '../apis/network.ts';
 import { conditionReasons, conditionTypes, labels } from '../apis/shared.ts';
-import type { LoadBalancerProvider } from '../provider/contract.ts';
+import type { LoadBalancerProvider, ProviderLookup } from '../provider/contract.ts';
 import type { HealthCheck, Listener, LoadBalancerInput, LoadBalancerRealisation } from '../provider/inputs.ts';
 import { RECHECK_MS, type Verdict } from './decide.ts';
 import { gateOnIdentity } from './gate.ts';
 import { ownershipOf, workloadIdentityOf } from './inputs.ts';
 import type { RowObserver } from './metrics.ts';
-import { getOrUndefined, reconcileProvisioned, type ProviderLookup, type Provisioner } from './provisioner.ts';
+import { getOrUndefined, provisionerReconciler, reconcileProvisioned, type Provisioner } from './provisioner.ts';
 import { becameAvailable, byIdentity, IDENTITY_INDEX, specOrDeletionChanged, usersOf } from './watches.ts';
 
 export const LOAD_BALANCER_CONTROLLER = 'region-load-balancer';
@@ -120,25 +120,30 @@ export function networkGate(network: Network | undefined): Verdict | undefined {
 export function loadBalancerProvisioner(
   client: Client,
   lookup: ProviderLookup<LoadBalancerProvider>,
-): Provisioner<LoadBalancer, LoadBalancerRealisation> {
+): Provisioner<LoadBalancer, LoadBalancerProvider, LoadBalancerRealisation> {
   return {
     type: loadBalancerType,
+    lookup,
     bind(lb) {
       const identity = workloadIdentityOf(lb);
       const input = loadBalancerInputOf(lb);
       if (identity === undefined || input === undefined) return undefined;
       return {
-        provision: async (ctx) => (await lookup(input.regionID, ctx.signal)).createLoadBalancer(ctx, identity, input),
-        deprovision: async (ctx) => (await lookup(input.regionID, ctx.signal)).deleteLoadBalancer(ctx, identity, input),
+        regionID: input.regionID,
+        gate: async () => {
+          const gated = await gateOnIdentity(client, lb);
+          if (gated !== undefined) return gated;
+          const network = await getOrUndefined<Network>(
+            client,
+            networkType,
+            lb.metadata.namespace ?? '',
+            input.networkID,
+          );
+          return networkGate(network);
+        },
+        provision: async (provider, ctx) => ({ outcome: await provider.createLoadBalancer(ctx, identity, input) }),
+        deprovision: (provider, ctx) => provider.deleteLoadBalancer(ctx, identity, input),
       };
-    },
-    gate: async (lb) => {
-      const identity = await gateOnIdentity(client, lb);
-      if (identity !== undefined) return identity;
-      const networkID = label(lb, labels.networkID);
-      // bind() reports the missing label; here it simply cannot name a network to wait for.
-      if (networkID === undefined) return undefined;
-      return networkGate(await getOrUndefined<Network>(client, networkType, lb.metadata.namespace ?? '', networkID));
     },
     realised: loadBalancerStatusOf,
   };
@@ -195,8 +200,5 @@ export function registerLoadBalancerController(
     })
     .watches(networkType, loadBalancersOn(manager), { clusters: 'management', predicates: [becameAvailable] })
     .withOptions(options)
-    .complete((req, ctx) => {
-      const client = manager.client(req.cluster);
-      return client === undefined ? Promise.resolve({}) : reconcileLoadBalancer(client, lookup, req, ctx, observe);
-    });
+    .complete(provisionerReconciler(manager, (client) => loadBalancerProvisioner(client, lookup), observe));
 }

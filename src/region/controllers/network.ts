@@ -10,12 +10,12 @@ import type { Manager } from '../../runtime/manager.ts';
 import type { ReconcileContext, Request, Result } from '../../runtime/types.ts';
 import { identityType } from '../apis/identity.ts';
 import { networkType, type Network } from '../apis/network.ts';
-import type { NetworkProvider } from '../provider/contract.ts';
+import type { NetworkProvider, ProviderLookup } from '../provider/contract.ts';
 import type { NetworkRealisation } from '../provider/inputs.ts';
 import { gateOnIdentity } from './gate.ts';
 import { networkInputOf, networkStatusOf, workloadIdentityOf } from './inputs.ts';
 import type { RowObserver } from './metrics.ts';
-import { reconcileProvisioned, type ProviderLookup, type Provisioner } from './provisioner.ts';
+import { provisionerReconciler, reconcileProvisioned, type Provisioner } from './provisioner.ts';
 import { becameAvailable, specOrDeletionChanged, usersOf } from './watches.ts';
 
 export const NETWORK_CONTROLLER = 'region-network';
@@ -23,19 +23,21 @@ export const NETWORK_CONTROLLER = 'region-network';
 export function networkProvisioner(
   client: Client,
   lookup: ProviderLookup<NetworkProvider>,
-): Provisioner<Network, NetworkRealisation> {
+): Provisioner<Network, NetworkProvider, NetworkRealisation> {
   return {
     type: networkType,
+    lookup,
     bind(network) {
       const identity = workloadIdentityOf(network);
       const input = networkInputOf(network);
       if (identity === undefined || input === undefined) return undefined;
       return {
-        provision: async (ctx) => (await lookup(input.regionID, ctx.signal)).createNetwork(ctx, identity, input),
-        deprovision: async (ctx) => (await lookup(input.regionID, ctx.signal)).deleteNetwork(ctx, identity, input),
+        regionID: input.regionID,
+        gate: () => gateOnIdentity(client, network),
+        provision: async (provider, ctx) => ({ outcome: await provider.createNetwork(ctx, identity, input) }),
+        deprovision: (provider, ctx) => provider.deleteNetwork(ctx, identity, input),
       };
     },
-    gate: (network) => gateOnIdentity(client, network),
     realised: (realisation) => ({ openstack: networkStatusOf(realisation) }),
   };
 }
@@ -65,8 +67,5 @@ export function registerNetworkController(
       predicates: [becameAvailable],
     })
     .withOptions(options)
-    .complete((req, ctx) => {
-      const client = manager.client(req.cluster);
-      return client === undefined ? Promise.resolve({}) : reconcileNetwork(client, lookup, req, ctx, observe);
-    });
+    .complete(provisionerReconciler(manager, (client) => networkProvisioner(client, lookup), observe));
 }

@@ -6,13 +6,20 @@
  *
  * A thrown provider error is logged for operators through `toOperatorLog` (redacted cause chain) and the pass then
  * fails with a cause-free error, so the runtime backs off without ever logging or showing OpenStack's raw answer.
+ *
+ * A kind plugs in through a Provisioner: how to bind one object to its provider calls, its gates, what a done
+ * provision realises in status. A call that keeps status of its own (the server's create-retry count and its
+ * rebuild-accepted stamp) returns it with its outcome, and may persist bookkeeping before a destructive call.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { Client } from '../../kube/client.ts';
 import { NotFoundError } from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
-import type { ReconcileContext, Request, Result } from '../../runtime/types.ts';
-import type { CallContext } from '../provider/contract.ts';
+import type { Manager } from '../../runtime/manager.ts';
+import type { Logger, ReconcileContext, Reconciler, Request, Result } from '../../runtime/types.ts';
+import type { Clock } from '../../util/clock.ts';
+import type { CallContext, ProviderLookup } from '../provider/contract.ts';
 import { toOperatorLog } from '../provider/messages.ts';
 import type { Outcome } from '../provider/outcome.ts';
 import {
@@ -26,36 +33,55 @@ import {
 import { ignoreRows, type Phase, type RowObserver } from './metrics.ts';
 import { availableCondition, nextStatus, type ProvisionedStatus } from './status.ts';
 
-/**
- * How a controller reaches one capability of a region's provider. Taking a capability rather than the whole
- * Provider lets a provider implementation grow one capability at a time.
- */
-export type ProviderLookup<P> = (regionID: string, signal: AbortSignal) => Promise<P>;
-
 /** unikorn core's finalizer, so resources an upstream controller provisioned are released by ours too. */
 export const FINALIZER = 'unikorn';
 
-export interface ProvisionedResource extends KubeObject {
+interface ProvisionedResource extends KubeObject {
   readonly spec: { readonly pause?: boolean | undefined };
   readonly status?: ProvisionedStatus | undefined;
 }
 
-/** The provider calls for one object, bound to the inputs built from it. */
-export interface ProviderCalls<V> {
-  provision(ctx: CallContext): Promise<Outcome<V>>;
-  deprovision(ctx: CallContext): Promise<Outcome<undefined>>;
+/** The status of a provisioned kind, `{}` before its first write. */
+type StatusOf<R extends ProvisionedResource> = NonNullable<R['status']>;
+
+/** What a provision call works with besides cancellation. */
+export interface ProvisionContext<S> extends CallContext {
+  readonly log: Logger;
+  readonly clock: Clock;
+  /** The status as this pass read it, or as it last persisted it. */
+  readonly status: S;
+  /** Writes `status` now, before the call it guards: bookkeeping a restart must neither lose nor repeat. */
+  persist(status: S): Promise<void>;
+}
+
+/**
+ * What a provision call ended with: the provider's outcome and, for a call that keeps status fields of its own,
+ * the status to write with it (Available and the realised fields are set on top).
+ */
+export interface Provisioned<V, S> {
+  readonly outcome: Outcome<V>;
+  readonly status?: S;
+}
+
+/** One pass's provider calls for one object, bound to the inputs built from it. */
+export interface Binding<P, V, S> {
+  /** The region whose provider the calls go to. */
+  readonly regionID: string;
+  /** Dependencies, checked before the finalizer and any provider call; a verdict ends the pass. */
+  gate?(ctx: ReconcileContext): Promise<Verdict | undefined>;
+  provision(provider: P, ctx: ProvisionContext<S>): Promise<Provisioned<V, S>>;
+  deprovision(provider: P, ctx: CallContext): Promise<Outcome<undefined>>;
 }
 
 /** What one kind's controller plugs into the scaffold. */
-export interface Provisioner<R extends ProvisionedResource, V> {
+export interface Provisioner<R extends ProvisionedResource, P, V> {
   readonly type: ResourceType;
-  /** The calls for this object, or undefined when its labels cannot name its owner, region or identity. */
-  bind(object: R): ProviderCalls<V> | undefined;
-  /** Dependencies, checked before the finalizer and any provider call; a verdict ends the pass. */
-  gate?(object: R, ctx: ReconcileContext): Promise<Verdict | undefined>;
+  readonly lookup: ProviderLookup<P>;
+  /** This pass's calls for the object, or undefined when its labels cannot name its owner, region or identity. */
+  bind(object: R): Binding<P, V, StatusOf<R>> | undefined;
   /** Checked before the provider's delete; a verdict holds the deletion. */
   holdDeletion?(object: R, ctx: ReconcileContext): Promise<Verdict | undefined>;
-  /** Status fields besides conditions this reconciler owns, from a done provision. */
+  /** Status fields besides conditions this reconciler owns, from a done provision; undefined removes one. */
   realised?(value: V): Readonly<Record<string, unknown>>;
 }
 
@@ -69,9 +95,9 @@ export class ProviderRetryError extends Error {
   }
 }
 
-export async function reconcileProvisioned<R extends ProvisionedResource, V>(
+export async function reconcileProvisioned<R extends ProvisionedResource, P, V>(
   client: Client,
-  provisioner: Provisioner<R, V>,
+  provisioner: Provisioner<R, P, V>,
   req: Request,
   ctx: ReconcileContext,
   observe: RowObserver = ignoreRows,
@@ -83,111 +109,171 @@ export async function reconcileProvisioned<R extends ProvisionedResource, V>(
     return {};
   }
   const deleting = object.metadata.deletionTimestamp !== undefined;
-  const io = new PassIo<R>(client, provisioner.type, ctx, deleting ? 'deprovision' : 'provision', observe);
-  return deleting ? deprovision(provisioner, object, io) : provision(provisioner, object, io);
+  const pass = new Pass(client, provisioner, object, ctx, deleting ? 'deprovision' : 'provision', observe);
+  return deleting ? pass.deprovision() : pass.provision();
 }
 
-async function provision<R extends ProvisionedResource, V>(
-  provisioner: Provisioner<R, V>,
-  object: R,
-  io: PassIo<R>,
-): Promise<Result> {
-  const { ctx } = io;
-  const calls = provisioner.bind(object);
-  if (calls === undefined) return io.settle(object, missingLabelsVerdict());
-  const gated = await provisioner.gate?.(object, ctx);
-  if (gated !== undefined) return io.settle(object, gated);
-  const current = await io.setFinalizer(object, true);
-  let owned: Readonly<Record<string, unknown>> = {};
-  const verdict = await callProvider(ctx, 'provision', async () => {
-    const outcome = await calls.provision({ signal: ctx.signal });
-    logNotDone(ctx, 'provision', outcome);
-    if (outcome.kind === 'done' && provisioner.realised !== undefined) owned = provisioner.realised(outcome.value);
-    return provisionVerdict(outcome);
-  });
-  return io.settle(current, verdict, owned);
+/** The reconciler a kind's controller completes with: each pass through the scaffold on the request's cluster. */
+export function provisionerReconciler<R extends ProvisionedResource, P, V>(
+  manager: Manager,
+  provisionerFor: (client: Client) => Provisioner<R, P, V>,
+  observe?: RowObserver,
+): Reconciler {
+  return (req, ctx) => {
+    const client = manager.client(req.cluster);
+    return client === undefined
+      ? Promise.resolve({})
+      : reconcileProvisioned(client, provisionerFor(client), req, ctx, observe);
+  };
 }
 
-async function deprovision<R extends ProvisionedResource, V>(
-  provisioner: Provisioner<R, V>,
-  object: R,
-  io: PassIo<R>,
-): Promise<Result> {
-  // Without our finalizer the provider never ran for this object (or has already released it): nothing to do.
-  if (!(object.metadata.finalizers ?? []).includes(FINALIZER)) return {};
-  const { ctx } = io;
-  const held = await provisioner.holdDeletion?.(object, ctx);
-  if (held !== undefined) return io.settle(object, held);
-  const calls = provisioner.bind(object);
-  if (calls === undefined) return io.settle(object, missingLabelsVerdict());
-  const verdict = await callProvider(ctx, 'deprovision', async () => {
-    const outcome = await calls.deprovision({ signal: ctx.signal });
-    logNotDone(ctx, 'deprovision', outcome);
-    return deprovisionVerdict(outcome);
-  });
-  return io.settle(object, verdict);
-}
-
-/** Runs a provider call (lookup included); a throw becomes the failure verdict, its cause an operator log line. */
-async function callProvider(ctx: ReconcileContext, what: string, call: () => Promise<Verdict>): Promise<Verdict> {
-  try {
-    return await call();
-  } catch (error) {
-    const verdict = failureVerdict(error, ctx.signal.aborted);
-    ctx.log.error({ provider: toOperatorLog(error), row: verdict.row }, `${what} failed`);
-    return verdict;
-  }
-}
-
-function logNotDone(ctx: ReconcileContext, what: string, outcome: Outcome<unknown>): void {
+/** Logs a park or terminal outcome's operator-only detail; the tenant sees only its fixed message. */
+export function logStopped(log: Logger, what: string, outcome: Outcome<unknown>): void {
   if (outcome.kind === 'park' || outcome.kind === 'terminal') {
-    ctx.log.warn({ provider: toOperatorLog(outcome) }, `${what} stopped: ${outcome.kind}`);
+    log.warn({ provider: toOperatorLog(outcome) }, `${what} stopped: ${outcome.kind}`);
   }
 }
 
-/** The writes of a pass: the finalizer, and a verdict's status write (skipped when unchanged) and result. */
-class PassIo<R extends ProvisionedResource> {
-  readonly ctx: ReconcileContext;
+/** One pass over one object: its steps, and its writes (the finalizer, persisted bookkeeping, the verdict). */
+class Pass<R extends ProvisionedResource, P, V> {
   readonly #client: Client;
-  readonly #type: ResourceType;
+  readonly #provisioner: Provisioner<R, P, V>;
+  readonly #ctx: ReconcileContext;
   readonly #phase: Phase;
   readonly #observe: RowObserver;
+  /** The object as stored: updated by every write of this pass, so each carries the resourceVersion it follows. */
+  #object: R;
 
-  constructor(client: Client, type: ResourceType, ctx: ReconcileContext, phase: Phase, observe: RowObserver) {
-    this.ctx = ctx;
+  constructor(
+    client: Client,
+    provisioner: Provisioner<R, P, V>,
+    object: R,
+    ctx: ReconcileContext,
+    phase: Phase,
+    observe: RowObserver,
+  ) {
     this.#client = client;
-    this.#type = type;
+    this.#provisioner = provisioner;
+    this.#object = object;
+    this.#ctx = ctx;
     this.#phase = phase;
     this.#observe = observe;
   }
 
-  async settle(object: R, verdict: Verdict, owned: Readonly<Record<string, unknown>> = {}): Promise<Result> {
-    this.ctx.log.debug({ phase: this.#phase, row: verdict.row, action: verdict.action }, 'pass decided');
+  async provision(): Promise<Result> {
+    const binding = this.#provisioner.bind(this.#object);
+    if (binding === undefined) return this.#settle(missingLabelsVerdict());
+    const gated = await binding.gate?.(this.#ctx);
+    if (gated !== undefined) return this.#settle(gated);
+    await this.#setFinalizer(true);
+    let status: StatusOf<R> | undefined;
+    let owned: Readonly<Record<string, unknown>> = {};
+    const verdict = await this.#call(binding.regionID, async (provider) => {
+      const provisioned = await binding.provision(provider, this.#provisionContext());
+      const { outcome } = provisioned;
+      logStopped(this.#ctx.log, 'provision', outcome);
+      status = provisioned.status;
+      if (outcome.kind === 'done' && this.#provisioner.realised !== undefined) {
+        owned = this.#provisioner.realised(outcome.value);
+      }
+      return provisionVerdict(outcome);
+    });
+    return this.#settle(verdict, owned, status);
+  }
+
+  async deprovision(): Promise<Result> {
+    // Without our finalizer the provider never ran for this object (or has already released it): nothing to do.
+    if (!(this.#object.metadata.finalizers ?? []).includes(FINALIZER)) return {};
+    const held = await this.#provisioner.holdDeletion?.(this.#object, this.#ctx);
+    if (held !== undefined) return this.#settle(held);
+    const binding = this.#provisioner.bind(this.#object);
+    if (binding === undefined) return this.#settle(missingLabelsVerdict());
+    const verdict = await this.#call(binding.regionID, async (provider) => {
+      const outcome = await binding.deprovision(provider, { signal: this.#ctx.signal });
+      logStopped(this.#ctx.log, 'deprovision', outcome);
+      return deprovisionVerdict(outcome);
+    });
+    return this.#settle(verdict);
+  }
+
+  /** Looks the provider up and runs `call`; a throw becomes the failure verdict, its cause an operator log line. */
+  async #call(regionID: string, call: (provider: P) => Promise<Verdict>): Promise<Verdict> {
+    try {
+      return await call(await this.#provisioner.lookup(regionID, this.#ctx.signal));
+    } catch (error) {
+      const verdict = failureVerdict(error, this.#ctx.signal.aborted);
+      this.#ctx.log.error({ provider: toOperatorLog(error), row: verdict.row }, `${this.#phase} failed`);
+      return verdict;
+    }
+  }
+
+  #provisionContext(): ProvisionContext<StatusOf<R>> {
+    const { signal, log, clock } = this.#ctx;
+    const current = () => this.#status();
+    return {
+      signal,
+      log,
+      clock,
+      get status() {
+        return current();
+      },
+      persist: async (status) => {
+        if (!isSame(this.#object.status, status)) await this.#writeStatus(status);
+      },
+    };
+  }
+
+  /** Logs and counts the verdict, then performs it: the finalizer's release, or the status write and the result. */
+  async #settle(
+    verdict: Verdict,
+    owned: Readonly<Record<string, unknown>> = {},
+    status: StatusOf<R> = this.#status(),
+  ): Promise<Result> {
+    this.#ctx.log.debug({ phase: this.#phase, row: verdict.row, action: verdict.action }, 'pass decided');
     this.#observe(this.#phase, verdict.row);
     if (verdict.action === 'release') {
-      await this.setFinalizer(object, false);
+      await this.#setFinalizer(false);
       return {};
     }
-    await this.#write(object, verdict.available, owned);
+    await this.#writeAvailable(verdict.available, owned, status);
     if (verdict.action === 'backoff') throw new ProviderRetryError(verdict.row);
     return verdict.requeueAfterMs === undefined ? {} : { requeueAfterMs: verdict.requeueAfterMs };
   }
 
-  /** Adds or removes our finalizer; returns the object as stored (unchanged when there was nothing to do). */
-  async setFinalizer(object: R, present: boolean): Promise<R> {
-    const finalizers = object.metadata.finalizers ?? [];
-    if (finalizers.includes(FINALIZER) === present) return object;
-    const next = present ? [...finalizers, FINALIZER] : finalizers.filter((f) => f !== FINALIZER);
-    return this.#client.update<R>(this.#type, { ...object, metadata: { ...object.metadata, finalizers: next } });
+  #status(): StatusOf<R> {
+    return this.#object.status ?? {};
   }
 
-  async #write(object: R, available: Available, owned: Readonly<Record<string, unknown>>): Promise<void> {
-    const input = availableCondition(available, object.metadata.generation);
-    const status = nextStatus(object.status, input, this.ctx.clock.now(), owned);
-    if (status === undefined) return;
-    await this.#client.update<R>(this.#type, { ...object, status }, { subresource: 'status' });
+  /** Adds or removes our finalizer; nothing to do when it already is as asked. */
+  async #setFinalizer(present: boolean): Promise<void> {
+    const object = this.#object;
+    const finalizers = object.metadata.finalizers ?? [];
+    if (finalizers.includes(FINALIZER) === present) return;
+    const next = present ? [...finalizers, FINALIZER] : finalizers.filter((f) => f !== FINALIZER);
+    this.#object = await this.#client.update<R>(this.#provisioner.type, {
+      ...object,
+      metadata: { ...object.metadata, finalizers: next },
+    });
+  }
+
+  /** The Available condition on top of `status` and the owned fields; no write when that changes nothing. */
+  async #writeAvailable(available: Available, owned: Readonly<Record<string, unknown>>, status: StatusOf<R>) {
+    const condition = availableCondition(available, this.#object.metadata.generation);
+    const next = nextStatus(this.#object.status, condition, this.#ctx.clock.now(), owned, status);
+    if (next !== undefined) await this.#writeStatus(next);
+  }
+
+  async #writeStatus(status: StatusOf<R>): Promise<void> {
+    this.#object = await this.#client.update<R>(
+      this.#provisioner.type,
+      { ...this.#object, status },
+      { subresource: 'status' },
+    );
   }
 }
+
+// Deep equality ignores key order: a real API server hands objects back with their keys sorted.
+const isSame = (a: unknown, b: unknown): boolean => isDeepStrictEqual(a, b);
 
 export async function getOrUndefined<R extends KubeObject>(
   client: Client,

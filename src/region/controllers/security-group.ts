@@ -9,11 +9,11 @@ import type { Manager } from '../../runtime/manager.ts';
 import type { ReconcileContext, Request, Result } from '../../runtime/types.ts';
 import { identityType } from '../apis/identity.ts';
 import { securityGroupType, type SecurityGroup } from '../apis/security-group.ts';
-import type { SecurityGroupProvider } from '../provider/contract.ts';
+import type { ProviderLookup, SecurityGroupProvider } from '../provider/contract.ts';
 import { gateOnIdentity } from './gate.ts';
 import { securityGroupInputOf, workloadIdentityOf } from './inputs.ts';
 import type { RowObserver } from './metrics.ts';
-import { reconcileProvisioned, type ProviderLookup, type Provisioner } from './provisioner.ts';
+import { provisionerReconciler, reconcileProvisioned, type Provisioner } from './provisioner.ts';
 import { becameAvailable, specOrDeletionChanged, usersOf } from './watches.ts';
 
 export const SECURITY_GROUP_CONTROLLER = 'region-security-group';
@@ -21,20 +21,21 @@ export const SECURITY_GROUP_CONTROLLER = 'region-security-group';
 export function securityGroupProvisioner(
   client: Client,
   lookup: ProviderLookup<SecurityGroupProvider>,
-): Provisioner<SecurityGroup, undefined> {
+): Provisioner<SecurityGroup, SecurityGroupProvider, undefined> {
   return {
     type: securityGroupType,
+    lookup,
     bind(securityGroup) {
       const identity = workloadIdentityOf(securityGroup);
       const input = securityGroupInputOf(securityGroup);
       if (identity === undefined || input === undefined) return undefined;
       return {
-        provision: async (ctx) => (await lookup(input.regionID, ctx.signal)).createSecurityGroup(ctx, identity, input),
-        deprovision: async (ctx) =>
-          (await lookup(input.regionID, ctx.signal)).deleteSecurityGroup(ctx, identity, input),
+        regionID: input.regionID,
+        gate: () => gateOnIdentity(client, securityGroup),
+        provision: async (provider, ctx) => ({ outcome: await provider.createSecurityGroup(ctx, identity, input) }),
+        deprovision: (provider, ctx) => provider.deleteSecurityGroup(ctx, identity, input),
       };
     },
-    gate: (securityGroup) => gateOnIdentity(client, securityGroup),
   };
 }
 
@@ -63,8 +64,5 @@ export function registerSecurityGroupController(
       predicates: [becameAvailable],
     })
     .withOptions(options)
-    .complete((req, ctx) => {
-      const client = manager.client(req.cluster);
-      return client === undefined ? Promise.resolve({}) : reconcileSecurityGroup(client, lookup, req, ctx, observe);
-    });
+    .complete(provisionerReconciler(manager, (client) => securityGroupProvisioner(client, lookup), observe));
 }

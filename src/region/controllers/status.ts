@@ -4,7 +4,7 @@
  * skipped, so a level-triggered pass that learns nothing new never churns the object.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { conditionUnchanged, setCondition, type ConditionInput } from '../../kube/conditions.ts';
+import { setCondition, type ConditionInput } from '../../kube/conditions.ts';
 import type { Condition } from '../../kube/object.ts';
 import { conditionTypes } from '../apis/shared.ts';
 import type { Available } from './decide.ts';
@@ -24,7 +24,8 @@ export function availableCondition(available: Available, generation: number | un
 }
 
 /**
- * The next status, or undefined when it equals the current one. `owned` replaces those top-level fields; an owned
+ * The next status, or undefined when it equals the current one. `base` is the status the pass built (its own
+ * fields changed; the current one by default); `owned` replaces those top-level fields on top of it, and an owned
  * field given as undefined is removed (a floating IP that went takes `publicIP` with it).
  */
 export function nextStatus(
@@ -32,11 +33,13 @@ export function nextStatus(
   input: ConditionInput,
   now: number,
   owned: Readonly<Record<string, unknown>> = {},
+  base: ProvisionedStatus | undefined = current,
 ): ProvisionedStatus | undefined {
-  const status = current ?? {};
+  const status = base ?? {};
+  const fields = Object.entries({ ...status, ...owned }).filter(
+    ([key, value]) => value !== undefined || !(key in owned),
+  );
+  const next = { ...Object.fromEntries(fields), conditions: setCondition(status.conditions, input, new Date(now)) };
   // Deep equality ignores key order: a real API server hands objects back with their keys sorted.
-  const ownedSame = Object.entries(owned).every(([key, value]) => isDeepStrictEqual(status[key], value));
-  if (ownedSame && conditionUnchanged(status.conditions, input)) return undefined;
-  const next = Object.entries({ ...status, ...owned }).filter(([key, value]) => value !== undefined || !(key in owned));
-  return { ...Object.fromEntries(next), conditions: setCondition(status.conditions, input, new Date(now)) };
+  return isDeepStrictEqual(next, current ?? {}) ? undefined : next;
 }

@@ -12,12 +12,12 @@ import type { ReconcileContext, Request, Result } from '../../runtime/types.ts';
 import { identityType } from '../apis/identity.ts';
 import { labels } from '../apis/shared.ts';
 import { volumeType, type Volume } from '../apis/volume.ts';
-import type { VolumeProvider } from '../provider/contract.ts';
+import type { ProviderLookup, VolumeProvider } from '../provider/contract.ts';
 import type { VolumeInput } from '../provider/inputs.ts';
 import { gateOnIdentity } from './gate.ts';
 import { ownershipOf, workloadIdentityOf } from './inputs.ts';
 import type { RowObserver } from './metrics.ts';
-import { reconcileProvisioned, type ProviderLookup, type Provisioner } from './provisioner.ts';
+import { provisionerReconciler, reconcileProvisioned, type Provisioner } from './provisioner.ts';
 import { becameAvailable, specOrDeletionChanged, usersOf } from './watches.ts';
 
 export const VOLUME_CONTROLLER = 'region-volume';
@@ -47,19 +47,21 @@ export function volumeInputOf(volume: Volume): VolumeInput | undefined {
 export function volumeProvisioner(
   client: Client,
   lookup: ProviderLookup<VolumeProvider>,
-): Provisioner<Volume, undefined> {
+): Provisioner<Volume, VolumeProvider, undefined> {
   return {
     type: volumeType,
+    lookup,
     bind(volume) {
       const identity = workloadIdentityOf(volume);
       const input = volumeInputOf(volume);
       if (identity === undefined || input === undefined) return undefined;
       return {
-        provision: async (ctx) => (await lookup(input.regionID, ctx.signal)).createVolume(ctx, identity, input),
-        deprovision: async (ctx) => (await lookup(input.regionID, ctx.signal)).deleteVolume(ctx, identity, input),
+        regionID: input.regionID,
+        gate: () => gateOnIdentity(client, volume),
+        provision: async (provider, ctx) => ({ outcome: await provider.createVolume(ctx, identity, input) }),
+        deprovision: (provider, ctx) => provider.deleteVolume(ctx, identity, input),
       };
     },
-    gate: (volume) => gateOnIdentity(client, volume),
   };
 }
 
@@ -88,8 +90,5 @@ export function registerVolumeController(
       predicates: [becameAvailable],
     })
     .withOptions(options)
-    .complete((req, ctx) => {
-      const client = manager.client(req.cluster);
-      return client === undefined ? Promise.resolve({}) : reconcileVolume(client, lookup, req, ctx, observe);
-    });
+    .complete(provisionerReconciler(manager, (client) => volumeProvisioner(client, lookup), observe));
 }

@@ -11,16 +11,7 @@ import type { Client } from '../../kube/client.ts';
 import { systemClock, type Clock } from '../../util/clock.ts';
 import type { Logger } from 'pino';
 import { TransientError, ResourceKind } from '../provider/errors.ts';
-import type {
-  IdentityProvider,
-  LoadBalancerProvider,
-  NetworkProvider,
-  SecurityGroupProvider,
-  ServerConsole,
-  ServerProvider,
-  ServerSnapshot,
-  VolumeProvider,
-} from '../provider/contract.ts';
+import type { ProviderLookup, RegionProvider } from '../provider/contract.ts';
 import type { IdentityInput } from '../provider/inputs.ts';
 import { Outcome } from '../provider/outcome.ts';
 import { identityProviderFor } from './identity/lifecycle.ts';
@@ -31,22 +22,12 @@ import type { RegionContext } from './registry.ts';
 import type { RealisedIdentity } from './realised.ts';
 import { RegionConfigError, RegionProviderKindError } from './region-config.ts';
 import { InventoryCaches } from './inventory/caches.ts';
-import { inventoryProviderFor, type InventoryProvider } from './inventory/provider.ts';
+import { inventoryProviderFor } from './inventory/provider.ts';
 import { loadBalancerProviderFor } from './load-balancer/provider.ts';
 import { createSecurityGroup, deleteSecurityGroup } from './security-group/lifecycle.ts';
 import { serverProviderFor } from './server/provider.ts';
 import { volumeProviderFor } from './volume/provider.ts';
 import { VlanAllocator } from '../vlan/allocator.ts';
-
-export type OpenstackRegionProvider = IdentityProvider &
-  NetworkProvider &
-  LoadBalancerProvider &
-  SecurityGroupProvider &
-  ServerProvider &
-  ServerConsole &
-  ServerSnapshot &
-  VolumeProvider &
-  InventoryProvider;
 
 export interface ProviderDeps {
   /** Where OpenstackIdentity and VLANAllocation records are kept (the region service's store). */
@@ -61,7 +42,7 @@ export interface ProviderDeps {
   readonly observeServerRow?: ((row: string) => void) | undefined;
 }
 
-export function openstackProvider(region: RegionContext, deps: ProviderDeps): OpenstackRegionProvider {
+function openstackProvider(region: RegionContext, deps: ProviderDeps): RegionProvider {
   const records = new IdentityRecords(deps.kube, region.namespace);
   const physicalNetwork = region.config.network?.providerNetworks?.physicalNetwork;
   const vlans =
@@ -121,7 +102,7 @@ export function openstackProvider(region: RegionContext, deps: ProviderDeps): Op
 export function openstackLookup(
   lookup: (regionID: string, signal: AbortSignal) => Promise<RegionContext>,
   deps: Omit<ProviderDeps, 'inventory'> & { readonly inventory?: InventoryCaches },
-): (regionID: string, signal: AbortSignal) => Promise<OpenstackRegionProvider> {
+): ProviderLookup<RegionProvider> {
   // Without caches of the caller's, one set for this lookup: flavors and volume types cached, no image cache.
   const clock = deps.clock ?? systemClock;
   const full = { ...deps, inventory: deps.inventory ?? new InventoryCaches({ clock, imageCache: false }) };
@@ -136,7 +117,7 @@ export function openstackLookup(
   };
 }
 
-function refusingProvider(cause: RegionProviderKindError): OpenstackRegionProvider {
+function refusingProvider(cause: RegionProviderKindError): RegionProvider {
   const refused = () => Promise.resolve(Outcome.terminal('Errored', 'the region is not an OpenStack region', cause));
   const rejected = () => Promise.reject(cause);
   return {

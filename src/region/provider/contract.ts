@@ -23,7 +23,7 @@ import type {
   ServerPollResult,
   VolumeInput,
 } from './inputs.ts';
-import type { Outcome } from './outcome.ts';
+import type { Done, Outcome, Park, Terminal, Yield } from './outcome.ts';
 import type {
   ExternalNetwork,
   Flavor,
@@ -34,6 +34,12 @@ import type {
   ServerVolumeAttachment,
   VolumeClass,
 } from './types.ts';
+
+/**
+ * How a region id resolves to that region's provider (or one capability of it); an unknown region is a
+ * ResourceNotFoundError. Taking a capability rather than the whole provider lets a test fake only what it drives.
+ */
+export type ProviderLookup<P> = (regionID: string, signal: AbortSignal) => Promise<P>;
 
 /** Per call: cancellation. Clock and logger are the implementation's, injected at construction. */
 export interface CallContext {
@@ -66,7 +72,12 @@ export interface ImageWrite {
   /** Registers the image and has the provider import it from `uri`; the result starts pending. */
   createImage(ctx: CallContext, image: Image, uri: string): Promise<Image>;
   deleteImage(ctx: CallContext, imageID: string): Promise<void>;
+  /** A snapshot the server side took joins the image inventory at once, before the next refresh lists it. */
+  recordSnapshot(image: Image): void;
 }
+
+/** The region's inventory: flavors, volume classes and images. */
+export interface InventoryProvider extends CommonProvider, ImageRead, ImageWrite {}
 
 export interface IdentityProvider {
   createIdentity(ctx: CallContext, identity: IdentityInput): Promise<Outcome<undefined>>;
@@ -105,6 +116,19 @@ export interface LoadBalancerProvider {
   ): Promise<Outcome<undefined>>;
 }
 
+/** A server pass that yields. */
+export interface ServerYield extends Yield {
+  /**
+   * Set when the pass waits on a rebuild to the desired image: Nova accepted ours (R4″) or one is in flight (R3).
+   * The reconciler then writes the fixed accepted stamp (Active Rebuilding, Healthy Unknown), the view the monitor
+   * derives for a rebuild, so the Server reads rebuilding before the monitor's next poll.
+   */
+  readonly rebuilding?: true;
+}
+
+/** What a server's create-or-converge pass ends with. */
+export type ServerOutcome = Done<ServerAddresses> | ServerYield | Park | Terminal;
+
 export interface ServerProvider {
   /** Create or converge, including the image rebuild rows R1–R4″. */
   createServer(
@@ -112,7 +136,7 @@ export interface ServerProvider {
     identity: IdentityInput,
     server: ServerInput,
     options?: ServerCreateOptions,
-  ): Promise<Outcome<ServerAddresses>>;
+  ): Promise<ServerOutcome>;
   rebootServer(
     ctx: CallContext,
     identity: IdentityInput,
@@ -172,12 +196,10 @@ export interface VolumeProvider {
   ): Promise<Outcome<undefined>>;
 }
 
-/** A full cloud provider: what `Providers.lookupCloud(regionID)` returns. */
-export interface Provider
+/** One region's provider: every capability of the contract. */
+export interface RegionProvider
   extends
-    CommonProvider,
-    ImageRead,
-    ImageWrite,
+    InventoryProvider,
     IdentityProvider,
     NetworkProvider,
     SecurityGroupProvider,
@@ -186,9 +208,3 @@ export interface Provider
     ServerConsole,
     ServerSnapshot,
     VolumeProvider {}
-
-/** Resolves a region id to its provider; throws ResourceNotFoundError for an unknown region. */
-export interface Providers {
-  lookupCommon(regionID: string): Promise<CommonProvider>;
-  lookupCloud(regionID: string): Promise<Provider>;
-}

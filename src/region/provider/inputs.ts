@@ -134,12 +134,6 @@ export interface ServerPollResult {
   readonly found: boolean;
 }
 
-/**
- * The yield reasons of a server pass after which its reconciler writes the rebuild-accepted stamp (Active
- * Rebuilding, Healthy Unknown): Nova accepted our rebuild (R4″), or a rebuild on the desired image is in flight (R3).
- */
-export const SERVER_REBUILDING_YIELDS: readonly string[] = ['R3', 'R4″/accepted'];
-
 export interface VolumeInput extends Ownership {
   readonly id: string;
   readonly networkID: string;

@@ -7,12 +7,16 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { listPorts } from '../../../openstack/network.ts';
-import { serverType } from '../../apis/server.ts';
-import { API_VERSION } from '../../apis/shared.ts';
+import type { Condition } from '../../../kube/object.ts';
+import { serverType, type Server, type ServerStatus } from '../../apis/server.ts';
+import { API_VERSION, labels } from '../../apis/shared.ts';
 import { sshCertificateAuthorityType } from '../../apis/ssh-certificate-authority.ts';
 import { serverPortName } from '../../openstack/names.ts';
 import { IMAGE_NOT_FOUND_MESSAGE, IMAGE_NOT_REALIZED_MESSAGE } from '../../openstack/server/messages.ts';
+import { nextStatus } from '../status.ts';
+import { ORGANIZATION, PROJECT, REGION, ownerLabels } from '../testing/fakes.ts';
 import { scenario, type Scenario } from '../testing/server.ts';
+import { serverAddressesOf, serverInputOf, stamped } from './controller.ts';
 
 let s: Scenario;
 before(async () => {
@@ -194,5 +198,99 @@ describe('Server controller: the SSH CA and delete', () => {
     assert.deepEqual(await s.w.novaServers(input.name), []);
     const ports = await listPorts(s.w.fx.cloud.admin.client('network'), { name: serverPortName(input.id) });
     assert.deepEqual(ports, []);
+  });
+});
+
+const PROVISIONED = { type: 'Available', status: 'True', reason: 'Provisioned', message: 'ok' } as const;
+
+const serverObject = (spec: Partial<Server['spec']> = {}, extraLabels = {}): Server => ({
+  apiVersion: API_VERSION,
+  kind: 'Server',
+  metadata: {
+    name: 's-1',
+    namespace: 'default',
+    generation: 1,
+    labels: ownerLabels({ [labels.identityID]: 'id-1', [labels.name]: 'web', ...extraLabels }),
+  },
+  spec: { flavorID: 'f', image: { id: 'img' }, networks: [{ id: 'net-1' }], ...spec },
+});
+
+const condition = (type: string, status: Condition['status'], reason: string): Condition => ({
+  type,
+  status,
+  reason,
+  message: 'm',
+  lastTransitionTime: '2026-01-01T00:00:00Z',
+});
+
+describe('serverInputOf', () => {
+  it('builds the provider input: the display name, the first network, SSH mode resolved, user data decoded', () => {
+    const input = serverInputOf(
+      serverObject({
+        networks: [{ id: 'net-1', allowedAddressPairs: [{ cidr: '10.0.0.0/24', macAddress: 'fa:16:3e:00:00:01' }] }],
+        securityGroups: [{ id: 'sg-1' }],
+        publicIPAllocation: { enabled: true },
+        sshCertificateAuthorityID: 'ca-1',
+        userData: Buffer.from('#!/bin/sh\n').toString('base64'),
+        tags: [{ name: 'a.example.com/b', value: 'c' }],
+      }),
+      'ssh-ed25519 AAAA ca',
+    );
+    assert.deepEqual(
+      { ...input, userData: input?.userData && Buffer.from(input.userData).toString() },
+      {
+        organizationID: ORGANIZATION,
+        projectID: PROJECT,
+        regionID: REGION,
+        id: 's-1',
+        name: 'web',
+        flavorID: 'f',
+        imageID: 'img',
+        networkID: 'net-1',
+        allowedAddressPairs: [{ cidr: '10.0.0.0/24', macAddress: 'fa:16:3e:00:00:01' }],
+        securityGroupIDs: ['sg-1'],
+        publicIP: true,
+        sshInjection: 'ca',
+        userData: '#!/bin/sh\n',
+        tags: [{ name: 'a.example.com/b', value: 'c' }],
+        sshCertificateAuthorityPublicKey: 'ssh-ed25519 AAAA ca',
+      },
+    );
+    assert.equal(serverInputOf(serverObject())?.sshInjection, 'identityKeypair');
+    assert.equal(serverInputOf(serverObject({ sshInjection: 'none' }))?.sshInjection, 'none');
+  });
+
+  it('without its display name label there is no Nova name to find it by', () => {
+    assert.equal(serverInputOf(serverObject({}, { [labels.name]: '' })), undefined);
+  });
+});
+
+describe('the status the reconciler writes besides Available', () => {
+  it('the addresses record what the pass realised and drop an address it no longer has', () => {
+    const before: ServerStatus = { privateIP: '10.0.0.5', publicIP: '203.0.113.9', macAddress: 'fa:16:3e:00:00:01' };
+    const { conditions: _, ...after } =
+      nextStatus(before, PROVISIONED, 0, serverAddressesOf({ privateIP: '10.0.0.5' })) ?? assert.fail('a change');
+    assert.deepEqual(after, { privateIP: '10.0.0.5', macAddress: 'fa:16:3e:00:00:01' });
+  });
+
+  it('stamped: Active Rebuilding and Healthy Unknown, what the monitor maps a rebuild to, nothing else touched', () => {
+    const before: ServerStatus = {
+      observed: { generation: 2, image: 'img', errored: false },
+      conditions: [condition('Active', 'True', 'Running'), condition('Available', 'True', 'Provisioned')],
+    };
+    const after = stamped(before, new Date('2026-02-01T00:00:00Z'));
+    assert.deepEqual(after.observed, before.observed);
+    assert.deepEqual(
+      after.conditions?.map((c) => [c.type, c.status, c.reason]),
+      [
+        ['Active', 'False', 'Rebuilding'],
+        ['Available', 'True', 'Provisioned'],
+        ['Healthy', 'Unknown', 'Unknown'],
+      ],
+    );
+    assert.deepEqual(
+      after.conditions.filter((c) => c.type !== 'Available').map((c) => c.message),
+      ['the server is being rebuilt', 'unable to determine server status'],
+    );
   });
 });

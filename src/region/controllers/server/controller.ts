@@ -1,261 +1,227 @@
 /**
  * The Server controller: realises a Server through the provider's ServerProvider in its Identity's project, once
- * that Identity is Available. A pass reads the Server fresh and, in order:
+ * that Identity (and the SSH CA the Server names) exists, on the provisioner scaffold every region kind shares.
+ * What a server adds is in its provision call:
  *
- * 1. the bounded create-retry (decide.ts): a never-booted server the monitor stamped Healthy=Errored is
- *    deleted and, once the monitor's read confirms it gone, recreated, at most N creates in all, then terminal;
- * 2. the provider's create-or-converge (the image rows R1–R4″ included); a yield on R4″'s acceptance or R3 also
- *    writes the fixed accepted stamp (Active Rebuilding, Healthy Unknown), the one time this reconciler writes
+ * 1. the bounded create-retry (decide.ts): a never-booted server the monitor stamped Healthy=Errored is deleted
+ *    and, once the monitor's read confirms it gone, recreated, at most N creates in all, then terminal;
+ * 2. the provider's create-or-converge (the image rows R1–R4″ included); a rebuilding yield (R4″'s acceptance, R3)
+ *    also writes the fixed accepted stamp (Active Rebuilding, Healthy Unknown), the one time this reconciler writes
  *    those axes; every other row leaves them to the monitor.
  *
- * Available is written as for every region kind (decide.ts): yields re-check every 10 s, a park or terminal has
+ * Available is written as for every region kind (../decide.ts): yields re-check every 10 s, a park or terminal has
  * no requeue and waits for a wake (watches.ts). Events of the create-retry are logged with their reason.
  */
-import { isDeepStrictEqual } from 'node:util';
+import { setCondition } from '../../../kube/conditions.ts';
 import type { Client } from '../../../kube/client.ts';
 import type { Controller, ControllerOptions } from '../../../runtime/controller.ts';
 import type { Manager } from '../../../runtime/manager.ts';
 import { or } from '../../../runtime/predicates.ts';
-import type { ReconcileContext, Request, Result } from '../../../runtime/types.ts';
+import type { Logger } from '../../../runtime/types.ts';
 import { identityType } from '../../apis/identity.ts';
-import { serverType, type Server, type ServerStatus } from '../../apis/server.ts';
+import {
+  REBUILD_ACCEPTED_STAMP,
+  resolveSSHInjection,
+  serverType,
+  type Server,
+  type ServerStatus,
+} from '../../apis/server.ts';
+import { labels } from '../../apis/shared.ts';
 import { sshCertificateAuthorityType, type SSHCertificateAuthority } from '../../apis/ssh-certificate-authority.ts';
+import type { ProviderLookup, ServerProvider } from '../../provider/contract.ts';
+import { ResourceNotFoundError } from '../../provider/errors.ts';
+import type { IdentityInput, ServerAddresses, ServerInput } from '../../provider/inputs.ts';
+import { dependencyReasons, RECHECK_MS, type Verdict } from '../decide.ts';
+import { gateOnIdentity } from '../gate.ts';
+import { ownershipOf, workloadIdentityOf } from '../inputs.ts';
+import type { RowObserver } from '../metrics.ts';
+import {
+  getOrUndefined,
+  logStopped,
+  provisionerReconciler,
+  type ProvisionContext,
+  type Provisioned,
+  type Provisioner,
+} from '../provisioner.ts';
+import { becameAvailable, byIdentity, IDENTITY_INDEX, specOrDeletionChanged, usersOf } from '../watches.ts';
 import {
   confirmCreateRetryDelete,
   decideCreateRetry,
   DEFAULT_PROVIDER_CREATE_MAX_ATTEMPTS,
   type CreateRetryEvent,
 } from './decide.ts';
-import type { ServerProvider } from '../../provider/contract.ts';
-import { ResourceNotFoundError } from '../../provider/errors.ts';
-import { SERVER_REBUILDING_YIELDS, type IdentityInput, type ServerInput } from '../../provider/inputs.ts';
-import { toOperatorLog } from '../../provider/messages.ts';
-import type { Outcome } from '../../provider/outcome.ts';
-import { deprovisionVerdict, failureVerdict, missingLabelsVerdict, provisionVerdict, type Verdict } from '../decide.ts';
-import { gateOnIdentity } from '../gate.ts';
-import { workloadIdentityOf } from '../inputs.ts';
-import { ignoreRows, type RowObserver } from '../metrics.ts';
-import { FINALIZER, getOrUndefined, ProviderRetryError, type ProviderLookup } from '../provisioner.ts';
-import { availableCondition, nextStatus } from '../status.ts';
-import {
-  caNotFoundVerdict,
-  createFailureEdge,
-  observedChanged,
-  serverInputOf,
-  stamped,
-  vanishedEdge,
-  withAddresses,
-} from './watches.ts';
-import { becameAvailable, byIdentity, IDENTITY_INDEX, specOrDeletionChanged, usersOf } from '../watches.ts';
+import { createFailureEdge, observedChanged, vanishedEdge } from './watches.ts';
 
 export const SERVER_CONTROLLER = 'region-server';
 
 /** What the controller drives: create-or-converge, delete, and the one-server poll the create-retry gate reads. */
 export type ServerLifecycle = Pick<ServerProvider, 'createServer' | 'deleteServer' | 'updateServerState'>;
 
-export interface ServerReconcileOptions {
+export interface ServerControllerOptions {
   /** Upstream's `--provider-create-max-attempts`. */
   readonly maxCreateAttempts?: number;
   readonly observe?: RowObserver;
+  readonly controller?: ControllerOptions;
 }
 
-export async function reconcileServer(
+/** The provider's view of a Server, or undefined when a label it needs (owner, region, display name) is missing. */
+export function serverInputOf(server: Server, certificateAuthorityPublicKey?: string): ServerInput | undefined {
+  const ownership = ownershipOf(server);
+  const name = server.metadata.labels?.[labels.name];
+  const [network] = server.spec.networks;
+  if (ownership === undefined || name === undefined || name === '' || network === undefined) return undefined;
+  const { spec } = server;
+  return {
+    ...ownership,
+    id: server.metadata.name,
+    name,
+    flavorID: spec.flavorID,
+    ...(spec.image === undefined ? {} : { imageID: spec.image.id }),
+    networkID: network.id,
+    allowedAddressPairs: (network.allowedAddressPairs ?? []).map((p) =>
+      p.macAddress === undefined ? { cidr: p.cidr } : { cidr: p.cidr, macAddress: p.macAddress },
+    ),
+    securityGroupIDs: (spec.securityGroups ?? []).map((g) => g.id),
+    publicIP: spec.publicIPAllocation?.enabled ?? false,
+    sshInjection: resolveSSHInjection(spec.sshInjection, spec.sshCertificateAuthorityID !== undefined),
+    ...(spec.userData === undefined ? {} : { userData: new Uint8Array(Buffer.from(spec.userData, 'base64')) }),
+    ...(spec.infrastructureRef === undefined ? {} : { infrastructureRef: spec.infrastructureRef }),
+    tags: (spec.tags ?? []).map((t) => ({ name: t.name, value: t.value })),
+    ...(certificateAuthorityPublicKey === undefined
+      ? {}
+      : { sshCertificateAuthorityPublicKey: certificateAuthorityPublicKey }),
+  };
+}
+
+export const CA_NOT_FOUND_MESSAGE = 'the SSH certificate authority this server names does not exist';
+
+/** A named SSH CA that does not exist: a dependency, looked at again on the 10 s re-check. */
+export function caNotFoundVerdict(): Verdict {
+  return {
+    action: 'report',
+    row: `gate:${dependencyReasons.notFound}`,
+    available: { status: 'False', reason: dependencyReasons.notFound, message: CA_NOT_FOUND_MESSAGE },
+    requeueAfterMs: RECHECK_MS,
+  };
+}
+
+/** The addresses a done pass realised (this reconciler's fields); one it no longer has is dropped. */
+export const serverAddressesOf = (addresses: ServerAddresses): Record<string, unknown> => ({
+  privateIP: addresses.privateIP,
+  publicIP: addresses.publicIP,
+});
+
+/** The accepted stamp on top of `status`: Active Rebuilding and Healthy Unknown, as the monitor maps a rebuild. */
+export function stamped(status: ServerStatus, now: Date): ServerStatus {
+  const [active, healthy] = REBUILD_ACCEPTED_STAMP;
+  return { ...status, conditions: setCondition(setCondition(status.conditions, active, now), healthy, now) };
+}
+
+export function serverProvisioner(
   client: Client,
   lookup: ProviderLookup<ServerLifecycle>,
-  req: Request,
-  ctx: ReconcileContext,
-  options: ServerReconcileOptions = {},
-): Promise<Result> {
-  const server = await getOrUndefined<Server>(client, serverType, req.namespace, req.name);
-  if (server === undefined) return {};
-  if (server.spec.pause === true) return {};
-  const pass = new ServerPass(client, lookup, ctx, options);
-  return server.metadata.deletionTimestamp === undefined ? pass.provision(server) : pass.deprovision(server);
+  maxAttempts = DEFAULT_PROVIDER_CREATE_MAX_ATTEMPTS,
+): Provisioner<Server, ServerLifecycle, ServerAddresses> {
+  return {
+    type: serverType,
+    lookup,
+    bind(server) {
+      const identity = workloadIdentityOf(server);
+      const input = serverInputOf(server);
+      if (identity === undefined || input === undefined) return undefined;
+      // The gate reads the CA; the create carries its key.
+      let caKey: string | undefined;
+      return {
+        regionID: input.regionID,
+        gate: async () => {
+          const gated = await gateOnIdentity(client, server);
+          if (gated !== undefined) return gated;
+          const ca = await certificateAuthority(client, server);
+          if (ca === null) return caNotFoundVerdict();
+          caKey = ca;
+          return undefined;
+        },
+        provision: (provider, ctx) => {
+          const withCA = caKey === undefined ? input : { ...input, sshCertificateAuthorityPublicKey: caKey };
+          return provisionServer(provider, ctx, { server, identity, input: withCA, maxAttempts });
+        },
+        deprovision: (provider, ctx) => provider.deleteServer(ctx, identity, input),
+      };
+    },
+    realised: serverAddressesOf,
+  };
 }
 
-class ServerPass {
-  readonly #client: Client;
-  readonly #lookup: ProviderLookup<ServerLifecycle>;
-  readonly #ctx: ReconcileContext;
-  readonly #maxAttempts: number;
-  readonly #observe: RowObserver;
+interface ServerPass {
+  readonly server: Server;
+  readonly identity: IdentityInput;
+  readonly input: ServerInput;
+  readonly maxAttempts: number;
+}
 
-  constructor(
-    client: Client,
-    lookup: ProviderLookup<ServerLifecycle>,
-    ctx: ReconcileContext,
-    options: ServerReconcileOptions,
-  ) {
-    this.#client = client;
-    this.#lookup = lookup;
-    this.#ctx = ctx;
-    this.#maxAttempts = options.maxCreateAttempts ?? DEFAULT_PROVIDER_CREATE_MAX_ATTEMPTS;
-    this.#observe = options.observe ?? ignoreRows;
-  }
-
-  async provision(server: Server): Promise<Result> {
-    const identity = workloadIdentityOf(server);
-    if (identity === undefined || serverInputOf(server) === undefined) {
-      return this.#settle(server, 'provision', missingLabelsVerdict());
-    }
-    const gated = await gateOnIdentity(this.#client, server);
-    if (gated !== undefined) return this.#settle(server, 'provision', gated);
-    const ca = await this.#certificateAuthority(server);
-    if (ca === null) return this.#settle(server, 'provision', caNotFoundVerdict());
-    const input = serverInputOf(server, ca);
-    if (input === undefined) return this.#settle(server, 'provision', missingLabelsVerdict());
-    let current = await this.#setFinalizer(server, true);
-
-    const retry = decideCreateRetry(current.status ?? {}, { maxAttempts: this.#maxAttempts });
-    this.#ctx.log.debug({ row: retry.row, action: retry.action }, 'create-retry row');
-    const event = retry.action === 'proceed' ? undefined : retry.event;
-    if (event !== undefined) this.#event(event);
-    if (retry.action === 'terminal') {
-      return this.#settle(current, 'provision', provisionVerdict(retry.outcome), retry.status);
-    }
-    if (retry.action === 'delete') {
+/** The create-retry's row first; then the delete it asks for, or the provider's create-or-converge. */
+async function provisionServer(
+  provider: ServerLifecycle,
+  ctx: ProvisionContext<ServerStatus>,
+  pass: ServerPass,
+): Promise<Provisioned<ServerAddresses, ServerStatus>> {
+  const retry = decideCreateRetry(ctx.status, { maxAttempts: pass.maxAttempts });
+  ctx.log.debug({ row: retry.row, action: retry.action }, 'create-retry row');
+  if (retry.action !== 'proceed' && retry.event !== undefined) logEvent(ctx.log, retry.event);
+  switch (retry.action) {
+    case 'terminal':
+      return { outcome: retry.outcome, status: retry.status };
+    case 'delete':
       // The count is persisted before the delete, so a restart mid-retry can never count an attempt twice or lose it.
-      current = await this.#writeStatus(current, retry.status);
-      return this.#retryDelete(current, identity, input, retry.attempt);
+      await ctx.persist(retry.status);
+      return retryDelete(provider, ctx, pass, retry.attempt);
+    case 'proceed': {
+      const outcome = await provider.createServer(ctx, pass.identity, pass.input);
+      const rebuilding = outcome.kind === 'yield' && outcome.rebuilding === true;
+      return { outcome, status: rebuilding ? stamped(retry.status, new Date(ctx.clock.now())) : retry.status };
     }
-
-    let status = retry.status;
-    const verdict = await this.#call('provision', async () => {
-      const provider = await this.#lookup(input.regionID, this.#ctx.signal);
-      const outcome = await provider.createServer({ signal: this.#ctx.signal }, identity, input);
-      this.#logNotDone(outcome);
-      if (outcome.kind === 'done') status = withAddresses(status, outcome.value);
-      if (outcome.kind === 'yield' && SERVER_REBUILDING_YIELDS.includes(outcome.reason))
-        status = stamped(status, this.#now());
-      return provisionVerdict(outcome);
-    });
-    return this.#settle(current, 'provision', verdict, status);
-  }
-
-  async deprovision(server: Server): Promise<Result> {
-    if (!(server.metadata.finalizers ?? []).includes(FINALIZER)) return {};
-    const identity = workloadIdentityOf(server);
-    const input = serverInputOf(server);
-    if (identity === undefined || input === undefined)
-      return this.#settle(server, 'deprovision', missingLabelsVerdict());
-    const verdict = await this.#call('deprovision', async () => {
-      const provider = await this.#lookup(input.regionID, this.#ctx.signal);
-      const outcome = await provider.deleteServer({ signal: this.#ctx.signal }, identity, input);
-      this.#logNotDone(outcome);
-      return deprovisionVerdict(outcome);
-    });
-    return this.#settle(server, 'deprovision', verdict);
-  }
-
-  /** C2/C5: delete the failed server, then the confirmed-gone gate (the monitor's read surfacing not found). */
-  async #retryDelete(server: Server, identity: IdentityInput, input: ServerInput, attempt: number): Promise<Result> {
-    const ctx = { signal: this.#ctx.signal };
-    let gone = false;
-    const failed = await this.#call('provision', async () => {
-      const provider = await this.#lookup(input.regionID, this.#ctx.signal);
-      const deleted = await provider.deleteServer(ctx, identity, input);
-      this.#logNotDone(deleted);
-      try {
-        await provider.updateServerState(ctx, identity, {
-          server: input,
-          generation: server.metadata.generation ?? 0,
-          status: server.status,
-        });
-      } catch (error) {
-        if (!(error instanceof ResourceNotFoundError)) throw error;
-        gone = true;
-      }
-      return undefined;
-    });
-    if (failed !== undefined) return this.#settle(server, 'provision', failed);
-    const confirmed = confirmCreateRetryDelete(server.status ?? {}, gone, {
-      attempt,
-      maxAttempts: this.#maxAttempts,
-      now: this.#now(),
-    });
-    this.#ctx.log.info({ row: confirmed.row, attempt }, 'create-retry delete');
-    if (confirmed.event !== undefined) this.#event(confirmed.event);
-    return this.#settle(server, 'provision', provisionVerdict(confirmed.outcome), confirmed.status);
-  }
-
-  /** The CA's public key, undefined when none is named, null when the named one does not exist. */
-  async #certificateAuthority(server: Server): Promise<string | undefined | null> {
-    const id = server.spec.sshCertificateAuthorityID;
-    if (id === undefined) return undefined;
-    const ca = await getOrUndefined<SSHCertificateAuthority>(
-      this.#client,
-      sshCertificateAuthorityType,
-      server.metadata.namespace ?? '',
-      id,
-    );
-    return ca === undefined ? null : ca.spec.publicKey;
-  }
-
-  /** Runs provider calls; a throw becomes the failure verdict, its cause an operator log line. */
-  async #call<T>(phase: string, call: () => Promise<T>): Promise<T | Verdict> {
-    try {
-      return await call();
-    } catch (error) {
-      const verdict = failureVerdict(error, this.#ctx.signal.aborted);
-      this.#ctx.log.error({ provider: toOperatorLog(error), row: verdict.row }, `${phase} failed`);
-      return verdict;
-    }
-  }
-
-  async #settle(
-    server: Server,
-    phase: 'provision' | 'deprovision',
-    verdict: Verdict,
-    status: ServerStatus | undefined = server.status,
-  ): Promise<Result> {
-    this.#ctx.log.debug({ phase, row: verdict.row, action: verdict.action }, 'pass decided');
-    this.#observe(phase, verdict.row);
-    if (verdict.action === 'release') {
-      await this.#setFinalizer(server, false);
-      return {};
-    }
-    const input = availableCondition(verdict.available, server.metadata.generation);
-    const next = nextStatus(status, input, this.#ctx.clock.now()) ?? status;
-    await this.#writeStatus(server, next as ServerStatus);
-    if (verdict.action === 'backoff') throw new ProviderRetryError(verdict.row);
-    return verdict.requeueAfterMs === undefined ? {} : { requeueAfterMs: verdict.requeueAfterMs };
-  }
-
-  /** One status write, skipped when nothing changed; the update carries the resourceVersion the pass read. */
-  async #writeStatus(server: Server, status: ServerStatus | undefined): Promise<Server> {
-    if (status === undefined || isSame(server.status, status)) return server;
-    return this.#client.update<Server>(serverType, { ...server, status }, { subresource: 'status' });
-  }
-
-  async #setFinalizer(server: Server, present: boolean): Promise<Server> {
-    const finalizers = server.metadata.finalizers ?? [];
-    if (finalizers.includes(FINALIZER) === present) return server;
-    const next = present ? [...finalizers, FINALIZER] : finalizers.filter((f) => f !== FINALIZER);
-    return this.#client.update<Server>(serverType, { ...server, metadata: { ...server.metadata, finalizers: next } });
-  }
-
-  #logNotDone(outcome: Outcome<unknown>): void {
-    if (outcome.kind === 'park' || outcome.kind === 'terminal') {
-      this.#ctx.log.warn({ provider: toOperatorLog(outcome) }, `server pass stopped: ${outcome.kind}`);
-    }
-  }
-
-  #event(event: CreateRetryEvent): void {
-    const log =
-      event.type === 'Warning' ? this.#ctx.log.warn.bind(this.#ctx.log) : this.#ctx.log.info.bind(this.#ctx.log);
-    log({ event: event.reason }, event.message);
-  }
-
-  #now(): Date {
-    return new Date(this.#ctx.clock.now());
   }
 }
 
-// Deep equality ignores key order: a real API server hands objects back with their keys sorted.
-const isSame = (a: unknown, b: unknown): boolean => isDeepStrictEqual(a, b);
+/** C2/C5: delete the failed server, then the confirmed-gone gate (the monitor's read surfacing not found). */
+async function retryDelete(
+  provider: ServerLifecycle,
+  ctx: ProvisionContext<ServerStatus>,
+  pass: ServerPass,
+  attempt: number,
+): Promise<Provisioned<ServerAddresses, ServerStatus>> {
+  logStopped(ctx.log, 'create-retry delete', await provider.deleteServer(ctx, pass.identity, pass.input));
+  let gone = false;
+  try {
+    await provider.updateServerState(ctx, pass.identity, {
+      server: pass.input,
+      generation: pass.server.metadata.generation ?? 0,
+      status: ctx.status,
+    });
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundError)) throw error;
+    gone = true;
+  }
+  const now = new Date(ctx.clock.now());
+  const confirmed = confirmCreateRetryDelete(ctx.status, gone, { attempt, maxAttempts: pass.maxAttempts, now });
+  ctx.log.info({ row: confirmed.row, attempt }, 'create-retry delete');
+  if (confirmed.event !== undefined) logEvent(ctx.log, confirmed.event);
+  return { outcome: confirmed.outcome, status: confirmed.status };
+}
 
-export interface ServerControllerOptions extends ServerReconcileOptions {
-  readonly controller?: ControllerOptions;
+/** The CA's public key, undefined when none is named, null when the named one does not exist. */
+async function certificateAuthority(client: Client, server: Server): Promise<string | undefined | null> {
+  const id = server.spec.sshCertificateAuthorityID;
+  if (id === undefined) return undefined;
+  const namespace = server.metadata.namespace ?? '';
+  const ca = await getOrUndefined<SSHCertificateAuthority>(client, sshCertificateAuthorityType, namespace, id);
+  return ca === undefined ? null : ca.spec.publicKey;
+}
+
+function logEvent(log: Logger, event: CreateRetryEvent): void {
+  const fields = { event: event.reason };
+  if (event.type === 'Warning') log.warn(fields, event.message);
+  else log.info(fields, event.message);
 }
 
 /**
@@ -268,6 +234,7 @@ export function registerServerController(
   options: ServerControllerOptions = {},
 ): Controller {
   manager.index(serverType, IDENTITY_INDEX, byIdentity);
+  const provisionerFor = (client: Client) => serverProvisioner(client, lookup, options.maxCreateAttempts);
   return manager
     .controller(SERVER_CONTROLLER)
     .for(serverType, {
@@ -279,8 +246,5 @@ export function registerServerController(
       predicates: [becameAvailable],
     })
     .withOptions(options.controller ?? {})
-    .complete((req, ctx) => {
-      const client = manager.client(req.cluster);
-      return client === undefined ? Promise.resolve({}) : reconcileServer(client, lookup, req, ctx, options);
-    });
+    .complete(provisionerReconciler(manager, provisionerFor, options.observe));
 }

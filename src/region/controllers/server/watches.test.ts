@@ -5,8 +5,8 @@ import type { Condition } from '../../../kube/object.ts';
 import type { ObjectEvent } from '../../../runtime/predicates.ts';
 import { API_VERSION, labels } from '../../apis/shared.ts';
 import type { Server, ServerStatus } from '../../apis/server.ts';
-import { createFailureEdge, observedChanged, serverInputOf, stamped, vanishedEdge, withAddresses } from './watches.ts';
-import { ORGANIZATION, PROJECT, REGION, ownerLabels } from '../testing/fakes.ts';
+import { createFailureEdge, observedChanged, vanishedEdge } from './watches.ts';
+import { ownerLabels } from '../testing/fakes.ts';
 
 const server = (status?: ServerStatus, spec: Partial<Server['spec']> = {}, extraLabels = {}): Server => ({
   apiVersion: API_VERSION,
@@ -34,48 +34,6 @@ const update = (old: ServerStatus, next: ServerStatus): ObjectEvent => ({
   cluster: '',
   oldObject: server(old),
   object: server(next),
-});
-
-describe('serverInputOf', () => {
-  it('builds the provider input: the display name, the first network, SSH mode resolved, user data decoded', () => {
-    const input = serverInputOf(
-      server(undefined, {
-        networks: [{ id: 'net-1', allowedAddressPairs: [{ cidr: '10.0.0.0/24', macAddress: 'fa:16:3e:00:00:01' }] }],
-        securityGroups: [{ id: 'sg-1' }],
-        publicIPAllocation: { enabled: true },
-        sshCertificateAuthorityID: 'ca-1',
-        userData: Buffer.from('#!/bin/sh\n').toString('base64'),
-        tags: [{ name: 'a.example.com/b', value: 'c' }],
-      }),
-      'ssh-ed25519 AAAA ca',
-    );
-    assert.deepEqual(
-      { ...input, userData: input?.userData && Buffer.from(input.userData).toString() },
-      {
-        organizationID: ORGANIZATION,
-        projectID: PROJECT,
-        regionID: REGION,
-        id: 's-1',
-        name: 'web',
-        flavorID: 'f',
-        imageID: 'img',
-        networkID: 'net-1',
-        allowedAddressPairs: [{ cidr: '10.0.0.0/24', macAddress: 'fa:16:3e:00:00:01' }],
-        securityGroupIDs: ['sg-1'],
-        publicIP: true,
-        sshInjection: 'ca',
-        userData: '#!/bin/sh\n',
-        tags: [{ name: 'a.example.com/b', value: 'c' }],
-        sshCertificateAuthorityPublicKey: 'ssh-ed25519 AAAA ca',
-      },
-    );
-    assert.equal(serverInputOf(server())?.sshInjection, 'identityKeypair');
-    assert.equal(serverInputOf(server(undefined, { sshInjection: 'none' }))?.sshInjection, 'none');
-  });
-
-  it('without its display name label there is no Nova name to find it by', () => {
-    assert.equal(serverInputOf(server(undefined, {}, { [labels.name]: '' })), undefined);
-  });
 });
 
 describe('the Server controller’s wakes', () => {
@@ -114,32 +72,5 @@ describe('the Server controller’s wakes', () => {
     assert.equal(vanishedEdge(update(running, gone)), true);
     assert.equal(vanishedEdge(update(gone, gone)), false);
     assert.equal(vanishedEdge(update({}, gone)), false, 'a server never seen is not a vanished one');
-  });
-});
-
-describe('the status the reconciler writes besides Available', () => {
-  it('withAddresses records what the pass realised and drops an address it no longer has', () => {
-    const before: ServerStatus = { privateIP: '10.0.0.5', publicIP: '203.0.113.9', macAddress: 'fa:16:3e:00:00:01' };
-    assert.deepEqual(withAddresses(before, { privateIP: '10.0.0.5' }), {
-      privateIP: '10.0.0.5',
-      macAddress: 'fa:16:3e:00:00:01',
-    });
-  });
-
-  it('stamped: Active Rebuilding and Healthy Unknown, what the monitor maps a rebuild to, nothing else touched', () => {
-    const before: ServerStatus = {
-      observed: { generation: 2, image: 'img', errored: false },
-      conditions: [condition('Active', 'True', 'Running'), condition('Available', 'True', 'Provisioned')],
-    };
-    const after = stamped(before, new Date('2026-02-01T00:00:00Z'));
-    assert.deepEqual(after.observed, before.observed);
-    assert.deepEqual(
-      after.conditions?.map((c) => [c.type, c.status, c.reason]),
-      [
-        ['Active', 'False', 'Rebuilding'],
-        ['Available', 'True', 'Provisioned'],
-        ['Healthy', 'Unknown', 'Unknown'],
-      ],
-    );
   });
 });

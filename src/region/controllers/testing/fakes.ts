@@ -17,6 +17,8 @@ import type {
   IdentityProvider,
   LoadBalancerProvider,
   NetworkProvider,
+  ProviderLookup,
+  RegionProvider,
   SecurityGroupProvider,
   VolumeProvider,
 } from '../../provider/contract.ts';
@@ -34,7 +36,6 @@ import type {
 } from '../../provider/inputs.ts';
 import { Outcome } from '../../provider/outcome.ts';
 import type { ExternalNetwork } from '../../provider/types.ts';
-import type { ProviderLookup } from '../provisioner.ts';
 import type { ServerLifecycle } from '../server/controller.ts';
 
 export const NAMESPACE = 'default';
@@ -198,7 +199,25 @@ export class FakeServerLifecycle implements ServerLifecycle {
   }
 }
 
-/** A lookup serving `provider` for the known regions; any other region is not found, as `Providers` has it. */
+/**
+ * One region provider answering each call from the first fake that has the method; a call no fake serves fails.
+ * For what drives every capability at once (registerRegionControllers), each capability still its own fake.
+ */
+export function fakeRegionProvider(...fakes: readonly object[]): RegionProvider {
+  return new Proxy({} as RegionProvider, {
+    get(_target, name) {
+      // Not a thenable: a lookup resolves to the provider itself.
+      if (name === 'then') return undefined;
+      for (const fake of fakes) {
+        const method: unknown = Reflect.get(fake, name);
+        if (typeof method === 'function') return (...args: unknown[]): unknown => Reflect.apply(method, fake, args);
+      }
+      return () => Promise.reject(new Error(`no fake serves ${String(name)}`));
+    },
+  });
+}
+
+/** A lookup serving `provider` for the known regions; any other region is not found, as a region registry has it. */
 export function lookupOf<P>(provider: P, regions: readonly string[] = [REGION]): ProviderLookup<P> {
   return (regionID) =>
     regions.includes(regionID)

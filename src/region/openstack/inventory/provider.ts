@@ -6,9 +6,9 @@
  */
 import type { Logger } from 'pino';
 import { classify } from '../../provider/classify.ts';
-import type { CallContext, CommonProvider, ImageRead, ImageWrite } from '../../provider/contract.ts';
+import type { CallContext, InventoryProvider } from '../../provider/contract.ts';
 import { ProviderError, ResourceKind, TransientError } from '../../provider/errors.ts';
-import type { Flavor, Image, VolumeClass } from '../../provider/types.ts';
+import type { Flavor, VolumeClass } from '../../provider/types.ts';
 import type { RegionContext } from '../registry.ts';
 import type { InventoryCaches } from './caches.ts';
 import { exportFlavors } from './flavors.ts';
@@ -18,11 +18,6 @@ import { exportVolumeClasses } from './volume-classes.ts';
 export interface InventoryDeps {
   readonly caches: InventoryCaches;
   readonly log?: Logger | undefined;
-}
-
-export interface InventoryProvider extends CommonProvider, ImageRead, ImageWrite {
-  /** The snapshot hook: a snapshot image the server side took joins the image inventory at once. */
-  recordSnapshot(image: Image): void;
 }
 
 export function inventoryProviderFor(region: RegionContext, deps: InventoryDeps): InventoryProvider {

@@ -12,8 +12,9 @@ import * as nova from '../../../openstack/compute.ts';
 import { listResourceProviders } from '../../../openstack/placement.ts';
 import { REJECTED_REASON } from '../../provider/classify.ts';
 import { ResourceConsistencyError, ResourceKind } from '../../provider/errors.ts';
+import type { ServerOutcome, ServerYield } from '../../provider/contract.ts';
 import type { ServerAddresses, ServerInput } from '../../provider/inputs.ts';
-import { Outcome, type NotDone } from '../../provider/outcome.ts';
+import { Outcome, type Done, type Park } from '../../provider/outcome.ts';
 import { resolveSSHInjection } from '../../apis/server.ts';
 import { sshCreateParameters } from './cloud-init.ts';
 import { imageRowOutcome } from './decide-image.ts';
@@ -31,7 +32,7 @@ export async function createServer(
   deps: ServerDeps,
   identity: ServerIdentity,
   server: ServerInput,
-): Promise<Outcome<ServerAddresses>> {
+): Promise<ServerOutcome> {
   const neutron = identityClient(deps, identity, 'network');
   const compute = identityClient(deps, identity, 'compute');
   const step = new Steps(deps.signal, 'create server', ResourceKind.Server);
@@ -110,7 +111,7 @@ async function placementPreflight(
   return verdict;
 }
 
-function notDone(outcome: Outcome<undefined>): NotDone {
+function notDone(outcome: Done<undefined> | ServerYield | Park): ServerYield | Park {
   if (outcome.kind === 'done') throw new Error('a done image row carries the addresses');
   return outcome;
 }

@@ -15,7 +15,9 @@
  * Nova commits the ref and task_state together (one compare-and-swap before its 202), so no reader sees the new ref
  * without an active rebuild task: a foreign rebuild on the spec image reads R3, and can never reach R4″.
  */
-import { Outcome } from '../../provider/outcome.ts';
+import type { ServerYield } from '../../provider/contract.ts';
+import { Outcome, type Done, type Park } from '../../provider/outcome.ts';
+import { rebuildingYield } from './decide-rebuild.ts';
 import {
   IMAGE_MISSING_MESSAGE,
   IMAGE_NOT_REALIZED_MESSAGE,
@@ -70,13 +72,6 @@ export function decideServerImage(desiredImageID: string | undefined, server: No
   return decision('R4″');
 }
 
-/**
- * True on the one waiting row where the reconciler re-asserts the accepted stamp (Active Rebuilding, Healthy
- * Unknown) while a rebuild is in flight; on every other waiting row it writes nothing and the monitor owns
- * observed state.
- */
-export const reassertsAcceptedStamp = (row: ImageRow): boolean => row === 'R3';
-
 const PARK_MESSAGES: Partial<Record<ImageRow, string>> = {
   R1: IMAGE_MISSING_MESSAGE,
   R2: IMAGE_UNREADABLE_MESSAGE,
@@ -85,13 +80,15 @@ const PARK_MESSAGES: Partial<Record<ImageRow, string>> = {
 
 /**
  * The outcome of a row that does not submit: `done` for R3″, a yield naming the row (the seed's 10 s re-check), or
- * a park (user action required, no requeue) with the row's fixed message. R4″'s outcome comes from the rebuild
- * response (decide-rebuild.ts), so asking for it here is a programming error.
+ * a park (user action required, no requeue) with the row's fixed message. R3's yield is the one waiting row that
+ * is rebuilding, so the reconciler re-asserts the accepted stamp while the rebuild is in flight; every other row
+ * leaves the observed axes to the monitor. R4″'s outcome comes from the rebuild response (decide-rebuild.ts), so
+ * asking for it here is a programming error.
  */
-export function imageRowOutcome(row: ImageRow): Outcome<undefined> {
+export function imageRowOutcome(row: ImageRow): Done<undefined> | ServerYield | Park {
   const { action } = IMAGE_ROWS[row];
   if (action === 'done') return Outcome.ok();
-  if (action === 'yield') return Outcome.yield(row);
+  if (action === 'yield') return row === 'R3' ? rebuildingYield(row) : Outcome.yield(row);
   const message = PARK_MESSAGES[row];
   if (action === 'park' && message !== undefined) return Outcome.park(SERVER_ERRORED_REASON, message);
   throw new Error(`image row ${row} submits a rebuild; its outcome is the rebuild response's`);

@@ -2,9 +2,9 @@
  * R4″, the single destructive step: what the rebuild request carries and what its answer means (seed, "R4″ is the
  * single destructive step" and "Nova's accept gate").
  *
- * - 2xx: accepted. Nova now rewrites the root disk, so the pass yields (never completes) and stamps the fixed view
- *   Active Rebuilding + Healthy Unknown, the same the monitor derives for a rebuild. The stamp is never derived
- *   from the 202 body, which can still describe the pre-destruction server as ACTIVE; the input type has no body.
+ * - 2xx: accepted. Nova now rewrites the root disk, so the pass yields (never completes) as rebuilding, which has
+ *   the reconciler write the fixed accepted stamp (contract.ts `ServerYield`). The stamp is never derived from the
+ *   202 body, which can still describe the pre-destruction server as ACTIVE; the input type has no body.
  * - 409: pre-acceptance, the server untouched; yield silently for a short retry.
  * - 400 whose body carries "Cannot find image for rebuild": a deleted image never resolves again; park until the
  *   spec changes.
@@ -15,9 +15,9 @@
 import { BadRequestError, ConflictError } from '../../../openstack/errors.ts';
 import type { ServerRebuild } from '../../../openstack/compute.ts';
 import { classify } from '../../provider/classify.ts';
+import type { ServerYield } from '../../provider/contract.ts';
 import { ProviderError, ResourceKind } from '../../provider/errors.ts';
 import { Outcome, type Park, type Yield } from '../../provider/outcome.ts';
-import { REBUILD_ACCEPTED_STAMP } from '../../apis/server.ts';
 import { IMAGE_NOT_FOUND_MESSAGE, SERVER_ERRORED_REASON } from './messages.ts';
 
 /**
@@ -35,10 +35,11 @@ export const IMAGE_NOT_FOUND_SIGNATURE = 'Cannot find image for rebuild';
 /** What the I/O layer saw: acceptance (its body deliberately not carried) or the thrown client error. */
 export type RebuildResult = { readonly accepted: true } | { readonly accepted: false; readonly error: unknown };
 
-export type RebuildResponseRow = 'R4″/accepted' | 'R4″/conflict' | 'R4″/image-not-found' | 'R4″/retry';
+/** A yield while a rebuild to the desired image is accepted or in flight: the reconciler writes the accepted stamp. */
+export const rebuildingYield = (row: string): ServerYield => ({ ...Outcome.yield(row), rebuilding: true });
 
-export type RebuildResponseDecision =
-  | { readonly row: 'R4″/accepted'; readonly outcome: Yield; readonly stamp: typeof REBUILD_ACCEPTED_STAMP }
+type RebuildResponseDecision =
+  | { readonly row: 'R4″/accepted'; readonly outcome: ServerYield }
   | { readonly row: 'R4″/conflict'; readonly outcome: Yield }
   | { readonly row: 'R4″/image-not-found'; readonly outcome: Park }
   /** Throw `error`: the controller backs off and the pass runs again. */
@@ -46,7 +47,7 @@ export type RebuildResponseDecision =
 
 export function decideRebuildResponse(result: RebuildResult): RebuildResponseDecision {
   if (result.accepted) {
-    return { row: 'R4″/accepted', outcome: Outcome.yield('R4″/accepted'), stamp: REBUILD_ACCEPTED_STAMP };
+    return { row: 'R4″/accepted', outcome: rebuildingYield('R4″/accepted') };
   }
   const { error } = result;
   if (error instanceof ConflictError) return { row: 'R4″/conflict', outcome: Outcome.yield('R4″/conflict') };

@@ -6,7 +6,8 @@
  * defers and R3′ never parks).
  */
 import * as nova from '../../../openstack/compute.ts';
-import type { Outcome } from '../../provider/outcome.ts';
+import type { ServerYield } from '../../provider/contract.ts';
+import type { Done, Park } from '../../provider/outcome.ts';
 import { decideServerImage, imageRowOutcome } from './decide-image.ts';
 import { hiddenServerFields } from './nova-server.ts';
 import { decideRebuildResponse, serverRebuildRequest, type RebuildResult } from './decide-rebuild.ts';
@@ -18,7 +19,7 @@ export async function convergeServerImage(
   compute: IdentityClient<'compute'>,
   server: nova.Server,
   desiredImageID: string | undefined,
-): Promise<Outcome<undefined>> {
+): Promise<Done<undefined> | ServerYield | Park> {
   const hidden = hiddenServerFields(server);
   if (hidden.length > 0) deps.log.warn({ serverID: server.id, hidden }, 'nova hides fields the image rows read');
   const decision = decideServerImage(desiredImageID, server);
