@@ -10,7 +10,7 @@
 import type { Client } from '../../kube/client.ts';
 import { systemClock, type Clock } from '../../util/clock.ts';
 import type { Logger } from 'pino';
-import { TransientError, ResourceKind } from '../provider/errors.ts';
+import { TransientError } from '../provider/errors.ts';
 import type { ProviderLookup, RegionProvider } from '../provider/contract.ts';
 import type { IdentityInput } from '../provider/inputs.ts';
 import { Outcome } from '../provider/outcome.ts';
@@ -19,7 +19,7 @@ import type { IdentitySecretSource } from './identity/secrets.ts';
 import { IdentityRecords } from './identity/record.ts';
 import { createNetwork, deleteNetwork, listExternalNetworks, type NetworkDeps } from './network/lifecycle.ts';
 import type { RegionContext } from './registry.ts';
-import type { RealisedIdentity } from './realised.ts';
+import { realisedForCreate } from './realised.ts';
 import { RegionConfigError, RegionProviderKindError } from './region-config.ts';
 import { InventoryCaches } from './inventory/caches.ts';
 import { inventoryProviderFor } from './inventory/provider.ts';
@@ -60,16 +60,8 @@ function openstackProvider(region: RegionContext, deps: ProviderDeps): RegionPro
     vlans,
     signal,
   });
-  /** The identity's project, or a transient error: a create must not run before its identity is realised. */
-  const realisedForCreate = async (identity: IdentityInput): Promise<RealisedIdentity> => {
-    const realised = await records.realised(identity.id);
-    if (realised === undefined) {
-      throw new TransientError(`identity ${identity.id} has no provider project yet`, {
-        resource: ResourceKind.Identity,
-      });
-    }
-    return realised;
-  };
+  const forCreate = async (identity: IdentityInput) =>
+    realisedForCreate(await records.realised(identity.id), identity.id);
 
   return {
     ...identityProviderFor(region, deps),
@@ -83,12 +75,12 @@ function openstackProvider(region: RegionContext, deps: ProviderDeps): RegionPro
     }),
     ...inventoryProviderFor(region, { caches: deps.inventory, log: deps.log }),
     createNetwork: async (ctx, identity, network) =>
-      createNetwork(networkDeps(ctx.signal), await realisedForCreate(identity), network),
+      createNetwork(networkDeps(ctx.signal), await forCreate(identity), network),
     deleteNetwork: async (ctx, identity, network) =>
       deleteNetwork(networkDeps(ctx.signal), await records.realised(identity.id), network),
     listExternalNetworks: (ctx) => listExternalNetworks(networkDeps(ctx.signal)),
     createSecurityGroup: async (ctx, identity, securityGroup) =>
-      createSecurityGroup(networkDeps(ctx.signal), await realisedForCreate(identity), securityGroup),
+      createSecurityGroup(networkDeps(ctx.signal), await forCreate(identity), securityGroup),
     deleteSecurityGroup: async (ctx, identity, securityGroup) =>
       deleteSecurityGroup(networkDeps(ctx.signal), await records.realised(identity.id), securityGroup),
   };

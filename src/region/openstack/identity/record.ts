@@ -19,7 +19,7 @@ import {
 import type { IdentityInput } from '../../provider/inputs.ts';
 import type { IdentitySecretSource } from './secrets.ts';
 import type { IdentityCredentials } from '../principals.ts';
-import type { RealisedIdentity } from '../realised.ts';
+import type { RealisedIdentity, UserIdentity } from '../realised.ts';
 
 /** The cloud name in the clouds.yaml handed to consumers (ref §2: `cloud`). */
 export const CLOUD_NAME = 'cloud';
@@ -57,6 +57,15 @@ export class IdentityRecords {
   async realised(identityID: string): Promise<RealisedIdentity | undefined> {
     const projectID = (await this.get(identityID))?.spec.projectID;
     return projectID === undefined ? undefined : { identityID, projectID };
+  }
+
+  /** The identity with its own user, once the record holds its project, user and password. */
+  async withUser(identityID: string): Promise<UserIdentity | undefined> {
+    const record = await this.get(identityID);
+    const credentials = record === undefined ? undefined : identityCredentialsOf(record);
+    if (record === undefined || credentials === undefined) return undefined;
+    const { serverGroupID } = record.spec;
+    return { identityID, projectID: credentials.projectID, credentials, ...(serverGroupID ? { serverGroupID } : {}) };
   }
 
   /** The record, created or completed so that it holds every secret a create pass may need. */

@@ -28,8 +28,8 @@ import {
   poolName,
   subnetName,
 } from '../names.ts';
-import type { IdentityClient, IdentityCredentials, RegionClientSet } from '../principals.ts';
-import type { RealisedIdentity } from '../realised.ts';
+import type { IdentityClient, RegionClientSet } from '../principals.ts';
+import type { UserIdentity } from '../realised.ts';
 import { gone, Steps } from '../steps.ts';
 import { monitorThresholds, listenerProtocol, listenerSettings, monitorType } from './desired.ts';
 import { planCreate, planDelete, type CreateStep, type Observed } from './decide.ts';
@@ -41,11 +41,6 @@ export interface LoadBalancerDeps {
   readonly signal: AbortSignal;
 }
 
-/** An identity whose own user exists: load balancers are made as that user (see the file comment). */
-export interface OwnUserIdentity extends RealisedIdentity {
-  readonly credentials: IdentityCredentials;
-}
-
 /** The tenant's message when the spec breaks a UDP rule the API and the CRD already refuse. */
 export const UDP_RULES_MESSAGE = 'udp listeners support neither an idle timeout nor proxy protocol v2';
 
@@ -54,7 +49,7 @@ type Neutron = IdentityClient<'network'>;
 
 export async function createLoadBalancer(
   deps: LoadBalancerDeps,
-  identity: OwnUserIdentity,
+  identity: UserIdentity,
   loadBalancer: LoadBalancerInput,
 ): Promise<Outcome<LoadBalancerRealisation>> {
   const clients = deps.clients.identity(identity.credentials);
@@ -86,7 +81,7 @@ export async function createLoadBalancer(
 /** Floating IP first, then a cascade delete; yields until Octavia answers 404 for the name. */
 export async function deleteLoadBalancer(
   deps: LoadBalancerDeps,
-  identity: OwnUserIdentity | undefined,
+  identity: UserIdentity | undefined,
   loadBalancer: LoadBalancerInput,
 ): Promise<Outcome<undefined>> {
   // Never realised: no project (or no user in it), so nothing of this load balancer can exist.
@@ -142,7 +137,7 @@ function inconsistency(step: CreateStep): string | undefined {
 async function observe(
   lb: Octavia,
   net: Neutron,
-  identity: OwnUserIdentity,
+  identity: UserIdentity,
   spec: LoadBalancerInput,
   scope: 'all' | 'load balancer',
 ): Promise<Observed> {
@@ -175,7 +170,7 @@ async function act(
   deps: LoadBalancerDeps,
   lb: Octavia,
   net: Neutron,
-  identity: OwnUserIdentity,
+  identity: UserIdentity,
   spec: LoadBalancerInput,
   step: CreateStep,
 ): Promise<void> {

@@ -21,16 +21,17 @@ import { imageRowOutcome } from './decide-image.ts';
 import { novaServerMetadata } from './metadata.ts';
 import { placementPreflightApplies, placementPreflightQuery, placementPreflightVerdict } from './decide-placement.ts';
 import { Steps } from '../steps.ts';
-import { identityClient, type ServerDeps, type ServerIdentity } from './deps.ts';
+import { identityClient, type ServerDeps } from './deps.ts';
 import { convergeFloatingIP } from './floating-ip.ts';
 import { convergeServerImage } from './rebuild.ts';
 import { ensureServerPort, privateIPOf } from './port.ts';
+import type { UserIdentity } from '../realised.ts';
 
 export const PLACEMENT_MISS = 'placement-preflight-miss';
 
 export async function createServer(
   deps: ServerDeps,
-  identity: ServerIdentity,
+  identity: UserIdentity,
   server: ServerInput,
 ): Promise<ServerOutcome> {
   const neutron = identityClient(deps, identity, 'network');
@@ -92,7 +93,7 @@ export async function createServer(
 /** Asks Placement whether the pinned host can take the flavor, with the privileged client. */
 async function placementPreflight(
   deps: ServerDeps,
-  identity: ServerIdentity,
+  identity: UserIdentity,
   server: ServerInput,
   pinned: string,
 ): Promise<'available' | 'miss'> {

@@ -7,9 +7,8 @@
 import type { Logger } from 'pino';
 import type { RegionOpenstack } from '../../apis/region.ts';
 import type { Clock } from '../../../util/clock.ts';
-import { identityCredentialsOf, type IdentityRecords } from '../identity/record.ts';
-import type { IdentityClient, IdentityCredentials, RegionClientSet } from '../principals.ts';
-import type { RealisedIdentity } from '../realised.ts';
+import type { IdentityClient, RegionClientSet } from '../principals.ts';
+import type { UserIdentity } from '../realised.ts';
 
 export interface ServerDeps {
   readonly clients: RegionClientSet;
@@ -22,37 +21,10 @@ export interface ServerDeps {
   readonly signal: AbortSignal;
 }
 
-/** An identity whose own user can act in its project: every server call needs one. */
-export interface ServerIdentity extends RealisedIdentity {
-  readonly credentials: IdentityCredentials;
-  /** The identity's Nova server group; new servers join it. */
-  readonly serverGroupID?: string | undefined;
-}
-
-/**
- * The identity as its OpenstackIdentity record has it, or undefined while the record holds no project, user and
- * password: then no server of it can exist, since servers are made only once it is complete.
- */
-export async function serverIdentityOf(
-  records: IdentityRecords,
-  identityID: string,
-): Promise<ServerIdentity | undefined> {
-  const record = await records.get(identityID);
-  const credentials = record === undefined ? undefined : identityCredentialsOf(record);
-  if (record === undefined || credentials === undefined) return undefined;
-  const { serverGroupID } = record.spec;
-  return {
-    identityID,
-    projectID: credentials.projectID,
-    credentials,
-    ...(serverGroupID ? { serverGroupID } : {}),
-  };
-}
-
 /** The identity's own client for `service`, in its project. */
 export function identityClient<S extends 'compute' | 'network'>(
   deps: Pick<ServerDeps, 'clients'>,
-  identity: ServerIdentity,
+  identity: UserIdentity,
   service: S,
 ): IdentityClient<S> {
   return deps.clients.identity(identity.credentials).client(service);

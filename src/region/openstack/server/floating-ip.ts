@@ -7,15 +7,12 @@ import { ResourceKind, ResourceConsistencyError, TransientError } from '../../pr
 import { listExternalNetworks } from '../network/lifecycle.ts';
 import type { IdentityClient } from '../principals.ts';
 import { gone } from '../steps.ts';
-import type { ServerDeps, ServerIdentity } from './deps.ts';
+import type { ServerDeps } from './deps.ts';
+import type { UserIdentity } from '../realised.ts';
 
 type Neutron = IdentityClient<'network'>;
 
-export function floatingIPsOf(
-  client: Neutron,
-  identity: ServerIdentity,
-  portID: string,
-): Promise<neutron.FloatingIp[]> {
+export function floatingIPsOf(client: Neutron, identity: UserIdentity, portID: string): Promise<neutron.FloatingIp[]> {
   return neutron.listFloatingIps(client, { port_id: portID, project_id: identity.projectID });
 }
 
@@ -23,7 +20,7 @@ export function floatingIPsOf(
 export async function convergeFloatingIP(
   deps: ServerDeps,
   client: Neutron,
-  identity: ServerIdentity,
+  identity: UserIdentity,
   portID: string,
   wanted: boolean,
 ): Promise<string | undefined> {
@@ -50,6 +47,6 @@ export async function convergeFloatingIP(
   return made.floating_ip_address;
 }
 
-export async function deleteFloatingIPs(client: Neutron, identity: ServerIdentity, portID: string): Promise<void> {
+export async function deleteFloatingIPs(client: Neutron, identity: UserIdentity, portID: string): Promise<void> {
   for (const ip of await floatingIPsOf(client, identity, portID)) await gone(neutron.deleteFloatingIp(client, ip.id));
 }

@@ -16,15 +16,16 @@ import type { ServerInput } from '../../provider/inputs.ts';
 import { Outcome } from '../../provider/outcome.ts';
 import type { Image } from '../../provider/types.ts';
 import { gone, Steps } from '../steps.ts';
-import { identityClient, type ServerDeps, type ServerIdentity } from './deps.ts';
+import { identityClient, type ServerDeps } from './deps.ts';
 import { deleteFloatingIPs } from './floating-ip.ts';
 import { findServerPort } from './port.ts';
+import type { UserIdentity } from '../realised.ts';
 
 export type PowerAction = 'start' | 'stop' | 'soft-reboot' | 'hard-reboot';
 
 export async function powerServer(
   deps: ServerDeps,
-  identity: ServerIdentity,
+  identity: UserIdentity,
   server: ServerInput,
   action: PowerAction,
 ): Promise<Outcome<undefined>> {
@@ -52,7 +53,7 @@ export async function powerServer(
 }
 
 /** A noVNC console URL; it carries a token, so it is returned to the tenant and never logged. */
-export function consoleSession(deps: ServerDeps, identity: ServerIdentity, server: ServerInput): Promise<string> {
+export function consoleSession(deps: ServerDeps, identity: UserIdentity, server: ServerInput): Promise<string> {
   const compute = identityClient(deps, identity, 'compute');
   return read(deps, 'create console session', async () => {
     const found = await mustFind(compute, server);
@@ -62,7 +63,7 @@ export function consoleSession(deps: ServerDeps, identity: ServerIdentity, serve
 
 export function consoleOutput(
   deps: ServerDeps,
-  identity: ServerIdentity,
+  identity: UserIdentity,
   server: ServerInput,
   lines?: number,
 ): Promise<string> {
@@ -75,7 +76,7 @@ export function consoleOutput(
 /** Snapshots the server into Glance under the image's name; the new image starts `creating`. */
 export function snapshotServer(
   deps: ServerDeps,
-  identity: ServerIdentity,
+  identity: UserIdentity,
   server: ServerInput,
   image: Image,
 ): Promise<Image> {
@@ -89,7 +90,7 @@ export function snapshotServer(
 
 export async function deleteServer(
   deps: ServerDeps,
-  identity: ServerIdentity | undefined,
+  identity: UserIdentity | undefined,
   server: ServerInput,
 ): Promise<Outcome<undefined>> {
   // Never realised (no project, or no user to have made anything): no server, port or floating IP can exist.

@@ -13,7 +13,8 @@ import type { ServerPoll, ServerPollResult } from '../../provider/inputs.ts';
 import { toOperatorLog } from '../../provider/messages.ts';
 import { shouldConsultIronic, type IronicLookup } from './decide-monitor.ts';
 import { observeServer, serverFaultLog } from './observe.ts';
-import { baremetalFlavor, identityClient, type ServerDeps, type ServerIdentity } from './deps.ts';
+import { baremetalFlavor, identityClient, type ServerDeps } from './deps.ts';
+import type { UserIdentity } from '../realised.ts';
 
 /**
  * The next status of each server. A server whose display name two Nova servers share cannot be observed (which one
@@ -21,7 +22,7 @@ import { baremetalFlavor, identityClient, type ServerDeps, type ServerIdentity }
  */
 export async function pollServers(
   deps: ServerDeps,
-  identity: ServerIdentity | undefined,
+  identity: UserIdentity | undefined,
   polls: readonly ServerPoll[],
 ): Promise<ServerPollResult[]> {
   deps.signal.throwIfAborted();
@@ -44,7 +45,7 @@ export async function pollServers(
 
 async function observe(
   deps: ServerDeps,
-  identity: ServerIdentity | undefined,
+  identity: UserIdentity | undefined,
   poll: ServerPoll,
   server: nova.Server | undefined,
 ): Promise<ServerPollResult> {
@@ -70,7 +71,7 @@ async function observe(
 }
 
 /** The node behind a baremetal server in BUILD, read with the privileged client; a failure is logged, never thrown. */
-async function ironicLookup(deps: ServerDeps, identity: ServerIdentity, novaID: string): Promise<IronicLookup> {
+async function ironicLookup(deps: ServerDeps, identity: UserIdentity, novaID: string): Promise<IronicLookup> {
   try {
     const client = deps.clients.privileged(identity.projectID).client('baremetal');
     const node = await getNodeByInstanceUuid(client, novaID);
@@ -85,7 +86,7 @@ async function ironicLookup(deps: ServerDeps, identity: ServerIdentity, novaID: 
 /** The fault, read by id (a list may omit it): operator log detail only, and best effort. */
 async function logFault(
   deps: ServerDeps,
-  identity: ServerIdentity,
+  identity: UserIdentity,
   novaID: string,
   log: ServerDeps['log'],
 ): Promise<void> {

@@ -9,14 +9,14 @@ import { ResourceKind, ResourceNotFoundError } from '../../provider/errors.ts';
 import type { ServerInput } from '../../provider/inputs.ts';
 import { networkName, securityGroupName, serverPortName } from '../names.ts';
 import type { IdentityClient } from '../principals.ts';
-import type { ServerIdentity } from './deps.ts';
+import type { UserIdentity } from '../realised.ts';
 
 type Neutron = IdentityClient<'network'>;
 
 /** The port named exactly `server-{id}` (Neutron's name filter is exact, but post-filtered all the same). */
 export async function findServerPort(
   client: Neutron,
-  identity: ServerIdentity,
+  identity: UserIdentity,
   serverID: string,
 ): Promise<neutron.Port | undefined> {
   const name = serverPortName(serverID);
@@ -25,7 +25,7 @@ export async function findServerPort(
 
 export async function ensureServerPort(
   client: Neutron,
-  identity: ServerIdentity,
+  identity: UserIdentity,
   server: ServerInput,
 ): Promise<neutron.Port> {
   const mine = { project_id: identity.projectID };

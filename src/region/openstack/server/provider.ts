@@ -13,9 +13,10 @@ import { ServerGoneError } from '../../provider/contract.ts';
 import { ResourceKind, TransientError } from '../../provider/errors.ts';
 import type { IdentityInput } from '../../provider/inputs.ts';
 import { IdentityRecords } from '../identity/record.ts';
+import { realisedForCreate } from '../realised.ts';
 import type { RegionContext } from '../registry.ts';
 import { createServer } from './create.ts';
-import { serverIdentityOf, type ServerDeps, type ServerIdentity } from './deps.ts';
+import type { ServerDeps } from './deps.ts';
 import { consoleOutput, consoleSession, deleteServer, powerServer, snapshotServer } from './lifecycle.ts';
 import { pollServers } from './poll.ts';
 
@@ -41,15 +42,9 @@ export function serverProviderFor(region: RegionContext, deps: ServerProviderDep
     observeRow: deps.observeRow ?? (() => undefined),
     signal: ctx.signal,
   });
-  const resolve = (identity: IdentityInput) => serverIdentityOf(records, identity.id);
+  const resolve = (identity: IdentityInput) => records.withUser(identity.id);
   /** Everything but delete and the poll needs the identity's user: before that it is a transient state. */
-  const required = async (identity: IdentityInput): Promise<ServerIdentity> => {
-    const found = await resolve(identity);
-    if (found === undefined) {
-      throw new TransientError(`identity ${identity.id} is not realised yet`, { resource: ResourceKind.Identity });
-    }
-    return found;
-  };
+  const required = async (identity: IdentityInput) => realisedForCreate(await resolve(identity), identity.id);
 
   const provider: OpenstackServerProvider = {
     createServer: async (ctx, identity, server) => createServer(serverDeps(ctx), await required(identity), server),

@@ -10,12 +10,13 @@ import { TransientError } from '../../provider/errors.ts';
 import type { LoadBalancerInput, LoadBalancerRealisation, NetworkInput } from '../../provider/inputs.ts';
 import type { Outcome } from '../../provider/outcome.ts';
 import { loadBalancerName } from '../names.ts';
-import { createLoadBalancer, deleteLoadBalancer, type OwnUserIdentity } from '../load-balancer/lifecycle.ts';
+import { createLoadBalancer, deleteLoadBalancer } from '../load-balancer/lifecycle.ts';
 import { lbTestbed, twoListeners, type LbTestbed } from './load-balancer.ts';
+import type { UserIdentity } from '../realised.ts';
 
 export interface Scenario {
   readonly tb: LbTestbed;
-  readonly identity: OwnUserIdentity;
+  readonly identity: UserIdentity;
   readonly network: NetworkInput;
   /** A fresh two-listener spec (see twoListeners) with a new id. */
   newSpec(overrides?: Partial<LoadBalancerInput>): LoadBalancerInput;

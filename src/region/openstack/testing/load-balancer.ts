@@ -11,18 +11,19 @@ import type { LoadBalancerInput, NetworkInput } from '../../provider/inputs.ts';
 import { createNetwork } from '../network/lifecycle.ts';
 import { DEFAULT_IDENTITY_ROLES } from '../identity/lifecycle.ts';
 import { testbed, type Testbed } from './clients.ts';
-import type { LoadBalancerDeps, OwnUserIdentity } from '../load-balancer/lifecycle.ts';
+import type { LoadBalancerDeps } from '../load-balancer/lifecycle.ts';
+import type { UserIdentity } from '../realised.ts';
 
 export const CONFIG: RegionOpenstack = { endpoint: 'unused', serviceAccountSecret: { namespace: 'x', name: 'y' } };
 
 export interface LbTestbed extends Testbed {
   deps(signal?: AbortSignal): LoadBalancerDeps;
   /** A project with the identity's own user (password `pw`) holding `member` and `load-balancer_member`. */
-  ownUser(id: string): Promise<OwnUserIdentity>;
+  ownUser(id: string): Promise<UserIdentity>;
   /** A realised region Network in the identity's project (network, subnet, router to the external network). */
-  network(identity: OwnUserIdentity, id: string): Promise<NetworkInput>;
+  network(identity: UserIdentity, id: string): Promise<NetworkInput>;
   /** Moves the load balancer's VIP to a new Neutron port on the network's subnet, as a real network driver has it. */
-  realVipPort(identity: OwnUserIdentity, network: NetworkInput, loadBalancerID: string): Promise<neutron.Port>;
+  realVipPort(identity: UserIdentity, network: NetworkInput, loadBalancerID: string): Promise<neutron.Port>;
   /** Forces the provisioning status of a load balancer or one of its children. */
   provisioning(id: string, status: string): Promise<void>;
   /** Lets every pending Octavia transition settle (the emulator's delays are at most 300 ms). */

@@ -17,18 +17,19 @@ import type { RequestSpec, ServiceClient } from '../../../openstack/session.ts';
 import type { ServiceType } from '../../../openstack/catalog.ts';
 import type { As, ProjectClients, RegionClientSet } from '../principals.ts';
 import { testbed, type Testbed } from './clients.ts';
-import type { VolumeDeps, WorkloadIdentity } from '../volume/lifecycle.ts';
+import type { VolumeDeps } from '../volume/lifecycle.ts';
+import type { UserIdentity } from '../realised.ts';
 
 export const PASSWORD = 'identity-password';
 
 export interface VolumeTestbed {
   readonly tb: Testbed;
   /** A project with the admin's grant (testbed.identity) and a member user of its own; Cinder quotas unlimited. */
-  workload(id: string): Promise<WorkloadIdentity>;
+  workload(id: string): Promise<UserIdentity>;
   /** An ACTIVE server named `name` in the identity's project, made directly (not through the provider's clients). */
-  server(identity: WorkloadIdentity, name: string): Promise<string>;
+  server(identity: UserIdentity, name: string): Promise<string>;
   /** The identity user's own compute client, outside the provider's request log (a competitor, a fixture). */
-  userCompute(identity: WorkloadIdentity): ComputeClient;
+  userCompute(identity: UserIdentity): ComputeClient;
   /** Lets the emulator's timeline run `ms` forward (Cinder creates, attaches, deletes …). */
   settle(ms?: number): void;
   deps(clients?: RegionClientSet): VolumeDeps;
@@ -61,7 +62,7 @@ export async function volumeTestbed(): Promise<VolumeTestbed> {
     contentType: 'application/octet-stream',
     body: 'image',
   });
-  const userCompute = (identity: WorkloadIdentity): ComputeClient =>
+  const userCompute = (identity: UserIdentity): ComputeClient =>
     cloud
       .session(
         { type: 'password', user: { id: identity.credentials.userID }, password: PASSWORD },

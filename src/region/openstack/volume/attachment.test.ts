@@ -12,12 +12,13 @@ import { volumeName } from '../names.ts';
 import { attachVolume, detachVolume, type AttachServer } from './attachment.ts';
 import { VOLUME_ERRORED_MESSAGE } from './decide.ts';
 import { volumeTestbed, type VolumeTestbed } from '../testing/volume.ts';
-import { createVolume, type WorkloadIdentity } from './lifecycle.ts';
+import { createVolume } from './lifecycle.ts';
+import type { UserIdentity } from '../realised.ts';
 
 const ATTACHMENTS = '/compute/v2.1/servers/{server_id}/os-volume_attachments';
 
 let vt: VolumeTestbed;
-let identity: WorkloadIdentity;
+let identity: UserIdentity;
 let serial = 0;
 
 before(async () => {

@@ -16,7 +16,8 @@ import type { ServerVolumeAttachment } from '../../provider/types.ts';
 import { volumeName } from '../names.ts';
 import { Steps } from '../steps.ts';
 import { decideAttach, decideDetach, VOLUME_ERRORED_MESSAGE, VOLUME_ERRORED_REASON } from './decide.ts';
-import { cinderOf, VolumeErroredDetail, type VolumeDeps, type WorkloadIdentity } from './lifecycle.ts';
+import { cinderOf, VolumeErroredDetail, type VolumeDeps } from './lifecycle.ts';
+import type { UserIdentity } from '../realised.ts';
 
 export type AttachServer = Pick<ServerInput, 'id' | 'name'>;
 export type AttachVolume = Pick<VolumeInput, 'id'>;
@@ -25,7 +26,7 @@ const attachment = { resource: ResourceKind.VolumeAttachment };
 
 export async function attachVolume(
   deps: VolumeDeps,
-  identity: WorkloadIdentity,
+  identity: UserIdentity,
   server: AttachServer,
   volume: AttachVolume,
 ): Promise<Outcome<ServerVolumeAttachment>> {
@@ -95,7 +96,7 @@ async function createAttachment(
 /** A never-realised identity (undefined) has nothing attached: a no-op, as the other teardown paths. */
 export async function detachVolume(
   deps: VolumeDeps,
-  identity: WorkloadIdentity | undefined,
+  identity: UserIdentity | undefined,
   server: AttachServer,
   volume: AttachVolume,
 ): Promise<Outcome<undefined>> {

@@ -10,10 +10,11 @@ import { Outcome } from '../../provider/outcome.ts';
 import { volumeName } from '../names.ts';
 import { VOLUME_ERRORED_MESSAGE } from './decide.ts';
 import { volumeTestbed, type VolumeTestbed } from '../testing/volume.ts';
-import { createVolume, deleteVolume, type WorkloadIdentity } from './lifecycle.ts';
+import { createVolume, deleteVolume } from './lifecycle.ts';
+import type { UserIdentity } from '../realised.ts';
 
 let vt: VolumeTestbed;
-let identity: WorkloadIdentity;
+let identity: UserIdentity;
 let typeID: string;
 let serial = 0;
 

@@ -8,8 +8,8 @@ import { ResourceConflictError, ResourceConsistencyError, ResourceKind } from '.
 import type { VolumeInput } from '../../provider/inputs.ts';
 import { Outcome } from '../../provider/outcome.ts';
 import { VOLUME_DESCRIPTION, volumeMetadata, volumeName } from '../names.ts';
-import type { IdentityClient, IdentityCredentials, RegionClientSet } from '../principals.ts';
-import type { RealisedIdentity } from '../realised.ts';
+import type { IdentityClient, RegionClientSet } from '../principals.ts';
+import type { RealisedIdentity, UserIdentity } from '../realised.ts';
 import { gone, Steps } from '../steps.ts';
 import { decideCreate, decideDelete, VOLUME_ERRORED_MESSAGE, VOLUME_ERRORED_REASON } from './decide.ts';
 
@@ -20,14 +20,9 @@ export interface VolumeDeps {
   readonly observe?: ((operation: string, row: string) => void) | undefined;
 }
 
-/** A realised identity whose own user can act in its project: what every volume call runs as. */
-export interface WorkloadIdentity extends RealisedIdentity {
-  readonly credentials: IdentityCredentials;
-}
-
 export type Cinder = IdentityClient<'block-storage'>;
 
-export const cinderOf = (deps: Pick<VolumeDeps, 'clients'>, identity: WorkloadIdentity): Cinder =>
+export const cinderOf = (deps: Pick<VolumeDeps, 'clients'>, identity: UserIdentity): Cinder =>
   deps.clients.identity(identity.credentials).client('block-storage');
 
 /** Operator-only detail of an errored volume: Cinder's id and status, never shown to the tenant. */
@@ -40,7 +35,7 @@ export class VolumeErroredDetail extends Error {
 
 export async function createVolume(
   deps: VolumeDeps,
-  identity: WorkloadIdentity,
+  identity: UserIdentity,
   volume: VolumeInput,
 ): Promise<Outcome<undefined>> {
   const client = cinderOf(deps, identity);
@@ -72,7 +67,7 @@ export async function createVolume(
  */
 export async function deleteVolume(
   deps: VolumeDeps,
-  identity: WorkloadIdentity | undefined,
+  identity: UserIdentity | undefined,
   volume: Pick<VolumeInput, 'id'>,
 ): Promise<Outcome<undefined>> {
   if (identity === undefined) return Outcome.ok();

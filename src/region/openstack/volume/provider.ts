@@ -7,12 +7,12 @@
 import type { Logger } from 'pino';
 import type { Client } from '../../../kube/client.ts';
 import type { VolumeProvider } from '../../provider/contract.ts';
-import { ResourceKind, TransientError } from '../../provider/errors.ts';
 import type { IdentityInput } from '../../provider/inputs.ts';
-import { identityCredentialsOf, IdentityRecords } from '../identity/record.ts';
+import { IdentityRecords } from '../identity/record.ts';
+import { realisedForCreate } from '../realised.ts';
 import type { RegionContext } from '../registry.ts';
 import { attachVolume, detachVolume } from './attachment.ts';
-import { createVolume, deleteVolume, type VolumeDeps, type WorkloadIdentity } from './lifecycle.ts';
+import { createVolume, deleteVolume, type VolumeDeps } from './lifecycle.ts';
 
 export interface VolumeProviderDeps {
   /** Where OpenstackIdentity records are kept. */
@@ -27,22 +27,8 @@ export function volumeProviderFor(region: RegionContext, deps: VolumeProviderDep
     signal,
     observe: (operation, row) => deps.log?.debug({ operation, row }, 'volume row'),
   });
-  const workload = async (identity: IdentityInput): Promise<WorkloadIdentity | undefined> => {
-    const record = await records.get(identity.id);
-    const credentials = record === undefined ? undefined : identityCredentialsOf(record);
-    return credentials === undefined
-      ? undefined
-      : { identityID: identity.id, projectID: credentials.projectID, credentials };
-  };
-  const forCreate = async (identity: IdentityInput): Promise<WorkloadIdentity> => {
-    const found = await workload(identity);
-    if (found === undefined) {
-      throw new TransientError(`identity ${identity.id} has no provider project yet`, {
-        resource: ResourceKind.Identity,
-      });
-    }
-    return found;
-  };
+  const workload = (identity: IdentityInput) => records.withUser(identity.id);
+  const forCreate = async (identity: IdentityInput) => realisedForCreate(await workload(identity), identity.id);
 
   return {
     createVolume: async (ctx, identity, volume) =>
