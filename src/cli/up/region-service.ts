@@ -22,7 +22,7 @@ import { startServerMonitor, type ServerMonitor } from '../../region/monitor/ser
 import { openstackLookup } from '../../region/openstack/provider.ts';
 import type { RegionRegistry } from '../../region/openstack/registry.ts';
 import { serverProviderFor } from '../../region/openstack/server/provider.ts';
-import { workloadIdentityOf } from '../../region/controllers/inputs.ts';
+import { workloadIdentityOf } from '../../region/controllers/ownership.ts';
 import { ResourceConflictError, ResourceKind, ResourceNotFoundError } from '../../region/provider/errors.ts';
 import type { InventoryProvider } from '../../region/provider/contract.ts';
 import type { Outcome } from '../../region/provider/outcome.ts';

@@ -11,6 +11,7 @@ import type { Controller, ControllerOptions } from '../../runtime/controller.ts'
 import type { Manager } from '../../runtime/manager.ts';
 import type { ReconcileContext, Request, Result } from '../../runtime/types.ts';
 import { identityType, type Identity } from '../apis/identity.ts';
+import type { IdentityInput } from '../provider/inputs.ts';
 import { loadBalancerType } from '../apis/load-balancer.ts';
 import { networkType } from '../apis/network.ts';
 import { securityGroupType } from '../apis/security-group.ts';
@@ -19,7 +20,7 @@ import { labels } from '../apis/shared.ts';
 import { volumeType } from '../apis/volume.ts';
 import type { IdentityProvider, ProviderLookup } from '../provider/contract.ts';
 import { dependentsGate } from './decide.ts';
-import { identityInputOf } from './inputs.ts';
+import { ownershipOf } from './ownership.ts';
 import type { RowObserver } from './metrics.ts';
 import { provisionerReconciler, reconcileProvisioned, type Provisioner } from './provisioner.ts';
 import { deleted, identityOf, specOrDeletionChanged } from './watches.ts';
@@ -34,6 +35,11 @@ export const IDENTITY_DEPENDENTS: readonly ResourceType[] = [
   volumeType,
   loadBalancerType,
 ];
+
+export function identityInputOf(identity: Identity): IdentityInput | undefined {
+  const ownership = ownershipOf(identity);
+  return ownership === undefined ? undefined : { ...ownership, id: identity.metadata.name };
+}
 
 export function identityProvisioner(
   client: Client,

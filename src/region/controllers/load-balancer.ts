@@ -12,7 +12,6 @@ import type { IndexFunc } from '../../runtime/cache.ts';
 import type { Controller, ControllerOptions, Mapper } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import type { ReconcileContext, Request, Result } from '../../runtime/types.ts';
-import { identityType } from '../apis/identity.ts';
 import {
   DEFAULT_TCP_IDLE_TIMEOUT_SECONDS,
   loadBalancerType,
@@ -24,11 +23,11 @@ import { conditionReasons, conditionTypes, labels } from '../apis/shared.ts';
 import type { LoadBalancerProvider, ProviderLookup } from '../provider/contract.ts';
 import type { HealthCheck, Listener, LoadBalancerInput, LoadBalancerRealisation } from '../provider/inputs.ts';
 import { RECHECK_MS, type Verdict } from './decide.ts';
-import { gateOnIdentity } from './gate.ts';
-import { ownershipOf, workloadIdentityOf } from './inputs.ts';
+import { ownershipOf } from './ownership.ts';
 import type { RowObserver } from './metrics.ts';
 import { getOrUndefined, provisionerReconciler, reconcileProvisioned, type Provisioner } from './provisioner.ts';
-import { becameAvailable, byIdentity, IDENTITY_INDEX, specOrDeletionChanged, usersOf } from './watches.ts';
+import { becameAvailable, byIdentity, IDENTITY_INDEX } from './watches.ts';
+import { workloadController, workloadProvisioner } from './workload.ts';
 
 export const LOAD_BALANCER_CONTROLLER = 'region-load-balancer';
 
@@ -121,32 +120,15 @@ export function loadBalancerProvisioner(
   client: Client,
   lookup: ProviderLookup<LoadBalancerProvider>,
 ): Provisioner<LoadBalancer, LoadBalancerProvider, LoadBalancerRealisation> {
-  return {
+  return workloadProvisioner(client, lookup, {
     type: loadBalancerType,
-    lookup,
-    bind(lb) {
-      const identity = workloadIdentityOf(lb);
-      const input = loadBalancerInputOf(lb);
-      if (identity === undefined || input === undefined) return undefined;
-      return {
-        regionID: input.regionID,
-        gate: async () => {
-          const gated = await gateOnIdentity(client, lb);
-          if (gated !== undefined) return gated;
-          const network = await getOrUndefined<Network>(
-            client,
-            networkType,
-            lb.metadata.namespace ?? '',
-            input.networkID,
-          );
-          return networkGate(network);
-        },
-        provision: async (provider, ctx) => ({ outcome: await provider.createLoadBalancer(ctx, identity, input) }),
-        deprovision: (provider, ctx) => provider.deleteLoadBalancer(ctx, identity, input),
-      };
-    },
+    inputOf: loadBalancerInputOf,
+    create: (provider, ctx, identity, input) => provider.createLoadBalancer(ctx, identity, input),
+    delete: (provider, ctx, identity, input) => provider.deleteLoadBalancer(ctx, identity, input),
+    gate: async (lb, input) =>
+      networkGate(await getOrUndefined<Network>(client, networkType, lb.metadata.namespace ?? '', input.networkID)),
     realised: loadBalancerStatusOf,
-  };
+  });
 }
 
 export function reconcileLoadBalancer(
@@ -191,13 +173,7 @@ export function registerLoadBalancerController(
 ): Controller {
   manager.index(loadBalancerType, IDENTITY_INDEX, byIdentity);
   manager.index(loadBalancerType, NETWORK_INDEX, byNetwork);
-  return manager
-    .controller(LOAD_BALANCER_CONTROLLER)
-    .for(loadBalancerType, { clusters: 'management', predicates: [specOrDeletionChanged] })
-    .watches(identityType, usersOf(manager.list.bind(manager), loadBalancerType), {
-      clusters: 'management',
-      predicates: [becameAvailable],
-    })
+  return workloadController(manager, LOAD_BALANCER_CONTROLLER, loadBalancerType)
     .watches(networkType, loadBalancersOn(manager), { clusters: 'management', predicates: [becameAvailable] })
     .withOptions(options)
     .complete(provisionerReconciler(manager, (client) => loadBalancerProvisioner(client, lookup), observe));

@@ -1,45 +1,72 @@
 /**
  * The Network controller: realises a tenant network through the provider's NetworkProvider, inside the project of
  * the Identity it names by label, and records the provider's ids in `status.openstack` (for display; the provider
- * re-finds everything by name). It provisions only once that Identity is Available; its delete always goes to the
- * provider, which treats a never-realised identity as proof that nothing exists.
+ * re-finds everything by name). A workload (workload.ts): it provisions once its Identity is Available.
  */
 import type { Client } from '../../kube/client.ts';
 import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import type { ReconcileContext, Request, Result } from '../../runtime/types.ts';
-import { identityType } from '../apis/identity.ts';
-import { networkType, type Network } from '../apis/network.ts';
+import {
+  DEFAULT_PROVIDER_RESERVED_PREFIX_LENGTH,
+  DEFAULT_RESERVED_PREFIX_LENGTH,
+  networkType,
+  type Network,
+  type NetworkStatus,
+} from '../apis/network.ts';
 import type { NetworkProvider, ProviderLookup } from '../provider/contract.ts';
-import type { NetworkRealisation } from '../provider/inputs.ts';
-import { gateOnIdentity } from './gate.ts';
-import { networkInputOf, networkStatusOf, workloadIdentityOf } from './inputs.ts';
+import type { NetworkInput, NetworkRealisation } from '../provider/inputs.ts';
 import type { RowObserver } from './metrics.ts';
+import { ownershipOf } from './ownership.ts';
 import { provisionerReconciler, reconcileProvisioned, type Provisioner } from './provisioner.ts';
-import { becameAvailable, specOrDeletionChanged, usersOf } from './watches.ts';
+import { workloadController, workloadProvisioner } from './workload.ts';
 
 export const NETWORK_CONTROLLER = 'region-network';
+
+export function networkInputOf(network: Network): NetworkInput | undefined {
+  const ownership = ownershipOf(network);
+  if (ownership === undefined) return undefined;
+  const { spec } = network;
+  // The API server applies these schema defaults; the embedded store and older objects may not carry them.
+  const reservations = {
+    prefixLength: spec.reservations?.prefixLength ?? DEFAULT_RESERVED_PREFIX_LENGTH,
+    providerReservedPrefixLength:
+      spec.reservations?.providerReservedPrefixLength ?? DEFAULT_PROVIDER_RESERVED_PREFIX_LENGTH,
+  };
+  return {
+    ...ownership,
+    id: network.metadata.name,
+    prefix: spec.prefix,
+    reservations,
+    dnsNameservers: spec.dnsNameservers ?? [],
+    routes: (spec.routes ?? []).map((r) => ({ prefix: r.prefix, nextHop: r.nextHop })),
+  };
+}
+
+/** `Network.status.openstack` from the provider's realisation; absent fields stay absent. */
+export function networkStatusOf(realisation: NetworkRealisation): NonNullable<NetworkStatus['openstack']> {
+  const { networkID, subnetID, vlanID, storageRange } = realisation;
+  return {
+    networkID,
+    subnetID,
+    ...(vlanID === undefined ? {} : { vlanID }),
+    ...(storageRange === undefined
+      ? {}
+      : { storageRange: { startIP: storageRange.startIP, endIP: storageRange.endIP } }),
+  };
+}
 
 export function networkProvisioner(
   client: Client,
   lookup: ProviderLookup<NetworkProvider>,
 ): Provisioner<Network, NetworkProvider, NetworkRealisation> {
-  return {
+  return workloadProvisioner(client, lookup, {
     type: networkType,
-    lookup,
-    bind(network) {
-      const identity = workloadIdentityOf(network);
-      const input = networkInputOf(network);
-      if (identity === undefined || input === undefined) return undefined;
-      return {
-        regionID: input.regionID,
-        gate: () => gateOnIdentity(client, network),
-        provision: async (provider, ctx) => ({ outcome: await provider.createNetwork(ctx, identity, input) }),
-        deprovision: (provider, ctx) => provider.deleteNetwork(ctx, identity, input),
-      };
-    },
+    inputOf: networkInputOf,
+    create: (provider, ctx, identity, input) => provider.createNetwork(ctx, identity, input),
+    delete: (provider, ctx, identity, input) => provider.deleteNetwork(ctx, identity, input),
     realised: (realisation) => ({ openstack: networkStatusOf(realisation) }),
-  };
+  });
 }
 
 export function reconcileNetwork(
@@ -59,13 +86,7 @@ export function registerNetworkController(
   options: ControllerOptions = {},
   observe?: RowObserver,
 ): Controller {
-  return manager
-    .controller(NETWORK_CONTROLLER)
-    .for(networkType, { clusters: 'management', predicates: [specOrDeletionChanged] })
-    .watches(identityType, usersOf(manager.list.bind(manager), networkType), {
-      clusters: 'management',
-      predicates: [becameAvailable],
-    })
+  return workloadController(manager, NETWORK_CONTROLLER, networkType)
     .withOptions(options)
     .complete(provisionerReconciler(manager, (client) => networkProvisioner(client, lookup), observe));
 }

@@ -36,7 +36,7 @@ import { availableCondition, nextStatus, type ProvisionedStatus } from './status
 /** unikorn core's finalizer, so resources an upstream controller provisioned are released by ours too. */
 export const FINALIZER = 'unikorn';
 
-interface ProvisionedResource extends KubeObject {
+export interface ProvisionedResource extends KubeObject {
   readonly spec: { readonly pause?: boolean | undefined };
   readonly status?: ProvisionedStatus | undefined;
 }

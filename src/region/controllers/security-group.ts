@@ -1,42 +1,53 @@
 /**
  * The SecurityGroup controller: realises a security group and its rules through the provider's
- * SecurityGroupProvider, inside the project of the Identity it names by label, once that Identity is Available.
- * Its delete always goes to the provider, which treats a never-realised identity as proof that nothing exists.
+ * SecurityGroupProvider, inside the project of the Identity it names by label. A workload (workload.ts): it
+ * provisions once its Identity is Available.
  */
 import type { Client } from '../../kube/client.ts';
 import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import type { ReconcileContext, Request, Result } from '../../runtime/types.ts';
-import { identityType } from '../apis/identity.ts';
-import { securityGroupType, type SecurityGroup } from '../apis/security-group.ts';
+import {
+  securityGroupType,
+  type SecurityGroup,
+  type SecurityGroupRule as SecurityGroupRuleSpec,
+} from '../apis/security-group.ts';
 import type { ProviderLookup, SecurityGroupProvider } from '../provider/contract.ts';
-import { gateOnIdentity } from './gate.ts';
-import { securityGroupInputOf, workloadIdentityOf } from './inputs.ts';
+import type { SecurityGroupInput, SecurityGroupRule } from '../provider/inputs.ts';
 import type { RowObserver } from './metrics.ts';
+import { ownershipOf } from './ownership.ts';
 import { provisionerReconciler, reconcileProvisioned, type Provisioner } from './provisioner.ts';
-import { becameAvailable, specOrDeletionChanged, usersOf } from './watches.ts';
+import { workloadController, workloadProvisioner } from './workload.ts';
 
 export const SECURITY_GROUP_CONTROLLER = 'region-security-group';
+
+/** "Anywhere", what an omitted rule CIDR means. */
+const ANY_IPV4 = '0.0.0.0/0';
+
+export function securityGroupInputOf(securityGroup: SecurityGroup): SecurityGroupInput | undefined {
+  const ownership = ownershipOf(securityGroup);
+  if (ownership === undefined) return undefined;
+  return { ...ownership, id: securityGroup.metadata.name, rules: (securityGroup.spec.rules ?? []).map(ruleOf) };
+}
+
+function ruleOf(rule: SecurityGroupRuleSpec): SecurityGroupRule {
+  const base = { direction: rule.direction, protocol: rule.protocol, cidr: rule.cidr ?? ANY_IPV4 };
+  const { port } = rule;
+  if (port?.number !== undefined) return { ...base, port: { number: port.number } };
+  if (port?.range !== undefined) return { ...base, port: { start: port.range.start, end: port.range.end } };
+  return base;
+}
 
 export function securityGroupProvisioner(
   client: Client,
   lookup: ProviderLookup<SecurityGroupProvider>,
 ): Provisioner<SecurityGroup, SecurityGroupProvider, undefined> {
-  return {
+  return workloadProvisioner(client, lookup, {
     type: securityGroupType,
-    lookup,
-    bind(securityGroup) {
-      const identity = workloadIdentityOf(securityGroup);
-      const input = securityGroupInputOf(securityGroup);
-      if (identity === undefined || input === undefined) return undefined;
-      return {
-        regionID: input.regionID,
-        gate: () => gateOnIdentity(client, securityGroup),
-        provision: async (provider, ctx) => ({ outcome: await provider.createSecurityGroup(ctx, identity, input) }),
-        deprovision: (provider, ctx) => provider.deleteSecurityGroup(ctx, identity, input),
-      };
-    },
-  };
+    inputOf: securityGroupInputOf,
+    create: (provider, ctx, identity, input) => provider.createSecurityGroup(ctx, identity, input),
+    delete: (provider, ctx, identity, input) => provider.deleteSecurityGroup(ctx, identity, input),
+  });
 }
 
 export function reconcileSecurityGroup(
@@ -56,13 +67,7 @@ export function registerSecurityGroupController(
   options: ControllerOptions = {},
   observe?: RowObserver,
 ): Controller {
-  return manager
-    .controller(SECURITY_GROUP_CONTROLLER)
-    .for(securityGroupType, { clusters: 'management', predicates: [specOrDeletionChanged] })
-    .watches(identityType, usersOf(manager.list.bind(manager), securityGroupType), {
-      clusters: 'management',
-      predicates: [becameAvailable],
-    })
+  return workloadController(manager, SECURITY_GROUP_CONTROLLER, securityGroupType)
     .withOptions(options)
     .complete(provisionerReconciler(manager, (client) => securityGroupProvisioner(client, lookup), observe));
 }

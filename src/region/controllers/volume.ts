@@ -9,16 +9,14 @@ import { quantityBytes } from '../../kube/quantity.ts';
 import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import type { ReconcileContext, Request, Result } from '../../runtime/types.ts';
-import { identityType } from '../apis/identity.ts';
 import { labels } from '../apis/shared.ts';
 import { volumeType, type Volume } from '../apis/volume.ts';
 import type { ProviderLookup, VolumeProvider } from '../provider/contract.ts';
 import type { VolumeInput } from '../provider/inputs.ts';
-import { gateOnIdentity } from './gate.ts';
-import { ownershipOf, workloadIdentityOf } from './inputs.ts';
+import { ownershipOf } from './ownership.ts';
 import type { RowObserver } from './metrics.ts';
 import { provisionerReconciler, reconcileProvisioned, type Provisioner } from './provisioner.ts';
-import { becameAvailable, specOrDeletionChanged, usersOf } from './watches.ts';
+import { workloadController, workloadProvisioner } from './workload.ts';
 
 export const VOLUME_CONTROLLER = 'region-volume';
 
@@ -48,21 +46,12 @@ export function volumeProvisioner(
   client: Client,
   lookup: ProviderLookup<VolumeProvider>,
 ): Provisioner<Volume, VolumeProvider, undefined> {
-  return {
+  return workloadProvisioner(client, lookup, {
     type: volumeType,
-    lookup,
-    bind(volume) {
-      const identity = workloadIdentityOf(volume);
-      const input = volumeInputOf(volume);
-      if (identity === undefined || input === undefined) return undefined;
-      return {
-        regionID: input.regionID,
-        gate: () => gateOnIdentity(client, volume),
-        provision: async (provider, ctx) => ({ outcome: await provider.createVolume(ctx, identity, input) }),
-        deprovision: (provider, ctx) => provider.deleteVolume(ctx, identity, input),
-      };
-    },
-  };
+    inputOf: volumeInputOf,
+    create: (provider, ctx, identity, input) => provider.createVolume(ctx, identity, input),
+    delete: (provider, ctx, identity, input) => provider.deleteVolume(ctx, identity, input),
+  });
 }
 
 export function reconcileVolume(
@@ -82,13 +71,7 @@ export function registerVolumeController(
   options: ControllerOptions = {},
   observe?: RowObserver,
 ): Controller {
-  return manager
-    .controller(VOLUME_CONTROLLER)
-    .for(volumeType, { clusters: 'management', predicates: [specOrDeletionChanged] })
-    .watches(identityType, usersOf(manager.list.bind(manager), volumeType), {
-      clusters: 'management',
-      predicates: [becameAvailable],
-    })
+  return workloadController(manager, VOLUME_CONTROLLER, volumeType)
     .withOptions(options)
     .complete(provisionerReconciler(manager, (client) => volumeProvisioner(client, lookup), observe));
 }

@@ -11,7 +11,7 @@ import type { Mapper } from '../../runtime/controller.ts';
 import { deletionStarted, generationChanged, labelChanged, or, type Predicate } from '../../runtime/predicates.ts';
 import type { Request } from '../../runtime/types.ts';
 import { conditionTypes } from '../apis/shared.ts';
-import { identityIDOf } from './inputs.ts';
+import { identityIDOf } from './ownership.ts';
 
 /** A spec edit, a label edit (ownership labels are inputs) or the start of deletion; not a status or finalizer write. */
 export const specOrDeletionChanged: Predicate = or(generationChanged, labelChanged, deletionStarted);

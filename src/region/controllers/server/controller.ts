@@ -18,7 +18,6 @@ import type { Controller, ControllerOptions } from '../../../runtime/controller.
 import type { Manager } from '../../../runtime/manager.ts';
 import { or } from '../../../runtime/predicates.ts';
 import type { Logger } from '../../../runtime/types.ts';
-import { identityType } from '../../apis/identity.ts';
 import {
   REBUILD_ACCEPTED_STAMP,
   resolveSSHInjection,
@@ -32,8 +31,7 @@ import type { ProviderLookup, ServerProvider } from '../../provider/contract.ts'
 import { ResourceNotFoundError } from '../../provider/errors.ts';
 import type { IdentityInput, ServerAddresses, ServerInput } from '../../provider/inputs.ts';
 import { dependencyReasons, RECHECK_MS, type Verdict } from '../decide.ts';
-import { gateOnIdentity } from '../gate.ts';
-import { ownershipOf, workloadIdentityOf } from '../inputs.ts';
+import { ownershipOf, workloadIdentityOf } from '../ownership.ts';
 import type { RowObserver } from '../metrics.ts';
 import {
   getOrUndefined,
@@ -43,7 +41,8 @@ import {
   type Provisioned,
   type Provisioner,
 } from '../provisioner.ts';
-import { becameAvailable, byIdentity, IDENTITY_INDEX, specOrDeletionChanged, usersOf } from '../watches.ts';
+import { byIdentity, IDENTITY_INDEX, specOrDeletionChanged } from '../watches.ts';
+import { gateOnIdentity, workloadController } from '../workload.ts';
 import {
   confirmCreateRetryDelete,
   decideCreateRetry,
@@ -235,16 +234,8 @@ export function registerServerController(
 ): Controller {
   manager.index(serverType, IDENTITY_INDEX, byIdentity);
   const provisionerFor = (client: Client) => serverProvisioner(client, lookup, options.maxCreateAttempts);
-  return manager
-    .controller(SERVER_CONTROLLER)
-    .for(serverType, {
-      clusters: 'management',
-      predicates: [or(specOrDeletionChanged, observedChanged, createFailureEdge, vanishedEdge)],
-    })
-    .watches(identityType, usersOf(manager.list.bind(manager), serverType), {
-      clusters: 'management',
-      predicates: [becameAvailable],
-    })
+  const wakes = [or(specOrDeletionChanged, observedChanged, createFailureEdge, vanishedEdge)];
+  return workloadController(manager, SERVER_CONTROLLER, serverType, wakes)
     .withOptions(options.controller ?? {})
     .complete(provisionerReconciler(manager, provisionerFor, options.observe));
 }

@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { labels } from '../apis/shared.ts';
-import {
-  identityInputOf,
-  networkInputOf,
-  networkStatusOf,
-  securityGroupInputOf,
-  workloadIdentityOf,
-} from './inputs.ts';
+import { identityInputOf } from './identity.ts';
+import { networkInputOf, networkStatusOf } from './network.ts';
+import { workloadIdentityOf } from './ownership.ts';
+import { securityGroupInputOf } from './security-group.ts';
 import {
   ORGANIZATION,
   PROJECT,
@@ -20,7 +17,7 @@ import {
 
 const owner = { organizationID: ORGANIZATION, projectID: PROJECT, regionID: REGION };
 
-describe('inputs from the CRDs', () => {
+describe('ownership and the provider inputs built from the CRDs', () => {
   it('an identity: its name and the ownership labels', () => {
     assert.deepEqual(identityInputOf(identityObject('id-1')), { ...owner, id: 'id-1' });
   });
