@@ -35,13 +35,13 @@ export const Duration = (options: { default?: string; description?: string; rule
   });
 
 /** One CEL rule as `x-kubernetes-validations` holds it. */
-export interface Rule {
+interface Rule {
   readonly rule: string;
   readonly message: string;
 }
 
 /** metav1.Condition, typed as src/kube/object.ts's Condition. */
-export const ConditionSchema = Type.Unsafe<Condition>({
+const ConditionSchema = Type.Unsafe<Condition>({
   type: 'object',
   required: ['type', 'status', 'reason', 'message', 'lastTransitionTime'],
   properties: {

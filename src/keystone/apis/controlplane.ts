@@ -26,14 +26,14 @@ export const ADMIN_CREDENTIAL_READY = 'AdminCredentialReady';
 export const DEFAULT_SECRET_STORE = 'openbao-tenant-store';
 
 /** One namespace assigned to a service owner, on the management cluster or (with targetClusterRef) a target. */
-export const NamespaceAssignmentSchema = Type.Object({
+const NamespaceAssignmentSchema = Type.Object({
   namespace: Type.String({ minLength: 1, maxLength: 63, pattern: DNS_LABEL_PATTERN }),
   targetClusterRef: Type.Optional(Type.Object({ name: Type.String({ minLength: 1 }) })),
   allowedRoles: Type.Optional(Type.Array(Type.String())),
   allowCatalogEntries: Type.Optional(Type.Boolean()),
 });
 
-export const AdminCredentialSchema = Type.Object({
+const AdminCredentialSchema = Type.Object({
   cloudCredentialsRef: Type.Optional(
     Type.Object(
       {
@@ -50,7 +50,7 @@ export const AdminCredentialSchema = Type.Object({
 });
 
 /** Keystone's mode and how it is reached from another cluster. */
-export const KeystoneServiceSchema = Type.Object({
+const KeystoneServiceSchema = Type.Object({
   mode: Type.Optional(StringEnum(['Managed', 'External'] as const, { default: 'Managed' })),
   publicEndpoint: Type.Optional(Type.String({ description: 'The published auth URL for orders off its cluster.' })),
   gateway: Type.Optional(Type.Object({ hostname: Type.Optional(Type.String()) })),
@@ -62,7 +62,7 @@ export const KeystoneServiceSchema = Type.Object({
   ),
 });
 
-export const ControlPlaneSpecSchema = Type.Object(
+const ControlPlaneSpecSchema = Type.Object(
   {
     namespaceAssignments: Type.Optional(Type.Array(NamespaceAssignmentSchema)),
     korc: Type.Optional(
@@ -90,7 +90,7 @@ export const ControlPlaneSpecSchema = Type.Object(
   { 'x-kubernetes-preserve-unknown-fields': true },
 );
 
-export const NamespaceAssignmentStatusSchema = Type.Object({
+const NamespaceAssignmentStatusSchema = Type.Object({
   namespace: Type.String(),
   targetClusterRef: Type.Optional(Type.Object({ name: Type.String() })),
   allowedRoles: Type.Optional(Type.Array(Type.String())),
@@ -100,7 +100,7 @@ export const NamespaceAssignmentStatusSchema = Type.Object({
   message: Type.Optional(Type.String()),
 });
 
-export const ControlPlaneStatusSchema = Type.Object(
+const ControlPlaneStatusSchema = Type.Object(
   {
     conditions: Type.Optional(Conditions()),
     namespaceAssignments: Type.Optional(Type.Array(NamespaceAssignmentStatusSchema)),
@@ -108,14 +108,13 @@ export const ControlPlaneStatusSchema = Type.Object(
   { 'x-kubernetes-preserve-unknown-fields': true },
 );
 
-export const ControlPlaneSchema = Type.Object({
+const ControlPlaneSchema = Type.Object({
   spec: ControlPlaneSpecSchema,
   status: Type.Optional(ControlPlaneStatusSchema),
 });
 
-export type NamespaceAssignment = Type.Static<typeof NamespaceAssignmentSchema>;
 export type ControlPlaneSpec = Type.Static<typeof ControlPlaneSpecSchema>;
-export type ControlPlaneStatus = Type.Static<typeof ControlPlaneStatusSchema>;
+type ControlPlaneStatus = Type.Static<typeof ControlPlaneStatusSchema>;
 export type ControlPlane = Resource<ControlPlaneSpec, ControlPlaneStatus>;
 
 export const controlPlaneCrd = () =>

@@ -58,7 +58,7 @@ const LabelSelector = Type.Object(
   { 'x-kubernetes-map-type': 'atomic' },
 );
 
-export const PushSecretSpecSchema = Type.Object({
+const PushSecretSpecSchema = Type.Object({
   refreshInterval: Type.Optional(Duration({ default: '1h0m0s' })),
   secretStoreRefs: Type.Array(
     Type.Object({
@@ -95,7 +95,7 @@ export const PushSecretSpecSchema = Type.Object({
 });
 
 /** `"<Kind>/<storeName>"` → `"<remoteKey>[/<property>]"` → the pushed data entry. */
-export const PushSecretStatusSchema = Type.Object({
+const PushSecretStatusSchema = Type.Object({
   refreshTime: Type.Optional(Type.Unsafe<string | null>({ type: 'string', format: 'date-time', nullable: true })),
   /** `<generation>-<hash(labels, annotations)>`, moved only after a successful push. */
   syncedResourceVersion: Type.Optional(Type.String()),
@@ -111,7 +111,7 @@ export type PushSecretSpec = Type.Static<typeof PushSecretSpecSchema>;
 export type PushSecretStatus = Type.Static<typeof PushSecretStatusSchema>;
 export type PushSecret = Resource<PushSecretSpec, PushSecretStatus>;
 
-export const SecretStoreSpecSchema = Type.Object({
+const SecretStoreSpecSchema = Type.Object({
   /** The provider block (vault with server, path, version, auth …); one provider key, kept as written. */
   provider: Type.Unsafe<Record<string, unknown>>({
     type: 'object',
@@ -123,7 +123,7 @@ export const SecretStoreSpecSchema = Type.Object({
   controller: Type.Optional(Type.String()),
 });
 
-export const SecretStoreStatusSchema = Type.Object({
+const SecretStoreStatusSchema = Type.Object({
   conditions: Type.Optional(EsoConditions()),
   capabilities: Type.Optional(StringEnum(['ReadOnly', 'WriteOnly', 'ReadWrite'] as const)),
 });

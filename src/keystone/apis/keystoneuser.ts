@@ -62,7 +62,7 @@ export const ControlPlaneRefSchema = (kind: string) =>
   );
 
 /** The password schedule. The block defaults to {}, so an order that omits it gets the interval's default. */
-export const KeystoneUserRotationSchema = Type.Object(
+const KeystoneUserRotationSchema = Type.Object(
   {
     interval: Type.Optional(
       Duration({
@@ -82,7 +82,7 @@ export const KeystoneUserRotationSchema = Type.Object(
   { default: {} },
 );
 
-export const KeystoneUserSpecSchema = Type.Object({
+const KeystoneUserSpecSchema = Type.Object({
   controlPlaneRef: ControlPlaneRefSchema('KeystoneUser'),
   userName: Type.Optional(
     OpenStackName(
@@ -104,7 +104,7 @@ export const KeystoneUserSpecSchema = Type.Object({
 });
 
 /** Written by the KeystoneUser reconciler only (the single writer of this status). */
-export const KeystoneUserStatusSchema = Type.Object({
+const KeystoneUserStatusSchema = Type.Object({
   conditions: Type.Optional(Conditions()),
   observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })),
   userID: Type.Optional(Type.String({ maxLength: 1024 })),
@@ -116,7 +116,7 @@ export const KeystoneUserStatusSchema = Type.Object({
   secretKeys: Type.Optional(Type.Array(Type.String(), { 'x-kubernetes-list-type': 'atomic' })),
 });
 
-export const KeystoneUserSchema = Type.Object(
+const KeystoneUserSchema = Type.Object(
   {
     spec: KeystoneUserSpecSchema,
     status: Type.Optional(KeystoneUserStatusSchema),

@@ -88,7 +88,7 @@ const policyRules = [
   },
 ];
 
-export const KorcUserSpecSchema = Type.Object(
+const KorcUserSpecSchema = Type.Object(
   {
     ...commonSpec,
     import: Type.Optional(
@@ -133,7 +133,7 @@ export const KorcUserSpecSchema = Type.Object(
   { 'x-kubernetes-validations': policyRules },
 );
 
-export const KorcUserStatusSchema = Type.Object({
+const KorcUserStatusSchema = Type.Object({
   conditions: Type.Optional(Conditions(32)),
   id: Type.Optional(Type.String()),
   lastSyncTime: Type.Optional(Time()),
@@ -152,10 +152,10 @@ export const KorcUserStatusSchema = Type.Object({
 });
 
 export type KorcUserSpec = Type.Static<typeof KorcUserSpecSchema>;
-export type KorcUserStatus = Type.Static<typeof KorcUserStatusSchema>;
+type KorcUserStatus = Type.Static<typeof KorcUserStatusSchema>;
 export type KorcUser = Resource<KorcUserSpec, KorcUserStatus>;
 
-export const KorcDomainSpecSchema = Type.Object(
+const KorcDomainSpecSchema = Type.Object(
   {
     ...commonSpec,
     import: Type.Optional(
@@ -186,7 +186,7 @@ export const KorcDomainSpecSchema = Type.Object(
   { 'x-kubernetes-validations': policyRules },
 );
 
-export const KorcDomainStatusSchema = Type.Object({
+const KorcDomainStatusSchema = Type.Object({
   conditions: Type.Optional(Conditions(32)),
   id: Type.Optional(Type.String()),
   resource: Type.Optional(

@@ -36,7 +36,7 @@ export const keystoneRoleAssignmentType = {
   namespaced: true,
 } as const satisfies ResourceType;
 
-export const KeystoneRoleAssignmentSpecSchema = Type.Object({
+const KeystoneRoleAssignmentSpecSchema = Type.Object({
   controlPlaneRef: ControlPlaneRefSchema('KeystoneRoleAssignment'),
   userRef: KeystoneOrderRef('userRef', 'KeystoneRoleAssignment', 'user'),
   projectRef: KeystoneOrderRef('projectRef', 'KeystoneRoleAssignment', 'project'),
@@ -48,7 +48,7 @@ export const KeystoneRoleAssignmentSpecSchema = Type.Object({
   }),
 });
 
-export const KeystoneRoleAssignmentStatusSchema = Type.Object({
+const KeystoneRoleAssignmentStatusSchema = Type.Object({
   conditions: Type.Optional(Conditions()),
   observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })),
   roleID: Type.Optional(Type.String()),
@@ -88,7 +88,7 @@ export const keystoneApplicationCredentialType = {
 
 const KIND_AC = 'KeystoneApplicationCredential';
 
-export const KeystoneApplicationCredentialSpecSchema = Type.Object({
+const KeystoneApplicationCredentialSpecSchema = Type.Object({
   controlPlaneRef: ControlPlaneRefSchema(KIND_AC),
   userRef: KeystoneOrderRef('userRef', KIND_AC, 'user'),
   projectRef: KeystoneOrderRef('projectRef', KIND_AC, 'project'),
@@ -138,7 +138,7 @@ export const KeystoneApplicationCredentialSpecSchema = Type.Object({
   ),
 });
 
-export const KeystoneApplicationCredentialStatusSchema = Type.Object({
+const KeystoneApplicationCredentialStatusSchema = Type.Object({
   conditions: Type.Optional(Conditions()),
   observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })),
   credentialID: Type.Optional(Type.String({ maxLength: 1024 })),

@@ -21,7 +21,7 @@ export interface ControlPlaneGateView {
   readonly status?: { readonly conditions?: readonly Condition[] | undefined } | undefined;
 }
 
-export interface NamespaceAssignment {
+interface NamespaceAssignment {
   readonly namespace: string;
   /** Absent for the management cluster. */
   readonly targetClusterRef?: { readonly name: string } | undefined;
@@ -64,7 +64,7 @@ export function namespaceAssignmentFor(
   );
 }
 
-export type GateRow =
+type GateRow =
   | 'ClusterNameTooLong'
   | 'ControlPlaneNotFound'
   | 'ControlPlaneMissingOnTarget'
@@ -84,7 +84,7 @@ export type GateDecision =
   | { readonly row: 'InstallFinalizer'; readonly result: Result }
   | { readonly row: 'Admitted' };
 
-export interface GateCondition {
+interface GateCondition {
   readonly reason: string;
   readonly message: string;
 }
@@ -103,7 +103,7 @@ export function clusterNameGate(order: OrderRef): GateDecision | undefined {
   };
 }
 
-export interface AdmissionInput {
+interface AdmissionInput {
   readonly order: OrderRef;
   /** The resolved controlPlaneRef (its namespace defaults to the order's). */
   readonly controlPlaneKey: ObjectKeyRef;

@@ -29,7 +29,7 @@ export function keystoneNameKey(name: string): string {
     .toLowerCase();
 }
 
-export interface ReservedNameInput {
+interface ReservedNameInput {
   readonly userName: string;
   /** spec.korc.adminCredential.userName, default "admin". */
   readonly adminUserName: string;
@@ -37,7 +37,7 @@ export interface ReservedNameInput {
   readonly adminDomainName: string;
 }
 
-export type ReservedNameDecision =
+type ReservedNameDecision =
   | { readonly row: 'ReservedName'; readonly reason: 'ServiceAccountCollision'; readonly message: string }
   | { readonly row: 'FreeName' };
 

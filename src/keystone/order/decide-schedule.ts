@@ -17,7 +17,7 @@ export type ScheduleState =
   | { readonly row: 'NotDue' | 'Due'; readonly nextMs: number };
 
 /** spec.rotation.interval in milliseconds; absent, unparseable or zero means off. */
-export function rotationIntervalMs(interval: string | undefined): number | undefined {
+function rotationIntervalMs(interval: string | undefined): number | undefined {
   const ms = interval === undefined ? undefined : parseGoDuration(interval);
   return ms !== undefined && ms > 0 ? ms : undefined;
 }
@@ -55,7 +55,7 @@ export interface GenerationInput {
   readonly deletingCredentials: readonly string[] | undefined;
 }
 
-export type GenerationRow = 'Raised' | 'InFlight' | 'CheckHolds' | 'Held' | 'Scheduled' | 'Steady';
+type GenerationRow = 'Raised' | 'InFlight' | 'CheckHolds' | 'Held' | 'Scheduled' | 'Steady';
 
 export type GenerationDecision =
   | { readonly row: 'CheckHolds' }
@@ -86,7 +86,7 @@ export function heldRotationNote(holders: readonly string[], namespace: string):
   return `; the due password rotation waits for KeystoneApplicationCredential(s) ${goQuoteList(holders)} in namespace ${goQuote(namespace)} to be deleted`;
 }
 
-export interface StampInput {
+interface StampInput {
   /** The pass pointed the User at a new password Secret. */
   readonly repointed: boolean;
   /** The pass saw K-ORC apply a generation above status.passwordGeneration. */
@@ -95,7 +95,7 @@ export interface StampInput {
   readonly now: number;
 }
 
-export type StampDecision =
+type StampDecision =
   | { readonly row: 'Repointed' | 'Applied' | 'Anchored'; readonly lastPasswordRotation: string }
   | { readonly row: 'Kept'; readonly lastPasswordRotation: string };
 

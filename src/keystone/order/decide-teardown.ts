@@ -28,7 +28,7 @@ export function referencingUser(items: readonly ReferencingOrder[], orderName: s
 }
 
 /** One hold: a kind of order that must be gone before this order's children may go. */
-export interface HoldCheck {
+interface HoldCheck {
   readonly kind: string;
   readonly reason: string;
   /** Why deleting now would break something, ending the message. */
@@ -36,7 +36,7 @@ export interface HoldCheck {
   readonly names: readonly string[];
 }
 
-export type HoldDecision =
+type HoldDecision =
   | { readonly row: 'Held'; readonly reason: string; readonly message: string; readonly result: Result }
   | { readonly row: 'NotHeld' };
 
@@ -100,9 +100,7 @@ export function plannedDeletes<T extends ListedChild>(
   return keyed.map((k) => k.child);
 }
 
-export type TeardownRow = 'SweepFailed' | 'WaitingForChildren' | 'Released' | 'ReleasedWithoutControlPlane';
-
-export type TeardownOutcome =
+type TeardownOutcome =
   | { readonly row: 'SweepFailed'; readonly errors: readonly unknown[] }
   | { readonly row: 'WaitingForChildren'; readonly result: Result }
   | { readonly row: 'Released' | 'ReleasedWithoutControlPlane' };

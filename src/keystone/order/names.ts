@@ -24,7 +24,7 @@ export interface OrderRef {
   readonly name: string;
 }
 
-export interface OrderLabelKeys {
+interface OrderLabelKeys {
   readonly name: string;
   readonly namespace: string;
   readonly cluster: string;
@@ -39,7 +39,7 @@ export function orderLabelKeys(kind: OrderKind): OrderLabelKeys {
 }
 
 /** Length of the hash in a prefix, in hex characters. */
-export const PREFIX_HASH_LENGTH = 8;
+const PREFIX_HASH_LENGTH = 8;
 
 /** A label value's limit: the order's name, namespace and cluster are label values on every child. */
 export const LABEL_VALUE_MAX = 63;

@@ -16,7 +16,7 @@ export const NAMESPACE_ASSIGNMENT_REQUEUE_AFTER_MS = MINUTE;
 /** A teardown or rotation held by orders that reference this one. */
 export const REFERENCE_HOLD_REQUEUE_AFTER_MS = MINUTE;
 /** The refresh of every order that is not a converged order on the management cluster. */
-export const ORDER_REFRESH_AFTER_MS = 10 * MINUTE;
+const ORDER_REFRESH_AFTER_MS = 10 * MINUTE;
 /** Right after the finalizer is installed: the next pass does the work. */
 export const NEXT_PASS_REQUEUE_AFTER_MS = SECOND;
 
@@ -26,7 +26,7 @@ export function shortestRequeue(...results: readonly Result[]): Result {
   return delays.length === 0 ? {} : { requeueAfterMs: Math.min(...delays) };
 }
 
-export type PassRow = 'converged-on-management' | 'refresh';
+type PassRow = 'converged-on-management' | 'refresh';
 
 /** The base result before the steps' own requeues: a converged management order waits for its timer or an event. */
 export function orderPassResult(cluster: string, converged: boolean): { row: PassRow; result: Result } {

@@ -11,7 +11,7 @@ import { builtin } from '../../kube/resource-type.ts';
 import { childLabels, type OrderRef } from './names.ts';
 import { plannedDeletes } from './decide-teardown.ts';
 
-export interface SweepInput {
+interface SweepInput {
   /** The management cluster's client: the children live in the ControlPlane's namespace there. */
   readonly management: Client;
   /** The order's cluster's client: the delivered Secret lives beside the order. */
@@ -25,7 +25,7 @@ export interface SweepInput {
   readonly delivered: { readonly name: string; readonly orderUid: string | undefined };
 }
 
-export interface SweepReport {
+interface SweepReport {
   /** `<kind>/<name>` of every delete issued, in order. */
   readonly issued: readonly string[];
   readonly errors: readonly unknown[];

@@ -74,7 +74,7 @@ export const clusterSecretStoreType = {
 } as const satisfies ResourceType;
 
 /** Condition messages relay K-ORC text; they are cut to this length before they are written. */
-export const MESSAGE_MAX = 1024;
+const MESSAGE_MAX = 1024;
 
 export function truncateMessage(message: string): string {
   return message.length <= MESSAGE_MAX ? message : `${message.slice(0, MESSAGE_MAX - 3)}...`;

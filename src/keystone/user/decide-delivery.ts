@@ -8,7 +8,7 @@ import type { PushSecret } from '../apis/eso.ts';
 import { clusterLocation, goQuote } from '../order/format.ts';
 import { DELIVERED_KEYS, PUSH_HASH_ANNOTATION, PUSH_SYNCED_BEFORE_ANNOTATION } from './constants.ts';
 
-export interface CloudsYamlInput {
+interface CloudsYamlInput {
   readonly cloudName: string;
   readonly authUrl: string;
   readonly userName: string;

@@ -38,12 +38,12 @@ export function decideSecretStore(
 }
 
 /** K-ORC's Available at the object's current generation (c5c3's korcAvailableUpToDate). */
-export function korcAvailableUpToDate(object: Pick<KorcUser, 'metadata' | 'status'>): boolean {
+function korcAvailableUpToDate(object: Pick<KorcUser, 'metadata' | 'status'>): boolean {
   const available = object.status?.conditions?.find((c) => c.type === korcConditions.available);
   return available?.status === 'True' && available.observedGeneration === object.metadata.generation;
 }
 
-export type ProbeRow = 'P3-ProbeAbsent' | 'P3-ProbeCollision' | 'P3-Probing';
+type ProbeRow = 'P3-ProbeAbsent' | 'P3-ProbeCollision' | 'P3-Probing';
 
 /**
  * Step 3: the unmanaged import decides whether a user of that name exists. An import that found one is a
@@ -92,7 +92,7 @@ export function latchedTransportError(user: Pick<KorcUser, 'metadata' | 'status'
 
 /** How long a cleared latch waits before it is cleared again; a uid-derived offset spreads the users apart. */
 export const UNLATCH_BACKOFF_MS = 60_000;
-export const UNLATCH_JITTER_MS = 10_000;
+const UNLATCH_JITTER_MS = 10_000;
 
 export function unlatchJitterMs(uid: string | undefined): number {
   let h = 0;
@@ -106,7 +106,7 @@ export function unlatchDueAt(user: Pick<KorcUser, 'metadata'>, lastUnlatched: st
   return Number.isNaN(last) ? 0 : last + UNLATCH_BACKOFF_MS + unlatchJitterMs(user.metadata.uid);
 }
 
-export interface UserStateInput {
+interface UserStateInput {
   readonly user: Pick<KorcUser, 'metadata' | 'status'>;
   readonly passwordRef: string;
   readonly generation: number;
@@ -115,7 +115,7 @@ export interface UserStateInput {
   readonly lastUnlatched: string | undefined;
 }
 
-export type UserStateRow =
+type UserStateRow =
   | 'P6-Unlatch'
   | 'P6-UnlatchPaced'
   | 'P6-Terminal'
@@ -124,7 +124,7 @@ export type UserStateRow =
   | 'P6-WaitPassword'
   | 'P6-Provisioned';
 
-export type UserStateDecision =
+type UserStateDecision =
   | { readonly row: 'P6-Unlatch' }
   | { readonly row: 'P6-Provisioned' }
   | (StepEnd & { readonly row: Exclude<UserStateRow, 'P6-Unlatch' | 'P6-Provisioned'> });

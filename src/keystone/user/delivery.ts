@@ -40,7 +40,7 @@ const waiting = (row: string, reason: string, message: string, requeueAfterMs?: 
 });
 
 /** The remote key leaf of a KeystoneUser's backup. */
-export const REMOTE_KEY_LEAF = 'credentials';
+const REMOTE_KEY_LEAF = 'credentials';
 
 export async function deliverCredentials(pass: PassContext, generation: number): Promise<DeliveryOutcome> {
   const { order, ref, plane, management } = pass;

@@ -44,7 +44,7 @@ export function planeFacts(cp: ControlPlane): PlaneFacts {
   };
 }
 
-export type AuthUrl =
+type AuthUrl =
   | {
       readonly row: 'D1-InCluster' | 'D1-Published' | 'D1-Gateway' | 'D1-External';
       readonly url: string;

@@ -30,7 +30,7 @@ import { CONTROLLER_NAME, KEYSTONE_USER_CONTROL_PLANE_REF_INDEX, keystoneUserSub
 import { keystoneUserReconciler } from './reconciler.ts';
 import { keystoneUserRowCounter } from './rows.ts';
 
-export interface KeystoneUserControllerOptions {
+interface KeystoneUserControllerOptions {
   readonly maxConcurrentReconciles?: number;
   /** The clock the password schedule reads (upstream's Now); the manager's clock when absent. */
   readonly now?: () => number;

@@ -29,7 +29,7 @@ import { getOptional, listOptional } from './children.ts';
 import { CONDITION_USER_READY, FIELD_MANAGER, KEYSTONE_USER_FINALIZER } from './constants.ts';
 import { nextStatus, sameStatus } from './status.ts';
 
-export interface TeardownInput {
+interface TeardownInput {
   readonly order: KeystoneUser;
   readonly ref: OrderRef;
   readonly controlPlaneKey: ObjectKeyRef;
@@ -39,7 +39,7 @@ export interface TeardownInput {
 }
 
 /** The kinds of the order's children in the ControlPlane's namespace; the rank orders the deletes across them. */
-export const KEYSTONE_USER_CHILD_TYPES = [pushSecretType, korcUserType, builtin.secret] as const;
+const KEYSTONE_USER_CHILD_TYPES = [pushSecretType, korcUserType, builtin.secret] as const;
 
 export async function reconcileDelete(
   input: TeardownInput,

@@ -5,12 +5,12 @@ import { Conditions, Provider, commonSpec, envelope, regionResourceType } from '
 
 export const identityType = regionResourceType('Identity', 'identities');
 
-export const IdentitySpec = Type.Object({ ...commonSpec, provider: Provider });
-export type IdentitySpec = Type.Static<typeof IdentitySpec>;
+const IdentitySpec = Type.Object({ ...commonSpec, provider: Provider });
+type IdentitySpec = Type.Static<typeof IdentitySpec>;
 
 /** conditions: Available, owned by the identity reconciler. */
-export const IdentityStatus = Type.Object({ conditions: Type.Optional(Conditions) });
-export type IdentityStatus = Type.Static<typeof IdentityStatus>;
+const IdentityStatus = Type.Object({ conditions: Type.Optional(Conditions) });
+type IdentityStatus = Type.Static<typeof IdentityStatus>;
 
 export const IdentitySchema = envelope('A service principal in a region.', {
   spec: IdentitySpec,

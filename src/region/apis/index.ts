@@ -131,6 +131,6 @@ const kinds: readonly KindDefinition[] = [
 ];
 
 /** kubectl's category for every region kind (`kubectl get unikorn`). */
-export const CATEGORIES = ['unikorn'] as const;
+const CATEGORIES = ['unikorn'] as const;
 
 export const regionKinds: readonly KindDefinition[] = kinds.map((k) => ({ ...k, categories: CATEGORIES }));

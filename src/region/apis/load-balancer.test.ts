@@ -1,7 +1,7 @@
 /**
  * The LoadBalancer listener rules where users write: CEL in the CRD, enforced by the embedded store on create and
- * update (transition rules see the stored object as oldSelf), and the same rules as `validateLoadBalancerUpdate`
- * for the REST API. A property test holds the two to the same verdicts.
+ * update (transition rules see the stored object as oldSelf), held by a property test to the same verdicts as a
+ * model of the rules written as code (`validateLoadBalancerUpdate`).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -14,13 +14,50 @@ import { builtin } from '../../kube/resource-type.ts';
 import { checkCrd, prepareCustomResource, servedVersion } from '../../kube/schema/crd.ts';
 import { systemClock } from '../../util/clock.ts';
 import { regionKinds } from './index.ts';
-import {
-  loadBalancerRules,
-  loadBalancerType,
-  validateLoadBalancerUpdate,
-  type LoadBalancerSpec,
-  type Listener,
-} from './load-balancer.ts';
+import { loadBalancerRules, loadBalancerType, type LoadBalancerSpec, type Listener } from './load-balancer.ts';
+
+/** One refused field, as the REST API reports it: where, which rule, and the rule's message. */
+interface LoadBalancerFieldError {
+  /** A path from the spec, e.g. `listeners[1].port`. */
+  readonly field: string;
+  readonly rule: (typeof loadBalancerRules)[keyof typeof loadBalancerRules]['rule'];
+  readonly message: string;
+}
+
+type ListenerView = Pick<Listener, 'name' | 'protocol' | 'port' | 'idleTimeoutSeconds'> & {
+  readonly pool: { readonly proxyProtocolV2?: boolean | undefined };
+};
+
+/**
+ * The listener rules as a pure function, the model the CEL rules are held to: `old` is the stored spec on an
+ * update, undefined on a create. Returns every violation, in listener order.
+ */
+function validateLoadBalancerUpdate(
+  old: { readonly listeners: readonly ListenerView[] } | undefined,
+  next: { readonly listeners: readonly ListenerView[] },
+): LoadBalancerFieldError[] {
+  const errors: LoadBalancerFieldError[] = [];
+  const refuse = (field: string, rule: keyof typeof loadBalancerRules) => {
+    errors.push({ field, ...loadBalancerRules[rule] });
+  };
+  next.listeners.forEach((listener, i) => {
+    const at = `listeners[${String(i)}]`;
+    if (listener.protocol !== 'tcp' && listener.idleTimeoutSeconds !== undefined) {
+      refuse(`${at}.idleTimeoutSeconds`, 'udpIdleTimeout');
+    }
+    if (listener.protocol !== 'tcp' && listener.pool.proxyProtocolV2 === true) {
+      refuse(`${at}.pool.proxyProtocolV2`, 'udpProxyProtocol');
+    }
+    const before = old?.listeners.find((o) => o.name === listener.name);
+    if (before === undefined) return;
+    if (before.protocol !== listener.protocol) refuse(`${at}.protocol`, 'listenerImmutable');
+    else if (before.port !== listener.port) refuse(`${at}.port`, 'listenerImmutable');
+    if ((before.pool.proxyProtocolV2 === true) !== (listener.pool.proxyProtocolV2 === true)) {
+      refuse(`${at}.pool.proxyProtocolV2`, 'proxyProtocolDrift');
+    }
+  });
+  return errors;
+}
 
 const tcp = (name: string, port: number, proxy = false): Listener => ({
   name,

@@ -1,7 +1,7 @@
 /**
  * LoadBalancer: an Octavia load balancer on the network named by the `regions.unikorn-cloud.org/network-id`
- * label. Listener rules mirror the REST contract so the CRD refuses what the API would: the same rules are CEL
- * here and code in `validateLoadBalancerUpdate`, with one set of messages (`loadBalancerRules`).
+ * label. Listener rules mirror the REST contract so the CRD refuses what the API would: the rules are CEL here,
+ * with one set of messages (`loadBalancerRules`); load-balancer.test.ts holds them to a model written as code.
  */
 import Type from 'typebox';
 import type { Resource } from '../../kube/object.ts';
@@ -44,7 +44,7 @@ export const loadBalancerRules = {
 const SAME_NAME_EXISTS = 'oldSelf.listeners.exists(o, o.name == l.name)';
 const PROXY = (v: string) => `(has(${v}.pool.proxyProtocolV2) && ${v}.pool.proxyProtocolV2)`;
 
-export const HealthCheck = Type.Object(
+const HealthCheck = Type.Object(
   {
     intervalSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 300 })),
     timeoutSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 300 })),
@@ -62,9 +62,9 @@ export const HealthCheck = Type.Object(
   },
 );
 
-export const Member = Type.Object({ address: IPv4Address('The member address.'), port: Port('The member port.') });
+const Member = Type.Object({ address: IPv4Address('The member address.'), port: Port('The member port.') });
 
-export const Pool = Type.Object({
+const Pool = Type.Object({
   proxyProtocolV2: Type.Optional(Type.Boolean({ description: 'Send PROXY protocol v2 headers.' })),
   members: Type.Array(Member, {
     description: 'The pool members, unique by address and port.',
@@ -141,12 +141,12 @@ export const LoadBalancerSpec = Type.Object(
 );
 export type LoadBalancerSpec = Type.Static<typeof LoadBalancerSpec>;
 
-export const LoadBalancerStatus = Type.Object({
+const LoadBalancerStatus = Type.Object({
   conditions: Type.Optional(Conditions),
   vipAddress: Type.Optional(IPv4Address('The VIP.')),
   publicIP: Type.Optional(IPv4Address('The floating IP.')),
 });
-export type LoadBalancerStatus = Type.Static<typeof LoadBalancerStatus>;
+type LoadBalancerStatus = Type.Static<typeof LoadBalancerStatus>;
 
 export const LoadBalancerSchema = envelope('An Octavia load balancer.', {
   spec: LoadBalancerSpec,
@@ -154,46 +154,3 @@ export const LoadBalancerSchema = envelope('An Octavia load balancer.', {
 });
 
 export type LoadBalancer = Resource<LoadBalancerSpec, LoadBalancerStatus>;
-
-/** One refused field, as the REST API reports it: where, which rule, and the rule's message. */
-export interface LoadBalancerFieldError {
-  /** A path from the spec, e.g. `listeners[1].port`. */
-  readonly field: string;
-  readonly rule: (typeof loadBalancerRules)[keyof typeof loadBalancerRules]['rule'];
-  readonly message: string;
-}
-
-type ListenerView = Pick<Listener, 'name' | 'protocol' | 'port' | 'idleTimeoutSeconds'> & {
-  readonly pool: { readonly proxyProtocolV2?: boolean | undefined };
-};
-
-/**
- * The listener rules as a pure function, for the REST API (the CRD states the same rules in CEL): `old` is the
- * stored spec on an update, undefined on a create. Returns every violation, in listener order.
- */
-export function validateLoadBalancerUpdate(
-  old: { readonly listeners: readonly ListenerView[] } | undefined,
-  next: { readonly listeners: readonly ListenerView[] },
-): LoadBalancerFieldError[] {
-  const errors: LoadBalancerFieldError[] = [];
-  const refuse = (field: string, rule: keyof typeof loadBalancerRules) => {
-    errors.push({ field, ...loadBalancerRules[rule] });
-  };
-  next.listeners.forEach((listener, i) => {
-    const at = `listeners[${String(i)}]`;
-    if (listener.protocol !== 'tcp' && listener.idleTimeoutSeconds !== undefined) {
-      refuse(`${at}.idleTimeoutSeconds`, 'udpIdleTimeout');
-    }
-    if (listener.protocol !== 'tcp' && listener.pool.proxyProtocolV2 === true) {
-      refuse(`${at}.pool.proxyProtocolV2`, 'udpProxyProtocol');
-    }
-    const before = old?.listeners.find((o) => o.name === listener.name);
-    if (before === undefined) return;
-    if (before.protocol !== listener.protocol) refuse(`${at}.protocol`, 'listenerImmutable');
-    else if (before.port !== listener.port) refuse(`${at}.port`, 'listenerImmutable');
-    if ((before.pool.proxyProtocolV2 === true) !== (listener.pool.proxyProtocolV2 === true)) {
-      refuse(`${at}.pool.proxyProtocolV2`, 'proxyProtocolDrift');
-    }
-  });
-  return errors;
-}

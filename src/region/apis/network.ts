@@ -20,7 +20,7 @@ export const networkType = regionResourceType('Network', 'networks');
 export const DEFAULT_RESERVED_PREFIX_LENGTH = 25;
 export const DEFAULT_PROVIDER_RESERVED_PREFIX_LENGTH = 28;
 
-export const NetworkReservations = Type.Object(
+const NetworkReservations = Type.Object(
   {
     prefixLength: Type.Integer({
       minimum: 0,
@@ -46,9 +46,9 @@ export const NetworkReservations = Type.Object(
     ],
   },
 );
-export type NetworkReservations = Type.Static<typeof NetworkReservations>;
+type NetworkReservations = Type.Static<typeof NetworkReservations>;
 
-export const Route = Type.Object({
+const Route = Type.Object({
   prefix: IPv4Prefix('The destination.'),
   nextHop: IPv4Address('The gateway.'),
 });

@@ -207,8 +207,8 @@ export const RegionSpec = Type.Object(
 );
 export type RegionSpec = Type.Static<typeof RegionSpec>;
 
-export const RegionStatus = Type.Object({ conditions: Type.Optional(Conditions) });
-export type RegionStatus = Type.Static<typeof RegionStatus>;
+const RegionStatus = Type.Object({ conditions: Type.Optional(Conditions) });
+type RegionStatus = Type.Static<typeof RegionStatus>;
 
 export const RegionSchema = envelope('A cloud region and its provider.', {
   spec: RegionSpec,

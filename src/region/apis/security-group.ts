@@ -5,7 +5,7 @@ import { Conditions, IPv4Prefix, Port, commonSpec, envelope, regionResourceType 
 
 export const securityGroupType = regionResourceType('SecurityGroup', 'securitygroups');
 
-export const SecurityGroupRulePort = Type.Object(
+const SecurityGroupRulePort = Type.Object(
   {
     number: Type.Optional(Port('One port.')),
     range: Type.Optional(
@@ -41,14 +41,14 @@ export const SecurityGroupRule = Type.Object(
 );
 export type SecurityGroupRule = Type.Static<typeof SecurityGroupRule>;
 
-export const SecurityGroupSpec = Type.Object({
+const SecurityGroupSpec = Type.Object({
   ...commonSpec,
   rules: Type.Optional(Type.Array(SecurityGroupRule, { description: 'The rules; none denies all ingress.' })),
 });
-export type SecurityGroupSpec = Type.Static<typeof SecurityGroupSpec>;
+type SecurityGroupSpec = Type.Static<typeof SecurityGroupSpec>;
 
-export const SecurityGroupStatus = Type.Object({ conditions: Type.Optional(Conditions) });
-export type SecurityGroupStatus = Type.Static<typeof SecurityGroupStatus>;
+const SecurityGroupStatus = Type.Object({ conditions: Type.Optional(Conditions) });
+type SecurityGroupStatus = Type.Static<typeof SecurityGroupStatus>;
 
 export const SecurityGroupSchema = envelope('A security group.', {
   spec: SecurityGroupSpec,

@@ -21,7 +21,7 @@ import {
 
 export const serverType = regionResourceType('Server', 'servers');
 
-export const MAC_ADDRESS_PATTERN = '^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$';
+const MAC_ADDRESS_PATTERN = '^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$';
 
 export const SSHInjection = Type.Enum(['ca', 'identityKeypair', 'none'], {
   description: 'How SSH access is set up; unset means ca when a CA is named, else identityKeypair.',
@@ -35,7 +35,7 @@ export function resolveSSHInjection(mode: SSHInjection | undefined, hasCertifica
 
 const Ref = (description: string) => Type.Object({ id: ID(description) });
 
-export const ServerNetwork = Type.Object({
+const ServerNetwork = Type.Object({
   id: ID('The Network.'),
   allowedAddressPairs: Type.Optional(
     Type.Array(
@@ -86,7 +86,7 @@ export const ServerSpec = Type.Object(
 export type ServerSpec = Type.Static<typeof ServerSpec>;
 
 /** An attachment row: the server reconciler's view of one spec.volumes entry. */
-export const ServerVolumeStatus = Type.Object({
+const ServerVolumeStatus = Type.Object({
   id: ID('The Volume.'),
   provisioningStatus: Type.Enum(['Provisioning', 'Provisioned', 'Errored', 'Deprovisioning'], {
     description: 'Where the attachment is.',
@@ -94,7 +94,7 @@ export const ServerVolumeStatus = Type.Object({
   device: Type.Optional(Type.String({ description: 'The guest device, when the cloud reports one.' })),
   message: Type.Optional(Type.String({ description: 'A cause-neutral message.' })),
 });
-export type ServerVolumeStatus = Type.Static<typeof ServerVolumeStatus>;
+type ServerVolumeStatus = Type.Static<typeof ServerVolumeStatus>;
 
 export const ServerStatus = Type.Object({
   /** Available (reconciler), Healthy (monitor; rebuild accept/park), Active (monitor; rebuild accept). */

@@ -6,8 +6,8 @@
 import Type from 'typebox';
 import type { ResourceType } from '../../kube/resource-type.ts';
 
-export const GROUP = 'region.unikorn-cloud.org';
-export const VERSION = 'v1alpha1';
+const GROUP = 'region.unikorn-cloud.org';
+const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
 
 /** A kind of this group; every region kind lives in the region service's namespace. */
@@ -35,7 +35,6 @@ export const conditionTypes = {
   /** Lifecycle axis: Server only, True only while Running. */
   active: 'Active',
 } as const;
-export type ConditionType = (typeof conditionTypes)[keyof typeof conditionTypes];
 
 /** Reasons of the Available and Healthy conditions (unikorn core). */
 export const conditionReasons = {
@@ -52,7 +51,6 @@ export const conditionReasons = {
   dependencyFailed: 'DependencyFailed',
   dependencyNotFound: 'DependencyNotFound',
 } as const;
-export type ConditionReason = (typeof conditionReasons)[keyof typeof conditionReasons];
 
 /** Reasons of the Active condition: the server's live lifecycle, derived from Nova (and Ironic for baremetal). */
 export const activeReasons = {
@@ -68,10 +66,10 @@ export const activeReasons = {
 export type ActiveReason = (typeof activeReasons)[keyof typeof activeReasons];
 
 const IPV4_OCTET = '(25[0-5]|2[0-4][0-9]|[01]?[0-9]?[0-9])';
-export const IPV4_PATTERN = `^(${IPV4_OCTET}\\.){3}${IPV4_OCTET}$`;
-export const IPV4_PREFIX_PATTERN = `^(${IPV4_OCTET}\\.){3}${IPV4_OCTET}/(3[0-2]|[12]?[0-9])$`;
+const IPV4_PATTERN = `^(${IPV4_OCTET}\\.){3}${IPV4_OCTET}$`;
+const IPV4_PREFIX_PATTERN = `^(${IPV4_OCTET}\\.){3}${IPV4_OCTET}/(3[0-2]|[12]?[0-9])$`;
 /** Kubernetes resource.Quantity, as controller-gen emits it. */
-export const QUANTITY_PATTERN =
+const QUANTITY_PATTERN =
   '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
 /** A DNS label that starts with a letter: listener names. */
 export const DNS_LABEL_PATTERN = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
@@ -97,13 +95,13 @@ export type Architecture = Type.Static<typeof Architecture>;
 
 export const GPUVendor = Type.Enum(['NVIDIA', 'AMD'], { description: 'A GPU vendor.' });
 
-export const Tag = Type.Object({
+const Tag = Type.Object({
   name: Type.String({ minLength: 1, description: 'The tag name.' }),
   value: Type.String({ description: 'The tag value.' }),
 });
-export type Tag = Type.Static<typeof Tag>;
+type Tag = Type.Static<typeof Tag>;
 
-export const TagList = Type.Array(Tag, { description: 'Opaque name/value pairs for clients.' });
+const TagList = Type.Array(Tag, { description: 'Opaque name/value pairs for clients.' });
 
 /** Fields most specs carry. */
 export const commonSpec = {
@@ -111,7 +109,7 @@ export const commonSpec = {
   pause: Type.Optional(Type.Boolean({ description: 'Stops reconciliation while true.' })),
 };
 
-export const Condition = Type.Object({
+const Condition = Type.Object({
   type: Type.String({ minLength: 1, maxLength: 316, description: 'The condition type, e.g. Available.' }),
   status: Type.Enum(['True', 'False', 'Unknown'], { description: 'The condition status.' }),
   reason: Type.String({ maxLength: 1024, description: 'A CamelCase reason for the status.' }),
@@ -121,7 +119,7 @@ export const Condition = Type.Object({
     Type.Integer({ minimum: 0, description: 'The spec generation the condition describes.' }),
   ),
 });
-export type Condition = Type.Static<typeof Condition>;
+type Condition = Type.Static<typeof Condition>;
 
 export const Conditions = Type.Array(Condition, { description: 'The current state, one entry per type.' });
 

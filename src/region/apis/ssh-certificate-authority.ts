@@ -6,14 +6,14 @@ import { commonSpec, envelope, regionResourceType } from './shared.ts';
 export const sshCertificateAuthorityType = regionResourceType('SSHCertificateAuthority', 'sshcertificateauthorities');
 
 /** An OpenSSH public key line: key type, base64 body, optional comment. */
-export const OPENSSH_PUBLIC_KEY_PATTERN =
+const OPENSSH_PUBLIC_KEY_PATTERN =
   '^(ssh-[a-z0-9-]+|ecdsa-sha2-nistp(256|384|521)|sk-[a-z0-9-@.]+) [A-Za-z0-9+/]+={0,3}( .*)?$';
 
-export const SSHCertificateAuthoritySpec = Type.Object({
+const SSHCertificateAuthoritySpec = Type.Object({
   ...commonSpec,
   publicKey: Type.String({ pattern: OPENSSH_PUBLIC_KEY_PATTERN, description: 'The CA public key, OpenSSH format.' }),
 });
-export type SSHCertificateAuthoritySpec = Type.Static<typeof SSHCertificateAuthoritySpec>;
+type SSHCertificateAuthoritySpec = Type.Static<typeof SSHCertificateAuthoritySpec>;
 
 export const SSHCertificateAuthoritySchema = envelope('An SSH certificate authority.', {
   spec: SSHCertificateAuthoritySpec,

@@ -18,7 +18,7 @@ export const VLANAllocationEntry = Type.Object({
 });
 export type VLANAllocationEntry = Type.Static<typeof VLANAllocationEntry>;
 
-export const VLANAllocationSpec = Type.Object(
+const VLANAllocationSpec = Type.Object(
   {
     allocations: Type.Array(VLANAllocationEntry, { default: [], description: 'The VLANs in use.' }),
   },
@@ -31,7 +31,7 @@ export const VLANAllocationSpec = Type.Object(
     ],
   },
 );
-export type VLANAllocationSpec = Type.Static<typeof VLANAllocationSpec>;
+type VLANAllocationSpec = Type.Static<typeof VLANAllocationSpec>;
 
 export const VLANAllocationSchema = envelope('A region provider network VLAN allocation table.', {
   spec: VLANAllocationSpec,

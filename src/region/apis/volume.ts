@@ -19,12 +19,12 @@ export const VolumeSpec = Type.Object({
 });
 export type VolumeSpec = Type.Static<typeof VolumeSpec>;
 
-export const VolumeStatus = Type.Object({
+const VolumeStatus = Type.Object({
   observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
   conditions: Type.Optional(Conditions),
   size: Type.Optional(Quantity('The provisioned size.')),
 });
-export type VolumeStatus = Type.Static<typeof VolumeStatus>;
+type VolumeStatus = Type.Static<typeof VolumeStatus>;
 
 export const VolumeSchema = envelope('A block storage volume.', {
   spec: VolumeSpec,

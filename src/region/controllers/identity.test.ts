@@ -13,7 +13,7 @@ import { serverType } from '../apis/server.ts';
 import { labels } from '../apis/shared.ts';
 import { volumeType } from '../apis/volume.ts';
 import { messages } from './decide.ts';
-import { IDENTITY_DEPENDENTS, countDependents, reconcileIdentity } from './identity.ts';
+import { IDENTITY_DEPENDENTS, countDependents, identityProvisioner } from './identity.ts';
 import {
   FakeIdentityProvider,
   NAMESPACE,
@@ -25,6 +25,7 @@ import {
   passContext,
   securityGroupObject,
 } from './testing/fakes.ts';
+import { reconcileProvisioned } from './provisioner.ts';
 
 const stores: EmbeddedStore[] = [];
 after(async () => {
@@ -52,9 +53,9 @@ describe('Identity deletion and its dependents', () => {
     const store = await open(clock);
     const provider = new FakeIdentityProvider();
     const pass = () =>
-      reconcileIdentity(
+      reconcileProvisioned(
         store,
-        lookupOf(provider),
+        identityProvisioner(store, lookupOf(provider)),
         { cluster: '', namespace: NAMESPACE, name: 'id-1' },
         passContext(clock),
       );

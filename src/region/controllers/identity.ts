@@ -9,7 +9,6 @@ import { NotFoundError } from '../../kube/errors.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
 import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
-import type { ReconcileContext, Request, Result } from '../../runtime/types.ts';
 import { identityType, type Identity } from '../apis/identity.ts';
 import type { IdentityInput } from '../provider/inputs.ts';
 import { loadBalancerType } from '../apis/load-balancer.ts';
@@ -22,7 +21,7 @@ import type { IdentityProvider, ProviderLookup } from '../provider/contract.ts';
 import { dependentsGate } from './decide.ts';
 import { ownershipOf } from './ownership.ts';
 import type { RowObserver } from './metrics.ts';
-import { provisionerReconciler, reconcileProvisioned, type Provisioner } from './provisioner.ts';
+import { provisionerReconciler, type Provisioner } from './provisioner.ts';
 import { deleted, identityOf, specOrDeletionChanged } from './watches.ts';
 
 export const IDENTITY_CONTROLLER = 'region-identity';
@@ -79,16 +78,6 @@ export async function countDependents(
     }
   }
   return count;
-}
-
-export function reconcileIdentity(
-  client: Client,
-  lookup: ProviderLookup<IdentityProvider>,
-  req: Request,
-  ctx: ReconcileContext,
-  observe?: RowObserver,
-): Promise<Result> {
-  return reconcileProvisioned(client, identityProvisioner(client, lookup), req, ctx, observe);
 }
 
 export function registerIdentityController(

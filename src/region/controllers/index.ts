@@ -14,7 +14,7 @@ import { SECURITY_GROUP_CONTROLLER, registerSecurityGroupController } from './se
 import { VOLUME_CONTROLLER, registerVolumeController } from './volume.ts';
 import { IDENTITY_INDEX, byIdentity } from './watches.ts';
 
-export interface RegionControllerOptions {
+interface RegionControllerOptions {
   /** Applied to each controller (concurrency, backoff, drain). */
   readonly controller?: ControllerOptions;
   /** Upstream's `--provider-create-max-attempts` (default 3). */
@@ -23,7 +23,7 @@ export interface RegionControllerOptions {
   readonly groups?: readonly RegionControllerGroup[];
 }
 
-export interface RegionControllers {
+interface RegionControllers {
   readonly identity?: Controller;
   readonly network?: Controller;
   readonly securityGroup?: Controller;
@@ -34,7 +34,7 @@ export interface RegionControllers {
 
 /** The controller groups a process can run (`serve --controllers`); identities, networks and groups go together. */
 export const REGION_CONTROLLER_GROUPS = ['identities', 'networks', 'servers', 'loadbalancers', 'volumes'] as const;
-export type RegionControllerGroup = (typeof REGION_CONTROLLER_GROUPS)[number];
+type RegionControllerGroup = (typeof REGION_CONTROLLER_GROUPS)[number];
 
 /** Registers the controllers and the identity index their watches read; call before `manager.start()`. */
 export function registerRegionControllers(

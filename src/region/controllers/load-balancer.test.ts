@@ -16,16 +16,16 @@ import { networkType, type Network } from '../apis/network.ts';
 import { API_VERSION, labels } from '../apis/shared.ts';
 import { Outcome } from '../provider/index.ts';
 import { messages } from './decide.ts';
-import { reconcileIdentity } from './identity.ts';
+import { identityProvisioner } from './identity.ts';
 import {
   DEFAULT_HEALTH_CHECK,
   LOAD_BALANCER_CONTROLLER,
   loadBalancerMessages,
-  reconcileLoadBalancer,
+  loadBalancerProvisioner,
   registerLoadBalancerController,
 } from './load-balancer.ts';
-import { reconcileNetwork } from './network.ts';
-import { FINALIZER } from './provisioner.ts';
+import { networkProvisioner } from './network.ts';
+import { FINALIZER, reconcileProvisioned } from './provisioner.ts';
 import {
   FakeIdentityProvider,
   FakeLoadBalancerProvider,
@@ -82,9 +82,12 @@ async function setup(lb: LoadBalancer = lbObject('lb-1')) {
   const provider = new FakeLoadBalancerProvider();
   const ctx = passContext(clock);
   const req = (name: string) => ({ cluster: '', namespace: NAMESPACE, name });
-  const pass = () => reconcileLoadBalancer(store, lookupOf(provider), req(lb.metadata.name), ctx);
-  const identityPass = () => reconcileIdentity(store, lookupOf(identities), req('id-1'), ctx);
-  const networkPass = () => reconcileNetwork(store, lookupOf(networks), req('net-1'), ctx);
+  const pass = () =>
+    reconcileProvisioned(store, loadBalancerProvisioner(store, lookupOf(provider)), req(lb.metadata.name), ctx);
+  const identityPass = () =>
+    reconcileProvisioned(store, identityProvisioner(store, lookupOf(identities)), req('id-1'), ctx);
+  const networkPass = () =>
+    reconcileProvisioned(store, networkProvisioner(store, lookupOf(networks)), req('net-1'), ctx);
   const get = () => store.get<LoadBalancer>(loadBalancerType, NAMESPACE, lb.metadata.name);
   const available = async () => findCondition((await get()).status?.conditions, 'Available');
   return { store, identities, networks, provider, pass, identityPass, networkPass, get, available };
@@ -248,10 +251,20 @@ describe('registerLoadBalancerController', () => {
     await store.create(loadBalancerType, lbObject('lb-1'));
     await until(async () => (await reason()) === 'DependencyNotFound', 'gated on the identity');
     await store.create(identityType, identityObject('id-1'));
-    await reconcileIdentity(store, lookupOf(identities), { cluster: '', namespace: NAMESPACE, name: 'id-1' }, ctx);
+    await reconcileProvisioned(
+      store,
+      identityProvisioner(store, lookupOf(identities)),
+      { cluster: '', namespace: NAMESPACE, name: 'id-1' },
+      ctx,
+    );
     await until(async () => (await reason()) === 'DependencyNotFound' && provider.calls.length === 0, 'still gated');
     await store.create(networkType, networkObject('net-1', 'id-1'));
-    await reconcileNetwork(store, lookupOf(networks), { cluster: '', namespace: NAMESPACE, name: 'net-1' }, ctx);
+    await reconcileProvisioned(
+      store,
+      networkProvisioner(store, lookupOf(networks)),
+      { cluster: '', namespace: NAMESPACE, name: 'net-1' },
+      ctx,
+    );
     const network = await store.get<Network>(networkType, NAMESPACE, 'net-1');
     assert.equal(findCondition(network.status?.conditions, 'Available')?.status, 'True');
     await until(async () => (await reason()) === 'Provisioned', 'woken by its network');

@@ -11,7 +11,7 @@ import type { KubeObject } from '../../kube/object.ts';
 import type { IndexFunc } from '../../runtime/cache.ts';
 import type { Controller, ControllerOptions, Mapper } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
-import type { ReconcileContext, Request, Result } from '../../runtime/types.ts';
+import type { Request } from '../../runtime/types.ts';
 import {
   DEFAULT_TCP_IDLE_TIMEOUT_SECONDS,
   loadBalancerType,
@@ -25,14 +25,14 @@ import type { HealthCheck, Listener, LoadBalancerInput, LoadBalancerRealisation 
 import { RECHECK_MS, type Verdict } from './decide.ts';
 import { ownershipOf } from './ownership.ts';
 import type { RowObserver } from './metrics.ts';
-import { getOrUndefined, provisionerReconciler, reconcileProvisioned, type Provisioner } from './provisioner.ts';
+import { getOrUndefined, provisionerReconciler, type Provisioner } from './provisioner.ts';
 import { becameAvailable, byIdentity, IDENTITY_INDEX } from './watches.ts';
 import { workloadController, workloadProvisioner } from './workload.ts';
 
 export const LOAD_BALANCER_CONTROLLER = 'region-load-balancer';
 
 /** The cache index of load balancers by the network they name: what the network watch fans out through. */
-export const NETWORK_INDEX = labels.networkID;
+const NETWORK_INDEX = labels.networkID;
 
 export const loadBalancerMessages = {
   networkNotFound: 'the network this load balancer uses does not exist',
@@ -54,7 +54,7 @@ const label = (object: KubeObject, key: string): string | undefined => {
 };
 
 /** The provider's input from the CRD (pure); undefined when an ownership or network label is missing. */
-export function loadBalancerInputOf(lb: LoadBalancer): LoadBalancerInput | undefined {
+function loadBalancerInputOf(lb: LoadBalancer): LoadBalancerInput | undefined {
   const ownership = ownershipOf(lb);
   const networkID = label(lb, labels.networkID);
   if (ownership === undefined || networkID === undefined) return undefined;
@@ -89,13 +89,13 @@ function listenerOf(listener: ListenerSpec): Listener {
 }
 
 /** The status fields this reconciler owns; an absent floating IP clears `publicIP`. */
-export const loadBalancerStatusOf = (realisation: LoadBalancerRealisation): Record<string, unknown> => ({
+const loadBalancerStatusOf = (realisation: LoadBalancerRealisation): Record<string, unknown> => ({
   vipAddress: realisation.vipAddress,
   publicIP: realisation.publicIP,
 });
 
 /** The network gate, judged on the Network the load balancer names; undefined when it is Available. */
-export function networkGate(network: Network | undefined): Verdict | undefined {
+function networkGate(network: Network | undefined): Verdict | undefined {
   const report = (reason: string, message: string, requeueAfterMs?: number): Verdict => ({
     action: 'report',
     row: `gate:network:${reason}`,
@@ -131,17 +131,7 @@ export function loadBalancerProvisioner(
   });
 }
 
-export function reconcileLoadBalancer(
-  client: Client,
-  lookup: ProviderLookup<LoadBalancerProvider>,
-  req: Request,
-  ctx: ReconcileContext,
-  observe?: RowObserver,
-): Promise<Result> {
-  return reconcileProvisioned(client, loadBalancerProvisioner(client, lookup), req, ctx, observe);
-}
-
-export const byNetwork: IndexFunc = (object) => {
+const byNetwork: IndexFunc = (object) => {
   const id = label(object, labels.networkID);
   return id === undefined ? [] : [id];
 };

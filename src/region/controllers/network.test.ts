@@ -8,9 +8,9 @@ import { identityType, type Identity } from '../apis/identity.ts';
 import { networkType, type Network } from '../apis/network.ts';
 import { Outcome } from '../provider/index.ts';
 import { messages } from './decide.ts';
-import { reconcileIdentity } from './identity.ts';
-import { reconcileNetwork } from './network.ts';
-import { FINALIZER } from './provisioner.ts';
+import { identityProvisioner } from './identity.ts';
+import { networkProvisioner } from './network.ts';
+import { FINALIZER, reconcileProvisioned } from './provisioner.ts';
 import {
   FakeIdentityProvider,
   FakeNetworkProvider,
@@ -40,14 +40,19 @@ async function setup(network: Network = networkObject('net-1', 'id-1')) {
   const provider = new FakeNetworkProvider();
   const ctx = passContext(clock);
   const pass = () =>
-    reconcileNetwork(
+    reconcileProvisioned(
       store,
-      lookupOf(provider),
+      networkProvisioner(store, lookupOf(provider)),
       { cluster: '', namespace: NAMESPACE, name: network.metadata.name },
       ctx,
     );
   const identityPass = (name = 'id-1') =>
-    reconcileIdentity(store, lookupOf(identities), { cluster: '', namespace: NAMESPACE, name }, ctx);
+    reconcileProvisioned(
+      store,
+      identityProvisioner(store, lookupOf(identities)),
+      { cluster: '', namespace: NAMESPACE, name },
+      ctx,
+    );
   const get = () => store.get<Network>(networkType, NAMESPACE, network.metadata.name);
   const available = async () => findCondition((await get()).status?.conditions, 'Available');
   return { store, identities, provider, pass, identityPass, get, available };

@@ -6,7 +6,6 @@
 import type { Client } from '../../kube/client.ts';
 import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
-import type { ReconcileContext, Request, Result } from '../../runtime/types.ts';
 import {
   DEFAULT_PROVIDER_RESERVED_PREFIX_LENGTH,
   DEFAULT_RESERVED_PREFIX_LENGTH,
@@ -18,7 +17,7 @@ import type { NetworkProvider, ProviderLookup } from '../provider/contract.ts';
 import type { NetworkInput, NetworkRealisation } from '../provider/inputs.ts';
 import type { RowObserver } from './metrics.ts';
 import { ownershipOf } from './ownership.ts';
-import { provisionerReconciler, reconcileProvisioned, type Provisioner } from './provisioner.ts';
+import { provisionerReconciler, type Provisioner } from './provisioner.ts';
 import { workloadController, workloadProvisioner } from './workload.ts';
 
 export const NETWORK_CONTROLLER = 'region-network';
@@ -67,16 +66,6 @@ export function networkProvisioner(
     delete: (provider, ctx, identity, input) => provider.deleteNetwork(ctx, identity, input),
     realised: (realisation) => ({ openstack: networkStatusOf(realisation) }),
   });
-}
-
-export function reconcileNetwork(
-  client: Client,
-  lookup: ProviderLookup<NetworkProvider>,
-  req: Request,
-  ctx: ReconcileContext,
-  observe?: RowObserver,
-): Promise<Result> {
-  return reconcileProvisioned(client, networkProvisioner(client, lookup), req, ctx, observe);
 }
 
 /** Needs the identity index on Networks (registerRegionControllers registers it). */

@@ -23,8 +23,8 @@ import {
   TransientError,
 } from '../provider/index.ts';
 import { messages } from './decide.ts';
-import { reconcileIdentity } from './identity.ts';
-import { FINALIZER, ProviderRetryError } from './provisioner.ts';
+import { identityProvisioner } from './identity.ts';
+import { FINALIZER, ProviderRetryError, reconcileProvisioned } from './provisioner.ts';
 import {
   FakeIdentityProvider,
   NAMESPACE,
@@ -52,7 +52,12 @@ async function setup(identity: Identity = identityObject('id-1')) {
   const { log, lines } = capturedLogger();
   const req = { cluster: '', namespace: NAMESPACE, name: identity.metadata.name };
   const pass = (signal?: AbortSignal) =>
-    reconcileIdentity(store, lookupOf(provider), req, passContext(clock, { log, ...(signal ? { signal } : {}) }));
+    reconcileProvisioned(
+      store,
+      identityProvisioner(store, lookupOf(provider)),
+      req,
+      passContext(clock, { log, ...(signal ? { signal } : {}) }),
+    );
   const get = () => store.get<Identity>(identityType, NAMESPACE, identity.metadata.name);
   const available = async () => findCondition((await get()).status?.conditions, 'Available');
   return { clock, store, provider, lines, pass, get, available };

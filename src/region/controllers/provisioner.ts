@@ -64,7 +64,7 @@ export interface Provisioned<V, S> {
 }
 
 /** One pass's provider calls for one object, bound to the inputs built from it. */
-export interface Binding<P, V, S> {
+interface Binding<P, V, S> {
   /** The region whose provider the calls go to. */
   readonly regionID: string;
   /** Dependencies, checked before the finalizer and any provider call; a verdict ends the pass. */

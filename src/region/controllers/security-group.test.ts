@@ -7,8 +7,8 @@ import { ManualClock } from '../../util/clock.ts';
 import { identityType } from '../apis/identity.ts';
 import { securityGroupType, type SecurityGroup } from '../apis/security-group.ts';
 import { Outcome } from '../provider/index.ts';
-import { reconcileIdentity } from './identity.ts';
-import { reconcileSecurityGroup } from './security-group.ts';
+import { identityProvisioner } from './identity.ts';
+import { securityGroupProvisioner } from './security-group.ts';
 import {
   FakeIdentityProvider,
   FakeSecurityGroupProvider,
@@ -19,6 +19,7 @@ import {
   passContext,
   securityGroupObject,
 } from './testing/fakes.ts';
+import { reconcileProvisioned } from './provisioner.ts';
 
 const stores: EmbeddedStore[] = [];
 after(async () => {
@@ -34,7 +35,8 @@ describe('SecurityGroup controller', () => {
     const provider = new FakeSecurityGroupProvider();
     const ctx = passContext(clock);
     const req = (name: string) => ({ cluster: '', namespace: NAMESPACE, name });
-    const pass = () => reconcileSecurityGroup(store, lookupOf(provider), req('sg-1'), ctx);
+    const pass = () =>
+      reconcileProvisioned(store, securityGroupProvisioner(store, lookupOf(provider)), req('sg-1'), ctx);
     const get = () => store.get<SecurityGroup>(securityGroupType, NAMESPACE, 'sg-1');
     await store.create(
       securityGroupType,
@@ -46,7 +48,7 @@ describe('SecurityGroup controller', () => {
     assert.equal(findCondition((await get()).status?.conditions, 'Available')?.reason, 'DependencyNotReady');
     assert.deepEqual(provider.calls, []);
 
-    await reconcileIdentity(store, lookupOf(identities), req('id-1'), ctx);
+    await reconcileProvisioned(store, identityProvisioner(store, lookupOf(identities)), req('id-1'), ctx);
     provider.creates.next(Outcome.yield('rules-pending'));
     assert.deepEqual(await pass(), { requeueAfterMs: 10_000 });
     assert.deepEqual(await pass(), {});

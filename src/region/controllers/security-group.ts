@@ -6,7 +6,6 @@
 import type { Client } from '../../kube/client.ts';
 import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
-import type { ReconcileContext, Request, Result } from '../../runtime/types.ts';
 import {
   securityGroupType,
   type SecurityGroup,
@@ -16,7 +15,7 @@ import type { ProviderLookup, SecurityGroupProvider } from '../provider/contract
 import type { SecurityGroupInput, SecurityGroupRule } from '../provider/inputs.ts';
 import type { RowObserver } from './metrics.ts';
 import { ownershipOf } from './ownership.ts';
-import { provisionerReconciler, reconcileProvisioned, type Provisioner } from './provisioner.ts';
+import { provisionerReconciler, type Provisioner } from './provisioner.ts';
 import { workloadController, workloadProvisioner } from './workload.ts';
 
 export const SECURITY_GROUP_CONTROLLER = 'region-security-group';
@@ -48,16 +47,6 @@ export function securityGroupProvisioner(
     create: (provider, ctx, identity, input) => provider.createSecurityGroup(ctx, identity, input),
     delete: (provider, ctx, identity, input) => provider.deleteSecurityGroup(ctx, identity, input),
   });
-}
-
-export function reconcileSecurityGroup(
-  client: Client,
-  lookup: ProviderLookup<SecurityGroupProvider>,
-  req: Request,
-  ctx: ReconcileContext,
-  observe?: RowObserver,
-): Promise<Result> {
-  return reconcileProvisioned(client, securityGroupProvisioner(client, lookup), req, ctx, observe);
 }
 
 /** Needs the identity index on SecurityGroups (registerRegionControllers registers it). */

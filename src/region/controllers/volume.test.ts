@@ -8,8 +8,8 @@ import { identityType, type Identity } from '../apis/identity.ts';
 import { API_VERSION, labels } from '../apis/shared.ts';
 import { volumeType, type Volume, type VolumeSpec } from '../apis/volume.ts';
 import { Outcome } from '../provider/outcome.ts';
-import { reconcileIdentity } from './identity.ts';
-import { FINALIZER } from './provisioner.ts';
+import { identityProvisioner } from './identity.ts';
+import { FINALIZER, reconcileProvisioned } from './provisioner.ts';
 import {
   FakeIdentityProvider,
   FakeVolumeProvider,
@@ -23,7 +23,7 @@ import {
   ownerLabels,
   passContext,
 } from './testing/fakes.ts';
-import { reconcileVolume, sizeGiBOf, volumeInputOf } from './volume.ts';
+import { volumeProvisioner, sizeGiBOf, volumeInputOf } from './volume.ts';
 
 const volumeObject = (name: string, spec: Partial<VolumeSpec> = {}): Volume => ({
   apiVersion: API_VERSION,
@@ -46,9 +46,14 @@ async function setup(volume: Volume = volumeObject('vol-1')) {
   const provider = new FakeVolumeProvider();
   const ctx = passContext(clock);
   const req = { cluster: '', namespace: NAMESPACE, name: volume.metadata.name };
-  const pass = () => reconcileVolume(store, lookupOf(provider), req, ctx);
+  const pass = () => reconcileProvisioned(store, volumeProvisioner(store, lookupOf(provider)), req, ctx);
   const identityPass = () =>
-    reconcileIdentity(store, lookupOf(identities), { cluster: '', namespace: NAMESPACE, name: 'id-1' }, ctx);
+    reconcileProvisioned(
+      store,
+      identityProvisioner(store, lookupOf(identities)),
+      { cluster: '', namespace: NAMESPACE, name: 'id-1' },
+      ctx,
+    );
   const get = () => store.get<Volume>(volumeType, NAMESPACE, volume.metadata.name);
   const available = async () => findCondition((await get()).status?.conditions, 'Available');
   return { store, provider, pass, identityPass, get, available };

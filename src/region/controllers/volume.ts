@@ -8,14 +8,13 @@ import type { Client } from '../../kube/client.ts';
 import { quantityBytes } from '../../kube/quantity.ts';
 import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
-import type { ReconcileContext, Request, Result } from '../../runtime/types.ts';
 import { labels } from '../apis/shared.ts';
 import { volumeType, type Volume } from '../apis/volume.ts';
 import type { ProviderLookup, VolumeProvider } from '../provider/contract.ts';
 import type { VolumeInput } from '../provider/inputs.ts';
 import { ownershipOf } from './ownership.ts';
 import type { RowObserver } from './metrics.ts';
-import { provisionerReconciler, reconcileProvisioned, type Provisioner } from './provisioner.ts';
+import { provisionerReconciler, type Provisioner } from './provisioner.ts';
 import { workloadController, workloadProvisioner } from './workload.ts';
 
 export const VOLUME_CONTROLLER = 'region-volume';
@@ -52,16 +51,6 @@ export function volumeProvisioner(
     create: (provider, ctx, identity, input) => provider.createVolume(ctx, identity, input),
     delete: (provider, ctx, identity, input) => provider.deleteVolume(ctx, identity, input),
   });
-}
-
-export function reconcileVolume(
-  client: Client,
-  lookup: ProviderLookup<VolumeProvider>,
-  req: Request,
-  ctx: ReconcileContext,
-  observe?: RowObserver,
-): Promise<Result> {
-  return reconcileProvisioned(client, volumeProvisioner(client, lookup), req, ctx, observe);
 }
 
 /** Needs the identity index on Volumes (`manager.index(volumeType, IDENTITY_INDEX, byIdentity)`), as networks do. */

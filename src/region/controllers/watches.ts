@@ -44,7 +44,7 @@ export const identityOf: Mapper = (object, event) => {
 };
 
 /** Reads cached objects through an index, as `Manager.list` does. */
-export type IndexedList = (
+type IndexedList = (
   type: ResourceType,
   options: { cluster: string; namespace?: string; index: string; value: string },
 ) => readonly KubeObject[];

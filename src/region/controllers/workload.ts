@@ -27,7 +27,7 @@ export async function gateOnIdentity(client: Client, object: KubeObject): Promis
 }
 
 /** A workload kind: its provider input and its create-or-converge and delete-until-gone calls. */
-export interface WorkloadKind<R extends ProvisionedResource, P, I extends Ownership, V> {
+interface WorkloadKind<R extends ProvisionedResource, P, I extends Ownership, V> {
   readonly type: ResourceType;
   /** The provider's input, or undefined when a label or field it needs is missing. */
   inputOf(object: R): I | undefined;

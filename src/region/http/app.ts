@@ -22,8 +22,8 @@ import { sshCertificateAuthorityRoutes } from './routes/ssh-certificate-authorit
 import { volumeRoutes } from './routes/volume.ts';
 import { typeboxValidatorCompiler } from './validation.ts';
 
-export const API_TITLE = 'openregion region API';
-export const API_VERSION = '2.0.0';
+const API_TITLE = 'openregion region API';
+const API_VERSION = '2.0.0';
 
 /** The route groups; a capability that lands adds its group here. */
 const routeGroups: readonly ((app: Api, deps: RouteDeps) => void)[] = [
@@ -37,7 +37,7 @@ const routeGroups: readonly ((app: Api, deps: RouteDeps) => void)[] = [
   regionRoutes,
 ];
 
-export interface RouteEntry {
+interface RouteEntry {
   readonly method: string;
   readonly url: string;
 }

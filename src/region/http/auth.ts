@@ -31,7 +31,7 @@ export type AuthKey =
   | { readonly publicKeyPem: string; readonly algorithm: string }
   | { readonly publicJwk: JWK; readonly algorithm: string };
 
-export interface AuthConfig {
+interface AuthConfig {
   readonly key: AuthKey;
   readonly issuer?: string;
   readonly audience?: string;

@@ -7,7 +7,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { Problem, PROBLEM_CONTENT_TYPE, problems, violation, type FieldViolation } from './problem.ts';
 
-export function problemOf(error: unknown, bodyLimit: number): Problem {
+function problemOf(error: unknown, bodyLimit: number): Problem {
   if (error instanceof Problem) return error;
   const e = error as Partial<FastifyError> & { validation?: unknown; validationContext?: string };
   if (Array.isArray(e.validation)) return problems.schema(e.validation.map(toViolation));

@@ -32,11 +32,11 @@ const catalogue = {
   unavailable: { status: 503, title: 'Service Unavailable', oauth: 'server_error' },
 } as const;
 
-export type ProblemType = keyof typeof catalogue;
+type ProblemType = keyof typeof catalogue;
 
-export const PROBLEM_TYPE_BASE = 'https://openregion.dev/problems/';
+const PROBLEM_TYPE_BASE = 'https://openregion.dev/problems/';
 
-export interface ProblemBody {
+interface ProblemBody {
   readonly type: string;
   readonly title: string;
   readonly status: number;

@@ -12,7 +12,7 @@ import { labels, regionType, type Region } from '../apis/index.ts';
 import { canAccess, type Principal } from './auth.ts';
 import { Problem, problems, violation } from './problem.ts';
 
-export interface ListFilters {
+interface ListFilters {
   readonly organizationId?: readonly string[] | undefined;
   readonly projectId?: readonly string[] | undefined;
   readonly regionId?: readonly string[] | undefined;
@@ -36,7 +36,7 @@ function matches(object: KubeObject, filters: ListFilters): boolean {
   );
 }
 
-export function regionVisibleTo(region: Region, organizationID: string): boolean {
+function regionVisibleTo(region: Region, organizationID: string): boolean {
   const allowed = region.spec.security?.organizations;
   return allowed === undefined || allowed.length === 0 || allowed.some((o) => o.id === organizationID);
 }

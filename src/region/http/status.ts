@@ -55,7 +55,7 @@ function reconciled(object: KubeObject, condition: Condition): boolean {
  * An image change the server has not settled: a live rebuild marker, the rebuild-accepted stamp (Active
  * Rebuilding), or Nova last seen on another image.
  */
-export function imageChangeUnsettled(server: Server): boolean {
+function imageChangeUnsettled(server: Server): boolean {
   const desired = server.spec.image?.id;
   const rebuild = server.status?.rebuild;
   if (rebuild !== undefined && rebuild.state !== 'Failed') return true;

@@ -23,11 +23,11 @@ import type { IdentityInput, ServerPoll } from '../provider/inputs.ts';
 import { toOperatorLog } from '../provider/messages.ts';
 
 /** Upstream's `--poll-period` default. */
-export const DEFAULT_POLL_PERIOD_MS = 60_000;
+const DEFAULT_POLL_PERIOD_MS = 60_000;
 
-export type ServerPolling = Pick<ServerProvider, 'pollServers'>;
+type ServerPolling = Pick<ServerProvider, 'pollServers'>;
 
-export interface ServerMonitorOptions {
+interface ServerMonitorOptions {
   /** The management cluster's client: where Servers live. */
   readonly client: Client;
   readonly namespace: string;
@@ -38,7 +38,7 @@ export interface ServerMonitorOptions {
 }
 
 /** What one poll did, for its log line and for tests. */
-export interface PollSummary {
+interface PollSummary {
   readonly servers: number;
   /** Provider calls made: one per (region, identity) with servers. */
   readonly identities: number;

@@ -44,18 +44,18 @@ export interface ManagedRegionClientSet extends RegionClientSet {
   authenticates(auth: PasswordById | ApplicationCredentialById): Promise<boolean>;
 }
 
-export type PasswordById = {
+type PasswordById = {
   readonly type: 'password';
   readonly user: { readonly id: string };
   readonly password: string;
 };
-export type ApplicationCredentialById = {
+type ApplicationCredentialById = {
   readonly type: 'application_credential';
   readonly id: string;
   readonly secret: string;
 };
 
-export const DEFAULT_MAX_PROJECT_SESSIONS = 256;
+const DEFAULT_MAX_PROJECT_SESSIONS = 256;
 
 export function createRegionClientSet(
   credentials: RegionCredentials,

@@ -4,8 +4,8 @@
  * anything here breaks the linkage to resources already in clouds, so each rule cites where it comes from
  * (seed = seeds/openstack-provider.md; ref = reference/upstream-region.md §5).
  *
- * Lookups by these names must post-filter exactly (`openstack/exact.ts`); Keystone names compare with
- * `keystoneNameKey`.
+ * Lookups by these names must post-filter exactly (`openstack/exact.ts`). Each family is a fixed prefix and an id, so
+ * no two families' names collide (names.test.ts parses every one back).
  */
 
 /** Returns the rest of `name` after `prefix`, or undefined when it is not one of ours (or names no id). */
@@ -22,13 +22,6 @@ const IDENTITY_PREFIX = 'unikorn-identity-';
  * (ref §5 "Deterministic names": `unikorn-identity-{identityID}`); they live in different namespaces.
  */
 export const identityName = (identityID: string): string => `${IDENTITY_PREFIX}${identityID}`;
-export const identityProjectName = identityName;
-export const identityUserName = identityName;
-export const identityApplicationCredentialName = identityName;
-export const identityServerGroupName = identityName;
-
-/** The identity id a project (or user, credential, server group) was made for, e.g. when sweeping a domain. */
-export const parseIdentityName = (name: string): string | undefined => after(IDENTITY_PREFIX, name);
 
 /** The Nova keypair in each identity project (ref §5 CreateIdentity: keypair `unikorn-openstack-provider`). */
 export const IDENTITY_KEYPAIR_NAME = 'unikorn-openstack-provider';
@@ -36,23 +29,6 @@ export const IDENTITY_KEYPAIR_NAME = 'unikorn-openstack-provider';
 /** Keystone project tags written at identity creation (ref §5: tagged `organization=…`, `project=…`). */
 export const organizationTag = (organizationID: string): string => `organization=${organizationID}`;
 export const projectTag = (projectID: string): string => `project=${projectID}`;
-export const parseOrganizationTag = (tag: string): string | undefined => after('organization=', tag);
-export const parseProjectTag = (tag: string): string | undefined => after('project=', tag);
-
-/**
- * Keystone on MariaDB compares names under `utf8_general_ci`: case- and accent-insensitive, trailing spaces
- * pad-equal (reference/keystone-orders.md "Name comparison"). Two names with equal keys are the same name to
- * Keystone, so an exact post-filter of a Keystone list compares keys, not strings.
- */
-export function keystoneNameKey(name: string): string {
-  // Lowercasing first: some capitals lowercase to a letter plus a mark (İ → i̇), which must fold away too.
-  return name
-    .toLowerCase()
-    .normalize('NFD')
-    .replace(/\p{Mn}/gu, '')
-    .normalize('NFC')
-    .replace(/ +$/u, '');
-}
 
 // --- Neutron ------------------------------------------------------------------------------------------------------
 
@@ -65,30 +41,23 @@ const NETWORK_PREFIX = 'network-';
 export const networkName = (networkID: string): string => `${NETWORK_PREFIX}${networkID}`;
 export const subnetName = networkName;
 export const routerName = networkName;
-export const parseNetworkName = (name: string): string | undefined => after(NETWORK_PREFIX, name);
 
 const SECURITY_GROUP_PREFIX = 'securitygroup-';
 
 /** ref §5: `securitygroup-{sgID}`. */
 export const securityGroupName = (securityGroupID: string): string => `${SECURITY_GROUP_PREFIX}${securityGroupID}`;
-export const parseSecurityGroupName = (name: string): string | undefined => after(SECURITY_GROUP_PREFIX, name);
 
 const PORT_PREFIX = 'server-';
 
 /** A server's Neutron port, `server-{serverID}` (ref §5); its floating IP is found by port id, not by name. */
 export const serverPortName = (serverID: string): string => `${PORT_PREFIX}${serverID}`;
-export const parseServerPortName = (name: string): string | undefined => after(PORT_PREFIX, name);
 
 // --- Nova ---------------------------------------------------------------------------------------------------------
 
-/** The label holding a resource's user-facing display name (ref §2 ownership labels). */
-export const NAME_LABEL = 'unikorn-cloud.org/name';
-
 /**
- * A Nova server is named by its `unikorn-cloud.org/name` label, the user's display name, and found by exact match
- * within the identity project (ref §5). Undefined when the label is absent: the server cannot be named.
+ * A Nova server is named by its `unikorn-cloud.org/name` label, the user's display name (ServerInput.name), and
+ * found by exact match within the identity project (ref §5).
  */
-export const serverName = (labels: Readonly<Record<string, string>>): string | undefined => labels[NAME_LABEL];
 
 // --- Octavia ------------------------------------------------------------------------------------------------------
 
@@ -96,7 +65,6 @@ const LB_PREFIX = 'lb-';
 
 /** seed "Octavia Load Balancers": `lb-{loadBalancer}`. */
 export const loadBalancerName = (loadBalancerID: string): string => `${LB_PREFIX}${loadBalancerID}`;
-export const parseLoadBalancerName = (name: string): string | undefined => after(LB_PREFIX, name);
 
 export type LoadBalancerChild = 'listener' | 'pool' | 'monitor';
 const CHILDREN: readonly LoadBalancerChild[] = ['listener', 'pool', 'monitor'];
@@ -134,7 +102,6 @@ const VOLUME_PREFIX = 'volume-';
 
 /** seed: Cinder volumes use `volume-{Region Volume UUID}` inside the identity project. */
 export const volumeName = (volumeID: string): string => `${VOLUME_PREFIX}${volumeID}`;
-export const parseVolumeName = (name: string): string | undefined => after(VOLUME_PREFIX, name);
 
 /** ref §5: the description every provider-made Cinder volume carries. */
 export const VOLUME_DESCRIPTION = 'unikorn managed block storage volume';
@@ -145,12 +112,11 @@ const VLAN_ALLOCATION_PREFIX = 'openstack.';
 
 /** The VLANAllocation resource of a region (ref §2): `openstack.<regionName>`. */
 export const vlanAllocationName = (regionName: string): string => `${VLAN_ALLOCATION_PREFIX}${regionName}`;
-export const parseVlanAllocationName = (name: string): string | undefined => after(VLAN_ALLOCATION_PREFIX, name);
 
 // --- Nova server and Cinder volume metadata -----------------------------------------------------------------------
 
 /** ref §5 "Server metadata (Nova)": frozen camelCase keys older in-guest consumers read. Servers only. */
-export const LegacyServerMetadata = {
+const LegacyServerMetadata = {
   serverID: 'serverID',
   organizationID: 'organizationID',
   projectID: 'projectID',
@@ -177,7 +143,7 @@ export function tagMetadataKey(tagName: string): string | undefined {
   return m?.[1] === undefined || m[2] === undefined ? undefined : `${m[1]}:${m[2].replaceAll('-', '_')}`;
 }
 
-export interface MetadataTag {
+interface MetadataTag {
   readonly name: string;
   readonly value: string;
 }

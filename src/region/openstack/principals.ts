@@ -13,7 +13,7 @@
 import type { ServiceType } from '../../openstack/catalog.ts';
 import type { ServiceClient } from '../../openstack/session.ts';
 
-export type Principal = 'manager' | 'region' | 'identity' | 'privileged';
+type Principal = 'manager' | 'region' | 'identity' | 'privileged';
 
 declare const principalBrand: unique symbol;
 

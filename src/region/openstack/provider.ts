@@ -29,7 +29,7 @@ import { serverProviderFor } from './server/provider.ts';
 import { volumeProviderFor } from './volume/provider.ts';
 import { VlanAllocator } from '../vlan/allocator.ts';
 
-export interface ProviderDeps {
+interface ProviderDeps {
   /** Where OpenstackIdentity and VLANAllocation records are kept (the region service's store). */
   readonly kube: Client;
   /** Flavor, volume type and image caches, one per process, kept per region client set. */

@@ -43,7 +43,7 @@ export const clientSetFactory =
   (credentials) =>
     createRegionClientSet(credentials, options);
 
-export interface RegionRegistryOptions {
+interface RegionRegistryOptions {
   readonly namespace: string;
   /** Uncached reads, used only during bootstrap. */
   readonly bootstrapClient: Client;

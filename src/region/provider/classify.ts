@@ -23,7 +23,7 @@ import { Outcome, type Terminal } from './outcome.ts';
 export const REJECTED_REASON = 'Errored';
 export const REJECTED_MESSAGE = 'the cloud provider rejected the requested configuration';
 
-export interface ClassifyOptions {
+interface ClassifyOptions {
   readonly resource?: ResourceKind;
   /** What the provider was doing, for the operator message, e.g. "create network". */
   readonly operation?: string;

@@ -27,7 +27,7 @@ export const ResourceKind = {
 } as const;
 export type ResourceKind = (typeof ResourceKind)[keyof typeof ResourceKind];
 
-export interface ProviderErrorOptions {
+interface ProviderErrorOptions {
   readonly resource?: ResourceKind;
   readonly cause?: unknown;
 }
@@ -83,5 +83,3 @@ export class TransientError extends ProviderError {
     return 'the cloud provider is temporarily unavailable; retrying';
   }
 }
-
-export const isProviderError = (e: unknown): e is ProviderError => e instanceof ProviderError;

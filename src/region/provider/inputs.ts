@@ -13,7 +13,7 @@ export interface Ownership {
 }
 
 /** A user tag (`spec.tags[]`). */
-export interface Tag {
+interface Tag {
   readonly name: string;
   readonly value: string;
 }

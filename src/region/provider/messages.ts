@@ -17,7 +17,7 @@ export function toUserMessage(failure: unknown): string {
   return INTERNAL_ERROR_MESSAGE;
 }
 
-export interface OperatorLogLink {
+interface OperatorLogLink {
   readonly name: string;
   readonly message: string;
   readonly code?: string;
@@ -27,7 +27,7 @@ export interface OperatorLogLink {
   readonly body?: string;
 }
 
-export interface OperatorLog {
+interface OperatorLog {
   /** The provider error code, or the outcome kind for a park/terminal. */
   readonly code: string;
   readonly reason?: string;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isDone, Outcome, type NotDone } from './outcome.ts';
+import { Outcome } from './outcome.ts';
 
 describe('Outcome constructors', () => {
   it('done carries its value, ok carries none', () => {
@@ -23,18 +23,5 @@ describe('Outcome constructors', () => {
     assert.equal(Outcome.park('r', 'm', cause).cause, cause);
     assert.equal(Outcome.terminal('r', 'm', cause).cause, cause);
     assert.equal('cause' in Outcome.terminal('r', 'm'), false);
-  });
-
-  it('isDone narrows to the value', () => {
-    const outcomes: (ReturnType<typeof Outcome.done<number>> | NotDone)[] = [
-      Outcome.done(1),
-      Outcome.yield('y'),
-      Outcome.park('p', 'm'),
-      Outcome.terminal('t', 'm'),
-    ];
-    assert.deepEqual(
-      outcomes.filter(isDone).map((o) => o.value),
-      [1],
-    );
   });
 });

@@ -39,9 +39,6 @@ export interface Terminal {
 
 export type Outcome<T> = Done<T> | Yield | Park | Terminal;
 
-/** Every disposition that is not `done`: the shape a call returns early with. */
-export type NotDone = Yield | Park | Terminal;
-
 // `yield` is reserved in strict-mode code, so the constructors live on one object: `Outcome.yield(reason)`.
 export const Outcome = {
   done<T>(value: T): Done<T> {
@@ -61,5 +58,3 @@ export const Outcome = {
     return cause === undefined ? { kind: 'terminal', reason, message } : { kind: 'terminal', reason, message, cause };
   },
 } as const;
-
-export const isDone = <T>(o: Outcome<T>): o is Done<T> => o.kind === 'done';

@@ -5,7 +5,7 @@
  */
 
 export type Architecture = 'x86_64' | 'aarch64';
-export type GPUVendor = 'NVIDIA' | 'AMD';
+type GPUVendor = 'NVIDIA' | 'AMD';
 
 export interface GPU {
   readonly vendor: GPUVendor;
@@ -30,7 +30,7 @@ export interface Flavor {
   readonly pinnedOnly: boolean;
 }
 
-export type VolumeMedia = 'hdd' | 'ssd' | 'nvme';
+type VolumeMedia = 'hdd' | 'ssd' | 'nvme';
 
 export interface VolumeClass {
   readonly id: string;
@@ -55,7 +55,7 @@ export interface ImageGPU {
   readonly models: readonly string[];
 }
 
-export interface ImageOS {
+interface ImageOS {
   readonly kernel: 'linux';
   readonly family: string;
   readonly distro: string;

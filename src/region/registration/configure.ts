@@ -29,7 +29,7 @@ import { grantInheritedRole } from '../../openstack/identity-inherit.ts';
 import { exactlyNamed } from '../../openstack/exact.ts';
 import type { RegionCredentials } from './credentials.ts';
 
-export interface ConfigurePlan {
+interface ConfigurePlan {
   readonly prefix: string;
   readonly domainRoles: readonly string[];
   readonly projectRoles: readonly string[];
@@ -44,9 +44,9 @@ export const DEFAULT_ROLES = {
 } as const;
 
 /** The legacy role older clouds' Neutron still requires of tenants. */
-export const LEGACY_MEMBER_ROLE = '_member_';
+const LEGACY_MEMBER_ROLE = '_member_';
 
-export interface PlanOptions {
+interface PlanOptions {
   readonly legacyMemberRole?: boolean;
   readonly domainRoles?: readonly string[] | undefined;
   readonly projectRoles?: readonly string[] | undefined;
@@ -83,7 +83,7 @@ export interface ConfigureDeps {
   readonly newPassword: () => string;
 }
 
-export interface ConfigureResult {
+interface ConfigureResult {
   readonly credentials: RegionCredentials;
   /** What this run changed, one line each (never a password); empty when everything was already in place. */
   readonly changes: readonly string[];

@@ -7,7 +7,7 @@ import { listNetworks } from '../../openstack/network.ts';
 import { listVolumeTypes } from '../../openstack/blockstorage.ts';
 import type { Session } from '../../openstack/session.ts';
 
-export interface Inventory {
+interface Inventory {
   readonly flavors: readonly { id: string; name: string; vcpus: number; ramMiB: number; diskGiB: number }[];
   readonly externalNetworks: readonly { id: string; name: string }[];
   readonly volumeTypes: readonly { id: string; name: string }[];

@@ -7,7 +7,7 @@ import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { RegionCredentials } from './credentials.ts';
 
 /** Every key, in file order; REGION_NAME is optional (a cloud with one region needs none). */
-export const ENV_KEYS = {
+const ENV_KEYS = {
   authUrl: 'OPENSTACK_AUTH_URL',
   regionName: 'OPENSTACK_REGION_NAME',
   domainId: 'OPENSTACK_DOMAIN_ID',

@@ -73,7 +73,7 @@ export function regionManifest(plan: RegisterPlan): KubeObject {
 }
 
 /** The credentials Secret, with exactly the keys the provider reads. */
-export function secretManifest(plan: RegisterPlan, credentials: RegionCredentials): KubeObject {
+function secretManifest(plan: RegisterPlan, credentials: RegionCredentials): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -97,7 +97,7 @@ export function renderManifests(objects: readonly KubeObject[], format: 'yaml' |
   return objects.map((o) => stringify(o)).join('---\n');
 }
 
-export const FIELD_MANAGER = 'openregion-region-register';
+const FIELD_MANAGER = 'openregion-region-register';
 
 const typeOf = (object: KubeObject): ResourceType => (object.kind === 'Secret' ? builtin.secret : regionType);
 

@@ -8,7 +8,7 @@ import type { Transport } from '../../openstack/transport.ts';
 import type { Clock } from '../../util/clock.ts';
 import type { RegionCredentials } from './credentials.ts';
 
-export interface SessionDeps {
+interface SessionDeps {
   readonly transport: Transport;
   readonly clock: Clock;
 }

@@ -21,7 +21,7 @@ import {
 import { decideRelease } from './decide-release.ts';
 
 /** Region.spec.openstack.network.providerNetworks, as far as the allocator reads it. */
-export interface ProviderNetworksConfig {
+interface ProviderNetworksConfig {
   readonly physicalNetwork: string;
   readonly vlan?: { readonly segments?: readonly VlanSegment[] | undefined } | undefined;
 }
@@ -38,7 +38,7 @@ export interface VlanAllocatorOptions {
 }
 
 /** What a Neutron provider-network segment needs. */
-export interface VlanAssignment {
+interface VlanAssignment {
   readonly physicalNetwork: string;
   readonly segmentationId: number;
 }

@@ -12,8 +12,8 @@ export interface VlanSegment {
 }
 
 /** 802.1Q: 0 and 4095 are reserved, so usable IDs are 1..4094. */
-export const VLAN_MIN = 1;
-export const VLAN_MAX = 4094;
+const VLAN_MIN = 1;
+const VLAN_MAX = 4094;
 
 export type AllocationDecision =
   /** The network already holds this ID: nothing to write. */

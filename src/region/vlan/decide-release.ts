@@ -4,7 +4,7 @@
  */
 import type { VLANAllocationEntry } from '../apis/vlan-allocation.ts';
 
-export type ReleaseDecision =
+type ReleaseDecision =
   /** The network holds nothing: freeing is already done (frees are idempotent). */
   | { readonly kind: 'absent' }
   /** Record `allocations` (the current list without the network's entries) to free `ids`. */

@@ -26,10 +26,10 @@ import { deleteRemote, pushRemote } from './push.ts';
 import { entryValue, secretStrings, storeKey, storeRefsOf } from './remote.ts';
 import { kvClientFor, reconcileSecretStore, type KvAccess } from './store-controller.ts';
 
-export const ESO_ACTUATOR_NAME = 'eso-pushsecret-actuator';
-export const ESO_STORE_VALIDATOR_NAME = 'eso-secretstore-validator';
+const ESO_ACTUATOR_NAME = 'eso-pushsecret-actuator';
+const ESO_STORE_VALIDATOR_NAME = 'eso-secretstore-validator';
 
-export interface EsoActuatorOptions {
+interface EsoActuatorOptions {
   /** Off by default; `openregion up` turns it on. */
   readonly enabled?: boolean;
   /** For the KV requests; defaults to undici's global dispatcher. */
@@ -76,7 +76,7 @@ export function registerEsoActuator(manager: Manager, options: EsoActuatorOption
 }
 
 /** One pass: read the PushSecret, take the decision's row, perform its one action. */
-export async function reconcilePushSecret(
+async function reconcilePushSecret(
   client: Client,
   req: Request,
   ctx: ReconcileContext,

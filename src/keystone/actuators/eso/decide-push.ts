@@ -8,7 +8,7 @@ import { setCondition } from '../../../kube/conditions.ts';
 import { PUSH_SECRET_FINALIZER, type PushSecret, type PushSecretStatus } from '../../apis/eso.ts';
 import { parseGoDuration } from '../../order/duration.ts';
 
-export type PushDecision =
+type PushDecision =
   /** Being deleted, our finalizer present: with deletionPolicy Delete, remove the remote keys first. */
   | { row: 'D1-release'; action: 'release'; deleteRemote: boolean }
   /** Being deleted, not ours to hold: nothing to do. */
@@ -24,7 +24,7 @@ export type PushDecision =
   /** Up to date: wait for the refresh (or for ever when the interval is 0). */
   | { row: 'P3-fresh'; action: 'wait'; requeueAfterMs: number | undefined };
 
-export const DEFAULT_REFRESH_MS = 3_600_000;
+const DEFAULT_REFRESH_MS = 3_600_000;
 
 /**
  * ESO's `ctrlutil.GetResourceVersion`: `<generation>-<hash(labels, annotations)>`, so a metadata change (the hash

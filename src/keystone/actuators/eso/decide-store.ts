@@ -17,7 +17,7 @@ export type StoreCheck =
   /** The server refused the token or could not be reached. */
   | { readonly kind: 'validation-failed'; readonly detail: string };
 
-export type StoreDecision =
+type StoreDecision =
   | { readonly row: 'S1-valid'; readonly reason: 'Valid'; readonly message: 'store validated' }
   | {
       readonly row: 'S2-invalid-config';

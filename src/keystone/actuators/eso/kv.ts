@@ -5,7 +5,7 @@
  */
 import { request, type Dispatcher } from 'undici';
 
-export interface KvClientOptions {
+interface KvClientOptions {
   /** The server's base URL, e.g. `http://127.0.0.1:8200`. */
   readonly server: string;
   /** The KV v2 mount, e.g. `kv-v2`. */
@@ -36,9 +36,9 @@ export class KvTransportError extends Error {
   }
 }
 
-export type KvData = Readonly<Record<string, unknown>>;
+type KvData = Readonly<Record<string, unknown>>;
 
-export interface KvMetadata {
+interface KvMetadata {
   readonly customMetadata: Readonly<Record<string, string>>;
   readonly currentVersion: number;
 }

@@ -14,7 +14,7 @@ export class NotManagedError extends Error {
   }
 }
 
-export type PushResult = 'written' | 'unchanged' | 'skipped-exists';
+type PushResult = 'written' | 'unchanged' | 'skipped-exists';
 
 export async function pushRemote(
   kv: KvClient,
@@ -35,7 +35,7 @@ export async function pushRemote(
   return 'written';
 }
 
-export type DeleteResult = 'deleted' | 'absent' | 'not-managed';
+type DeleteResult = 'deleted' | 'absent' | 'not-managed';
 
 /** Removes the remote key, or only `property` from its map (the whole path when that empties it). */
 export async function deleteRemote(kv: KvClient, remoteKey: string, property?: string): Promise<DeleteResult> {

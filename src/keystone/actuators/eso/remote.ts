@@ -9,7 +9,7 @@ import type { PushSecret, SecretStore } from '../../apis/eso.ts';
 export const MANAGED_BY_KEY = 'managed-by';
 export const MANAGED_BY_VALUE = 'external-secrets';
 
-export interface VaultStore {
+interface VaultStore {
   readonly server: string;
   readonly mount: string;
   readonly tokenSecret: { readonly name: string; readonly key: string };
@@ -56,7 +56,7 @@ export function secretStrings(secret: KubeObject): Record<string, string> {
   );
 }
 
-export type DataEntry = NonNullable<PushSecret['spec']['data']>[number];
+type DataEntry = NonNullable<PushSecret['spec']['data']>[number];
 
 /**
  * What an entry writes. No secretKey: the whole Secret as one map (c5c3's form). A secretKey with a property: that

@@ -8,8 +8,8 @@ import type { Condition } from '../../../kube/object.ts';
 import { OpenStackHttpError } from '../../../openstack/errors.ts';
 import { korcConditions, korcReasons } from '../../apis/korc.ts';
 
-export const MESSAGE_UP_TO_DATE = 'OpenStack resource is up to date';
-export const MESSAGE_AVAILABLE = 'OpenStack resource is available';
+const MESSAGE_UP_TO_DATE = 'OpenStack resource is up to date';
+const MESSAGE_AVAILABLE = 'OpenStack resource is available';
 
 export type PassEnd =
   | { readonly kind: 'available' }

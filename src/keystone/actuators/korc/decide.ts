@@ -61,7 +61,7 @@ export type Row =
   | 'P2-set-password'
   | 'A0-available';
 
-export type Action =
+type Action =
   | { readonly kind: 'none' }
   | { readonly kind: 'addFinalizer' }
   | { readonly kind: 'removeFinalizer' }
@@ -79,16 +79,16 @@ export type Action =
   | { readonly kind: 'terminal'; readonly reason: string; readonly message: string }
   | { readonly kind: 'available'; readonly id: string };
 
-export interface Decision {
+interface Decision {
   readonly row: Row;
   readonly action: Action;
 }
 
 export const MESSAGE_AMBIGUOUS_IMPORT = 'found more than one matching OpenStack resource during import';
-export const MESSAGE_IMPORT_ID_MISSING = 'resource does not exist in OpenStack';
-export const MESSAGE_VANISHED = 'resource has been deleted from OpenStack';
+const MESSAGE_IMPORT_ID_MISSING = 'resource does not exist in OpenStack';
+const MESSAGE_VANISHED = 'resource has been deleted from OpenStack';
 
-export function passwordSecretMessage(ref: string, secret: 'absent' | 'noKey'): string {
+function passwordSecretMessage(ref: string, secret: 'absent' | 'noKey'): string {
   return secret === 'absent'
     ? `Waiting for Secret/${ref} to be created`
     : 'Password secret does not contain "password" key';

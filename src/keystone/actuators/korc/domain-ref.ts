@@ -5,7 +5,7 @@ import { isNotFound } from '../../../kube/errors.ts';
 import { korcConditions, korcDomainType, type KorcDomain } from '../../apis/korc.ts';
 
 /** `id` undefined: no ref and no default (an import filter without a domain). */
-export type DomainResolution = { readonly id: string | undefined } | { readonly wait: string };
+type DomainResolution = { readonly id: string | undefined } | { readonly wait: string };
 
 export async function resolveDomain(
   client: Client,

@@ -13,10 +13,10 @@ import { isNotFound } from '../../../openstack/errors.ts';
 import { korcConditionsFor, terminalAtGeneration, writeFailure, type PassEnd } from './conditions.ts';
 import { decide, type Facts } from './decide.ts';
 
-export const FIELD_MANAGER = 'openregion-korc-actuator';
+const FIELD_MANAGER = 'openregion-korc-actuator';
 
 /** What a pass needs from the object and from Keystone; `korc` status keeps `conditions`, `id` and `resource`. */
-export interface KorcObject extends KubeObject {
+interface KorcObject extends KubeObject {
   readonly status?: {
     readonly conditions?: readonly Condition[];
     readonly id?: string;
@@ -37,7 +37,7 @@ export interface KindActuator<T extends KorcObject> {
   describe(id: string): Promise<Readonly<Record<string, unknown>>>;
 }
 
-export interface PassOptions {
+interface PassOptions {
   readonly client: Client;
   /** How often an import whose filter matches nothing looks again. */
   readonly pollMs: number;

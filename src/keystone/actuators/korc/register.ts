@@ -16,7 +16,7 @@ import { userActuator } from './user.ts';
 /** An admin credential of any scope that may manage users and domains. */
 export type AdminSession = Session<'project'> | Session<'domain'> | Session<'system'>;
 
-export interface KorcActuatorOptions {
+interface KorcActuatorOptions {
   /** Off by default. */
   readonly enabled?: boolean;
   /** An admin session: users and domains are created, read and deleted with it. */
@@ -27,7 +27,7 @@ export interface KorcActuatorOptions {
   readonly pollMs?: number;
 }
 
-export const DEFAULT_POLL_MS = 10_000;
+const DEFAULT_POLL_MS = 10_000;
 
 /** Registers the `korc-user` and `korc-domain` controllers; returns whether it did. */
 export function registerKorcActuators(manager: Manager, options: KorcActuatorOptions): boolean {

@@ -22,7 +22,7 @@ import type { Lookup, PasswordFacts } from './decide.ts';
 import { resolveDomain } from './domain-ref.ts';
 import type { KindActuator } from './pass.ts';
 
-export interface UserActuatorOptions {
+interface UserActuatorOptions {
   readonly client: Client;
   readonly identity: IdentityClient;
   /** The domain of a User without domainRef. */

@@ -15,7 +15,7 @@ import {
   type KeystoneUserSpec,
 } from '../keystoneuser.ts';
 
-export interface AdmissionCase {
+interface AdmissionCase {
   readonly id: string;
   /** What the case breaks, in a few words. */
   readonly rule: string;
@@ -29,7 +29,7 @@ export interface AdmissionCase {
   readonly message: string | RegExp;
 }
 
-export interface ValidCase {
+interface ValidCase {
   readonly id: string;
   readonly base?: KeystoneUser;
   readonly object: KeystoneUser;
@@ -261,7 +261,7 @@ export function validKeystoneUsers(ns: string): ValidCase[] {
 }
 
 /** The writes a case needs; a Client has them, and so can a test harness without a server. */
-export type OrderWriter = Pick<Client, 'create' | 'update'>;
+type OrderWriter = Pick<Client, 'create' | 'update'>;
 
 /** Creates the case's object, or creates its base and writes the object over it as an update. */
 export async function writeCase<T extends KubeObject = KeystoneUser>(

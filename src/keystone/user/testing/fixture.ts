@@ -26,7 +26,7 @@ export const TARGET = 'edge-1';
 export const CP_NS = 'default';
 export const CP = 'cp';
 
-export interface HarnessOptions {
+interface HarnessOptions {
   /** The order's cluster: '' (default) or TARGET. */
   readonly cluster?: string;
   /** Wraps a cluster's client, to inject failures. */

@@ -7,7 +7,7 @@ import type { ResourceType } from '../../../kube/resource-type.ts';
 import { regionKinds } from '../index.ts';
 import { API_VERSION } from '../shared.ts';
 
-export const SAMPLE_NAMESPACE = 'default';
+const SAMPLE_NAMESPACE = 'default';
 
 type Json = Record<string, unknown>;
 
@@ -133,7 +133,7 @@ export const expectedDefaults: Readonly<Record<string, Json>> = {
   VLANAllocation: {},
 };
 
-export interface InvalidSample {
+interface InvalidSample {
   readonly title: string;
   readonly kind: string;
   /** The spec to write: on create, or (with `update`) on an update of the valid sample. */

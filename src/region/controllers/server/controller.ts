@@ -56,7 +56,7 @@ export const SERVER_CONTROLLER = 'region-server';
 /** What the controller drives: create-or-converge, delete, and the one-server poll the create-retry gate reads. */
 export type ServerLifecycle = Pick<ServerProvider, 'createServer' | 'deleteServer' | 'updateServerState'>;
 
-export interface ServerControllerOptions {
+interface ServerControllerOptions {
   /** Upstream's `--provider-create-max-attempts`. */
   readonly maxCreateAttempts?: number;
   readonly observe?: RowObserver;
@@ -92,10 +92,10 @@ export function serverInputOf(server: Server, certificateAuthorityPublicKey?: st
   };
 }
 
-export const CA_NOT_FOUND_MESSAGE = 'the SSH certificate authority this server names does not exist';
+const CA_NOT_FOUND_MESSAGE = 'the SSH certificate authority this server names does not exist';
 
 /** A named SSH CA that does not exist: a dependency, looked at again on the 10 s re-check. */
-export function caNotFoundVerdict(): Verdict {
+function caNotFoundVerdict(): Verdict {
   return {
     action: 'report',
     row: `gate:${dependencyReasons.notFound}`,
@@ -116,7 +116,7 @@ export function stamped(status: ServerStatus, now: Date): ServerStatus {
   return { ...status, conditions: setCondition(setCondition(status.conditions, active, now), healthy, now) };
 }
 
-export function serverProvisioner(
+function serverProvisioner(
   client: Client,
   lookup: ProviderLookup<ServerLifecycle>,
   maxAttempts = DEFAULT_PROVIDER_CREATE_MAX_ATTEMPTS,

@@ -20,14 +20,14 @@ import { findCondition, setCondition } from '../../../kube/conditions.ts';
 import { activeCondition, type ServerStatus } from '../../apis/server.ts';
 import { Outcome, type Terminal, type Yield } from '../../provider/outcome.ts';
 
-export const PROVIDER_CREATE_FAILED_REASON = 'provider_create_failed';
+const PROVIDER_CREATE_FAILED_REASON = 'provider_create_failed';
 
 export const providerCreateFailedMessage = (attempts: number): string =>
   `provider server create failed after ${attempts} attempts`;
 
 /** The Healthy message while a failed create is deleted and recreated. */
-export const CREATE_RETRY_DELETING_MESSAGE = 'Deleting failed provider server before retrying create';
-export const CREATE_RETRY_READY_MESSAGE = 'Retrying provider server create';
+const CREATE_RETRY_DELETING_MESSAGE = 'Deleting failed provider server before retrying create';
+const CREATE_RETRY_READY_MESSAGE = 'Retrying provider server create';
 
 /** Upstream's `--provider-create-max-attempts` default. */
 export const DEFAULT_PROVIDER_CREATE_MAX_ATTEMPTS = 3;
@@ -71,7 +71,7 @@ export type CreateRetryDecision =
       readonly event: CreateRetryEvent;
     };
 
-export interface CreateRetryOptions {
+interface CreateRetryOptions {
   readonly maxAttempts: number;
 }
 
@@ -114,7 +114,7 @@ export function decideCreateRetry(status: ServerStatus, options: CreateRetryOpti
   };
 }
 
-export interface CreateRetryConfirmation {
+interface CreateRetryConfirmation {
   readonly row: 'C6' | 'C7';
   readonly status: ServerStatus;
   readonly outcome: Yield;

@@ -44,10 +44,10 @@ export const ORGANIZATION = 'org-1';
 export const PROJECT = 'project-1';
 
 /** One scripted answer: an outcome, an error to throw, or a function run at call time (to look at the store). */
-export type Answer<T> = Outcome<T> | Error | (() => Promise<Outcome<T>>);
+type Answer<T> = Outcome<T> | Error | (() => Promise<Outcome<T>>);
 
 /** Answers a test queued, in order; then the default. */
-export class Script<T> {
+class Script<T> {
   readonly #queue: Answer<T>[] = [];
   readonly #fallback: () => Outcome<T>;
 
@@ -86,7 +86,7 @@ export class FakeIdentityProvider implements IdentityProvider {
   }
 }
 
-export const realisationOf = (id: string): NetworkRealisation => ({ networkID: `net-${id}`, subnetID: `sub-${id}` });
+const realisationOf = (id: string): NetworkRealisation => ({ networkID: `net-${id}`, subnetID: `sub-${id}` });
 
 export class FakeNetworkProvider implements NetworkProvider {
   readonly calls: string[] = [];

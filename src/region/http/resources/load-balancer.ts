@@ -22,7 +22,7 @@ export function inPrefix(ip: string, prefix: string): boolean {
   return n >= start && n < start + size;
 }
 
-export function listenerViolations(listeners: readonly LoadBalancerListenerV2[]): FieldViolation[] {
+function listenerViolations(listeners: readonly LoadBalancerListenerV2[]): FieldViolation[] {
   const errors: FieldViolation[] = [];
   const names = new Set<string>();
   const endpoints = new Set<string>();

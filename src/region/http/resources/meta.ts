@@ -6,7 +6,7 @@ import type { ResourceWriteMetadata } from '../schemas/common.ts';
 import { annotations } from '../status.ts';
 
 /** Where a resource sits: its organization, project and region, and the identity it runs in. */
-export interface Tenancy {
+interface Tenancy {
   readonly organizationID: string;
   readonly projectID: string;
   readonly regionID: string;
@@ -14,7 +14,7 @@ export interface Tenancy {
   readonly networkID?: string;
 }
 
-export function tenancyLabels(tenancy: Tenancy): Record<string, string> {
+function tenancyLabels(tenancy: Tenancy): Record<string, string> {
   return {
     [labels.organization]: tenancy.organizationID,
     [labels.project]: tenancy.projectID,
@@ -36,7 +36,7 @@ export function tenancyOf(object: KubeObject): Required<Tenancy> {
   };
 }
 
-export function ownerReference(owner: KubeObject): OwnerReference {
+function ownerReference(owner: KubeObject): OwnerReference {
   return {
     apiVersion: owner.apiVersion,
     kind: owner.kind,

@@ -18,8 +18,8 @@ import { newMetadata, resource, tenancyOf } from './meta.ts';
 import { readMetadataOf } from '../status.ts';
 
 /** Upstream: "minimum network prefix size is /24". */
-export const MAX_NETWORK_PREFIX_LENGTH = 24;
-export const IDENTITY_DISPLAY_NAME = 'networkv2-service-principal';
+const MAX_NETWORK_PREFIX_LENGTH = 24;
+const IDENTITY_DISPLAY_NAME = 'networkv2-service-principal';
 
 const prefixLengthOf = (prefix: string): number => Number(prefix.split('/')[1]);
 

@@ -37,7 +37,7 @@ export function capacityViolations(spec: VolumeV2Spec, volumeClass: VolumeClass 
 }
 
 /** Whole GiB from a stored quantity (`10Gi`), undefined when it is not one. */
-export function gibOf(quantity: string | number | undefined): number | undefined {
+function gibOf(quantity: string | number | undefined): number | undefined {
   if (typeof quantity === 'number') return Math.ceil(quantity / 2 ** 30);
   const match = /^(\d+)Gi$/.exec(quantity ?? '');
   return match === null ? undefined : Number(match[1]);

@@ -18,12 +18,12 @@ import { updatedMetadata } from '../resources/meta.ts';
 import type { ResourceWriteMetadata } from '../schemas/common.ts';
 import { Accepted, doc, IdParams, ListQuery, refuseIf, type Api, type RouteDeps } from './kit.ts';
 
-export interface WriteBody {
+interface WriteBody {
   readonly metadata: ResourceWriteMetadata;
   readonly spec: object;
 }
 
-export interface ChildKind<T extends KubeObject, C extends WriteBody, U extends WriteBody, R> {
+interface ChildKind<T extends KubeObject, C extends WriteBody, U extends WriteBody, R> {
   readonly tag: string;
   readonly path: string;
   readonly param: string;

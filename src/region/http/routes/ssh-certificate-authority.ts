@@ -17,7 +17,7 @@ const TAG = 'SSH certificate authorities';
 const PATH = '/api/v2/sshcertificateauthorities';
 const Params = IdParams('sshCertificateAuthorityID');
 
-export function sshCertificateAuthorityRead(ca: SSHCertificateAuthority): Read {
+function sshCertificateAuthorityRead(ca: SSHCertificateAuthority): Read {
   return { metadata: readMetadataOf(ca, 'provisioned'), spec: { publicKey: ca.spec.publicKey } };
 }
 

@@ -5,9 +5,9 @@
  */
 import Type from 'typebox';
 
-export const IPV4_OCTET = '(?:25[0-5]|2[0-4][0-9]|[01]?[0-9]?[0-9])';
-export const IPV4 = `^(?:${IPV4_OCTET}\\.){3}${IPV4_OCTET}$`;
-export const IPV4_PREFIX = `^(?:${IPV4_OCTET}\\.){3}${IPV4_OCTET}\\/(?:3[0-2]|[1-2]?[0-9])$`;
+const IPV4_OCTET = '(?:25[0-5]|2[0-4][0-9]|[01]?[0-9]?[0-9])';
+const IPV4 = `^(?:${IPV4_OCTET}\\.){3}${IPV4_OCTET}$`;
+const IPV4_PREFIX = `^(?:${IPV4_OCTET}\\.){3}${IPV4_OCTET}\\/(?:3[0-2]|[1-2]?[0-9])$`;
 
 export const Ipv4Address = (description: string) => Type.String({ pattern: IPV4, description });
 export const Ipv4Prefix = (description: string) => Type.String({ pattern: IPV4_PREFIX, description });
@@ -15,19 +15,19 @@ export const PortNumber = (description: string) => Type.Integer({ minimum: 1, ma
 export const Id = (description: string) => Type.String({ minLength: 1, maxLength: 253, description });
 
 /** A Kubernetes label value: what a resource name is stored as. */
-export const KubernetesLabelValue = Type.String({
+const KubernetesLabelValue = Type.String({
   pattern: '^[0-9A-Za-z](?:[0-9A-Za-z-_.]{0,61}[0-9A-Za-z])?$',
   description: 'A valid Kubernetes label value, used for resource names.',
 });
 
-export const Tag = Type.Object(
+const Tag = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 255, description: 'A unique tag name.' }),
     value: Type.String({ maxLength: 255, description: 'The value of the tag.' }),
   },
   { additionalProperties: false },
 );
-export const TagList = Type.Array(Tag, { maxItems: 64, description: 'A list of tags.' });
+const TagList = Type.Array(Tag, { maxItems: 64, description: 'A list of tags.' });
 
 export const ResourceWriteMetadata = Type.Object(
   {
@@ -50,7 +50,7 @@ export const HealthStatus = Type.Enum(['unknown', 'healthy', 'degraded', 'error'
 });
 export type HealthStatus = Type.Static<typeof HealthStatus>;
 
-export const ProvisioningStatusDetail = Type.Object({
+const ProvisioningStatusDetail = Type.Object({
   reason: Type.Enum([
     'Provisioning',
     'Provisioned',
@@ -64,7 +64,7 @@ export const ProvisioningStatusDetail = Type.Object({
   message: Type.String({ description: 'A user-safe description of the provisioning state.' }),
 });
 
-export const HealthStatusDetail = Type.Object({
+const HealthStatusDetail = Type.Object({
   reason: Type.Enum(['Healthy', 'Degraded', 'Unknown']),
   message: Type.String({ description: 'A user-safe description of the health state.' }),
 });
@@ -95,7 +95,7 @@ export const ProjectScopedResourceReadMetadata = Type.Object({
 });
 export type ProjectScopedResourceReadMetadata = Type.Static<typeof ProjectScopedResourceReadMetadata>;
 
-export const FieldViolation = Type.Object({
+const FieldViolation = Type.Object({
   pointer: Type.String({ description: 'A JSON pointer into the request.' }),
   field: Type.String({ description: 'The field, dotted.' }),
   rule: Type.String({ description: 'The rule the value broke.' }),
@@ -118,5 +118,3 @@ export const ProblemDocument = Type.Object(
 
 /** Query filters the list routes take (organizationId, projectId, regionId, networkId), each repeatable. */
 export const StringOrList = Type.Union([Type.String(), Type.Array(Type.String())]);
-
-export const Accepted = Type.Null({ description: 'Accepted; the change happens asynchronously.' });

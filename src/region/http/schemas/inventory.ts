@@ -84,7 +84,7 @@ export const OrganizationQuery = Type.Object({
   organizationID: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
 });
 
-export const SSHCertificateAuthorityV2Spec = Type.Object(
+const SSHCertificateAuthorityV2Spec = Type.Object(
   {
     publicKey: Type.String({
       maxLength: 16_384,

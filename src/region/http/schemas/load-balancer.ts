@@ -9,12 +9,12 @@ import {
   ResourceWriteMetadata,
 } from './common.ts';
 
-export const LoadBalancerMemberV2 = Type.Object(
+const LoadBalancerMemberV2 = Type.Object(
   { address: Ipv4Address('The member address.'), port: PortNumber('The member port.') },
   { additionalProperties: false },
 );
 
-export const LoadBalancerHealthCheckV2 = Type.Object(
+const LoadBalancerHealthCheckV2 = Type.Object(
   {
     intervalSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 300 })),
     timeoutSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 300 })),
@@ -24,7 +24,7 @@ export const LoadBalancerHealthCheckV2 = Type.Object(
   { additionalProperties: false },
 );
 
-export const LoadBalancerPoolV2 = Type.Object(
+const LoadBalancerPoolV2 = Type.Object(
   {
     proxyProtocolV2: Type.Optional(Type.Boolean({ description: 'Send PROXY protocol v2; fixed per listener.' })),
     members: Type.Array(LoadBalancerMemberV2, { maxItems: 256, description: 'The pool members.' }),
@@ -56,7 +56,7 @@ const specProperties = {
 export const LoadBalancerV2Spec = Type.Object(specProperties, { additionalProperties: false });
 export type LoadBalancerV2Spec = Type.Static<typeof LoadBalancerV2Spec>;
 
-export const LoadBalancerV2CreateSpec = Type.Object(
+const LoadBalancerV2CreateSpec = Type.Object(
   {
     ...specProperties,
     networkId: Id('The network the load balancer belongs to.'),
@@ -64,7 +64,7 @@ export const LoadBalancerV2CreateSpec = Type.Object(
   },
   { additionalProperties: false },
 );
-export type LoadBalancerV2CreateSpec = Type.Static<typeof LoadBalancerV2CreateSpec>;
+type LoadBalancerV2CreateSpec = Type.Static<typeof LoadBalancerV2CreateSpec>;
 
 export const LoadBalancerV2Create = Type.Object({ metadata: ResourceWriteMetadata, spec: LoadBalancerV2CreateSpec });
 export type LoadBalancerV2Create = Type.Static<typeof LoadBalancerV2Create>;

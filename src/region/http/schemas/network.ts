@@ -2,12 +2,12 @@
 import Type from 'typebox';
 import { Id, Ipv4Address, Ipv4Prefix, ProjectScopedResourceReadMetadata, ResourceWriteMetadata } from './common.ts';
 
-export const Route = Type.Object(
+const Route = Type.Object(
   { prefix: Ipv4Prefix('The destination prefix.'), nextHop: Ipv4Address('The next hop.') },
   { additionalProperties: false },
 );
 
-export const NetworkReservations = Type.Object(
+const NetworkReservations = Type.Object(
   {
     prefixLength: Type.Integer({
       minimum: 0,
@@ -51,7 +51,7 @@ export type NetworkV2Create = Type.Static<typeof NetworkV2Create>;
 export const NetworkV2Update = Type.Object({ metadata: ResourceWriteMetadata, spec: NetworkV2Spec });
 export type NetworkV2Update = Type.Static<typeof NetworkV2Update>;
 
-export const NetworkV2Status = Type.Object({
+const NetworkV2Status = Type.Object({
   regionId: Type.String(),
   prefix: Type.String(),
   reservations: Type.Optional(NetworkReservations),

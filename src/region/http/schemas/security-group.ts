@@ -21,7 +21,7 @@ const specProperties = {
 export const SecurityGroupV2Spec = Type.Object(specProperties, { additionalProperties: false });
 export type SecurityGroupV2Spec = Type.Static<typeof SecurityGroupV2Spec>;
 
-export const SecurityGroupV2CreateSpec = Type.Object(
+const SecurityGroupV2CreateSpec = Type.Object(
   { ...specProperties, networkId: Id('The network the security group belongs to.') },
   { additionalProperties: false },
 );

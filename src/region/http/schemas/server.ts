@@ -2,15 +2,15 @@
 import Type from 'typebox';
 import { Id, Ipv4Prefix, ProjectScopedResourceReadMetadata, ResourceWriteMetadata } from './common.ts';
 
-export const SSHInjection = Type.Enum(['ca', 'identityKeypair', 'none'], {
+const SSHInjection = Type.Enum(['ca', 'identityKeypair', 'none'], {
   description: 'The create-time SSH access material; ca when a CA is named, else identityKeypair.',
 });
 
-export const InstanceLifecyclePhase = Type.Enum(['Pending', 'Queued', 'Building', 'Running', 'Stopping', 'Stopped'], {
+const InstanceLifecyclePhase = Type.Enum(['Pending', 'Queued', 'Building', 'Running', 'Stopping', 'Stopped'], {
   description: 'The live lifecycle of the server; Running is "ready to use".',
 });
 
-export const ServerV2Networking = Type.Object(
+const ServerV2Networking = Type.Object(
   {
     securityGroups: Type.Optional(Type.Array(Id('A security group ID.'), { maxItems: 32 })),
     publicIP: Type.Optional(Type.Boolean({ description: 'Whether to provision a public IP.' })),
@@ -22,7 +22,7 @@ export const ServerV2Networking = Type.Object(
 );
 
 /** Base64 (standard alphabet, padded), what `format: byte` means. */
-export const BASE64_PATTERN = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$';
+const BASE64_PATTERN = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$';
 
 const specProperties = {
   flavorId: Id('The server flavor; immutable.'),
@@ -59,7 +59,7 @@ export type ServerV2Create = Type.Static<typeof ServerV2Create>;
 export const ServerV2Update = Type.Object({ metadata: ResourceWriteMetadata, spec: ServerV2Spec });
 export type ServerV2Update = Type.Static<typeof ServerV2Update>;
 
-export const ServerV2Status = Type.Object({
+const ServerV2Status = Type.Object({
   regionId: Type.String(),
   networkId: Type.String(),
   sshCertificateAuthorityId: Type.Optional(Type.String()),

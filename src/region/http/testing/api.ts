@@ -24,7 +24,7 @@ export const ORG_B = 'org-b';
 export const PROJECT_A = 'project-a';
 export const PROJECT_B = 'project-b';
 export const FLAVOR = 'flavor-small';
-export const FLAVOR_BAREMETAL = 'flavor-metal';
+const FLAVOR_BAREMETAL = 'flavor-metal';
 export const IMAGE = 'image-ubuntu';
 export const IMAGE_2 = 'image-rocky';
 export const VOLUME_CLASS = 'class-fast';
@@ -43,7 +43,7 @@ const image = (id: string, name: string, overrides: Partial<Image> = {}): Image 
   ...overrides,
 });
 
-export const IMAGES: readonly Image[] = [
+const IMAGES: readonly Image[] = [
   image(IMAGE, 'ubuntu-24.04'),
   image(IMAGE_2, 'rocky-9'),
   image('image-pending', 'pending', { status: 'pending' }),
@@ -51,7 +51,7 @@ export const IMAGES: readonly Image[] = [
   image('image-b-private', 'b-private', { organizationID: ORG_B }),
 ];
 
-export const FLAVORS: readonly Flavor[] = [
+const FLAVORS: readonly Flavor[] = [
   {
     id: FLAVOR,
     name: 'small',
@@ -74,7 +74,7 @@ export const FLAVORS: readonly Flavor[] = [
   },
 ];
 
-export const VOLUME_CLASSES: readonly VolumeClass[] = [
+const VOLUME_CLASSES: readonly VolumeClass[] = [
   { id: VOLUME_CLASS, name: 'fast', media: 'nvme', encrypted: false, minCapacityGiB: 10, maxCapacityGiB: 100 },
 ];
 
@@ -100,7 +100,7 @@ class FakeImageQuery implements ImageQuery {
   }
 }
 
-export const fakeInventory: RegionInventory = {
+const fakeInventory: RegionInventory = {
   flavors: () => Promise.resolve(FLAVORS),
   volumeClasses: () => Promise.resolve(VOLUME_CLASSES),
   queryImages: () => new FakeImageQuery(),
@@ -219,7 +219,7 @@ export async function createNetwork(
   return body.metadata.id;
 }
 
-export interface Violations {
+interface Violations {
   readonly errors: readonly { readonly field: string; readonly rule: string }[];
 }
 

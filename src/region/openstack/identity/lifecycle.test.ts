@@ -15,7 +15,8 @@ import { ResourceNotFoundError, TransientError } from '../../provider/errors.ts'
 import type { IdentityInput } from '../../provider/inputs.ts';
 import { toOperatorLog, toUserMessage } from '../../provider/messages.ts';
 import { Outcome } from '../../provider/outcome.ts';
-import { createIdentity, deleteIdentity, identityLookup, type IdentityDeps } from './lifecycle.ts';
+import { openstackLookup } from '../provider.ts';
+import { createIdentity, deleteIdentity, type IdentityDeps } from './lifecycle.ts';
 import type { RegionContext } from '../registry.ts';
 import {
   assertConverged as converged,
@@ -82,7 +83,7 @@ for (const account of ['configured', 'admin'] as const) {
 
     it('serves the contract through a region lookup; a region of another provider is terminal', async () => {
       const registry = await fx.registry();
-      const lookup = identityLookup((id, signal) => registry.lookup(id, signal), deps());
+      const lookup = openstackLookup((id, signal) => registry.lookup(id, signal), deps());
       const identity = newIdentity();
       const provider = await lookup(identity.regionID, ctx.signal);
       assert.deepEqual(await provider.createIdentity(ctx, identity), Outcome.ok());

@@ -45,7 +45,6 @@ import {
 import { IDENTITY_KEYPAIR_NAME, identityName, organizationTag, projectTag } from '../names.ts';
 import type { ManagerIdentityClient } from '../principals.ts';
 import type { RegionContext } from '../registry.ts';
-import { RegionConfigError, RegionProviderKindError } from '../region-config.ts';
 
 /**
  * An identity user's roles when the Region names none: upstream's. `manager` is deliberately absent: the region's
@@ -54,8 +53,8 @@ import { RegionConfigError, RegionProviderKindError } from '../region-config.ts'
  */
 export const DEFAULT_IDENTITY_ROLES: readonly string[] = ['member', 'load-balancer_member'];
 /** What the region user must hold on each identity project for the privileged client's calls. */
-export const REGION_PROJECT_ROLE = 'manager';
-export const DEFAULT_SERVER_GROUP_POLICY = 'soft-anti-affinity';
+const REGION_PROJECT_ROLE = 'manager';
+const DEFAULT_SERVER_GROUP_POLICY = 'soft-anti-affinity';
 
 export interface IdentityDeps {
   readonly kube: Client;
@@ -215,30 +214,6 @@ export function identityProviderFor(region: RegionContext, deps: IdentityDeps): 
   return {
     createIdentity: (ctx, identity) => createIdentity(region, deps, ctx, identity),
     deleteIdentity: (ctx, identity) => deleteIdentity(region, deps, ctx, identity),
-  };
-}
-
-/**
- * What the Identity controller looks providers up with (its `ProviderLookup<IdentityProvider>`), over the region
- * registry's lookup. An unknown region stays ResourceNotFoundError; a broken region configuration is transient (an
- * operator's fix recovers it); a region another provider serves answers every call with a terminal outcome.
- */
-export function identityLookup(
-  lookup: (regionID: string, signal: AbortSignal) => Promise<RegionContext>,
-  deps: IdentityDeps,
-): (regionID: string, signal: AbortSignal) => Promise<IdentityProvider> {
-  return async (regionID, signal) => {
-    try {
-      return identityProviderFor(await lookup(regionID, signal), deps);
-    } catch (error) {
-      if (error instanceof RegionProviderKindError) {
-        const refused = () =>
-          Promise.resolve(Outcome.terminal('Errored', 'the region does not provide identities', error));
-        return { createIdentity: refused, deleteIdentity: refused };
-      }
-      if (error instanceof RegionConfigError) throw new TransientError('region configuration', { cause: error });
-      throw error;
-    }
   };
 }
 

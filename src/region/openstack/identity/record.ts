@@ -25,7 +25,7 @@ import type { RealisedIdentity, UserIdentity } from '../realised.ts';
 export const CLOUD_NAME = 'cloud';
 
 /** A record with every secret present: what a create pass works from once `withSecrets` returns. */
-export interface RecordSecrets {
+interface RecordSecrets {
   readonly password: string;
   readonly applicationCredentialSecret: string;
   /** Decoded; the record holds it base64 (a `[]byte` upstream). */

@@ -8,7 +8,7 @@
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 
-export interface SshKeypair {
+interface SshKeypair {
   /** `-----BEGIN OPENSSH PRIVATE KEY-----` … */
   readonly privateKey: string;
   /** `ssh-ed25519 AAAA… comment`, what Nova imports. */

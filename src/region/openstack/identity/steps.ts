@@ -51,7 +51,7 @@ import { IDENTITY_KEYPAIR_NAME } from '../names.ts';
 import { publicKeyMaterial } from './secrets.ts';
 
 /** ref §5 Quotas: every Nova limit the region sets, unlimited. */
-export const unlimitedComputeQuota: QuotaLimits = {
+const unlimitedComputeQuota: QuotaLimits = {
   instances: UNLIMITED,
   cores: UNLIMITED,
   ram: UNLIMITED,
@@ -62,7 +62,7 @@ export const unlimitedComputeQuota: QuotaLimits = {
 };
 
 /** ref §5 Quotas: every Cinder limit the region sets, unlimited. */
-export const unlimitedVolumeQuota: QuotaSetUpdate = {
+const unlimitedVolumeQuota: QuotaSetUpdate = {
   volumes: UNLIMITED,
   gigabytes: UNLIMITED,
   snapshots: UNLIMITED,

@@ -23,10 +23,10 @@ import { RefreshAheadCache, timerScheduler, type Scheduler } from './refresh-ahe
 import { TtlCache } from './ttl-cache.ts';
 
 /** ref §5: flavors and volume types are kept an hour; images are refreshed every minute. */
-export const INVENTORY_TTL_MS = 60 * 60 * 1000;
-export const IMAGE_REFRESH_MS = 60 * 1000;
+const INVENTORY_TTL_MS = 60 * 60 * 1000;
+const IMAGE_REFRESH_MS = 60 * 1000;
 
-export interface InventoryCacheOptions {
+interface InventoryCacheOptions {
   readonly clock: Clock;
   /** Upstream's WarmImageCache: only the API server runs the image cache; elsewhere images are unavailable. */
   readonly imageCache: boolean;
@@ -36,7 +36,7 @@ export interface InventoryCacheOptions {
   readonly log?: Logger | undefined;
 }
 
-export interface RegionInventoryCaches {
+interface RegionInventoryCaches {
   readonly flavors: TtlCache<NovaFlavor[]>;
   readonly volumeTypes: TtlCache<VolumeType[]>;
   readonly images: RefreshAheadCache<Image> | undefined;

@@ -16,7 +16,7 @@ const MiB = 2 ** 20;
 /** Nova's flavor disk is in GB; exported in decimal units (ref §5 "Flavors"). */
 const GB = 1e9;
 
-export const LEGACY_ARCHITECTURE: Architecture = 'x86_64';
+const LEGACY_ARCHITECTURE: Architecture = 'x86_64';
 
 export function regionArchitecture(config: Pick<RegionOpenstack, 'defaultArchitecture'>): Architecture {
   return config.defaultArchitecture ?? LEGACY_ARCHITECTURE;

@@ -31,7 +31,7 @@ export interface ImageReadOptions {
   readonly signingKey?: SigningKey | undefined;
 }
 
-export type ImageReading = { readonly ok: true; readonly image: Image } | { readonly ok: false; readonly why: string };
+type ImageReading = { readonly ok: true; readonly image: Image } | { readonly ok: false; readonly why: string };
 
 /** ref §5: queued → pending; saving, importing, uploading → creating; active → ready; the rest → failed. */
 export function imageStatusOf(status: GlanceStatus): ImageStatus {

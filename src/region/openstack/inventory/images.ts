@@ -16,9 +16,9 @@ import { imageWriteProperties, readImage, type ImageReadOptions } from './image-
 import type { RefreshAheadCache } from './refresh-ahead.ts';
 
 /** Glance's `api_limit_max`: the fewest pages for a full listing. */
-export const IMAGE_PAGE_SIZE = 1000;
+const IMAGE_PAGE_SIZE = 1000;
 
-export interface ImageLoad {
+interface ImageLoad {
   readonly images: Image[];
   /** Images left out, with why (operator-only). */
   readonly rejected: readonly { readonly id: string; readonly why: string }[];
@@ -40,7 +40,7 @@ export async function loadImages(client: glance.ImageClient, options: ImageReadO
 export const byCreated = (a: Image, b: Image): number =>
   a.created < b.created ? -1 : a.created > b.created ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
-export interface ImageInventoryDeps {
+interface ImageInventoryDeps {
   /** The region's own client: images are region inventory. */
   readonly glance: () => RegionClient<'image'>;
   /** Undefined when the image cache is disabled. */

@@ -15,7 +15,7 @@ import { exportFlavors } from './flavors.ts';
 import { ImageInventory } from './images.ts';
 import { exportVolumeClasses } from './volume-classes.ts';
 
-export interface InventoryDeps {
+interface InventoryDeps {
   readonly caches: InventoryCaches;
   readonly log?: Logger | undefined;
 }

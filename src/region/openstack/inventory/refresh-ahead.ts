@@ -30,12 +30,12 @@ export const timerScheduler: Scheduler = {
   },
 };
 
-export interface Snapshot<T> {
+interface Snapshot<T> {
   readonly epoch: number;
   readonly items: readonly T[];
 }
 
-export interface RefreshAheadOptions<T> {
+interface RefreshAheadOptions<T> {
   readonly load: () => Promise<readonly T[]>;
   readonly key: (item: T) => string;
   /** Snapshot order. */

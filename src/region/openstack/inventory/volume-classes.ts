@@ -16,7 +16,7 @@ type ClassMetadata = NonNullable<
   NonNullable<NonNullable<RegionOpenstack['blockStorage']>['volumeClasses']>['metadata']
 >[number];
 
-export interface VolumeClassExport {
+interface VolumeClassExport {
   readonly classes: VolumeClass[];
   /** Selected type ids left out, each with why (operator-only). */
   readonly rejected: readonly { readonly id: string; readonly why: string }[];

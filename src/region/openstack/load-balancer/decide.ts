@@ -22,12 +22,12 @@ import { listenerName, monitorName, parseLoadBalancerChildName, poolName } from 
 /** Octavia's provisioning status; a string, since a newer Octavia may report one this code has never seen. */
 type Status = { readonly provisioning_status: string };
 
-export interface ObservedLoadBalancer extends Status {
+interface ObservedLoadBalancer extends Status {
   readonly id: string;
   readonly vip_address: string | null;
   readonly vip_port_id: string | null;
 }
-export type ObservedListener = Status &
+type ObservedListener = Status &
   Pick<
     octavia.Listener,
     | 'id'
@@ -39,8 +39,8 @@ export type ObservedListener = Status &
     | 'timeout_client_data'
     | 'timeout_member_data'
   >;
-export type ObservedPool = Status & Pick<octavia.Pool, 'id' | 'name' | 'protocol'>;
-export type ObservedMonitor = Status &
+type ObservedPool = Status & Pick<octavia.Pool, 'id' | 'name' | 'protocol'>;
+type ObservedMonitor = Status &
   Pick<octavia.HealthMonitor, 'id' | 'name' | 'type' | 'delay' | 'timeout' | 'max_retries' | 'max_retries_down'>;
 
 export interface Observed {
@@ -57,7 +57,7 @@ export interface Observed {
 }
 
 /** The seed's status table: ACTIVE continues, PENDING_* yields, anything else has no safe next action. */
-export type StatusRow = 'active' | 'pending' | 'unexpected';
+type StatusRow = 'active' | 'pending' | 'unexpected';
 
 export function statusRow(status: string): StatusRow {
   if (status === 'ACTIVE') return 'active';
@@ -216,7 +216,7 @@ function ours(
 }
 
 /** What a delete pass does next: the floating IP first (the cascade removes the VIP port it hangs on). */
-export type DeleteStep =
+type DeleteStep =
   | { readonly row: 'gone' }
   | { readonly row: 'pending' | 'unexpected-status'; readonly status: string }
   | { readonly row: 'duplicate'; readonly why: string }

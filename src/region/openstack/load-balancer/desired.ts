@@ -8,7 +8,7 @@ import { DEFAULT_TCP_IDLE_TIMEOUT_SECONDS } from '../../apis/load-balancer.ts';
 import type { HealthCheck, Listener } from '../../provider/inputs.ts';
 
 /** One listener's Octavia settings that can change in place (protocol and port cannot). */
-export interface ListenerSettings {
+interface ListenerSettings {
   readonly allowedCIDRs: readonly string[];
   /** Milliseconds for client and member data; TCP only (UDP listeners keep Octavia's defaults). */
   readonly idleTimeoutMs?: number;

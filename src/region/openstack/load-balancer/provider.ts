@@ -11,7 +11,7 @@ import { realisedForCreate } from '../realised.ts';
 import type { RegionContext } from '../registry.ts';
 import { createLoadBalancer, deleteLoadBalancer } from './lifecycle.ts';
 
-export interface LoadBalancerProviderDeps {
+interface LoadBalancerProviderDeps {
   /** Where OpenstackIdentity records live (the region service's namespace comes from the RegionContext). */
   readonly kube: Client;
 }

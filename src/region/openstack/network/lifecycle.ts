@@ -39,7 +39,7 @@ export interface NetworkDeps {
 
 type Neutron = PrivilegedClient<'network'>;
 
-export const INVALID_NETWORK_MESSAGE = 'the network prefix and reservations cannot be laid out';
+const INVALID_NETWORK_MESSAGE = 'the network prefix and reservations cannot be laid out';
 
 export async function createNetwork(
   deps: NetworkDeps,

@@ -11,7 +11,7 @@
 import type { HostRoute, SubnetUpdate } from '../../../openstack/network.ts';
 import type { NetworkInput } from '../../provider/inputs.ts';
 
-export interface AddressRange {
+interface AddressRange {
   readonly start: string;
   readonly end: string;
 }

@@ -13,7 +13,7 @@ import type { Protocol, SecurityGroupRule } from '../../provider/inputs.ts';
 
 const ANYWHERE = '0.0.0.0/0';
 
-export function ruleKey(direction: string, protocol: string, min: number, max: number, cidr: string | null): string {
+function ruleKey(direction: string, protocol: string, min: number, max: number, cidr: string | null): string {
   // An absent prefix means anywhere; name it so the key reads plainly in operator logs.
   return `${direction},${protocol},${min}-${max},${cidr === null || cidr === '' ? ANYWHERE : cidr}`;
 }
@@ -22,7 +22,7 @@ export function ruleKey(direction: string, protocol: string, min: number, max: n
 export const DEFAULT_EGRESS_KEY = ruleKey('egress', 'any', 0, 0, null);
 
 /** The spec's port as Neutron's inclusive range; 0-0 (no range sent) when the rule covers every port. */
-export function portRange(rule: SecurityGroupRule): { readonly min: number; readonly max: number } {
+function portRange(rule: SecurityGroupRule): { readonly min: number; readonly max: number } {
   if (rule.port === undefined) return { min: 0, max: 0 };
   return 'number' in rule.port
     ? { min: rule.port.number, max: rule.port.number }
@@ -35,7 +35,7 @@ export function specRuleKey(rule: SecurityGroupRule): string {
 }
 
 /** `any` is Neutron's absent protocol; the others go by their Neutron names (upstream sends them as given). */
-export const neutronProtocol = (protocol: Protocol): string | undefined => (protocol === 'any' ? undefined : protocol);
+const neutronProtocol = (protocol: Protocol): string | undefined => (protocol === 'any' ? undefined : protocol);
 
 // Neutron also accepts (and stores) IANA numbers; read them as the names the spec uses.
 const NUMBERED: Readonly<Record<string, Protocol>> = { '1': 'icmp', '6': 'tcp', '17': 'udp', '112': 'vrrp' };
@@ -73,7 +73,7 @@ export function ruleCreate(rule: SecurityGroupRule): Omit<SecurityGroupRuleCreat
   };
 }
 
-export interface RulePlan {
+interface RulePlan {
   /** Neutron rule ids to delete. */
   readonly remove: readonly string[];
   /** Spec rules to create, one per missing key. */

@@ -18,7 +18,7 @@ import { mergeUserData, type UserDataPart } from './user-data.ts';
 export const TRUSTED_USER_CA_KEYS_PATH = '/etc/ssh/trusted-user-ca-keys.pub';
 /** Upstream's in-guest names, kept so guests made by either look the same. */
 export const TRUSTED_USER_CA_SSHD_DROP_IN = '/etc/ssh/sshd_config.d/90-unikorn-trusted-user-ca.conf';
-export const SSH_CA_PART_NAME = 'unikorn-ssh-certificate-authority';
+const SSH_CA_PART_NAME = 'unikorn-ssh-certificate-authority';
 // Distributions name the unit ssh or sshd, and some have no systemd.
 const RELOAD_SSHD =
   'systemctl reload sshd || systemctl reload ssh || service ssh reload || service sshd reload || ' +
@@ -45,7 +45,7 @@ export function sshCertificateAuthorityPart(publicKey: string): UserDataPart {
   };
 }
 
-export interface SSHCreateInput {
+interface SSHCreateInput {
   readonly mode: SSHInjection;
   /** The named SSHCertificateAuthority's public key, when the server names one. */
   readonly certificateAuthorityPublicKey?: string | undefined;
@@ -53,7 +53,7 @@ export interface SSHCreateInput {
 }
 
 /** The create request's SSH-related fields: `key_name` (identityKeypair only) and the user data to send. */
-export type SSHCreateParameters =
+type SSHCreateParameters =
   | { readonly ok: true; readonly key_name?: string; readonly userData?: Uint8Array }
   | { readonly ok: false; readonly reason: string };
 

@@ -34,7 +34,7 @@ import {
 } from './nova-server.ts';
 
 export type ImageRow = 'R1' | 'R2' | 'R3' | 'R3′' | 'R3″' | 'R4' | 'R4′' | 'R4″';
-export type ImageAction = 'park' | 'yield' | 'done' | 'submit';
+type ImageAction = 'park' | 'yield' | 'done' | 'submit';
 
 /** The table as data: the condition each row tests and the one action it takes. */
 export const IMAGE_ROWS: Readonly<Record<ImageRow, { readonly condition: string; readonly action: ImageAction }>> = {

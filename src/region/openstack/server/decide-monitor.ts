@@ -77,7 +77,7 @@ export function ironicBuildPhase(provisionState: string): 'Queued' | 'Building' 
 
 export type ActiveRow = 'A1' | 'A2' | 'A3' | 'A4' | 'A5' | 'A6' | 'A7' | 'A8' | 'A9' | 'A10';
 
-export interface ActiveMapping {
+interface ActiveMapping {
   readonly row: ActiveRow;
   readonly reason: ActiveReason;
 }
@@ -111,7 +111,7 @@ export function mapServerActive(server: MonitoredServer, context: ActiveContext)
 
 export type HealthRow = 'H1' | 'H2' | 'H3' | 'H4' | 'H5';
 
-export interface HealthMapping {
+interface HealthMapping {
   readonly row: HealthRow;
   readonly condition: ConditionInput;
 }

@@ -13,7 +13,7 @@
  */
 import type { ResourceProvider, ResourceProviderFilter } from '../../../openstack/placement.ts';
 
-export interface PlacementPreflightConfig {
+interface PlacementPreflightConfig {
   readonly enabled?: boolean | undefined;
   readonly requiredTraits?: readonly string[] | undefined;
 }

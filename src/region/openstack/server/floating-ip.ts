@@ -12,7 +12,7 @@ import type { UserIdentity } from '../realised.ts';
 
 type Neutron = IdentityClient<'network'>;
 
-export function floatingIPsOf(client: Neutron, identity: UserIdentity, portID: string): Promise<neutron.FloatingIp[]> {
+function floatingIPsOf(client: Neutron, identity: UserIdentity, portID: string): Promise<neutron.FloatingIp[]> {
   return neutron.listFloatingIps(client, { port_id: portID, project_id: identity.projectID });
 }
 

@@ -21,7 +21,7 @@ import { deleteFloatingIPs } from './floating-ip.ts';
 import { findServerPort } from './port.ts';
 import type { UserIdentity } from '../realised.ts';
 
-export type PowerAction = 'start' | 'stop' | 'soft-reboot' | 'hard-reboot';
+type PowerAction = 'start' | 'stop' | 'soft-reboot' | 'hard-reboot';
 
 export async function powerServer(
   deps: ServerDeps,

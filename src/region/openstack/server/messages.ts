@@ -32,7 +32,7 @@ export const ERRORED_MESSAGE = 'server is in an error state';
 /** Shared by the monitor's rebuild mapping and the reconciler's accepted stamp, so the two writers never churn. */
 /** The Healthy message of a server the cloud no longer has (deleted out of band, or not yet created). */
 export const SERVER_NOT_FOUND_MESSAGE = 'the server was not found at the cloud provider';
-export const UNRECOGNISED_STATE_MESSAGE = 'server is in an unrecognised state';
+const UNRECOGNISED_STATE_MESSAGE = 'server is in an unrecognised state';
 
 /** Nova statuses are upper-case tokens; anything else is not echoed to a tenant. */
 export function degradedMessage(novaStatus: string): string {

@@ -15,13 +15,13 @@ import { serverMetadata, tagMetadataKey } from '../names.ts';
 export const NOVA_METADATA_KEY = /^[a-zA-Z0-9-_:. ]{1,255}$/;
 export const NOVA_METADATA_MAX_VALUE = 255;
 
-export interface DroppedTag {
+interface DroppedTag {
   /** The tag's name (user text; its value is not repeated here). */
   readonly name: string;
   readonly reason: 'key' | 'value';
 }
 
-export interface NovaServerMetadata {
+interface NovaServerMetadata {
   readonly metadata: Record<string, string>;
   /** User tags left out because Nova would refuse them. */
   readonly dropped: readonly DroppedTag[];

@@ -57,7 +57,7 @@ export function serverLaunched(server: Pick<NovaServerState, 'OS-SRV-USG:launche
   return typeof at === 'string' && at !== '';
 }
 
-export type HiddenServerField = 'OS-EXT-STS:task_state' | 'OS-SRV-USG:launched_at';
+type HiddenServerField = 'OS-EXT-STS:task_state' | 'OS-SRV-USG:launched_at';
 
 /** The policy-gated fields absent from this response (not null: absent), for an operator warning. */
 export function hiddenServerFields(server: NovaServerState): HiddenServerField[] {

@@ -58,7 +58,7 @@ export interface ObserveContext {
   readonly now: Date;
 }
 
-export interface Observation {
+interface Observation {
   /** The whole status to write, once, for this poll. */
   readonly status: ServerStatus;
   /** This poll is the transition into ERROR: fetch the fault by id, log it, never write it to status. */

@@ -22,7 +22,7 @@ import { pollServers } from './poll.ts';
 
 export type OpenstackServerProvider = ServerProvider & ServerConsole & ServerSnapshot;
 
-export interface ServerProviderDeps {
+interface ServerProviderDeps {
   /** Where the OpenstackIdentity records are kept (the region service's store). */
   readonly kube: Client;
   readonly clock: Clock;

@@ -16,7 +16,7 @@ export interface UserDataPart {
   readonly content: string;
 }
 
-export type MergeResult =
+type MergeResult =
   { readonly ok: true; readonly userData: Uint8Array } | { readonly ok: false; readonly reason: string };
 
 interface RawPart {

@@ -23,7 +23,7 @@ import type { As, IdentityCredentials, ProjectClients, RegionClientSet } from '.
 import type { RealisedIdentity } from '../realised.ts';
 
 /** How an interruption hits its request: the request runs and its answer is lost, or it is never sent. */
-export type Interruption = 'answer' | 'request';
+type Interruption = 'answer' | 'request';
 
 export interface Testbed {
   readonly cloud: TestCloud;

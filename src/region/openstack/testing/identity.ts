@@ -29,7 +29,7 @@ export const identityRecord = (fx: RegionFixture, id: string): Promise<Openstack
   fx.store.get<OpenstackIdentity>(openstackIdentityType, fx.namespace, id);
 
 /** Everything under the identity's names, listed as the cloud admin (keypairs from the emulator's own state). */
-export async function inventory(fx: RegionFixture, identity: IdentityInput) {
+async function inventory(fx: RegionFixture, identity: IdentityInput) {
   const admin = fx.adminIdentity();
   const name = identityName(identity.id);
   const projects = await listProjects(admin, { domainId: fx.credentials.domainID, name });

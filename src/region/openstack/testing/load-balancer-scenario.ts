@@ -31,7 +31,7 @@ export interface Scenario {
   close(): Promise<void>;
 }
 
-export interface InOctavia {
+interface InOctavia {
   readonly lbs: octavia.LoadBalancer[];
   readonly listeners: octavia.Listener[];
   readonly pools: octavia.Pool[];

@@ -14,7 +14,7 @@ import { testbed, type Testbed } from './clients.ts';
 import type { LoadBalancerDeps } from '../load-balancer/lifecycle.ts';
 import type { UserIdentity } from '../realised.ts';
 
-export const CONFIG: RegionOpenstack = { endpoint: 'unused', serviceAccountSecret: { namespace: 'x', name: 'y' } };
+const CONFIG: RegionOpenstack = { endpoint: 'unused', serviceAccountSecret: { namespace: 'x', name: 'y' } };
 
 export interface LbTestbed extends Testbed {
   deps(signal?: AbortSignal): LoadBalancerDeps;

@@ -35,12 +35,12 @@ import type { RegionCredentials } from '../principals.ts';
 import { CREDENTIAL_KEYS } from '../region-config.ts';
 
 /** Who made a request: the token's user and its scope (`domain:<id>`, `project:<id>` or `unscoped`). */
-export interface Caller {
+interface Caller {
   readonly userID: string;
   readonly scope: string;
 }
 
-export interface RecordedRequest {
+interface RecordedRequest {
   readonly method: string;
   readonly serviceType: string;
   readonly urlTemplate: string;
@@ -48,7 +48,7 @@ export interface RecordedRequest {
   readonly caller: Caller | undefined;
 }
 
-export class InterruptedError extends Error {
+class InterruptedError extends Error {
   constructor(n: number) {
     super(`interrupted after request ${String(n)}`);
     this.name = 'InterruptedError';
@@ -111,7 +111,7 @@ export interface RegionFixture {
   close(): Promise<void>;
 }
 
-export const FIXTURE_NAMESPACE = 'default';
+const FIXTURE_NAMESPACE = 'default';
 
 export type RegionAccount = 'configured' | 'admin';
 
@@ -206,7 +206,7 @@ async function adminAccount(
   return { authUrl: cloud.emulator.authUrl, domainID: domain.id, projectID: project.id, userID: user.id, password };
 }
 
-export function credentialsSecret(name: string, credentials: RegionCredentials): KubeObject {
+function credentialsSecret(name: string, credentials: RegionCredentials): KubeObject {
   const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
   return {
     apiVersion: 'v1',

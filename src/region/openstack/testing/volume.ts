@@ -20,7 +20,7 @@ import { testbed, type Testbed } from './clients.ts';
 import type { VolumeDeps } from '../volume/lifecycle.ts';
 import type { UserIdentity } from '../realised.ts';
 
-export const PASSWORD = 'identity-password';
+const PASSWORD = 'identity-password';
 
 export interface VolumeTestbed {
   readonly tb: Testbed;

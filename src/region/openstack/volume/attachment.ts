@@ -20,7 +20,7 @@ import { cinderOf, VolumeErroredDetail, type VolumeDeps } from './lifecycle.ts';
 import type { UserIdentity } from '../realised.ts';
 
 export type AttachServer = Pick<ServerInput, 'id' | 'name'>;
-export type AttachVolume = Pick<VolumeInput, 'id'>;
+type AttachVolume = Pick<VolumeInput, 'id'>;
 
 const attachment = { resource: ResourceKind.VolumeAttachment };
 

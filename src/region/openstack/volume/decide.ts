@@ -13,7 +13,7 @@ import type { Volume } from '../../../openstack/blockstorage.ts';
 export const VOLUME_ERRORED_MESSAGE = 'provider volume entered an error state';
 export const VOLUME_ERRORED_REASON = 'Errored';
 
-export const isErrorStatus = (status: string): boolean => status.startsWith('error');
+const isErrorStatus = (status: string): boolean => status.startsWith('error');
 
 /** Statuses a settled, existing volume can be in: created, and perhaps attached since. */
 const SETTLED: ReadonlySet<string> = new Set(['available', 'in-use']);
@@ -27,7 +27,7 @@ const DELETABLE: ReadonlySet<string> = new Set([
   'error_managing',
 ]);
 
-export type CreateRow =
+type CreateRow =
   | { readonly row: 'C1'; readonly action: 'create' }
   | { readonly row: 'C2'; readonly action: 'done' }
   | { readonly row: 'C3'; readonly action: 'errored' }
@@ -41,7 +41,7 @@ export function decideCreate(found: Pick<Volume, 'status'> | undefined): CreateR
   return { row: 'C4', action: 'yield' };
 }
 
-export type DeleteRow =
+type DeleteRow =
   | { readonly row: 'D1'; readonly action: 'done' }
   | { readonly row: 'D2'; readonly action: 'yield' }
   | { readonly row: 'D3'; readonly action: 'conflict' }
@@ -63,7 +63,7 @@ export function decideDelete(found: Pick<Volume, 'status' | 'attachments'> | und
   return { row: 'D6', action: 'yield' };
 }
 
-export type AttachRow =
+type AttachRow =
   | { readonly row: 'A1'; readonly action: 'done'; readonly device: string | undefined }
   | { readonly row: 'A2'; readonly action: 'conflict' }
   | { readonly row: 'A3'; readonly action: 'errored' }
@@ -85,7 +85,7 @@ export function decideAttach(volume: Pick<Volume, 'status' | 'attachments'>, ser
   return { row: 'A5', action: 'yield' };
 }
 
-export type DetachRow =
+type DetachRow =
   | { readonly row: 'X1'; readonly action: 'done' }
   | { readonly row: 'X2'; readonly action: 'yield' }
   | { readonly row: 'X3'; readonly action: 'detach' };

@@ -20,7 +20,7 @@ export interface VolumeDeps {
   readonly observe?: ((operation: string, row: string) => void) | undefined;
 }
 
-export type Cinder = IdentityClient<'block-storage'>;
+type Cinder = IdentityClient<'block-storage'>;
 
 export const cinderOf = (deps: Pick<VolumeDeps, 'clients'>, identity: UserIdentity): Cinder =>
   deps.clients.identity(identity.credentials).client('block-storage');
@@ -103,7 +103,7 @@ export async function deleteVolume(
 const NONE = { id: '', status: '' };
 
 /** Size and class straight from the spec; tags translated, linkage keys last and no legacy keys (names.ts). */
-export function volumeCreate(identity: RealisedIdentity, volume: VolumeInput): cinder.VolumeCreate {
+function volumeCreate(identity: RealisedIdentity, volume: VolumeInput): cinder.VolumeCreate {
   return {
     size: volume.sizeGiB,
     name: volumeName(volume.id),

@@ -14,7 +14,7 @@ import type { RegionContext } from '../registry.ts';
 import { attachVolume, detachVolume } from './attachment.ts';
 import { createVolume, deleteVolume, type VolumeDeps } from './lifecycle.ts';
 
-export interface VolumeProviderDeps {
+interface VolumeProviderDeps {
   /** Where OpenstackIdentity records are kept. */
   readonly kube: Client;
   readonly log?: Logger | undefined;
