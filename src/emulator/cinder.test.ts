@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createVolume, getVolume, listAttachments, type BlockStorageClient } from '../openstack/blockstorage.ts';
 import { Cinder } from './cinder.ts';
-import { testCloud, type TestCloud } from './testing/cloud.ts';
+import { cloudFixture, type CloudFixture } from './testing/cloud.ts';
 
 describe('Cinder emulation and its controls', () => {
-  let cloud: TestCloud;
+  let cloud: CloudFixture;
   let cinder: BlockStorageClient;
 
   before(async () => {
-    cloud = await testCloud();
+    cloud = await cloudFixture();
     cinder = (await cloud.projectSession('tenant', ['member'])).client('block-storage');
   });
   after(() => cloud.close());

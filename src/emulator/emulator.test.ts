@@ -7,12 +7,12 @@ import { Emulator } from './emulator.ts';
 import { isObject } from './json.ts';
 import type { ServiceModule } from './context.ts';
 import { novaFault } from './faults.ts';
-import { testCloud, type TestCloud } from './testing/cloud.ts';
+import { cloudFixture, type CloudFixture } from './testing/cloud.ts';
 
 describe('Emulator', () => {
-  let cloud: TestCloud;
+  let cloud: CloudFixture;
   before(async () => {
-    cloud = await testCloud();
+    cloud = await cloudFixture();
   });
   after(() => cloud.close());
 

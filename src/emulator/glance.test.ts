@@ -11,16 +11,16 @@ import {
   type ImageClient,
 } from '../openstack/image.ts';
 import { importOutcome } from './glance.ts';
-import { testCloud, type TestCloud } from './testing/cloud.ts';
+import { cloudFixture, type CloudFixture } from './testing/cloud.ts';
 
 describe('Glance emulation', () => {
-  let cloud: TestCloud;
+  let cloud: CloudFixture;
   let admin: ImageClient;
   let tenant: ImageClient;
   let stranger: ImageClient;
 
   before(async () => {
-    cloud = await testCloud();
+    cloud = await cloudFixture();
     const identity = cloud.admin.client('identity');
     const member = await findRoleByName(identity, 'member');
     const memberIn = async (name: string): Promise<ImageClient> => {

@@ -2,15 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { getNode, getNodeByInstanceUuid, type BaremetalClient } from '../openstack/baremetal.ts';
 import { NotFoundError } from '../openstack/errors.ts';
-import { testCloud, type TestCloud } from './testing/cloud.ts';
+import { cloudFixture, type CloudFixture } from './testing/cloud.ts';
 
 describe('Ironic emulation and its controls', () => {
-  let cloud: TestCloud;
+  let cloud: CloudFixture;
   let ironic: BaremetalClient;
   let uuid = '';
 
   before(async () => {
-    cloud = await testCloud();
+    cloud = await cloudFixture();
     ironic = cloud.admin.client('baremetal');
     const { body } = await ironic.request<{ uuid: string; provision_state: string }>({
       method: 'POST',

@@ -15,10 +15,10 @@ import {
   type User,
 } from '../openstack/identity.ts';
 import type { Session } from '../openstack/session.ts';
-import { testCloud, type TestCloud } from './testing/cloud.ts';
+import { cloudFixture, type CloudFixture } from './testing/cloud.ts';
 
 describe('Keystone emulation', () => {
-  let cloud: TestCloud;
+  let cloud: CloudFixture;
   let admin: IdentityClient;
   let project: Project;
   let other: Project;
@@ -26,7 +26,7 @@ describe('Keystone emulation', () => {
   let member: Session<'project'>;
 
   before(async () => {
-    cloud = await testCloud();
+    cloud = await cloudFixture();
     admin = cloud.admin.client('identity');
     project = await createProject(admin, { name: 'p1', domain_id: 'default' });
     other = await createProject(admin, { name: 'p2', domain_id: 'default' });

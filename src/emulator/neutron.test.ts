@@ -4,17 +4,17 @@ import { createServer, deleteServer, getServer, type ComputeClient } from '../op
 import { ConflictError, ForbiddenError } from '../openstack/errors.ts';
 import { createNetwork, createSubnet, listNetworks, listPorts, type NetworkClient } from '../openstack/network.ts';
 import { createImage } from '../openstack/image.ts';
-import { testCloud, type TestCloud } from './testing/cloud.ts';
+import { cloudFixture, type CloudFixture } from './testing/cloud.ts';
 
 describe('Neutron emulation', () => {
-  let cloud: TestCloud;
+  let cloud: CloudFixture;
   let neutron: NetworkClient;
   let compute: ComputeClient;
   let flavor = '';
   let image = '';
 
   before(async () => {
-    cloud = await testCloud();
+    cloud = await cloudFixture();
     const tenant = await cloud.projectSession('tenant', ['member']);
     neutron = tenant.client('network');
     compute = tenant.client('compute');

@@ -14,7 +14,7 @@ import { createImage } from '../openstack/image.ts';
 import type { ServiceModule } from './context.ts';
 import { defaultServices } from './emulator.ts';
 import { novaFault } from './faults.ts';
-import { testCloud, type TestCloud } from './testing/cloud.ts';
+import { cloudFixture, type CloudFixture } from './testing/cloud.ts';
 
 /** Stands in for Placement: every resource class and trait is on offer, so baremetal flavors schedule. */
 const generousPlacement: ServiceModule = {
@@ -29,14 +29,14 @@ const generousPlacement: ServiceModule = {
 };
 
 describe('Nova emulation', () => {
-  let cloud: TestCloud;
+  let cloud: CloudFixture;
   let compute: ComputeClient;
   let admin: ComputeClient;
   const flavors = { small: '', metal: '' };
   const images = { a: '', b: '' };
 
   before(async () => {
-    cloud = await testCloud({ services: [...defaultServices(), generousPlacement] });
+    cloud = await cloudFixture({ services: [...defaultServices(), generousPlacement] });
     admin = cloud.admin.client('compute');
     const identity = cloud.admin.client('identity');
     const p = await createProject(identity, { name: 'tenant', domain_id: 'default' });

@@ -8,14 +8,14 @@ import {
   listLoadBalancers,
   type LoadBalancerClient,
 } from '../openstack/loadbalancer.ts';
-import { testCloud, type TestCloud } from './testing/cloud.ts';
+import { cloudFixture, type CloudFixture } from './testing/cloud.ts';
 
 describe('Octavia emulation and its controls', () => {
-  let cloud: TestCloud;
+  let cloud: CloudFixture;
   let octavia: LoadBalancerClient;
 
   before(async () => {
-    cloud = await testCloud();
+    cloud = await cloudFixture();
     octavia = (await cloud.projectSession('lb', ['member', 'load-balancer_member'])).client('load-balancer');
   });
   after(() => cloud.close());

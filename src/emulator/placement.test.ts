@@ -4,14 +4,14 @@ import { createServer, getServer } from '../openstack/compute.ts';
 import { BadRequestError } from '../openstack/errors.ts';
 import { createImage } from '../openstack/image.ts';
 import { listResourceProviders, type PlacementClient } from '../openstack/placement.ts';
-import { testCloud, type TestCloud } from './testing/cloud.ts';
+import { cloudFixture, type CloudFixture } from './testing/cloud.ts';
 
 describe('Placement emulation', () => {
-  let cloud: TestCloud;
+  let cloud: CloudFixture;
   let placement: PlacementClient;
 
   before(async () => {
-    cloud = await testCloud();
+    cloud = await cloudFixture();
     placement = cloud.admin.client('placement');
   });
   after(() => cloud.close());

@@ -3,15 +3,15 @@ import { after, before, describe, it } from 'node:test';
 import { BadRequestError, UnauthorizedError } from '../../openstack/errors.ts';
 import { createApplicationCredential, type ApplicationCredentialCreate } from '../../openstack/identity.ts';
 import type { Session } from '../../openstack/session.ts';
-import { testCloud, type TestCloud } from '../testing/cloud.ts';
+import { cloudFixture, type CloudFixture } from '../testing/cloud.ts';
 
 describe('emulated Keystone: a client-supplied application credential secret', () => {
-  let cloud: TestCloud;
+  let cloud: CloudFixture;
   let member: Session<'project'>;
   let userId: string;
 
   before(async () => {
-    cloud = await testCloud();
+    cloud = await cloudFixture();
     member = await cloud.projectSession('appcred-secret', ['member']);
     userId = (await member.token()).user.id;
   });

@@ -3,15 +3,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BadRequestError } from '../../openstack/errors.ts';
 import * as octavia from '../../openstack/loadbalancer.ts';
-import { testCloud, type TestCloud } from '../testing/cloud.ts';
+import { cloudFixture, type CloudFixture } from '../testing/cloud.ts';
 
 describe('Octavia controls and protocol rules', () => {
-  let cloud: TestCloud;
+  let cloud: CloudFixture;
   let lbs: octavia.LoadBalancerClient;
   let serial = 0;
 
   before(async () => {
-    cloud = await testCloud();
+    cloud = await cloudFixture();
     lbs = (await cloud.projectSession('lb', ['member', 'load-balancer_member'])).client('load-balancer');
   });
   after(() => cloud.close());

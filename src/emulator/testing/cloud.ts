@@ -1,6 +1,7 @@
 /**
- * For the emulator's own tests: an emulator on a ManualClock and openregion client sessions against it, so
- * every effect is observed through the ordinary OpenStack APIs, deterministically.
+ * The root of the test fixtures: an emulator on a ManualClock and openregion client sessions against it, so every
+ * effect is observed through the ordinary OpenStack APIs, deterministically. The region's fixtures extend it
+ * (src/region/openstack/testing/), each adding what its layer needs, so a test reaches all of it in one hop.
  */
 import type { AuthMethod, ScopeKind, ScopeOf } from '../../openstack/auth.ts';
 import { createProject, createUser, ensureRole, grantRole } from '../../openstack/identity.ts';
@@ -9,7 +10,7 @@ import { Transport } from '../../openstack/transport.ts';
 import { ManualClock } from '../../util/clock.ts';
 import { Emulator, type EmulatorOptions } from '../emulator.ts';
 
-export interface TestCloud {
+export interface CloudFixture {
   readonly emulator: Emulator;
   readonly clock: ManualClock;
   /** admin in project admin. */
@@ -25,7 +26,7 @@ export interface TestCloud {
   close(): Promise<void>;
 }
 
-export async function testCloud(options: Omit<EmulatorOptions, 'clock'> = {}): Promise<TestCloud> {
+export async function cloudFixture(options: Omit<EmulatorOptions, 'clock'> = {}): Promise<CloudFixture> {
   const clock = new ManualClock();
   const emulator = await Emulator.start({ ...options, clock });
   // No retries: a test sees each answer exactly as the emulator gave it.

@@ -12,15 +12,15 @@ import { CONDITION_DELIVERY_READY, PUSH_HASH_ANNOTATION, PUSH_SYNCED_BEFORE_ANNO
 import { secretValue } from './children.ts';
 import { deliverCredentials } from './delivery.ts';
 import { passContext } from './pass-context.ts';
-import { CP, CP_NS, failing, harness, NAME, NS, TARGET, type Harness } from './testing/fixture.ts';
+import { CP, CP_NS, failing, userFixture, NAME, NS, TARGET, type UserFixture } from './testing/fixture.ts';
 
 const PUBLISHED = { services: { keystone: { publicEndpoint: 'https://ks.example/v3' } } };
-const delivery = (h: Harness) => h.condition(CONDITION_DELIVERY_READY);
-const delivered = (h: Harness) => h.orderClient.get<KubeObject>(builtin.secret, NS, `${NAME}-credentials`);
-const push = (h: Harness) => h.management.get<PushSecret>(pushSecretType, CP_NS, h.names.backup);
+const delivery = (h: UserFixture) => h.condition(CONDITION_DELIVERY_READY);
+const delivered = (h: UserFixture) => h.orderClient.get<KubeObject>(builtin.secret, NS, `${NAME}-credentials`);
+const push = (h: UserFixture) => h.management.get<PushSecret>(pushSecretType, CP_NS, h.names.backup);
 
 /** Passes until the backup is the only thing missing. */
-async function untilBackup(h: Harness): Promise<void> {
+async function untilBackup(h: UserFixture): Promise<void> {
   for (let i = 0; i < 6 && (await delivery(h))?.reason !== 'BackupNotSynced'; i++) {
     await h.pass();
     await h.korc();
@@ -29,7 +29,7 @@ async function untilBackup(h: Harness): Promise<void> {
 
 describe('Credential delivery', () => {
   it('KeystoneNotPublished: off Keystone\u2019s cluster without a published endpoint nothing is written', async () => {
-    const h = harness({ cluster: TARGET });
+    const h = userFixture({ cluster: TARGET });
     await h.seedAll();
     await untilBackup(h);
     await h.pass();
@@ -40,7 +40,7 @@ describe('Credential delivery', () => {
   });
 
   it('the source Secret and the PushSecret to the namespace\u2019s own store, with deletionPolicy Delete', async () => {
-    const h = harness({ cluster: TARGET });
+    const h = userFixture({ cluster: TARGET });
     await h.seedAll({}, PUBLISHED);
     await untilBackup(h);
     const source = await h.secret(h.names.source);
@@ -63,7 +63,7 @@ describe('Credential delivery', () => {
   });
 
   it('Delivered: the Secret beside the order, controlled by it, with the clouds.yaml and the password', async () => {
-    const h = harness({ cluster: TARGET });
+    const h = userFixture({ cluster: TARGET });
     await h.seedAll({ userName: 'svc-wf' }, PUBLISHED);
     await h.converge();
     const c = await delivery(h);
@@ -98,7 +98,7 @@ describe('Credential delivery', () => {
   });
 
   it('BackupNotSynced after a new password until ESO pushed it, though Ready still reads True', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll();
     await h.converge();
     const before = await push(h);
@@ -132,7 +132,7 @@ describe('Credential delivery', () => {
   });
 
   it('DeliveryRefused: a live Secret of that name the order does not control is left untouched', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll();
     await h.orderClient.create(builtin.secret, {
       apiVersion: 'v1',
@@ -151,7 +151,7 @@ describe('Credential delivery', () => {
   });
 
   it('the apply is the repair: an edited key is rewritten, a deleted Secret comes back, a foreign key stays', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll();
     await h.converge();
     const secret = await delivered(h);
@@ -168,7 +168,7 @@ describe('Credential delivery', () => {
 
   it('DeliveryError: a failed apply on the order\u2019s cluster is reported and retried', async () => {
     let refuse = false;
-    const h = harness({
+    const h = userFixture({
       cluster: TARGET,
       wrap: (c, client) =>
         c === TARGET
@@ -193,7 +193,7 @@ describe('Credential delivery', () => {
 
   it('PushSecretReadErrorIsReported: DeliveryError, and the pass fails for a retry', async () => {
     let refuse = false;
-    const h = harness({
+    const h = userFixture({
       wrap: (c, client) =>
         c === ''
           ? failing(
@@ -214,7 +214,7 @@ describe('Credential delivery', () => {
   });
 
   it('WaitingForServiceAccounts while the password of the generation is not there', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll();
     await h.converge();
     const order = await h.order();

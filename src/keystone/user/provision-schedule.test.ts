@@ -4,17 +4,17 @@ import { keystoneUserType, type KeystoneUser } from '../apis/keystoneuser.ts';
 import { korcUserType, type KorcUser } from '../apis/korc.ts';
 import { keystoneApplicationCredentialType } from '../apis/orders.ts';
 import { CONDITION_USER_READY } from './constants.ts';
-import { CP_NS, harness, NAME, NS, type Harness } from './testing/fixture.ts';
+import { CP_NS, userFixture, NAME, NS, type UserFixture } from './testing/fixture.ts';
 
 const HOUR = 3_600_000;
-const userReady = (h: Harness) => h.condition(CONDITION_USER_READY);
-const managedUser = (h: Harness) => h.management.get<KorcUser>(korcUserType, CP_NS, h.names.user);
+const userReady = (h: UserFixture) => h.condition(CONDITION_USER_READY);
+const managedUser = (h: UserFixture) => h.management.get<KorcUser>(korcUserType, CP_NS, h.names.user);
 
-async function edit(h: Harness, change: (o: KeystoneUser) => KeystoneUser): Promise<void> {
+async function edit(h: UserFixture, change: (o: KeystoneUser) => KeystoneUser): Promise<void> {
   await h.orderClient.update(keystoneUserType, change(await h.order()));
 }
 
-async function credentialOrder(h: Harness, name: string, deleting: boolean): Promise<void> {
+async function credentialOrder(h: UserFixture, name: string, deleting: boolean): Promise<void> {
   await h.orderClient.create(keystoneApplicationCredentialType, {
     apiVersion: 'c5c3.io/v1alpha1',
     kind: 'KeystoneApplicationCredential',
@@ -25,7 +25,7 @@ async function credentialOrder(h: Harness, name: string, deleting: boolean): Pro
 
 describe('The password schedule, the hold and the anchor', () => {
   it('the schedule rotates once due; the credential orders are listed only then', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll({ rotation: { interval: '1h' } });
     assert.equal((await h.converge()).requeueAfterMs, HOUR);
     h.fakes.management.calls.length = 0;
@@ -44,7 +44,7 @@ describe('The password schedule, the hold and the anchor', () => {
   });
 
   it('a due rotation is held while an application credential order of the user is being deleted', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll({ rotation: { interval: '1h' } });
     await h.converge();
     await credentialOrder(h, 'ci-token', true);
@@ -65,7 +65,7 @@ describe('The password schedule, the hold and the anchor', () => {
   });
 
   it('interval 0s turns the schedule off: no rotation and no nextPasswordRotation', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll({ rotation: { interval: '0s' } });
     await h.converge();
     h.clock.advance(10_000 * HOUR);
@@ -75,7 +75,7 @@ describe('The password schedule, the hold and the anchor', () => {
   });
 
   it('turning the schedule off drops nextPasswordRotation', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll({ rotation: { interval: '1h' } });
     await h.converge();
     assert.equal((await h.order()).status?.nextPasswordRotation, '2026-06-01T01:00:00Z');
@@ -87,7 +87,7 @@ describe('The password schedule, the hold and the anchor', () => {
   });
 
   it('the anchor: an order from before the schedule gets a time recorded, and no rotation at once', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll();
     await h.converge();
     await edit(h, (o) => {
@@ -103,7 +103,7 @@ describe('The password schedule, the hold and the anchor', () => {
   });
 
   it('a rotation whose first status write was lost does not start another one', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll({ rotation: { interval: '1h' } });
     await h.converge();
     const before = await h.order();

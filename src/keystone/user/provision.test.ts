@@ -6,19 +6,19 @@ import { keystoneUserType, type KeystoneUser } from '../apis/keystoneuser.ts';
 import { korcUserType, type KorcUser } from '../apis/korc.ts';
 import { CONDITION_USER_READY, PASSWORD_GENERATION_ANNOTATION, UNLATCHED_AT_ANNOTATION } from './constants.ts';
 import { secretValue } from './children.ts';
-import { CP_NS, failing, harness, korcTerminal, NAME, type Harness } from './testing/fixture.ts';
+import { CP_NS, failing, userFixture, korcTerminal, NAME, type UserFixture } from './testing/fixture.ts';
 
-const userReady = (h: Harness) => h.condition(CONDITION_USER_READY);
-const managedUser = (h: Harness) => h.management.get<KorcUser>(korcUserType, CP_NS, h.names.user);
+const userReady = (h: UserFixture) => h.condition(CONDITION_USER_READY);
+const managedUser = (h: UserFixture) => h.management.get<KorcUser>(korcUserType, CP_NS, h.names.user);
 
-async function edit(h: Harness, change: (o: KeystoneUser) => KeystoneUser): Promise<void> {
+async function edit(h: UserFixture, change: (o: KeystoneUser) => KeystoneUser): Promise<void> {
   await h.orderClient.update(keystoneUserType, change(await h.order()));
 }
 
 describe('User provisioning', () => {
   for (const userName of ['admin', 'ADMIN', ' Glance ', 'nóva', 'neutron-nova', 'hypervisor-operator']) {
     it(`a reserved name folds to a ServiceAccountCollision and is never provisioned: ${JSON.stringify(userName)}`, async () => {
-      const h = harness();
+      const h = userFixture();
       await h.seedAll({ userName });
       await h.pass();
       assert.deepEqual(await h.pass(), { requeueAfterMs: 600_000 });
@@ -30,7 +30,7 @@ describe('User provisioning', () => {
   }
 
   it('the admin user name comes from the ControlPlane', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll({ userName: 'Root' }, { korc: { adminCredential: { userName: 'root' } } });
     await h.pass();
     await h.pass();
@@ -38,7 +38,7 @@ describe('User provisioning', () => {
   });
 
   it('SecretStoreNotReady: without a ready store nothing is created', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedControlPlane();
     await h.seedStore(false);
     await h.seedOrder();
@@ -49,7 +49,7 @@ describe('User provisioning', () => {
   });
 
   it('an existing Keystone user is a collision and is never taken over', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll();
     h.keystoneUsers.add(NAME);
     await h.pass();
@@ -66,7 +66,7 @@ describe('User provisioning', () => {
   });
 
   it('once the probe finds nothing it is dropped, and the managed User is created in the admin domain', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll({ userName: 'svc-workflow' });
     await h.pass();
     await h.pass();
@@ -90,7 +90,7 @@ describe('User provisioning', () => {
   });
 
   it('UserProvisioned once K-ORC applied the password; status carries the id and the generation', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll({ rotation: { interval: '720h' } });
     await h.converge();
     const order = await h.order();
@@ -104,7 +104,7 @@ describe('User provisioning', () => {
   });
 
   it('raising passwordGeneration points the User at a new Secret; the old one goes once K-ORC applied it', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll();
     await h.converge();
     const first = secretValue(await h.secret(h.names.password(1)), 'password');
@@ -125,7 +125,7 @@ describe('User provisioning', () => {
   });
 
   it('a stored zero reads as 1', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll({ passwordGeneration: 0 });
     await h.converge();
     assert.equal((await h.order()).status?.passwordGeneration, 1);
@@ -133,7 +133,7 @@ describe('User provisioning', () => {
 
   it('a latched transport error is cleared so K-ORC retries; a failed clear is TransportErrorRetryFailed', async () => {
     let refuse = false;
-    const h = harness({
+    const h = userFixture({
       wrap: (c, client) =>
         c === ''
           ? failing(
@@ -172,7 +172,7 @@ describe('User provisioning', () => {
   });
 
   it('a terminal K-ORC error is ServiceAccountsFailed', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll();
     await h.converge();
     const user = await managedUser(h);
@@ -187,7 +187,7 @@ describe('User provisioning', () => {
   });
 
   it('a live User of the managed name that the order did not create is refused, untouched (ServiceAccountError)', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll();
     await h.fakes.management.create(korcUserType, {
       apiVersion: 'openstack.k-orc.cloud/v1alpha1',

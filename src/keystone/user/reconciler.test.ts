@@ -8,24 +8,24 @@ import { keystoneUserType, type KeystoneUser } from '../apis/keystoneuser.ts';
 import { korcUserType } from '../apis/korc.ts';
 import { CONDITION_DELIVERY_READY, CONDITION_USER_READY, KEYSTONE_USER_FINALIZER } from './constants.ts';
 import { NOT_PROVISIONED_MESSAGE } from './reconciler.ts';
-import { CP, CP_NS, failing, harness, NAME, NS, TARGET } from './testing/fixture.ts';
+import { CP, CP_NS, failing, userFixture, NAME, NS, TARGET } from './testing/fixture.ts';
 
-const both = async (h: ReturnType<typeof harness>) =>
+const both = async (h: ReturnType<typeof userFixture>) =>
   [await h.condition(CONDITION_USER_READY), await h.condition(CONDITION_DELIVERY_READY)].map((c) => c?.reason);
 
 describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
   it('MissingOrderIsNotAnError', async () => {
-    const h = harness();
+    const h = userFixture();
     assert.deepEqual(await h.pass(), {});
   });
 
   it('UnresolvableClusterIsSkipped: a deregistered cluster ends the pass without an error', async () => {
-    const h = harness();
+    const h = userFixture();
     assert.deepEqual(await h.pass(NAME, 'gone-cluster'), {});
   });
 
   it('InstallsTheFinalizerOnceAssigned: the finalizer pass requeues, writes no conditions and creates no children', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll();
     assert.deepEqual(await h.pass(), { requeueAfterMs: 1000 });
     const order = await h.order();
@@ -35,7 +35,7 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
   });
 
   it('NoFinalizerOnAnOrderThatIsNotServed', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedControlPlane({ namespaceAssignments: [{ namespace: 'other' }] });
     await h.seedOrder();
     assert.deepEqual(await h.pass(), { requeueAfterMs: 60_000 });
@@ -47,7 +47,7 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
   it('OverlongClusterNameIsRefused before the ControlPlane is read', async () => {
     const long = 'c'.repeat(64);
     let reads = 0;
-    const h = harness({
+    const h = userFixture({
       cluster: TARGET,
       wrap: (c, client) =>
         c === '' ? failing(client, 'get', 'controlplanes', () => new Error(String(++reads))) : client,
@@ -67,7 +67,7 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
     ['the same namespace on another target', TARGET, [{ namespace: NS, targetClusterRef: { name: 'edge-2' } }]],
   ] as const) {
     it(`NamespaceNotAssigned: ${what}`, async () => {
-      const h = harness({ cluster });
+      const h = userFixture({ cluster });
       await h.seedControlPlane({ namespaceAssignments: [...assignments] });
       await h.seedOrder();
       assert.deepEqual(await h.pass(), { requeueAfterMs: 60_000 });
@@ -79,7 +79,7 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
   }
 
   it('TargetClusterEntryAdmitsTheOrder: the probe is created on management with the cluster label', async () => {
-    const h = harness({ cluster: TARGET });
+    const h = userFixture({ cluster: TARGET });
     await h.seedAll();
     await h.pass();
     await h.pass();
@@ -91,7 +91,7 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
   });
 
   it('WithdrawnAssignmentFreezes: nothing is deleted or repaired, and the status keeps secretName', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll();
     await h.converge();
     const cp = await h.management.get<ControlPlane>(controlPlaneType, CP_NS, CP);
@@ -108,7 +108,7 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
   });
 
   it('ControlPlaneNotFound on the management cluster, deferred 10 s', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedOrder();
     assert.deepEqual(await h.pass(), { requeueAfterMs: 10_000 });
     const c = await h.condition(CONDITION_USER_READY);
@@ -117,10 +117,10 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
   });
 
   it('MissingControlPlaneOnATargetReadsAsNotAssigned, with the message an unassigned order gets', async () => {
-    const missing = harness({ cluster: TARGET });
+    const missing = userFixture({ cluster: TARGET });
     await missing.seedOrder();
     assert.deepEqual(await missing.pass(), { requeueAfterMs: 60_000 });
-    const unassigned = harness({ cluster: TARGET });
+    const unassigned = userFixture({ cluster: TARGET });
     await unassigned.seedControlPlane({ namespaceAssignments: [] });
     await unassigned.seedOrder();
     await unassigned.pass();
@@ -131,7 +131,7 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
   });
 
   it('WaitsForAdminCredential past the finalizer', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedControlPlane({}, false);
     await h.seedStore();
     await h.seedOrder();
@@ -141,7 +141,7 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
   });
 
   it('ControlPlaneReadErrorIsWrapped, and no condition is written', async () => {
-    const h = harness({
+    const h = userFixture({
       wrap: (c, client) =>
         c === '' ? failing(client, 'get', 'controlplanes', () => new InternalError('etcd down')) : client,
     });
@@ -151,7 +151,7 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
   });
 
   it('while the user is not provisioned, DeliveryReady waits and nothing is delivered', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll();
     await h.pass();
     await h.pass();
@@ -162,7 +162,7 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
   });
 
   it('a converged order on the management cluster waits for its password timer', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll({ rotation: { interval: '720h' } });
     const result = await h.converge();
     assert.equal(result.requeueAfterMs, 720 * 3_600_000);
@@ -173,13 +173,13 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
   });
 
   it('a converged order with the schedule off waits for an event only', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll({ rotation: { interval: '0s' } });
     assert.deepEqual(await h.converge(), {});
   });
 
   it('RefusalComesBackOnTheRefresh: an order on a target comes back after 10 minutes at the latest', async () => {
-    const h = harness({ cluster: TARGET });
+    const h = userFixture({ cluster: TARGET });
     await h.seedAll(
       { rotation: { interval: '720h' } },
       { services: { keystone: { publicEndpoint: 'https://ks.example/v3' } } },
@@ -188,7 +188,7 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
   });
 
   it('a pass that changes nothing writes nothing', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll({ rotation: { interval: '720h' } });
     await h.converge();
     const version = (await h.order()).metadata.resourceVersion;
@@ -198,7 +198,7 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
 
   it('a status write that fails fails the pass', async () => {
     let fail = false;
-    const h = harness({
+    const h = userFixture({
       wrap: (c, client) =>
         c === ''
           ? failing(
@@ -217,7 +217,7 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
   });
 
   it('the order is read and written through its own cluster', async () => {
-    const h = harness({ cluster: TARGET });
+    const h = userFixture({ cluster: TARGET });
     await h.seedAll({}, { services: { keystone: { publicEndpoint: 'https://ks.example/v3' } } });
     await h.converge();
     await assert.rejects(h.management.get<KeystoneUser>(keystoneUserType, NS, NAME));
@@ -225,7 +225,7 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
   });
 
   it('every pass names the row each step took', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll();
     await h.converge();
     assert.deepEqual(h.rows, [

@@ -29,7 +29,7 @@ import {
   keystoneUserReferenceRequests,
   registerKeystoneUserController,
 } from './register.ts';
-import { harness, NAME, NS, TARGET } from './testing/fixture.ts';
+import { userFixture, NAME, NS, TARGET } from './testing/fixture.ts';
 
 const order = (spec: unknown, namespace = 'tenant-a'): KubeObject => ({
   apiVersion: 'c5c3.io/v1alpha1',
@@ -161,7 +161,7 @@ describe('Metrics instrumentation', () => {
   });
 
   it('a full pass observes both steps\u2019 durations, and records no Events on either cluster', async () => {
-    const h = harness({ cluster: TARGET });
+    const h = userFixture({ cluster: TARGET });
     await h.seedAll({}, { services: { keystone: { publicEndpoint: 'https://ks.example/v3' } } });
     await h.converge();
     const durations = await h.registry.getSingleMetric('c5c3_operator_reconcile_duration_seconds')?.get();

@@ -9,7 +9,7 @@ import { korcUserType } from '../apis/korc.ts';
 import { keystoneApplicationCredentialType, keystoneRoleAssignmentType } from '../apis/orders.ts';
 import { childLabels } from '../order/names.ts';
 import { CONDITION_USER_READY, KEYSTONE_USER_FINALIZER } from './constants.ts';
-import { CP, CP_NS, failing, harness, NAME, NS, TARGET, type Harness } from './testing/fixture.ts';
+import { CP, CP_NS, failing, userFixture, NAME, NS, TARGET, type UserFixture } from './testing/fixture.ts';
 
 const PUBLISHED = { services: { keystone: { publicEndpoint: 'https://ks.example/v3' } } };
 
@@ -31,7 +31,7 @@ function recording(log: string[]) {
   });
 }
 
-async function startDeleting(h: Harness): Promise<void> {
+async function startDeleting(h: UserFixture): Promise<void> {
   const order = await h.order();
   await h.orderClient.update(keystoneUserType, {
     ...order,
@@ -39,7 +39,7 @@ async function startDeleting(h: Harness): Promise<void> {
   });
 }
 
-async function reference(h: Harness, type: ResourceType, name: string): Promise<void> {
+async function reference(h: UserFixture, type: ResourceType, name: string): Promise<void> {
   await h.orderClient.create(type, {
     apiVersion: 'c5c3.io/v1alpha1',
     kind: type.kind,
@@ -48,12 +48,12 @@ async function reference(h: Harness, type: ResourceType, name: string): Promise<
   });
 }
 
-const finalizers = async (h: Harness) => (await h.order()).metadata.finalizers ?? [];
+const finalizers = async (h: UserFixture) => (await h.order()).metadata.finalizers ?? [];
 
 describe('Deletion and teardown', () => {
   it('DeleteRemovesChildrenThenReleasesTheFinalizer, in the seed\u2019s order', async () => {
     const log: string[] = [];
-    const h = harness({ cluster: TARGET, wrap: recording(log) });
+    const h = userFixture({ cluster: TARGET, wrap: recording(log) });
     await h.seedAll({}, PUBLISHED);
     await h.converge();
     const order = await h.order();
@@ -84,7 +84,7 @@ describe('Deletion and teardown', () => {
 
   it('DeleteFailsOpenWithoutTheControlPlane: the finalizer goes at once, errors and all', async () => {
     let refuse = false;
-    const h = harness({
+    const h = userFixture({
       wrap: (c, client) =>
         c === ''
           ? failing(
@@ -108,7 +108,7 @@ describe('Deletion and teardown', () => {
 
   it('TeardownFailures: with the ControlPlane present a failed delete fails the pass and keeps the finalizer', async () => {
     let refuse = false;
-    const h = harness({
+    const h = userFixture({
       wrap: (c, client) =>
         c === ''
           ? failing(
@@ -129,7 +129,7 @@ describe('Deletion and teardown', () => {
   });
 
   it('DeleteOfAFrozenOrderTearsDown: the teardown never consults the assignment', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll();
     await h.converge();
     const cp = await h.management.get<ControlPlane>(controlPlaneType, CP_NS, CP);
@@ -142,7 +142,7 @@ describe('Deletion and teardown', () => {
   });
 
   it('SweepLeavesForeignObjectsAlone: labels without the prefix, the prefix without labels', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll();
     await h.converge();
     const secret = (name: string, labels?: Record<string, string>) =>
@@ -170,7 +170,7 @@ describe('Deletion and teardown', () => {
     [keystoneApplicationCredentialType, 'ReferencedByApplicationCredentials'],
   ] as const) {
     it(`the teardown holds with ${reason}, read through the order\u2019s cluster`, async () => {
-      const h = harness({ cluster: TARGET });
+      const h = userFixture({ cluster: TARGET });
       await h.seedAll({}, PUBLISHED);
       await h.converge();
       await reference(h, type, 'reader');
@@ -192,7 +192,7 @@ describe('Deletion and teardown', () => {
   }
 
   it('an order without the finalizer has nothing to tear down', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedOrder();
     await startDeleting(h);
     assert.deepEqual(await h.pass(), {});

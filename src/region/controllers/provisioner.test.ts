@@ -28,13 +28,13 @@ import { FINALIZER, ProviderRetryError, reconcileProvisioned } from './provision
 import {
   FakeIdentityProvider,
   NAMESPACE,
-  capturedLogger,
   identityObject,
   lookupOf,
   openRegionStore,
   ownerLabels,
   passContext,
 } from './testing/fakes.ts';
+import { capturedLogger } from '../../runtime/testing/logger.ts';
 
 const RAW = 'Quota exceeded for resource project: Requested 1, but already used 10 of 10 (req-3f2a)';
 

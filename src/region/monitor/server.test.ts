@@ -10,17 +10,17 @@ import { findCondition } from '../../kube/conditions.ts';
 import { ensureRole, grantRole } from '../../openstack/identity.ts';
 import { ManualScheduler } from '../../runtime/scheduler.ts';
 import { serverType, type Server } from '../apis/server.ts';
-import { capturedLogger } from '../controllers/testing/fakes.ts';
 import { serverProviderFor } from '../openstack/server/provider.ts';
-import { serverWorld, storeAvailableIdentity, type ServerWorld } from '../openstack/testing/server.ts';
+import { serverFixture, storeAvailableIdentity, type ServerFixture } from '../openstack/testing/server.ts';
 import type { ServerInput } from '../provider/inputs.ts';
 import { ServerMonitor } from './server.ts';
+import { capturedLogger } from '../../runtime/testing/logger.ts';
 
-let w: ServerWorld;
+let w: ServerFixture;
 const ctx = { signal: new AbortController().signal };
 
 before(async () => {
-  w = await serverWorld();
+  w = await serverFixture();
   await storeAvailableIdentity(w);
 });
 after(async () => {
@@ -31,34 +31,34 @@ async function boot(input: ServerInput): Promise<void> {
   const provider = await w.provider();
   await provider.createServer(ctx, w.identity, input);
   w.advance(1000);
-  await w.fx.store.create(serverType, w.serverObject(input));
+  await w.store.create(serverType, w.serverObject(input));
 }
 
 function monitor(
   log = capturedLogger().log,
-  config?: (c: Awaited<ReturnType<ServerWorld['region']>>['config']) => object,
+  config?: (c: Awaited<ReturnType<ServerFixture['context']>>['config']) => object,
 ) {
   return new ServerMonitor({
-    client: w.fx.store,
-    namespace: w.fx.namespace,
+    client: w.store,
+    namespace: w.namespace,
     lookup: async () => {
-      const region = await w.region();
+      const region = await w.context();
       const adjusted =
         config === undefined ? region : { ...region, config: { ...region.config, ...config(region.config) } };
-      return serverProviderFor(adjusted, { kube: w.fx.store, clock: w.fx.cloud.clock, log });
+      return serverProviderFor(adjusted, { kube: w.store, clock: w.clock, log });
     },
-    scheduler: new ManualScheduler(w.fx.cloud.clock),
+    scheduler: new ManualScheduler(w.clock),
     log,
   });
 }
 
-const get = (input: ServerInput) => w.fx.store.get<Server>(serverType, w.fx.namespace, input.id);
+const get = (input: ServerInput) => w.store.get<Server>(serverType, w.namespace, input.id);
 const reason = async (input: ServerInput, type: string) =>
   findCondition((await get(input)).status?.conditions, type)?.reason;
 
 /** Requests since `from`, as `METHOD service path`, token requests left out. */
 const since = (from: number) =>
-  w.fx.transport.requests
+  w.transport.requests
     .slice(from)
     .filter((r) => r.caller !== undefined)
     .map((r) => `${r.method} ${r.serviceType} ${r.urlTemplate}`);
@@ -68,7 +68,7 @@ describe('ServerMonitor', () => {
     const inputs = [w.input(), w.input(), w.input()];
     for (const input of inputs) await boot(input);
     const m = monitor();
-    const from = w.fx.transport.requests.length;
+    const from = w.transport.requests.length;
     const first = await m.poll();
     assert.deepEqual(since(from), ['GET compute /servers/detail']);
     assert.deepEqual(first, { servers: 3, identities: 1, writes: 3, failures: 0 });
@@ -77,7 +77,7 @@ describe('ServerMonitor', () => {
       assert.equal(await reason(input, 'Healthy'), 'Healthy');
       assert.equal((await get(input)).status?.observed?.image, w.images.a);
     }
-    const again = w.fx.transport.requests.length;
+    const again = w.transport.requests.length;
     assert.deepEqual(await m.poll(), { servers: 3, identities: 1, writes: 0, failures: 0 }, 'nothing changed');
     assert.deepEqual(since(again), ['GET compute /servers/detail']);
   });
@@ -89,8 +89,8 @@ describe('ServerMonitor', () => {
     const m = monitor(log);
     await m.poll();
     const [nova] = await w.novaServers(input.name);
-    w.fx.cloud.emulator.nova.controls.putInError(nova?.id ?? '', 'disk controller on fire');
-    const from = w.fx.transport.requests.length;
+    w.emulator.nova.controls.putInError(nova?.id ?? '', 'disk controller on fire');
+    const from = w.transport.requests.length;
     await m.poll();
     assert.deepEqual(since(from), ['GET compute /servers/detail', 'GET compute /servers/{server_id}']);
     const server = await get(input);
@@ -101,7 +101,7 @@ describe('ServerMonitor', () => {
       lines.some((l) => l.includes('disk controller on fire')),
       'the fault is in the log',
     );
-    const later = w.fx.transport.requests.length;
+    const later = w.transport.requests.length;
     await m.poll();
     assert.deepEqual(since(later), ['GET compute /servers/detail'], 'an already-errored server costs nothing more');
   });
@@ -110,38 +110,35 @@ describe('ServerMonitor', () => {
     const input = w.input();
     const provider = await w.provider();
     await provider.createServer(ctx, w.identity, input);
-    await w.fx.store.create(serverType, w.serverObject(input));
+    await w.store.create(serverType, w.serverObject(input));
     const baremetal = () => ({ compute: { flavors: { metadata: [{ id: w.flavorID, baremetal: true }] } } });
-    const from = w.fx.transport.requests.length;
+    const from = w.transport.requests.length;
     await monitor(undefined, baremetal).poll();
-    const ironic = w.fx.transport.requests.slice(from).filter((r) => r.serviceType === 'baremetal' && r.caller);
+    const ironic = w.transport.requests.slice(from).filter((r) => r.serviceType === 'baremetal' && r.caller);
     assert.deepEqual(
       ironic.map((r) => [r.urlTemplate, r.caller?.userID, r.caller?.scope]),
-      [['/nodes', w.fx.credentials.userID, `project:${w.projectID}`]],
+      [['/nodes', w.credentials.userID, `project:${w.projectID}`]],
     );
     assert.equal(await reason(input, 'Active'), 'Queued', 'no node for the instance yet: waiting on hardware');
 
     // Node visibility is policy-gated: a deployment grants the region account an Ironic reader role (seed).
-    const keystone = w.fx.cloud.admin.client('identity');
+    const keystone = w.admin.client('identity');
     const roleId = await ensureRole(keystone, 'baremetal_observer');
-    await grantRole(keystone, { userId: w.fx.credentials.userID, projectId: w.projectID, roleId });
-    const registry = await w.fx.registry(); // fresh sessions: the cached privileged token predates the grant
+    await grantRole(keystone, { userId: w.credentials.userID, projectId: w.projectID, roleId });
+    const registry = await w.registry(); // fresh sessions: the cached privileged token predates the grant
     const granted = (regionLog = capturedLogger().log) =>
       new ServerMonitor({
-        client: w.fx.store,
-        namespace: w.fx.namespace,
+        client: w.store,
+        namespace: w.namespace,
         lookup: async () => {
           const region = await registry.lookup(w.identity.regionID);
           const config = { ...region.config, ...baremetal() };
-          return serverProviderFor(
-            { ...region, config },
-            { kube: w.fx.store, clock: w.fx.cloud.clock, log: regionLog },
-          );
+          return serverProviderFor({ ...region, config }, { kube: w.store, clock: w.clock, log: regionLog });
         },
-        scheduler: new ManualScheduler(w.fx.cloud.clock),
+        scheduler: new ManualScheduler(w.clock),
         log: regionLog,
       });
-    const ironicAdmin = w.fx.cloud.admin.client('baremetal');
+    const ironicAdmin = w.admin.client('baremetal');
     const { body: node } = await ironicAdmin.request<{ uuid: string }>({
       method: 'POST',
       path: '/nodes',
@@ -159,20 +156,20 @@ describe('ServerMonitor', () => {
       ['deploying', 'Building'],
       ['deploy failed', 'Building'],
     ] as const) {
-      await w.fx.cloud.control('POST', `/ironic/nodes/${node.uuid}/state`, { provision_state: state });
+      await w.control('POST', `/ironic/nodes/${node.uuid}/state`, { provision_state: state });
       await granted().poll();
       assert.equal(await reason(input, 'Active'), expected, state);
     }
 
-    await w.fx.cloud.control('POST', '/faults', { route: '/baremetal/v1/nodes', status: 503, count: 5 });
+    await w.control('POST', '/faults', { route: '/baremetal/v1/nodes', status: 503, count: 5 });
     const { log, lines } = capturedLogger();
     await monitor(log, baremetal).poll();
     assert.equal(await reason(input, 'Active'), 'Building');
     assert.ok(lines.some((l) => l.includes('ironic lookup failed')));
 
-    const plain = w.fx.transport.requests.length;
+    const plain = w.transport.requests.length;
     await monitor().poll();
-    assert.equal(w.fx.transport.requests.slice(plain).filter((r) => r.serviceType === 'baremetal').length, 0);
+    assert.equal(w.transport.requests.slice(plain).filter((r) => r.serviceType === 'baremetal').length, 0);
     w.advance(1000);
   });
 
@@ -182,7 +179,7 @@ describe('ServerMonitor', () => {
     const m = monitor();
     await m.poll();
     const [nova] = await w.novaServers(input.name);
-    w.fx.cloud.emulator.nova.controls.deleteOutOfBand(nova?.id ?? '');
+    w.emulator.nova.controls.deleteOutOfBand(nova?.id ?? '');
     await m.poll();
     const server = await get(input);
     assert.equal(findCondition(server.status?.conditions, 'Active')?.reason, 'Pending');
@@ -190,17 +187,17 @@ describe('ServerMonitor', () => {
   });
 
   it('runs on its scheduler, once per period', async () => {
-    const scheduler = new ManualScheduler(w.fx.cloud.clock);
+    const scheduler = new ManualScheduler(w.clock);
     const m = new ServerMonitor({
-      client: w.fx.store,
-      namespace: w.fx.namespace,
-      lookup: async () => serverProviderFor(await w.region(), { kube: w.fx.store, clock: w.fx.cloud.clock }),
+      client: w.store,
+      namespace: w.namespace,
+      lookup: async () => serverProviderFor(await w.context(), { kube: w.store, clock: w.clock }),
       scheduler,
       log: capturedLogger().log,
       periodMs: 60_000,
     });
     m.start();
-    const lists = () => w.fx.transport.requests.filter((r) => r.urlTemplate === '/servers/detail').length;
+    const lists = () => w.transport.requests.filter((r) => r.urlTemplate === '/servers/detail').length;
     const before = lists();
     await scheduler.advance(59_000);
     assert.equal(lists(), before);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { testCloud, type TestCloud } from '../../emulator/testing/cloud.ts';
+import { cloudFixture, type CloudFixture } from '../../emulator/testing/cloud.ts';
 import { RequestAccounting } from '../../openstack/accounting.ts';
 import { ConfigError, ForbiddenError } from '../../openstack/errors.ts';
 import {
@@ -24,7 +24,7 @@ function writes(accounting: RequestAccounting): number {
 }
 
 describe('region configure (mode create) against the emulator', () => {
-  let cloud: TestCloud;
+  let cloud: CloudFixture;
   let transport: Transport;
   const accounting = new RequestAccounting();
   let admin: IdentityClient;
@@ -40,7 +40,7 @@ describe('region configure (mode create) against the emulator', () => {
   });
 
   before(async () => {
-    cloud = await testCloud();
+    cloud = await cloudFixture();
     transport = new Transport({
       clock: cloud.clock,
       random: () => 0,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it, test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { regionCommand } from '../../cli/region.ts';
-import { testCloud, type TestCloud } from '../../emulator/testing/cloud.ts';
+import { cloudFixture, type CloudFixture } from '../../emulator/testing/cloud.ts';
 import { customResourceDefinition } from '../../kube/crd.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../kube/embedded/store.ts';
 import type { KubeObject } from '../../kube/object.ts';
@@ -156,10 +156,10 @@ describe('register --dry-run -o yaml, applied to the embedded store', () => {
 });
 
 describe('discovery against the emulator', () => {
-  let cloud: TestCloud;
+  let cloud: CloudFixture;
   let transport: Transport;
   before(async () => {
-    cloud = await testCloud();
+    cloud = await cloudFixture();
     transport = new Transport({ clock: cloud.clock, random: () => 0 });
   });
   after(async () => {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { testCloud, type TestCloud } from '../../../emulator/testing/cloud.ts';
+import { cloudFixture, type CloudFixture } from '../../../emulator/testing/cloud.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
 import { NotFoundError } from '../../../kube/errors.ts';
 import type { KubeObject } from '../../../kube/object.ts';
@@ -44,14 +44,14 @@ const secret = (name: string, data: Record<string, string>): KubeObject => ({
 });
 
 describe('ESO PushSecret actuator (embedded store + emulator KV)', () => {
-  let cloud: TestCloud;
+  let cloud: CloudFixture;
   let store: EmbeddedStore;
   let manager: Manager;
   let kv: KvClient;
   const clock = new ManualClock();
 
   before(async () => {
-    cloud = await testCloud({ config: { kvToken: 'tok' } });
+    cloud = await cloudFixture({ config: { kvToken: 'tok' } });
     kv = new KvClient({ server: cloud.emulator.url, mount: 'kv-v2', token: 'tok' });
     store = openEmbeddedStore(':memory:', { clock });
     for (const crd of keystoneCrds()) await store.create(builtin.customResourceDefinition, crd);

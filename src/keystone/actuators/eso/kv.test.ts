@@ -1,15 +1,15 @@
 /** The KV v2 client and ESO's push/delete rules against the emulator's KV endpoint, over HTTP. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { testCloud, type TestCloud } from '../../../emulator/testing/cloud.ts';
+import { cloudFixture, type CloudFixture } from '../../../emulator/testing/cloud.ts';
 import { KvClient, KvHttpError, KvTransportError } from './kv.ts';
 import { deleteRemote, NotManagedError, pushRemote } from './push.ts';
 
 describe('KV v2 client and push rules (emulator)', () => {
-  let cloud: TestCloud;
+  let cloud: CloudFixture;
   let kv: KvClient;
   before(async () => {
-    cloud = await testCloud({ config: { kvToken: 'tok' } });
+    cloud = await cloudFixture({ config: { kvToken: 'tok' } });
     kv = new KvClient({ server: cloud.emulator.url, mount: 'kv-v2', token: 'tok' });
   });
   after(() => cloud.close());

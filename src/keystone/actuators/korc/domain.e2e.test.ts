@@ -1,7 +1,7 @@
 /** The K-ORC Domain actuator against the emulator, and a User placed in a managed Domain through domainRef. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { testCloud, type TestCloud } from '../../../emulator/testing/cloud.ts';
+import { cloudFixture, type CloudFixture } from '../../../emulator/testing/cloud.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
 import { builtin } from '../../../kube/resource-type.ts';
 import { getDomain, listDomains, listUsers } from '../../../openstack/identity.ts';
@@ -14,11 +14,11 @@ import { userActuator } from './user.ts';
 
 const NS = 'default';
 const credentials = { secretName: 'openstack-clouds', cloudName: 'admin' };
-let cloud: TestCloud;
+let cloud: CloudFixture;
 let store: EmbeddedStore;
 
 before(async () => {
-  cloud = await testCloud();
+  cloud = await cloudFixture();
   store = openEmbeddedStore(':memory:', { clock: cloud.clock, garbageCollection: false });
   for (const crd of keystoneCrds()) await store.create(builtin.customResourceDefinition, crd);
 });

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { TestCloud } from '../../../emulator/testing/cloud.ts';
-import { testCloud } from '../../../emulator/testing/cloud.ts';
+import type { CloudFixture } from '../../../emulator/testing/cloud.ts';
+import { cloudFixture } from '../../../emulator/testing/cloud.ts';
 import type { Client } from '../../../kube/client.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
 import { builtin } from '../../../kube/resource-type.ts';
@@ -27,11 +27,11 @@ import { registerKorcActuators } from './register.ts';
 import { userActuator } from './user.ts';
 
 const NS = 'default';
-let cloud: TestCloud;
+let cloud: CloudFixture;
 const stores: EmbeddedStore[] = [];
 
 before(async () => {
-  cloud = await testCloud();
+  cloud = await cloudFixture();
 });
 after(async () => {
   await Promise.all(stores.map((s) => s.close()));

@@ -1,5 +1,5 @@
 /**
- * The unit harness of the KeystoneUser tests (upstream kuHarness): a fake client per cluster, the ControlPlane
+ * The fixture of the KeystoneUser unit tests (upstream kuHarness): a fake client per cluster, the ControlPlane
  * `default/cp`, the order `tenant-a/workflow`, a manual clock and counted randomness, and two stand-ins for the
  * controllers the operator relies on: `korc()` reports on K-ORC Users as K-ORC would, `eso()` pushes PushSecrets.
  */
@@ -26,16 +26,16 @@ export const TARGET = 'edge-1';
 export const CP_NS = 'default';
 export const CP = 'cp';
 
-interface HarnessOptions {
+interface UserFixtureOptions {
   /** The order's cluster: '' (default) or TARGET. */
   readonly cluster?: string;
   /** Wraps a cluster's client, to inject failures. */
   readonly wrap?: (cluster: string, client: Client) => Client;
 }
 
-export type Harness = ReturnType<typeof harness>;
+export type UserFixture = ReturnType<typeof userFixture>;
 
-export function harness(options: HarnessOptions = {}) {
+export function userFixture(options: UserFixtureOptions = {}) {
   const cluster = options.cluster ?? '';
   const fakes = { management: new FakeClient(), target: new FakeClient() };
   const wrap = options.wrap ?? ((_c: string, c: Client) => c);

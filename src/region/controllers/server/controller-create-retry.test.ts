@@ -7,21 +7,21 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { IMAGE_NOT_REALIZED_MESSAGE } from '../../openstack/server/messages.ts';
 import { providerCreateFailedMessage } from './decide.ts';
-import { scenario, type Scenario } from '../testing/server.ts';
+import { serverControllerFixture, type ServerControllerFixture } from '../testing/server.ts';
 
-let s: Scenario;
+let s: ServerControllerFixture;
 before(async () => {
-  s = await scenario();
+  s = await serverControllerFixture();
 });
 after(async () => {
   await s.close();
 });
 
-const controls = () => s.w.fx.cloud.emulator.nova.controls;
+const controls = () => s.emulator.nova.controls;
 
 describe('Server controller: bounded create-retry', () => {
   it('a never-booted ERROR is deleted and recreated from the spec, and the server converges', async () => {
-    const input = s.w.input();
+    const input = s.input();
     controls().failNext({ operation: 'create' });
     await s.create(input);
     await s.tick(1_000);
@@ -42,7 +42,7 @@ describe('Server controller: bounded create-retry', () => {
   });
 
   it('gives up after the cap: terminal, counter clamped, the failed server left for the operator', async () => {
-    const input = s.w.input();
+    const input = s.input();
     for (let i = 0; i < 3; i++) controls().failNext({ operation: 'create' });
     await s.create(input);
     for (let i = 0; i < 12 && (await s.available(input))?.message !== providerCreateFailedMessage(3); i++) {
@@ -56,7 +56,7 @@ describe('Server controller: bounded create-retry', () => {
   });
 
   it('a booted server in ERROR is never destroyed: it parks on the image rows instead', async () => {
-    const input = s.w.input();
+    const input = s.input();
     await s.converged(input);
     const id = (await s.nova(input)).id;
     assert.ok((await s.get(input)).status?.provisionedAt !== undefined, 'the monitor latched provisionedAt');
@@ -72,15 +72,15 @@ describe('Server controller: bounded create-retry', () => {
 
 describe('Server controller: a cloud hiding the policy-gated fields', () => {
   it('hidden launched_at: an image change defers (R4) every pass and is never submitted', async () => {
-    const input = s.w.input();
+    const input = s.input();
     await s.converged(input);
     controls().setPolicy({ hideLaunchedAt: true });
     try {
-      await s.editSpec(input, { image: { id: s.w.images.b } });
+      await s.editSpec(input, { image: { id: s.images.b } });
       await s.tick();
       await s.tick();
       assert.equal((await s.available(input))?.reason, 'Provisioning');
-      assert.equal((await s.nova(input)).image, s.w.images.a);
+      assert.equal((await s.nova(input)).image, s.images.a);
       assert.ok(
         s.providerLog.some((l) => l.includes('"hidden":["OS-SRV-USG:launched_at"]')),
         'warned',
@@ -89,24 +89,24 @@ describe('Server controller: a cloud hiding the policy-gated fields', () => {
       controls().setPolicy({ hideLaunchedAt: false });
     }
     await s.tick();
-    assert.equal((await s.nova(input)).image, s.w.images.b, 'converges once the field is visible again');
+    assert.equal((await s.nova(input)).image, s.images.b, 'converges once the field is visible again');
   });
 
   it('hidden task_state: a task in progress reads as rest, so Nova’s 409 is the only guard, and it yields', async () => {
-    const input = s.w.input();
+    const input = s.input();
     await s.converged(input);
-    const provider = await s.w.provider();
+    const provider = await s.provider();
     controls().setPolicy({ hideTaskState: true });
     try {
-      await provider.rebootServer({ signal: new AbortController().signal }, s.w.identity, input, true);
-      await s.editSpec(input, { image: { id: s.w.images.b } });
+      await provider.rebootServer({ signal: new AbortController().signal }, s.identity, input, true);
+      await s.editSpec(input, { image: { id: s.images.b } });
       assert.ok(
         s.providerLog.some((l) => l.includes('R4″/conflict')),
         'submitted into the reboot and refused',
       );
       assert.equal((await s.available(input))?.reason, 'Provisioning');
       for (let i = 0; i < 4 && (await s.available(input))?.reason !== 'Provisioned'; i++) await s.tick();
-      assert.equal((await s.nova(input)).image, s.w.images.b);
+      assert.equal((await s.nova(input)).image, s.images.b);
     } finally {
       controls().setPolicy({ hideTaskState: false });
     }

@@ -15,27 +15,27 @@ import { serverPortName } from '../../openstack/names.ts';
 import { IMAGE_NOT_FOUND_MESSAGE, IMAGE_NOT_REALIZED_MESSAGE } from '../../openstack/server/messages.ts';
 import { nextStatus } from '../status.ts';
 import { ORGANIZATION, PROJECT, REGION, ownerLabels } from '../testing/fakes.ts';
-import { scenario, type Scenario } from '../testing/server.ts';
+import { serverControllerFixture, type ServerControllerFixture } from '../testing/server.ts';
 import { serverAddressesOf, serverInputOf, stamped } from './controller.ts';
 
-let s: Scenario;
+let s: ServerControllerFixture;
 before(async () => {
-  s = await scenario();
+  s = await serverControllerFixture();
 });
 after(async () => {
   await s.close();
 });
 
 const CA = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ca@example';
-const controls = () => s.w.fx.cloud.emulator.nova.controls;
+const controls = () => s.emulator.nova.controls;
 
 describe('Server controller and monitor: foreign operations', () => {
   it('a foreign rebuild in flight moves no provisioning axis; only the monitor’s axes read Rebuilding', async () => {
-    const input = s.w.input();
+    const input = s.input();
     const converged = await s.converged(input);
     const available = await s.available(input);
     const passes = s.passes(input.id);
-    controls().foreignRebuild((await s.nova(input)).id, s.w.images.a);
+    controls().foreignRebuild((await s.nova(input)).id, s.images.a);
     await s.poll();
     assert.equal((await s.condition(input, 'Active'))?.reason, 'Rebuilding');
     assert.equal((await s.condition(input, 'Healthy'))?.status, 'Unknown');
@@ -49,7 +49,7 @@ describe('Server controller and monitor: foreign operations', () => {
   });
 
   it('an evacuation (a rebuild on the spec image elsewhere) reads the same: no pass, Running again after', async () => {
-    const input = s.w.input();
+    const input = s.input();
     await s.converged(input);
     const passes = s.passes(input.id);
     controls().evacuate((await s.nova(input)).id);
@@ -63,10 +63,10 @@ describe('Server controller and monitor: foreign operations', () => {
   });
 
   it('a failed foreign rebuild parks on the next poll; a foreign recovery un-parks the same way', async () => {
-    const input = s.w.input();
+    const input = s.input();
     await s.converged(input);
     const id = (await s.nova(input)).id;
-    controls().foreignRebuild(id, s.w.images.a, { fail: true });
+    controls().foreignRebuild(id, s.images.a, { fail: true });
     await s.tick(1_000);
     await s.poll();
     const parked = await s.available(input);
@@ -82,16 +82,16 @@ describe('Server controller and monitor: foreign operations', () => {
   });
 
   it('a foreign rebuild onto another image is reverted by R4″', async () => {
-    const input = s.w.input();
+    const input = s.input();
     await s.converged(input);
     const id = (await s.nova(input)).id;
     const from = s.rows.length;
-    controls().foreignRebuild(id, s.w.images.b);
+    controls().foreignRebuild(id, s.images.b);
     await s.poll();
-    assert.equal((await s.get(input)).status?.observed?.image, s.w.images.b, 'the ref flip is observed');
-    for (let i = 0; i < 4 && (await s.nova(input)).image !== s.w.images.a; i++) await s.tick();
+    assert.equal((await s.get(input)).status?.observed?.image, s.images.b, 'the ref flip is observed');
+    for (let i = 0; i < 4 && (await s.nova(input)).image !== s.images.a; i++) await s.tick();
     await s.tick();
-    assert.deepEqual(await s.nova(input), { id, status: 'ACTIVE', image: s.w.images.a });
+    assert.deepEqual(await s.nova(input), { id, status: 'ACTIVE', image: s.images.a });
     assert.equal((await s.available(input))?.reason, 'Provisioned');
     const taken = s.rows.slice(from);
     assert.ok(taken.includes('R4″/accepted'), 'the corrective rebuild was ours');
@@ -101,10 +101,10 @@ describe('Server controller and monitor: foreign operations', () => {
 
 describe('Server controller and monitor: image changes', () => {
   it('our failed rebuild parks with the cause-neutral message; a spec edit resumes it', async () => {
-    const input = s.w.input();
+    const input = s.input();
     await s.converged(input);
     controls().failNext({ operation: 'rebuild', mode: 'async' });
-    await s.editSpec(input, { image: { id: s.w.images.b } });
+    await s.editSpec(input, { image: { id: s.images.b } });
     assert.equal((await s.condition(input, 'Active'))?.reason, 'Rebuilding', 'the accepted stamp');
     assert.equal((await s.condition(input, 'Healthy'))?.status, 'Unknown');
     assert.equal((await s.available(input))?.reason, 'Provisioning');
@@ -114,30 +114,30 @@ describe('Server controller and monitor: image changes', () => {
     assert.ok(!parked?.message.includes('rebuild'), 'the message names no cause');
     assert.deepEqual((await s.nova(input)).status, 'ERROR');
 
-    await s.editSpec(input, { image: { id: s.w.images.a } });
+    await s.editSpec(input, { image: { id: s.images.a } });
     await s.tick();
     assert.equal((await s.available(input))?.reason, 'Provisioned');
-    assert.deepEqual([(await s.nova(input)).status, (await s.nova(input)).image], ['ACTIVE', s.w.images.a]);
+    assert.deepEqual([(await s.nova(input)).status, (await s.nova(input)).image], ['ACTIVE', s.images.a]);
   });
 
   it('a deactivated image retries (never parks) and converges after reactivation', async () => {
-    const input = s.w.input();
+    const input = s.input();
     await s.converged(input);
     const passes = s.passes(input.id);
-    await s.editSpec(input, { image: { id: s.w.images.deactivated } });
+    await s.editSpec(input, { image: { id: s.images.deactivated } });
     await s.tick();
     assert.notEqual((await s.available(input))?.reason, 'Provisioned');
     assert.ok(s.passes(input.id) > passes + 1, 'retried with backoff');
-    assert.equal((await s.nova(input)).image, s.w.images.a, 'the refusal touched nothing');
+    assert.equal((await s.nova(input)).image, s.images.a, 'the refusal touched nothing');
 
-    await s.w.fx.cloud.control('POST', `/glance/images/${s.w.images.deactivated}/reactivate`);
+    await s.control('POST', `/glance/images/${s.images.deactivated}/reactivate`);
     for (let i = 0; i < 6 && (await s.available(input))?.reason !== 'Provisioned'; i++) await s.tick();
     assert.equal((await s.available(input))?.reason, 'Provisioned');
-    assert.equal((await s.nova(input)).image, s.w.images.deactivated);
+    assert.equal((await s.nova(input)).image, s.images.deactivated);
   });
 
   it('a nonexistent image parks with no requeue; the server is untouched', async () => {
-    const input = s.w.input();
+    const input = s.input();
     await s.converged(input);
     await s.editSpec(input, { image: { id: randomUUID() } });
     const parked = await s.available(input);
@@ -145,11 +145,11 @@ describe('Server controller and monitor: image changes', () => {
     const passes = s.passes(input.id);
     await s.tick(60_000);
     assert.equal(s.passes(input.id), passes);
-    assert.deepEqual([(await s.nova(input)).status, (await s.nova(input)).image], ['ACTIVE', s.w.images.a]);
+    assert.deepEqual([(await s.nova(input)).status, (await s.nova(input)).image], ['ACTIVE', s.images.a]);
   });
 
   it('an out-of-band delete is recorded by the monitor and the server recreated', async () => {
-    const input = s.w.input();
+    const input = s.input();
     await s.converged(input);
     const first = (await s.nova(input)).id;
     controls().deleteOutOfBand(first);
@@ -165,38 +165,38 @@ describe('Server controller and monitor: image changes', () => {
 
 describe('Server controller: the SSH CA and delete', () => {
   it('a named CA that does not exist gates; once it exists its key reaches the create-time user data', async () => {
-    const input = s.w.input({ sshInjection: 'ca' });
+    const input = s.input({ sshInjection: 'ca' });
     const caID = randomUUID();
-    const object = s.w.serverObject(input, { sshInjection: 'ca', sshCertificateAuthorityID: caID });
-    await s.w.fx.store.create(serverType, object);
+    const object = s.serverObject(input, { sshInjection: 'ca', sshCertificateAuthorityID: caID });
+    await s.store.create(serverType, object);
     await s.idle();
     assert.equal((await s.available(input))?.reason, 'DependencyNotFound');
     assert.equal(s.passes(input.id), 0);
 
-    await s.w.fx.store.create(sshCertificateAuthorityType, {
+    await s.store.create(sshCertificateAuthorityType, {
       apiVersion: API_VERSION,
       kind: sshCertificateAuthorityType.kind,
-      metadata: { name: caID, namespace: s.w.fx.namespace },
+      metadata: { name: caID, namespace: s.namespace },
       spec: { publicKey: CA },
     });
     for (let i = 0; i < 4 && (await s.available(input))?.reason !== 'Provisioned'; i++) await s.tick();
-    const [nova] = await s.w.novaServers(input.name);
+    const [nova] = await s.novaServers(input.name);
     assert.equal(nova?.key_name, null, 'ca mode sends no key_name');
     const userData = (nova as unknown as Record<string, string>)['OS-EXT-SRV-ATTR:user_data'] ?? '';
     assert.ok(Buffer.from(userData, 'base64').toString().includes(CA));
   });
 
   it('deleting the Server deletes the Nova server, its port and floating IP, then releases the finalizer', async () => {
-    const input = s.w.input({ publicIP: true });
+    const input = s.input({ publicIP: true });
     await s.converged(input);
     assert.ok((await s.get(input)).status?.publicIP !== undefined, 'the floating IP is recorded');
-    await s.w.fx.store.delete(serverType, s.w.fx.namespace, input.id);
+    await s.store.delete(serverType, s.namespace, input.id);
     await s.idle();
-    for (let i = 0; i < 4 && (await s.w.novaServers(input.name)).length > 0; i++) await s.tick();
+    for (let i = 0; i < 4 && (await s.novaServers(input.name)).length > 0; i++) await s.tick();
     await s.tick();
     await assert.rejects(s.get(input), { name: 'NotFoundError' });
-    assert.deepEqual(await s.w.novaServers(input.name), []);
-    const ports = await listPorts(s.w.fx.cloud.admin.client('network'), { name: serverPortName(input.id) });
+    assert.deepEqual(await s.novaServers(input.name), []);
+    const ports = await listPorts(s.admin.client('network'), { name: serverPortName(input.id) });
     assert.deepEqual(ports, []);
   });
 });

@@ -5,7 +5,7 @@
 import { customResourceDefinition } from '../../../kube/crd.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
 import { builtin, type ResourceType } from '../../../kube/resource-type.ts';
-import { createLogger, silentLogger } from '../../../runtime/logger.ts';
+import { silentLogger } from '../../../runtime/logger.ts';
 import type { Logger, ReconcileContext } from '../../../runtime/types.ts';
 import type { Clock } from '../../../util/clock.ts';
 import { identityType, type Identity } from '../../apis/identity.ts';
@@ -285,11 +285,4 @@ export function securityGroupObject(
 /** The context a runtime worker would hand a pass. */
 export function passContext(clock: Clock, options: { log?: Logger; signal?: AbortSignal } = {}): ReconcileContext {
   return { clock, log: options.log ?? silentLogger(), signal: options.signal ?? new AbortController().signal };
-}
-
-/** A logger whose lines a test reads back. */
-export function capturedLogger(): { readonly log: Logger; readonly lines: string[] } {
-  const lines: string[] = [];
-  const destination = { write: (line: string) => void lines.push(line) };
-  return { log: createLogger({ level: 'debug', destination }), lines };
 }

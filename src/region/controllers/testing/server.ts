@@ -1,6 +1,6 @@
 /**
- * The Server controller's scenario harness: the real provider on the emulator (serverWorld), the controller in a
- * Manager over the embedded store and the monitor, all on one ManualClock through one ManualScheduler. Time moves
+ * The server fixture (the real provider on the emulator) with the Server controller in a Manager over its
+ * embedded store and the monitor, all on one ManualClock through one ManualScheduler. Time moves
  * only through `tick`, which fires what falls due (requeues, backoffs) and then waits for the controller to go
  * idle; the monitor polls when a test says `poll`, as its loop would once per period.
  */
@@ -12,14 +12,13 @@ import { Manager } from '../../../runtime/manager.ts';
 import { ManualScheduler } from '../../../runtime/scheduler.ts';
 import { serverType, type Server, type ServerSpec } from '../../apis/server.ts';
 import { serverProviderFor } from '../../openstack/server/provider.ts';
-import { serverWorld, storeAvailableIdentity, type ServerWorld } from '../../openstack/testing/server.ts';
+import { serverFixture, storeAvailableIdentity, type ServerFixture } from '../../openstack/testing/server.ts';
 import { ServerMonitor } from '../../monitor/server.ts';
 import type { ServerInput } from '../../provider/inputs.ts';
 import { registerServerController } from '../server/controller.ts';
-import { capturedLogger } from './fakes.ts';
+import { capturedLogger } from '../../../runtime/testing/logger.ts';
 
-export interface Scenario {
-  readonly w: ServerWorld;
+export interface ServerControllerFixture extends ServerFixture {
   readonly scheduler: ManualScheduler;
   readonly controller: Controller;
   readonly monitor: ServerMonitor;
@@ -45,17 +44,17 @@ export interface Scenario {
   close(): Promise<void>;
 }
 
-export async function scenario(): Promise<Scenario> {
-  const w = await serverWorld();
-  const clock = w.fx.cloud.clock;
+export async function serverControllerFixture(): Promise<ServerControllerFixture> {
+  const w = await serverFixture();
+  const clock = w.clock;
   const scheduler = new ManualScheduler(clock);
   await storeAvailableIdentity(w);
   const { log, lines } = capturedLogger();
-  const manager = new Manager({ client: w.fx.store, clock, scheduler, random: () => 0, resyncMs: 3_600_000 });
+  const manager = new Manager({ client: w.store, clock, scheduler, random: () => 0, resyncMs: 3_600_000 });
   const calls = new Map<string, number>();
   const rows: string[] = [];
   const observeRow = (row: string) => void rows.push(row);
-  const provider = async () => serverProviderFor(await w.region(), { kube: w.fx.store, clock, log, observeRow });
+  const provider = async () => serverProviderFor(await w.context(), { kube: w.store, clock, log, observeRow });
   const controller = registerServerController(manager, async () => {
     const p = await provider();
     return {
@@ -67,20 +66,20 @@ export async function scenario(): Promise<Scenario> {
     };
   });
   const monitor = new ServerMonitor({
-    client: w.fx.store,
-    namespace: w.fx.namespace,
+    client: w.store,
+    namespace: w.namespace,
     lookup: provider,
     scheduler,
     log,
   });
   await manager.start();
 
-  const get = (input: ServerInput) => w.fx.store.get<Server>(serverType, w.fx.namespace, input.id);
+  const get = (input: ServerInput) => w.store.get<Server>(serverType, w.namespace, input.id);
   const condition = async (input: ServerInput, type: string) =>
     findCondition((await get(input)).status?.conditions, type);
   /** Every stored Server is in the manager's cache as stored: each event has reached the controller's watch. */
   async function cached(): Promise<boolean> {
-    const { items } = await w.fx.store.list<Server>(serverType, { namespace: w.fx.namespace });
+    const { items } = await w.store.list<Server>(serverType, { namespace: w.namespace });
     const seen = new Map(manager.list<Server>(serverType).map((o) => [o.metadata.name, o.metadata.resourceVersion]));
     return items.length === seen.size && items.every((o) => seen.get(o.metadata.name) === o.metadata.resourceVersion);
   }
@@ -99,8 +98,8 @@ export async function scenario(): Promise<Scenario> {
     await scheduler.advance(ms);
     await idle();
   }
-  const s: Scenario = {
-    w,
+  const s: ServerControllerFixture = {
+    ...w,
     scheduler,
     controller,
     monitor,
@@ -111,7 +110,7 @@ export async function scenario(): Promise<Scenario> {
     condition,
     available: (input) => condition(input, 'Available'),
     async create(input) {
-      await w.fx.store.create(serverType, w.serverObject(input));
+      await w.store.create(serverType, w.serverObject(input));
       for (let i = 0; i < 3000 && (calls.get(input.id) ?? 0) === 0; i++) {
         await new Promise((resolve) => setTimeout(resolve, 2));
       }
@@ -127,7 +126,7 @@ export async function scenario(): Promise<Scenario> {
     },
     async editSpec(input, spec) {
       const server = await get(input);
-      await w.fx.store.update(serverType, { ...server, spec: { ...server.spec, ...spec } });
+      await w.store.update(serverType, { ...server, spec: { ...server.spec, ...spec } });
       await idle();
     },
     async nova(input) {

@@ -21,11 +21,11 @@ import type { RegionContext } from '../registry.ts';
 import {
   assertConverged as converged,
   assertGone as gone,
-  capturingLogger,
   identityRecord,
   recordingSecrets,
 } from '../testing/identity.ts';
 import { regionFixture, type RegionAccount, type RegionFixture } from '../testing/region.ts';
+import { capturedLogger } from '../../../runtime/testing/logger.ts';
 
 /** The roles an identity user's project token carries, per account (implied roles included). */
 const ROLES: Record<RegionAccount, readonly string[]> = {
@@ -36,11 +36,10 @@ const ROLES: Record<RegionAccount, readonly string[]> = {
 for (const account of ['configured', 'admin'] as const) {
   describe(`identity create and delete (emulator, ${account} region account)`, () => {
     let fx: RegionFixture;
-    const logLines: string[] = [];
     const generated: string[] = [];
     const failures: unknown[] = [];
     const secrets = recordingSecrets(generated);
-    const log = capturingLogger(logLines);
+    const { log, lines: logLines } = capturedLogger();
     const deps = (): IdentityDeps => ({ kube: fx.store, secrets, log });
     const ctx = { signal: new AbortController().signal };
 
@@ -133,7 +132,7 @@ for (const account of ['configured', 'admin'] as const) {
         message: 'Invalid application credential: Cannot create an application credential with unassigned role',
         count: 1,
       };
-      assert.equal(await fx.cloud.control('POST', '/faults', fault), 201);
+      assert.equal(await fx.control('POST', '/faults', fault), 201);
       await assert.rejects(createIdentity(await region(), deps(), ctx, identity), TransientError);
       assert.deepEqual(await createIdentity(await region(), deps(), ctx, identity), Outcome.ok());
       await assertConverged(identity);
@@ -143,14 +142,14 @@ for (const account of ['configured', 'admin'] as const) {
     it('a quota update the policy refuses is skipped with a warning; the others still apply', async () => {
       const identity = newIdentity();
       const fault = { route: '/network/v2.0/quotas/{project_id}', method: 'PUT', status: 403, count: 1 };
-      assert.equal(await fx.cloud.control('POST', '/faults', fault), 201);
+      assert.equal(await fx.control('POST', '/faults', fault), 201);
       const warnings = logLines.length;
       assert.deepEqual(await createIdentity(await region(), deps(), ctx, identity), Outcome.ok());
       await assertConverged(identity);
       const warned = logLines.slice(warnings).map((line) => JSON.parse(line) as { msg: string; services?: string[] });
       assert.deepEqual(warned.find((l) => l.services !== undefined)?.services, ['network']);
       const projectID = (await record(identity.id)).spec.projectID ?? '';
-      const admin = fx.cloud.admin;
+      const admin = fx.admin;
       assert.notEqual((await getNetworkQuota(admin.client('network'), projectID)).network, -1);
       assert.equal((await getComputeQuota(admin.client('compute'), projectID)).instances, -1);
       assert.deepEqual(await deleteIdentity(await region(), deps(), ctx, identity), Outcome.ok());

@@ -29,7 +29,7 @@ describe('inventory caches and the client set', () => {
         };
       },
     };
-    const caches = new InventoryCaches({ clock: fx.cloud.clock, imageCache: true, scheduler });
+    const caches = new InventoryCaches({ clock: fx.clock, imageCache: true, scheduler });
     const registry = await fx.registry();
     const name = fx.region.metadata.name;
     const first = caches.for(await registry.lookup(name));

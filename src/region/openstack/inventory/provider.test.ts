@@ -11,7 +11,7 @@ import { ResourceNotFoundError } from '../../provider/errors.ts';
 import type { Image } from '../../provider/types.ts';
 import type { ManagedRegionClientSet } from '../client-set.ts';
 import type { RegionContext } from '../registry.ts';
-import { testbed, type Testbed } from '../testing/clients.ts';
+import { clientsFixture, type ClientsFixture } from '../testing/clients.ts';
 import { InventoryCaches } from './caches.ts';
 import { inventoryProviderFor } from './provider.ts';
 import type { Scheduler } from './refresh-ahead.ts';
@@ -25,7 +25,7 @@ const OS = {
 };
 const ctx = { signal: new AbortController().signal };
 
-let tb: Testbed;
+let tb: ClientsFixture;
 let adminProject: string;
 const fired: (() => void)[] = [];
 const scheduler: Scheduler = {
@@ -41,9 +41,9 @@ const tick = async (held: InventoryCaches, region: RegionContext) => {
 };
 
 before(async () => {
-  tb = await testbed();
+  tb = await clientsFixture();
   adminProject = tb.clients.credentials.projectID;
-  const admin = tb.cloud.admin;
+  const admin = tb.admin;
   for (const [name, isPublic] of [
     ['inv.small', true],
     ['inv.private', false],
@@ -94,7 +94,7 @@ function context(openstack = config(), clients = managed()): RegionContext {
     namespace: 'default',
   };
 }
-const caches = (imageCache = true) => new InventoryCaches({ clock: tb.cloud.clock, imageCache, scheduler });
+const caches = (imageCache = true) => new InventoryCaches({ clock: tb.clock, imageCache, scheduler });
 const sent = (start: number) => tb.log().slice(start);
 
 describe('flavors and volume classes', () => {
@@ -188,10 +188,10 @@ describe('images', () => {
     const shown = await provider.queryImages().list(ctx);
     assert.ok(shown.epoch > before.epoch);
     assert.equal(shown.items.find((i) => i.id === made.id)?.status, 'pending', 'write-through');
-    const inGlance = await glance.getImage(tb.cloud.admin.client('image'), made.id);
+    const inGlance = await glance.getImage(tb.admin.client('image'), made.id);
     assert.equal(inGlance.visibility, 'public');
     assert.equal(inGlance['unikorn:tag:team'], 'ml');
-    tb.cloud.emulator.control.advance(1_000);
+    tb.emulator.control.advance(1_000);
     await tick(held, region);
     assert.equal((await provider.getImage(ctx, 'org-a', made.id)).status, 'ready', 'the refresh saw the import');
 

@@ -10,11 +10,11 @@ import { ResourceConsistencyError } from '../../provider/errors.ts';
 import type { LoadBalancerInput } from '../../provider/inputs.ts';
 import { listenerName, loadBalancerName, monitorName, poolName } from '../names.ts';
 import { createLoadBalancer, deleteLoadBalancer, UDP_RULES_MESSAGE } from './lifecycle.ts';
-import { byName, lbScenario, type Scenario } from '../testing/load-balancer-scenario.ts';
+import { byName, loadBalancerFixture, type LoadBalancerFixture } from '../testing/load-balancer.ts';
 
-let s: Scenario;
+let s: LoadBalancerFixture;
 before(async () => {
-  s = await lbScenario('lb-converge');
+  s = await loadBalancerFixture('lb-converge');
 });
 after(async () => {
   await s.close();
@@ -73,8 +73,8 @@ describe('createLoadBalancer on an existing load balancer', () => {
     const spec = s.newSpec();
     await s.converged(spec);
     const listener = byName((await s.inOctavia(spec)).listeners, listenerName(spec.id, 'http'));
-    await octavia.updateListener(s.tb.cloud.admin.client('load-balancer'), listener.id, { default_pool_id: null });
-    s.tb.settle();
+    await octavia.updateListener(s.admin.client('load-balancer'), listener.id, { default_pool_id: null });
+    s.settle();
     const { rows } = await s.converge(spec);
     assert.deepEqual(rows, ['update-listener']);
     const now = await s.inOctavia(spec);
@@ -127,18 +127,18 @@ describe('createLoadBalancer on an existing load balancer', () => {
       await s.converged(spec);
       const [lb] = (await s.inOctavia(spec)).lbs;
       assert.ok(lb);
-      await s.tb.provisioning(lb.id, status);
-      const writes = s.tb.neutronWrites() + s.octaviaWrites();
-      assert.deepEqual(await createLoadBalancer(s.tb.deps(), s.identity, spec), {
+      await s.provisioning(lb.id, status);
+      const writes = s.neutronWrites() + s.octaviaWrites();
+      assert.deepEqual(await createLoadBalancer(s.deps(), s.identity, spec), {
         kind: 'yield',
         reason: `load balancer ${status}`,
       });
-      assert.deepEqual(await deleteLoadBalancer(s.tb.deps(), s.identity, spec), {
+      assert.deepEqual(await deleteLoadBalancer(s.deps(), s.identity, spec), {
         kind: 'yield',
         reason: `load balancer ${status}`,
       });
-      assert.equal(s.tb.neutronWrites() + s.octaviaWrites(), writes);
-      await s.tb.provisioning(lb.id, 'ACTIVE');
+      assert.equal(s.neutronWrites() + s.octaviaWrites(), writes);
+      await s.provisioning(lb.id, 'ACTIVE');
       await s.removeAll(spec);
     });
   }
@@ -147,11 +147,11 @@ describe('createLoadBalancer on an existing load balancer', () => {
     const spec = s.newSpec();
     await s.converged(spec);
     const listener = byName((await s.inOctavia(spec)).listeners, listenerName(spec.id, 'http'));
-    await s.tb.provisioning(listener.id, 'PENDING_UPDATE');
-    assert.equal((await createLoadBalancer(s.tb.deps(), s.identity, spec)).kind, 'yield');
-    await s.tb.provisioning(listener.id, 'ERROR');
-    await assert.rejects(createLoadBalancer(s.tb.deps(), s.identity, spec), ResourceConsistencyError);
-    await s.tb.provisioning(listener.id, 'ACTIVE');
+    await s.provisioning(listener.id, 'PENDING_UPDATE');
+    assert.equal((await createLoadBalancer(s.deps(), s.identity, spec)).kind, 'yield');
+    await s.provisioning(listener.id, 'ERROR');
+    await assert.rejects(createLoadBalancer(s.deps(), s.identity, spec), ResourceConsistencyError);
+    await s.provisioning(listener.id, 'ACTIVE');
     await s.removeAll(spec);
   });
 
@@ -160,8 +160,8 @@ describe('createLoadBalancer on an existing load balancer', () => {
     await s.converged(spec);
     const [lb] = (await s.inOctavia(spec)).lbs;
     assert.ok(lb);
-    assert.equal(await s.tb.cloud.control('POST', `/octavia/loadbalancers/${lb.id}/error`), 204);
-    await assert.rejects(createLoadBalancer(s.tb.deps(), s.identity, spec), (error: unknown) => {
+    assert.equal(await s.control('POST', `/octavia/loadbalancers/${lb.id}/error`), 204);
+    await assert.rejects(createLoadBalancer(s.deps(), s.identity, spec), (error: unknown) => {
       assert.ok(error instanceof ResourceConsistencyError);
       assert.match(error.message, /load balancer is ERROR/);
       assert.doesNotMatch(error.userMessage, /ERROR/);
@@ -198,7 +198,7 @@ describe('createLoadBalancer on an existing load balancer', () => {
     ]) {
       const spec = s.newSpec({ listeners: [http, bad] });
       const writes = s.octaviaWrites();
-      const outcome = await createLoadBalancer(s.tb.deps(), s.identity, spec);
+      const outcome = await createLoadBalancer(s.deps(), s.identity, spec);
       assert.equal(outcome.kind, 'terminal');
       assert.equal((outcome as { message: string }).message, UDP_RULES_MESSAGE);
       assert.equal(s.octaviaWrites(), writes);
@@ -209,7 +209,7 @@ describe('createLoadBalancer on an existing load balancer', () => {
     const spec = s.newSpec({ requestedVIPAddress: '192.168.20.77' });
     assert.equal((await s.converged(spec)).vipAddress, '192.168.20.77');
     await assert.rejects(
-      createLoadBalancer(s.tb.deps(), s.identity, { ...spec, requestedVIPAddress: '192.168.20.78' }),
+      createLoadBalancer(s.deps(), s.identity, { ...spec, requestedVIPAddress: '192.168.20.78' }),
       ResourceConsistencyError,
     );
     await s.removeAll(spec);
@@ -218,19 +218,16 @@ describe('createLoadBalancer on an existing load balancer', () => {
   it('two load balancers under one name are a consistency error', async () => {
     const spec = s.newSpec();
     await s.converged(spec);
-    const [subnet] = await neutron.listSubnets(s.tb.cloud.admin.client('network'), { name: `network-${s.network.id}` });
-    const twin = await octavia.createLoadBalancer(
-      s.tb.clients.identity(s.identity.credentials).client('load-balancer'),
-      {
-        name: loadBalancerName(spec.id),
-        vip_subnet_id: subnet?.id ?? '',
-      },
-    );
-    s.tb.settle();
-    await assert.rejects(createLoadBalancer(s.tb.deps(), s.identity, spec), ResourceConsistencyError);
-    await assert.rejects(deleteLoadBalancer(s.tb.deps(), s.identity, spec), ResourceConsistencyError);
-    await octavia.deleteLoadBalancer(s.tb.cloud.admin.client('load-balancer'), twin.id, { cascade: true });
-    s.tb.settle();
+    const [subnet] = await neutron.listSubnets(s.admin.client('network'), { name: `network-${s.network.id}` });
+    const twin = await octavia.createLoadBalancer(s.clients.identity(s.identity.credentials).client('load-balancer'), {
+      name: loadBalancerName(spec.id),
+      vip_subnet_id: subnet?.id ?? '',
+    });
+    s.settle();
+    await assert.rejects(createLoadBalancer(s.deps(), s.identity, spec), ResourceConsistencyError);
+    await assert.rejects(deleteLoadBalancer(s.deps(), s.identity, spec), ResourceConsistencyError);
+    await octavia.deleteLoadBalancer(s.admin.client('load-balancer'), twin.id, { cascade: true });
+    s.settle();
     await s.removeAll(spec);
   });
 });

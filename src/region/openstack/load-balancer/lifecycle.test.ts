@@ -8,11 +8,11 @@ import * as neutron from '../../../openstack/network.ts';
 import { TransientError } from '../../provider/errors.ts';
 import { listenerName, monitorName, poolName } from '../names.ts';
 import { deleteLoadBalancer } from './lifecycle.ts';
-import { byName, lbScenario, type Scenario } from '../testing/load-balancer-scenario.ts';
+import { byName, loadBalancerFixture, type LoadBalancerFixture } from '../testing/load-balancer.ts';
 
-let s: Scenario;
+let s: LoadBalancerFixture;
 before(async () => {
-  s = await lbScenario('lb-create');
+  s = await loadBalancerFixture('lb-create');
 });
 after(async () => {
   await s.close();
@@ -27,7 +27,7 @@ describe('createLoadBalancer', () => {
     const [lb] = found.lbs;
     assert.ok(lb);
     assert.equal(lb.project_id, s.identity.projectID);
-    const [subnet] = await neutron.listSubnets(s.tb.cloud.admin.client('network'), { name: `network-${s.network.id}` });
+    const [subnet] = await neutron.listSubnets(s.admin.client('network'), { name: `network-${s.network.id}` });
     assert.equal(lb.vip_subnet_id, subnet?.id);
     const http = byName(found.listeners, listenerName(spec.id, 'http'));
     const dns = byName(found.listeners, listenerName(spec.id, 'dns'));
@@ -46,7 +46,7 @@ describe('createLoadBalancer', () => {
       found.monitors.map((m) => [m.name, m.type, m.delay, m.timeout, m.max_retries, m.max_retries_down]),
       [[monitorName(spec.id, 'http'), 'TCP', 10, 5, 3, 3]],
     );
-    const fips = await neutron.listFloatingIps(s.tb.cloud.admin.client('network'), { port_id: lb.vip_port_id ?? '' });
+    const fips = await neutron.listFloatingIps(s.admin.client('network'), { port_id: lb.vip_port_id ?? '' });
     assert.equal(fips.length, 1);
     assert.equal(fips[0]?.project_id, s.identity.projectID);
     assert.deepEqual(realised, { vipAddress: lb.vip_address, publicIP: fips[0].floating_ip_address });
@@ -55,18 +55,15 @@ describe('createLoadBalancer', () => {
 
   it("works as the identity's own user in its project; only the external network list is the region's", async () => {
     const spec = s.newSpec({ publicIP: true });
-    const from = s.tb.log().length;
+    const from = s.log().length;
     await s.converged(spec);
     await s.removeAll(spec);
-    const lines = s.tb.log().slice(from);
+    const lines = s.log().slice(from);
     const who = new Set(lines.map((line) => line.split(' ').slice(0, 2).join(' ')));
-    assert.deepEqual(
-      who,
-      new Set([`identity ${s.identity.projectID}`, `region ${s.tb.clients.credentials.projectID}`]),
-    );
+    assert.deepEqual(who, new Set([`identity ${s.identity.projectID}`, `region ${s.clients.credentials.projectID}`]));
     assert.deepEqual(
       lines.filter((line) => line.startsWith('region ')),
-      [`region ${s.tb.clients.credentials.projectID} GET network /networks`],
+      [`region ${s.clients.credentials.projectID} GET network /networks`],
     );
     assert.ok(lines.some((l) => l.startsWith(`identity ${s.identity.projectID} POST network /floatingips`)));
     assert.ok(
@@ -87,29 +84,29 @@ describe('createLoadBalancer', () => {
       'create-listener',
       'replace-members',
     ]);
-    const writes = s.octaviaWrites() + s.tb.neutronWrites();
+    const writes = s.octaviaWrites() + s.neutronWrites();
     await s.converged(spec);
     // Token requests aside (a token can expire as the emulator's clock moves), a converged pass only reads.
-    assert.equal(s.octaviaWrites() + s.tb.neutronWrites(), writes);
+    assert.equal(s.octaviaWrites() + s.neutronWrites(), writes);
     await s.removeAll(spec);
   });
 
   it('converges after a pass is interrupted at each of its requests in turn (answer lost, or never sent)', async () => {
     const probe = s.newSpec({ publicIP: true });
-    const start = s.tb.requests();
+    const start = s.requests();
     await s.converged(probe);
-    const total = s.tb.requests() - start;
+    const total = s.requests() - start;
     await s.removeAll(probe);
     assert.ok(total > 20, `${String(total)} requests`);
     for (const how of ['answer', 'request'] as const) {
       for (let n = 1; n <= total; n++) {
         const spec = s.newSpec({ publicIP: true });
-        s.tb.interrupt(n, how);
+        s.interrupt(n, how);
         await s.converged(spec);
         const found = await s.inOctavia(spec);
         const counts = [found.lbs, found.listeners, found.pools, found.monitors].map((x) => x.length);
         assert.deepEqual(counts, [1, 2, 2, 1], `${how} ${String(n)}`);
-        const fips = await neutron.listFloatingIps(s.tb.cloud.admin.client('network'), {
+        const fips = await neutron.listFloatingIps(s.admin.client('network'), {
           port_id: found.lbs[0]?.vip_port_id ?? '',
         });
         assert.equal(fips.length, 1, `${how} ${String(n)}: one floating IP`);
@@ -125,10 +122,10 @@ describe('deleteLoadBalancer', () => {
     await s.converged(spec);
     const [lb] = (await s.inOctavia(spec)).lbs;
     assert.ok(lb);
-    const from = s.tb.log().length;
+    const from = s.log().length;
     const rows = await s.removeAll(spec);
     assert.deepEqual(rows, ['floating IP deleted', 'cascade delete accepted']);
-    const writes = s.tb
+    const writes = s
       .log()
       .slice(from)
       .filter((l) => !l.includes(' GET '))
@@ -139,7 +136,7 @@ describe('deleteLoadBalancer', () => {
     ]);
     assert.deepEqual(await s.inOctavia(spec), { lbs: [], listeners: [], pools: [], monitors: [], members: new Map() });
     assert.deepEqual(
-      await neutron.listFloatingIps(s.tb.cloud.admin.client('network'), { project_id: s.identity.projectID }),
+      await neutron.listFloatingIps(s.admin.client('network'), { project_id: s.identity.projectID }),
       [],
     );
   });
@@ -147,14 +144,14 @@ describe('deleteLoadBalancer', () => {
   it('a floating IP delete that fails holds the cascade back', async () => {
     const spec = s.newSpec({ publicIP: true });
     await s.converged(spec);
-    await s.tb.cloud.control('POST', '/faults', {
+    await s.control('POST', '/faults', {
       route: '/network/v2.0/floatingips/{floatingip_id}',
       method: 'DELETE',
       count: 1,
       status: 500,
     });
     const writes = s.octaviaWrites();
-    await assert.rejects(deleteLoadBalancer(s.tb.deps(), s.identity, spec), TransientError);
+    await assert.rejects(deleteLoadBalancer(s.deps(), s.identity, spec), TransientError);
     assert.equal(s.octaviaWrites(), writes, 'no cascade while the floating IP stands');
     assert.equal((await s.inOctavia(spec)).lbs.length, 1);
     await s.removeAll(spec);
@@ -162,9 +159,9 @@ describe('deleteLoadBalancer', () => {
 
   it('a never-realised identity is done without a request; a second delete of a gone one is done', async () => {
     const spec = s.newSpec();
-    const before = s.tb.requests();
-    assert.deepEqual(await deleteLoadBalancer(s.tb.deps(), undefined, spec), { kind: 'done', value: undefined });
-    assert.equal(s.tb.requests(), before);
-    assert.deepEqual(await deleteLoadBalancer(s.tb.deps(), s.identity, spec), { kind: 'done', value: undefined });
+    const before = s.requests();
+    assert.deepEqual(await deleteLoadBalancer(s.deps(), undefined, spec), { kind: 'done', value: undefined });
+    assert.equal(s.requests(), before);
+    assert.deepEqual(await deleteLoadBalancer(s.deps(), s.identity, spec), { kind: 'done', value: undefined });
   });
 });

@@ -12,7 +12,7 @@ import { NAMESPACE, openVlanStore } from '../../vlan/testing/store.ts';
 import { networkName } from '../names.ts';
 import { createNetwork, deleteNetwork, listExternalNetworks, type NetworkDeps } from './lifecycle.ts';
 import type { RealisedIdentity } from '../realised.ts';
-import { testbed, type Testbed } from '../testing/clients.ts';
+import { clientsFixture, type ClientsFixture } from '../testing/clients.ts';
 
 const PLAIN: RegionOpenstack = { endpoint: 'unused', serviceAccountSecret: { namespace: 'x', name: 'y' } };
 const PROVIDER: RegionOpenstack = {
@@ -20,16 +20,16 @@ const PROVIDER: RegionOpenstack = {
   network: { providerNetworks: { physicalNetwork: 'physnet1', vlan: { segments: [{ startId: 150, endId: 160 }] } } },
 };
 
-let tb: Testbed;
+let tb: ClientsFixture;
 let store: EmbeddedStore;
 let identity: RealisedIdentity;
 let externalID: string;
 let serial = 0;
 
 before(async () => {
-  tb = await testbed();
+  tb = await clientsFixture();
   store = await openVlanStore(new ManualClock());
-  identity = await tb.identity('net-tests');
+  identity = await tb.project('net-tests');
   externalID = (await tb.externalNetwork('public', '203.0.113.0/24')).id;
 });
 after(async () => {
@@ -73,7 +73,7 @@ function done<T>(outcome: Outcome<T>): T {
 
 /** Everything Neutron holds for the network, listed as admin across every project. */
 async function inNeutron(network: NetworkInput) {
-  const admin = tb.cloud.admin.client('network');
+  const admin = tb.admin.client('network');
   const name = networkName(network.id);
   const named = <T extends { name: string }>(items: T[]) => items.filter((i) => i.name === name);
   const routers = named(await neutron.listRouters(admin));
@@ -179,7 +179,7 @@ describe('createNetwork', () => {
 
   it('keeps the VLAN when the Neutron create fails, and the retry uses it', async () => {
     const network = input();
-    await tb.cloud.control('POST', '/faults', {
+    await tb.control('POST', '/faults', {
       route: '/network/v2.0/networks',
       method: 'POST',
       count: 1,
@@ -197,7 +197,7 @@ describe('createNetwork', () => {
     const network = input();
     const next = (await vlans().allocate(`probe-${network.id}`)).segmentationId;
     await vlans().free(`probe-${network.id}`);
-    const squatter = await neutron.createNetwork(tb.cloud.admin.client('network'), {
+    const squatter = await neutron.createNetwork(tb.admin.client('network'), {
       name: 'squatter',
       'provider:network_type': 'vlan',
       'provider:physical_network': 'physnet1',
@@ -209,14 +209,14 @@ describe('createNetwork', () => {
     assert.equal((await inNeutron(network)).networks.length, 1);
     done(await deleteNetwork(deps(PROVIDER), identity, network));
     // The squatter's id was never recorded: once it is gone, the id is the lowest free again.
-    await neutron.deleteNetwork(tb.cloud.admin.client('network'), squatter.id);
+    await neutron.deleteNetwork(tb.admin.client('network'), squatter.id);
     assert.equal((await vlans().allocate(`probe-${network.id}`)).segmentationId, next);
     await vlans().free(`probe-${network.id}`);
   });
 
   it('refuses two networks under one name as a consistency error', async () => {
     const network = input();
-    const admin = tb.cloud.admin.client('network');
+    const admin = tb.admin.client('network');
     for (let i = 0; i < 2; i++) {
       await admin.request({
         method: 'POST',
@@ -230,7 +230,7 @@ describe('createNetwork', () => {
 
   it('does not see a network of the same name in another project', async () => {
     const network = input();
-    const other = await tb.identity('net-other');
+    const other = await tb.project('net-other');
     const theirs = done(await createNetwork(deps(), other, network));
     const ours = done(await createNetwork(deps(), identity, network));
     assert.notEqual(ours.networkID, theirs.networkID);
@@ -271,7 +271,7 @@ describe('deleteNetwork', () => {
     const network = input();
     done(await createNetwork(deps(PROVIDER), identity, network));
     const vlan = await vlanOf(network);
-    await tb.cloud.control('POST', '/faults', {
+    await tb.control('POST', '/faults', {
       route: '/network/v2.0/networks/{network_id}',
       method: 'DELETE',
       count: 1,

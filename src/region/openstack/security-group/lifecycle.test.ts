@@ -8,16 +8,16 @@ import { securityGroupName } from '../names.ts';
 import type { RealisedIdentity } from '../realised.ts';
 import { DEFAULT_EGRESS_KEY, neutronRuleKey } from './decide.ts';
 import { createSecurityGroup, deleteSecurityGroup, type SecurityGroupDeps } from './lifecycle.ts';
-import { testbed, type Testbed } from '../testing/clients.ts';
+import { clientsFixture, type ClientsFixture } from '../testing/clients.ts';
 
-let tb: Testbed;
+let tb: ClientsFixture;
 let identity: RealisedIdentity;
 let deps: SecurityGroupDeps;
 let serial = 0;
 
 before(async () => {
-  tb = await testbed();
-  identity = await tb.identity('sg-tests');
+  tb = await clientsFixture();
+  identity = await tb.project('sg-tests');
   deps = { clients: tb.clients, signal: new AbortController().signal };
 });
 after(() => tb.close());
@@ -39,7 +39,7 @@ function done<T>(outcome: Outcome<T>): void {
 
 /** The groups named for `sg` in every project, with their rules, as the admin sees them. */
 async function inNeutron(sg: SecurityGroupInput) {
-  const admin = tb.cloud.admin.client('network');
+  const admin = tb.admin.client('network');
   const groups = (await neutron.listSecurityGroups(admin)).filter((g) => g.name === securityGroupName(sg.id));
   const rules = (await neutron.listSecurityGroupRules(admin)).filter((r) =>
     groups.some((g) => g.id === r.security_group_id),
@@ -128,7 +128,7 @@ describe('createSecurityGroup', () => {
 
   it('refuses two groups under one name as a consistency error', async () => {
     const sg = input([ssh]);
-    const admin = tb.cloud.admin.client('network');
+    const admin = tb.admin.client('network');
     for (let i = 0; i < 2; i++) {
       await admin.request({
         method: 'POST',
@@ -142,7 +142,7 @@ describe('createSecurityGroup', () => {
 
   it('does not see a group of the same name in another project', async () => {
     const sg = input([ssh]);
-    const other = await tb.identity('sg-other');
+    const other = await tb.project('sg-other');
     done(await createSecurityGroup(deps, other, sg));
     done(await createSecurityGroup(deps, identity, sg));
     const found = await inNeutron(sg);

@@ -10,15 +10,15 @@ import type { Outcome } from '../../provider/outcome.ts';
 import { IDENTITY_KEYPAIR_NAME } from '../names.ts';
 import { PLACEMENT_MISS } from './create.ts';
 import { serverProviderFor, type OpenstackServerProvider } from './provider.ts';
-import { serverWorld, type ServerWorld } from '../testing/server.ts';
+import { serverFixture, type ServerFixture } from '../testing/server.ts';
 
 const ctx = { signal: new AbortController().signal };
 
-let w: ServerWorld;
+let w: ServerFixture;
 let provider: OpenstackServerProvider;
 
 before(async () => {
-  w = await serverWorld();
+  w = await serverFixture();
   provider = await w.provider();
 });
 after(async () => {
@@ -39,7 +39,7 @@ describe('createServer', () => {
       allowedAddressPairs: [{ cidr: '10.1.0.0/24' }],
       tags: [{ name: 'billing.example.com/cost-centre', value: 'cc-1' }],
     });
-    const from = w.fx.transport.requests.length;
+    const from = w.transport.requests.length;
     const addresses = await w.converge(provider, input);
     const [port, ...extra] = await w.ports(input);
     assert.ok(port && extra.length === 0);
@@ -58,10 +58,7 @@ describe('createServer', () => {
     assert.equal(server.metadata.serverID, input.id);
     assert.equal(server.metadata['billing:cost_centre'], 'cc-1');
     const scopes = new Set(w.requestsSince(from).map((line) => line.split(' ').slice(0, 2).join(' ')));
-    assert.deepEqual(
-      scopes,
-      new Set([`identity project:${w.projectID}`, `region project:${w.fx.credentials.projectID}`]),
-    );
+    assert.deepEqual(scopes, new Set([`identity project:${w.projectID}`, `region project:${w.credentials.projectID}`]));
     const regionCalls = w.requestsSince(from).filter((l) => l.startsWith('region '));
     assert.deepEqual(
       regionCalls.map((l) => l.split(' ').slice(2).join(' ')),
@@ -91,7 +88,7 @@ describe('createServer', () => {
     await w.converge(provider, input);
     const [server] = await w.novaServers(input.name);
     assert.equal(server?.key_name, null);
-    const groups = w.fx.cloud.emulator.nova.state.groups;
+    const groups = w.emulator.nova.state.groups;
     assert.ok([...groups.values()].some((g) => g.members.includes(server.id)));
   });
 
@@ -122,10 +119,10 @@ describe('createServer', () => {
   it('converges after a create interrupted after each request in turn: one port, one floating IP, one server', async () => {
     for (let n = 1; ; n++) {
       const input = w.input({ publicIP: true });
-      w.fx.transport.interruptAfter(n);
+      w.transport.interruptAfter(n);
       const first = await provider.createServer(ctx, w.identity, input).catch((e: unknown) => e);
-      const interrupted = w.fx.transport.requests.length > 0 && first instanceof Error;
-      w.fx.transport.interruptAfter(undefined);
+      const interrupted = w.transport.requests.length > 0 && first instanceof Error;
+      w.transport.interruptAfter(undefined);
       await w.converge(await w.provider(), input);
       const [port, ...extraPorts] = await w.ports(input);
       assert.ok(port && extraPorts.length === 0, `n=${String(n)}: one port`);
@@ -140,7 +137,7 @@ describe('createServer', () => {
 describe('pinned creation', () => {
   it('asks Placement first with the privileged client; a miss yields, a fit creates with the region’s credentials', async () => {
     const specs = { 'resources:CUSTOM_GOLD': '1', 'trait:CUSTOM_FAST': 'required' };
-    const admin = w.fx.cloud.admin;
+    const admin = w.admin;
     const { body } = await admin.client('compute').request<{ flavor: { id: string } }>({
       method: 'POST',
       path: '/flavors',
@@ -155,18 +152,18 @@ describe('pinned creation', () => {
     // Placement's default policy is admin-only: a deployment grants the region account a role it accepts there.
     const keystone = admin.client('identity');
     const roleId = await ensureRole(keystone, 'service');
-    await grantRole(keystone, { userId: w.fx.credentials.userID, projectId: w.projectID, roleId });
+    await grantRole(keystone, { userId: w.credentials.userID, projectId: w.projectID, roleId });
     // A fresh registry: the privileged session made before the grant holds a token without the role.
-    const region = await (await w.fx.registry()).lookup(w.fx.region.metadata.name);
+    const region = await (await w.registry()).lookup(w.region.metadata.name);
     const pinnedProvider = serverProviderFor(
       { ...region, config: { ...region.config, compute: { placementPreflight: { enabled: true } } } },
-      { kube: w.fx.store, clock: w.fx.cloud.clock },
+      { kube: w.store, clock: w.clock },
     );
     const input = w.input({ flavorID: body.flavor.id, infrastructureRef: 'node-gold-1', sshInjection: 'none' });
     const placement = admin.client('placement');
     await placement.request({ method: 'PUT', path: '/resource_classes/CUSTOM_GOLD' });
     await placement.request({ method: 'PUT', path: '/traits/CUSTOM_FAST' });
-    const from = w.fx.transport.requests.length;
+    const from = w.transport.requests.length;
     const miss = await pinnedProvider.createServer(ctx, w.identity, input);
     assert.deepEqual(miss, { kind: 'yield', reason: PLACEMENT_MISS });
     const privileged = w.requestsSince(from).filter((l) => l.startsWith(`region project:${w.projectID}`));
@@ -194,7 +191,7 @@ describe('pinned creation', () => {
       params: { uuid: rp },
       body: { resource_provider_generation: 1, traits: ['CUSTOM_FAST'] },
     });
-    const at = w.fx.transport.requests.length;
+    const at = w.transport.requests.length;
     assert.deepEqual(await pinnedProvider.createServer(ctx, w.identity, input), { kind: 'yield', reason: 'created' });
     const create = w.requestsSince(at).find((l) => l.endsWith('POST compute /servers'));
     assert.equal(create, `region project:${w.projectID} POST compute /servers`);

@@ -10,15 +10,15 @@ import { ServerGoneError } from '../../provider/contract.ts';
 import type { Outcome } from '../../provider/outcome.ts';
 import type { Image } from '../../provider/types.ts';
 import type { OpenstackServerProvider } from './provider.ts';
-import { serverWorld, type ServerWorld } from '../testing/server.ts';
+import { serverFixture, type ServerFixture } from '../testing/server.ts';
 
 const ctx = { signal: new AbortController().signal };
 
-let w: ServerWorld;
+let w: ServerFixture;
 let provider: OpenstackServerProvider;
 
 before(async () => {
-  w = await serverWorld();
+  w = await serverFixture();
   provider = await w.provider();
 });
 after(async () => {
@@ -29,7 +29,7 @@ describe('consistency and interrupted deletes', () => {
   it('two Nova servers under one name: a consistency error to create, and the poll leaves the server out', async () => {
     const input = w.input();
     await w.converge(provider, input);
-    const region = await w.region();
+    const region = await w.context();
     const privileged = region.clients.privileged(w.projectID).client('compute');
     await nova.createServer(privileged, {
       name: input.name,
@@ -49,7 +49,7 @@ describe('consistency and interrupted deletes', () => {
       const input = w.input({ publicIP: true });
       await w.converge(provider, input);
       const [port] = await w.ports(input);
-      w.fx.transport.interruptAfter(n);
+      w.transport.interruptAfter(n);
       let interrupted = false;
       for (let pass = 0; pass < 6; pass++) {
         const outcome = await provider.deleteServer(ctx, w.identity, input).catch((e: unknown) => e);
@@ -57,7 +57,7 @@ describe('consistency and interrupted deletes', () => {
         else if ((outcome as Outcome<undefined>).kind === 'done') break;
         w.advance(1000);
       }
-      w.fx.transport.interruptAfter(undefined);
+      w.transport.interruptAfter(undefined);
       assert.equal((await (await w.provider()).deleteServer(ctx, w.identity, input)).kind, 'done');
       assert.deepEqual(await w.novaServers(input.name), [], `n=${String(n)}: no server`);
       assert.deepEqual(await w.ports(input), [], `n=${String(n)}: no port`);
@@ -103,9 +103,9 @@ describe('deleteServer and the rest of the lifecycle', () => {
 
   it('a never-realised identity: delete is done without a request; a create waits', async () => {
     const stranger = { ...w.identity, id: 'never-realised' };
-    const from = w.fx.transport.requests.length;
+    const from = w.transport.requests.length;
     assert.equal((await provider.deleteServer(ctx, stranger, w.input())).kind, 'done');
-    assert.equal(w.fx.transport.requests.length, from);
+    assert.equal(w.transport.requests.length, from);
     await assert.rejects(provider.createServer(ctx, stranger, w.input()), { name: 'TransientError' });
   });
 
@@ -119,7 +119,7 @@ describe('deleteServer and the rest of the lifecycle', () => {
     });
     assert.equal(status.observed?.image, w.images.a);
     const [server] = await w.novaServers(input.name);
-    w.fx.cloud.emulator.nova.controls.deleteOutOfBand(server?.id ?? '');
+    w.emulator.nova.controls.deleteOutOfBand(server?.id ?? '');
     const gone = await provider
       .updateServerState(ctx, w.identity, { server: input, generation: 1, status })
       .catch((e: unknown) => e);

@@ -1,7 +1,8 @@
 /**
- * Test support for the network and security group provider code: an emulator, a RegionClientSet whose region
- * credentials are the emulator's admin (so the privileged client sees every project, and lookups must filter by
- * project themselves), request accounting, and interruption of a pass at its n-th OpenStack request.
+ * The cloud fixture plus the clients the provider code runs with, for testing that code without a region store: a
+ * RegionClientSet whose region credentials are the emulator's admin (so the privileged client sees every project,
+ * and lookups must filter by project themselves), request accounting, and interruption of a pass at its n-th
+ * OpenStack request.
  */
 import { RequestAccounting } from '../../../openstack/accounting.ts';
 import type { AuthMethod } from '../../../openstack/auth.ts';
@@ -18,15 +19,14 @@ import {
 } from '../../../openstack/network.ts';
 import { Session, type RequestSpec, type ServiceClient } from '../../../openstack/session.ts';
 import { Transport } from '../../../openstack/transport.ts';
-import { testCloud, type TestCloud } from '../../../emulator/testing/cloud.ts';
+import { cloudFixture, type CloudFixture } from '../../../emulator/testing/cloud.ts';
 import type { As, IdentityCredentials, ProjectClients, RegionClientSet } from '../principals.ts';
 import type { RealisedIdentity } from '../realised.ts';
 
 /** How an interruption hits its request: the request runs and its answer is lost, or it is never sent. */
 type Interruption = 'answer' | 'request';
 
-export interface Testbed {
-  readonly cloud: TestCloud;
+export interface ClientsFixture extends CloudFixture {
   /** Every request the provider's clients (and their token requests) sent. */
   readonly accounting: RequestAccounting;
   readonly clients: RegionClientSet;
@@ -39,14 +39,14 @@ export interface Testbed {
   /** The `n`-th request from now (1-based) fails with a TransportError; one shot. */
   interrupt(n: number, how?: Interruption): void;
   /** A Keystone project for a new identity, with the region user (admin) holding `admin` there, quotas unlimited. */
-  identity(id: string): Promise<RealisedIdentity>;
+  project(id: string): Promise<RealisedIdentity>;
   /** An external network with a subnet, made by the admin, optionally tagged. */
   externalNetwork(name: string, cidr: string, tags?: readonly string[]): Promise<Network>;
   close(): Promise<void>;
 }
 
-export async function testbed(): Promise<Testbed> {
-  const cloud = await testCloud();
+export async function clientsFixture(): Promise<ClientsFixture> {
+  const cloud = await cloudFixture();
   const accounting = new RequestAccounting();
   const transport = new Transport({
     clock: cloud.clock,
@@ -128,7 +128,7 @@ export async function testbed(): Promise<Testbed> {
   };
 
   return {
-    cloud,
+    ...cloud,
     accounting,
     clients,
     requests: () => sent,
@@ -138,7 +138,7 @@ export async function testbed(): Promise<Testbed> {
     interrupt: (n, how = 'answer') => {
       pending = { left: n, how };
     },
-    identity: async (id) => {
+    project: async (id) => {
       const keystone = cloud.admin.client('identity');
       const project = await createProject(keystone, { name: `unikorn-identity-${id}`, domain_id: 'default' });
       const roleId = (await findRoleByName(keystone, 'admin'))?.id ?? '';

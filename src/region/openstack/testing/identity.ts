@@ -1,17 +1,14 @@
 /**
  * What the identity tests check after a pass, as the cloud admin sees it: exactly one project, user, application
  * credential, server group and keypair under the identity's names (or none after a delete), each usable with what
- * the OpenstackIdentity record holds. Also a secret source whose every secret is remembered, and a log sink, so a
- * test can scan for leaks.
+ * the OpenstackIdentity record holds. Also a secret source whose every secret is remembered, so a test can scan for
+ * leaks.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
-import type { Logger } from 'pino';
 import { parse } from 'yaml';
 import { listServerGroups } from '../../../openstack/compute.ts';
 import { listApplicationCredentials, listProjects, listUsers } from '../../../openstack/identity.ts';
-import { createLogger } from '../../../runtime/logger.ts';
 import { openstackIdentityType, type OpenstackIdentity } from '../../apis/index.ts';
 import type { IdentityInput } from '../../provider/inputs.ts';
 import { unbase64 } from '../identity/record.ts';
@@ -35,7 +32,7 @@ async function inventory(fx: RegionFixture, identity: IdentityInput) {
   const projects = await listProjects(admin, { domainId: fx.credentials.domainID, name });
   const users = await listUsers(admin, { domainId: fx.credentials.domainID, name });
   const credentials = (await Promise.all(users.map((u) => listApplicationCredentials(admin, u.id)))).flat();
-  const allGroups = await listServerGroups(fx.cloud.admin.client('compute'), { allProjects: true });
+  const allGroups = await listServerGroups(fx.admin.client('compute'), { allProjects: true });
   const groups = allGroups.filter((g) => g.name === name);
   // The emulator's Nova does not list another user's keypairs (`?user_id=`), so its state is read instead.
   const keypairs = emulatedKeypairs(fx).filter((k) => users.some((u) => u.id === k.userId));
@@ -43,7 +40,7 @@ async function inventory(fx: RegionFixture, identity: IdentityInput) {
 }
 
 const emulatedKeypairs = (fx: RegionFixture): EmulatedKeypair[] =>
-  (fx.cloud.emulator.control.dump()['nova'] as { keypairs: EmulatedKeypair[] }).keypairs;
+  (fx.emulator.control.dump()['nova'] as { keypairs: EmulatedKeypair[] }).keypairs;
 
 /** Exactly one of each, tagged, recorded, and usable with the record's password, credential and key. */
 export async function assertConverged(
@@ -73,7 +70,7 @@ export async function assertConverged(
   assert.equal(spec.sshKeyName, IDENTITY_KEYPAIR_NAME);
 
   const userAuth = { type: 'password', user: { id: spec.userID ?? '' }, password: spec.password ?? '' } as const;
-  const token = await fx.cloud.session(userAuth, { kind: 'project', project: { id: project.id } }).token();
+  const token = await fx.session(userAuth, { kind: 'project', project: { id: project.id } }).token();
   assert.deepEqual(token.roles.map((r) => r.name).sort(), [...expectedRoles].sort());
 
   const { clouds } = parse(unbase64(spec.cloudConfig ?? '')) as {
@@ -83,7 +80,7 @@ export async function assertConverged(
   const { application_credential_id: id, application_credential_secret: secret } = clouds.cloud.auth;
   assert.equal(id, spec.applicationCredentialID);
   assert.equal(secret, spec.applicationCredentialSecret);
-  const appCred = await fx.cloud.session({ type: 'application_credential', id, secret }, { kind: 'unscoped' }).token();
+  const appCred = await fx.session({ type: 'application_credential', id, secret }, { kind: 'unscoped' }).token();
   assert.equal(appCred.project?.id, project.id);
 
   const key = emulatedKeypairs(fx).find((k) => k.userId === spec.userID);
@@ -113,15 +110,4 @@ export function recordingSecrets(generated: string[]): IdentitySecretSource {
       return key;
     },
   };
-}
-
-/** A debug-level logger whose lines land in `lines`. */
-export function capturingLogger(lines: string[]): Logger {
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString());
-      done();
-    },
-  });
-  return createLogger({ level: 'debug', destination });
 }

@@ -1,6 +1,6 @@
 /**
- * For the OpenStack provider's tests: the emulator and an embedded store holding one OpenStack Region, its
- * credentials Secret and a managed domain with the region account in it. Sessions go through a RecordingTransport,
+ * The cloud fixture plus a region, for the OpenStack provider's tests: an embedded store holding one OpenStack
+ * Region, its credentials Secret and a managed domain with the region account in it. Sessions go through a RecordingTransport,
  * which notes who (user and scope) made each request and can interrupt a pass right after the Nth request took
  * effect.
  *
@@ -13,7 +13,7 @@
  *   call uses is what the recorded principals check.
  */
 import { randomUUID } from 'node:crypto';
-import { testCloud, type TestCloud } from '../../../emulator/testing/cloud.ts';
+import { cloudFixture, type CloudFixture } from '../../../emulator/testing/cloud.ts';
 import { customResourceDefinition } from '../../../kube/crd.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
 import { builtin } from '../../../kube/resource-type.ts';
@@ -97,8 +97,7 @@ function callerOf(text: string): Caller {
   return { userID: token.user.id, scope };
 }
 
-export interface RegionFixture {
-  readonly cloud: TestCloud;
+export interface RegionFixture extends CloudFixture {
   readonly store: EmbeddedStore;
   readonly transport: RecordingTransport;
   readonly namespace: string;
@@ -116,7 +115,7 @@ const FIXTURE_NAMESPACE = 'default';
 export type RegionAccount = 'configured' | 'admin';
 
 export async function regionFixture(account: RegionAccount = 'configured'): Promise<RegionFixture> {
-  const cloud = await testCloud();
+  const cloud = await cloudFixture();
   const store = openEmbeddedStore(':memory:', { clock: cloud.clock, garbageCollection: false });
   for (const kind of regionKinds) await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
   const admin = cloud.admin.client('identity');
@@ -151,7 +150,7 @@ export async function regionFixture(account: RegionAccount = 'configured'): Prom
     clientSets: clientSetFactory({ transport, clock: cloud.clock, region: 'RegionOne' }),
   };
   return {
-    cloud,
+    ...cloud,
     store,
     transport,
     namespace: FIXTURE_NAMESPACE,
@@ -175,7 +174,7 @@ async function ensureRoles(admin: IdentityClient): Promise<Map<string, string>> 
   return roles;
 }
 
-async function configuredAccount(cloud: TestCloud, admin: IdentityClient): Promise<RegionCredentials> {
+async function configuredAccount(cloud: CloudFixture, admin: IdentityClient): Promise<RegionCredentials> {
   const { credentials } = await configureRegion(planFor(`region-${randomUUID()}`), undefined, {
     identity: admin,
     authUrl: cloud.emulator.authUrl,
@@ -188,7 +187,7 @@ async function configuredAccount(cloud: TestCloud, admin: IdentityClient): Promi
 }
 
 async function adminAccount(
-  cloud: TestCloud,
+  cloud: CloudFixture,
   admin: IdentityClient,
   roles: ReadonlyMap<string, string>,
 ): Promise<RegionCredentials> {

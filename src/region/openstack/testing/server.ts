@@ -1,7 +1,7 @@
 /**
- * Test support for the server provider, monitor and controller: the region fixture (emulator on a ManualClock,
- * embedded store, the non-admin region account `region configure` makes) with what a server needs made the way
- * production makes it: an identity (createIdentity), its network and security group (network.ts,
+ * The region fixture (emulator on a ManualClock, embedded store, the non-admin region account `region configure`
+ * makes) for the server provider, monitor and controller, with what a server needs made the way production makes
+ * it: an identity (createIdentity), its network and security group (network.ts,
  * security-group.ts), and as the cloud's admin an external network, a flavor and three images (a, b, and one
  * deactivated).
  */
@@ -24,15 +24,15 @@ import { createSecurityGroup } from '../security-group/lifecycle.ts';
 import { regionFixture, type RegionFixture } from './region.ts';
 import { serverProviderFor, type OpenstackServerProvider } from '../server/provider.ts';
 
-export interface ServerWorld {
-  readonly fx: RegionFixture;
+export interface ServerFixture extends RegionFixture {
   readonly identity: IdentityInput;
   readonly projectID: string;
   readonly networkID: string;
   readonly securityGroupID: string;
   readonly flavorID: string;
   readonly images: { readonly a: string; readonly b: string; readonly deactivated: string };
-  region(): Promise<RegionContext>;
+  /** The region as a fresh registry lookup sees it. */
+  context(): Promise<RegionContext>;
   /** A provider over a fresh lookup of the region. */
   provider(): Promise<OpenstackServerProvider>;
   input(overrides?: Partial<ServerInput>): ServerInput;
@@ -49,14 +49,13 @@ export interface ServerWorld {
   floatingIPs(portID: string): Promise<neutron.FloatingIp[]>;
   /** `who scope METHOD service path` of each request since `from`; who is `identity`, `region` or `other`. */
   requestsSince(from: number): string[];
-  close(): Promise<void>;
 }
 
 const CTX = { signal: new AbortController().signal };
 
-export async function serverWorld(): Promise<ServerWorld> {
+export async function serverFixture(): Promise<ServerFixture> {
   const fx = await regionFixture('configured');
-  const admin = fx.cloud.admin;
+  const admin = fx.admin;
   const external = await neutron.createNetwork(admin.client('network'), {
     name: 'public',
     'router:external': true,
@@ -110,19 +109,18 @@ export async function serverWorld(): Promise<ServerWorld> {
   const networkAdmin = admin.client('network');
   let serial = 0;
   const advance = (ms: number) => {
-    fx.cloud.emulator.control.advance(ms);
+    fx.emulator.control.advance(ms);
   };
   return {
-    fx,
+    ...fx,
     identity,
     projectID: realised.projectID,
     networkID,
     securityGroupID,
     flavorID,
     images,
-    region,
-    provider: async () =>
-      serverProviderFor(await region(), { kube: fx.store, clock: fx.cloud.clock, log: silentLogger() }),
+    context: region,
+    provider: async () => serverProviderFor(await region(), { kube: fx.store, clock: fx.clock, log: silentLogger() }),
     input: (overrides = {}) => ({
       ...owner,
       id: randomUUID(),
@@ -183,14 +181,13 @@ export async function serverWorld(): Promise<ServerWorld> {
           const who = user === identityUser ? 'identity' : user === fx.credentials.userID ? 'region' : 'other';
           return `${who} ${r.caller?.scope ?? ''} ${r.method} ${r.serviceType} ${r.urlTemplate}`;
         }),
-    close: () => fx.close(),
   };
 }
 
 /** Stores the Identity resource, Available, as the Identity controller leaves it once realised. */
-export async function storeAvailableIdentity(world: ServerWorld): Promise<void> {
-  const { identity, fx } = world;
-  const now = new Date(fx.cloud.clock.now()).toISOString();
+export async function storeAvailableIdentity(fx: ServerFixture): Promise<void> {
+  const { identity } = fx;
+  const now = new Date(fx.clock.now()).toISOString();
   const made = await fx.store.create<Identity>(identityType, {
     apiVersion: API_VERSION,
     kind: identityType.kind,
@@ -214,7 +211,7 @@ export async function storeAvailableIdentity(world: ServerWorld): Promise<void> 
 }
 
 async function flavor(fx: RegionFixture): Promise<string> {
-  const { body } = await fx.cloud.admin.client('compute').request<{ flavor: { id: string } }>({
+  const { body } = await fx.admin.client('compute').request<{ flavor: { id: string } }>({
     method: 'POST',
     path: '/flavors',
     body: { flavor: { name: 'server-small', vcpus: 1, ram: 512, disk: 1, 'os-flavor-access:is_public': true } },

@@ -1,8 +1,8 @@
 /**
- * Test support for volumes and attachments on the emulator: the provider testbed (clients.ts: request log with
- * principals, interruption) plus identities that have their own member user (volume calls run as that user), a
- * flavor and an image to boot servers from, and a hook that runs a competitor's action just before one of the
- * provider's requests goes out (the attach race).
+ * The clients fixture (clients.ts: request log with principals, interruption) for volumes and attachments:
+ * identities that have their own member user (volume calls run as that user), a flavor and an image to boot servers
+ * from, and a hook that runs a competitor's action just before one of the provider's requests goes out (the attach
+ * race).
  */
 import { updateQuotaSet } from '../../../openstack/blockstorage.ts';
 import {
@@ -16,15 +16,14 @@ import { createImage } from '../../../openstack/image.ts';
 import type { RequestSpec, ServiceClient } from '../../../openstack/session.ts';
 import type { ServiceType } from '../../../openstack/catalog.ts';
 import type { As, ProjectClients, RegionClientSet } from '../principals.ts';
-import { testbed, type Testbed } from './clients.ts';
+import { clientsFixture, type ClientsFixture } from './clients.ts';
 import type { VolumeDeps } from '../volume/lifecycle.ts';
 import type { UserIdentity } from '../realised.ts';
 
 const PASSWORD = 'identity-password';
 
-export interface VolumeTestbed {
-  readonly tb: Testbed;
-  /** A project with the admin's grant (testbed.identity) and a member user of its own; Cinder quotas unlimited. */
+export interface VolumeFixture extends ClientsFixture {
+  /** A project with the admin's grant (`project`) and a member user of its own; Cinder quotas unlimited. */
   workload(id: string): Promise<UserIdentity>;
   /** An ACTIVE server named `name` in the identity's project, made directly (not through the provider's clients). */
   server(identity: UserIdentity, name: string): Promise<string>;
@@ -41,10 +40,9 @@ export interface VolumeTestbed {
   close(): Promise<void>;
 }
 
-export async function volumeTestbed(): Promise<VolumeTestbed> {
-  const tb = await testbed();
-  const { cloud } = tb;
-  const admin = cloud.admin;
+export async function volumeFixture(): Promise<VolumeFixture> {
+  const tb = await clientsFixture();
+  const { admin } = tb;
   const keystone = admin.client('identity');
   const memberRole = (await findRoleByName(keystone, 'member'))?.id ?? '';
   const { body } = await admin.client('compute').request<{ flavor: { id: string } }>({
@@ -63,20 +61,20 @@ export async function volumeTestbed(): Promise<VolumeTestbed> {
     body: 'image',
   });
   const userCompute = (identity: UserIdentity): ComputeClient =>
-    cloud
+    tb
       .session(
         { type: 'password', user: { id: identity.credentials.userID }, password: PASSWORD },
         { kind: 'project', project: { id: identity.projectID } },
       )
       .client('compute');
   const settle = (ms = 1_000) => {
-    cloud.emulator.control.advance(ms);
+    tb.emulator.control.advance(ms);
   };
 
   return {
-    tb,
+    ...tb,
     workload: async (id) => {
-      const realised = await tb.identity(id);
+      const realised = await tb.project(id);
       const user = await createUser(keystone, { name: `user-${id}`, domain_id: 'default', password: PASSWORD });
       await grantRole(keystone, { userId: user.id, projectId: realised.projectID, roleId: memberRole });
       await updateQuotaSet(admin.client('block-storage'), realised.projectID, { volumes: -1, gigabytes: -1 });
@@ -95,7 +93,6 @@ export async function volumeTestbed(): Promise<VolumeTestbed> {
     settle,
     deps: (clients = tb.clients) => ({ clients, signal: new AbortController().signal }),
     hooked: (before) => hookedClients(tb.clients, before),
-    close: () => tb.close(),
   };
 }
 

@@ -11,21 +11,21 @@ import { Outcome } from '../../provider/outcome.ts';
 import { volumeName } from '../names.ts';
 import { attachVolume, detachVolume, type AttachServer } from './attachment.ts';
 import { VOLUME_ERRORED_MESSAGE } from './decide.ts';
-import { volumeTestbed, type VolumeTestbed } from '../testing/volume.ts';
+import { volumeFixture, type VolumeFixture } from '../testing/volume.ts';
 import { createVolume } from './lifecycle.ts';
 import type { UserIdentity } from '../realised.ts';
 
 const ATTACHMENTS = '/compute/v2.1/servers/{server_id}/os-volume_attachments';
 
-let vt: VolumeTestbed;
+let vt: VolumeFixture;
 let identity: UserIdentity;
 let serial = 0;
 
 before(async () => {
-  vt = await volumeTestbed();
+  vt = await volumeFixture();
   identity = await vt.workload('attach-tests');
 });
-beforeEach(() => vt.tb.cloud.control('DELETE', '/faults'));
+beforeEach(() => vt.control('DELETE', '/faults'));
 after(() => vt.close());
 
 const volumeInput = (): VolumeInput => ({
@@ -54,17 +54,17 @@ async function server(): Promise<{ input: AttachServer; id: string }> {
   return { input: { id: `s${String(serial)}`, name }, id: await vt.server(identity, name) };
 }
 
-const blockStorage = () => vt.tb.clients.identity(identity.credentials).client('block-storage');
-const compute = () => vt.tb.clients.identity(identity.credentials).client('compute');
+const blockStorage = () => vt.clients.identity(identity.credentials).client('block-storage');
+const compute = () => vt.clients.identity(identity.credentials).client('compute');
 const fault = (method: string, status: number) =>
-  vt.tb.cloud.control('POST', '/faults', {
+  vt.control('POST', '/faults', {
     route: ATTACHMENTS + (method === 'DELETE' ? '/{volume_id}' : ''),
     method,
     status,
     count: 1,
   });
 const attachmentCalls = (start: number) =>
-  vt.tb
+  vt
     .log()
     .slice(start)
     .filter((l) => l.includes('os-volume_attachments'));
@@ -75,11 +75,11 @@ describe('attach volume', () => {
     assert.deepEqual(await attachVolume(vt.deps(), identity, s.input, v.input), Outcome.yield('A4/accepted'));
     assert.deepEqual(await attachVolume(vt.deps(), identity, s.input, v.input), Outcome.yield('A5/attaching'));
     vt.settle();
-    const start = vt.tb.log().length;
+    const start = vt.log().length;
     assert.deepEqual(await attachVolume(vt.deps(), identity, s.input, v.input), Outcome.done({ device: '/dev/vdb' }));
     assert.deepEqual(attachmentCalls(start), [], 'no Nova attachment call once Cinder reports it');
     assert.ok(
-      vt.tb
+      vt
         .log()
         .slice(start)
         .every((l) => l.startsWith(`identity ${identity.projectID} `)),
@@ -110,7 +110,7 @@ describe('attach volume', () => {
       await nova.attachVolume(vt.userCompute(identity), s.id, { volumeId: v.id });
       await fault('POST', 409);
     });
-    const start = vt.tb.log().length;
+    const start = vt.log().length;
     const outcome = await attachVolume(vt.deps(clients), identity, s.input, v.input);
     assert.deepEqual(outcome, Outcome.done({ device: '/dev/vdb' }));
     assert.deepEqual(
@@ -129,7 +129,7 @@ describe('attach volume', () => {
   it('converges on one attachment when a pass is cut off at each of its requests in turn', async () => {
     for (let n = 1; n <= 3; n++) {
       const [v, s] = [await volume(), await server()];
-      vt.tb.interrupt(n);
+      vt.interrupt(n);
       await assert.rejects(attachVolume(vt.deps(), identity, s.input, v.input), `cut at request ${String(n)}`);
       let outcome = await attachVolume(vt.deps(), identity, s.input, v.input);
       for (let pass = 0; pass < 3 && outcome.kind === 'yield'; pass++) {
@@ -144,7 +144,7 @@ describe('attach volume', () => {
 
   it('an errored volume is terminal with the fixed message', async () => {
     const [v, s] = [await volume(), await server()];
-    vt.tb.cloud.emulator.service(Cinder).putInError(v.id);
+    vt.emulator.service(Cinder).putInError(v.id);
     const outcome = await attachVolume(vt.deps(), identity, s.input, v.input);
     assert.equal(outcome.kind, 'terminal');
     assert.equal(toUserMessage(outcome), VOLUME_ERRORED_MESSAGE);
@@ -164,7 +164,7 @@ describe('detach volume', () => {
     assert.deepEqual(await detachVolume(vt.deps(), identity, s.input, v.input), Outcome.yield('X3/accepted'));
     assert.deepEqual(await detachVolume(vt.deps(), identity, s.input, v.input), Outcome.yield('X2/detaching'));
     vt.settle();
-    const start = vt.tb.log().length;
+    const start = vt.log().length;
     assert.deepEqual(await detachVolume(vt.deps(), identity, s.input, v.input), Outcome.ok());
     assert.deepEqual(attachmentCalls(start), []);
     assert.equal((await cinder.getVolume(blockStorage(), v.id)).status, 'available');
@@ -173,7 +173,7 @@ describe('detach volume', () => {
   it('converges on detached when a detach pass is cut off at each of its requests in turn', async () => {
     for (let n = 1; n <= 3; n++) {
       const { v, s } = await attached();
-      vt.tb.interrupt(n);
+      vt.interrupt(n);
       await assert.rejects(detachVolume(vt.deps(), identity, s.input, v.input), `cut at request ${String(n)}`);
       let outcome = await detachVolume(vt.deps(), identity, s.input, v.input);
       for (let pass = 0; pass < 3 && outcome.kind === 'yield'; pass++) {
@@ -188,7 +188,7 @@ describe('detach volume', () => {
   it('a volume attached only to another server is detached already: success, no Nova delete', async () => {
     const { v } = await attached();
     const s = await server();
-    const start = vt.tb.log().length;
+    const start = vt.log().length;
     assert.deepEqual(await detachVolume(vt.deps(), identity, s.input, v.input), Outcome.ok());
     assert.deepEqual(attachmentCalls(start), []);
     assert.equal((await cinder.getVolume(blockStorage(), v.id)).status, 'in-use', 'the other attachment stays');
@@ -199,9 +199,9 @@ describe('detach volume', () => {
     assert.deepEqual(await detachVolume(vt.deps(), identity, { id: 'x', name: 'gone' }, v.input), Outcome.ok());
     assert.deepEqual(await detachVolume(vt.deps(), identity, s.input, volumeInput()), Outcome.ok());
     assert.deepEqual(await detachVolume(vt.deps(), identity, s.input, v.input), Outcome.ok(), 'never attached');
-    const start = vt.tb.requests();
+    const start = vt.requests();
     assert.deepEqual(await detachVolume(vt.deps(), undefined, s.input, v.input), Outcome.ok());
-    assert.equal(vt.tb.requests(), start, 'never realised: no request');
+    assert.equal(vt.requests(), start, 'never realised: no request');
   });
 
   it('a Nova delete 404 is success; a 409 is a conflict', async () => {

@@ -9,19 +9,19 @@ import { toOperatorLog, toUserMessage } from '../../provider/messages.ts';
 import { Outcome } from '../../provider/outcome.ts';
 import { volumeName } from '../names.ts';
 import { VOLUME_ERRORED_MESSAGE } from './decide.ts';
-import { volumeTestbed, type VolumeTestbed } from '../testing/volume.ts';
+import { volumeFixture, type VolumeFixture } from '../testing/volume.ts';
 import { createVolume, deleteVolume } from './lifecycle.ts';
 import type { UserIdentity } from '../realised.ts';
 
-let vt: VolumeTestbed;
+let vt: VolumeFixture;
 let identity: UserIdentity;
 let typeID: string;
 let serial = 0;
 
 before(async () => {
-  vt = await volumeTestbed();
+  vt = await volumeFixture();
   identity = await vt.workload('vol-tests');
-  const { body } = await vt.tb.cloud.admin.client('block-storage').request<{ volume_type: { id: string } }>({
+  const { body } = await vt.admin.client('block-storage').request<{ volume_type: { id: string } }>({
     method: 'POST',
     path: '/types',
     body: { volume_type: { name: 'fast' } },
@@ -41,11 +41,11 @@ const input = (overrides: Partial<VolumeInput> = {}): VolumeInput => ({
   tags: [],
   ...overrides,
 });
-const admin = () => vt.tb.cloud.admin.client('block-storage');
-const cinderAs = () => vt.tb.clients.identity(identity.credentials).client('block-storage');
+const admin = () => vt.admin.client('block-storage');
+const cinderAs = () => vt.clients.identity(identity.credentials).client('block-storage');
 const named = async (v: VolumeInput) =>
   (await cinder.listVolumes(cinderAs(), {})).filter((x) => x.name === volumeName(v.id));
-const sinceLog = (start: number) => vt.tb.log().slice(start);
+const sinceLog = (start: number) => vt.log().slice(start);
 
 describe('create volume', () => {
   it('submits once, yields while creating, then is done; every call is the identity user in its project', async () => {
@@ -56,7 +56,7 @@ describe('create volume', () => {
         { name: 'not namespaced', value: 'dropped' },
       ],
     });
-    const start = vt.tb.log().length;
+    const start = vt.log().length;
     assert.deepEqual(await createVolume(vt.deps(), identity, v), Outcome.yield('C1/accepted'));
     assert.deepEqual(await createVolume(vt.deps(), identity, v), Outcome.yield('C4/creating'));
     vt.settle();
@@ -87,7 +87,7 @@ describe('create volume', () => {
 
   it('an error state is terminal Errored with the fixed message; the Cinder detail stays operator-only', async () => {
     const v = input();
-    vt.tb.cloud.emulator.service(Cinder).failNextCreates(1);
+    vt.emulator.service(Cinder).failNextCreates(1);
     await createVolume(vt.deps(), identity, v);
     vt.settle();
     const outcome = await createVolume(vt.deps(), identity, v);
@@ -116,7 +116,7 @@ describe('create volume', () => {
   it('adopts the volume a pass made when the pass is cut off at any request', async () => {
     for (let n = 1; n <= 2; n++) {
       const v = input();
-      vt.tb.interrupt(n);
+      vt.interrupt(n);
       await assert.rejects(createVolume(vt.deps(), identity, v));
       for (let pass = 0; pass < 3 && (await createVolume(vt.deps(), identity, v)).kind !== 'done'; pass++) vt.settle();
       assert.equal((await named(v)).length, 1, `cut at request ${String(n)}: exactly one volume`);
@@ -148,7 +148,7 @@ describe('delete volume', () => {
       const v = input();
       await createVolume(vt.deps(), identity, v);
       vt.settle();
-      vt.tb.interrupt(n);
+      vt.interrupt(n);
       await assert.rejects(deleteVolume(vt.deps(), identity, v));
       let outcome = await deleteVolume(vt.deps(), identity, v);
       for (let pass = 0; pass < 3 && outcome.kind === 'yield'; pass++) {
@@ -162,14 +162,14 @@ describe('delete volume', () => {
 
   it('a missing volume is done; a never-realised identity is done without a request', async () => {
     assert.deepEqual(await deleteVolume(vt.deps(), identity, input()), Outcome.ok());
-    const start = vt.tb.requests();
+    const start = vt.requests();
     assert.deepEqual(await deleteVolume(vt.deps(), undefined, input()), Outcome.ok());
-    assert.equal(vt.tb.requests(), start);
+    assert.equal(vt.requests(), start);
   });
 
   it('an errored volume is deleted; error_deleting needs an operator; a still-creating one yields', async () => {
     const v = input();
-    vt.tb.cloud.emulator.service(Cinder).failNextCreates(1);
+    vt.emulator.service(Cinder).failNextCreates(1);
     await createVolume(vt.deps(), identity, v);
     assert.deepEqual(await deleteVolume(vt.deps(), identity, v), Outcome.yield('D6/creating'));
     vt.settle();
@@ -178,7 +178,7 @@ describe('delete volume', () => {
     await createVolume(vt.deps(), identity, w);
     vt.settle();
     const [made] = await named(w);
-    vt.tb.cloud.emulator.service(Cinder).putInError(made?.id ?? '', 'error_deleting');
+    vt.emulator.service(Cinder).putInError(made?.id ?? '', 'error_deleting');
     await assert.rejects(deleteVolume(vt.deps(), identity, w), ResourceConsistencyError);
   });
 
@@ -188,7 +188,7 @@ describe('delete volume', () => {
     vt.settle();
     const server = await vt.server(identity, `holder-${v.id}`);
     const [made] = await named(v);
-    const compute = vt.tb.clients.identity(identity.credentials).client('compute');
+    const compute = vt.clients.identity(identity.credentials).client('compute');
     await compute.request({
       method: 'POST',
       path: '/servers/{id}/os-volume_attachments',
