@@ -7,14 +7,13 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { listPorts } from '../../../openstack/network.ts';
-import type { Condition } from '../../../kube/object.ts';
-import { serverType, type Server, type ServerStatus } from '../../apis/server.ts';
+import { serverType, type ServerStatus } from '../../apis/server.ts';
 import { API_VERSION, labels } from '../../apis/shared.ts';
 import { sshCertificateAuthorityType } from '../../apis/ssh-certificate-authority.ts';
 import { serverPortName } from '../../openstack/names.ts';
 import { IMAGE_NOT_FOUND_MESSAGE, IMAGE_NOT_REALIZED_MESSAGE } from '../../openstack/server/messages.ts';
 import { nextStatus } from '../status.ts';
-import { ORGANIZATION, PROJECT, REGION, ownerLabels } from '../testing/fakes.ts';
+import { ORGANIZATION, PROJECT, REGION, condition, serverObject } from '../testing/fakes.ts';
 import { serverControllerFixture, type ServerControllerFixture } from '../testing/server.ts';
 import { serverAddressesOf, serverInputOf, stamped } from './controller.ts';
 
@@ -203,30 +202,10 @@ describe('Server controller: the SSH CA and delete', () => {
 
 const PROVISIONED = { type: 'Available', status: 'True', reason: 'Provisioned', message: 'ok' } as const;
 
-const serverObject = (spec: Partial<Server['spec']> = {}, extraLabels = {}): Server => ({
-  apiVersion: API_VERSION,
-  kind: 'Server',
-  metadata: {
-    name: 's-1',
-    namespace: 'default',
-    generation: 1,
-    labels: ownerLabels({ [labels.identityID]: 'id-1', [labels.name]: 'web', ...extraLabels }),
-  },
-  spec: { flavorID: 'f', image: { id: 'img' }, networks: [{ id: 'net-1' }], ...spec },
-});
-
-const condition = (type: string, status: Condition['status'], reason: string): Condition => ({
-  type,
-  status,
-  reason,
-  message: 'm',
-  lastTransitionTime: '2026-01-01T00:00:00Z',
-});
-
 describe('serverInputOf', () => {
   it('builds the provider input: the display name, the first network, SSH mode resolved, user data decoded', () => {
     const input = serverInputOf(
-      serverObject({
+      serverObject(undefined, {
         networks: [{ id: 'net-1', allowedAddressPairs: [{ cidr: '10.0.0.0/24', macAddress: 'fa:16:3e:00:00:01' }] }],
         securityGroups: [{ id: 'sg-1' }],
         publicIPAllocation: { enabled: true },
@@ -257,11 +236,11 @@ describe('serverInputOf', () => {
       },
     );
     assert.equal(serverInputOf(serverObject())?.sshInjection, 'identityKeypair');
-    assert.equal(serverInputOf(serverObject({ sshInjection: 'none' }))?.sshInjection, 'none');
+    assert.equal(serverInputOf(serverObject(undefined, { sshInjection: 'none' }))?.sshInjection, 'none');
   });
 
   it('without its display name label there is no Nova name to find it by', () => {
-    assert.equal(serverInputOf(serverObject({}, { [labels.name]: '' })), undefined);
+    assert.equal(serverInputOf(serverObject(undefined, {}, { [labels.name]: '' })), undefined);
   });
 });
 

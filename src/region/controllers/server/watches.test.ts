@@ -1,39 +1,16 @@
-/** The Server controller's inputs and wakes, without I/O. */
+/** The Server controller's wakes, without I/O. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Condition } from '../../../kube/object.ts';
 import type { ObjectEvent } from '../../../runtime/predicates.ts';
-import { API_VERSION, labels } from '../../apis/shared.ts';
-import type { Server, ServerStatus } from '../../apis/server.ts';
+import type { ServerStatus } from '../../apis/server.ts';
 import { createFailureEdge, observedChanged, vanishedEdge } from './watches.ts';
-import { ownerLabels } from '../testing/fakes.ts';
-
-const server = (status?: ServerStatus, spec: Partial<Server['spec']> = {}, extraLabels = {}): Server => ({
-  apiVersion: API_VERSION,
-  kind: 'Server',
-  metadata: {
-    name: 's-1',
-    namespace: 'default',
-    generation: 1,
-    labels: ownerLabels({ [labels.identityID]: 'id-1', [labels.name]: 'web', ...extraLabels }),
-  },
-  spec: { flavorID: 'f', image: { id: 'img' }, networks: [{ id: 'net-1' }], ...spec },
-  ...(status === undefined ? {} : { status }),
-});
-
-const condition = (type: string, status: Condition['status'], reason: string): Condition => ({
-  type,
-  status,
-  reason,
-  message: 'm',
-  lastTransitionTime: '2026-01-01T00:00:00Z',
-});
+import { condition, serverObject } from '../testing/fakes.ts';
 
 const update = (old: ServerStatus, next: ServerStatus): ObjectEvent => ({
   type: 'update',
   cluster: '',
-  oldObject: server(old),
-  object: server(next),
+  oldObject: serverObject(old),
+  object: serverObject(next),
 });
 
 describe('the Server controller’s wakes', () => {

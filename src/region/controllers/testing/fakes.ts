@@ -3,6 +3,7 @@
  * scripts, a lookup over it, an embedded store serving every region kind, object builders and a readable log.
  */
 import { customResourceDefinition } from '../../../kube/crd.ts';
+import type { Condition } from '../../../kube/object.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
 import { builtin, type ResourceType } from '../../../kube/resource-type.ts';
 import { silentLogger } from '../../../runtime/logger.ts';
@@ -11,6 +12,7 @@ import type { Clock } from '../../../util/clock.ts';
 import { identityType, type Identity } from '../../apis/identity.ts';
 import { regionKinds } from '../../apis/index.ts';
 import { networkType, type Network, type NetworkSpec } from '../../apis/network.ts';
+import { serverType, type Server, type ServerStatus } from '../../apis/server.ts';
 import { securityGroupType, type SecurityGroup, type SecurityGroupRule } from '../../apis/security-group.ts';
 import { API_VERSION, labels } from '../../apis/shared.ts';
 import type {
@@ -281,6 +283,35 @@ export function securityGroupObject(
     spec: { rules },
   };
 }
+
+/** A Server of identity `id-1`, displayed as `web`, on `net-1`; `status` and `spec` as given. */
+export function serverObject(
+  status?: ServerStatus,
+  spec: Partial<Server['spec']> = {},
+  extraLabels: Readonly<Record<string, string>> = {},
+): Server {
+  return {
+    apiVersion: API_VERSION,
+    kind: serverType.kind,
+    metadata: {
+      name: 's-1',
+      namespace: NAMESPACE,
+      generation: 1,
+      labels: ownerLabels({ [labels.identityID]: 'id-1', [labels.name]: 'web', ...extraLabels }),
+    },
+    spec: { flavorID: 'f', image: { id: 'img' }, networks: [{ id: 'net-1' }], ...spec },
+    ...(status === undefined ? {} : { status }),
+  };
+}
+
+/** A stored condition, its message and transition time fixed. */
+export const condition = (type: string, status: Condition['status'], reason: string): Condition => ({
+  type,
+  status,
+  reason,
+  message: 'm',
+  lastTransitionTime: '2026-01-01T00:00:00Z',
+});
 
 /** The context a runtime worker would hand a pass. */
 export function passContext(clock: Clock, options: { log?: Logger; signal?: AbortSignal } = {}): ReconcileContext {
