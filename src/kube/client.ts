@@ -88,4 +88,9 @@ export interface Client {
   apply<T extends KubeObject>(type: ResourceType, object: ApplyConfiguration, options: ApplyOptions): Promise<T>;
   /** Deletes, or marks for deletion while finalizers remain; NotFoundError when absent. */
   delete(type: ResourceType, namespace: string | undefined, name: string, options?: DeleteOptions): Promise<void>;
+  /**
+   * API discovery: the versions of `group` that serve the kind `plural`, the server's preferred version first; empty
+   * when none does (the group or the kind is not installed).
+   */
+  servedVersions(group: string, plural: string): Promise<string[]>;
 }

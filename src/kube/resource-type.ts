@@ -8,6 +8,22 @@ export interface ResourceType {
   readonly namespaced: boolean;
 }
 
+/**
+ * Kubernetes' version priority (how a server orders a group's versions and picks the preferred one): GA before
+ * beta before alpha, higher numbers first, then names that do not look like versions, alphabetically.
+ */
+export function compareVersionPriority(a: string, b: string): number {
+  const rank = (v: string): [number, number, number, string] => {
+    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+    if (m === null) return [3, 0, 0, v];
+    const stage = m[2] === undefined ? 0 : m[2] === 'beta' ? 1 : 2;
+    return [stage, -Number(m[1]), -Number(m[3] ?? 0), v];
+  };
+  const [x, y] = [rank(a), rank(b)];
+  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return (x[i] as number) - (y[i] as number);
+  return x[3] < y[3] ? -1 : x[3] > y[3] ? 1 : 0;
+}
+
 export function apiVersionOf(type: Pick<ResourceType, 'group' | 'version'>): string {
   return type.group === '' ? type.version : `${type.group}/${type.version}`;
 }

@@ -31,6 +31,7 @@ function partitionable(client: Client): { client: Client; setDown: (down: boolea
       patch: (t, ns, n, p, w) => guard(() => client.patch(t, ns, n, p, w)),
       apply: (t, o, a) => guard(() => client.apply(t, o, a)),
       delete: (t, ns, n, d) => guard(() => client.delete(t, ns, n, d)),
+      servedVersions: (g, p) => guard(() => client.servedVersions(g, p)),
     },
   };
 }

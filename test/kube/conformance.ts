@@ -126,6 +126,41 @@ export function conformance(backendName: string, makeClient: () => Promise<Confo
         await assert.rejects(c.list(unknown), NotFoundError);
       });
 
+      it('discovery names the versions that serve a kind, preferred first, and none for an unknown one', async () => {
+        assert.deepEqual(await c.servedVersions(widgetType.group, widgetType.plural), ['v1']);
+        assert.deepEqual(await c.servedVersions('', 'secrets'), ['v1']);
+        assert.deepEqual(await c.servedVersions(widgetType.group, 'nonesuches'), []);
+        assert.deepEqual(await c.servedVersions(`absent.${widgetType.group}`, 'widgets'), []);
+        // As an older External Secrets Operator installs SecretStore: v1beta1 stored, v1alpha1 served, v1 not served.
+        const group = `discovery-${run}.openregion.dev`;
+        const schema = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+        const crd = {
+          apiVersion: 'apiextensions.k8s.io/v1',
+          kind: 'CustomResourceDefinition',
+          metadata: { name: `stores.${group}` },
+          spec: {
+            group,
+            scope: 'Namespaced',
+            names: { plural: 'stores', singular: 'store', kind: 'Store', listKind: 'StoreList' },
+            versions: [
+              { name: 'v1alpha1', served: true, storage: false, schema },
+              { name: 'v1beta1', served: true, storage: true, schema },
+              { name: 'v1', served: false, storage: false, schema },
+            ],
+          },
+        };
+        await c.create(builtin.customResourceDefinition, crd);
+        try {
+          const served = await eventually('the Store kind discovered', async () => {
+            const versions = await c.servedVersions(group, 'stores');
+            return versions.length === 2 ? versions : undefined;
+          });
+          assert.deepEqual(served, ['v1beta1', 'v1alpha1']);
+        } finally {
+          await c.delete(builtin.customResourceDefinition, undefined, crd.metadata.name);
+        }
+      });
+
       it('update with a stale resourceVersion is a Conflict; with the current one it succeeds', async () => {
         const created = await c.create(widgetType, widget(unique('occ')));
         const updated = await c.update(widgetType, { ...created, spec: { ...created.spec, size: 2 } });

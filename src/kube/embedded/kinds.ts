@@ -4,7 +4,7 @@
  */
 import { NotFoundError } from '../errors.ts';
 import type { KubeObject } from '../object.ts';
-import { builtin, qualifiedResource, type ResourceType } from '../resource-type.ts';
+import { builtin, compareVersionPriority, qualifiedResource, type ResourceType } from '../resource-type.ts';
 import { checkCrd, servedVersion, type ServedVersion } from '../schema/crd.ts';
 import type { CrdSpec } from '../schema/types.ts';
 import type { Db } from './db.ts';
@@ -43,6 +43,19 @@ export class Kinds {
       statusSubresource: served.statusSubresource,
       custom: served,
     };
+  }
+
+  /** The versions a stored CRD serves for `plural.group` (the built-ins for the core group), preferred first. */
+  servedVersions(group: string, plural: string): string[] {
+    if (BUILTINS.some((t) => t.group === group && t.plural === plural)) {
+      return BUILTINS.filter((t) => t.group === group && t.plural === plural).map((t) => t.version);
+    }
+    const spec = this.crd(qualifiedResource({ group, plural }));
+    if (spec === undefined) return [];
+    return spec.versions
+      .filter((v) => v.served)
+      .map((v) => v.name)
+      .sort(compareVersionPriority);
   }
 
   /** Every kind a stored CRD serves, with the built-ins: what the CLI resolves names against. */

@@ -160,6 +160,10 @@ class EmbeddedClient implements EmbeddedStore {
     });
   }
 
+  servedVersions(group: string, plural: string): Promise<string[]> {
+    return run(() => this.kinds.servedVersions(group, plural));
+  }
+
   compact(keep = 0): void {
     this.db.compact(keep);
   }

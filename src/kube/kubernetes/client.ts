@@ -16,6 +16,7 @@ import type {
   WriteOptions,
 } from '../client.ts';
 import type { KubeObject, ObjectMeta } from '../object.ts';
+import { NotFoundError } from '../errors.ts';
 import { apiVersionOf, type ResourceType } from '../resource-type.ts';
 import { errorFromStatus } from './errors.ts';
 import { resourcePath } from './paths.ts';
@@ -48,6 +49,12 @@ function selectorQuery(options: ListOptions): URLSearchParams {
     query.set('fieldSelector', options.fieldSelector);
   }
   return query;
+}
+
+/** The discovery document of an API group (`/apis/<group>`). */
+interface APIGroupBody {
+  readonly versions?: readonly { readonly version?: string }[];
+  readonly preferredVersion?: { readonly version?: string };
 }
 
 export interface KubernetesClientOptions {
@@ -190,6 +197,26 @@ export class KubernetesClient implements Client {
     } finally {
       stream.close();
     }
+  }
+
+  async servedVersions(group: string, plural: string): Promise<string[]> {
+    const discover = (path: string) =>
+      this.#call('GET', path).catch((error: unknown) => {
+        if (error instanceof NotFoundError) return undefined;
+        throw error;
+      });
+    const serves = async (path: string) => {
+      const list = (await discover(path)) as { resources?: readonly { name?: string }[] } | undefined;
+      return list?.resources?.some((r) => r.name === plural) === true;
+    };
+    if (group === '') return (await serves('/api/v1')) ? ['v1'] : [];
+    const body = (await discover(`/apis/${group}`)) as APIGroupBody | undefined;
+    const preferred = body?.preferredVersion?.version;
+    const versions = (body?.versions ?? []).map((v) => v.version ?? '').filter((v) => v !== '');
+    const ordered = [...versions.filter((v) => v === preferred), ...versions.filter((v) => v !== preferred)];
+    const served: string[] = [];
+    for (const version of ordered) if (await serves(`/apis/${group}/${version}`)) served.push(version);
+    return served;
   }
 
   async #currentVersion(type: ResourceType, options: ListOptions): Promise<string> {

@@ -23,7 +23,7 @@ interface LoggedEvent {
   readonly object: KubeObject;
 }
 
-const typeKeyOf = (t: ResourceType) => `${t.group}/${t.plural}`;
+const typeKeyOf = (t: Pick<ResourceType, 'group' | 'plural'>) => `${t.group}/${t.plural}`;
 const objKey = (namespace: string | undefined, name: string) => `${namespace ?? ''}/${name}`;
 
 export class FakeClient implements Client {
@@ -31,6 +31,9 @@ export class FakeClient implements Client {
   readonly #log: LoggedEvent[] = [];
   readonly #listeners = new Set<() => void>();
   readonly #unserved = new Set<string>();
+  /** Versions a kind is served at: declared with serveVersions, or every version a call has used. */
+  readonly #versions = new Map<string, Set<string>>();
+  readonly #declared = new Set<string>();
   readonly #listFailures = new Map<string, Error[]>();
   readonly #watchFailures = new Map<string, Error>();
   #rv = 0;
@@ -46,6 +49,18 @@ export class FakeClient implements Client {
 
   serve(type: ResourceType): void {
     this.#unserved.delete(typeKeyOf(type));
+  }
+
+  /** What discovery answers for the kind from now on (an empty list: installed at no version). */
+  serveVersions(group: string, plural: string, versions: readonly string[]): void {
+    const key = typeKeyOf({ group, plural });
+    this.#declared.add(key);
+    this.#versions.set(key, new Set(versions));
+  }
+
+  servedVersions(group: string, plural: string): Promise<string[]> {
+    const key = typeKeyOf({ group, plural });
+    return Promise.resolve(this.#unserved.has(key) ? [] : [...(this.#versions.get(key) ?? [])]);
   }
 
   failNextList(type: ResourceType, error: Error): void {
@@ -198,6 +213,7 @@ export class FakeClient implements Client {
 
   #bucket(type: ResourceType): Map<string, KubeObject> {
     const key = typeKeyOf(type);
+    if (!this.#declared.has(key)) this.#versions.set(key, new Set([...(this.#versions.get(key) ?? []), type.version]));
     let bucket = this.#objects.get(key);
     if (bucket === undefined) {
       bucket = new Map();

@@ -216,5 +216,6 @@ export function failing(
     apply: (type, obj, o) => (fail(type) && method === 'apply' ? Promise.reject(error()) : client.apply(type, obj, o)),
     delete: (type, ns, name, o) =>
       fail(type) && method === 'delete' ? Promise.reject(error()) : client.delete(type, ns, name, o),
+    servedVersions: (group, plural) => client.servedVersions(group, plural),
   };
 }

@@ -66,6 +66,9 @@ export class DelegatingClient implements Client {
   delete(type: ResourceType, namespace: string | undefined, name: string, options?: DeleteOptions): Promise<void> {
     return this.inner.delete(type, namespace, name, options);
   }
+  servedVersions(group: string, plural: string): Promise<string[]> {
+    return this.inner.servedVersions(group, plural);
+  }
 }
 
 /**
