@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -8,7 +8,7 @@ import { Command } from 'commander';
 import { parseAllDocuments } from 'yaml';
 import { keystoneCrds } from '../keystone/apis/index.ts';
 import { regionKinds } from '../region/apis/index.ts';
-import { crdsCommand, renderCrds } from './crds.ts';
+import { CRDS_HEADER, crdsCommand, renderCrds } from './crds.ts';
 
 const committed = fileURLToPath(new URL('../../deploy/crds/', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'openregion-crds-'));
@@ -36,17 +36,27 @@ describe('openregion crds', () => {
   it("names files <group>_<plural>.yaml, the Keystone operator's included", () => {
     const names = [...renderCrds().keys()];
     assert.equal(names.length, regionKinds.length + keystoneCrds().length);
-    for (const name of [
-      'c5c3.io_keystoneusers.yaml',
-      'openstack.k-orc.cloud_users.yaml',
-      'external-secrets.io_pushsecrets.yaml',
-    ])
+    for (const name of ['c5c3.io_keystoneusers.yaml', 'c5c3.io_controlplanes.yaml'])
       assert.ok(names.includes(name), name);
   });
 
-  it('writes one file per kind with --out', async () => {
+  it("holds openregion's own kinds only: never a K-ORC or ESO CRD, which a cluster running them already has", () => {
+    const foreign = /^(openstack\.k-orc\.cloud|external-secrets\.io)_/;
+    assert.deepEqual(
+      [...renderCrds().keys()].filter((n) => foreign.test(n)),
+      [],
+    );
+    assert.deepEqual(
+      readdirSync(committed).filter((n) => foreign.test(n)),
+      [],
+    );
+  });
+
+  it('writes one file per kind with --out, and removes only the files it wrote for kinds it no longer generates', async () => {
+    writeFileSync(join(dir, 'external-secrets.io_pushsecrets.yaml'), `${CRDS_HEADER}kind: CustomResourceDefinition\n`);
+    writeFileSync(join(dir, 'someone-elses.yaml'), 'kind: ConfigMap\n');
     await run('--out', dir);
-    assert.deepEqual(readdirSync(dir).sort(), [...renderCrds().keys()].sort());
+    assert.deepEqual(readdirSync(dir).sort(), [...renderCrds().keys(), 'someone-elses.yaml'].sort());
   });
 
   it('deploy/crds is up to date with the schemas (regenerate: openregion crds --out deploy/crds)', () => {

@@ -1,10 +1,11 @@
 /**
  * `openregion crds [--out dir]`: the CustomResourceDefinitions of the region service and of the Keystone orders
- * operator as YAML, generated from the TypeBox schemas.
+ * operator as YAML, generated from the TypeBox schemas. Only openregion's own kinds: the K-ORC and ESO kinds the
+ * operator drives belong to those projects, whose CRDs a cluster must never have replaced by openregion's.
  * With --out, one file per kind (controller-gen's `<group>_<plural>.yaml` naming, committed under deploy/crds);
  * without, one multi-document stream on stdout for `kubectl apply -f -`.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { stringify } from 'yaml';
@@ -45,6 +46,16 @@ export function crdsCommand(stdout: Out = process.stdout): Command {
       }
       mkdirSync(options.out, { recursive: true });
       for (const [name, text] of files) writeFileSync(join(options.out, name), text);
-      stdout.write(`wrote ${files.size} CRDs to ${options.out}\n`);
+      // A file this command wrote for a kind it no longer generates goes; anything else in the folder stays.
+      const stale = readdirSync(options.out).filter(
+        (name) =>
+          name.endsWith('.yaml') &&
+          !files.has(name) &&
+          readFileSync(join(options.out ?? '', name), 'utf8').startsWith(CRDS_HEADER),
+      );
+      for (const name of stale) rmSync(join(options.out, name));
+      stdout.write(
+        `wrote ${files.size} CRDs to ${options.out}${stale.length > 0 ? `, removed ${stale.join(', ')}` : ''}\n`,
+      );
     });
 }

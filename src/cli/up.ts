@@ -12,10 +12,10 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { Logger } from 'pino';
 import { Emulator } from '../emulator/emulator.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../kube/embedded/store.ts';
-import { loadCloudConfig } from '../openstack/config.ts';
+import { stringify } from 'yaml';
+import { loadCloudConfig, rawCloudEntry } from '../openstack/config.ts';
 import { Session } from '../openstack/session.ts';
 import { Transport } from '../openstack/transport.ts';
-import type { AdminSession } from '../keystone/actuators/korc/register.ts';
 import { buildApi } from '../region/http/app.ts';
 import { createAuthenticator } from '../region/http/auth.ts';
 import { DEV_ALGORITHM, generateDevKeyPair, signDevToken } from '../region/http/dev-token.ts';
@@ -43,6 +43,9 @@ import {
   setUpKeystoneDemo,
 } from './up/keystone.ts';
 import { wireRegionService } from './up/region-service.ts';
+
+/** A cloud administrator of any scope. */
+type AdminSession = Session<'project'> | Session<'domain'> | Session<'system'>;
 
 export const REGION_NAMESPACE = 'unikorn-region';
 const KV_TOKEN = 'openregion-dev-kv';
@@ -89,6 +92,7 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
   try {
     let emulator: Emulator | undefined;
     let admin: AdminSession;
+    let adminCloudsYaml: string;
     let authUrl: string;
     let regionName: string | undefined;
     if (options.cloud === undefined) {
@@ -105,14 +109,17 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       });
       await seedDemoCloud(session);
       writePrivate(files.cloudsYaml, emulator.cloudsYaml('emulator'));
+      adminCloudsYaml = emulator.cloudsYaml('admin');
       admin = session;
       authUrl = emulator.authUrl;
       regionName = 'RegionOne';
     } else {
       const env = options.env ?? {};
       const read = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined);
-      const config = loadCloudConfig({ env, cwd: process.cwd(), home: homedir(), readFile: read }, options.cloud);
+      const sources = { env, cwd: process.cwd(), home: homedir(), readFile: read };
+      const config = loadCloudConfig(sources, options.cloud);
       admin = new Session({ ...config, transport, clock }) as AdminSession;
+      adminCloudsYaml = stringify({ clouds: { admin: rawCloudEntry(sources, options.cloud) } });
       authUrl = config.authUrl;
       regionName = config.region;
     }
@@ -132,7 +139,10 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
     });
     writePrivate(files.regionEnv, renderEnvFile(demo.credentials, 'openregion up: the demo region account'));
     const kv = emulator === undefined ? undefined : { url: emulator.url, token: KV_TOKEN };
-    await setUpKeystoneDemo({ store, authUrl, kv, clock });
+    const keystoneDemo = await setUpKeystoneDemo({ store, authUrl, adminCloudsYaml, kv, clock });
+    for (const name of keystoneDemo.keptCrds) {
+      log.warn({ crd: name }, 'kept the CRD the store already holds; the bundled actuator serves that one');
+    }
 
     const registry = await RegionRegistry.bootstrap({
       namespace: REGION_NAMESPACE,
@@ -152,7 +162,8 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       // The demo polls every 10 s (production: a minute), so a newcomer sees Running soon after provisioned.
       monitorPeriodMs: options.monitorPeriodMs ?? DEMO_MONITOR_PERIOD_MS,
     });
-    const keystone = registerKeystoneOperator(manager, admin, kv !== undefined);
+    const keystone = registerKeystoneOperator(manager, keystoneDemo, { withKv: kv !== undefined, clock });
+    cleanups.push(() => keystone.close());
     await manager.start();
     cleanups.push(() => manager.stop());
     region.start();
@@ -195,7 +206,7 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       token,
       store,
       emulator,
-      running: [...region.running, ...keystone],
+      running: [...region.running, ...keystone.running],
       stop,
     };
   } catch (error) {

@@ -89,6 +89,12 @@ export function loadCloudConfig(sources: ConfigSources, name?: string): CloudCon
   return toCloudConfig(cloudName, entry);
 }
 
+/** The entry `name` as written in clouds.yaml (merged with secure.yaml), to hand the same cloud to another program. */
+export function rawCloudEntry(sources: ConfigSources, name: string): Readonly<Record<string, unknown>> | undefined {
+  const entry = readClouds(sources).clouds[name];
+  return isRecord(entry) ? entry : undefined;
+}
+
 /** Where the OpenStack CLI looks for clouds.yaml and secure.yaml, first match wins. */
 export function configSearchPath(sources: Pick<ConfigSources, 'cwd' | 'home'>, file: string): string[] {
   return [join(sources.cwd, file), join(sources.home, '.config', 'openstack', file), join('/etc/openstack', file)];

@@ -1,7 +1,8 @@
 /**
  * The KeystoneUser reconciler against a real kube-apiserver 1.20 + etcd (scripts/kube-apiserver.sh): the status
  * subresource, a real deletion held by the finalizer, and server-side apply with forced ownership, which is the
- * delivered Secret's repair. K-ORC and ESO are schema only; their status is written here as theirs would be. Passes
+ * delivered Secret's repair. K-ORC and ESO are their real CRDs only (ESO 2.x's); their status is written here as
+ * theirs would be. Passes
  * are driven directly, so the test decides when each runs. Without the binary the file is skipped loudly; under
  * CI=true it is built first.
  */
@@ -20,7 +21,6 @@ import { systemClock } from '../../src/util/clock.ts';
 import {
   controlPlaneType,
   KORC_WAITING_FOR_EXTERNAL,
-  keystoneCrds,
   keystoneUserType,
   korcUserType,
   pushSecretType,
@@ -32,6 +32,7 @@ import {
 import { keystoneUserChildNames, keystoneUserKind } from '../../src/keystone/order/names.ts';
 import { keystoneUserSubConditionTypes } from '../../src/keystone/user/constants.ts';
 import { reconcileKeystoneUser, type KeystoneUserReconcilerDeps } from '../../src/keystone/user/reconciler.ts';
+import { realCrds } from '../../src/keystone/actuators/testing/real-crds.ts';
 import { eventually } from './fixtures.ts';
 import { withRealApiServer } from './real-apiserver.ts';
 
@@ -70,7 +71,7 @@ await withRealApiServer('test/kube/keystone-user.test.ts', (apiserver) => {
 
     before(async () => {
       client = kubeClientFrom({ kubeconfig: await apiserver.kubeconfig() });
-      for (const crd of keystoneCrds()) {
+      for (const crd of realCrds({ eso: 'v2.9' })) {
         // Another suite's CRD of the name may still be going (test/kube/keystone-admission.test.ts deletes its own).
         await eventually(
           `no terminating ${crd.metadata.name}`,
@@ -91,7 +92,10 @@ await withRealApiServer('test/kube/keystone-user.test.ts', (apiserver) => {
         }
       }
       for (const type of [keystoneUserType, korcUserType, pushSecretType, controlPlaneType, secretStoreType]) {
-        await eventually(`${type.kind} served`, () => client.list(type, { namespace: 'default' }));
+        // Discovery (which the reconciler reads for the SecretStore version) catches up a moment after the list.
+        await eventually(`${type.kind} served`, async () =>
+          (await client.servedVersions(type.group, type.plural)).includes(type.version) ? true : undefined,
+        );
       }
       for (const name of [CP_NS, NS]) {
         await client.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
@@ -107,7 +111,15 @@ await withRealApiServer('test/kube/keystone-user.test.ts', (apiserver) => {
         apiVersion: 'external-secrets.io/v1',
         kind: 'SecretStore',
         metadata: { name: 'openbao-tenant-store', namespace: CP_NS },
-        spec: { provider: { vault: { server: 'http://127.0.0.1:1', path: 'kv-v2' } } },
+        spec: {
+          provider: {
+            vault: {
+              server: 'http://127.0.0.1:1',
+              path: 'kv-v2',
+              auth: { tokenSecretRef: { name: 'kv-token', key: 'token' } },
+            },
+          },
+        },
       });
       await writeStatus(secretStoreType, 'openbao-tenant-store', { conditions: [condition('Ready', 'True')] });
       let drawn = 0;

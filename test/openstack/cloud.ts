@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { systemClock } from '../../src/util/clock.ts';
 import { RequestAccounting } from '../../src/openstack/accounting.ts';
 import type { AuthMethod, ScopeKind } from '../../src/openstack/auth.ts';
-import { loadCloudConfig, type CloudConfig } from '../../src/openstack/config.ts';
+import { stringify } from 'yaml';
+import { loadCloudConfig, rawCloudEntry, type CloudConfig } from '../../src/openstack/config.ts';
 import { connect, transportFor } from '../../src/openstack/connect.ts';
 import { Session } from '../../src/openstack/session.ts';
 import type { Transport } from '../../src/openstack/transport.ts';
@@ -39,6 +40,8 @@ export interface ContractCloud {
   /** The same account scoped to its own project `openregion-region`. */
   readonly regionProject: Session<'project'>;
   readonly authUrl: string;
+  /** A clouds.yaml holding the admin as cloud `admin`, as a ControlPlane hands K-ORC its credentials. */
+  readonly adminCloudsYaml: string;
   /** A session for any credential against this cloud (users and application credentials a test made). */
   sessionFor<K extends ScopeKind>(auth: AuthMethod, scope: SessionScope<K>): Session<K>;
   /** A name unique to this run, so parallel or interrupted runs never collide: `ct-<run>-<what>`. */
@@ -56,6 +59,7 @@ export async function contractCloud(): Promise<ContractCloud | undefined> {
   const emulator = cloudTarget === 'emulator' ? await Emulator.start({ config: { novaConsoles: false } }) : undefined;
   const emulatedClouds = emulator && contractCloudsYaml(emulator, await seedEmulator(emulator));
   let configs: Record<'admin' | 'region' | 'regionProject', CloudConfig>;
+  let adminCloudsYaml: string;
   try {
     const sources = {
       env: { OS_CLIENT_CONFIG_FILE: cloudsFile },
@@ -77,6 +81,7 @@ export async function contractCloud(): Promise<ContractCloud | undefined> {
       region: loadCloudConfig(sources, 'devcloud-region'),
       regionProject: loadCloudConfig(sources, 'devcloud-region-project'),
     };
+    adminCloudsYaml = stringify({ clouds: { admin: rawCloudEntry(sources, 'devcloud-admin') } });
   } catch (cause) {
     unavailable(`cannot read ${cloudsFile}: ${(cause as Error).message}`);
     return;
@@ -104,6 +109,7 @@ export async function contractCloud(): Promise<ContractCloud | undefined> {
     regionAuth: configs.region.auth,
     regionProject: connect(configs.regionProject, 'project', transport, systemClock),
     authUrl,
+    adminCloudsYaml,
     sessionFor: <K extends ScopeKind>(auth: AuthMethod, scope: SessionScope<K>) =>
       new Session<K>({ authUrl, auth, scope, transport, clock: systemClock, region: 'RegionOne' }),
     name: (what) => `ct-${run}-${what}`,

@@ -1,7 +1,8 @@
 /**
  * The KeystoneUser order end to end against a real Keystone (the dev cloud; the emulator's Keystone under
- * OPENREGION_CONTRACT_TARGET=emulator): the embedded store with the CRDs, the runtime Manager with the reconciler
- * and the bundled K-ORC and ESO actuators, and the emulator's Vault-compatible KV v2 endpoint as OpenBao. The
+ * OPENREGION_CONTRACT_TARGET=emulator): the embedded store with openregion's CRDs and the real K-ORC and ESO ones,
+ * the runtime Manager with the reconciler and the bundled K-ORC and ESO actuators (K-ORC authenticating with the
+ * admin clouds.yaml the ControlPlane's Secrets hold), and the emulator's KV v2 endpoint as OpenBao. The
  * password schedule reads an injected clock, so "on time" is checked without waiting an hour.
  *
  * Every Keystone user it creates is named `ct-<run>-…`, and deleted by the test (or by `after` when a test failed).
@@ -18,11 +19,12 @@ import { Manager } from '../../src/runtime/manager.ts';
 import { ManualClock, systemClock } from '../../src/util/clock.ts';
 import { registerEsoActuator } from '../../src/keystone/actuators/eso/controller.ts';
 import { KvClient } from '../../src/keystone/actuators/eso/kv.ts';
+import type { CloudCredentials } from '../../src/keystone/actuators/korc/credentials.ts';
 import { registerKorcActuators } from '../../src/keystone/actuators/korc/register.ts';
+import { cloudsSecret, installCrds, realCrds } from '../../src/keystone/actuators/testing/real-crds.ts';
 import {
   controlPlaneType,
   keystoneApplicationCredentialType,
-  keystoneCrds,
   keystoneUserType,
   korcDomainType,
   korcUserType,
@@ -56,14 +58,18 @@ describe('KeystoneUser end to end against Keystone', { skip: cloud === undefined
   let kv: KvClient;
   let store: EmbeddedStore;
   let manager: Manager;
+  let credentials: CloudCredentials | undefined;
 
   before(async () => {
     kvEmulator = await Emulator.start({ config: { kvToken: KV_TOKEN } });
     kv = new KvClient({ server: kvEmulator.url, mount: 'kv-v2', token: KV_TOKEN });
     store = openEmbeddedStore(':memory:', { clock: systemClock });
-    for (const crd of keystoneCrds()) await store.create(builtin.customResourceDefinition, crd);
+    await installCrds(store, realCrds({ eso: 'v2.9' }));
     for (const name of [CP_NS, NS]) {
       await store.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    }
+    for (const name of ['k-orc-clouds-yaml', 'cp-admin-password-cloud']) {
+      await store.create(builtin.secret, cloudsSecret(CP_NS, name, c.adminCloudsYaml));
     }
     await store.create(builtin.secret, secret(CP_NS, 'kv-token', { token: KV_TOKEN }));
     await store.create(secretStoreType, {
@@ -109,7 +115,7 @@ describe('KeystoneUser end to end against Keystone', { skip: cloud === undefined
       { subresource: 'status' },
     );
     manager = new Manager({ client: store, clock: systemClock, random: Math.random });
-    registerKorcActuators(manager, { enabled: true, admin: c.admin, pollMs: 500 });
+    credentials = registerKorcActuators(manager, { enabled: true, clock: systemClock, pollMs: 500 });
     registerEsoActuator(manager, { enabled: true });
     registerKeystoneUserController(manager, { now: () => scheduleClock.now() });
     await manager.start();
@@ -117,6 +123,7 @@ describe('KeystoneUser end to end against Keystone', { skip: cloud === undefined
 
   after(async () => {
     await manager.stop();
+    await credentials?.close();
     for (const name of [userName, otherName]) {
       const left = await findUserByName(c.admin.client('identity'), 'default', name);
       if (left !== undefined) await deleteUser(c.admin.client('identity'), left.id);

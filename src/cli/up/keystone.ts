@@ -1,24 +1,30 @@
 /**
- * The Keystone orders operator in `up`: its CRDs, a ready demo ControlPlane `default/demo` that assigns namespace
- * `default` on the management cluster, the OpenBao stand-in (the emulator's KV v2) as the tenant SecretStore, the
- * imported admin domain the bundled K-ORC resolves users through, and the controllers: the KeystoneUser reconciler
- * with the bundled K-ORC and ESO actuators (in a real cluster K-ORC and ESO do that work).
+ * The Keystone orders operator in `up`: its CRDs and the bundled K-ORC and ESO stand-ins (never replacing a real
+ * K-ORC or ESO CRD the store may hold), a ready demo ControlPlane `default/demo` that assigns namespace `default`
+ * on the management cluster, and what that ControlPlane would provide in a real deployment: the admin clouds K-ORC
+ * authenticates with, the K-ORC Domain import of its admin domain, and the tenant SecretStore (the emulator's KV v2
+ * as OpenBao). Every name comes from planeFacts, the same reading of the ControlPlane the reconciler makes, so the
+ * demo cannot drift from what an order looks for. Then the controllers: the KeystoneUser reconciler with the bundled
+ * K-ORC and ESO actuators (in a real cluster K-ORC and ESO do that work).
  */
 import type { Client } from '../../kube/client.ts';
 import type { KubeObject } from '../../kube/object.ts';
-import { builtin, type ResourceType } from '../../kube/resource-type.ts';
+import { apiVersionOf, builtin, type ResourceType } from '../../kube/resource-type.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import type { Clock } from '../../util/clock.ts';
+import { installBundledActuatorCrds } from '../../keystone/actuators/crds.ts';
 import { registerEsoActuator } from '../../keystone/actuators/eso/controller.ts';
-import { registerKorcActuators, type AdminSession } from '../../keystone/actuators/korc/register.ts';
+import type { CloudCredentials } from '../../keystone/actuators/korc/credentials.ts';
+import { registerKorcActuators } from '../../keystone/actuators/korc/register.ts';
 import {
   ADMIN_CREDENTIAL_READY,
   controlPlaneType,
-  DEFAULT_SECRET_STORE,
+  discoverStoreType,
   keystoneCrds,
   korcDomainType,
-  secretStoreType,
+  type ControlPlane,
 } from '../../keystone/apis/index.ts';
+import { planeFacts } from '../../keystone/user/plane.ts';
 import { registerKeystoneUserController } from '../../keystone/user/register.ts';
 import { applyCrds, ensureNamespace } from './demo-region.ts';
 
@@ -30,9 +36,18 @@ const FIELD_MANAGER = 'openregion-up';
 export interface KeystoneDemoOptions {
   readonly store: Client;
   readonly authUrl: string;
+  /** A clouds.yaml holding the cloud administrator as cloud `admin`: what K-ORC authenticates with. */
+  readonly adminCloudsYaml: string;
   /** The KV v2 endpoint (the emulator's) and its token. */
   readonly kv?: { readonly url: string; readonly token: string } | undefined;
   readonly clock: Clock;
+}
+
+export interface KeystoneDemo {
+  /** The SecretStore type the store serves (the stand-in's v1, or a real ESO's version). */
+  readonly storeType: ResourceType | undefined;
+  /** CRDs of K-ORC or ESO kinds the store already held and that were left as they were. */
+  readonly keptCrds: readonly string[];
 }
 
 const secret = (name: string, data: Record<string, string>): KubeObject => ({
@@ -50,27 +65,40 @@ const ready = (type: string, now: number) => ({
   lastTransitionTime: new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z'),
 });
 
-export async function setUpKeystoneDemo(options: KeystoneDemoOptions): Promise<void> {
+/** The demo ControlPlane: External Keystone at the built-in (or --cloud) cloud, namespace `default` assigned. */
+export function demoControlPlane(authUrl: string): ControlPlane {
+  return {
+    apiVersion: 'c5c3.io/v1alpha1',
+    kind: 'ControlPlane',
+    metadata: { name: CONTROL_PLANE_NAME, namespace: CONTROL_PLANE_NAMESPACE },
+    spec: {
+      namespaceAssignments: [{ namespace: CONTROL_PLANE_NAMESPACE }],
+      services: { keystone: { mode: 'External', external: { authURL: authUrl } } },
+    },
+  };
+}
+
+export async function setUpKeystoneDemo(options: KeystoneDemoOptions): Promise<KeystoneDemo> {
   const { store } = options;
   await applyCrds(store, keystoneCrds());
+  const { kept } = await installBundledActuatorCrds(store);
   await ensureNamespace(store, CONTROL_PLANE_NAMESPACE);
   const apply = (type: ResourceType, object: KubeObject) =>
     store.apply(type, object, { fieldManager: FIELD_MANAGER, force: true });
-  const writeStatus = (type: ResourceType, name: string, conditions: unknown[]) =>
-    store.patch(
-      type,
-      CONTROL_PLANE_NAMESPACE,
-      name,
-      { type: 'merge', patch: { status: { conditions } } },
-      { subresource: 'status' },
-    );
+  const cp = demoControlPlane(options.authUrl);
+  const plane = planeFacts(cp);
 
-  if (options.kv !== undefined) {
+  // The admin clouds the ControlPlane hands K-ORC: the probe's and the managed children's credentials.
+  for (const ref of [plane.probeCredentials, plane.managedCredentials]) {
+    await apply(builtin.secret, secret(ref.secretName, { 'clouds.yaml': options.adminCloudsYaml }));
+  }
+  const storeType = await discoverStoreType(store, plane.store.kind);
+  if (options.kv !== undefined && storeType !== undefined) {
     await apply(builtin.secret, secret(KV_TOKEN_SECRET, { token: options.kv.token }));
-    await apply(secretStoreType, {
-      apiVersion: 'external-secrets.io/v1',
-      kind: 'SecretStore',
-      metadata: { name: DEFAULT_SECRET_STORE, namespace: CONTROL_PLANE_NAMESPACE },
+    await apply(storeType, {
+      apiVersion: apiVersionOf(storeType),
+      kind: plane.store.kind,
+      metadata: { name: plane.store.name, namespace: CONTROL_PLANE_NAMESPACE },
       spec: {
         provider: {
           vault: {
@@ -83,32 +111,49 @@ export async function setUpKeystoneDemo(options: KeystoneDemoOptions): Promise<v
       },
     });
   }
+  // The admin domain, imported under the name the orders' users reference (domainRef).
   await apply(korcDomainType, {
     apiVersion: 'openstack.k-orc.cloud/v1alpha1',
     kind: 'Domain',
-    metadata: { name: 'cp-domain-default', namespace: CONTROL_PLANE_NAMESPACE },
+    metadata: { name: plane.domainRef, namespace: CONTROL_PLANE_NAMESPACE },
     spec: {
       managementPolicy: 'unmanaged',
-      cloudCredentialsRef: { secretName: 'k-orc-clouds-yaml', cloudName: 'admin' },
-      import: { filter: { name: 'Default' } },
+      cloudCredentialsRef: plane.probeCredentials,
+      import: { filter: { name: plane.adminDomainName } },
     },
   });
-  await apply(controlPlaneType, {
-    apiVersion: 'c5c3.io/v1alpha1',
-    kind: 'ControlPlane',
-    metadata: { name: CONTROL_PLANE_NAME, namespace: CONTROL_PLANE_NAMESPACE },
-    spec: {
-      namespaceAssignments: [{ namespace: CONTROL_PLANE_NAMESPACE }],
-      services: { keystone: { mode: 'External', external: { authURL: options.authUrl } } },
-    },
-  });
-  await writeStatus(controlPlaneType, CONTROL_PLANE_NAME, [ready(ADMIN_CREDENTIAL_READY, options.clock.now())]);
+  await apply(controlPlaneType, cp);
+  await store.patch(
+    controlPlaneType,
+    CONTROL_PLANE_NAMESPACE,
+    CONTROL_PLANE_NAME,
+    { type: 'merge', patch: { status: { conditions: [ready(ADMIN_CREDENTIAL_READY, options.clock.now())] } } },
+    { subresource: 'status' },
+  );
+  return { storeType, keptCrds: kept };
 }
 
-/** The KeystoneUser controller and the bundled actuators, acting with the cloud admin's session. */
-export function registerKeystoneOperator(manager: Manager, admin: AdminSession, withKv: boolean): string[] {
-  registerKorcActuators(manager, { enabled: true, admin });
-  if (withKv) registerEsoActuator(manager, { enabled: true });
+export interface KeystoneOperator {
+  readonly running: readonly string[];
+  /** Closes the bundled K-ORC's Keystone sessions; after the manager stopped. */
+  close(): Promise<void>;
+}
+
+/** The KeystoneUser controller and the bundled actuators (ESO only with a KV to push to). */
+export function registerKeystoneOperator(
+  manager: Manager,
+  demo: KeystoneDemo,
+  options: { readonly withKv: boolean; readonly clock: Clock },
+): KeystoneOperator {
+  const credentials: CloudCredentials | undefined = registerKorcActuators(manager, {
+    enabled: true,
+    clock: options.clock,
+  });
+  const withEso = options.withKv && demo.storeType !== undefined;
+  if (withEso) registerEsoActuator(manager, { enabled: true, storeType: demo.storeType });
   registerKeystoneUserController(manager);
-  return ['keystone users', 'K-ORC (bundled)', ...(withKv ? ['ESO (bundled)'] : [])];
+  return {
+    running: ['keystone users', 'K-ORC (bundled)', ...(withEso ? ['ESO (bundled)'] : [])],
+    close: async () => credentials?.close(),
+  };
 }

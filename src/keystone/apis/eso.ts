@@ -1,6 +1,8 @@
 /**
- * External Secrets (external-secrets.io): PushSecret (v1alpha1) and SecretStore (v1), the fields the KeystoneUser
+ * External Secrets (external-secrets.io): PushSecret (v1alpha1) and SecretStore, the fields the KeystoneUser
  * reconciler writes and reads and the bundled PushSecret actuator serves. Provider details stay unknown-preserving.
+ * ESO 2.x serves SecretStore and ClusterSecretStore at v1 only; ESO 0.10 (still common) at v1beta1 and v1alpha1.
+ * Readers find the version a cluster serves (store-versions.ts); the bundled stand-in serves v1.
  */
 import Type from 'typebox';
 import type { Condition, Resource } from '../../kube/object.ts';
@@ -16,8 +18,23 @@ export const pushSecretType = {
   namespaced: true,
 } as const satisfies ResourceType;
 
+export const ESO_GROUP = 'external-secrets.io';
+
+/** The SecretStore versions openregion reads, preferred first: ESO 2.x's v1, then ESO 0.10's v1beta1. */
+export const SECRET_STORE_VERSIONS = ['v1', 'v1beta1'] as const;
+export type SecretStoreVersion = (typeof SECRET_STORE_VERSIONS)[number];
+export type SecretStoreKind = 'SecretStore' | 'ClusterSecretStore';
+
+/** SecretStore or ClusterSecretStore at one of the versions openregion reads. */
+export function storeTypeAt(kind: SecretStoreKind, version: SecretStoreVersion): ResourceType {
+  return kind === 'SecretStore'
+    ? { group: ESO_GROUP, version, kind, plural: 'secretstores', namespaced: true }
+    : { group: ESO_GROUP, version, kind, plural: 'clustersecretstores', namespaced: false };
+}
+
+/** SecretStore as the bundled stand-in CRD serves it (v1, as ESO 2.x). */
 export const secretStoreType = {
-  group: 'external-secrets.io',
+  group: ESO_GROUP,
   version: 'v1',
   kind: 'SecretStore',
   plural: 'secretstores',
@@ -71,9 +88,8 @@ const PushSecretSpecSchema = Type.Object({
   deletionPolicy: Type.Optional(StringEnum(['None', 'Delete'] as const, { default: 'None' })),
   selector: Type.Object(
     {
-      secret: Type.Optional(
-        Type.Object({ name: Type.Optional(Type.String()), selector: Type.Optional(LabelSelector) }),
-      ),
+      // ESO 0.10 selects a Secret by name only (2.x adds a label selector): the stand-in keeps to what both serve.
+      secret: Type.Optional(Type.Object({ name: Type.String() })),
       generatorRef: Type.Optional(
         Type.Object({ apiVersion: Type.Optional(Type.String()), kind: Type.String(), name: Type.String() }),
       ),

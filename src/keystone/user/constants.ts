@@ -2,7 +2,6 @@
  * The KeystoneUser reconciler's vocabulary: its condition types and reasons, its finalizer, the annotations it
  * stamps, its sub-reconciler names and the field index, each spelled as the seed and the upstream operator spell it.
  */
-import type { ResourceType } from '../../kube/resource-type.ts';
 
 export const CONDITION_USER_READY = 'UserReady';
 export const CONDITION_DELIVERY_READY = 'DeliveryReady';
@@ -63,15 +62,6 @@ export const keystoneUserSubConditionTypes: ReadonlyMap<string, string> = new Ma
 
 /** The keys of the delivered Secret, in status.secretKeys. */
 export const DELIVERED_KEYS = ['clouds.yaml', 'password'] as const;
-
-/** A ClusterSecretStore, the other kind spec.secretStoreRef may name. */
-export const clusterSecretStoreType = {
-  group: 'external-secrets.io',
-  version: 'v1',
-  kind: 'ClusterSecretStore',
-  plural: 'clustersecretstores',
-  namespaced: false,
-} as const satisfies ResourceType;
 
 /** Condition messages relay K-ORC text; they are cut to this length before they are written. */
 const MESSAGE_MAX = 1024;

@@ -20,12 +20,26 @@ export interface StepEnd {
 
 const falseCondition = (reason: string, message: string) => ({ status: 'False' as const, reason, message });
 
-/** Step 2: the secret store of the ControlPlane's namespace must be Ready, or the password could not be backed up. */
+/**
+ * Step 2: the secret store of the ControlPlane's namespace must be Ready, or the password could not be backed up.
+ * `observed` is the store's conditions (undefined when it is absent), or 'unserved' when the cluster serves the
+ * store kind at neither version openregion reads.
+ */
 export function decideSecretStore(
   store: { readonly kind: string; readonly name: string; readonly namespace: string },
-  conditions: readonly Pick<Condition, 'type' | 'status'>[] | undefined,
+  observed: readonly Pick<Condition, 'type' | 'status'>[] | undefined | 'unserved',
 ): StepEnd | undefined {
-  if (conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true) return undefined;
+  if (observed === 'unserved') {
+    return {
+      row: 'P2-SecretStoreUnserved',
+      condition: falseCondition(
+        reasons.secretStoreNotReady,
+        `this cluster serves no ${store.kind} at external-secrets.io/v1 or v1beta1 (is the External Secrets Operator installed?); the password could not be backed up`,
+      ),
+      result: { requeueAfterMs: KORC_REQUEUE_AFTER_MS },
+    };
+  }
+  if (observed?.some((c) => c.type === 'Ready' && c.status === 'True') === true) return undefined;
   const where = store.kind === 'ClusterSecretStore' ? '' : ` in namespace ${goQuote(store.namespace)}`;
   return {
     row: 'P2-SecretStoreNotReady',

@@ -8,6 +8,7 @@ import { silentLogger } from '../../runtime/logger.ts';
 import { controlPlaneType, type ControlPlane } from '../apis/controlplane.ts';
 import { pushSecretType, type PushSecret } from '../apis/eso.ts';
 import { keystoneUserType } from '../apis/keystoneuser.ts';
+import { StoreVersions } from '../apis/store-versions.ts';
 import { CONDITION_DELIVERY_READY, PUSH_HASH_ANNOTATION, PUSH_SYNCED_BEFORE_ANNOTATION } from './constants.ts';
 import { secretValue } from './children.ts';
 import { deliverCredentials } from './delivery.ts';
@@ -228,6 +229,7 @@ describe('Credential delivery', () => {
       now: h.clock.now(),
       randomBytes: () => Buffer.alloc(0),
       log: silentLogger(),
+      storeVersions: new StoreVersions(),
     });
     const outcome = await deliverCredentials(pass, 5);
     assert.equal(outcome.condition.reason, 'WaitingForServiceAccounts');

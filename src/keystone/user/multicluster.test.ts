@@ -1,7 +1,7 @@
 /**
  * An order on a target cluster (upstream TestIntegration_Multicluster_ControlPlacement): a management store and a
  * target store (both embedded, with the schemas), the runtime Manager engaging the target from its registration
- * Secret, and K-ORC and ESO present as schema only, their status written here as theirs would be. It checks where
+ * Secret, and K-ORC and ESO present as their real CRDs only, their status written here as theirs would be. It checks where
  * every object appears, the freeze, and the 10-minute refresh that carries a ControlPlane change to the target.
  */
 import assert from 'node:assert/strict';
@@ -16,7 +16,7 @@ import { ManualScheduler, settle } from '../../runtime/scheduler.ts';
 import { ManualClock } from '../../util/clock.ts';
 import { controlPlaneType, type ControlPlane } from '../apis/controlplane.ts';
 import { pushSecretType, secretStoreType, type PushSecret } from '../apis/eso.ts';
-import { keystoneCrds } from '../apis/index.ts';
+import { installCrds, realCrds } from '../actuators/testing/real-crds.ts';
 import { keystoneUserCrd, keystoneUserType, type KeystoneUser } from '../apis/keystoneuser.ts';
 import { KORC_WAITING_FOR_EXTERNAL, korcUserType, type KorcUser } from '../apis/korc.ts';
 import { keystoneApplicationCredentialCrd, keystoneRoleAssignmentCrd } from '../apis/orders.ts';
@@ -44,7 +44,7 @@ describe('An order on a target cluster (management and target stores)', () => {
   before(async () => {
     management = openEmbeddedStore(':memory:', { clock });
     target = openEmbeddedStore(':memory:', { clock });
-    for (const crd of keystoneCrds()) await management.create(builtin.customResourceDefinition, crd);
+    await installCrds(management, realCrds({ eso: 'v2.9' }));
     for (const crd of [keystoneUserCrd(), keystoneRoleAssignmentCrd(), keystoneApplicationCredentialCrd()]) {
       await target.create(builtin.customResourceDefinition, crd);
     }
@@ -66,7 +66,15 @@ describe('An order on a target cluster (management and target stores)', () => {
       apiVersion: 'external-secrets.io/v1',
       kind: 'SecretStore',
       metadata: { name: 'openbao-tenant-store', namespace: CP_NS },
-      spec: { provider: { vault: {} } },
+      spec: {
+        provider: {
+          vault: {
+            server: 'http://127.0.0.1:1',
+            path: 'kv-v2',
+            auth: { tokenSecretRef: { name: 'kv', key: 'token' } },
+          },
+        },
+      },
     });
     await writeStatus(management, secretStoreType, CP_NS, 'openbao-tenant-store', {
       conditions: [cond('Ready', 'True')],

@@ -3,6 +3,7 @@ import type { Client } from '../../kube/client.ts';
 import type { Logger } from '../../runtime/types.ts';
 import type { ControlPlane } from '../apis/controlplane.ts';
 import type { KeystoneUser } from '../apis/keystoneuser.ts';
+import type { StoreVersions } from '../apis/store-versions.ts';
 import { keystoneUserKind, type OrderRef } from '../order/names.ts';
 import { planeFacts, type PlaneFacts } from './plane.ts';
 
@@ -18,6 +19,8 @@ export interface PassContext {
   readonly now: number;
   readonly randomBytes: (size: number) => Buffer;
   readonly log: Logger;
+  /** The SecretStore version each cluster serves, as discovered. */
+  readonly storeVersions: StoreVersions;
 }
 
 export function orderRefOf(order: KeystoneUser, cluster: string): OrderRef {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ForbiddenError } from '../../kube/errors.ts';
 import { builtin } from '../../kube/resource-type.ts';
+import { ESO_GROUP } from '../apis/eso.ts';
 import { keystoneUserType, type KeystoneUser } from '../apis/keystoneuser.ts';
 import { korcUserType, type KorcUser } from '../apis/korc.ts';
 import { CONDITION_USER_READY, PASSWORD_GENERATION_ANNOTATION, UNLATCHED_AT_ANNOTATION } from './constants.ts';
@@ -45,6 +46,31 @@ describe('User provisioning', () => {
     await h.pass();
     assert.deepEqual(await h.pass(), { requeueAfterMs: 10_000 });
     assert.equal((await userReady(h))?.reason, 'SecretStoreNotReady');
+    assert.deepEqual(await h.names_in(korcUserType), []);
+  });
+
+  it('the store is read at the version the cluster serves: ESO 0.10 serves SecretStore at v1beta1', async () => {
+    const h = harness();
+    await h.seedControlPlane();
+    await h.seedStore(true, 'v1beta1');
+    await h.seedOrder();
+    await h.pass();
+    await h.pass();
+    assert.equal((await userReady(h))?.reason, 'ProbingForCollision', 'past the store gate');
+  });
+
+  it('a cluster that serves SecretStore at neither v1 nor v1beta1 says so plainly', async () => {
+    const h = harness();
+    await h.seedAll();
+    h.fakes.management.serveVersions(ESO_GROUP, 'secretstores', ['v1alpha1']);
+    await h.pass();
+    assert.deepEqual(await h.pass(), { requeueAfterMs: 10_000 });
+    const c = await userReady(h);
+    assert.equal(c?.reason, 'SecretStoreNotReady');
+    assert.equal(
+      c.message,
+      'this cluster serves no SecretStore at external-secrets.io/v1 or v1beta1 (is the External Secrets Operator installed?); the password could not be backed up',
+    );
     assert.deepEqual(await h.names_in(korcUserType), []);
   });
 

@@ -6,7 +6,7 @@
 import { isNotFound } from '../../kube/errors.ts';
 import { builtin } from '../../kube/resource-type.ts';
 import type { Result } from '../../runtime/types.ts';
-import { secretStoreType, type SecretStore } from '../apis/eso.ts';
+import type { SecretStore } from '../apis/eso.ts';
 import { korcUserType, type KorcUser } from '../apis/korc.ts';
 import { keystoneApplicationCredentialType, type KeystoneApplicationCredential } from '../apis/orders.ts';
 import { isOrderChild, keystoneUserChildNames, passwordGenerationOf } from '../order/names.ts';
@@ -23,12 +23,7 @@ import {
 } from '../order/decide-schedule.ts';
 import { childSelector } from '../order/sweep.ts';
 import { assertOwnChild, deleteOwnChild, encodeData, ensureOrderChild, getOptional, listOptional } from './children.ts';
-import {
-  clusterSecretStoreType,
-  PASSWORD_GENERATION_ANNOTATION,
-  reasons,
-  UNLATCHED_AT_ANNOTATION,
-} from './constants.ts';
+import { PASSWORD_GENERATION_ANNOTATION, reasons, UNLATCHED_AT_ANNOTATION } from './constants.ts';
 import type { StatusFields } from './status.ts';
 import { effectiveUserName, type PassContext } from './pass-context.ts';
 import { unlatch } from './unlatch.ts';
@@ -67,15 +62,13 @@ export async function provisionUser(pass: PassContext): Promise<ProvisionOutcome
     return ended({ row: 'P1-ReservedName', condition: { status: 'False', ...reserved }, result: {} });
   }
 
-  // 2. The secret store must be ready, or the password could not be backed up.
-  const storeType = plane.store.kind === 'ClusterSecretStore' ? clusterSecretStoreType : secretStoreType;
-  const store = await getOptional<SecretStore>(
-    management,
-    storeType,
-    storeType.namespaced ? plane.namespace : undefined,
-    plane.store.name,
+  // 2. The secret store must be ready, or the password could not be backed up; its version is discovered.
+  const { kind, name } = plane.store;
+  const store = await pass.storeVersions.read<SecretStore>(management, kind, plane.namespace, name);
+  const storeEnd = decideSecretStore(
+    { ...plane.store, namespace: plane.namespace },
+    store.kind === 'unserved' ? 'unserved' : store.kind === 'found' ? store.store.status?.conditions : undefined,
   );
-  const storeEnd = decideSecretStore({ ...plane.store, namespace: plane.namespace }, store?.status?.conditions);
   if (storeEnd !== undefined) return ended(storeEnd);
 
   // 3. The collision probe, dropped once the managed User exists.

@@ -10,6 +10,7 @@ import type { Instrumenter } from '../../runtime/metrics.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/types.ts';
 import { controlPlaneType, type ControlPlane } from '../apis/controlplane.ts';
 import { keystoneUserType, type KeystoneUser } from '../apis/keystoneuser.ts';
+import { StoreVersions } from '../apis/store-versions.ts';
 import {
   clusterNameGate,
   decideAdmission,
@@ -49,12 +50,15 @@ export interface KeystoneUserReconcilerDeps {
   readonly randomBytes?: ((size: number) => Buffer) | undefined;
   /** Told the row each step of a pass took. */
   readonly rows?: RowObserver | undefined;
+  /** Remembers the SecretStore version each cluster serves; a fresh one (no memory) when absent. */
+  readonly storeVersions?: StoreVersions | undefined;
 }
 
 export const NOT_PROVISIONED_MESSAGE = 'the user is not provisioned yet; nothing is delivered';
 
 export function keystoneUserReconciler(deps: KeystoneUserReconcilerDeps): Reconciler {
-  return (req, ctx) => reconcileKeystoneUser(deps, req, ctx);
+  const withMemory = { ...deps, storeVersions: deps.storeVersions ?? new StoreVersions() };
+  return (req, ctx) => reconcileKeystoneUser(withMemory, req, ctx);
 }
 
 export async function reconcileKeystoneUser(
@@ -141,6 +145,7 @@ export async function reconcileKeystoneUser(
     now,
     randomBytes: deps.randomBytes ?? nodeRandomBytes,
     log: ctx.log,
+    storeVersions: deps.storeVersions ?? new StoreVersions(),
   });
   const failures: unknown[] = [];
   const provision = await deps.instrumenter

@@ -24,6 +24,7 @@ function recording(log: string[]) {
     update: client.update.bind(client),
     patch: client.patch.bind(client),
     apply: client.apply.bind(client),
+    servedVersions: client.servedVersions.bind(client),
     delete: async (type, namespace, name, options) => {
       await client.delete(type, namespace, name, options);
       log.push(`${type.kind}/${name}`);

@@ -2,12 +2,13 @@
  * The bundled ESO-compatible PushSecret actuator: for `openregion up` and end-to-end tests, where no External Secrets
  * Operator runs. It pushes a PushSecret's source Secret to the Vault/OpenBao KV v2 API its SecretStore names, with
  * ESO's status, finalizer and deletion semantics. Off unless registered: `serve` leaves PushSecrets to a real ESO.
+ * SecretStores are read at the version the cluster serves (v1 as ESO 2.x, v1beta1 as ESO 0.10), found by discovery.
  */
 import type { Dispatcher } from 'undici';
 import type { Client } from '../../../kube/client.ts';
 import { NotFoundError } from '../../../kube/errors.ts';
 import type { KubeObject } from '../../../kube/object.ts';
-import { builtin } from '../../../kube/resource-type.ts';
+import { builtin, type ResourceType } from '../../../kube/resource-type.ts';
 import type { Controller } from '../../../runtime/controller.ts';
 import type { Manager } from '../../../runtime/manager.ts';
 import { generationChanged, type Predicate } from '../../../runtime/predicates.ts';
@@ -34,6 +35,8 @@ interface EsoActuatorOptions {
   readonly enabled?: boolean;
   /** For the KV requests; defaults to undici's global dispatcher. */
   readonly dispatcher?: Dispatcher;
+  /** SecretStore at the version the cluster serves (discoverStoreType); v1 when absent. */
+  readonly storeType?: ResourceType;
 }
 
 /** A push that cannot start (missing Secret or store, unsupported settings), as opposed to a KV error. */
@@ -58,19 +61,22 @@ const notStatusOnly: Predicate = (event) => {
 export function registerEsoActuator(manager: Manager, options: EsoActuatorOptions = {}): Controller[] {
   if (options.enabled !== true) return [];
   const access = { dispatcher: options.dispatcher };
+  const storeType = options.storeType ?? secretStoreType;
   const pushSecrets = manager
     .controller(ESO_ACTUATOR_NAME)
     .for(pushSecretType, { clusters: 'management', predicates: [notStatusOnly] })
     .complete((req, ctx) => {
       const client = manager.client(req.cluster);
-      return client === undefined ? Promise.resolve({}) : reconcilePushSecret(client, req, ctx, options);
+      return client === undefined
+        ? Promise.resolve({})
+        : reconcilePushSecret(client, req, ctx, { ...options, storeType });
     });
   const stores = manager
     .controller(ESO_STORE_VALIDATOR_NAME)
-    .for(secretStoreType, { clusters: 'management', predicates: [generationChanged] })
+    .for(storeType, { clusters: 'management', predicates: [generationChanged] })
     .complete((req, ctx) => {
       const client = manager.client(req.cluster);
-      return client === undefined ? Promise.resolve({}) : reconcileSecretStore(client, req, ctx, access);
+      return client === undefined ? Promise.resolve({}) : reconcileSecretStore(client, storeType, req, ctx, access);
     });
   return [pushSecrets, stores];
 }
@@ -80,7 +86,7 @@ async function reconcilePushSecret(
   client: Client,
   req: Request,
   ctx: ReconcileContext,
-  options: Pick<EsoActuatorOptions, 'dispatcher'> = {},
+  options: Pick<EsoActuatorOptions, 'dispatcher' | 'storeType'> = {},
 ): Promise<Result> {
   let ps: PushSecret;
   try {
@@ -92,7 +98,10 @@ async function reconcilePushSecret(
   const now = ctx.clock.now();
   const decision = decidePush(ps, now);
   ctx.log.debug({ row: decision.row }, 'pushsecret decision');
-  const io = new StoreIo(client, req.namespace, { dispatcher: options.dispatcher, signal: ctx.signal });
+  const io = new StoreIo(client, req.namespace, options.storeType ?? secretStoreType, {
+    dispatcher: options.dispatcher,
+    signal: ctx.signal,
+  });
   switch (decision.action) {
     case 'none':
       return {};
@@ -148,11 +157,13 @@ class StoreIo {
   readonly #clients = new Map<string, KvClient>();
   readonly #client: Client;
   readonly #namespace: string;
+  readonly #storeType: ResourceType;
   readonly #access: KvAccess;
 
-  constructor(client: Client, namespace: string, access: KvAccess) {
+  constructor(client: Client, namespace: string, storeType: ResourceType, access: KvAccess) {
     this.#client = client;
     this.#namespace = namespace;
+    this.#storeType = storeType;
     this.#access = access;
   }
 
@@ -212,14 +223,14 @@ class StoreIo {
   async #kv(storeName: string): Promise<KvClient> {
     const cached = this.#clients.get(storeName);
     if (cached !== undefined) return cached;
-    const store = await this.#get<SecretStore>(secretStoreType, storeName, `could not get SecretStore ${storeName}`);
+    const store = await this.#get<SecretStore>(this.#storeType, storeName, `could not get SecretStore ${storeName}`);
     const kv = await kvClientFor(this.#client, store, this.#access);
     if (!(kv instanceof KvClient)) throw new PushFailure(kv.unusable);
     this.#clients.set(storeName, kv);
     return kv;
   }
 
-  async #get<T extends KubeObject>(type: typeof builtin.secret | typeof secretStoreType, name: string, what: string) {
+  async #get<T extends KubeObject>(type: ResourceType, name: string, what: string) {
     try {
       return await this.#client.get<T>(type, this.#namespace, name);
     } catch (error) {

@@ -3,9 +3,9 @@ import type { Dispatcher } from 'undici';
 import type { Client } from '../../../kube/client.ts';
 import { NotFoundError } from '../../../kube/errors.ts';
 import type { KubeObject } from '../../../kube/object.ts';
-import { builtin } from '../../../kube/resource-type.ts';
+import { builtin, type ResourceType } from '../../../kube/resource-type.ts';
 import type { ReconcileContext, Request, Result } from '../../../runtime/types.ts';
-import { secretStoreType, type SecretStore } from '../../apis/eso.ts';
+import type { SecretStore } from '../../apis/eso.ts';
 import { KvClient, KvHttpError, KvTransportError } from './kv.ts';
 import { secretStrings, vaultStoreOf } from './remote.ts';
 import { decideStore, STORE_REVALIDATE_MS, storeStatus, type StoreCheck } from './decide-store.ts';
@@ -58,13 +58,14 @@ async function checkStore(client: Client, store: SecretStore, access: KvAccess):
 /** One pass: check the store, write Ready as ESO does, and revalidate every five minutes either way. */
 export async function reconcileSecretStore(
   client: Client,
+  storeType: ResourceType,
   req: Request,
   ctx: ReconcileContext,
   access: Omit<KvAccess, 'signal'>,
 ): Promise<Result> {
   let store: SecretStore;
   try {
-    store = await client.get<SecretStore>(secretStoreType, req.namespace, req.name);
+    store = await client.get<SecretStore>(storeType, req.namespace, req.name);
   } catch (error) {
     if (error instanceof NotFoundError) return {};
     throw error;
@@ -74,7 +75,7 @@ export async function reconcileSecretStore(
   ctx.log.debug({ row: decision.row, ...('detail' in check ? { detail: check.detail } : {}) }, 'secretstore decision');
   const status = storeStatus(store, decision, ctx.clock.now());
   if (JSON.stringify(status) !== JSON.stringify(store.status)) {
-    await client.update<SecretStore>(secretStoreType, { ...store, status }, { subresource: 'status' });
+    await client.update<SecretStore>(storeType, { ...store, status }, { subresource: 'status' });
   }
   return { requeueAfterMs: STORE_REVALIDATE_MS };
 }

@@ -2,12 +2,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { cloudFixture, type CloudFixture } from '../../../emulator/testing/cloud.ts';
-import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
+import type { EmbeddedStore } from '../../../kube/embedded/store.ts';
 import { builtin } from '../../../kube/resource-type.ts';
 import { getDomain, listDomains, listUsers } from '../../../openstack/identity.ts';
 import { silentLogger } from '../../../runtime/logger.ts';
 import type { ReconcileContext } from '../../../runtime/types.ts';
-import { keystoneCrds, korcDomainType, korcUserType, type KorcDomain, type KorcUser } from '../../apis/index.ts';
+import { korcDomainType, korcUserType, type KorcDomain, type KorcUser } from '../../apis/index.ts';
+import { cloudsSecret, storeWithRealCrds } from '../testing/real-crds.ts';
+import { CloudCredentials } from './credentials.ts';
 import { domainActuator, KORC_DOMAIN_FINALIZER } from './domain.ts';
 import { runPass } from './pass.ts';
 import { userActuator } from './user.ts';
@@ -16,13 +18,16 @@ const NS = 'default';
 const credentials = { secretName: 'openstack-clouds', cloudName: 'admin' };
 let cloud: CloudFixture;
 let store: EmbeddedStore;
+let cc: CloudCredentials;
 
 before(async () => {
   cloud = await cloudFixture();
-  store = openEmbeddedStore(':memory:', { clock: cloud.clock, garbageCollection: false });
-  for (const crd of keystoneCrds()) await store.create(builtin.customResourceDefinition, crd);
+  store = await storeWithRealCrds(cloud.clock);
+  await store.create(builtin.secret, cloudsSecret(NS, credentials.secretName, cloud.emulator.cloudsYaml('admin')));
+  cc = new CloudCredentials({ client: store, clock: cloud.clock });
 });
 after(async () => {
+  await cc.close();
   await store.close();
   await cloud.close();
 });
@@ -31,14 +36,10 @@ const ctx = (): ReconcileContext => ({ signal: new AbortController().signal, log
 const identity = () => cloud.admin.client('identity');
 const req = (name: string) => ({ cluster: '', namespace: NS, name });
 const options = () => ({ client: store, pollMs: 10_000 });
-const domainPass = (name: string) => runPass(domainActuator(identity()), options(), req(name), ctx());
+const identityFor = (o: KorcDomain | KorcUser) => cc.identity(o.metadata.namespace ?? '', o.spec.cloudCredentialsRef);
+const domainPass = (name: string) => runPass(domainActuator(identityFor), options(), req(name), ctx());
 const userPass = (name: string) =>
-  runPass(
-    userActuator({ client: store, identity: identity(), defaultDomainId: 'default' }),
-    options(),
-    req(name),
-    ctx(),
-  );
+  runPass(userActuator({ client: store, identityFor, defaultDomainId: 'default' }), options(), req(name), ctx());
 const available = (o: KorcDomain | KorcUser) =>
   o.status?.conditions?.find((c) => c.type === 'Available')?.status === 'True';
 

@@ -18,9 +18,10 @@ import type { KindActuator } from './pass.ts';
 
 export const KORC_DOMAIN_FINALIZER = 'openstack.k-orc.cloud/domain';
 
-export function domainActuator(identity: IdentityClient): KindActuator<KorcDomain> {
+/** `identityFor` gives the identity client for a Domain, from its cloudCredentialsRef. */
+export function domainActuator(identityFor: (d: KorcDomain) => Promise<IdentityClient>): KindActuator<KorcDomain> {
   const nameOf = (d: KorcDomain) => d.spec.resource?.name ?? d.metadata.name;
-  const idIfExists = async (id: string): Promise<string[]> => {
+  const idIfExists = async (identity: IdentityClient, id: string): Promise<string[]> => {
     try {
       return [(await getDomain(identity, id)).id];
     } catch (error) {
@@ -28,20 +29,20 @@ export function domainActuator(identity: IdentityClient): KindActuator<KorcDomai
       throw error;
     }
   };
-  const byName = async (name: string | undefined, enabled?: boolean): Promise<string[]> => {
+  const byName = async (identity: IdentityClient, name: string | undefined, enabled?: boolean): Promise<string[]> => {
     const domains = await listDomains(identity, { name, enabled });
     // Keystone's name filter follows the database collation: keep exact matches only.
     return domains.filter((x) => name === undefined || x.name === name).map((x) => x.id);
   };
-  const lookup = async (d: KorcDomain): Promise<Lookup> => {
+  const lookup = async (d: KorcDomain, identity: IdentityClient): Promise<Lookup> => {
     const recorded = d.status?.id;
-    if (recorded !== undefined && recorded !== '') return { by: 'statusId', ids: await idIfExists(recorded) };
+    if (recorded !== undefined && recorded !== '') return { by: 'statusId', ids: await idIfExists(identity, recorded) };
     const imp = d.spec.import;
     if (d.spec.managementPolicy === 'unmanaged') {
-      if (imp?.id !== undefined) return { by: 'importId', ids: await idIfExists(imp.id) };
-      return { by: 'filter', ids: await byName(imp?.filter?.name, imp?.filter?.enabled) };
+      if (imp?.id !== undefined) return { by: 'importId', ids: await idIfExists(identity, imp.id) };
+      return { by: 'filter', ids: await byName(identity, imp?.filter?.name, imp?.filter?.enabled) };
     }
-    return { by: 'name', ids: await byName(nameOf(d)) };
+    return { by: 'name', ids: await byName(identity, nameOf(d)) };
   };
   return {
     type: korcDomainType,
@@ -50,22 +51,23 @@ export function domainActuator(identity: IdentityClient): KindActuator<KorcDomai
       policy: d.spec.managementPolicy ?? 'managed',
       onDelete: d.spec.managedOptions?.onDelete ?? 'delete',
       dependencyWait: undefined,
-      lookup: await lookup(d),
+      lookup: await lookup(d, await identityFor(d)),
     }),
     create: async (d) => {
       const resource = d.spec.resource;
-      const domain = await createDomain(identity, {
+      const domain = await createDomain(await identityFor(d), {
         name: nameOf(d),
         ...(resource?.description === undefined ? {} : { description: resource.description }),
         ...(resource?.enabled === undefined ? {} : { enabled: resource.enabled }),
       });
       return domain.id;
     },
-    delete: async (id) => {
+    delete: async (d, id) => {
+      const identity = await identityFor(d);
       await updateDomain(identity, id, { enabled: false });
       await deleteDomain(identity, id);
     },
-    describe: async (id) => describeDomain(await getDomain(identity, id)),
+    describe: async (d, id) => describeDomain(await getDomain(await identityFor(d), id)),
   };
 }
 

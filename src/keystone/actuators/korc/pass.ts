@@ -31,10 +31,10 @@ export interface KindActuator<T extends KorcObject> {
   /** Facts except the finalizer, deletion and terminal-latch fields, which the pass reads from the object itself. */
   observe(object: T): Promise<Omit<Facts, 'deleting' | 'hasFinalizer' | 'terminalAtGeneration'>>;
   create(object: T): Promise<string>;
-  delete(id: string): Promise<void>;
+  delete(object: T, id: string): Promise<void>;
   setPassword?(object: T, id: string): Promise<void>;
   /** status.resource as Keystone holds it now; the merge patch keeps fields it leaves out (appliedPasswordRef). */
-  describe(id: string): Promise<Readonly<Record<string, unknown>>>;
+  describe(object: T, id: string): Promise<Readonly<Record<string, unknown>>>;
 }
 
 interface PassOptions {
@@ -96,7 +96,7 @@ export async function runPass<T extends KorcObject>(
         return {};
       case 'delete':
         try {
-          await kind.delete(action.id);
+          await kind.delete(object, action.id);
         } catch (error) {
           if (!isNotFound(error)) throw error;
         }
@@ -135,7 +135,7 @@ export async function runPass<T extends KorcObject>(
         await end(action);
         return {};
       case 'available': {
-        const resource = await kind.describe(action.id);
+        const resource = await kind.describe(object, action.id);
         // A write that changed only lastSyncTime would wake this controller again, for ever.
         if (upToDate(object, resource)) return {};
         await end({ kind: 'available' }, { resource, lastSyncTime: rfc3339(ctx.clock.now()) });

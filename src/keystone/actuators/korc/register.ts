@@ -1,26 +1,24 @@
 /**
  * The bundled K-ORC actuators on a runtime Manager, for `openregion up` and end-to-end tests. Off unless asked for:
- * in a real cluster K-ORC itself does this work. They act with the admin credential the caller passes in, rather
- * than each object's cloudCredentialsRef, since the embedded setup has one cloud.
+ * in a real cluster K-ORC itself does this work. As K-ORC, each object reaches Keystone with the cloud its
+ * spec.cloudCredentialsRef names (a Secret in its namespace holding clouds.yaml).
  */
 import type { KubeObject } from '../../../kube/object.ts';
 import { builtin } from '../../../kube/resource-type.ts';
 import type { Manager } from '../../../runtime/manager.ts';
 import type { Request } from '../../../runtime/types.ts';
-import type { Session } from '../../../openstack/session.ts';
-import { korcDomainType, korcUserType, type KorcUser } from '../../apis/korc.ts';
+import type { Clock } from '../../../util/clock.ts';
+import { korcDomainType, korcUserType, type KorcDomain, type KorcUser } from '../../apis/korc.ts';
+import { CloudCredentials } from './credentials.ts';
 import { domainActuator } from './domain.ts';
 import { runPass } from './pass.ts';
 import { userActuator } from './user.ts';
 
-/** An admin credential of any scope that may manage users and domains. */
-export type AdminSession = Session<'project'> | Session<'domain'> | Session<'system'>;
-
 interface KorcActuatorOptions {
   /** Off by default. */
   readonly enabled?: boolean;
-  /** An admin session: users and domains are created, read and deleted with it. */
-  readonly admin: AdminSession;
+  /** The clock the Keystone sessions read. */
+  readonly clock: Clock;
   /** The domain of a User without domainRef (default `default`). */
   readonly defaultDomainId?: string;
   /** How often an import whose filter matches nothing looks again (default 10 s). */
@@ -29,35 +27,52 @@ interface KorcActuatorOptions {
 
 const DEFAULT_POLL_MS = 10_000;
 
-/** Registers the `korc-user` and `korc-domain` controllers; returns whether it did. */
-export function registerKorcActuators(manager: Manager, options: KorcActuatorOptions): boolean {
-  if (options.enabled !== true) return false;
+/**
+ * Registers the `korc-user` and `korc-domain` controllers; returns the credentials they share (close it once the
+ * manager has stopped), or undefined when not enabled.
+ */
+export function registerKorcActuators(manager: Manager, options: KorcActuatorOptions): CloudCredentials | undefined {
+  if (options.enabled !== true) return undefined;
   const client = manager.client('');
   if (client === undefined) throw new Error('the management cluster has no client');
-  const identity = options.admin.client('identity');
+  const credentials = new CloudCredentials({ client, clock: options.clock });
+  const identityFor = (o: KorcUser | KorcDomain) =>
+    credentials.identity(o.metadata.namespace ?? '', o.spec.cloudCredentialsRef);
   const pass = { client, pollMs: options.pollMs ?? DEFAULT_POLL_MS };
-  const users = userActuator({ client, identity, defaultDomainId: options.defaultDomainId ?? 'default' });
-  const domains = domainActuator(identity);
-  const usersWhere = (namespace: string, test: (u: KorcUser) => boolean): Request[] =>
+  const users = userActuator({ client, identityFor, defaultDomainId: options.defaultDomainId ?? 'default' });
+  const domains = domainActuator(identityFor);
+  const whereIn = (
+    type: typeof korcUserType | typeof korcDomainType,
+    namespace: string,
+    test: (o: KorcUser & KorcDomain) => boolean,
+  ): Request[] =>
     manager
-      .list<KorcUser>(korcUserType, { namespace })
+      .list<KorcUser & KorcDomain>(type, { namespace })
       .filter(test)
-      .map((u) => ({ cluster: '', namespace, name: u.metadata.name }));
+      .map((o) => ({ cluster: '', namespace, name: o.metadata.name }));
   const namespaceOf = (o: KubeObject) => o.metadata.namespace ?? '';
+  const usesCredentials = (s: KubeObject) => (o: KorcUser | KorcDomain) =>
+    o.spec.cloudCredentialsRef.secretName === s.metadata.name;
 
   manager
     .controller('korc-user')
     .for(korcUserType, { clusters: 'management' })
-    // K-ORC watches the password Secret, so creating or replacing it wakes the User.
+    // K-ORC watches the password Secret, so creating or replacing it wakes the User; so does its credentials Secret.
     .watches(
       builtin.secret,
-      (s) => usersWhere(namespaceOf(s), (u) => u.spec.resource?.passwordRef === s.metadata.name),
+      (s) =>
+        whereIn(
+          korcUserType,
+          namespaceOf(s),
+          (u) => u.spec.resource?.passwordRef === s.metadata.name || usesCredentials(s)(u),
+        ),
       { clusters: 'management' },
     )
     .watches(
       korcDomainType,
       (d) =>
-        usersWhere(
+        whereIn(
+          korcUserType,
           namespaceOf(d),
           (u) => (u.spec.resource?.domainRef ?? u.spec.import?.filter?.domainRef) === d.metadata.name,
         ),
@@ -67,6 +82,9 @@ export function registerKorcActuators(manager: Manager, options: KorcActuatorOpt
   manager
     .controller('korc-domain')
     .for(korcDomainType, { clusters: 'management' })
+    .watches(builtin.secret, (s) => whereIn(korcDomainType, namespaceOf(s), usesCredentials(s)), {
+      clusters: 'management',
+    })
     .complete((req, ctx) => runPass(domains, pass, req, ctx));
-  return true;
+  return credentials;
 }

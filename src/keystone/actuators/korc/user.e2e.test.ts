@@ -1,14 +1,14 @@
 /**
- * The K-ORC User actuator end to end, in process: the embedded store with the K-ORC CRDs, and the emulator's
- * Keystone reached over HTTP with an admin session. Passes are driven directly (deterministic), and once through
- * the Manager to check the registration and the Secret watch.
+ * The K-ORC User actuator end to end, in process: the embedded store with the real K-ORC CRDs, and the emulator's
+ * Keystone reached over HTTP with the admin cloud the User's cloudCredentialsRef names. Passes are driven directly
+ * (deterministic), and once through the Manager to check the registration and the Secret watches.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CloudFixture } from '../../../emulator/testing/cloud.ts';
 import { cloudFixture } from '../../../emulator/testing/cloud.ts';
 import type { Client } from '../../../kube/client.ts';
-import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
+import type { EmbeddedStore } from '../../../kube/embedded/store.ts';
 import { builtin } from '../../../kube/resource-type.ts';
 import { listUsers } from '../../../openstack/identity.ts';
 import { silentLogger } from '../../../runtime/logger.ts';
@@ -17,31 +17,36 @@ import type { ReconcileContext, Result } from '../../../runtime/types.ts';
 import {
   KORC_USER_FINALIZER,
   KORC_WAITING_FOR_EXTERNAL,
-  keystoneCrds,
   korcUserType,
   type KorcUser,
   type KorcUserSpec,
 } from '../../apis/index.ts';
+import { cloudsSecret, storeWithRealCrds } from '../testing/real-crds.ts';
+import { CloudCredentials } from './credentials.ts';
 import { runPass } from './pass.ts';
 import { registerKorcActuators } from './register.ts';
 import { userActuator } from './user.ts';
 
 const NS = 'default';
+const credentials = { secretName: 'openstack-clouds', cloudName: 'admin' };
 let cloud: CloudFixture;
 const stores: EmbeddedStore[] = [];
+const closing: CloudCredentials[] = [];
 
 before(async () => {
   cloud = await cloudFixture();
 });
 after(async () => {
+  await Promise.all(closing.map((c) => c.close()));
   await Promise.all(stores.map((s) => s.close()));
   await cloud.close();
 });
 
+/** A store with the real K-ORC CRDs and the admin cloud the Users' cloudCredentialsRef names. */
 async function openStore(): Promise<EmbeddedStore> {
-  const store = openEmbeddedStore(':memory:', { clock: cloud.clock, garbageCollection: false });
+  const store = await storeWithRealCrds(cloud.clock);
   stores.push(store);
-  for (const crd of keystoneCrds()) await store.create(builtin.customResourceDefinition, crd);
+  await store.create(builtin.secret, cloudsSecret(NS, credentials.secretName, cloud.emulator.cloudsYaml('admin')));
   return store;
 }
 
@@ -49,7 +54,13 @@ const identity = () => cloud.admin.client('identity');
 const ctx = (): ReconcileContext => ({ signal: new AbortController().signal, log: silentLogger(), clock: cloud.clock });
 
 function harness(client: Client) {
-  const actuator = userActuator({ client, identity: identity(), defaultDomainId: 'default' });
+  const cc = new CloudCredentials({ client, clock: cloud.clock });
+  closing.push(cc);
+  const actuator = userActuator({
+    client,
+    identityFor: (u) => cc.identity(u.metadata.namespace ?? '', u.spec.cloudCredentialsRef),
+    defaultDomainId: 'default',
+  });
   return {
     pass: (name: string): Promise<Result> =>
       runPass(actuator, { client, pollMs: 10_000 }, { cluster: '', namespace: NS, name }, ctx()),
@@ -71,7 +82,6 @@ const korcUser = (name: string, spec: KorcUserSpec): KorcUser => ({
   spec,
 });
 
-const credentials = { secretName: 'openstack-clouds', cloudName: 'admin' };
 const managed = (name: string, passwordRef: string): KorcUserSpec => ({
   cloudCredentialsRef: credentials,
   managementPolicy: 'managed',
@@ -178,6 +188,26 @@ describe('K-ORC User actuator against the emulator', () => {
     assert.equal(await usersNamed('ext-carol'), 1);
   });
 
+  it('reaches Keystone with the cloud its cloudCredentialsRef names: none yet is a transient error', async () => {
+    const store = await openStore();
+    const h = harness(store);
+    await store.create(builtin.secret, secret('gwen-pw-1', 'gwen-Password-1'));
+    const spec = {
+      ...managed('svc-gwen', 'gwen-pw-1'),
+      cloudCredentialsRef: { secretName: 'gwen-cloud', cloudName: 'admin' },
+    };
+    await store.create(korcUserType, korcUser('gwen', spec));
+    await assert.rejects(h.pass('gwen'), /Secret "gwen-cloud" not found/);
+    const waiting = await h.get('gwen');
+    assert.equal(condition(waiting, 'Progressing')?.reason, 'TransientError');
+    assert.equal(condition(waiting, 'Progressing')?.message, 'Secret "gwen-cloud" not found');
+    assert.equal(await usersNamed('svc-gwen'), 0);
+    await store.create(builtin.secret, cloudsSecret(NS, 'gwen-cloud', cloud.emulator.cloudsYaml('admin')));
+    await h.pass('gwen');
+    assert.equal(condition(await h.get('gwen'), 'Available')?.status, 'True');
+    assert.ok(await authenticates('svc-gwen', 'gwen-Password-1'));
+  });
+
   it('deleting a managed User deletes it in Keystone', async () => {
     const store = await openStore();
     const h = harness(store);
@@ -231,8 +261,10 @@ describe('K-ORC User actuator against the emulator', () => {
   it('through the Manager: off by default; on, a User waits for its Secret and is woken by it', async () => {
     const store = await openStore();
     const manager = new Manager({ client: store, clock: cloud.clock, random: () => 0, resyncMs: 3_600_000 });
-    assert.equal(registerKorcActuators(manager, { admin: cloud.admin }), false);
-    assert.equal(registerKorcActuators(manager, { enabled: true, admin: cloud.admin }), true);
+    assert.equal(registerKorcActuators(manager, { clock: cloud.clock }), undefined);
+    const registered = registerKorcActuators(manager, { enabled: true, clock: cloud.clock });
+    assert.ok(registered);
+    closing.push(registered);
     await manager.start();
     try {
       await store.create(korcUserType, korcUser('frank', managed('svc-frank', 'frank-pw-1')));

@@ -1,6 +1,7 @@
 /**
  * The K-ORC User's I/O over Keystone: look the user up (by status.id, import or exact name in its domain), create it
- * with the password from the passwordRef Secret and no default project, set a moved password, delete it.
+ * with the password from the passwordRef Secret and no default project, set a moved password, delete it. Keystone is
+ * reached with the credentials the User's cloudCredentialsRef names, as K-ORC does.
  */
 import type { Client } from '../../../kube/client.ts';
 import { isNotFound as isKubeNotFound } from '../../../kube/errors.ts';
@@ -24,13 +25,14 @@ import type { KindActuator } from './pass.ts';
 
 interface UserActuatorOptions {
   readonly client: Client;
-  readonly identity: IdentityClient;
+  /** The identity client for an object, from its cloudCredentialsRef. */
+  readonly identityFor: (object: KorcUser) => Promise<IdentityClient>;
   /** The domain of a User without domainRef. */
   readonly defaultDomainId: string;
 }
 
 export function userActuator(options: UserActuatorOptions): KindActuator<KorcUser> {
-  const { client, identity, defaultDomainId } = options;
+  const { client, identityFor, defaultDomainId } = options;
   const namespaceOf = (u: KorcUser) => u.metadata.namespace ?? '';
   const nameOf = (u: KorcUser) => u.spec.resource?.name ?? u.metadata.name;
   const password = async (u: KorcUser): Promise<string | undefined> => {
@@ -38,13 +40,16 @@ export function userActuator(options: UserActuatorOptions): KindActuator<KorcUse
     return ref === undefined ? undefined : readPassword(client, namespaceOf(u), ref);
   };
 
-  const lookup = async (u: KorcUser): Promise<{ lookup: Lookup; dependencyWait?: string }> => {
+  const lookup = async (
+    u: KorcUser,
+    identity: IdentityClient,
+  ): Promise<{ lookup: Lookup; dependencyWait?: string }> => {
     const recorded = u.status?.id;
     if (recorded !== undefined && recorded !== '')
-      return { lookup: { by: 'statusId', ids: await idIfExists(recorded) } };
+      return { lookup: { by: 'statusId', ids: await idIfExists(identity, recorded) } };
     const imp = u.spec.import;
     if (u.spec.managementPolicy === 'unmanaged') {
-      if (imp?.id !== undefined) return { lookup: { by: 'importId', ids: await idIfExists(imp.id) } };
+      if (imp?.id !== undefined) return { lookup: { by: 'importId', ids: await idIfExists(identity, imp.id) } };
       const domain = await resolveDomain(client, namespaceOf(u), imp?.filter?.domainRef, undefined);
       if ('wait' in domain) return { lookup: { by: 'none' }, dependencyWait: domain.wait };
       const name = imp?.filter?.name;
@@ -60,7 +65,7 @@ export function userActuator(options: UserActuatorOptions): KindActuator<KorcUse
     return { lookup: { by: 'name', ids: found === undefined ? [] : [found.id] } };
   };
 
-  const idIfExists = async (id: string): Promise<string[]> => {
+  const idIfExists = async (identity: IdentityClient, id: string): Promise<string[]> => {
     try {
       return [(await getUser(identity, id)).id];
     } catch (error) {
@@ -73,7 +78,7 @@ export function userActuator(options: UserActuatorOptions): KindActuator<KorcUse
     type: korcUserType,
     finalizer: KORC_USER_FINALIZER,
     observe: async (u) => {
-      const { lookup: found, dependencyWait } = await lookup(u);
+      const { lookup: found, dependencyWait } = await lookup(u, await identityFor(u));
       const ref = u.spec.resource?.passwordRef;
       const pw: PasswordFacts = {
         ref,
@@ -93,7 +98,7 @@ export function userActuator(options: UserActuatorOptions): KindActuator<KorcUse
       const domain = await resolveDomain(client, namespaceOf(u), resource?.domainRef, defaultDomainId);
       if ('wait' in domain) throw new Error(domain.wait);
       const pw = await password(u);
-      const user = await createUser(identity, {
+      const user = await createUser(await identityFor(u), {
         name: nameOf(u),
         domain_id: domain.id ?? defaultDomainId,
         ...(pw === undefined ? {} : { password: pw }),
@@ -102,13 +107,13 @@ export function userActuator(options: UserActuatorOptions): KindActuator<KorcUse
       });
       return user.id;
     },
-    delete: (id) => deleteUser(identity, id),
+    delete: async (u, id) => deleteUser(await identityFor(u), id),
     setPassword: async (u, id) => {
       const pw = await password(u);
       if (pw === undefined) throw new Error('Password secret does not contain "password" key');
-      await setUserPassword(identity, id, pw);
+      await setUserPassword(await identityFor(u), id, pw);
     },
-    describe: async (id) => describeUser(await getUser(identity, id)),
+    describe: async (u, id) => describeUser(await getUser(await identityFor(u), id)),
   };
 }
 

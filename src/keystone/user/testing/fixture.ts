@@ -13,7 +13,7 @@ import { FakeClient } from '../../../runtime/testing/fake-client.ts';
 import type { Result } from '../../../runtime/types.ts';
 import { ManualClock } from '../../../util/clock.ts';
 import { controlPlaneType, type ControlPlane, type ControlPlaneSpec } from '../../apis/controlplane.ts';
-import { pushSecretType, secretStoreType, type PushSecret } from '../../apis/eso.ts';
+import { ESO_GROUP, pushSecretType, storeTypeAt, type PushSecret, type SecretStoreVersion } from '../../apis/eso.ts';
 import { keystoneUserType, type KeystoneUser, type KeystoneUserSpec } from '../../apis/keystoneuser.ts';
 import { KORC_WAITING_FOR_EXTERNAL, korcUserType, type KorcUser } from '../../apis/korc.ts';
 import { keystoneUserChildNames, keystoneUserKind, type OrderRef } from '../../order/names.ts';
@@ -93,9 +93,11 @@ export function userFixture(options: UserFixtureOptions = {}) {
         status: { conditions: [cond('AdminCredentialReady', adminReady ? 'True' : 'False')] },
       } satisfies ControlPlane);
     },
-    async seedStore(ready = true): Promise<void> {
-      await fakes.management.create(secretStoreType, {
-        apiVersion: 'external-secrets.io/v1',
+    /** The tenant SecretStore, at v1 (ESO 2.x) unless another version is named (ESO 0.10 serves v1beta1). */
+    async seedStore(ready = true, version: SecretStoreVersion = 'v1'): Promise<void> {
+      if (version !== 'v1') fakes.management.serveVersions(ESO_GROUP, 'secretstores', [version, 'v1alpha1']);
+      await fakes.management.create(storeTypeAt('SecretStore', version), {
+        apiVersion: `external-secrets.io/${version}`,
         kind: 'SecretStore',
         metadata: { name: 'openbao-tenant-store', namespace: CP_NS },
         spec: { provider: { vault: {} } },
