@@ -15,15 +15,20 @@ afterEach(() => {
   process.exitCode = undefined;
 });
 
-async function run(...args: string[]): Promise<{ out: string; err: string }> {
+/** Runs a verb as the CLI would, with `stdin` as standard input. */
+async function runWith(stdin: string, ...args: string[]): Promise<{ out: string; err: string }> {
   let out = '';
   let err = '';
   const program = new Command('openregion').exitOverride();
-  for (const c of kubeCommands({ write: (t: string) => (out += t) }, { write: (t: string) => (err += t) }))
-    program.addCommand(c);
+  const commands = kubeCommands({ write: (t: string) => (out += t) }, { write: (t: string) => (err += t) }, () =>
+    Promise.resolve(stdin),
+  );
+  for (const c of commands) program.addCommand(c);
   await program.parseAsync(['node', 'openregion', ...args, '--store', join(dir, 'store.db')]);
   return { out, err };
 }
+
+const run = (...args: string[]) => runWith('', ...args);
 
 const manifest = `
 apiVersion: apiextensions.k8s.io/v1
@@ -70,6 +75,42 @@ describe('openregion apply/get/delete', () => {
     const missing = await run('get', 'gizmo', 'one');
     assert.match(missing.err, /NotFound/);
     assert.equal(process.exitCode, 1);
+  });
+
+  it('apply -f - reads the manifest from standard input, as kubectl does', async () => {
+    const applied = await runWith(manifest.replace('name: one', 'name: piped'), 'apply', '-f', '-');
+    assert.match(applied.out, /gizmos\.cli\.openregion\.dev\/piped serverside-applied\n$/);
+    assert.equal(process.exitCode, undefined);
+    assert.match((await run('get', 'gizmo', 'piped')).out, /piped/);
+  });
+
+  it('bad input is one line naming the problem, exit code 1, never a stack trace', async () => {
+    const cases: [string, string[], RegExp][] = [
+      ['', ['apply', '-f', join(dir, 'absent.yaml')], /^error: the path ".*absent\.yaml" does not exist\n$/],
+      ['key: [unclosed', ['apply', '-f', '-'], /^error: standard input: .*\n$/],
+      [
+        'just a string',
+        ['apply', '-f', '-'],
+        /^error: standard input: not a Kubernetes object \(needs apiVersion, kind and metadata\.name\)\n$/,
+      ],
+      [
+        'apiVersion: v1\nkind: Secret\nmetadata: {name: ok}\n---\nkind: Secret\n',
+        ['apply', '-f', '-'],
+        /^error: standard input, document 2: not a Kubernetes object/,
+      ],
+      [
+        'apiVersion: nowhere/v1\nkind: Thing\nmetadata: {name: x}\n',
+        ['apply', '-f', '-'],
+        /^error: no matches for kind "Thing" in version "nowhere\/v1"\n$/,
+      ],
+    ];
+    for (const [stdin, args, expected] of cases) {
+      process.exitCode = undefined;
+      const r = await runWith(stdin, ...args);
+      assert.match(r.err, expected, JSON.stringify(stdin));
+      assert.equal(r.err.split('\n').length, 2, 'one line');
+      assert.equal(process.exitCode, 1);
+    }
   });
 
   it('names an unknown kind', async () => {

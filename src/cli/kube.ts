@@ -24,6 +24,40 @@ const FIELD_MANAGER = 'openregion-cli';
 
 export type Out = { write(text: string): unknown };
 
+/** All of standard input, as `apply -f -` reads it. */
+export async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The manifest `-f` names: a file, or standard input for `-`, as kubectl reads it. */
+async function readManifest(filename: string, stdin: () => Promise<string>): Promise<string> {
+  if (filename === '-') return stdin();
+  try {
+    return readFileSync(filename, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new CliError(`the path "${filename}" does not exist`);
+    if (code === 'EISDIR') throw new CliError(`${filename} is a directory; name a YAML file`);
+    throw error;
+  }
+}
+
+/** A document that can be applied: an object with apiVersion, kind and metadata.name. */
+function asObject(value: unknown, where: string): KubeObject {
+  const o = value as Partial<KubeObject> | null;
+  const ok =
+    typeof o === 'object' &&
+    o !== null &&
+    typeof o.apiVersion === 'string' &&
+    typeof o.kind === 'string' &&
+    typeof o.metadata?.name === 'string' &&
+    o.metadata.name !== '';
+  if (!ok) throw new CliError(`${where}: not a Kubernetes object (needs apiVersion, kind and metadata.name)`);
+  return o as KubeObject;
+}
+
 /** Runs `fn` against the target, reporting known failures as kubectl does (and exit code 1). */
 export async function withClient(target: Target, err: Out, fn: (client: Client) => Promise<void>): Promise<void> {
   const connection = connect(target);
@@ -73,20 +107,27 @@ function table(items: readonly KubeObject[], namespaced: boolean, now: number): 
   );
 }
 
-export function kubeCommands(out: Out = process.stdout, err: Out = process.stderr): Command[] {
+export function kubeCommands(
+  out: Out = process.stdout,
+  err: Out = process.stderr,
+  stdin: () => Promise<string> = readStdin,
+): Command[] {
   const apply = targetOptions(
     new Command('apply')
       .description('server-side apply every document of a YAML file (field manager openregion-cli)')
-      .requiredOption('-f, --filename <file>', 'a YAML file, one or more documents')
+      .requiredOption('-f, --filename <file>', 'a YAML file, one or more documents; - reads standard input')
       .option('-n, --namespace <ns>', 'the namespace for namespaced objects that name none', 'default'),
   ).action(async (options: { filename: string; namespace: string } & Target) => {
     await withClient(options, err, async (client) => {
-      const docs = parseAllDocuments(readFileSync(options.filename, 'utf8'));
-      for (const doc of docs) {
+      const source = options.filename === '-' ? 'standard input' : options.filename;
+      const docs = parseAllDocuments(await readManifest(options.filename, stdin));
+      for (const [i, doc] of docs.entries()) {
+        // The parser's messages carry a code frame on further lines: the first line says what and where.
         if (doc.errors.length > 0)
-          throw new CliError(`${options.filename}: ${doc.errors.map((e) => e.message).join('; ')}`);
-        const object = doc.toJS() as KubeObject | null;
-        if (object === null) continue;
+          throw new CliError(`${source}: ${doc.errors.map((e) => e.message.split('\n')[0]).join('; ')}`);
+        const value: unknown = doc.toJS();
+        if (value === null) continue;
+        const object = asObject(value, docs.length === 1 ? source : `${source}, document ${String(i + 1)}`);
         // Listed per document: a CRD earlier in the file makes its kind known to the documents after it.
         const type = kindOfObject(await kindsOf(client), object);
         const body = type.namespaced

@@ -231,13 +231,36 @@ export function banner(up: RunningUp, dir: string): string {
     `Development token (also in ${dir}/token, variables in ${dir}/dev.env):`,
     `  ${up.token}`,
     '',
-    'In a second terminal:',
+    'In a second terminal, order a Keystone service account from the demo ControlPlane:',
+    ...keystoneOrderExample(dir).map((line) => `  ${line}`),
+    '',
+    'and use the region service:',
     `  . ${dir}/dev.env`,
     `  curl -s -H "Authorization: Bearer $(cat ${dir}/token)" "$OPENREGION_API/api/v2/regions/$OPENREGION_REGION_ID/images?organizationID=$OPENREGION_ORGANIZATION_ID"`,
     `  curl -s -H "Authorization: Bearer $(cat ${dir}/token)" -H 'content-type: application/json' "$OPENREGION_API/api/v2/networks" \\`,
     `    -d '{"metadata":{"name":"net-1"},"spec":{"organizationId":"'$OPENREGION_ORGANIZATION_ID'","projectId":"'$OPENREGION_PROJECT_ID'","regionId":"'$OPENREGION_REGION_ID'","prefix":"192.168.0.0/24","dnsNameservers":[]}}'`,
     '',
   ].join('\n');
+}
+
+/**
+ * The first Keystone order, as the banner and the README show it: a KeystoneUser for `default/demo` applied from
+ * standard input, waited for, its delivered clouds.yaml read back, and deleted (which deletes the Keystone user).
+ */
+export function keystoneOrderExample(dir: string): string[] {
+  const store = dir === './.openregion' ? '' : ` --store ${dir}/store.db`;
+  const cli = 'npm run -s openregion --';
+  return [
+    `${cli} apply -f -${store} <<'EOF'`,
+    'apiVersion: c5c3.io/v1alpha1',
+    'kind: KeystoneUser',
+    `metadata: {name: workflow, namespace: ${CONTROL_PLANE_NAMESPACE}}`,
+    `spec: {controlPlaneRef: {name: ${CONTROL_PLANE_NAME}}}`,
+    'EOF',
+    `${cli} wait keystoneuser workflow --for condition=Ready${store}`,
+    `${cli} get secret workflow-credentials -o yaml${store}   # data: clouds.yaml and password, base64`,
+    `${cli} delete keystoneuser workflow${store}   # the Keystone user goes too`,
+  ];
 }
 
 function port(value: string): number {

@@ -14,6 +14,7 @@ import {
 } from './decide-provision.ts';
 import { cond, korcAvailable, korcTerminal, korcWaiting } from './testing/fixture.ts';
 
+const probeOf = (domainName: string) => ({ userName: 'svc', domainName, external: false });
 const object = (generation: number, conditions = korcAvailable(generation), applied = 'p-v1') => ({
   metadata: { name: 'u', generation, uid: 'uid-1' },
   status: { id: 'id', conditions, resource: { appliedPasswordRef: applied } },
@@ -47,25 +48,51 @@ describe('User provisioning: the decisions', () => {
   });
 
   it('step 3: the probe reads as a collision, as absent, or as still probing', () => {
-    assert.equal(decideProbe(object(2, korcAvailable(2)), 'svc', 'Default').row, 'P3-ProbeCollision');
-    const collision = decideProbe(object(2, korcAvailable(2)), 'svc', 'Default');
+    assert.equal(decideProbe(object(2, korcAvailable(2)), probeOf('Default')).row, 'P3-ProbeCollision');
+    const collision = decideProbe(object(2, korcAvailable(2)), probeOf('Default'));
     assert.equal('condition' in collision && collision.condition.reason, 'ServiceAccountCollision');
     assert.match(
       'condition' in collision ? collision.condition.message : '',
       /never takes over a user it did not create/,
     );
     // Available at an older generation is not an answer yet.
-    assert.equal(decideProbe(object(2, korcAvailable(1)), 'svc', 'Default').row, 'P3-Probing');
+    assert.equal(decideProbe(object(2, korcAvailable(1)), probeOf('Default')).row, 'P3-Probing');
     assert.equal(
-      decideProbe(object(1, korcWaiting(1, KORC_WAITING_FOR_EXTERNAL)), 'svc', 'Default').row,
+      decideProbe(object(1, korcWaiting(1, KORC_WAITING_FOR_EXTERNAL)), probeOf('Default')).row,
       'P3-ProbeAbsent',
     );
     assert.equal(
-      decideProbe(object(1, korcWaiting(1, 'Waiting for Domain/cp-domain-default')), 'svc', 'D').row,
+      decideProbe(object(1, korcWaiting(1, 'Waiting for Domain/cp-domain-default')), probeOf('D')).row,
       'P3-Probing',
     );
-    const probing = decideProbe(undefined, 'svc', 'Default');
+    const probing = decideProbe(undefined, probeOf('Default'));
     assert.equal('condition' in probing && probing.condition.reason, 'ProbingForCollision');
+  });
+
+  it('step 3 against an External Keystone: a failing probe reads as the failure class, never as probing', () => {
+    const failing = (message: string) =>
+      object(1, [
+        { ...cond('Progressing', 'True', 'TransientError', message), observedGeneration: 1 },
+        { ...cond('Available', 'Unknown', 'TransientError', message), observedGeneration: 1 },
+      ]);
+    const auth = failing('providerClient authentication err: POST identity/auth/tokens: HTTP 401: Unauthorized');
+    const external = decideProbe(auth, { ...probeOf('Default'), external: true });
+    assert.equal(external.row, 'P3-ExternalFailure');
+    assert.equal('condition' in external && external.condition.reason, 'AuthenticationFailed');
+    assert.match(
+      'condition' in external ? external.condition.message : '',
+      /^the external Keystone refuses the admin credential; K-ORC reports: providerClient authentication err/,
+    );
+    const unreachable = decideProbe(failing('dial tcp 10.0.0.1:5000: connection refused'), {
+      ...probeOf('Default'),
+      external: true,
+    });
+    assert.equal('condition' in unreachable && unreachable.condition.reason, 'EndpointUnreachable');
+    // A managed Keystone is the operator's to fix: the probe keeps probing.
+    assert.equal(decideProbe(auth, probeOf('Default')).row, 'P3-Probing');
+    // An unclassified wait (a Domain not ready yet) is still probing, External or not.
+    const domainWait = object(1, korcWaiting(1, 'Waiting for Domain/demo-domain-default to be ready'));
+    assert.equal(decideProbe(domainWait, { ...probeOf('Default'), external: true }).row, 'P3-Probing');
   });
 
   it('step 6: provisioned only when Available at the generation with the password applied', () => {

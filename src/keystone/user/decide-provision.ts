@@ -9,7 +9,7 @@ import { KORC_WAITING_FOR_EXTERNAL, korcConditions, korcReasons, type KorcUser }
 import { goQuote } from '../order/format.ts';
 import { KORC_REQUEUE_AFTER_MS } from '../order/result.ts';
 import { reasons, truncateMessage } from './constants.ts';
-import { classifyKorcFailure, externalFailureMessage } from './external-mode.ts';
+import { classifyKorcFailure, externalFailureMessage, type KorcFailureClass } from './external-mode.ts';
 
 /** What a step ends the provisioning with: UserReady, the step's requeue, and whether the user is converged. */
 export interface StepEnd {
@@ -57,7 +57,34 @@ function korcAvailableUpToDate(object: Pick<KorcUser, 'metadata' | 'status'>): b
   return available?.status === 'True' && available.observedGeneration === object.metadata.generation;
 }
 
-type ProbeRow = 'P3-ProbeAbsent' | 'P3-ProbeCollision' | 'P3-Probing';
+type ProbeRow = 'P3-ProbeAbsent' | 'P3-ProbeCollision' | 'P3-ExternalFailure' | 'P3-Probing';
+
+interface ProbeInput {
+  readonly userName: string;
+  readonly domainName: string;
+  /** The ControlPlane's Keystone is External: a K-ORC failure is classified instead of waited on. */
+  readonly external: boolean;
+}
+
+/**
+ * Against an External-mode ControlPlane, a K-ORC object that is not done is read for the failure class its message
+ * shows (AuthenticationFailed and friends), since nothing the operator runs will fix an external Keystone. Shared
+ * by the probe (step 3) and the managed User (step 6), so both wait the same way.
+ */
+function externalFailure(
+  object: Pick<KorcUser, 'status'> | undefined,
+  external: boolean,
+): { readonly reason: KorcFailureClass; readonly message: string } | undefined {
+  if (!external) return undefined;
+  const conditions = object?.status?.conditions;
+  const message =
+    conditions?.find((c) => c.type === korcConditions.progressing)?.message ??
+    conditions?.find((c) => c.type === korcConditions.available)?.message;
+  const failure = classifyKorcFailure(message);
+  return failure === undefined
+    ? undefined
+    : { reason: failure, message: truncateMessage(externalFailureMessage(failure, message ?? '')) };
+}
 
 /**
  * Step 3: the unmanaged import decides whether a user of that name exists. An import that found one is a
@@ -66,9 +93,9 @@ type ProbeRow = 'P3-ProbeAbsent' | 'P3-ProbeCollision' | 'P3-Probing';
  */
 export function decideProbe(
   probe: Pick<KorcUser, 'metadata' | 'status'> | undefined,
-  userName: string,
-  domainName: string,
+  input: ProbeInput,
 ): { readonly row: 'P3-ProbeAbsent' } | (StepEnd & { readonly row: Exclude<ProbeRow, 'P3-ProbeAbsent'> }) {
+  const { userName, domainName } = input;
   const available = probe?.status?.conditions?.find((c) => c.type === korcConditions.available);
   if (probe !== undefined && korcAvailableUpToDate(probe)) {
     return {
@@ -82,6 +109,14 @@ export function decideProbe(
   }
   if (available?.status === 'False' && available.message === KORC_WAITING_FOR_EXTERNAL)
     return { row: 'P3-ProbeAbsent' };
+  const failure = externalFailure(probe, input.external);
+  if (failure !== undefined) {
+    return {
+      row: 'P3-ExternalFailure',
+      condition: falseCondition(failure.reason, failure.message),
+      result: { requeueAfterMs: KORC_REQUEUE_AFTER_MS },
+    };
+  }
   return {
     row: 'P3-Probing',
     condition: falseCondition(
@@ -147,7 +182,6 @@ type UserStateDecision =
 export function decideUserState(input: UserStateInput): UserStateDecision {
   const { user } = input;
   const progressing = user.status?.conditions?.find((c) => c.type === korcConditions.progressing);
-  const available = user.status?.conditions?.find((c) => c.type === korcConditions.available);
   if (latchedTransportError(user)) {
     const due = unlatchDueAt(user, input.lastUnlatched);
     if (input.now >= due) return { row: 'P6-Unlatch' };
@@ -176,14 +210,11 @@ export function decideUserState(input: UserStateInput): UserStateDecision {
   }
   const applied = user.status?.resource?.appliedPasswordRef === input.passwordRef;
   if (korcAvailableUpToDate(user) && applied) return { row: 'P6-Provisioned' };
-  const failure = input.external ? classifyKorcFailure(progressing?.message ?? available?.message) : undefined;
+  const failure = externalFailure(user, input.external);
   if (failure !== undefined) {
     return {
       row: 'P6-ExternalFailure',
-      condition: falseCondition(
-        failure,
-        truncateMessage(externalFailureMessage(failure, progressing?.message ?? available?.message ?? '')),
-      ),
+      condition: falseCondition(failure.reason, failure.message),
       result: { requeueAfterMs: KORC_REQUEUE_AFTER_MS },
     };
   }

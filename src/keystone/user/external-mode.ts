@@ -3,7 +3,7 @@
  * failure K-ORC reports, since nothing the operator runs will fix an external Keystone; the same classifier tells a
  * latched transport error (EndpointUnreachable) apart from a real configuration error.
  */
-type KorcFailureClass =
+export type KorcFailureClass =
   | 'CatalogEndpointMismatch'
   | 'CredentialDrift'
   | 'TLSVerificationFailed'

@@ -7,7 +7,7 @@ import { keystoneUserType, type KeystoneUser } from '../apis/keystoneuser.ts';
 import { korcUserType, type KorcUser } from '../apis/korc.ts';
 import { CONDITION_USER_READY, PASSWORD_GENERATION_ANNOTATION, UNLATCHED_AT_ANNOTATION } from './constants.ts';
 import { secretValue } from './children.ts';
-import { CP_NS, failing, userFixture, korcTerminal, NAME, type UserFixture } from './testing/fixture.ts';
+import { CP_NS, failing, userFixture, korcTerminal, korcWaiting, NAME, type UserFixture } from './testing/fixture.ts';
 
 const userReady = (h: UserFixture) => h.condition(CONDITION_USER_READY);
 const managedUser = (h: UserFixture) => h.management.get<KorcUser>(korcUserType, CP_NS, h.names.user);
@@ -50,7 +50,7 @@ describe('User provisioning', () => {
   });
 
   it('the store is read at the version the cluster serves: ESO 0.10 serves SecretStore at v1beta1', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedControlPlane();
     await h.seedStore(true, 'v1beta1');
     await h.seedOrder();
@@ -60,7 +60,7 @@ describe('User provisioning', () => {
   });
 
   it('a cluster that serves SecretStore at neither v1 nor v1beta1 says so plainly', async () => {
-    const h = harness();
+    const h = userFixture();
     await h.seedAll();
     h.fakes.management.serveVersions(ESO_GROUP, 'secretstores', ['v1alpha1']);
     await h.pass();
@@ -72,6 +72,26 @@ describe('User provisioning', () => {
       'this cluster serves no SecretStore at external-secrets.io/v1 or v1beta1 (is the External Secrets Operator installed?); the password could not be backed up',
     );
     assert.deepEqual(await h.names_in(korcUserType), []);
+  });
+
+  it('against an External Keystone, a probe K-ORC cannot authenticate reads AuthenticationFailed, not probing', async () => {
+    const h = userFixture();
+    await h.seedAll(
+      {},
+      { services: { keystone: { mode: 'External', external: { authURL: 'https://keystone.example/v3' } } } },
+    );
+    await h.pass();
+    await h.pass();
+    const probe = await h.management.get<KorcUser>(korcUserType, CP_NS, h.names.probe);
+    const message = 'providerClient authentication err: POST identity/auth/tokens: HTTP 401: Unauthorized';
+    await h.fakes.management.update(korcUserType, {
+      ...probe,
+      status: { conditions: korcWaiting(probe.metadata.generation ?? 1, message) },
+    });
+    await h.pass();
+    const c = await userReady(h);
+    assert.equal(c?.reason, 'AuthenticationFailed');
+    assert.match(c.message, /refuses the admin credential; K-ORC reports: providerClient authentication err/);
   });
 
   it('an existing Keystone user is a collision and is never taken over', async () => {

@@ -87,7 +87,7 @@ export async function provisionUser(pass: PassContext): Promise<ProvisionOutcome
         import: { filter: { name: userName, domainRef: plane.domainRef } },
       },
     });
-    const probed = decideProbe(probe, userName, plane.adminDomainName);
+    const probed = decideProbe(probe, { userName, domainName: plane.adminDomainName, external: plane.external });
     if (probed.row !== 'P3-ProbeAbsent') return ended(probed);
     await deleteOwnChild(management, korcUserType, ref, plane.namespace, names.probe);
   }
