@@ -46,6 +46,10 @@ describe('Gates, freeze, mappers, teardown, the hold: the admission gates', () =
     assert.equal(decision.row, 'ClusterNameTooLong');
     assert.ok('condition' in decision);
     assert.equal(decision.condition.reason, 'ClusterNameTooLong');
+    assert.equal(
+      decision.condition.message,
+      "the order's cluster is registered under a name longer than 63 characters, which cannot label its children; the order is refused",
+    );
     assert.deepEqual(decision.result, {});
     const fits = decideAdmission({
       order: { ...order, cluster: 'c'.repeat(63) },
