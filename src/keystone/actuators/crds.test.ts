@@ -94,6 +94,31 @@ describe('installBundledActuatorCrds', () => {
     }
   });
 
+  it('takes over the unlabelled stand-ins an earlier openregion up applied, and labels them', async () => {
+    const store = openEmbeddedStore(':memory:', { clock: new ManualClock(), garbageCollection: false });
+    try {
+      for (const crd of bundledActuatorCrds()) {
+        const { [BUNDLED_CRD_LABEL]: _, ...labels } = crd.metadata.labels ?? {};
+        await store.apply(
+          builtin.customResourceDefinition,
+          { ...crd, metadata: { ...crd.metadata, labels } },
+          {
+            fieldManager: 'openregion-up',
+            force: true,
+          },
+        );
+      }
+      const report = await installBundledActuatorCrds(store);
+      assert.deepEqual(report.kept, []);
+      for (const name of report.installed) {
+        const crd = await store.get(builtin.customResourceDefinition, undefined, name);
+        assert.equal(crd.metadata.labels?.[BUNDLED_CRD_LABEL], 'true');
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
   for (const line of ESO_LINES) {
     it(`never replaces the real K-ORC and ESO ${line} CRDs: they are kept exactly as they were`, async () => {
       const store = openEmbeddedStore(':memory:', { clock: new ManualClock(), garbageCollection: false });

@@ -24,6 +24,17 @@ export function bundledActuatorCrds(): KubeObject[] {
   }));
 }
 
+/** Applied by `openregion up` before the stand-ins carried the label: an existing ./.openregion store holds these. */
+const EARLIER_UP_FIELD_MANAGER = 'openregion-up';
+
+/** A stand-in openregion put there: labelled, or applied by an earlier `up`. A real K-ORC or ESO CRD is neither. */
+function isBundled(crd: KubeObject): boolean {
+  return (
+    crd.metadata.labels?.[BUNDLED_CRD_LABEL] === 'true' ||
+    (crd.metadata.managedFields ?? []).some((f) => f.manager === EARLIER_UP_FIELD_MANAGER)
+  );
+}
+
 interface BundledCrdsReport {
   /** Created, or updated from an earlier run's stand-in. */
   readonly installed: readonly string[];
@@ -41,7 +52,7 @@ export async function installBundledActuatorCrds(client: Client): Promise<Bundle
       if (isNotFound(error)) return undefined;
       throw error;
     });
-    if (live !== undefined && live.metadata.labels?.[BUNDLED_CRD_LABEL] !== 'true') {
+    if (live !== undefined && !isBundled(live)) {
       kept.push(name);
       continue;
     }
