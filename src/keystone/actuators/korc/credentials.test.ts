@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { testCloud, type TestCloud } from '../../../emulator/testing/cloud.ts';
+import { cloudFixture, type CloudFixture } from '../../../emulator/testing/cloud.ts';
 import type { KubeObject } from '../../../kube/object.ts';
 import { builtin } from '../../../kube/resource-type.ts';
 import { listUsers } from '../../../openstack/identity.ts';
@@ -10,9 +10,9 @@ import { cloudsSecret } from '../testing/real-crds.ts';
 import { CloudCredentials, CloudCredentialsError } from './credentials.ts';
 
 const NS = 'openstack';
-let cloud: TestCloud;
+let cloud: CloudFixture;
 before(async () => {
-  cloud = await testCloud();
+  cloud = await cloudFixture();
 });
 after(() => cloud.close());
 
