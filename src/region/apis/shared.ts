@@ -4,6 +4,7 @@
  * CRD openAPIV3Schema (crd.ts) and request validation.
  */
 import Type from 'typebox';
+import type { KubeObject } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
 
 const GROUP = 'region.unikorn-cloud.org';
@@ -137,4 +138,29 @@ export function envelope<Props extends Type.TProperties>(description: string, pr
     },
     { description },
   );
+}
+
+/** unikorn core's finalizer, the region controllers' own: what an upstream controller provisioned ours releases. */
+export const PROVISIONER_FINALIZER = 'unikorn';
+
+/** Finalizers that hold no reference: the provisioner's own and the garbage collector's. */
+const NOT_REFERENCES: ReadonlySet<string> = new Set([PROVISIONER_FINALIZER, 'foregroundDeletion', 'orphan']);
+
+/**
+ * The references other services hold on a resource (upstream core: every finalizer but its own and the garbage
+ * collector's). Each one blocks the resource's deletion until its holder releases it.
+ */
+export function referencesOf(object: KubeObject): string[] {
+  return (object.metadata.finalizers ?? []).filter((f) => !NOT_REFERENCES.has(f));
+}
+
+/**
+ * What a reference may be called: a Kubernetes qualified finalizer name, `<dns-subdomain>/<name>` (upstream's are
+ * `<resource>.<group>/<id>`, e.g. `clusters.kubernetes.unikorn-cloud.org/<id>`).
+ */
+export const REFERENCE_PATTERN =
+  '^(?=.{1,253}/)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$';
+
+export function isReservedFinalizer(name: string): boolean {
+  return NOT_REFERENCES.has(name);
 }

@@ -19,6 +19,7 @@ import {
   messages,
   missingLabelsVerdict,
   provisionVerdict,
+  referencesGate,
   type IdentityView,
 } from './decide.ts';
 
@@ -159,6 +160,20 @@ describe('identityGate', () => {
       action: 'report',
       row: 'gate:DependencyFailed',
       available: { status: 'False', reason: 'DependencyFailed', message: messages.identityFailed },
+    });
+  });
+});
+
+describe('referencesGate', () => {
+  it('no reference held: no verdict, the delete goes on', () => {
+    assert.equal(referencesGate([]), undefined);
+  });
+  it('a reference held: Deprovisioning and blocked (not Errored), no provider call, re-check in 10 s', () => {
+    assert.deepEqual(referencesGate(['clusters.kubernetes.unikorn-cloud.org/c1']), {
+      action: 'report',
+      row: 'references-held',
+      available: { status: 'False', reason: 'Deprovisioning', message: messages.referencesHeld },
+      requeueAfterMs: RECHECK_MS,
     });
   });
 });

@@ -30,6 +30,7 @@ export const messages = {
   identityNotReady: 'waiting for the identity this resource uses to become available',
   identityFailed: 'the identity this resource uses failed to provision',
   dependentsRemain: 'waiting for the resources that use this identity to be deleted',
+  referencesHeld: 'deletion is blocked: another service still holds a reference on this resource',
   missingLabels: 'the resource lacks an ownership label (organization, project, region or identity)',
 } as const;
 
@@ -146,6 +147,20 @@ export function dependentsGate(remaining: number): Verdict | undefined {
     action: 'report',
     row: 'dependents-remain',
     available: available('False', conditionReasons.deprovisioning, messages.dependentsRemain),
+    requeueAfterMs: RECHECK_MS,
+  };
+}
+
+/**
+ * A deletion other services' references hold (upstream core yields while any remain): deprovisioning, blocked, no
+ * provider call, re-checked until the last reference is released. Not an error: the holder releases it when done.
+ */
+export function referencesGate(references: readonly string[]): Verdict | undefined {
+  if (references.length === 0) return undefined;
+  return {
+    action: 'report',
+    row: 'references-held',
+    available: available('False', conditionReasons.deprovisioning, messages.referencesHeld),
     requeueAfterMs: RECHECK_MS,
   };
 }

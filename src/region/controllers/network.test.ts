@@ -144,6 +144,37 @@ describe('Network controller', () => {
     assert.deepEqual(identities.calls, ['create id-1']);
   });
 
+  it('a held reference blocks the delete (Deprovisioning, blocked; no provider call) until it is released', async () => {
+    const { store, provider, pass, identityPass, get, available } = await setup();
+    await store.create(identityType, identityObject('id-1'));
+    await identityPass();
+    await pass();
+    const reference = 'clusters.kubernetes.unikorn-cloud.org/c1';
+    const provisioned = await get();
+    await store.update(networkType, {
+      ...provisioned,
+      metadata: { ...provisioned.metadata, finalizers: [...(provisioned.metadata.finalizers ?? []), reference] },
+    });
+    await store.delete(networkType, NAMESPACE, 'net-1');
+    assert.deepEqual(await pass(), { requeueAfterMs: 10_000 });
+    assert.deepEqual(
+      { reason: (await available())?.reason, message: (await available())?.message },
+      { reason: 'Deprovisioning', message: messages.referencesHeld },
+      'blocked reads deprovisioning, never Errored',
+    );
+    assert.deepEqual(provider.calls, ['create net-1'], 'the cloud network is left alone while referenced');
+    assert.deepEqual(await pass(), { requeueAfterMs: 10_000 }, 'still held: still blocked');
+
+    const held = await get();
+    await store.update(networkType, {
+      ...held,
+      metadata: { ...held.metadata, finalizers: (held.metadata.finalizers ?? []).filter((f) => f !== reference) },
+    });
+    assert.deepEqual(await pass(), {});
+    assert.deepEqual(provider.calls, ['create net-1', 'delete net-1']);
+    await assert.rejects(get(), { name: 'NotFoundError' });
+  });
+
   it('a network without its identity label: Errored, no provider call', async () => {
     const { provider, pass, available } = await setup(networkObject('net-1', 'id-1', undefined, ownerLabels()));
     assert.deepEqual(await pass(), {});

@@ -1,7 +1,8 @@
 /**
  * The Network controller: realises a tenant network through the provider's NetworkProvider, inside the project of
  * the Identity it names by label, and records the provider's ids in `status.openstack` (for display; the provider
- * re-finds everything by name). A workload (workload.ts): it provisions once its Identity is Available.
+ * re-finds everything by name). A workload (workload.ts): it provisions once its Identity is Available. Its delete
+ * waits while another service holds a reference on it (upstream core: such a reference blocks deletion).
  */
 import type { Client } from '../../kube/client.ts';
 import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
@@ -15,9 +16,13 @@ import {
 } from '../apis/network.ts';
 import type { NetworkProvider, ProviderLookup } from '../provider/contract.ts';
 import type { NetworkInput, NetworkRealisation } from '../provider/inputs.ts';
+import { or } from '../../runtime/predicates.ts';
+import { referencesOf } from '../apis/shared.ts';
+import { referencesGate } from './decide.ts';
 import type { RowObserver } from './metrics.ts';
 import { ownershipOf } from './ownership.ts';
 import { provisionerReconciler, type Provisioner } from './provisioner.ts';
+import { referenceReleased, specOrDeletionChanged } from './watches.ts';
 import { workloadController, workloadProvisioner } from './workload.ts';
 
 export const NETWORK_CONTROLLER = 'region-network';
@@ -59,13 +64,15 @@ export function networkProvisioner(
   client: Client,
   lookup: ProviderLookup<NetworkProvider>,
 ): Provisioner<Network, NetworkProvider, NetworkRealisation> {
-  return workloadProvisioner(client, lookup, {
+  const workload = workloadProvisioner(client, lookup, {
     type: networkType,
     inputOf: networkInputOf,
     create: (provider, ctx, identity, input) => provider.createNetwork(ctx, identity, input),
     delete: (provider, ctx, identity, input) => provider.deleteNetwork(ctx, identity, input),
     realised: (realisation) => ({ openstack: networkStatusOf(realisation) }),
   });
+  // Another service's reference (the reference API's finalizer) blocks the delete until it is released.
+  return { ...workload, holdDeletion: (network) => Promise.resolve(referencesGate(referencesOf(network))) };
 }
 
 /** Needs the identity index on Networks (registerRegionControllers registers it). */
@@ -75,7 +82,7 @@ export function registerNetworkController(
   options: ControllerOptions = {},
   observe?: RowObserver,
 ): Controller {
-  return workloadController(manager, NETWORK_CONTROLLER, networkType)
+  return workloadController(manager, NETWORK_CONTROLLER, networkType, [or(specOrDeletionChanged, referenceReleased)])
     .withOptions(options)
     .complete(provisionerReconciler(manager, (client) => networkProvisioner(client, lookup), observe));
 }

@@ -19,6 +19,7 @@ import type { ResourceType } from '../../kube/resource-type.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import type { Logger, ReconcileContext, Reconciler, Request, Result } from '../../runtime/types.ts';
 import type { Clock } from '../../util/clock.ts';
+import { PROVISIONER_FINALIZER } from '../apis/shared.ts';
 import type { CallContext, ProviderLookup } from '../provider/contract.ts';
 import { toOperatorLog } from '../provider/messages.ts';
 import type { Outcome } from '../provider/outcome.ts';
@@ -34,7 +35,7 @@ import { ignoreRows, type Phase, type RowObserver } from './metrics.ts';
 import { availableCondition, nextStatus, type ProvisionedStatus } from './status.ts';
 
 /** unikorn core's finalizer, so resources an upstream controller provisioned are released by ours too. */
-export const FINALIZER = 'unikorn';
+export const FINALIZER = PROVISIONER_FINALIZER;
 
 export interface ProvisionedResource extends KubeObject {
   readonly spec: { readonly pause?: boolean | undefined };

@@ -9,6 +9,7 @@ import {
   byIdentity,
   deleted,
   identityOf,
+  referenceReleased,
   specOrDeletionChanged,
   usersOf,
 } from './watches.ts';
@@ -54,6 +55,16 @@ describe('watch predicates', () => {
     assert.ok(becameAvailable({ type: 'create', object: withAvailable(id, 'True'), cluster: '' }));
     assert.ok(!becameAvailable({ type: 'create', object: id, cluster: '' }));
     assert.ok(!becameAvailable({ type: 'delete', object: withAvailable(id, 'True'), cluster: '' }));
+  });
+
+  it("referenceReleased: a held reference going away passes; ours, the GC's, or one added does not", () => {
+    const ref = 'clusters.kubernetes.unikorn-cloud.org/c1';
+    const held = withMeta(net, { finalizers: ['unikorn', ref] });
+    assert.ok(referenceReleased(update(held, withMeta(net, { finalizers: ['unikorn'] }))));
+    assert.ok(!referenceReleased(update(withMeta(net, { finalizers: ['unikorn'] }), held)), 'added, not released');
+    assert.ok(!referenceReleased(update(held, withMeta(net, { finalizers: [ref] }))), 'our finalizer is no reference');
+    assert.ok(!referenceReleased(update(withMeta(net, { finalizers: ['foregroundDeletion', ref] }), held)));
+    assert.ok(!referenceReleased({ type: 'create', object: net, cluster: '' }));
   });
 
   it('deleted passes deletes only', () => {

@@ -10,13 +10,19 @@ import type { IndexFunc } from '../../runtime/cache.ts';
 import type { Mapper } from '../../runtime/controller.ts';
 import { deletionStarted, generationChanged, labelChanged, or, type Predicate } from '../../runtime/predicates.ts';
 import type { Request } from '../../runtime/types.ts';
-import { conditionTypes } from '../apis/shared.ts';
+import { conditionTypes, referencesOf } from '../apis/shared.ts';
 import { identityIDOf } from './ownership.ts';
 
 /** A spec edit, a label edit (ownership labels are inputs) or the start of deletion; not a status or finalizer write. */
 export const specOrDeletionChanged: Predicate = or(generationChanged, labelChanged, deletionStarted);
 
 export const deleted: Predicate = (event) => event.type === 'delete';
+
+/** A reference another service held was released: a deletion it blocked may go on now. */
+export const referenceReleased: Predicate = (event) =>
+  event.type === 'update' &&
+  event.oldObject !== undefined &&
+  referencesOf(event.oldObject).some((r) => !referencesOf(event.object).includes(r));
 
 const available = (object: KubeObject | undefined): boolean => {
   const status = object?.['status'] as { conditions?: readonly Condition[] } | undefined;
