@@ -7,12 +7,14 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import { DEFAULT_BODY_LIMIT, type ApiDeps } from './context.ts';
-import { errorHandler, sendProblem } from './errors.ts';
+import { errorHandler, sendProblem, type Challenge } from './errors.ts';
 import { setPrincipal } from './principal.ts';
 import { problems } from './problem.ts';
 import { Repository } from './repository.ts';
+import { discoveryRoutes, PROTECTED_RESOURCE_PATH, resourceOf } from './routes/discovery.ts';
 import type { Api, RouteDeps } from './routes/kit.ts';
 import { loadBalancerRoutes } from './routes/load-balancer.ts';
+import { networkReferenceRoutes } from './routes/network-reference.ts';
 import { networkRoutes } from './routes/network.ts';
 import { regionRoutes } from './routes/region.ts';
 import { securityGroupRoutes } from './routes/security-group.ts';
@@ -27,7 +29,9 @@ const API_VERSION = '2.0.0';
 
 /** The route groups; a capability that lands adds its group here. */
 const routeGroups: readonly ((app: Api, deps: RouteDeps) => void)[] = [
+  discoveryRoutes,
   networkRoutes,
+  networkReferenceRoutes,
   securityGroupRoutes,
   serverRoutes,
   serverActionRoutes,
@@ -55,8 +59,11 @@ export async function buildApi(deps: ApiDeps): Promise<Api> {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   // JSON only: a text body is refused (415) instead of reaching a handler as a string.
   app.removeContentTypeParser('text/plain');
-  app.setErrorHandler(errorHandler(deps.log, bodyLimit));
-  app.setNotFoundHandler((request, reply) => sendProblem(reply, request, problems.routeNotFound()));
+  // RFC 9728 §5.1: a 401 says where to learn how to get a token.
+  const challenge: Challenge = (request) =>
+    `Bearer resource_metadata="${resourceOf(request, deps.protectedResource?.resource)}${PROTECTED_RESOURCE_PATH}"`;
+  app.setErrorHandler(errorHandler(deps.log, bodyLimit, challenge));
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, request, problems.routeNotFound(), challenge));
 
   await app.register(swagger, {
     openapi: {

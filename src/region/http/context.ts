@@ -7,12 +7,18 @@ import type { Logger } from 'pino';
 import type { Client } from '../../kube/client.ts';
 import type { Clock } from '../../util/clock.ts';
 import type { Server } from '../apis/server.ts';
-import type { CommonProvider, ImageRead } from '../provider/contract.ts';
+import type { CommonProvider, ImageRead, ImageWrite } from '../provider/contract.ts';
 import type { ExternalNetwork, Image } from '../provider/types.ts';
 import type { Authenticator } from './auth.ts';
 
-/** One region's inventory: flavors, volume classes and images. */
-export type RegionInventory = Pick<CommonProvider, 'flavors' | 'volumeClasses'> & ImageRead;
+/** One region's inventory: flavors, volume classes and images (read, and an organization's own written). */
+export type RegionInventory = Pick<CommonProvider, 'flavors' | 'volumeClasses'> & ImageRead & ImageWrite;
+
+/**
+ * Whether a URL serves what a region can import (upstream peeks at the first 512 bytes for a master boot record):
+ * undefined when it does, else why not, in words safe to show.
+ */
+export type ImageSourceCheck = (uri: string, signal: AbortSignal) => Promise<string | undefined>;
 
 /** What the server actions run against one server (bound to its identity and provider input by the wiring). */
 export interface ServerActions {
@@ -48,6 +54,12 @@ export interface ApiDeps {
   readonly capabilities: Capabilities;
   /** Largest request body, bytes (default 1 MiB). */
   readonly bodyLimit?: number;
+  /** The build `/api/version` reports; a build with no release version reports 0.0.0. */
+  readonly service?: { readonly version: string };
+  /** RFC 9728 metadata: the token issuer, and this API's public URL (default: what a request was sent to). */
+  readonly protectedResource?: { readonly issuer?: string | undefined; readonly resource?: string | undefined };
+  /** Checks an image URL before an organization's image is registered (default: fetch its first 512 bytes). */
+  readonly imageSource?: ImageSourceCheck;
   readonly log?: Logger;
 }
 

@@ -36,19 +36,29 @@ function toViolation(item: unknown): FieldViolation {
   return violation(v.instancePath ?? '', v.keyword ?? 'schema', v.message ?? 'is not valid');
 }
 
-export function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: Problem): FastifyReply {
+/** The `WWW-Authenticate` value of a 401 (RFC 6750; RFC 9728 adds where the resource metadata is). */
+export type Challenge = (request: FastifyRequest) => string;
+
+const bearer: Challenge = () => 'Bearer';
+
+export function sendProblem(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  problem: Problem,
+  challenge: Challenge = bearer,
+): FastifyReply {
   const headers: Record<string, string> = { 'content-type': PROBLEM_CONTENT_TYPE };
-  if (problem.status === 401) headers['www-authenticate'] = 'Bearer';
+  if (problem.status === 401) headers['www-authenticate'] = challenge(request);
   return reply
     .code(problem.status)
     .headers(headers)
     .send(JSON.stringify(problem.body(request.url.split('?')[0])));
 }
 
-export function errorHandler(log: Logger | undefined, bodyLimit: number) {
+export function errorHandler(log: Logger | undefined, bodyLimit: number, challenge: Challenge = bearer) {
   return (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const problem = problemOf(error, bodyLimit);
     if (problem.status === 500) log?.error({ err: error, url: request.url }, 'request failed');
-    return sendProblem(reply, request, problem);
+    return sendProblem(reply, request, problem, challenge);
   };
 }

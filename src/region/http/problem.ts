@@ -21,6 +21,7 @@ export interface FieldViolation {
 const catalogue = {
   'bad-request': { status: 400, title: 'Bad Request', oauth: 'invalid_request' },
   unauthorized: { status: 401, title: 'Unauthorized', oauth: 'access_denied' },
+  forbidden: { status: 403, title: 'Forbidden', oauth: 'forbidden' },
   'not-found': { status: 404, title: 'Not Found', oauth: 'not_found' },
   'method-not-allowed': { status: 405, title: 'Method Not Allowed', oauth: 'method_not_allowed' },
   conflict: { status: 409, title: 'Conflict', oauth: 'conflict' },
@@ -98,6 +99,9 @@ export const problems = {
     new Problem('unprocessable-content', describe(errors, 'the request breaks a validation rule'), errors),
   schema: (errors: readonly FieldViolation[]) =>
     new Problem('bad-request', describe(errors, 'the request does not match its schema'), errors),
+  /** A rule broken on a route whose contract (upstream v1) knows 400 for every refused request, not 422. */
+  badRequest: (errors: readonly FieldViolation[]) =>
+    new Problem('bad-request', describe(errors, 'the request breaks a validation rule'), errors),
   malformedJson: () =>
     new Problem('bad-request', 'the request body is not valid JSON', [
       violation('', 'json', 'the request body is not valid JSON'),
@@ -108,6 +112,7 @@ export const problems = {
     ]),
   unsupportedMediaType: () => new Problem('unsupported-media-type', 'request bodies must be application/json'),
   unauthorized: () => new Problem('unauthorized', 'a valid bearer token is required'),
+  forbidden: (detail: string) => new Problem('forbidden', detail),
   notFound: (what: string) => new Problem('not-found', `${what} not found`),
   routeNotFound: () => new Problem('not-found', 'no such route'),
   conflict: (detail: string) => new Problem('conflict', detail),

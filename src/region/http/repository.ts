@@ -17,6 +17,8 @@ interface ListFilters {
   readonly projectId?: readonly string[] | undefined;
   readonly regionId?: readonly string[] | undefined;
   readonly networkId?: readonly string[] | undefined;
+  /** Upstream's tag selector: `name=value` pairs the resource's tags must all hold. */
+  readonly tag?: readonly string[] | undefined;
 }
 
 const label = (object: KubeObject, key: string): string => object.metadata.labels?.[key] ?? '';
@@ -32,11 +34,19 @@ function matches(object: KubeObject, filters: ListFilters): boolean {
     pass(filters.organizationId, labels.organization) &&
     pass(filters.projectId, labels.project) &&
     pass(filters.regionId, labels.regionID) &&
-    pass(filters.networkId, labels.networkID)
+    pass(filters.networkId, labels.networkID) &&
+    (filters.tag ?? []).every((selector) => hasTag(object, selector))
   );
 }
 
-function regionVisibleTo(region: Region, organizationID: string): boolean {
+function hasTag(object: KubeObject, selector: string): boolean {
+  const at = selector.indexOf('=');
+  const [name, value] = [selector.slice(0, at), selector.slice(at + 1)];
+  const tags = (object['spec'] as { tags?: readonly { name: string; value: string }[] } | undefined)?.tags ?? [];
+  return tags.some((t) => t.name === name && t.value === value);
+}
+
+export function regionVisibleTo(region: Region, organizationID: string): boolean {
   const allowed = region.spec.security?.organizations;
   return allowed === undefined || allowed.length === 0 || allowed.some((o) => o.id === organizationID);
 }
@@ -91,8 +101,37 @@ export class Repository {
     return this.#guard(() => this.#client.update(type, object));
   }
 
-  async delete(type: ResourceType, id: string): Promise<void> {
-    await this.#guard(() => this.#client.delete(type, this.#namespace, id));
+  /**
+   * Read-modify-write: `next` reads the object and returns what to write (undefined: nothing to do); a write another
+   * writer beat (a controller's status update) is retried on a fresh read, a few times.
+   */
+  async edit<T extends KubeObject>(
+    type: ResourceType,
+    next: () => Promise<T | undefined>,
+    attempts = 5,
+  ): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const object = await next();
+      if (object === undefined) return;
+      try {
+        await this.#client.update(type, object);
+        return;
+      } catch (error) {
+        if (!(error instanceof ConflictError) || attempt >= attempts) throw this.#problem(error);
+      }
+    }
+  }
+
+  /** Deletes; `Foreground` (upstream's choice for roots) removes what the object owns before the object itself. */
+  async delete(type: ResourceType, id: string, propagationPolicy?: 'Foreground' | 'Background'): Promise<void> {
+    await this.#guard(() =>
+      this.#client.delete(
+        type,
+        this.#namespace,
+        id,
+        propagationPolicy === undefined ? undefined : { propagationPolicy },
+      ),
+    );
   }
 
   async #guard<R>(run: () => Promise<R>): Promise<R> {

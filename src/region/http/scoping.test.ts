@@ -144,7 +144,11 @@ describe('scoping by token', () => {
       headers: { authorization: 'Bearer x.y.z' },
     });
     assert.equal(garbage.statusCode, 401);
-    assert.equal(garbage.headers['www-authenticate'], 'Bearer');
+    // RFC 9728: the challenge says where the protected resource metadata is, which names the token issuer.
+    assert.equal(
+      garbage.headers['www-authenticate'],
+      'Bearer resource_metadata="http://localhost:80/.well-known/openid-protected-resource"',
+    );
     const other = await apiFixture();
     try {
       const foreign = await f.api.inject({

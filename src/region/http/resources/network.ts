@@ -99,7 +99,7 @@ export function mutableSpec(spec: NetworkV2Spec): Pick<NetworkSpec, 'dnsNameserv
     dnsNameservers: [...spec.dnsNameservers],
     ...(spec.routes === undefined
       ? {}
-      : { routes: spec.routes.map((r) => ({ prefix: r.prefix, nextHop: r.nextHop })) }),
+      : { routes: spec.routes.map((r) => ({ prefix: r.prefix, nextHop: r.nexthop })) }),
   };
 }
 
@@ -109,7 +109,9 @@ export function networkRead(network: Network): NetworkV2Read {
     metadata: readMetadataOf(network),
     spec: {
       dnsNameservers: [...(spec.dnsNameservers ?? [])],
-      ...(spec.routes === undefined ? {} : { routes: spec.routes.map((r) => ({ ...r })) }),
+      ...(spec.routes === undefined
+        ? {}
+        : { routes: spec.routes.map((r) => ({ prefix: r.prefix, nexthop: r.nextHop })) }),
     },
     status: {
       regionId: tenancyOf(network).regionID,

@@ -11,12 +11,12 @@ import type { KubeObject } from '../../../kube/object.ts';
 import type { ResourceType } from '../../../kube/resource-type.ts';
 import { networkType, type Network } from '../../apis/index.ts';
 import type { Principal } from '../auth.ts';
-import { listOf, principalOf } from '../principal.ts';
+import { principalOf } from '../principal.ts';
 import { problems, violation, type FieldViolation } from '../problem.ts';
 import { visibleTo } from '../repository.ts';
 import { updatedMetadata } from '../resources/meta.ts';
 import type { ResourceWriteMetadata } from '../schemas/common.ts';
-import { Accepted, doc, IdParams, ListQuery, refuseIf, type Api, type RouteDeps } from './kit.ts';
+import { Accepted, doc, IdParams, listFilters, ListQuery, refuseIf, type Api, type RouteDeps } from './kit.ts';
 
 interface WriteBody {
   readonly metadata: ResourceWriteMetadata;
@@ -63,13 +63,7 @@ export function childRoutes<T extends KubeObject, C extends WriteBody, U extends
     kind.path,
     { schema: doc(kind.tag, `List ${kind.what}s`, { querystring: ListQuery }, { 200: Type.Array(kind.read) }) },
     async (request) => {
-      const q = request.query;
-      const items = await repo.list<T>(kind.type, principalOf(request), {
-        organizationId: listOf(q.organizationID),
-        projectId: listOf(q.projectID),
-        regionId: listOf(q.regionID),
-        networkId: listOf(q.networkID),
-      });
+      const items = await repo.list<T>(kind.type, principalOf(request), listFilters(request.query));
       return items.map(kind.toRead);
     },
   );
@@ -124,7 +118,7 @@ export function childRoutes<T extends KubeObject, C extends WriteBody, U extends
     async (request, reply) => {
       const current = await find(request);
       await repo.delete(kind.type, current.metadata.name);
-      return reply.code(202).send({});
+      return reply.code(202).send();
     },
   );
 }

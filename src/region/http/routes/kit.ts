@@ -10,8 +10,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Type, { type TSchema } from 'typebox';
 import type { ApiDeps } from '../context.ts';
 import { problems, type FieldViolation } from '../problem.ts';
-import { Repository } from '../repository.ts';
-import { ProblemDocument, StringOrList } from '../schemas/common.ts';
+import { listOf } from '../principal.ts';
+import { Repository, type ListFilters } from '../repository.ts';
+import { ProblemDocument, StringOrList, TagSelector, Uuid } from '../schemas/common.ts';
 
 export type Api = FastifyInstance<
   RawServerDefault,
@@ -30,6 +31,7 @@ const problem = (description: string) => ({ ...ProblemDocument, description });
 const ERRORS = {
   400: problem('The request does not match its schema, or its body is not JSON.'),
   401: problem('No valid bearer token.'),
+  403: problem('The token does not hold the organization or project the path names, or the action is forbidden.'),
   404: problem('Not found, or not visible to the token.'),
   409: problem('A conflicting change.'),
   413: problem('The body is too large.'),
@@ -56,14 +58,37 @@ export const ListQuery = Type.Object({
   projectID: Type.Optional(StringOrList),
   regionID: Type.Optional(StringOrList),
   networkID: Type.Optional(StringOrList),
+  tag: Type.Optional(TagSelector),
 });
 
+export type ListQuery = Type.Static<typeof ListQuery>;
+
+/** A list query's filters; tags are taken whole (a value may hold a comma). */
+export function listFilters(q: ListQuery): ListFilters {
+  return {
+    organizationId: listOf(q.organizationID),
+    projectId: listOf(q.projectID),
+    regionId: listOf(q.regionID),
+    networkId: listOf(q.networkID),
+    tag: q.tag === undefined ? undefined : [q.tag].flat(),
+  };
+}
+
+/** A resource id in a path: a UUID, as every id this service mints (and regions' and images') is. */
 export const IdParams = <K extends string>(name: K) =>
-  Type.Object({ [name]: Type.String({ minLength: 1, maxLength: 253 }) } as Record<K, ReturnType<typeof Type.String>>);
+  Type.Object({ [name]: Uuid(`The ${name}.`) } as Record<K, ReturnType<typeof Type.String>>);
 
-export const Accepted = Type.Object({}, { description: 'Accepted; the change happens asynchronously.' });
+/** An accepted change with no body, as upstream answers it. */
+export { Accepted } from '../schemas/common.ts';
 
-/** Refuses the request with 422 when the rules found anything; nothing has been written yet. */
-export function refuseIf(errors: readonly FieldViolation[]): void {
-  if (errors.length > 0) throw problems.invalid(errors);
+/**
+ * Refuses the request when the rules found anything; nothing has been written yet. 422 by default; `badRequest` on
+ * routes whose contract (upstream's v1) documents only 400 for a refused request.
+ */
+export function refuseIf(
+  errors: readonly FieldViolation[],
+  as: 'unprocessable' | 'badRequest' = 'unprocessable',
+): void {
+  if (errors.length === 0) return;
+  throw as === 'badRequest' ? problems.badRequest(errors) : problems.invalid(errors);
 }

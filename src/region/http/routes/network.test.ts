@@ -122,4 +122,75 @@ describe('/api/v2/networks', () => {
     assert.equal((await f.api.inject({ method: 'GET', url: `/api/v2/networks/${id}`, headers: auth })).statusCode, 404);
     await assert.rejects(f.store.get(identityType, NAMESPACE, identityID ?? ''));
   });
+
+  it('takes routes as upstream spells them (nexthop) and lists by tag', async () => {
+    const response = await create({ routes: [{ prefix: '10.0.0.0/8', nexthop: '192.168.0.10' }] }, 'net-routes');
+    assert.equal(response.statusCode, 201, response.body);
+    const body = response.json<{ metadata: { id: string }; spec: { routes: unknown } }>();
+    assert.deepEqual(body.spec.routes, [{ prefix: '10.0.0.0/8', nexthop: '192.168.0.10' }]);
+    const stored = await f.store.get<Network>(networkType, NAMESPACE, body.metadata.id);
+    assert.deepEqual(stored.spec.routes, [{ prefix: '10.0.0.0/8', nextHop: '192.168.0.10' }]);
+    const tagged = await f.api.inject({ method: 'GET', url: '/api/v2/networks?tag=team%3Da', headers: auth });
+    assert.ok(tagged.json<unknown[]>().length > 0);
+    const other = await f.api.inject({ method: 'GET', url: '/api/v2/networks?tag=team%3Db', headers: auth });
+    assert.deepEqual(other.json(), []);
+  });
+
+  it('a malformed id in the path is a bad request naming the parameter', async () => {
+    const response = await f.api.inject({ method: 'GET', url: '/api/v2/networks/not-a-uuid', headers: auth });
+    assert.equal(response.statusCode, 400);
+    assert.deepEqual(
+      response.json<{ errors: { field: string; rule: string }[] }>().errors.map((e) => `${e.field}:${e.rule}`),
+      ['networkID:pattern'],
+    );
+  });
+
+  describe('references', () => {
+    const reference = 'clusters.kubernetes.unikorn-cloud.org/c1';
+    const url = (id: string, ref = reference) => `/api/v2/networks/${id}/references/${encodeURIComponent(ref)}`;
+    const send = (method: 'PUT' | 'DELETE', path: string) => f.api.inject({ method, url: path, headers: auth });
+
+    it('a held reference is a finalizer; holding and releasing are idempotent (201, 204, no body)', async () => {
+      const id = (await create({}, 'net-ref-1')).json<{ metadata: { id: string } }>().metadata.id;
+      const added = await send('PUT', url(id));
+      assert.equal(added.statusCode, 201);
+      assert.equal(added.body, '');
+      assert.equal((await send('PUT', url(id))).statusCode, 201, 'again: still 201');
+      const held = await f.store.get<Network>(networkType, NAMESPACE, id);
+      assert.deepEqual(held.metadata.finalizers, [reference], 'held once');
+      const removed = await send('DELETE', url(id));
+      assert.equal(removed.statusCode, 204);
+      assert.equal(removed.body, '');
+      assert.equal((await send('DELETE', url(id))).statusCode, 204, 'again: still 204');
+      assert.equal((await f.store.get<Network>(networkType, NAMESPACE, id)).metadata.finalizers, undefined);
+    });
+
+    it('a referenced network refuses the v2 delete (403) until the reference is released', async () => {
+      const id = (await create({}, 'net-ref-2')).json<{ metadata: { id: string } }>().metadata.id;
+      await send('PUT', url(id));
+      const refused = await send('DELETE', `/api/v2/networks/${id}`);
+      assert.equal(refused.statusCode, 403);
+      assert.equal(refused.json<{ error: string }>().error, 'forbidden');
+      assert.equal((await f.store.get<Network>(networkType, NAMESPACE, id)).metadata.deletionTimestamp, undefined);
+      await send('DELETE', url(id));
+      assert.equal((await send('DELETE', `/api/v2/networks/${id}`)).statusCode, 202);
+    });
+
+    it("refuses a name that is no qualified reference, and never releases the provisioner's finalizer", async () => {
+      const id = (await create({}, 'net-ref-3')).json<{ metadata: { id: string } }>().metadata.id;
+      const bad = await send('PUT', url(id, 'not qualified'));
+      assert.equal(bad.statusCode, 400);
+      assert.equal(bad.json<{ errors: { field: string }[] }>().errors[0]?.field, 'reference');
+      assert.equal((await send('PUT', url(id, 'unikorn'))).statusCode, 400);
+      assert.equal((await send('DELETE', url(id, 'unikorn'))).statusCode, 403);
+      assert.equal((await send('PUT', url('00000000-0000-4000-8000-00000000dead'))).statusCode, 404);
+    });
+
+    it('another organization cannot hold or release a reference (404, as for what does not exist)', async () => {
+      const id = (await create({}, 'net-ref-4')).json<{ metadata: { id: string } }>().metadata.id;
+      const b = { authorization: `Bearer ${f.tokens.b}` };
+      assert.equal((await f.api.inject({ method: 'PUT', url: url(id), headers: b })).statusCode, 404);
+      assert.equal((await f.api.inject({ method: 'DELETE', url: url(id), headers: b })).statusCode, 404);
+    });
+  });
 });

@@ -1,13 +1,13 @@
 /** `/api/v2/networks`: create runs upstream's small saga (identity, then network; undo on failure). */
 import { canAccess } from '../auth.ts';
-import { identityType, networkType, type Identity, type Network } from '../../apis/index.ts';
-import { listOf, principalOf } from '../principal.ts';
+import { identityType, networkType, referencesOf, type Identity, type Network } from '../../apis/index.ts';
+import { principalOf } from '../principal.ts';
 import { problems, violation } from '../problem.ts';
 import { identityFor, mutableSpec, networkFor, networkRead, validateNetworkCreate } from '../resources/network.ts';
 import { tenancyOf, updatedMetadata } from '../resources/meta.ts';
 import { NetworkV2Create, NetworkV2Read, NetworkV2Update } from '../schemas/network.ts';
 import Type from 'typebox';
-import { Accepted, doc, IdParams, ListQuery, refuseIf, type Api, type RouteDeps } from './kit.ts';
+import { Accepted, doc, IdParams, listFilters, ListQuery, refuseIf, type Api, type RouteDeps } from './kit.ts';
 
 const TAG = 'Networks';
 const Params = IdParams('networkID');
@@ -21,12 +21,8 @@ export function networkRoutes(app: Api, deps: RouteDeps): void {
     '/api/v2/networks',
     { schema: doc(TAG, 'List networks', { querystring: ListQuery }, { 200: Type.Array(NetworkV2Read) }) },
     async (request) => {
-      const q = request.query;
-      const items = await repo.list<Network>(networkType, principalOf(request), {
-        organizationId: listOf(q.organizationID),
-        projectId: listOf(q.projectID),
-        regionId: listOf(q.regionID),
-      });
+      const { networkId: _, ...filters } = listFilters(request.query);
+      const items = await repo.list<Network>(networkType, principalOf(request), filters);
       return items.map(networkRead);
     },
   );
@@ -95,11 +91,14 @@ export function networkRoutes(app: Api, deps: RouteDeps): void {
     { schema: doc(TAG, 'Delete a network and everything on it', { params: Params }, { 202: Accepted }) },
     async (request, reply) => {
       const network = await find(request, request.params.networkID);
+      if (network.metadata.deletionTimestamp !== undefined) return reply.code(202).send();
+      // Upstream: a network another service holds a reference on is refused, not queued for deletion.
+      if (referencesOf(network).length > 0) throw problems.forbidden('the network is in use and cannot be deleted');
       // The network's own identity owns it: deleting the identity cascades to the network and what hangs off it.
       const identityID = tenancyOf(network).identityID;
       await repo.delete(networkType, network.metadata.name);
       if (identityID !== '') await repo.delete(identityType, identityID).catch(() => undefined);
-      return reply.code(202).send({});
+      return reply.code(202).send();
     },
   );
 }

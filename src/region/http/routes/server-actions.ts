@@ -54,7 +54,7 @@ export function serverActionRoutes(app: Api, deps: RouteDeps): void {
       { schema: doc(TAG, summary, { params: Params }, { 202: Accepted }) },
       async (request, reply) => {
         await withActions(request, what, (actions, _server, signal) => run(actions, signal));
-        return reply.code(202).send({});
+        return reply.code(202).send();
       },
     );
 

@@ -2,7 +2,7 @@
 import Type from 'typebox';
 import { sshCertificateAuthorityType, type SSHCertificateAuthority } from '../../apis/index.ts';
 import { canAccess } from '../auth.ts';
-import { listOf, principalOf } from '../principal.ts';
+import { principalOf } from '../principal.ts';
 import { problems } from '../problem.ts';
 import { newMetadata, resource } from '../resources/meta.ts';
 import { readMetadataOf } from '../status.ts';
@@ -11,7 +11,7 @@ import {
   SSHCertificateAuthorityV2Read,
   type SSHCertificateAuthorityV2Read as Read,
 } from '../schemas/inventory.ts';
-import { Accepted, doc, IdParams, ListQuery, type Api, type RouteDeps } from './kit.ts';
+import { Accepted, doc, IdParams, listFilters, ListQuery, type Api, type RouteDeps } from './kit.ts';
 
 const TAG = 'SSH certificate authorities';
 const PATH = '/api/v2/sshcertificateauthorities';
@@ -36,9 +36,11 @@ export function sshCertificateAuthorityRoutes(app: Api, deps: RouteDeps): void {
       ),
     },
     async (request) => {
+      const { organizationId, projectId, tag } = listFilters(request.query);
       const items = await repo.list<SSHCertificateAuthority>(type, principalOf(request), {
-        organizationId: listOf(request.query.organizationID),
-        projectId: listOf(request.query.projectID),
+        organizationId,
+        projectId,
+        tag,
       });
       return items.map(sshCertificateAuthorityRead);
     },
@@ -104,7 +106,7 @@ export function sshCertificateAuthorityRoutes(app: Api, deps: RouteDeps): void {
         'SSH certificate authority',
       );
       await repo.delete(type, ca.metadata.name);
-      return reply.code(202).send({});
+      return reply.code(202).send();
     },
   );
 }

@@ -14,6 +14,10 @@ export const Ipv4Prefix = (description: string) => Type.String({ pattern: IPV4_P
 export const PortNumber = (description: string) => Type.Integer({ minimum: 1, maximum: 65535, description });
 export const Id = (description: string) => Type.String({ minLength: 1, maxLength: 253, description });
 
+/** What `format: uuid` means (RFC 9562 text form): the ids this service mints, regions' and images' ids. */
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+export const Uuid = (description: string) => Type.String({ pattern: UUID_PATTERN, description });
+
 /** A Kubernetes label value: what a resource name is stored as. */
 const KubernetesLabelValue = Type.String({
   pattern: '^[0-9A-Za-z](?:[0-9A-Za-z-_.]{0,61}[0-9A-Za-z])?$',
@@ -118,3 +122,11 @@ export const ProblemDocument = Type.Object(
 
 /** Query filters the list routes take (organizationId, projectId, regionId, networkId), each repeatable. */
 export const StringOrList = Type.Union([Type.String(), Type.Array(Type.String())]);
+
+/** Upstream's tag selector: `?tag=name=value`, repeatable; a resource matches when it carries every one. */
+export const TagSelector = Type.Union(
+  [Type.String({ pattern: '^[^=]+=' }), Type.Array(Type.String({ pattern: '^[^=]+=' }))],
+  { description: 'Tags to match, each "name=value"; all must match.' },
+);
+
+export const Accepted = Type.Null({ description: 'Accepted; the change happens asynchronously.' });

@@ -2,8 +2,9 @@
 import Type from 'typebox';
 import { Id, Ipv4Address, Ipv4Prefix, ProjectScopedResourceReadMetadata, ResourceWriteMetadata } from './common.ts';
 
+/** Upstream spells the next hop `nexthop` (the CRD: `nextHop`). */
 const Route = Type.Object(
-  { prefix: Ipv4Prefix('The destination prefix.'), nextHop: Ipv4Address('The next hop.') },
+  { prefix: Ipv4Prefix('The destination prefix.'), nexthop: Ipv4Address('The next hop.') },
   { additionalProperties: false },
 );
 

@@ -79,38 +79,63 @@ const VOLUME_CLASSES: readonly VolumeClass[] = [
 ];
 
 class FakeImageQuery implements ImageQuery {
-  constructor(private readonly filters: readonly ((i: Image) => boolean)[] = []) {}
+  constructor(
+    private readonly images: readonly Image[],
+    private readonly filters: readonly ((i: Image) => boolean)[] = [],
+  ) {}
+  #with(filter: (i: Image) => boolean): ImageQuery {
+    return new FakeImageQuery(this.images, [...this.filters, filter]);
+  }
   availableToOrganization(...orgs: string[]): ImageQuery {
-    return new FakeImageQuery([
-      ...this.filters,
-      (i) => i.organizationID === undefined || orgs.includes(i.organizationID),
-    ]);
+    return this.#with((i) => i.organizationID === undefined || orgs.includes(i.organizationID));
   }
   ownedByOrganization(...orgs: string[]): ImageQuery {
-    return new FakeImageQuery([
-      ...this.filters,
-      (i) => i.organizationID !== undefined && orgs.includes(i.organizationID),
-    ]);
+    return this.#with((i) => i.organizationID !== undefined && orgs.includes(i.organizationID));
   }
   statusIn(...statuses: Image['status'][]): ImageQuery {
-    return new FakeImageQuery([...this.filters, (i) => statuses.includes(i.status)]);
+    return this.#with((i) => statuses.includes(i.status));
   }
   list(): Promise<{ epoch: number; items: Image[] }> {
-    return Promise.resolve({ epoch: 1, items: IMAGES.filter((i) => this.filters.every((f) => f(i))) });
+    return Promise.resolve({ epoch: 1, items: this.images.filter((i) => this.filters.every((f) => f(i))) });
   }
 }
 
-const fakeInventory: RegionInventory = {
-  flavors: () => Promise.resolve(FLAVORS),
-  volumeClasses: () => Promise.resolve(VOLUME_CLASSES),
-  queryImages: () => new FakeImageQuery(),
-  getImage: (_ctx, organizationID, imageID) => {
-    const found = IMAGES.find(
-      (i) => i.id === imageID && (i.organizationID === undefined || i.organizationID === organizationID),
-    );
-    return found === undefined ? Promise.reject(new ResourceNotFoundError('no image')) : Promise.resolve(found);
-  },
-};
+/**
+ * An inventory over these flavors and this (mutable) image list: a created image joins it pending, with the next
+ * of `imageIds` as its id; a deleted one leaves it.
+ */
+export function inventoryOver(
+  images: Image[],
+  flavors: readonly Flavor[] = FLAVORS,
+  imageIds: () => string = () => `image-${String(images.length + 1)}`,
+): RegionInventory {
+  return {
+    flavors: () => Promise.resolve(flavors),
+    volumeClasses: () => Promise.resolve(VOLUME_CLASSES),
+    queryImages: () => new FakeImageQuery(images),
+    getImage: (_ctx, organizationID, imageID) => {
+      const found = images.find(
+        (i) => i.id === imageID && (i.organizationID === undefined || i.organizationID === organizationID),
+      );
+      return found === undefined ? Promise.reject(new ResourceNotFoundError('no image')) : Promise.resolve(found);
+    },
+    createImage: (_ctx, wanted) => {
+      const created: Image = { ...wanted, id: imageIds(), created: CREATED, modified: CREATED, status: 'pending' };
+      images.push(created);
+      return Promise.resolve(created);
+    },
+    deleteImage: (_ctx, imageID) => {
+      const at = images.findIndex((i) => i.id === imageID);
+      if (at < 0) return Promise.reject(new ResourceNotFoundError('no image'));
+      images.splice(at, 1);
+      return Promise.resolve();
+    },
+  };
+}
+
+const CREATED = '2026-01-01T00:00:00Z';
+
+const fakeInventory: RegionInventory = inventoryOver([...IMAGES]);
 
 export const allCapabilities: Capabilities = {
   controllers: { servers: true, loadBalancers: true, volumes: true },
