@@ -11,6 +11,7 @@ import { errorHandler, sendProblem, type Challenge } from './errors.ts';
 import { setPrincipal } from './principal.ts';
 import { problems } from './problem.ts';
 import { Repository } from './repository.ts';
+import { fileStorageRoutes } from './routes/file-storage.ts';
 import { discoveryRoutes, PROTECTED_RESOURCE_PATH, resourceOf } from './routes/discovery.ts';
 import type { Api, RouteDeps } from './routes/kit.ts';
 import { loadBalancerRoutes } from './routes/load-balancer.ts';
@@ -39,6 +40,7 @@ const routeGroups: readonly ((app: Api, deps: RouteDeps) => void)[] = [
   sshCertificateAuthorityRoutes,
   volumeRoutes,
   regionRoutes,
+  fileStorageRoutes,
 ];
 
 interface RouteEntry {
