@@ -17,6 +17,7 @@ import type { Api, RouteDeps } from './routes/kit.ts';
 import { loadBalancerRoutes } from './routes/load-balancer.ts';
 import { networkReferenceRoutes } from './routes/network-reference.ts';
 import { networkRoutes } from './routes/network.ts';
+import { regionV1Routes } from './routes/region-v1.ts';
 import { regionRoutes } from './routes/region.ts';
 import { securityGroupRoutes } from './routes/security-group.ts';
 import { serverActionRoutes } from './routes/server-actions.ts';
@@ -40,6 +41,7 @@ const routeGroups: readonly ((app: Api, deps: RouteDeps) => void)[] = [
   sshCertificateAuthorityRoutes,
   volumeRoutes,
   regionRoutes,
+  regionV1Routes,
   fileStorageRoutes,
 ];
 

@@ -1,8 +1,51 @@
 /** Region inventory reads, pure: the provider-neutral Image, Flavor and VolumeClass in the v2 shapes. */
 import type { Flavor, Image, VolumeClass } from '../../provider/types.ts';
-import type { Flavor as FlavorRead, ImageV2, VolumeClassV2 } from '../schemas/inventory.ts';
+import type { Flavor as FlavorRead, ImageCreate, ImageV2, VolumeClassV2 } from '../schemas/inventory.ts';
 
 const GIB = 2 ** 30;
+
+/** Upstream's image-origin tags: where an image came from, and the organization that owns it. */
+export const imageTags = {
+  source: 'images.unikorn-cloud.org:source',
+  organizationID: 'images.unikorn-cloud.org:organization-id',
+} as const;
+export const IMAGE_SOURCE_IMPORT = 'import';
+
+/**
+ * The Image an upload registers: owned by the organization (so it is visible to it alone, and exempt from the
+ * region's public-image signature check), tagged with its origin; the provider assigns id, times and state.
+ */
+export function imageFor(request: ImageCreate, organizationID: string): Image {
+  const { metadata, spec } = request;
+  const userTags = Object.fromEntries((metadata.tags ?? []).map((t) => [t.name, t.value]));
+  return {
+    id: '',
+    name: metadata.name,
+    // The origin tags are the service's: a user tag of the same name does not override them.
+    tags: { ...userTags, [imageTags.source]: IMAGE_SOURCE_IMPORT, [imageTags.organizationID]: organizationID },
+    organizationID,
+    created: '',
+    modified: '',
+    architecture: spec.architecture,
+    sizeGiB: 0,
+    virtualization: spec.virtualization,
+    ...(spec.gpu === undefined
+      ? {}
+      : { gpu: { vendor: spec.gpu.vendor, driver: spec.gpu.driver, models: [...(spec.gpu.models ?? [])] } }),
+    os: { ...spec.os },
+    ...(spec.softwareVersions === undefined ? {} : { packages: { ...spec.softwareVersions } }),
+    status: 'pending',
+  };
+}
+
+/** Upstream's flavor order: fewest GPUs, then fewest CPUs, then least memory. */
+export function byFlavorSize(a: Flavor, b: Flavor): number {
+  return (
+    (a.gpu?.logicalCount ?? 0) - (b.gpu?.logicalCount ?? 0) ||
+    a.cpus - b.cpus ||
+    (a.memoryBytes ?? 0) - (b.memoryBytes ?? 0)
+  );
+}
 
 export function imageRead(image: Image): ImageV2 {
   const tags = Object.entries(image.tags).map(([name, value]) => ({ name, value }));

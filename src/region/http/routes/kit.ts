@@ -1,5 +1,6 @@
 /** What every route group shares: the fastify instance type, route documentation, list queries and ID params. */
 import type {
+  FastifyRequest,
   FastifyBaseLogger,
   FastifyInstance,
   RawReplyDefaultExpression,
@@ -10,7 +11,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Type, { type TSchema } from 'typebox';
 import type { ApiDeps } from '../context.ts';
 import { problems, type FieldViolation } from '../problem.ts';
-import { listOf } from '../principal.ts';
+import { canAccess, type Principal } from '../auth.ts';
+import { listOf, principalOf } from '../principal.ts';
 import { Repository, type ListFilters } from '../repository.ts';
 import { ProblemDocument, StringOrList, TagSelector, Uuid } from '../schemas/common.ts';
 
@@ -92,3 +94,29 @@ export function refuseIf(
   if (errors.length === 0) return;
   throw as === 'badRequest' ? problems.badRequest(errors) : problems.invalid(errors);
 }
+
+/**
+ * The principal of a request on a path that names its organization (and project), upstream's v1 shape: a token that
+ * does not hold them is refused (403), as upstream's RBAC refuses it. Path and token agree, so the scope is no
+ * secret.
+ */
+export function scopedPrincipal(request: FastifyRequest, organizationID: string, projectID?: string): Principal {
+  const principal = principalOf(request);
+  if (!canAccess(principal, organizationID, projectID)) {
+    throw problems.forbidden(
+      projectID === undefined
+        ? 'the token does not grant access to this organization'
+        : 'the token does not grant access to this project',
+    );
+  }
+  return principal;
+}
+
+/** The organization (and project) a v1 path names. */
+export const OrganizationParams = Type.Object({
+  organizationID: Type.String({ minLength: 1, maxLength: 253, description: 'The organization.' }),
+});
+export const ProjectParams = Type.Object({
+  ...OrganizationParams.properties,
+  projectID: Type.String({ minLength: 1, maxLength: 253, description: 'The project.' }),
+});

@@ -40,8 +40,8 @@ describe('region inventory routes', () => {
     assert.deepEqual(v2.body, v1.body);
     assert.equal(
       (await call(f, f.tokens.a, 'GET', `/api/v1/organizations/${ORG_B}/regions/${REGION_ID}/flavors`)).status,
-      404,
-      "another organization's path",
+      403,
+      "an organization the token does not hold, named in the path: forbidden, as upstream's RBAC answers",
     );
   });
 
@@ -63,7 +63,9 @@ describe('region inventory routes', () => {
   });
 
   it('an unknown region is not found; a failing provider answers 503 with fixed text, no cause', async () => {
-    assert.equal((await call(f, f.tokens.a, 'GET', '/api/v2/regions/nope/images')).status, 404);
+    assert.equal((await call(f, f.tokens.a, 'GET', '/api/v2/regions/nope/images')).status, 400, 'not a UUID');
+    const unknown = '00000000-0000-4000-8000-0000000000aa';
+    assert.equal((await call(f, f.tokens.a, 'GET', `/api/v2/regions/${unknown}/images`)).status, 404);
     const failing = await apiFixture({
       ...allCapabilities,
       inventory: () => Promise.reject(new TransientError('nova said: secret-internal-detail')),

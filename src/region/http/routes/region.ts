@@ -1,6 +1,7 @@
 /**
  * Region inventory: images (`/api/v2/regions/{regionID}/images`), flavors and external networks (upstream's v1
- * paths, with v2-style aliases), and volume classes. A region the caller's organization may not use is not found.
+ * paths, with v2-style aliases), and volume classes. A region the caller's organization may not use is not found;
+ * a v1 path naming an organization the token does not hold is forbidden, as upstream's RBAC has it.
  */
 import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
@@ -11,7 +12,9 @@ import { canAccess, type Principal } from '../auth.ts';
 import type { RegionInventory } from '../context.ts';
 import { listOf, principalOf } from '../principal.ts';
 import { problems } from '../problem.ts';
-import { flavorRead, imageRead, volumeClassRead } from '../resources/inventory.ts';
+import type { Repository } from '../repository.ts';
+import { byFlavorSize, flavorRead, imageRead, volumeClassRead } from '../resources/inventory.ts';
+import { Uuid } from '../schemas/common.ts';
 import {
   ExternalNetwork,
   Flavor,
@@ -20,18 +23,42 @@ import {
   OrganizationQuery,
   VolumeClassV2,
 } from '../schemas/inventory.ts';
-import { doc, type Api, type RouteDeps } from './kit.ts';
+import { doc, OrganizationParams, scopedPrincipal, type Api, type RouteDeps } from './kit.ts';
 
-const RegionParams = Type.Object({ regionID: Type.String({ minLength: 1 }) });
-const OrgRegionParams = Type.Object({
-  organizationID: Type.String({ minLength: 1 }),
-  regionID: Type.String({ minLength: 1 }),
-});
-const READ_TIMEOUT_MS = 30_000;
+export const RegionParams = Type.Object({ regionID: Uuid('The region.') });
+export const OrgRegionParams = Type.Object({ ...OrganizationParams.properties, ...RegionParams.properties });
+export const READ_TIMEOUT_MS = 30_000;
+
+/** What the region routes share: finding a region an organization may use, and its inventory. */
+export interface RegionAccess {
+  /** The region, if one of the organizations may use it; else 404. */
+  regionFor(regionID: string, organizations: readonly string[]): Promise<Region>;
+  /** The region's inventory, or 501 when this deployment has none. */
+  inventoryOf(regionID: string): Promise<RegionInventory>;
+}
+
+export function regionAccess(repo: Repository, deps: RouteDeps): RegionAccess {
+  return {
+    regionFor: async (regionID, organizations) => {
+      for (const org of organizations) {
+        const region = await repo.region(regionID, org);
+        if (region !== undefined) return region;
+      }
+      throw problems.notFound('region');
+    },
+    inventoryOf: (regionID) => {
+      const lookup = deps.capabilities.inventory;
+      if (lookup === undefined) throw problems.notImplemented('the region inventory (flavors, images, volume classes)');
+      return guard(() => lookup(regionID, AbortSignal.timeout(READ_TIMEOUT_MS)));
+    },
+  };
+}
+
+export const created = (region: Region): string => region.metadata.creationTimestamp ?? new Date(0).toISOString();
 
 export function regionRoutes(app: Api, deps: RouteDeps): void {
-  const repo = deps.repository;
   const caps = deps.capabilities;
+  const access = regionAccess(deps.repository, deps);
 
   /** The organizations asked for (all of the token's when none), each one the token holds. */
   const organizationsOf = (principal: Principal, asked: string[] | undefined): string[] => {
@@ -39,22 +66,11 @@ export function regionRoutes(app: Api, deps: RouteDeps): void {
     if (wanted.some((o) => !canAccess(principal, o))) throw problems.notFound('organization');
     return wanted;
   };
-  const regionFor = async (regionID: string, organizations: readonly string[]): Promise<Region> => {
-    for (const org of organizations) {
-      const region = await repo.region(regionID, org);
-      if (region !== undefined) return region;
-    }
-    throw problems.notFound('region');
-  };
-  const inventoryOf = async (regionID: string): Promise<RegionInventory> => {
-    if (caps.inventory === undefined)
-      throw problems.notImplemented('the region inventory (flavors, images, volume classes)');
-    return guard(() => caps.inventory?.(regionID, AbortSignal.timeout(READ_TIMEOUT_MS)) as Promise<RegionInventory>);
-  };
-  const created = (region: Region) => region.metadata.creationTimestamp ?? new Date(0).toISOString();
-  const inScope = async (request: FastifyRequest, regionID: string, asked: string[] | undefined) => {
+  /** v2 asks by query (out of scope reads as absent); v1 names the organization in the path (403 if not held). */
+  const inScope = async (request: FastifyRequest, regionID: string, asked: string[] | undefined, v1: boolean) => {
+    if (v1 && asked?.[0] !== undefined) scopedPrincipal(request, asked[0]);
     const organizations = organizationsOf(principalOf(request), asked);
-    return { organizations, region: await regionFor(regionID, organizations) };
+    return { organizations, region: await access.regionFor(regionID, organizations) };
   };
 
   app.get(
@@ -68,8 +84,9 @@ export function regionRoutes(app: Api, deps: RouteDeps): void {
       ),
     },
     async (request) => {
-      const { organizations } = await inScope(request, request.params.regionID, listOf(request.query.organizationID));
-      const inventory = await inventoryOf(request.params.regionID);
+      const { regionID } = request.params;
+      const { organizations } = await inScope(request, regionID, listOf(request.query.organizationID), false);
+      const inventory = await access.inventoryOf(regionID);
       let query =
         request.query.scope === 'owned'
           ? inventory.queryImages().ownedByOrganization(...organizations)
@@ -81,18 +98,24 @@ export function regionRoutes(app: Api, deps: RouteDeps): void {
     },
   );
 
-  const flavors = async (request: FastifyRequest, regionID: string, organizationID?: string) => {
-    const { region } = await inScope(request, regionID, organizationID === undefined ? undefined : [organizationID]);
-    const inventory = await inventoryOf(regionID);
+  const flavors = async (
+    request: FastifyRequest,
+    regionID: string,
+    organizationID: string | undefined,
+    v1: boolean,
+  ) => {
+    const asked = organizationID === undefined ? undefined : [organizationID];
+    const { region } = await inScope(request, regionID, asked, v1);
+    const inventory = await access.inventoryOf(regionID);
     const items = await guard(() => inventory.flavors({ signal: AbortSignal.timeout(READ_TIMEOUT_MS) }));
-    return items.map((f) => flavorRead(f, created(region)));
+    return [...items].sort(byFlavorSize).map((f) => flavorRead(f, created(region)));
   };
   app.get(
     '/api/v1/organizations/:organizationID/regions/:regionID/flavors',
     {
       schema: doc('Flavors', 'List flavors (upstream path)', { params: OrgRegionParams }, { 200: Type.Array(Flavor) }),
     },
-    (request) => flavors(request, request.params.regionID, request.params.organizationID),
+    (request) => flavors(request, request.params.regionID, request.params.organizationID, true),
   );
   app.get(
     '/api/v2/regions/:regionID/flavors',
@@ -104,11 +127,16 @@ export function regionRoutes(app: Api, deps: RouteDeps): void {
         { 200: Type.Array(Flavor) },
       ),
     },
-    (request) => flavors(request, request.params.regionID, listOf(request.query.organizationID)?.[0]),
+    (request) => flavors(request, request.params.regionID, listOf(request.query.organizationID)?.[0], false),
   );
 
-  const externalNetworks = async (request: FastifyRequest, regionID: string, organizationID?: string) => {
-    await inScope(request, regionID, organizationID === undefined ? undefined : [organizationID]);
+  const externalNetworks = async (
+    request: FastifyRequest,
+    regionID: string,
+    organizationID: string | undefined,
+    v1: boolean,
+  ) => {
+    await inScope(request, regionID, organizationID === undefined ? undefined : [organizationID], v1);
     if (caps.externalNetworks === undefined) throw problems.notImplemented('external networks');
     const items = await guard(
       () => caps.externalNetworks?.(regionID, AbortSignal.timeout(READ_TIMEOUT_MS)) ?? Promise.resolve([]),
@@ -125,7 +153,7 @@ export function regionRoutes(app: Api, deps: RouteDeps): void {
         { 200: Type.Array(ExternalNetwork) },
       ),
     },
-    (request) => externalNetworks(request, request.params.regionID, request.params.organizationID),
+    (request) => externalNetworks(request, request.params.regionID, request.params.organizationID, true),
   );
   app.get(
     '/api/v2/regions/:regionID/externalnetworks',
@@ -137,7 +165,7 @@ export function regionRoutes(app: Api, deps: RouteDeps): void {
         { 200: Type.Array(ExternalNetwork) },
       ),
     },
-    (request) => externalNetworks(request, request.params.regionID, listOf(request.query.organizationID)?.[0]),
+    (request) => externalNetworks(request, request.params.regionID, listOf(request.query.organizationID)?.[0], false),
   );
 
   app.get(
@@ -151,8 +179,9 @@ export function regionRoutes(app: Api, deps: RouteDeps): void {
       ),
     },
     async (request) => {
-      const { region } = await inScope(request, request.params.regionID, listOf(request.query.organizationID));
-      const inventory = await inventoryOf(request.params.regionID);
+      const { regionID } = request.params;
+      const { region } = await inScope(request, regionID, listOf(request.query.organizationID), false);
+      const inventory = await access.inventoryOf(regionID);
       const items = await guard(() => inventory.volumeClasses({ signal: AbortSignal.timeout(READ_TIMEOUT_MS) }));
       return items.map((c) => volumeClassRead(c, created(region)));
     },
@@ -160,7 +189,7 @@ export function regionRoutes(app: Api, deps: RouteDeps): void {
 }
 
 /** A provider read: not found stays not found; anything else is fixed text (the cause is never shown). */
-async function guard<R>(read: () => Promise<R>): Promise<R> {
+export async function guard<R>(read: () => Promise<R>): Promise<R> {
   try {
     return await read();
   } catch (error) {

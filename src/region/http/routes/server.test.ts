@@ -183,7 +183,7 @@ describe('/api/v2/servers', () => {
       });
       assert.equal(lb.status, 501);
       assert.equal(
-        (await call(bare, bare.tokens.a, 'GET', '/api/v2/regions/x/flavors')).status,
+        (await call(bare, bare.tokens.a, 'GET', '/api/v2/regions/00000000-0000-4000-8000-0000000000aa/flavors')).status,
         404,
         'unknown region first',
       );

@@ -87,13 +87,21 @@ const staticProperties = {
 /** Metadata of things that just exist (images, flavors): no provisioning or health. */
 export const StaticResourceMetadata = Type.Object(staticProperties);
 
-export const ProjectScopedResourceReadMetadata = Type.Object({
+const readProperties = {
   ...staticProperties,
   deletionTime: Type.Optional(Type.String({ format: 'date-time', description: 'When deletion started.' })),
   provisioningStatus: ProvisioningStatus,
   provisioningStatusDetail: Type.Optional(ProvisioningStatusDetail),
   healthStatus: HealthStatus,
   healthStatusDetail: Type.Optional(HealthStatusDetail),
+};
+
+/** Metadata of a resource read that belongs to no project (a region). */
+export const ResourceReadMetadata = Type.Object(readProperties);
+export type ResourceReadMetadata = Type.Static<typeof ResourceReadMetadata>;
+
+export const ProjectScopedResourceReadMetadata = Type.Object({
+  ...readProperties,
   organizationId: Type.String({ description: 'The organization the resource belongs to.' }),
   projectId: Type.String({ description: 'The project the resource belongs to.' }),
 });

@@ -6,33 +6,65 @@
 import Type from 'typebox';
 import { Id, ProjectScopedResourceReadMetadata, ResourceWriteMetadata, StaticResourceMetadata } from './common.ts';
 
+/** Upstream's semver: v1.2.3, no pre-release or build part. */
+export const SEMVER_PATTERN = '^v\\d+\\.\\d+\\.\\d+$';
+
 const Architecture = Type.Enum(['x86_64', 'aarch64']);
 const GpuVendor = Type.Enum(['NVIDIA', 'AMD']);
+
+const ImageOS = Type.Object({
+  kernel: Type.Enum(['linux']),
+  family: Type.String({ description: 'The family, which typically names the package format, e.g. debian.' }),
+  distro: Type.String({ description: 'The distribution, e.g. ubuntu.' }),
+  variant: Type.Optional(Type.String({ description: 'A free form variant, e.g. server.' })),
+  codename: Type.Optional(Type.String({ description: 'A free form code name, e.g. noble.' })),
+  version: Type.String({ description: 'The version, e.g. 24.04.' }),
+});
+
+const ImageGPU = Type.Object({
+  vendor: GpuVendor,
+  driver: Type.String({ description: 'The driver version, vendor specific.' }),
+  models: Type.Optional(Type.Array(Type.String(), { description: 'The GPU models the image supports.' })),
+});
+
+const Virtualization = Type.Enum(['virtualized', 'baremetal', 'any']);
+const SoftwareVersions = Type.Record(Type.String(), Type.String({ pattern: SEMVER_PATTERN }), {
+  description: 'Preinstalled packages and their versions, e.g. kubernetes: v1.31.2.',
+});
 
 export const ImageV2 = Type.Object({
   metadata: StaticResourceMetadata,
   spec: Type.Object({
     architecture: Architecture,
     sizeGiB: Type.Integer(),
-    virtualization: Type.Enum(['virtualized', 'baremetal', 'any']),
-    os: Type.Object({
-      kernel: Type.Enum(['linux']),
-      family: Type.String(),
-      distro: Type.String(),
-      variant: Type.Optional(Type.String()),
-      codename: Type.Optional(Type.String()),
-      version: Type.String(),
-    }),
+    virtualization: Virtualization,
+    os: ImageOS,
     softwareVersions: Type.Optional(Type.Record(Type.String(), Type.String())),
-    gpu: Type.Optional(
-      Type.Object({ vendor: GpuVendor, driver: Type.String(), models: Type.Optional(Type.Array(Type.String())) }),
-    ),
+    gpu: Type.Optional(ImageGPU),
   }),
   status: Type.Object({ state: Type.Enum(['pending', 'creating', 'ready', 'failed']) }),
 });
 export type ImageV2 = Type.Static<typeof ImageV2>;
 
 const ImageState = Type.Enum(['pending', 'creating', 'ready', 'failed']);
+
+/** Upstream's v1 image upload: an organization's own raw image, imported from a URL. */
+export const ImageCreate = Type.Object({
+  metadata: ResourceWriteMetadata,
+  spec: Type.Object({
+    uri: Type.String({
+      format: 'uri',
+      maxLength: 2048,
+      description: 'Where the raw image is downloaded from (http or https).',
+    }),
+    architecture: Architecture,
+    virtualization: Virtualization,
+    os: ImageOS,
+    softwareVersions: Type.Optional(SoftwareVersions),
+    gpu: Type.Optional(ImageGPU),
+  }),
+});
+export type ImageCreate = Type.Static<typeof ImageCreate>;
 
 export const ImagesQuery = Type.Object({
   organizationID: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),

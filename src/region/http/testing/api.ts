@@ -13,7 +13,7 @@ import { ResourceNotFoundError } from '../../provider/errors.ts';
 import type { Flavor, Image, VolumeClass } from '../../provider/types.ts';
 import { buildApi } from '../app.ts';
 import { createAuthenticator } from '../auth.ts';
-import type { Capabilities, RegionInventory } from '../context.ts';
+import type { ApiDeps, Capabilities, RegionInventory } from '../context.ts';
 import { DEV_ALGORITHM, generateDevKeyPair, signDevToken } from '../dev-token.ts';
 import type { Api } from '../routes/kit.ts';
 
@@ -155,7 +155,10 @@ export interface ApiFixture {
   close(): Promise<void>;
 }
 
-export async function apiFixture(capabilities: Capabilities = allCapabilities): Promise<ApiFixture> {
+export async function apiFixture(
+  capabilities: Capabilities = allCapabilities,
+  overrides: Partial<Pick<ApiDeps, 'imageSource' | 'service' | 'protectedResource'>> = {},
+): Promise<ApiFixture> {
   const clock = new ManualClock();
   const store = openEmbeddedStore(':memory:', { clock, garbageCollection: false });
   for (const kind of regionKinds) await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
@@ -181,6 +184,9 @@ export async function apiFixture(capabilities: Capabilities = allCapabilities): 
     newId: () => `00000000-0000-4000-8000-${String(++next).padStart(12, '0')}`,
     authenticate: createAuthenticator({ key: { publicJwk: keys.publicJwk, algorithm: DEV_ALGORITHM }, clock }),
     capabilities,
+    // No fetch from tests: every image URL serves a raw image unless a test says otherwise.
+    imageSource: () => Promise.resolve(undefined),
+    ...overrides,
   });
   const sign = (organizationIDs: string[], projectIDs?: string[]) =>
     signDevToken(
