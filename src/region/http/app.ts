@@ -14,13 +14,17 @@ import { Repository } from './repository.ts';
 import { fileStorageRoutes } from './routes/file-storage.ts';
 import { discoveryRoutes, PROTECTED_RESOURCE_PATH, resourceOf } from './routes/discovery.ts';
 import type { Api, RouteDeps } from './routes/kit.ts';
+import { identityRoutes } from './routes/identity.ts';
 import { loadBalancerRoutes } from './routes/load-balancer.ts';
+import { networkV1Routes } from './routes/network-v1.ts';
 import { networkReferenceRoutes } from './routes/network-reference.ts';
 import { networkRoutes } from './routes/network.ts';
 import { regionV1Routes } from './routes/region-v1.ts';
 import { regionRoutes } from './routes/region.ts';
+import { securityGroupV1Routes } from './routes/security-group-v1.ts';
 import { securityGroupRoutes } from './routes/security-group.ts';
 import { serverActionRoutes } from './routes/server-actions.ts';
+import { serverV1Routes } from './routes/server-v1.ts';
 import { serverRoutes } from './routes/server.ts';
 import { sshCertificateAuthorityRoutes } from './routes/ssh-certificate-authority.ts';
 import { volumeRoutes } from './routes/volume.ts';
@@ -32,11 +36,15 @@ const API_VERSION = '2.0.0';
 /** The route groups; a capability that lands adds its group here. */
 const routeGroups: readonly ((app: Api, deps: RouteDeps) => void)[] = [
   discoveryRoutes,
+  identityRoutes,
   networkRoutes,
   networkReferenceRoutes,
+  networkV1Routes,
   securityGroupRoutes,
+  securityGroupV1Routes,
   serverRoutes,
   serverActionRoutes,
+  serverV1Routes,
   loadBalancerRoutes,
   sshCertificateAuthorityRoutes,
   volumeRoutes,

@@ -10,10 +10,13 @@ import {
   type Identity,
   type Network,
   type NetworkSpec,
+  type Region,
 } from '../../apis/index.ts';
 import type { Principal } from '../auth.ts';
 import { violation, type FieldViolation } from '../problem.ts';
-import type { NetworkV2CreateSpec, NetworkV2Read, NetworkV2Spec, NetworkV2Create } from '../schemas/network.ts';
+import type { ResourceWriteMetadata } from '../schemas/common.ts';
+import type { NetworkV2CreateSpec, NetworkV2Read, NetworkV2Spec } from '../schemas/network.ts';
+import { identityFor } from './identity.ts';
 import { newMetadata, resource, tenancyOf } from './meta.ts';
 import { readMetadataOf } from '../status.ts';
 
@@ -63,22 +66,35 @@ export function validateNetworkCreate(spec: NetworkV2CreateSpec): FieldViolation
   return errors;
 }
 
-export function identityFor(id: string, spec: NetworkV2CreateSpec, principal: Principal, provider: string): Identity {
+/** A v2 network's own identity: the service principal of its organization, project and region. */
+export function networkIdentityFor(
+  id: string,
+  spec: NetworkV2CreateSpec,
+  principal: Principal,
+  provider: Region['spec']['provider'],
+): Identity {
   const tenancy = { organizationID: spec.organizationId, projectID: spec.projectId, regionID: spec.regionId };
-  return resource('Identity', newMetadata(id, { name: IDENTITY_DISPLAY_NAME }, tenancy, principal), {
-    provider:
-      provider === 'openstack' || provider === 'kubernetes' || provider === 'simulated' ? provider : 'openstack',
-  }) as Identity;
+  return identityFor(id, { name: IDENTITY_DISPLAY_NAME }, tenancy, principal, provider);
 }
 
-export function networkFor(id: string, request: NetworkV2Create, identity: Identity, principal: Principal): Network {
-  const { spec } = request;
-  const tenancy = {
-    organizationID: spec.organizationId,
-    projectID: spec.projectId,
-    regionID: spec.regionId,
-    identityID: identity.metadata.name,
-  };
+/** What a network is made from, in either API generation. */
+export interface NetworkShape {
+  readonly prefix: string;
+  readonly dnsNameservers: readonly string[];
+  readonly routes?: NetworkV2Spec['routes'];
+  readonly reservations?: NetworkV2CreateSpec['reservations'];
+}
+
+/** A Network in an identity: its tenancy, owned by it (deleting the identity cascades), default reservations. */
+export function networkFor(
+  id: string,
+  metadata: ResourceWriteMetadata,
+  spec: NetworkShape,
+  identity: Identity,
+  principal: Principal,
+): Network {
+  const { organizationID, projectID, regionID } = tenancyOf(identity);
+  const tenancy = { organizationID, projectID, regionID, identityID: identity.metadata.name };
   const reservations = {
     prefixLength: spec.reservations?.prefixLength ?? DEFAULT_RESERVED_PREFIX_LENGTH,
     providerReservedPrefixLength:
@@ -87,10 +103,13 @@ export function networkFor(id: string, request: NetworkV2Create, identity: Ident
   const body: NetworkSpec = {
     prefix: spec.prefix,
     reservations,
-    ...mutableSpec(spec),
-    ...(request.metadata.tags === undefined ? {} : { tags: request.metadata.tags }),
+    ...mutableSpec({
+      dnsNameservers: [...spec.dnsNameservers],
+      ...(spec.routes === undefined ? {} : { routes: spec.routes }),
+    }),
+    ...(metadata.tags === undefined ? {} : { tags: metadata.tags }),
   };
-  return resource('Network', newMetadata(id, request.metadata, tenancy, principal, identity), body) as Network;
+  return resource('Network', newMetadata(id, metadata, tenancy, principal, identity), body) as Network;
 }
 
 /** The fields an update may change. */

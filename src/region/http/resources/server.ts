@@ -49,7 +49,14 @@ function networkingViolations(network: Network, refs: ServerReferences): FieldVi
   return refs.securityGroups.flatMap((sg, i) => {
     const at = `/spec/networking/securityGroups/${String(i)}`;
     if (sg === undefined) return [violation(at, 'exists', 'no such security group')];
-    return tenancyOf(sg).networkID === network.metadata.name
+    const group = tenancyOf(sg);
+    // A v1 security group lives in its identity, on no network: it must be the server's identity.
+    if (group.networkID === '') {
+      return group.identityID === tenancyOf(network).identityID
+        ? []
+        : [violation(at, 'sameIdentity', 'a referenced security group must belong to the identity of the server')];
+    }
+    return group.networkID === network.metadata.name
       ? []
       : [violation(at, 'sameNetwork', 'a referenced security group must belong to the same network as the server')];
   });

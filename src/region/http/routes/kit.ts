@@ -65,6 +65,9 @@ export const ListQuery = Type.Object({
 
 export type ListQuery = Type.Static<typeof ListQuery>;
 
+/** Upstream's v1 lists filter by tag only (the organization is in the path). */
+export const TagQuery = Type.Object({ tag: Type.Optional(TagSelector) });
+
 /** A list query's filters; tags are taken whole (a value may hold a comma). */
 export function listFilters(q: ListQuery): ListFilters {
   return {

@@ -3,7 +3,13 @@ import { canAccess } from '../auth.ts';
 import { identityType, networkType, referencesOf, type Identity, type Network } from '../../apis/index.ts';
 import { principalOf } from '../principal.ts';
 import { problems, violation } from '../problem.ts';
-import { identityFor, mutableSpec, networkFor, networkRead, validateNetworkCreate } from '../resources/network.ts';
+import {
+  mutableSpec,
+  networkIdentityFor,
+  networkFor,
+  networkRead,
+  validateNetworkCreate,
+} from '../resources/network.ts';
 import { tenancyOf, updatedMetadata } from '../resources/meta.ts';
 import { NetworkV2Create, NetworkV2Read, NetworkV2Update } from '../schemas/network.ts';
 import Type from 'typebox';
@@ -41,12 +47,12 @@ export function networkRoutes(app: Api, deps: RouteDeps): void {
       }
       const identity = await repo.create<Identity>(
         identityType,
-        identityFor(deps.newId(), spec, principal, region.spec.provider),
+        networkIdentityFor(deps.newId(), spec, principal, region.spec.provider),
       );
       try {
         const network = await repo.create<Network>(
           networkType,
-          networkFor(deps.newId(), request.body, identity, principal),
+          networkFor(deps.newId(), request.body.metadata, spec, identity, principal),
         );
         return await reply.code(201).send(networkRead(network));
       } catch (error) {

@@ -1,8 +1,11 @@
 /**
- * Server actions: start, stop, soft and hard reboot, console session and output, snapshot (run against the cloud
- * through the serverActions capability), and the identity keypair's private key (read from the identity record).
- * A provider failure reaches the client only as fixed text.
+ * Server actions: start, stop, soft and hard reboot, console session and output (on v2's and v1's paths alike),
+ * snapshot (run against the cloud through the serverActions capability), and the identity keypair's private key
+ * (read from the identity record). A server the action cannot act on now is a bad request, as upstream answers it;
+ * any other provider failure reaches the client only as fixed text.
  */
+import type { FastifyRequest } from 'fastify';
+import type { TObject } from 'typebox';
 import { openstackIdentityType, serverType, type OpenstackIdentity, type Server } from '../../apis/index.ts';
 import { ResourceConflictError, ResourceNotFoundError } from '../../provider/errors.ts';
 import type { ServerActions } from '../context.ts';
@@ -20,16 +23,24 @@ const TAG = 'Servers';
 const Params = IdParams('serverID');
 const ACTION_TIMEOUT_MS = 60_000;
 
-export function serverActionRoutes(app: Api, deps: RouteDeps): void {
-  const repo = deps.repository;
-  const lookup = deps.capabilities.serverActions;
+/** Where a family of action routes lives and how it finds the server a request names (404 when it cannot). */
+export interface ActionPaths {
+  /** The server's path, e.g. `/api/v2/servers/:serverID`. */
+  readonly server: string;
+  readonly params: TObject;
+  readonly tag: string;
+  readonly find: (request: FastifyRequest) => Promise<Server>;
+}
 
-  const withActions = async <R>(
-    request: Parameters<typeof principalOf>[0],
+/** Runs one action against the cloud for the server `paths` finds, mapping its failures to problems. */
+function actionRunner(deps: RouteDeps, find: ActionPaths['find']) {
+  const lookup = deps.capabilities.serverActions;
+  return async <R>(
+    request: FastifyRequest,
     what: string,
     run: (actions: ServerActions, server: Server, signal: AbortSignal) => Promise<R>,
   ): Promise<R> => {
-    const server = await repo.get<Server>(serverType, principalOf(request), serverIdOf(request), 'server');
+    const server = await find(request);
     if (lookup === undefined) throw problems.notImplemented(`server ${what}`);
     const signal = AbortSignal.timeout(ACTION_TIMEOUT_MS);
     try {
@@ -37,12 +48,19 @@ export function serverActionRoutes(app: Api, deps: RouteDeps): void {
     } catch (error) {
       if (error instanceof Problem) throw error;
       if (error instanceof ResourceNotFoundError) throw problems.notFound('server');
-      if (error instanceof ResourceConflictError) throw problems.conflict('the server is busy; retry shortly');
+      // Upstream: "server cannot be started in its current state", an invalid request.
+      if (error instanceof ResourceConflictError) {
+        throw new Problem('bad-request', `the server cannot take a ${what} in its current state; retry shortly`);
+      }
       deps.log?.warn({ err: error, server: server.metadata.name, action: what }, 'server action failed');
       throw problems.unavailable(`the server ${what} could not be carried out; retry shortly`);
     }
   };
+}
 
+/** Power actions and the console, on one family of paths. */
+export function powerAndConsoleRoutes(app: Api, deps: RouteDeps, paths: ActionPaths): void {
+  const withActions = actionRunner(deps, paths.find);
   const action = (
     path: string,
     summary: string,
@@ -50,8 +68,8 @@ export function serverActionRoutes(app: Api, deps: RouteDeps): void {
     run: (a: ServerActions, s: AbortSignal) => Promise<void>,
   ) =>
     app.post(
-      `/api/v2/servers/:serverID/${path}`,
-      { schema: doc(TAG, summary, { params: Params }, { 202: Accepted }) },
+      `${paths.server}/${path}`,
+      { schema: doc(paths.tag, summary, { params: paths.params }, { 202: Accepted }) },
       async (request, reply) => {
         await withActions(request, what, (actions, _server, signal) => run(actions, signal));
         return reply.code(202).send();
@@ -64,8 +82,8 @@ export function serverActionRoutes(app: Api, deps: RouteDeps): void {
   action('hardreboot', 'Reboot a server by power cycle', 'reboot', (a, s) => a.reboot(true, s));
 
   app.get(
-    '/api/v2/servers/:serverID/consolesessions',
-    { schema: doc(TAG, 'Open a console session', { params: Params }, { 200: ConsoleSession }) },
+    `${paths.server}/consolesessions`,
+    { schema: doc(paths.tag, 'Open a console session', { params: paths.params }, { 200: ConsoleSession }) },
     (request) =>
       withActions(request, 'console session', async (actions, _server, signal) => {
         if (actions.consoleSession === undefined) throw problems.notImplemented('server console sessions');
@@ -74,21 +92,30 @@ export function serverActionRoutes(app: Api, deps: RouteDeps): void {
   );
 
   app.get(
-    '/api/v2/servers/:serverID/consoleoutput',
+    `${paths.server}/consoleoutput`,
     {
       schema: doc(
-        TAG,
+        paths.tag,
         'Read the console output',
-        { params: Params, querystring: ConsoleOutputQuery },
+        { params: paths.params, querystring: ConsoleOutputQuery },
         { 200: ConsoleOutput },
       ),
     },
     (request) =>
       withActions(request, 'console output', async (actions, _server, signal) => {
         if (actions.consoleOutput === undefined) throw problems.notImplemented('server console output');
-        return { contents: await actions.consoleOutput(request.query.length, signal) };
+        const { length } = request.query;
+        return { contents: await actions.consoleOutput(length, signal) };
       }),
   );
+}
+
+export function serverActionRoutes(app: Api, deps: RouteDeps): void {
+  const repo = deps.repository;
+  const find = (request: FastifyRequest) =>
+    repo.get<Server>(serverType, principalOf(request), serverIdOf(request), 'server');
+  powerAndConsoleRoutes(app, deps, { server: '/api/v2/servers/:serverID', params: Params, tag: TAG, find });
+  const withActions = actionRunner(deps, find);
 
   app.post(
     '/api/v2/servers/:serverID/snapshot',
@@ -106,7 +133,7 @@ export function serverActionRoutes(app: Api, deps: RouteDeps): void {
     '/api/v2/servers/:serverID/sshkey',
     { schema: doc(TAG, "Download the identity keypair's private key", { params: Params }, { 200: SshKey }) },
     async (request) => {
-      const server = await repo.get<Server>(serverType, principalOf(request), serverIdOf(request), 'server');
+      const server = await find(request);
       if (resolvedSSHInjection(server.spec) !== 'identityKeypair') throw problems.notFound('SSH key');
       const record = await repo.find<OpenstackIdentity>(openstackIdentityType, tenancyOf(server).identityID);
       const key = record?.spec.sshPrivateKey;

@@ -26,12 +26,23 @@ import {
   updatedServerSpec,
   type ServerReferences,
 } from '../resources/server.ts';
-import { ServerV2Create, ServerV2Read, ServerV2Update, type ServerV2Read as Read } from '../schemas/server.ts';
+import {
+  ServerV2Create,
+  ServerV2Read,
+  ServerV2Update,
+  type ServerV2CreateSpec,
+  type ServerV2Read as Read,
+  type ServerV2Spec,
+} from '../schemas/server.ts';
 import { networkType } from '../../apis/index.ts';
 import { childRoutes } from './children.ts';
 import type { Api, RouteDeps } from './kit.ts';
 
-export function serverRoutes(app: Api, deps: RouteDeps): void {
+/**
+ * What the server rules look up, for v2 and v1 alike: the flavor and image in the region's inventory, and the
+ * security groups and SSH CA the body names, each undefined when absent or out of the principal's scope.
+ */
+export function serverLookups(deps: RouteDeps) {
   const repo = deps.repository;
   const inventoryLookup = deps.capabilities.inventory;
   const signal = () => AbortSignal.timeout(30_000);
@@ -63,30 +74,19 @@ export function serverRoutes(app: Api, deps: RouteDeps): void {
     const object = await repo.find<KubeObject>(type, id);
     return object !== undefined && visibleTo(principal, object) ? object : undefined;
   };
+  const securityGroups = (principal: Principal, ids: readonly string[] | undefined) =>
+    Promise.all((ids ?? []).map((id) => visible(principal, securityGroupType, id)));
 
-  childRoutes<Server, ServerV2Create, ServerV2Update, Read>(app, deps, {
-    tag: 'Servers',
-    path: '/api/v2/servers',
-    param: 'serverID',
-    type: serverType,
-    what: 'server',
-    createBody: ServerV2Create,
-    updateBody: ServerV2Update,
-    read: ServerV2Read,
-    writable: deps.capabilities.controllers.servers && inventoryLookup !== undefined,
-    capability: 'servers',
-    networkIdOf: (body) => body.spec.networkId,
-    validateCreate: async (body, network, principal) => {
-      const { spec } = body;
+  return {
+    /** What a create's rules need. */
+    forCreate: async (spec: ServerV2CreateSpec, network: Network, principal: Principal): Promise<ServerReferences> => {
       const tenancy = tenancyOf(network);
       const inventory = await inventoryOf(tenancy.regionID);
-      const refs: ServerReferences = {
+      return {
         flavor: await flavorOf(inventory, spec.flavorId),
         image: await imageOf(inventory, tenancy.organizationID, spec.imageId),
         checkImage: true,
-        securityGroups: await Promise.all(
-          (spec.networking?.securityGroups ?? []).map((id) => visible(principal, securityGroupType, id)),
-        ),
+        securityGroups: await securityGroups(principal, spec.networking?.securityGroups),
         ...(spec.sshCertificateAuthorityId === undefined
           ? {}
           : {
@@ -97,26 +97,51 @@ export function serverRoutes(app: Api, deps: RouteDeps): void {
               ),
             }),
       };
-      return serverCreateViolations(spec, network, refs);
     },
-    build: (id, body, network, principal) => serverFor(id, body.metadata, body.spec, network, principal),
-    validateUpdate: async (body, current, principal) => {
-      const { spec } = body;
+    /** What an update's rules need: the inventory only when the image changes. */
+    forUpdate: async (
+      spec: ServerV2Spec,
+      current: Server,
+      principal: Principal,
+    ): Promise<{ network: Network; refs: ServerReferences }> => {
       const tenancy = tenancyOf(current);
       const network =
         (await repo.find<Network>(networkType, tenancy.networkID)) ??
-        ({ metadata: { name: tenancy.networkID } } as Network);
+        ({ metadata: { name: tenancy.networkID, labels: current.metadata.labels } } as Network);
       const imageChanged = spec.imageId !== current.spec.image?.id;
       const inventory = imageChanged ? await inventoryOf(tenancy.regionID) : undefined;
       const refs: ServerReferences = {
         flavor: inventory === undefined ? undefined : await flavorOf(inventory, current.spec.flavorID),
         ...(inventory === undefined ? {} : { image: await imageOf(inventory, tenancy.organizationID, spec.imageId) }),
         checkImage: imageChanged,
-        securityGroups: await Promise.all(
-          (spec.networking?.securityGroups ?? []).map((id) => visible(principal, securityGroupType, id)),
-        ),
+        securityGroups: await securityGroups(principal, spec.networking?.securityGroups),
       };
-      return serverUpdateViolations(spec, current, network, refs);
+      return { network, refs };
+    },
+  };
+}
+
+export function serverRoutes(app: Api, deps: RouteDeps): void {
+  const lookups = serverLookups(deps);
+
+  childRoutes<Server, ServerV2Create, ServerV2Update, Read>(app, deps, {
+    tag: 'Servers',
+    path: '/api/v2/servers',
+    param: 'serverID',
+    type: serverType,
+    what: 'server',
+    createBody: ServerV2Create,
+    updateBody: ServerV2Update,
+    read: ServerV2Read,
+    writable: deps.capabilities.controllers.servers && deps.capabilities.inventory !== undefined,
+    capability: 'servers',
+    networkIdOf: (body) => body.spec.networkId,
+    validateCreate: async (body, network, principal) =>
+      serverCreateViolations(body.spec, network, await lookups.forCreate(body.spec, network, principal)),
+    build: (id, body, network, principal) => serverFor(id, body.metadata, body.spec, network, principal),
+    validateUpdate: async (body, current, principal) => {
+      const { network, refs } = await lookups.forUpdate(body.spec, current, principal);
+      return serverUpdateViolations(body.spec, current, network, refs);
     },
     updateSpec: (body, current) => updatedServerSpec(body.spec, current, body.metadata.tags),
     toRead: serverRead,

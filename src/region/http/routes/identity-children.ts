@@ -1,0 +1,155 @@
+/**
+ * The routes of a kind upstream's v1 API hangs off an identity (networks, security groups, servers): an
+ * organization-wide list, create under `/projects/{project}/identities/{identity}/`, and get, replace and delete
+ * there. v1 is a view: the objects are the ones v2 reads and the same controllers reconcile, so a v1 list shows
+ * what v2 made too. An object is addressed through the identity it lives in; under any other it is not found.
+ * Every refused request is 400, as upstream's v1 documents it (no 422).
+ */
+import type { FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
+import Type from 'typebox';
+import type { KubeObject } from '../../../kube/object.ts';
+import type { ResourceType } from '../../../kube/resource-type.ts';
+import type { Identity } from '../../apis/index.ts';
+import type { Principal } from '../auth.ts';
+import { Problem, problems } from '../problem.ts';
+import { tenancyOf, updatedMetadata } from '../resources/meta.ts';
+import type { ResourceWriteMetadata } from '../schemas/common.ts';
+import { Uuid } from '../schemas/common.ts';
+import { identityInPath, IdentityParams } from './identity.ts';
+import {
+  Accepted,
+  doc,
+  listFilters,
+  OrganizationParams,
+  scopedPrincipal,
+  TagQuery,
+  type Api,
+  type RouteDeps,
+} from './kit.ts';
+
+export interface V1Write {
+  readonly metadata: ResourceWriteMetadata;
+  readonly spec: object;
+}
+
+export interface IdentityChildKind<T extends KubeObject, W extends V1Write, R> {
+  readonly tag: string;
+  /** The path segment: `networks`. */
+  readonly collection: string;
+  readonly param: string;
+  readonly type: ResourceType;
+  /** For messages: `network not found`. */
+  readonly what: string;
+  readonly write: TSchema;
+  readonly read: TSchema;
+  /** False: create and update answer 501 (nothing would reconcile what they store). */
+  readonly writable: boolean;
+  readonly capability: string;
+  /** The object to create, its rules checked (a broken one throws a 400 problem); nothing is written yet. */
+  readonly create: (id: string, body: W, identity: Identity, principal: Principal) => Promise<T>;
+  /** The spec an update writes, its rules checked; absent: the kind has no update. */
+  readonly update?: (body: W, current: T, principal: Principal) => Promise<object>;
+  readonly toRead: (object: T) => R;
+  /** Upstream deletes a network in the foreground (what it owns first); the rest in the background. */
+  readonly deletion?: 'Foreground';
+}
+
+export function identityChildRoutes<T extends KubeObject, W extends V1Write, R>(
+  app: Api,
+  deps: RouteDeps,
+  kind: IdentityChildKind<T, W, R>,
+): void {
+  const repo = deps.repository;
+  const base = '/api/v1/organizations/:organizationID/projects/:projectID/identities/:identityID';
+  const collection = `${base}/${kind.collection}`;
+  const item = `${collection}/:${kind.param}`;
+  const ItemParams = Type.Object({ ...IdentityParams.properties, [kind.param]: Uuid(`The ${kind.what}.`) });
+  const refuseUnlessWritable = () => {
+    if (!kind.writable) throw problems.notImplemented(kind.capability);
+  };
+  const find = async (request: FastifyRequest) => {
+    const { identity, principal } = await identityInPath(repo, request);
+    const id = (request.params as Record<string, string>)[kind.param] ?? '';
+    const object = await repo.get<T>(kind.type, principal, id, kind.what);
+    if (tenancyOf(object).identityID !== identity.metadata.name) throw problems.notFound(kind.what);
+    return { object, principal };
+  };
+
+  app.get(
+    `/api/v1/organizations/:organizationID/${kind.collection}`,
+    {
+      schema: doc(
+        kind.tag,
+        `List the organization's ${kind.what}s`,
+        { params: OrganizationParams, querystring: TagQuery },
+        { 200: Type.Array(kind.read) },
+      ),
+    },
+    async (request) => {
+      const { organizationID } = request.params;
+      const principal = scopedPrincipal(request, organizationID);
+      const filters = listFilters({
+        organizationID,
+        ...(request.query.tag === undefined ? {} : { tag: request.query.tag }),
+      });
+      return (await repo.list<T>(kind.type, principal, filters)).map(kind.toRead);
+    },
+  );
+
+  app.post(
+    collection,
+    {
+      schema: doc(kind.tag, `Create a ${kind.what}`, { params: IdentityParams, body: kind.write }, { 201: kind.read }),
+    },
+    async (request, reply) => {
+      const { identity, principal } = await identityInPath(repo, request);
+      refuseUnlessWritable();
+      if (identity.metadata.deletionTimestamp !== undefined) {
+        throw new Problem('bad-request', 'the identity is being deleted');
+      }
+      const object = await kind.create(deps.newId(), request.body as W, identity, principal);
+      return reply.code(201).send(kind.toRead(await repo.create<T>(kind.type, object)));
+    },
+  );
+
+  app.get(
+    item,
+    { schema: doc(kind.tag, `Get a ${kind.what}`, { params: ItemParams }, { 200: kind.read }) },
+    async (request) => kind.toRead((await find(request)).object),
+  );
+
+  const { update } = kind;
+  if (update !== undefined) {
+    app.put(
+      item,
+      {
+        schema: doc(kind.tag, `Update a ${kind.what}`, { params: ItemParams, body: kind.write }, { 202: kind.read }),
+      },
+      async (request, reply) => {
+        const { object: current, principal } = await find(request);
+        refuseUnlessWritable();
+        const body = request.body as W;
+        const spec = await update(body, current, principal);
+        const updated = await repo.update<T>(kind.type, {
+          ...current,
+          metadata: updatedMetadata(current.metadata, body.metadata, principal, deps.clock.now()),
+          spec,
+        });
+        return reply.code(202).send(kind.toRead(updated));
+      },
+    );
+  }
+
+  app.delete(
+    item,
+    { schema: doc(kind.tag, `Delete a ${kind.what}`, { params: ItemParams }, { 202: Accepted }) },
+    async (request, reply) => {
+      const { object } = await find(request);
+      if (object.metadata.deletionTimestamp === undefined) {
+        await repo.delete(kind.type, object.metadata.name, kind.deletion);
+      }
+      return reply.code(202).send();
+    },
+  );
+}
