@@ -21,7 +21,7 @@ import {
 
 export const serverType = regionResourceType('Server', 'servers');
 
-const MAC_ADDRESS_PATTERN = '^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$';
+export const MAC_ADDRESS_PATTERN = '^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$';
 
 export const SSHInjection = Type.Enum(['ca', 'identityKeypair', 'none'], {
   description: 'How SSH access is set up; unset means ca when a CA is named, else identityKeypair.',

@@ -12,7 +12,9 @@ import type { ExternalNetwork, Image } from '../provider/types.ts';
 import type { Authenticator } from './auth.ts';
 
 /** One region's inventory: flavors, volume classes and images (read, and an organization's own written). */
-export type RegionInventory = Pick<CommonProvider, 'flavors' | 'volumeClasses'> & ImageRead & ImageWrite;
+export type RegionInventory = Pick<CommonProvider, 'flavors' | 'volumeClasses'> &
+  ImageRead &
+  Pick<ImageWrite, 'createImage' | 'deleteImage'>;
 
 /**
  * Whether a URL serves what a region can import (upstream peeks at the first 512 bytes for a master boot record):

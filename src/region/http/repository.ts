@@ -12,7 +12,7 @@ import { labels, regionType, type Region } from '../apis/index.ts';
 import { canAccess, type Principal } from './auth.ts';
 import { Problem, problems, violation } from './problem.ts';
 
-interface ListFilters {
+export interface ListFilters {
   readonly organizationId?: readonly string[] | undefined;
   readonly projectId?: readonly string[] | undefined;
   readonly regionId?: readonly string[] | undefined;

@@ -9,7 +9,7 @@ export const imageTags = {
   source: 'images.unikorn-cloud.org:source',
   organizationID: 'images.unikorn-cloud.org:organization-id',
 } as const;
-export const IMAGE_SOURCE_IMPORT = 'import';
+const IMAGE_SOURCE_IMPORT = 'import';
 
 /**
  * The Image an upload registers: owned by the organization (so it is visible to it alone, and exempt from the

@@ -6,7 +6,7 @@ import type { ResourceWriteMetadata } from '../schemas/common.ts';
 import { annotations } from '../status.ts';
 
 /** Where a resource sits: its organization, project and region, and the identity it runs in. */
-interface Tenancy {
+export interface Tenancy {
   readonly organizationID: string;
   readonly projectID: string;
   readonly regionID: string;

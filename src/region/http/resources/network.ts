@@ -78,7 +78,7 @@ export function networkIdentityFor(
 }
 
 /** What a network is made from, in either API generation. */
-export interface NetworkShape {
+interface NetworkShape {
   readonly prefix: string;
   readonly dnsNameservers: readonly string[];
   readonly routes?: NetworkV2Spec['routes'];

@@ -28,12 +28,12 @@ import {
   type RouteDeps,
 } from './kit.ts';
 
-export interface V1Write {
+interface V1Write {
   readonly metadata: ResourceWriteMetadata;
   readonly spec: object;
 }
 
-export interface IdentityChildKind<T extends KubeObject, W extends V1Write, R> {
+interface IdentityChildKind<T extends KubeObject, W extends V1Write, R> {
   readonly tag: string;
   /** The path segment: `networks`. */
   readonly collection: string;

@@ -25,12 +25,12 @@ import {
 } from '../schemas/inventory.ts';
 import { doc, OrganizationParams, scopedPrincipal, type Api, type RouteDeps } from './kit.ts';
 
-export const RegionParams = Type.Object({ regionID: Uuid('The region.') });
+const RegionParams = Type.Object({ regionID: Uuid('The region.') });
 export const OrgRegionParams = Type.Object({ ...OrganizationParams.properties, ...RegionParams.properties });
 export const READ_TIMEOUT_MS = 30_000;
 
 /** What the region routes share: finding a region an organization may use, and its inventory. */
-export interface RegionAccess {
+interface RegionAccess {
   /** The region, if one of the organizations may use it; else 404. */
   regionFor(regionID: string, organizations: readonly string[]): Promise<Region>;
   /** The region's inventory, or 501 when this deployment has none. */
@@ -54,7 +54,7 @@ export function regionAccess(repo: Repository, deps: RouteDeps): RegionAccess {
   };
 }
 
-export const created = (region: Region): string => region.metadata.creationTimestamp ?? new Date(0).toISOString();
+const created = (region: Region): string => region.metadata.creationTimestamp ?? new Date(0).toISOString();
 
 export function regionRoutes(app: Api, deps: RouteDeps): void {
   const caps = deps.capabilities;

@@ -24,7 +24,7 @@ const Params = IdParams('serverID');
 const ACTION_TIMEOUT_MS = 60_000;
 
 /** Where a family of action routes lives and how it finds the server a request names (404 when it cannot). */
-export interface ActionPaths {
+interface ActionPaths {
   /** The server's path, e.g. `/api/v2/servers/:serverID`. */
   readonly server: string;
   readonly params: TObject;

@@ -15,7 +15,7 @@ export const PortNumber = (description: string) => Type.Integer({ minimum: 1, ma
 export const Id = (description: string) => Type.String({ minLength: 1, maxLength: 253, description });
 
 /** What `format: uuid` means (RFC 9562 text form): the ids this service mints, regions' and images' ids. */
-export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 export const Uuid = (description: string) => Type.String({ pattern: UUID_PATTERN, description });
 
 /** A Kubernetes label value: what a resource name is stored as. */

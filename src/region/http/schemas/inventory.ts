@@ -7,7 +7,7 @@ import Type from 'typebox';
 import { Id, ProjectScopedResourceReadMetadata, ResourceWriteMetadata, StaticResourceMetadata } from './common.ts';
 
 /** Upstream's semver: v1.2.3, no pre-release or build part. */
-export const SEMVER_PATTERN = '^v\\d+\\.\\d+\\.\\d+$';
+const SEMVER_PATTERN = '^v\\d+\\.\\d+\\.\\d+$';
 
 const Architecture = Type.Enum(['x86_64', 'aarch64']);
 const GpuVendor = Type.Enum(['NVIDIA', 'AMD']);

@@ -6,7 +6,7 @@ const SSHInjection = Type.Enum(['ca', 'identityKeypair', 'none'], {
   description: 'The create-time SSH access material; ca when a CA is named, else identityKeypair.',
 });
 
-const InstanceLifecyclePhase = Type.Enum(['Pending', 'Queued', 'Building', 'Running', 'Stopping', 'Stopped'], {
+export const InstanceLifecyclePhase = Type.Enum(['Pending', 'Queued', 'Building', 'Running', 'Stopping', 'Stopped'], {
   description: 'The live lifecycle of the server; Running is "ready to use".',
 });
 
@@ -22,7 +22,7 @@ const ServerV2Networking = Type.Object(
 );
 
 /** Base64 (standard alphabet, padded), what `format: byte` means. */
-const BASE64_PATTERN = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$';
+export const BASE64_PATTERN = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$';
 
 const specProperties = {
   flavorId: Id('The server flavor; immutable.'),

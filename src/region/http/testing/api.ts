@@ -24,7 +24,7 @@ export const ORG_B = 'org-b';
 export const PROJECT_A = 'project-a';
 export const PROJECT_B = 'project-b';
 export const FLAVOR = 'flavor-small';
-const FLAVOR_BAREMETAL = 'flavor-metal';
+export const FLAVOR_BAREMETAL = 'flavor-metal';
 export const IMAGE = 'image-ubuntu';
 export const IMAGE_2 = 'image-rocky';
 export const VOLUME_CLASS = 'class-fast';
@@ -43,7 +43,7 @@ const image = (id: string, name: string, overrides: Partial<Image> = {}): Image 
   ...overrides,
 });
 
-const IMAGES: readonly Image[] = [
+export const IMAGES: readonly Image[] = [
   image(IMAGE, 'ubuntu-24.04'),
   image(IMAGE_2, 'rocky-9'),
   image('image-pending', 'pending', { status: 'pending' }),

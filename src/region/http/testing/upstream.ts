@@ -20,7 +20,7 @@ const CORE =
 const IDENTITY = /^https:\/\/raw\.githubusercontent\.com\/unikorn-cloud\/identity\//;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
-export interface UpstreamParameter {
+interface UpstreamParameter {
   readonly name: string;
   readonly in: 'path' | 'query';
   readonly required: boolean;
@@ -40,7 +40,7 @@ export interface UpstreamOperation {
   readonly secured: boolean;
 }
 
-export interface Upstream {
+interface Upstream {
   readonly operations: readonly UpstreamOperation[];
   /** Follows one `$ref` of the document. */
   readonly resolve: (node: Json) => Json;
