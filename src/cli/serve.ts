@@ -2,7 +2,9 @@
  * `openregion serve`: the controllers `up` runs, against real clouds (the Regions and their credentials Secrets
  * in the cluster) and a real Kubernetes (--kubeconfig, or the pod's service account with --in-cluster). Controller
  * groups are selectable; with --leader-election only the Lease holder reconciles (and a second Lease elects the
- * server monitor). The REST API runs when --api is given, verifying tokens against --jwks-url or a public key.
+ * server monitor), while every replica serves its probes and reads Ready once its caches have synced. The probe
+ * port (--health) also serves /metrics. The REST API runs when --api is given, verifying tokens against --jwks-url
+ * or a public key.
  */
 import { hostname } from 'node:os';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -151,8 +153,8 @@ export async function serve(options: ServeOptions): Promise<() => Promise<void>>
   if (monitorElector === undefined) region.start();
   else monitorElector.start();
 
-  const healthAt = hostPort(options.health);
-  const health = await serveHealth(manager.health, healthAt);
+  manager.metrics.collectProcessMetrics();
+  const health = await serveHealth(manager.health, { ...hostPort(options.health), metrics: manager.metrics.registry });
   const app =
     options.api === undefined
       ? undefined
@@ -201,7 +203,7 @@ export function serveCommand(): Command {
     .option('--public-key-algorithm <alg>', 'the public key algorithm', 'ES256')
     .option('--issuer <iss>', 'the token issuer to require')
     .option('--audience <aud>', 'the token audience to require')
-    .option('--health <host:port>', '/healthz and /readyz', '0.0.0.0:8081')
+    .option('--health <host:port>', 'the probe port: /healthz, /livez, /readyz and /metrics', '0.0.0.0:8081')
     .option('--region <name>', 'the catalog region endpoints are picked from')
     .option('--log-level <level>', 'log level', 'info')
     .option(

@@ -21,10 +21,12 @@ import { createAuthenticator } from '../region/http/auth.ts';
 import { DEV_ALGORITHM, generateDevKeyPair, signDevToken } from '../region/http/dev-token.ts';
 import { clientSetFactory, RegionRegistry } from '../region/openstack/registry.ts';
 import { readEnvFile, renderEnvFile } from '../region/registration/env-file.ts';
+import { probeRoutes, serveHealth } from '../runtime/health.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { Manager } from '../runtime/manager.ts';
 import { systemScheduler, type Scheduler } from '../runtime/scheduler.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
+import { hostPort } from './serve.ts';
 import { seedDemoCloud } from './up/demo-cloud.ts';
 import { setUpDemoRegion } from './up/demo-region.ts';
 import {
@@ -50,12 +52,16 @@ type AdminSession = Session<'project'> | Session<'domain'> | Session<'system'>;
 export const REGION_NAMESPACE = 'unikorn-region';
 const KV_TOKEN = 'openregion-dev-kv';
 const DEMO_MONITOR_PERIOD_MS = 10_000;
+/** What the API port answers besides the API, as `serve`'s probe port does. */
+const PROBE_PATHS = ['/healthz', '/livez', '/readyz', '/metrics'] as const;
 
 export interface UpOptions {
   readonly dir: string;
   readonly host: string;
-  /** The REST API's port; 0 picks a free one. */
+  /** The REST API's port; 0 picks a free one. The API port answers the probes and /metrics too. */
   readonly port: number;
+  /** A separate probe port (/healthz, /livez, /readyz, /metrics), as `serve --health` has. */
+  readonly health?: { readonly host: string; readonly port: number } | undefined;
   /** A clouds.yaml entry (cloud admin) to use instead of the emulator. */
   readonly cloud?: string | undefined;
   readonly emulatorPort?: number;
@@ -186,15 +192,20 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       capabilities: region.capabilities,
       log,
     });
-    app.get('/healthz', { schema: { hide: true } }, (_request, reply) => {
-      const { status, body } = manager.health.healthz();
-      return reply.code(status).type('text/plain').send(body);
-    });
-    app.get('/readyz', { schema: { hide: true } }, (_request, reply) => {
-      const { status, body } = manager.health.readyz();
-      return reply.code(status).type('text/plain').send(body);
-    });
+    manager.metrics.collectProcessMetrics();
+    const probes = probeRoutes(manager.health, manager.metrics.registry);
+    for (const path of PROBE_PATHS) {
+      app.get(path, { schema: { hide: true } }, async (_request, reply) => {
+        // Every probe path routes, since the registry is given.
+        const response = (await probes(path)) ?? { status: 404, contentType: 'text/plain', body: '' };
+        return reply.code(response.status).type(response.contentType).send(response.body);
+      });
+    }
     await app.listen({ host: options.host, port: options.port });
+    if (options.health !== undefined) {
+      const health = await serveHealth(manager.health, { ...options.health, metrics: manager.metrics.registry });
+      cleanups.push(() => health.close());
+    }
     cleanups.push(() => app.close());
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : options.port;
@@ -220,7 +231,7 @@ export function banner(up: RunningUp, dir: string): string {
   return [
     'openregion is up: everything runs in this process (Ctrl-C stops it; a restart resumes from the store).',
     '',
-    `  REST API      ${up.api}   (OpenAPI 3.1: ${up.api}/openapi.json, health: /healthz)`,
+    `  REST API      ${up.api}   (OpenAPI 3.1: ${up.api}/openapi.json, probes: /healthz /readyz, /metrics)`,
     `  OpenStack     ${cloud}${up.emulator === undefined ? '' : `, admin in ${dir}/clouds.yaml (cloud emulator)`}`,
     `  store         ${dir}/store.db   (openregion get servers -n ${REGION_NAMESPACE} --store ${dir}/store.db)`,
     `  region        ${up.regionID} (demo), registered for organization ${up.organizationID}`,
@@ -269,6 +280,15 @@ function port(value: string): number {
   return n;
 }
 
+interface UpCommandOptions {
+  dir: string;
+  host: string;
+  port: number;
+  cloud?: string;
+  health?: { host: string; port: number };
+  logLevel: string;
+}
+
 export function upCommand(): Command {
   return new Command('up')
     .description('Run everything in one process: store, OpenStack emulator with a demo region, controllers, REST API')
@@ -276,13 +296,19 @@ export function upCommand(): Command {
     .option('--host <host>', 'the REST API address', '127.0.0.1')
     .option('--port <port>', 'the REST API port (0: any free one)', port, 8080)
     .option('--cloud <name>', 'a clouds.yaml entry (cloud admin) to use instead of the built-in emulator')
+    .option(
+      '--health <host:port>',
+      'also serve the probes and /metrics here (they are on the API port anyway)',
+      hostPort,
+    )
     .option('--log-level <level>', 'log level (logs go to stdout as JSON)', 'warn')
-    .action(async (options: { dir: string; host: string; port: number; cloud?: string; logLevel: string }) => {
+    .action(async (options: UpCommandOptions) => {
       const up = await startUp({
         dir: options.dir,
         host: options.host,
         port: options.port,
         cloud: options.cloud,
+        health: options.health,
         env: process.env,
         log: createLogger({ level: options.logLevel }),
       });

@@ -1,8 +1,9 @@
 /**
- * Liveness and readiness as controller-runtime's healthz serves them: plain handlers (testable without a socket)
- * and a tiny node:http server that routes /healthz and /readyz to them.
+ * Liveness, readiness and metrics as controller-runtime serves them: plain handlers (testable without a socket)
+ * and a tiny node:http server for the probe port that routes /healthz, /livez, /readyz and /metrics to them.
  */
 import { createServer, type Server } from 'node:http';
+import type { Registry } from 'prom-client';
 
 export interface HealthCheck {
   readonly name: string;
@@ -51,27 +52,66 @@ export function healthHandlers(checks: {
   };
 }
 
+/** What the probe port answers: a status, a content type and a body. */
+export interface ProbeResponse {
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: string;
+}
+
+const TEXT = 'text/plain; charset=utf-8';
+
+/**
+ * The probe port's routes, as controller-runtime serves them: /healthz and /livez (liveness), /readyz, and
+ * /metrics (Prometheus text) when a registry is given. Undefined for any other path; testable without a socket.
+ */
+export function probeRoutes(
+  handlers: HealthHandlers,
+  registry?: Registry,
+): (path: string) => Promise<ProbeResponse> | undefined {
+  const text = ({ status, body }: HealthResponse): Promise<ProbeResponse> =>
+    Promise.resolve({ status, contentType: TEXT, body });
+  return (path) => {
+    switch (path) {
+      case '/healthz':
+      case '/livez':
+        return text(handlers.healthz());
+      case '/readyz':
+        return text(handlers.readyz());
+      case '/metrics':
+        return registry === undefined
+          ? undefined
+          : registry.metrics().then((body) => ({ status: 200, contentType: registry.contentType, body }));
+      default:
+        return undefined;
+    }
+  };
+}
+
 export interface HealthServer {
   readonly port: number;
   close(): Promise<void>;
 }
 
-/** Serves /healthz and /readyz (and /livez, an alias) on `host:port`; port 0 picks a free one. */
+/** Serves /healthz, /livez, /readyz and (given a registry) /metrics on `host:port`; port 0 picks a free one. */
 export async function serveHealth(
   handlers: HealthHandlers,
-  options: { host: string; port: number },
+  options: { host: string; port: number; metrics?: Registry },
 ): Promise<HealthServer> {
+  const route = probeRoutes(handlers, options.metrics);
   const server: Server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    const handler =
-      path === '/healthz' || path === '/livez'
-        ? () => handlers.healthz()
-        : path === '/readyz'
-          ? () => handlers.readyz()
-          : undefined;
-    const response: HealthResponse = handler === undefined ? { status: 500, body: 'not found\n' } : handler();
-    res.writeHead(handler === undefined ? 404 : response.status, { 'content-type': 'text/plain; charset=utf-8' });
-    res.end(response.body);
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const response = route(path) ?? Promise.resolve({ status: 404, contentType: TEXT, body: 'not found\n' });
+    response.then(
+      ({ status, contentType, body }) => {
+        res.writeHead(status, { 'content-type': contentType });
+        res.end(body);
+      },
+      (error: unknown) => {
+        res.writeHead(500, { 'content-type': TEXT });
+        res.end(`${error instanceof Error ? error.message : String(error)}\n`);
+      },
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -86,6 +126,7 @@ export async function serveHealth(
     port,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
         server.close((error) => {
           if (error) reject(error);
           else resolve();

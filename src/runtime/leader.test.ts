@@ -159,7 +159,7 @@ describe('LeaderElector', () => {
 });
 
 describe('Manager with leader election', () => {
-  it('reconciles only while leading, is ready only then, and stops reconciling on loss', async () => {
+  it('reconciles only while leading, is ready as a standby too, and stops reconciling on loss', async () => {
     const store = new FakeClient();
     const scheduler = new ManualScheduler(new ManualClock());
     const view = partitionable(store);
@@ -189,8 +189,9 @@ describe('Manager with leader election', () => {
     await manager.start();
     await scheduler.advance(0);
     assert.equal(manager.isLeader, false);
-    assert.equal(manager.health.readyz().status, 500);
-    assert.match(manager.health.readyz().body, /\[-\]leader failed/);
+    assert.equal(manager.health.readyz().status, 200, 'a standby is Ready: its caches serve');
+    assert.doesNotMatch(manager.health.readyz().body, /leader/);
+    assert.match(await manager.metrics.registry.metrics(), /leader_election_master_status\{name="openregion"\} 0/);
     assert.deepEqual(passes, [], 'a standby does not reconcile');
 
     await scheduler.advance(16_000);
@@ -202,7 +203,7 @@ describe('Manager with leader election', () => {
     view.setDown(true);
     await scheduler.advance(10_000);
     await eventually(() => lost === 1, 'lost leadership');
-    assert.equal(manager.health.readyz().status, 500);
+    assert.match(await manager.metrics.registry.metrics(), /leader_election_master_status\{name="openregion"\} 0/);
     view.setDown(false);
     await store.create(widgetType, objectOf(widgetType, 'ns', 'b'));
     await settle();

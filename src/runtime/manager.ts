@@ -137,12 +137,11 @@ export class Manager {
       });
     }
     if (options.leaderElection !== undefined) this.metrics.leaderStatus.set({ name: options.leaderElection.name }, 0);
+    // Readiness never asks for leadership: a standby's caches and API serve, so a standby pod is Ready (leadership
+    // is in leader_election_master_status).
     this.health = healthHandlers({
       live: [{ name: 'ping', check: () => true }],
-      ready: [
-        { name: 'caches', check: () => this.#managementSynced() },
-        ...(this.#elector === undefined ? [] : [{ name: 'leader', check: () => this.#elector?.isLeader === true }]),
-      ],
+      ready: [{ name: 'caches', check: () => this.#managementSynced() }],
     });
   }
 

@@ -11,6 +11,8 @@ describe('metrics', () => {
     metrics.initController('keystoneuser');
     const observer = metrics.queueObserver('keystoneuser');
     observer.depth(3);
+    observer.add();
+    observer.add();
     observer.retry();
     metrics.observeReconcile('keystoneuser', 0.2, 'requeue_after');
     const text = await metrics.registry.metrics();
@@ -21,6 +23,7 @@ describe('metrics', () => {
       '# TYPE controller_runtime_reconcile_time_seconds histogram',
       'controller_runtime_reconcile_time_seconds_bucket{le="0.25",controller="keystoneuser"} 1',
       'workqueue_depth{name="keystoneuser"} 3',
+      'workqueue_adds_total{name="keystoneuser"} 2',
       'workqueue_retries_total{name="keystoneuser"} 1',
     ]) {
       assert.ok(text.includes(line), `missing: ${line}`);

@@ -3,7 +3,7 @@
  * not collide): controller-runtime's reconcile and work-queue series, and the c5c3 operator's sub-reconciler
  * instrumenter, named and labelled as the KeystoneUser seed names them.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../util/clock.ts';
 import type { QueueObserver } from './workqueue.ts';
 
@@ -21,6 +21,7 @@ export class RuntimeMetrics {
   readonly reconcileErrors: Counter<'controller'>;
   readonly reconcileTime: Histogram<'controller'>;
   readonly queueDepth: Gauge<'name'>;
+  readonly queueAdds: Counter<'name'>;
   readonly queueRetries: Counter<'name'>;
   readonly leaderStatus: Gauge<'name'>;
 
@@ -52,6 +53,12 @@ export class RuntimeMetrics {
       labelNames: ['name'],
       registers,
     });
+    this.queueAdds = new Counter({
+      name: 'workqueue_adds_total',
+      help: 'Total number of adds handled by workqueue',
+      labelNames: ['name'],
+      registers,
+    });
     this.queueRetries = new Counter({
       name: 'workqueue_retries_total',
       help: 'Total number of retries handled by workqueue',
@@ -66,6 +73,11 @@ export class RuntimeMetrics {
     });
   }
 
+  /** Adds the process series (CPU, memory, event loop lag, GC) a served process exposes; call once per process. */
+  collectProcessMetrics(): void {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
   /** Starts a controller's series at zero, so a scrape shows them before the first reconcile. */
   initController(controller: string): void {
     for (const result of ['success', 'error', 'requeue_after'] as const)
@@ -75,10 +87,14 @@ export class RuntimeMetrics {
 
   queueObserver(name: string): QueueObserver {
     this.queueDepth.set({ name }, 0);
+    this.queueAdds.inc({ name }, 0);
     this.queueRetries.inc({ name }, 0);
     return {
       depth: (depth) => {
         this.queueDepth.set({ name }, depth);
+      },
+      add: () => {
+        this.queueAdds.inc({ name });
       },
       retry: () => {
         this.queueRetries.inc({ name });

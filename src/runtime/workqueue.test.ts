@@ -6,7 +6,7 @@ import { backoffDelay, WorkQueue, type BackoffOptions } from './workqueue.ts';
 
 function setup(options: { random?: () => number; backoff?: Partial<BackoffOptions> } = {}) {
   const scheduler = new ManualScheduler(new ManualClock());
-  const observed = { depth: -1, retries: 0 };
+  const observed = { depth: -1, adds: 0, retries: 0 };
   const queue = new WorkQueue<string>({
     keyOf: (s) => s.split('#')[0] ?? s,
     scheduler,
@@ -15,6 +15,9 @@ function setup(options: { random?: () => number; backoff?: Partial<BackoffOption
     observer: {
       depth: (d) => {
         observed.depth = d;
+      },
+      add: () => {
+        observed.adds++;
       },
       retry: () => {
         observed.retries++;
@@ -32,6 +35,7 @@ describe('WorkQueue', () => {
     queue.add('a#2');
     assert.equal(queue.depth, 2);
     assert.equal(observed.depth, 2);
+    assert.equal(observed.adds, 2, 'a key already waiting is not counted again');
     assert.equal(await queue.get(), 'a#2');
     assert.equal(await queue.get(), 'b');
     assert.equal(queue.depth, 0);

@@ -25,6 +25,8 @@ export function backoffDelay(failures: number, options: BackoffOptions, random: 
 
 export interface QueueObserver {
   depth(depth: number): void;
+  /** A key entered the queue (a re-add of a key already waiting is not counted, as in client-go). */
+  add(): void;
   retry(): void;
 }
 
@@ -98,6 +100,7 @@ export class WorkQueue<T> {
       this.#queue.set(key, item);
       return;
     }
+    this.#observer?.add();
     const waiter = this.#waiters.shift();
     if (waiter !== undefined) {
       this.#processing.set(key, item);

@@ -176,6 +176,21 @@ describe('openregion up, end to end through HTTP', () => {
     assert.deepEqual(left, [], 'the Neutron network is deleted too');
   });
 
+  it('answers the probes and /metrics on the API port, without a token', async () => {
+    for (const path of ['/healthz', '/livez', '/readyz']) {
+      const response = await fetch(`${up.api}${path}`);
+      assert.equal(response.status, 200, path);
+      assert.match(await response.text(), /check passed/);
+    }
+    const scrape = await fetch(`${up.api}/metrics`);
+    assert.equal(scrape.status, 200);
+    const text = await scrape.text();
+    assert.match(text, /^controller_runtime_reconcile_total\{controller="[^"]+",result="success"\} [1-9]/m);
+    assert.match(text, /^workqueue_adds_total\{name="[^"]+"\} [1-9]/m);
+    assert.match(text, /^# TYPE c5c3_operator_reconcile_duration_seconds histogram$/m);
+    assert.match(text, /^process_resident_memory_bytes \d+/m);
+  });
+
   it('a restart resumes from the store: the same region and identity, and what was created is still there', async () => {
     const created = await http('POST', '/api/v2/networks', {
       metadata: { name: 'kept' },
