@@ -3,7 +3,7 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'deploy/', '.cache/'] },
+  { ignores: ['node_modules/', 'deploy/', '.cache/', 'dist/'] },
   eslint.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

@@ -16,9 +16,10 @@ import { benchEmbedded } from './kube-embedded.ts';
 import { benchMemory } from './memory.ts';
 import { benchRebuildWave } from './rebuild-wave.ts';
 import { benchSdkCompare, type Skipped } from './sdk-compare.ts';
+import { benchStartup } from './startup.ts';
 import { benchSteadyState } from './steady-state.ts';
 
-type Figures = Record<string, number>;
+type Figures = Record<string, number | string>;
 
 const quick = process.env['BENCH_QUICK'] === '1';
 const only = process.env['BENCH_ONLY'];
@@ -26,6 +27,7 @@ const fleet = quick ? 100 : 1_000;
 
 // Order matters: steady state and the rebuild wave measure the last convergence's system.
 const benches: Record<string, () => Promise<Figures | Skipped>> = {
+  'CLI start-up': () => Promise.resolve(benchStartup()),
   ...(quick
     ? {}
     : {

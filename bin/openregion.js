@@ -1,6 +1,35 @@
 #!/usr/bin/env node
-// The installed entry point: register tsx, then run the TypeScript CLI.
-import { register } from 'tsx/esm/api';
+// The installed entry point. A built package (`npm run build`: the image, a production install) runs the compiled
+// CLI in dist/. A source checkout runs the TypeScript through tsx unless a build newer than every source exists, so
+// the command never runs stale code and needs no build to work.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import process from 'node:process';
+import { URL } from 'node:url';
 
-register();
-await import('../src/cli/main.ts');
+const root = new URL('../', import.meta.url);
+const built = new URL('dist/cli/main.js', root);
+const sources = new URL('src/', root);
+
+/** The newest modification time under `dir`, in ms (0 for an empty or missing directory). */
+function newestUnder(dir) {
+  if (!existsSync(dir)) return 0;
+  let newest = 0;
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(`${entry.parentPath}/${entry.name}`).mtimeMs);
+  }
+  return newest;
+}
+
+if (existsSync(built) && statSync(built).mtimeMs >= newestUnder(sources)) {
+  await import(built.href);
+} else {
+  const tsx = await import('tsx/esm/api').catch(() => undefined);
+  if (tsx === undefined) {
+    if (!existsSync(built)) throw new Error('openregion: run `npm run build` (or install the dev dependencies) first');
+    process.stderr.write('openregion: dist/ is older than src/ and tsx is not installed: running the old build\n');
+    await import(built.href);
+  } else {
+    tsx.register();
+    await import(new URL('src/cli/main.ts', root).href);
+  }
+}

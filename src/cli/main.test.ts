@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { FakeCloud } from '../openstack/testing/fake-cloud.ts';
+import { buildProgram, COMMAND_MODULES, packageVersion } from './program.ts';
 
 const run = promisify(execFile);
 const cli = (args: string[], env: Record<string, string> = {}) =>
@@ -16,6 +17,25 @@ describe('openregion CLI', () => {
     cloud = await FakeCloud.start();
   });
   after(() => cloud.close());
+
+  it('prints the version from package.json, loading no command module', async () => {
+    const { stdout } = await cli(['--version']);
+    assert.equal(stdout, `${packageVersion()}\n`);
+    assert.match(packageVersion(), /^\d+\.\d+\.\d+/);
+    assert.deepEqual((await buildProgram(['--version'])).commands, []);
+  });
+
+  it('loads only the module of the command it runs, and each module defines exactly the names it is listed under', async () => {
+    assert.deepEqual(
+      (await buildProgram(['crds'])).commands.map((c) => c.name()),
+      ['crds'],
+    );
+    for (const module of COMMAND_MODULES) {
+      assert.deepEqual((await module.load()).map((c) => c.name()).sort(), [...module.names].sort());
+    }
+    const all = (await buildProgram(['--help'])).commands.map((c) => c.name());
+    assert.deepEqual(all.sort(), COMMAND_MODULES.flatMap((m) => m.names).sort());
+  });
 
   it('prints its help when run without a command', async () => {
     const { stdout } = await cli([]);
