@@ -3,6 +3,7 @@
 export interface ValidationRule {
   readonly rule: string;
   readonly message?: string;
+  readonly messageExpression?: string;
   readonly reason?: string;
   readonly fieldPath?: string;
 }
