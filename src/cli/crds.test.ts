@@ -7,8 +7,14 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { parseAllDocuments } from 'yaml';
 import { keystoneCrds } from '../keystone/apis/index.ts';
+import {
+  estimateSchemaCosts,
+  STATIC_ESTIMATED_COST_LIMIT,
+  STATIC_ESTIMATED_CRD_COST_LIMIT,
+} from '../kube/schema/cel-cost.ts';
+import type { CrdSpec } from '../kube/schema/types.ts';
 import { regionKinds } from '../region/apis/index.ts';
-import { CRDS_HEADER, crdsCommand, renderCrds } from './crds.ts';
+import { allCrds, CRDS_HEADER, crdsCommand, renderCrds } from './crds.ts';
 
 const committed = fileURLToPath(new URL('../../deploy/crds/', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'openregion-crds-'));
@@ -64,5 +70,28 @@ describe('openregion crds', () => {
     const present = readdirSync(committed).filter((f) => f.endsWith('.yaml'));
     assert.deepEqual(present.sort(), [...expected.keys()].sort(), 'stale or missing files in deploy/crds');
     for (const [name, text] of expected) assert.equal(readFileSync(join(committed, name), 'utf8'), text, name);
+  });
+
+  describe('CEL cost on Kubernetes 1.25+ (only 1.20 runs here, which ignores CEL)', () => {
+    for (const crd of allCrds()) {
+      const spec = crd.spec as CrdSpec;
+      for (const version of spec.versions) {
+        const schema = version.schema?.openAPIV3Schema;
+        if (schema === undefined) continue;
+        it(`${crd.metadata.name} ${version.name}: every rule within budget, no unbounded list or string walked`, () => {
+          const costs = estimateSchemaCosts(schema);
+          const over = costs.filter((c) => c.total > STATIC_ESTIMATED_COST_LIMIT);
+          assert.deepEqual(
+            over.map((c) => `${c.path}: ${c.rule} costs ${String(c.cost)} x ${String(c.cardinality)}`),
+            [],
+            `over the per-rule limit of ${String(STATIC_ESTIMATED_COST_LIMIT)}`,
+          );
+          const total = costs.reduce((sum, c) => sum + c.total, 0);
+          assert.ok(total <= STATIC_ESTIMATED_CRD_COST_LIMIT, `total ${String(total)} over the per-CRD limit`);
+          const unbounded = costs.flatMap((c) => c.unbounded.map((node) => `${c.path}: ${c.rule} walks ${node}`));
+          assert.deepEqual(unbounded, [], 'give these maxItems, maxProperties or maxLength');
+        });
+      }
+    }
   });
 });

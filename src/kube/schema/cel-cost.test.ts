@@ -110,6 +110,7 @@ describe('CEL cost estimate', () => {
       cost: 2, // self, .name; comparing with '' costs nothing
       cardinality: 16,
       total: 32,
+      unbounded: [],
     });
     // Unbounded: 3 MiB over the item's smallest form, {"name":""} (2 + 4 + 2 + 4 = 12 bytes) plus a comma.
     const [unbounded] = estimateSchemaCosts(listener());
@@ -124,6 +125,31 @@ describe('CEL cost estimate', () => {
     assert.ok(root !== undefined);
     assert.equal(root.cost, 5);
     assert.equal(root.cardinality, 1);
+  });
+
+  it('names the lists and strings a rule iterates or traverses whose size is only the 3 MiB estimate', () => {
+    const spec: JSONSchemaProps = {
+      type: 'object',
+      properties: {
+        prefix: string(),
+        name: string(63),
+        tags: { type: 'array', items: string(63) },
+        kind: { type: 'string', enum: ['a', 'bb'] },
+      },
+      'x-kubernetes-validations': [
+        { rule: 'self.prefix == oldSelf.prefix' },
+        { rule: 'self.name == oldSelf.name && self.kind == oldSelf.kind' },
+        { rule: 'self.tags.all(t, t != self.name)' },
+        { rule: "self.prefix == 'x'" },
+        { rule: "self.prefix.split('/').size() == 2" },
+      ],
+    };
+    const root: JSONSchemaProps = { type: 'object', properties: { spec } };
+    assert.deepEqual(
+      estimateSchemaCosts(root).map((c) => c.unbounded),
+      [[], [], ['spec.tags'], [], ['spec.prefix']],
+      'a comparison is costed but walks nothing',
+    );
   });
 
   it('refuses a function it has no cost model for, rather than guessing', () => {

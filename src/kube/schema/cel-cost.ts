@@ -35,6 +35,8 @@ interface Decl {
   readonly minSize: number;
   readonly fields?: ReadonlyMap<string, Decl>;
   readonly elem?: Decl;
+  /** Where maxElements is only the 3 MiB estimate: the node that lacks maxLength, maxItems or maxProperties. */
+  readonly estimated?: string;
 }
 
 const add = (a: number, b: number) => Math.min(UNBOUNDED, a + b);
@@ -42,22 +44,43 @@ const times = (a: number, b: number) => (a === 0 || b === 0 ? 0 : Math.min(UNBOU
 const factor = (size: number, f: number) => Math.min(UNBOUNDED, Math.ceil(size * f));
 const perRequest = (minSize: number) => Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (minSize + 1));
 
-const scalar = (kind: Kind, minSize: number, maxElements = 0): Decl => ({ kind, minSize, maxElements });
+const scalar = (kind: Kind, minSize: number, maxElements = 0, estimated?: string): Decl => ({
+  kind,
+  minSize,
+  maxElements,
+  ...(estimated === undefined ? {} : { estimated }),
+});
+const child = (path: string, name: string) => (path === '' ? name : `${path}.${name}`);
 
-/** SchemaDeclType: the CEL declaration of a schema node; the resource root gains kind, apiVersion and metadata. */
-export function declOf(schema: JSONSchemaProps, isRoot = false): Decl {
+/**
+ * SchemaDeclType: the CEL declaration of the schema node at `path`; the resource root gains kind, apiVersion and
+ * metadata.
+ */
+export function declOf(schema: JSONSchemaProps, isRoot = false, path = ''): Decl {
+  const at = path === '' ? '<root>' : path;
   if (schema['x-kubernetes-int-or-string'] === true)
-    return scalar('dyn', 1, schema.maxLength !== undefined ? schema.maxLength * 4 : MAX_REQUEST_SIZE_BYTES - 2);
+    return schema.maxLength !== undefined
+      ? scalar('dyn', 1, schema.maxLength * 4)
+      : scalar('dyn', 1, MAX_REQUEST_SIZE_BYTES - 2, at);
   switch (schema.type) {
     case 'array': {
-      const elem = schema.items === undefined ? scalar('dyn', 1) : declOf(schema.items);
-      return { kind: 'list', elem, minSize: 2, maxElements: schema.maxItems ?? perRequest(elem.minSize) };
+      const elem = schema.items === undefined ? scalar('dyn', 1) : declOf(schema.items, false, `${path}[*]`);
+      return schema.maxItems !== undefined
+        ? { kind: 'list', elem, minSize: 2, maxElements: schema.maxItems }
+        : { kind: 'list', elem, minSize: 2, maxElements: perRequest(elem.minSize), estimated: at };
     }
     case 'object': {
       if (typeof schema.additionalProperties === 'object') {
-        const elem = declOf(schema.additionalProperties);
-        const max = schema.maxProperties ?? Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (elem.minSize + 6));
-        return { kind: 'map', elem, minSize: 2, maxElements: max };
+        const elem = declOf(schema.additionalProperties, false, `${path}{*}`);
+        return schema.maxProperties !== undefined
+          ? { kind: 'map', elem, minSize: 2, maxElements: schema.maxProperties }
+          : {
+              kind: 'map',
+              elem,
+              minSize: 2,
+              maxElements: Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (elem.minSize + 6)),
+              estimated: at,
+            };
       }
       const properties: Record<string, JSONSchemaProps> = { ...schema.properties };
       if (isRoot) {
@@ -71,7 +94,7 @@ export function declOf(schema: JSONSchemaProps, isRoot = false): Decl {
       const fields = new Map<string, Decl>();
       let minSize = 2;
       for (const [name, property] of Object.entries(properties)) {
-        const decl = declOf(property);
+        const decl = declOf(property, false, child(path, name));
         fields.set(name, decl);
         if (schema.required?.includes(name) === true && property.default === undefined)
           minSize += name.length + decl.minSize + 4;
@@ -79,7 +102,7 @@ export function declOf(schema: JSONSchemaProps, isRoot = false): Decl {
       return { kind: 'object', fields, minSize, maxElements: 0 };
     }
     case 'string':
-      return stringDecl(schema);
+      return stringDecl(schema, at);
     case 'boolean':
       return scalar('bool', 4);
     case 'number':
@@ -91,10 +114,12 @@ export function declOf(schema: JSONSchemaProps, isRoot = false): Decl {
   }
 }
 
-function stringDecl(schema: JSONSchemaProps): Decl {
+function stringDecl(schema: JSONSchemaProps, at: string): Decl {
   switch (schema.format) {
     case 'byte':
-      return scalar('bytes', 2, schema.maxLength ?? MAX_REQUEST_SIZE_BYTES - 2);
+      return schema.maxLength !== undefined
+        ? scalar('bytes', 2, schema.maxLength)
+        : scalar('bytes', 2, MAX_REQUEST_SIZE_BYTES - 2, at);
     case 'duration':
       return scalar('duration', 3, 32);
     case 'date':
@@ -105,7 +130,7 @@ function stringDecl(schema: JSONSchemaProps): Decl {
   if (schema.maxLength !== undefined) return scalar('string', 2, schema.maxLength * 4);
   const values = (schema.enum ?? []).filter((v): v is string => typeof v === 'string');
   if (values.length > 0) return scalar('string', 2, Math.max(...values.map((v) => v.length)));
-  return scalar('string', 2, MAX_REQUEST_SIZE_BYTES - 2);
+  return scalar('string', 2, MAX_REQUEST_SIZE_BYTES - 2, at);
 }
 
 /** An expression's estimate: its maximum cost, and what is known of its value. */
@@ -115,12 +140,14 @@ interface Estimate {
   readonly size: number;
   readonly kind: Kind | undefined;
   readonly decl?: Decl;
+  /** The schema node whose missing bound the size comes from. */
+  readonly estimated?: string | undefined;
 }
 
 const fromDecl = (cost: number, decl: Decl | undefined): Estimate =>
   decl === undefined
     ? { cost, size: UNBOUNDED, kind: undefined }
-    : { cost, size: decl.maxElements, kind: decl.kind, decl };
+    : { cost, size: decl.maxElements, kind: decl.kind, decl, estimated: decl.estimated };
 
 /** `__import__` → `import`: CEL's escaping of property names that are keywords or hold `-`, `.`, `/`. */
 function unescape(name: string): string {
@@ -136,6 +163,8 @@ function unescape(name: string): string {
 
 class Estimator {
   readonly #scopes = new Map<string, Estimate[]>();
+  /** Schema nodes the rule walks whose size is only estimated (unbounded). */
+  readonly unbounded = new Set<string>();
 
   constructor(self: Decl) {
     this.#scopes.set('self', [fromDecl(1, self)]);
@@ -197,6 +226,21 @@ class Estimator {
     }
   }
 
+  /**
+   * The size of a string or list the rule walks (a macro's range, a string function's subject); one that is only
+   * the 3 MiB estimate names its unbounded schema node.
+   */
+  #size(e: Estimate | undefined): number {
+    if (e === undefined) return UNBOUNDED;
+    if (e.estimated !== undefined && e.size > 0) this.unbounded.add(e.estimated);
+    return e.size;
+  }
+
+  /** The smaller of two sizes: what an equality compares (costed, but a comparison, not a walk). */
+  #smaller(a: Estimate | undefined, b: Estimate | undefined): number {
+    return Math.min(a?.size ?? UNBOUNDED, b?.size ?? UNBOUNDED);
+  }
+
   /** cel-go costComprehension: range, init and result once; condition and step once per element of the range. */
   #comprehension(c: Extract<NonNullable<Expr['exprKind']>, { case: 'comprehensionExpr' }>['value']): Estimate {
     const range = this.estimate(c.iterRange);
@@ -212,7 +256,7 @@ class Estimator {
         add(this.estimate(c.loopCondition).cost, this.estimate(c.loopStep).cost),
       );
       const result = this.estimate(c.result);
-      const cost = add(add(add(range.cost, init.cost), result.cost), times(range.size, perElement));
+      const cost = add(add(add(range.cost, init.cost), result.cost), times(this.#size(range), perElement));
       return { ...result, cost };
     });
   }
@@ -233,26 +277,30 @@ class Estimator {
       case '_&&_':
       case '_||_':
         return { cost: argCost, ...bool };
-      case '_?_:_':
+      case '_?_:_': {
+        const larger = (b?.size ?? UNBOUNDED) >= (c?.size ?? UNBOUNDED) ? b : c;
         return {
           cost: add(a?.cost ?? 0, Math.max(b?.cost ?? 0, c?.cost ?? 0)),
-          size: Math.max(b?.size ?? UNBOUNDED, c?.size ?? UNBOUNDED),
+          size: larger?.size ?? UNBOUNDED,
           kind: b?.kind,
+          estimated: larger?.estimated,
         };
+      }
       case '_==_':
       case '_!=_':
-        return on(factor(Math.min(a?.size ?? UNBOUNDED, b?.size ?? UNBOUNDED), STRING_TRAVERSAL), bool);
+        return on(factor(this.#smaller(a, b), STRING_TRAVERSAL), bool);
       case '_<_':
       case '_<=_':
       case '_>_':
       case '_>=_':
-        return textual(a)
-          ? on(factor(Math.min(a?.size ?? UNBOUNDED, b?.size ?? UNBOUNDED), STRING_TRAVERSAL), bool)
-          : on(1, bool);
+        return textual(a) ? on(factor(this.#smaller(a, b), STRING_TRAVERSAL), bool) : on(1, bool);
       case '_+_': {
-        const size = add(a?.size ?? UNBOUNDED, b?.size ?? UNBOUNDED);
-        if (textual(a)) return on(factor(size, STRING_TRAVERSAL), { size, kind: a?.kind });
-        return on(1, { size: a?.kind === 'list' ? size : 1, kind: a?.kind });
+        if (textual(a)) {
+          const size = add(this.#size(a), this.#size(b));
+          return on(factor(size, STRING_TRAVERSAL), { size, kind: a?.kind });
+        }
+        const size = a?.kind === 'list' ? add(a.size, b?.size ?? UNBOUNDED) : 1;
+        return on(1, { size, kind: a?.kind });
       }
       case '_-_':
       case '_*_':
@@ -264,7 +312,7 @@ class Estimator {
       case '@not_strictly_false':
         return on(1, bool);
       case '@in':
-        return on(b?.kind === 'list' ? times(b.size, 1) : 1, bool);
+        return on(b?.kind === 'list' ? this.#size(b) : 1, bool);
       case 'size':
         return on(1, int);
       case '_[_]':
@@ -283,22 +331,19 @@ class Estimator {
       case 'dyn':
         return { ...(a ?? fromDecl(0, undefined)), cost: add(argCost, 1) };
       case 'contains':
-        return on(
-          times(factor(self?.size ?? UNBOUNDED, STRING_TRAVERSAL), factor(a?.size ?? UNBOUNDED, STRING_TRAVERSAL)),
-          bool,
-        );
+        return on(times(factor(this.#size(self), STRING_TRAVERSAL), factor(this.#size(a), STRING_TRAVERSAL)), bool);
       case 'startsWith':
       case 'endsWith':
-        return on(factor(a?.size ?? UNBOUNDED, STRING_TRAVERSAL), bool);
+        return on(factor(this.#size(a), STRING_TRAVERSAL), bool);
       case 'matches': {
         const subject = target === undefined ? a : self;
         const regex = target === undefined ? b : a;
-        const text = factor(add(subject?.size ?? UNBOUNDED, 1), STRING_TRAVERSAL);
-        return on(times(text, factor(regex?.size ?? UNBOUNDED, REGEX_LENGTH)), bool);
+        const text = factor(add(this.#size(subject), 1), STRING_TRAVERSAL);
+        return on(times(text, factor(this.#size(regex), REGEX_LENGTH)), bool);
       }
       case 'split': {
         // Kubernetes' strings library: two traversals; at most as many parts as characters (or the literal limit).
-        const size = self?.size ?? UNBOUNDED;
+        const size = this.#size(self);
         const literal =
           argExprs[1]?.exprKind.case === 'constExpr' ? argExprs[1].exprKind.value.constantKind : undefined;
         const limit = literal?.case === 'int64Value' ? Number(literal.value) : size;
@@ -306,18 +351,29 @@ class Estimator {
       }
       case 'lowerAscii':
       case 'upperAscii':
-      case 'trim':
-        return on(factor(self?.size ?? UNBOUNDED, STRING_TRAVERSAL), { size: self?.size ?? UNBOUNDED, kind: 'string' });
+      case 'trim': {
+        const size = this.#size(self);
+        return on(factor(size, STRING_TRAVERSAL), { size, kind: 'string', estimated: self?.estimated });
+      }
       default:
         throw new Error(`no cost model for the CEL function '${fn}'`);
     }
   }
 }
 
-/** cel-go's maximum cost of one evaluation of `rule` with `self` typed as `schema`. */
-export function estimateRuleCost(rule: string, schema: JSONSchemaProps, isRoot = false): number {
-  return new Estimator(declOf(schema, isRoot)).estimate(parse(rule).expr).cost;
+/** One evaluation's maximum cost (cel-go), and the unbounded schema nodes it walks (iterates, or traverses). */
+export function estimateRule(
+  rule: string,
+  schema: JSONSchemaProps,
+  isRoot = false,
+  path = '',
+): { cost: number; unbounded: string[] } {
+  const estimator = new Estimator(declOf(schema, isRoot, path));
+  const { cost } = estimator.estimate(parse(rule).expr);
+  return { cost, unbounded: [...estimator.unbounded].sort() };
 }
+
+export const estimateRuleCost = (rule: string, schema: JSONSchemaProps): number => estimateRule(rule, schema).cost;
 
 export interface RuleCost {
   /** Where the rule sits: `<root>`, `spec.listeners[*]`, `spec.tags{*}`. */
@@ -329,6 +385,8 @@ export interface RuleCost {
   readonly cardinality: number;
   /** cost × cardinality: what the per-rule limit applies to. */
   readonly total: number;
+  /** Lists, maps and strings the rule iterates or traverses that lack maxItems/maxProperties/maxLength. */
+  readonly unbounded: readonly string[];
 }
 
 /**
@@ -339,13 +397,14 @@ export interface RuleCost {
 export function estimateSchemaCosts(root: JSONSchemaProps): RuleCost[] {
   const costs: RuleCost[] = [];
   const walk = (schema: JSONSchemaProps, path: string, cardinality: number | undefined, isRoot: boolean) => {
+    const self = isRoot ? '' : path;
     for (const { rule, messageExpression } of schema['x-kubernetes-validations'] ?? []) {
-      const cost = estimateRuleCost(rule, schema, isRoot);
+      const { cost, unbounded } = estimateRule(rule, schema, isRoot, self);
       const runs = cardinality ?? perRequest(declOf(schema, isRoot).minSize);
-      costs.push({ path, rule, cost, cardinality: runs, total: times(cost, runs) });
+      costs.push({ path, rule, cost, cardinality: runs, total: times(cost, runs), unbounded });
       if (messageExpression !== undefined) {
-        const messageCost = estimateRuleCost(messageExpression, schema, isRoot);
-        costs.push({ path, rule: messageExpression, cost: messageCost, cardinality: 1, total: messageCost });
+        const message = estimateRule(messageExpression, schema, isRoot, self);
+        costs.push({ path, rule: messageExpression, cardinality: 1, total: message.cost, ...message });
       }
     }
     const bound = (max: number | undefined) =>

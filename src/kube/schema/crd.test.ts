@@ -4,6 +4,7 @@ import { InvalidError } from '../errors.ts';
 import type { KubeObject } from '../object.ts';
 import { compileRule } from './cel.ts';
 import { checkCrd, prepareCustomResource, servedVersion, type JSONSchemaProps } from './crd.ts';
+import { validateValue } from './structural.ts';
 
 const schema: JSONSchemaProps = {
   type: 'object',
@@ -88,6 +89,33 @@ describe('custom resources under a structural schema', () => {
       causes(() => prepareCustomResource(thing({}), undefined, served)),
       ['spec.name: Required value'],
     );
+  });
+
+  it('refuses a duplicate in a list-type set, and a duplicate key in a list-type map, on the later index', () => {
+    const set: JSONSchemaProps = { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'integer' } };
+    assert.deepEqual(validateValue([1, 2, 1], set, 'spec.ids'), [
+      { field: 'spec.ids[2]', reason: 'FieldValueDuplicate', message: 'Duplicate value: 1' },
+    ]);
+    const map: JSONSchemaProps = {
+      type: 'array',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['address', 'port'],
+      items: {
+        type: 'object',
+        properties: { address: { type: 'string' }, port: { type: 'integer' }, weight: { type: 'integer' } },
+      },
+    };
+    const members = [
+      { address: 'a', port: 80, weight: 1 },
+      { address: 'a', port: 81, weight: 1 },
+      { address: 'a', port: 80, weight: 2 },
+    ];
+    assert.deepEqual(
+      validateValue(members, map, 'spec.members').map((c) => [c.field, c.message]),
+      [['spec.members[2]', 'Duplicate value: {"address":"a","port":80}']],
+    );
+    assert.deepEqual(validateValue(members.slice(0, 2), map, 'spec.members'), []);
+    assert.deepEqual(validateValue([1, 1], { ...set, 'x-kubernetes-list-type': 'atomic' }, 'spec.ids'), []);
   });
 
   it('runs transition rules only on update, and cross-field rules always', () => {

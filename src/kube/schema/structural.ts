@@ -129,9 +129,33 @@ export function validateValue(value: unknown, schema: JSONSchemaProps, path: str
     }
     const items = schema.items;
     if (items) value.forEach((v, i) => causes.push(...validateValue(v, items, `${path}[${i}]`)));
+    causes.push(...listTypeDuplicates(value, schema, path));
   }
   if (isObject(value)) causes.push(...validateObject(value, schema, path, invalid));
   causes.push(...validateCombinators(value, schema, path, invalid));
+  return causes;
+}
+
+/**
+ * x-kubernetes-list-type set and map, as kube-apiserver enforces them (1.18+): no two items alike (set), no two
+ * items with the same values of the map keys (map); each later duplicate is one cause, on its index.
+ */
+function listTypeDuplicates(value: readonly unknown[], schema: JSONSchemaProps, path: string): StatusCause[] {
+  const listType = schema['x-kubernetes-list-type'];
+  if (listType !== 'set' && listType !== 'map') return [];
+  const keys = schema['x-kubernetes-list-map-keys'] ?? [];
+  const identity = (item: unknown): unknown =>
+    listType === 'set' || !isObject(item) ? item : Object.fromEntries(keys.map((k) => [k, item[k]]));
+  const seen = new Set<string>();
+  const causes: StatusCause[] = [];
+  value.forEach((item, i) => {
+    const id = identity(item);
+    const key = JSON.stringify(id);
+    if (seen.has(key)) {
+      causes.push({ field: `${path}[${i}]`, reason: 'FieldValueDuplicate', message: `Duplicate value: ${key}` });
+    }
+    seen.add(key);
+  });
   return causes;
 }
 

@@ -38,6 +38,8 @@ export interface JSONSchemaProps {
   readonly 'x-kubernetes-int-or-string'?: boolean;
   readonly 'x-kubernetes-embedded-resource'?: boolean;
   readonly 'x-kubernetes-validations'?: readonly ValidationRule[];
+  readonly 'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
+  readonly 'x-kubernetes-list-map-keys'?: readonly string[];
 }
 
 export interface CrdVersion {

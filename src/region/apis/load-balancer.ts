@@ -40,6 +40,14 @@ export const loadBalancerRules = {
   },
 } as const;
 
+/**
+ * Bounds that keep the CEL rules within kube-apiserver's cost budget (the listener rules compare every pair):
+ * generous for one load balancer; Octavia sets no limit of its own.
+ */
+export const MAX_LISTENERS = 32;
+export const MAX_MEMBERS = 256;
+export const MAX_ALLOWED_CIDRS = 64;
+
 // CEL for "the old listener of the same name", used by the transition rules below.
 const SAME_NAME_EXISTS = 'oldSelf.listeners.exists(o, o.name == l.name)';
 const PROXY = (v: string) => `(has(${v}.pool.proxyProtocolV2) && ${v}.pool.proxyProtocolV2)`;
@@ -66,14 +74,12 @@ const Member = Type.Object({ address: IPv4Address('The member address.'), port: 
 
 const Pool = Type.Object({
   proxyProtocolV2: Type.Optional(Type.Boolean({ description: 'Send PROXY protocol v2 headers.' })),
+  // Unique as a list-map keyed by address and port (as upstream declares it), which Kubernetes checks itself.
   members: Type.Array(Member, {
+    maxItems: MAX_MEMBERS,
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': ['address', 'port'],
     description: 'The pool members, unique by address and port.',
-    'x-kubernetes-validations': [
-      {
-        rule: 'self.all(m, self.exists_one(n, n.address == m.address && n.port == m.port))',
-        message: 'members must be unique by address and port',
-      },
-    ],
   }),
   healthCheck: Type.Optional(HealthCheck),
 });
@@ -83,7 +89,7 @@ export const Listener = Type.Object(
     name: Type.String({ maxLength: 63, pattern: DNS_LABEL_PATTERN, description: 'The listener name.' }),
     protocol: Type.Enum(['tcp', 'udp'], { description: 'The listener protocol.' }),
     port: Port('The listener port.'),
-    allowedCIDRs: Type.Optional(Type.Array(IPv4Prefix('An allowed source prefix.'))),
+    allowedCIDRs: Type.Optional(Type.Array(IPv4Prefix('An allowed source prefix.'), { maxItems: MAX_ALLOWED_CIDRS })),
     idleTimeoutSeconds: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 86400, description: 'TCP only; 60 when unset.' }),
     ),
@@ -113,6 +119,7 @@ export const LoadBalancerSpec = Type.Object(
     publicIP: Type.Optional(Type.Boolean({ description: 'Allocate a floating IP for the VIP.' })),
     listeners: Type.Array(Listener, {
       minItems: 1,
+      maxItems: MAX_LISTENERS,
       description: 'The listeners, unique by name and by protocol and port.',
       'x-kubernetes-validations': [
         { rule: 'self.all(l, self.exists_one(m, m.name == l.name))', message: 'listener names must be unique' },

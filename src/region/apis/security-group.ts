@@ -43,7 +43,9 @@ export type SecurityGroupRule = Type.Static<typeof SecurityGroupRule>;
 
 const SecurityGroupSpec = Type.Object({
   ...commonSpec,
-  rules: Type.Optional(Type.Array(SecurityGroupRule, { description: 'The rules; none denies all ingress.' })),
+  rules: Type.Optional(
+    Type.Array(SecurityGroupRule, { maxItems: 256, description: 'The rules (at most 256); none denies all ingress.' }),
+  ),
 });
 type SecurityGroupSpec = Type.Static<typeof SecurityGroupSpec>;
 

@@ -75,10 +75,13 @@ const QUANTITY_PATTERN =
 /** A DNS label that starts with a letter: listener names. */
 export const DNS_LABEL_PATTERN = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
 
-export const IPv4Address = (description: string) => Type.String({ pattern: IPV4_PATTERN, description });
-export const IPv4Prefix = (description: string) => Type.String({ pattern: IPV4_PREFIX_PATTERN, description });
-/** A reference to another resource or an OpenStack object by ID; IDs are opaque here. */
-export const ID = (description: string) => Type.String({ minLength: 1, description });
+// Every string a CEL rule compares or walks carries a maxLength, so kube-apiserver 1.25+ costs it by its real size
+// (src/kube/schema/cel-cost.ts); these are the longest values the patterns admit.
+export const IPv4Address = (description: string) => Type.String({ pattern: IPV4_PATTERN, maxLength: 15, description });
+export const IPv4Prefix = (description: string) =>
+  Type.String({ pattern: IPV4_PREFIX_PATTERN, maxLength: 18, description });
+/** A reference to another resource or an OpenStack object by ID; IDs are opaque here (Nova's flavor IDs: 255). */
+export const ID = (description: string) => Type.String({ minLength: 1, maxLength: 255, description });
 export const Port = (description: string) => Type.Integer({ minimum: 1, maximum: 65535, description });
 /** Bytes ([]byte in Go), base64 in JSON. */
 export const Bytes = (description: string) => Type.String({ format: 'byte', description });

@@ -18,19 +18,19 @@ export const VLANAllocationEntry = Type.Object({
 });
 export type VLANAllocationEntry = Type.Static<typeof VLANAllocationEntry>;
 
-const VLANAllocationSpec = Type.Object(
-  {
-    allocations: Type.Array(VLANAllocationEntry, { default: [], description: 'The VLANs in use.' }),
-  },
-  {
-    'x-kubernetes-validations': [
-      {
-        rule: 'self.allocations.all(a, self.allocations.exists_one(b, b.id == a.id))',
-        message: 'VLAN IDs must be unique',
-      },
-    ],
-  },
-);
+/**
+ * VLAN IDs are unique as a list-map keyed by id, which Kubernetes checks itself in linear time: the CEL rule it
+ * replaces was quadratic, and at 4,094 entries far over the 1.25+ cost budget.
+ */
+const VLANAllocationSpec = Type.Object({
+  allocations: Type.Array(VLANAllocationEntry, {
+    default: [],
+    maxItems: 4094,
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': ['id'],
+    description: 'The VLANs in use, unique by id.',
+  }),
+});
 type VLANAllocationSpec = Type.Static<typeof VLANAllocationSpec>;
 
 export const VLANAllocationSchema = envelope('A region provider network VLAN allocation table.', {

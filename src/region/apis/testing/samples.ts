@@ -205,8 +205,7 @@ export const invalidSamples: readonly InvalidSample[] = [
       { id: 7, physicalNetworkID: 'a' },
       { id: 7, physicalNetworkID: 'b' },
     ],
-    'spec',
-    true,
+    'spec.allocations[1]',
   ),
 
   rule('provider is an enum', 'Region', 'provider', 'aws', 'spec.provider'),
@@ -385,10 +384,21 @@ export const invalidSamples: readonly InvalidSample[] = [
     'LoadBalancer',
     'listeners.0.pool.members',
     [member('192.168.0.20', 80), member('192.168.0.20', 80)],
-    'spec.listeners[0].pool.members',
-    true,
+    'spec.listeners[0].pool.members[1]',
   ),
   rule('listener names unique', 'LoadBalancer', 'listeners.1.name', 'http', 'spec.listeners', true),
+  rule(
+    'at most 32 listeners',
+    'LoadBalancer',
+    'listeners',
+    Array.from({ length: 33 }, (_, i) => ({
+      name: `l${String(i)}`,
+      protocol: 'tcp',
+      port: 1000 + i,
+      pool: { members: [] },
+    })),
+    'spec.listeners',
+  ),
   rule(
     'listener protocol and port unique',
     'LoadBalancer',
