@@ -17,6 +17,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['devcloud'], load: async () => [(await import('./devcloud.ts')).devcloudCommand()] },
   { names: ['emulator'], load: async () => [(await import('./emulator.ts')).emulatorCommand()] },
   { names: ['apply', 'get', 'delete'], load: async () => (await import('./kube.ts')).kubeCommands() },
+  { names: ['rbac'], load: async () => [(await import('./deploy/rbac.ts')).rbacCommand()] },
   { names: ['region'], load: async () => [(await import('./region.ts')).regionCommand()] },
   { names: ['serve'], load: async () => [(await import('./serve.ts')).serveCommand()] },
   { names: ['up'], load: async () => [(await import('./up.ts')).upCommand()] },

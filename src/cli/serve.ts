@@ -33,6 +33,10 @@ import {
 
 const GROUPS = [...CONTROLLER_GROUPS, 'keystone'] as const;
 
+/** The Leases `--leader-election` elects through: the controllers', and the server monitor's. */
+export const CONTROLLERS_LEASE = 'openregion-controllers';
+export const MONITOR_LEASE = 'openregion-server-monitor';
+
 export interface ServeOptions {
   kubeconfig?: string;
   inCluster?: boolean;
@@ -109,7 +113,7 @@ export async function serve(options: ServeOptions): Promise<() => Promise<void>>
     scheduler,
     log,
     ...(options.leaderElection === true
-      ? { leaderElection: { namespace: leaseNamespace, name: 'openregion-controllers', identity } }
+      ? { leaderElection: { namespace: leaseNamespace, name: CONTROLLERS_LEASE, identity } }
       : {}),
     onLostLeadership: () => {
       log.error('leadership lost: exiting so a fresh process can stand for election');
@@ -140,7 +144,7 @@ export async function serve(options: ServeOptions): Promise<() => Promise<void>>
           scheduler,
           log: log.child({ component: 'monitor-election' }),
           namespace: leaseNamespace,
-          name: 'openregion-server-monitor',
+          name: MONITOR_LEASE,
           identity,
           onStartedLeading: () => {
             region.start();

@@ -11,6 +11,7 @@ import { homedir } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import type { Logger } from 'pino';
 import { Emulator } from '../emulator/emulator.ts';
+import type { Client } from '../kube/client.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../kube/embedded/store.ts';
 import { stringify } from 'yaml';
 import { loadCloudConfig, rawCloudEntry } from '../openstack/config.ts';
@@ -71,6 +72,11 @@ export interface UpOptions {
   readonly monitorPeriodMs?: number;
   /** Where --cloud's clouds.yaml and OS_* come from. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Wraps the client the running system uses (controllers, monitor, registry, API), not the demo setup's:
+   * tests hold it to the shipped RBAC with an AuthorizingClient.
+   */
+  readonly runtimeClient?: (store: Client) => Client;
 }
 
 export interface RunningUp extends DevIdentity {
@@ -150,16 +156,17 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       log.warn({ crd: name }, 'kept the CRD the store already holds; the bundled actuator serves that one');
     }
 
+    const runtime = options.runtimeClient?.(store) ?? store;
     const registry = await RegionRegistry.bootstrap({
       namespace: REGION_NAMESPACE,
-      bootstrapClient: store,
-      runtimeClient: store,
+      bootstrapClient: runtime,
+      runtimeClient: runtime,
       clientSets: clientSetFactory({ transport, clock, region: regionName }),
     });
-    const manager = new Manager({ client: store, clock, scheduler, log, random: Math.random });
+    const manager = new Manager({ client: runtime, clock, scheduler, log, random: Math.random });
     const region = wireRegionService({
       manager,
-      client: store,
+      client: runtime,
       namespace: REGION_NAMESPACE,
       registry,
       clock,
@@ -184,7 +191,7 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
     );
     writePrivate(files.token, `${token}\n`);
     const app = await buildApi({
-      client: store,
+      client: runtime,
       namespace: REGION_NAMESPACE,
       clock,
       newId: randomUUID,

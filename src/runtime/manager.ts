@@ -182,6 +182,13 @@ export class Manager {
     });
   }
 
+  /** Every registered watch, by controller: what the caches list and watch (RBAC is generated from it). */
+  watches(): readonly { readonly controller: string; readonly watch: Watch }[] {
+    return this.#controllers.flatMap((controller) =>
+      controller.watches.map((watch) => ({ controller: controller.name, watch })),
+    );
+  }
+
   /** The client of an engaged cluster ('' = management), or undefined for one that is not (or no longer) engaged. */
   client(cluster: string): Client | undefined {
     return this.clusters.resolve(cluster);

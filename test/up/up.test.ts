@@ -10,9 +10,16 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startUp, type RunningUp } from '../../src/cli/up.ts';
+import {
+  bundledActuatorPermissions,
+  keystoneOperatorPermissions,
+  regionServicePermissions,
+} from '../../src/cli/deploy/permissions.ts';
+import { grantsOf } from '../../src/cli/deploy/rbac.ts';
+import { REGION_NAMESPACE, startUp, type RunningUp } from '../../src/cli/up.ts';
 import { parseDevEnv } from '../../src/cli/up/files.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
+import { AuthorizingClient } from '../../src/runtime/rbac.ts';
 import { ManualScheduler } from '../../src/runtime/scheduler.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 
@@ -30,8 +37,28 @@ describe('openregion up, end to end through HTTP', () => {
   let up: RunningUp;
   let env: Record<string, string>;
 
+  // The running system holds the RBAC the deploy overlays ship (and the bundled actuators'): a call they do not
+  // grant is refused as kube-apiserver would refuse it, and recorded.
+  const grants = grantsOf(
+    [...regionServicePermissions(), ...keystoneOperatorPermissions(), ...bundledActuatorPermissions()],
+    REGION_NAMESPACE,
+  );
+  const authorizers: AuthorizingClient[] = [];
   const start = () =>
-    startUp({ dir, host: '127.0.0.1', port: 0, clock, scheduler, log: silentLogger(), monitorPeriodMs: 5_000 });
+    startUp({
+      dir,
+      host: '127.0.0.1',
+      port: 0,
+      clock,
+      scheduler,
+      log: silentLogger(),
+      monitorPeriodMs: 5_000,
+      runtimeClient: (store) => {
+        const authorizer = new AuthorizingClient(store, grants);
+        authorizers.push(authorizer);
+        return authorizer;
+      },
+    });
 
   before(async () => {
     up = await start();
@@ -209,5 +236,13 @@ describe('openregion up, end to end through HTTP', () => {
     env = parseDevEnv(readFileSync(join(dir, 'dev.env'), 'utf8'));
     assert.deepEqual({ region: up.regionID, organization: up.organizationID }, before);
     await until('the kept network provisioned after the restart', provisioned(`/api/v2/networks/${kept}`));
+  });
+
+  it('made no call the generated RBAC does not grant (openregion rbac)', () => {
+    assert.ok(authorizers.length === 2, 'both starts ran through the authorizer');
+    assert.deepEqual(
+      authorizers.flatMap((a) => a.denied),
+      [],
+    );
   });
 });

@@ -1,0 +1,108 @@
+/**
+ * The deploy manifests on a real kube-apiserver, as an operator installs them: an overlay rendered by
+ * `kubectl kustomize` (here into a namespace and with a name suffix of the test's own, so runs never collide and
+ * leave the shared server's namespaces alone), applied with `kubectl apply --server-side`, then a token minted for
+ * its ServiceAccount (TokenRequest) and a kubeconfig that carries only that token.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Agent, fetch } from 'undici';
+import { parse, parseAllDocuments, stringify } from 'yaml';
+import type { KubeObject } from '../../src/kube/object.ts';
+
+const execute = promisify(execFile);
+const DEPLOY = fileURLToPath(new URL('../../deploy/', import.meta.url));
+
+/** Whether `kubectl` (with kustomize built in) is on the PATH. */
+export async function kubectlPresent(): Promise<boolean> {
+  return execute('kubectl', ['version', '--client']).then(
+    () => true,
+    () => false,
+  );
+}
+
+export interface Rendered {
+  readonly yaml: string;
+  readonly objects: KubeObject[];
+  readonly namespace: string;
+  /** An object's name in this rendering (the test's suffix appended). */
+  name(base: string): string;
+}
+
+/** `kubectl kustomize` of deploy/<path>, moved into `namespace` with `-<suffix>` on every name. */
+export async function render(path: string, namespace: string, suffix: string): Promise<Rendered> {
+  const dir = mkdtempSync(join(tmpdir(), 'openregion-kustomize-'));
+  try {
+    writeFileSync(
+      join(dir, 'kustomization.yaml'),
+      stringify({
+        apiVersion: 'kustomize.config.k8s.io/v1beta1',
+        kind: 'Kustomization',
+        namespace,
+        nameSuffix: `-${suffix}`,
+        resources: [relative(dir, join(DEPLOY, path))],
+      }),
+    );
+    const { stdout } = await execute('kubectl', ['kustomize', dir], { maxBuffer: 16 * 1024 * 1024 });
+    const objects = parseAllDocuments(stdout).map((d) => d.toJS() as KubeObject);
+    return { yaml: stdout, objects, namespace, name: (base) => `${base}-${suffix}` };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `kubectl <args>` with `stdin`, against the kubeconfig at `kubeconfigPath`. */
+export async function kubectl(kubeconfigPath: string, args: readonly string[], stdin = ''): Promise<string> {
+  const child = spawn('kubectl', [`--kubeconfig=${kubeconfigPath}`, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  child.stdin.end(stdin);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${String(code)}: ${err}`);
+  return out;
+}
+
+interface KubeconfigFile {
+  clusters: { cluster: { server: string } }[];
+  users: { user: { token: string } }[];
+}
+
+/** A token for ServiceAccount `name` in `namespace`, minted through TokenRequest with the admin's kubeconfig. */
+export async function mintToken(adminKubeconfig: string, namespace: string, name: string): Promise<string> {
+  const config = parse(adminKubeconfig) as KubeconfigFile;
+  const server = config.clusters[0]?.cluster.server ?? '';
+  const response = await fetch(`${server}/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${config.users[0]?.user.token ?? ''}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: { expirationSeconds: 3600 },
+    }),
+    // The test server's serving certificate is self-signed (scripts/kube-apiserver.sh).
+    dispatcher: new Agent({ connect: { rejectUnauthorized: false } }),
+  });
+  if (response.status !== 201)
+    throw new Error(`TokenRequest ${namespace}/${name}: ${String(response.status)} ${await response.text()}`);
+  return ((await response.json()) as { status: { token: string } }).status.token;
+}
+
+/** The admin's kubeconfig with its user swapped for `token` and its namespace for `namespace`. */
+export function tokenKubeconfig(adminKubeconfig: string, token: string, namespace: string): string {
+  const config = parse(adminKubeconfig) as Record<string, unknown> & {
+    users: { name: string; user: Record<string, unknown> }[];
+    contexts: { context: Record<string, unknown> }[];
+  };
+  return stringify({
+    ...config,
+    users: config.users.map((u) => ({ ...u, user: { token } })),
+    contexts: config.contexts.map((c) => ({ ...c, context: { ...c.context, namespace } })),
+  });
+}
