@@ -11,6 +11,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import type { Client } from '../kube/client.ts';
+import type { ResourceType } from '../kube/resource-type.ts';
+import { GROUP as REGION_GROUP } from '../region/apis/shared.ts';
 import { kubeClientFrom } from '../kube/kubernetes/connect.ts';
 import { Transport } from '../openstack/transport.ts';
 import { registerKeystoneUserController } from '../keystone/user/register.ts';
@@ -32,6 +34,15 @@ import {
 } from './up/region-service.ts';
 
 const GROUPS = [...CONTROLLER_GROUPS, 'keystone'] as const;
+
+/**
+ * The region service's kinds live in its namespace, so its caches watch only there (less to hold, and its RBAC is
+ * a Role in that namespace); the Keystone operator's orders can be anywhere.
+ */
+export const regionKindsIn =
+  (namespace: string) =>
+  (type: ResourceType): readonly string[] | undefined =>
+    type.group === REGION_GROUP ? [namespace] : undefined;
 
 /** The Leases `--leader-election` elects through: the controllers', and the server monitor's. */
 export const CONTROLLERS_LEASE = 'openregion-controllers';
@@ -112,6 +123,7 @@ export async function serve(options: ServeOptions): Promise<() => Promise<void>>
     clock,
     scheduler,
     log,
+    namespacesOf: regionKindsIn(options.namespace),
     ...(options.leaderElection === true
       ? { leaderElection: { namespace: leaseNamespace, name: CONTROLLERS_LEASE, identity } }
       : {}),

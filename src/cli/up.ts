@@ -27,7 +27,7 @@ import { createLogger } from '../runtime/logger.ts';
 import { Manager } from '../runtime/manager.ts';
 import { systemScheduler, type Scheduler } from '../runtime/scheduler.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
-import { hostPort } from './serve.ts';
+import { hostPort, regionKindsIn } from './serve.ts';
 import { seedDemoCloud } from './up/demo-cloud.ts';
 import { setUpDemoRegion } from './up/demo-region.ts';
 import {
@@ -163,7 +163,14 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       runtimeClient: runtime,
       clientSets: clientSetFactory({ transport, clock, region: regionName }),
     });
-    const manager = new Manager({ client: runtime, clock, scheduler, log, random: Math.random });
+    const manager = new Manager({
+      client: runtime,
+      clock,
+      scheduler,
+      log,
+      random: Math.random,
+      namespacesOf: regionKindsIn(REGION_NAMESPACE),
+    });
     const region = wireRegionService({
       manager,
       client: runtime,

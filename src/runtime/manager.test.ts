@@ -52,6 +52,38 @@ describe('Manager and controllers', () => {
     await manager.stop();
   });
 
+  it('namespacesOf: the management caches of a kind watch only its namespaces; other kinds every namespace', async () => {
+    const client = new FakeClient();
+    const scheduler = new ManualScheduler(new ManualClock());
+    const manager = new Manager({
+      client,
+      clock: scheduler.clock,
+      scheduler,
+      random: () => 0,
+      namespacesOf: (type) => (type === widgetType ? ['mine'] : undefined),
+    });
+    const passes: string[] = [];
+    const record: Reconciler = (req) => {
+      passes.push(show(req));
+      return Promise.resolve({});
+    };
+    for (const ns of ['mine', 'theirs']) {
+      await client.create(widgetType, objectOf(widgetType, ns, 'w'));
+      await client.create(gadgetType, objectOf(gadgetType, ns, 'g'));
+    }
+    manager.controller('widgets').for(widgetType).complete(record);
+    manager.controller('gadgets').for(gadgetType).complete(record);
+    await manager.start();
+    await eventually(() => passes.length === 3);
+    await settle();
+    assert.deepEqual(passes.sort(), ['|mine/g', '|mine/w', '|theirs/g']);
+    assert.deepEqual(
+      manager.list(widgetType).map((o) => o.metadata.namespace),
+      ['mine'],
+    );
+    await manager.stop();
+  });
+
   it('de-duplicates: events for a key while its pass is in flight give exactly one more pass', async () => {
     const { client, manager, passes, record } = setup();
     const hold = gate();

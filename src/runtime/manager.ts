@@ -57,6 +57,11 @@ export interface ManagerOptions {
   readonly servesKind?: ServesKind;
   /** Target clusters from registration Secrets; omit (or empty namespace) for the management cluster alone. */
   readonly targetClusters?: { readonly namespace: string; readonly clientFor: ClientFactory };
+  /**
+   * The namespaces the management cluster's caches of a kind watch (undefined: every namespace), e.g. the region
+   * service's kinds in its own namespace only: less to cache, and RBAC on that namespace alone.
+   */
+  readonly namespacesOf?: (type: ResourceType) => readonly string[] | undefined;
   /** Elect a leader through a Lease before reconciling; omit to reconcile at once. */
   readonly leaderElection?: Omit<
     LeaderElectionOptions,
@@ -273,7 +278,9 @@ export class Manager {
             scheduler: this.#scheduler,
             log: this.#log.child({ cluster: cluster.name, kind: watch.type.kind }),
             indexers: this.#indexersFor(key, isTarget),
-            namespaces: cluster.namespaces,
+            namespaces: isTarget
+              ? cluster.namespaces
+              : (this.#options.namespacesOf?.(watch.type) ?? cluster.namespaces),
             random: this.#random,
             ...(this.#options.resyncMs === undefined ? {} : { resyncMs: this.#options.resyncMs }),
           });

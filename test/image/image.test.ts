@@ -1,12 +1,14 @@
 /**
  * The OCI image (`bash scripts/image.sh build`), run the way a pod runs it: its own non-root user, a read-only
- * root filesystem, host networking (scripts/image.sh run). It prints its version, holds the CA bundle, and
- * `openregion serve` in it answers /healthz, /readyz and /metrics against the real kube-apiserver 1.20 and stops
- * cleanly on SIGTERM. Skipped loudly when podman or the image is absent, and a failure under CI (.ci/run builds it
+ * root filesystem, host networking (scripts/image.sh run). It prints its version and holds the CA bundle; with the
+ * region service overlay applied to the real kube-apiserver 1.20 and only a token minted for its ServiceAccount,
+ * `openregion serve` in it takes the Lease, syncs its caches, answers /healthz, /readyz, /metrics and the API,
+ * and stops cleanly on SIGTERM. Skipped loudly when podman or the image is absent, and a failure under CI (.ci/run builds it
  * first).
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -20,6 +22,7 @@ import { customResourceDefinition } from '../../src/kube/crd.ts';
 import { kubeClientFrom } from '../../src/kube/kubernetes/connect.ts';
 import { builtin } from '../../src/kube/resource-type.ts';
 import { regionKinds } from '../../src/region/apis/index.ts';
+import { kubectl, mintToken, render, tokenKubeconfig, type Rendered } from '../kube/deploy-fixture.ts';
 import { eventually } from '../kube/fixtures.ts';
 import { withRealApiServer } from '../kube/real-apiserver.ts';
 
@@ -103,15 +106,22 @@ if (name === undefined) {
   });
 
   await withRealApiServer('test/image/image.test.ts', (apiserver) => {
-    describe('openregion serve in the image, against kube-apiserver 1.20', () => {
+    describe("openregion serve in the image, with only the region service overlay's token, on kube-apiserver 1.20", () => {
       const dir = mkdtempSync(join(tmpdir(), 'openregion-image-'));
       const container = `openregion-image-test-${String(process.pid)}`;
+      const suffix = `i${String(process.pid)}`;
+      const namespace = `image-test-${suffix}`;
+      let adminPath = '';
+      let rendered: Rendered | undefined;
       let serve: ChildProcess | undefined;
       let output = '';
       let health = '';
+      let api = '';
 
       before(async () => {
         const kubeconfig = await apiserver.kubeconfig();
+        adminPath = join(dir, 'admin-kubeconfig');
+        writeFileSync(adminPath, kubeconfig, { mode: 0o600 });
         const client = kubeClientFrom({ kubeconfig });
         try {
           for (const kind of regionKinds) {
@@ -126,10 +136,21 @@ if (name === undefined) {
         } finally {
           client.close();
         }
-        // The container's user reads the kubeconfig through a bind mount.
-        writeFileSync(join(dir, 'kubeconfig'), kubeconfig, { mode: 0o644 });
-        const port = await freePort();
-        health = `http://127.0.0.1:${String(port)}`;
+        // The shipped overlay, as an operator applies it; the image then runs with its ServiceAccount's token alone.
+        rendered = await render('overlays/region-service', namespace, suffix);
+        await kubectl(
+          adminPath,
+          ['apply', '--server-side', '--field-manager=openregion-image-test', '-f', '-'],
+          rendered.yaml,
+        );
+        const token = await mintToken(kubeconfig, namespace, rendered.name('openregion'));
+        // The container's user reads the mounts.
+        writeFileSync(join(dir, 'kubeconfig'), tokenKubeconfig(kubeconfig, token, namespace), { mode: 0o644 });
+        const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+        writeFileSync(join(dir, 'public.pem'), publicKey.export({ type: 'spki', format: 'pem' }), { mode: 0o644 });
+        const [healthPort, apiPort] = [await freePort(), await freePort()];
+        health = `http://127.0.0.1:${String(healthPort)}`;
+        api = `http://127.0.0.1:${String(apiPort)}`;
         serve = spawn(
           'bash',
           [
@@ -137,14 +158,17 @@ if (name === undefined) {
             'run',
             'serve',
             '--kubeconfig=/kube/config',
-            `--health=127.0.0.1:${String(port)}`,
-            `--namespace=image-test-${String(process.pid)}`,
+            '--leader-election',
+            `--namespace=${namespace}`,
+            `--health=127.0.0.1:${String(healthPort)}`,
             '--controllers=identities,networks,servers,loadbalancers,volumes,monitor',
+            `--api=127.0.0.1:${String(apiPort)}`,
+            '--public-key-file=/kube/public.pem',
           ],
           {
             env: {
               ...process.env,
-              OPENREGION_PODMAN_FLAGS: `--name ${container} -v ${dir}/kubeconfig:/kube/config:ro`,
+              OPENREGION_PODMAN_FLAGS: `--name ${container} -v ${dir}/kubeconfig:/kube/config:ro -v ${dir}/public.pem:/kube/public.pem:ro`,
             },
             stdio: ['ignore', 'pipe', 'pipe'],
           },
@@ -155,33 +179,57 @@ if (name === undefined) {
 
       after(async () => {
         if (serve?.exitCode === null) await execute('podman', ['rm', '-f', container]).catch(() => undefined);
+        if (rendered !== undefined) {
+          const rest = rendered.objects.filter((o) => o.kind !== 'Namespace');
+          const yaml = rest.map((o) => `---\n${JSON.stringify(o)}\n`).join('');
+          await kubectl(adminPath, ['delete', '--ignore-not-found', '--wait=false', '-f', '-'], yaml).catch(() => '');
+        }
         rmSync(dir, { recursive: true, force: true });
       });
 
-      const get = async (path: string) => {
-        const response = await fetch(`${health}${path}`);
+      const get = async (base: string, path: string) => {
+        const response = await fetch(`${base}${path}`);
         return { status: response.status, text: await response.text() };
       };
 
       it('answers /healthz and /livez, then /readyz once its caches have synced', async () => {
         await eventually(
           `/healthz (output so far: ${output})`,
-          async () => ((await get('/healthz').catch(() => undefined))?.status === 200 ? true : undefined),
+          async () => ((await get(health, '/healthz').catch(() => undefined))?.status === 200 ? true : undefined),
           60_000,
         );
-        assert.equal((await get('/livez')).status, 200);
-        await eventually('/readyz', async () => ((await get('/readyz')).status === 200 ? true : undefined), 30_000);
+        assert.equal((await get(health, '/livez')).status, 200);
+        await eventually(
+          '/readyz',
+          async () => ((await get(health, '/readyz')).status === 200 ? true : undefined),
+          30_000,
+        );
       });
 
-      it('serves the runtime metrics in the Prometheus text format', async () => {
-        const { status, text } = await get('/metrics');
+      it("takes the Lease with the overlay's RBAC and serves the runtime metrics in the Prometheus text format", async () => {
+        await eventually(
+          `leadership (output so far: ${output})`,
+          async () =>
+            /^leader_election_master_status\{name="openregion-controllers"\} 1$/m.test(
+              (await get(health, '/metrics')).text,
+            )
+              ? true
+              : undefined,
+          30_000,
+        );
+        const { status, text } = await get(health, '/metrics');
         assert.equal(status, 200);
         assert.match(text, /^# TYPE controller_runtime_reconcile_total counter$/m);
         assert.match(text, /^workqueue_depth\{name="[^"]+"\} 0$/m);
         assert.match(text, /^process_resident_memory_bytes \d+/m);
       });
 
-      it('stops cleanly on SIGTERM', async () => {
+      it('serves the REST API, which refuses a request without a token', async () => {
+        assert.equal((await get(api, '/openapi.json')).status, 200);
+        assert.equal((await get(api, '/api/v2/networks')).status, 401);
+      });
+
+      it('stops cleanly on SIGTERM, having been refused nothing', async () => {
         const process = serve;
         assert.ok(process !== undefined);
         const exited = once(process, 'exit');
@@ -189,6 +237,7 @@ if (name === undefined) {
         const [code] = (await exited) as [number | null];
         assert.equal(code, 0, output);
         assert.match(output, /openregion serve started/);
+        assert.doesNotMatch(output, /forbidden/i);
       });
     });
   });

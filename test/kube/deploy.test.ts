@@ -98,19 +98,10 @@ if (!hasKubectl) {
         rmSync(dir, { recursive: true, force: true });
       });
 
-      it('the region service overlay renders a locked-down Deployment with probes, its Service and RBAC', async () => {
+      it('the region service overlay renders a locked-down Deployment with probes, its Service and a Role alone', async () => {
         const { objects } = await render('overlays/region-service', 'unikorn-region', suffix);
         const kinds = objects.map((o) => o.kind).sort();
-        assert.deepEqual(kinds, [
-          'ClusterRole',
-          'ClusterRoleBinding',
-          'Deployment',
-          'Namespace',
-          'Role',
-          'RoleBinding',
-          'Service',
-          'ServiceAccount',
-        ]);
+        assert.deepEqual(kinds, ['Deployment', 'Namespace', 'Role', 'RoleBinding', 'Service', 'ServiceAccount']);
         const deployment = objects.find((o) => o.kind === 'Deployment') as KubeObject & {
           spec: { template: { spec: { securityContext: object; containers: Record<string, unknown>[] } } };
         };
@@ -155,7 +146,7 @@ if (!hasKubectl) {
         }
       });
 
-      it('region service: its token works its namespace and reads every namespace, and nothing more', async () => {
+      it('region service: its token works its own namespace, and nothing more', async () => {
         const namespace = `deploy-region-${suffix}`;
         const rendered = await install('overlays/region-service', namespace);
         const sa = await asServiceAccount(rendered, 'openregion');
@@ -164,7 +155,8 @@ if (!hasKubectl) {
           metadata: { name: 'n1', namespace },
         };
         await sa.create(networkType, network);
-        await sa.list(networkType); // every namespace: the informers
+        await sa.list(networkType, { namespace }); // its informers watch its namespace only
+        await assert.rejects(sa.list(networkType), forbidden, 'no other namespace');
         await sa.list(regionType, { namespace });
         await assert.rejects(sa.get(builtin.secret, namespace, 'absent'), NotFoundError, 'its credentials Secrets');
         await sa.create(builtin.lease, {

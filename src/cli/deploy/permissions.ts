@@ -36,7 +36,7 @@ import { Manager } from '../../runtime/manager.ts';
 import { permission, READ, type Permission } from '../../runtime/rbac.ts';
 import { ManualScheduler } from '../../runtime/scheduler.ts';
 import { ManualClock } from '../../util/clock.ts';
-import { CONTROLLERS_LEASE, MONITOR_LEASE } from '../serve.ts';
+import { CONTROLLERS_LEASE, MONITOR_LEASE, regionKindsIn } from '../serve.ts';
 
 /** A client that is never called: registration does no I/O, and this Manager never starts. */
 const unused: Client = new Proxy({} as Client, {
@@ -44,23 +44,27 @@ const unused: Client = new Proxy({} as Client, {
 });
 
 export interface RegisteredReads {
-  /** get/list/watch on the management cluster, every namespace (the caches are cluster-wide). */
+  /** get/list/watch on the management cluster: in the operator's namespace for kinds `serve` watches there only. */
   readonly management: Permission[];
   /** get/list/watch on a target cluster: the watches registered on `all` clusters. */
   readonly targets: Permission[];
 }
 
-/** The kinds the controllers `register` adds to a Manager watch, as read permissions. */
-export function registeredReads(register: (manager: Manager) => void): RegisteredReads {
+/** The kinds the controllers `register` adds to a Manager watch, as read permissions where their caches run. */
+export function registeredReads(
+  register: (manager: Manager) => void,
+  namespacesOf: (type: ResourceType) => readonly string[] | undefined = () => undefined,
+): RegisteredReads {
   const scheduler = new ManualScheduler(new ManualClock());
-  const manager = new Manager({ client: unused, clock: scheduler.clock, scheduler });
+  const manager = new Manager({ client: unused, clock: scheduler.clock, scheduler, namespacesOf });
   register(manager);
-  const reads = (types: ResourceType[]) =>
-    [...new Map(types.map((t) => [`${t.group}/${t.plural}`, t])).values()].map((t) => permission(t, READ));
+  const unique = (types: ResourceType[]) => [...new Map(types.map((t) => [`${t.group}/${t.plural}`, t])).values()];
   const watches = manager.watches().map(({ watch }) => watch);
   return {
-    management: reads(watches.map((w) => w.type)),
-    targets: reads(watches.filter((w) => w.clusters === 'all').map((w) => w.type)),
+    management: unique(watches.map((w) => w.type)).map((t) =>
+      permission(t, READ, { scope: namespacesOf(t) === undefined ? 'cluster' : 'namespace' }),
+    ),
+    targets: unique(watches.filter((w) => w.clusters === 'all').map((w) => w.type)).map((t) => permission(t, READ)),
   };
 }
 
@@ -69,7 +73,7 @@ const REGION_KINDS = [identityType, networkType, securityGroupType, serverType, 
 
 /**
  * The region service as `serve` runs it with every region group, the server monitor, the REST API and leader
- * election: its writes stay in its own namespace (a Role), its informers read every namespace (a ClusterRole).
+ * election: everything in its own namespace (a Role), where its caches watch too (serve's regionKindsIn).
  */
 export function regionServicePermissions(): Permission[] {
   const { management } = registeredReads((manager) => {
@@ -80,7 +84,7 @@ export function regionServicePermissions(): Permission[] {
         groups: REGION_CONTROLLER_GROUPS,
       },
     );
-  });
+  }, regionKindsIn('the operator namespace'));
   return [
     ...management,
     // The controllers: finalizers on the object, conditions through the status subresource (provisioner.ts,

@@ -32,7 +32,7 @@ const rbac = (kind: string, name: string, namespace: string | undefined, body: o
   ...body,
 });
 
-/** The ClusterRole (every namespace) and Role (its own namespace), each bound to `serviceAccount`. */
+/** The ClusterRole (every namespace) and Role (its own namespace), each bound to `serviceAccount` when needed. */
 export function rbacObjects(
   name: string,
   namespace: string,
@@ -45,11 +45,15 @@ export function rbacObjects(
   const cluster = policyRules(permissions, 'cluster');
   const namespaced = policyRules(permissions, 'namespace', permissions);
   return [
-    rbac('ClusterRole', name, undefined, { rules: cluster }),
-    rbac('ClusterRoleBinding', name, undefined, {
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
-      subjects,
-    }),
+    ...(cluster.length === 0
+      ? []
+      : [
+          rbac('ClusterRole', name, undefined, { rules: cluster }),
+          rbac('ClusterRoleBinding', name, undefined, {
+            roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+            subjects,
+          }),
+        ]),
     ...(namespaced.length === 0
       ? []
       : [
