@@ -113,6 +113,7 @@ if (name === undefined) {
       const namespace = `image-test-${suffix}`;
       let adminPath = '';
       let rendered: Rendered | undefined;
+      const createdCrds: string[] = [];
       let serve: ChildProcess | undefined;
       let output = '';
       let health = '';
@@ -126,11 +127,13 @@ if (name === undefined) {
         try {
           for (const kind of regionKinds) {
             // Create, not apply: 1.20 refuses x-kubernetes-validations in an apply (ADR 0009).
-            await client
-              .create(builtin.customResourceDefinition, customResourceDefinition(kind))
-              .catch((e: unknown) => {
+            const crd = customResourceDefinition(kind);
+            await client.create(builtin.customResourceDefinition, crd).then(
+              () => createdCrds.push(crd.metadata.name),
+              (e: unknown) => {
                 if (!isAlreadyExists(e)) throw e;
-              });
+              },
+            );
           }
           for (const kind of regionKinds) await eventually(`${kind.type.kind} served`, () => client.list(kind.type));
         } finally {
@@ -184,6 +187,9 @@ if (name === undefined) {
           const yaml = rest.map((o) => `---\n${JSON.stringify(o)}\n`).join('');
           await kubectl(adminPath, ['delete', '--ignore-not-found', '--wait=false', '-f', '-'], yaml).catch(() => '');
         }
+        // Only the CRDs this suite installed: other suites expect to install their own.
+        for (const name of createdCrds)
+          await kubectl(adminPath, ['delete', 'crd', name, '--ignore-not-found', '--wait=false']).catch(() => '');
         rmSync(dir, { recursive: true, force: true });
       });
 

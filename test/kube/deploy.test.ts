@@ -27,13 +27,21 @@ import { withRealApiServer } from './real-apiserver.ts';
 const suffix = `t${String(process.pid)}`;
 const inCI = process.env.CI === 'true';
 
-/** Create, not apply: 1.20 refuses x-kubernetes-validations in an apply (ADR 0009). */
-async function ensureCrds(client: KubernetesClient, crds: readonly KubeObject[]): Promise<void> {
+/**
+ * Creates the CRDs that are not there yet (create, not apply: 1.20 refuses x-kubernetes-validations in an apply,
+ * ADR 0009) and returns the names it created, for the clean-up: other suites expect to install their own.
+ */
+async function ensureCrds(client: KubernetesClient, crds: readonly KubeObject[]): Promise<string[]> {
+  const created: string[] = [];
   for (const crd of crds) {
-    await client.create(builtin.customResourceDefinition, crd).catch((error: unknown) => {
-      if (!isAlreadyExists(error)) throw error;
-    });
+    await client.create(builtin.customResourceDefinition, crd).then(
+      () => created.push(crd.metadata.name),
+      (error: unknown) => {
+        if (!isAlreadyExists(error)) throw error;
+      },
+    );
   }
+  return created;
 }
 
 const forbidden = (error: unknown) => error instanceof ForbiddenError;
@@ -55,6 +63,7 @@ if (!hasKubectl) {
       let adminKubeconfig = '';
       let adminPath = '';
       const applied: Rendered[] = [];
+      let createdCrds: string[] = [];
       const clients: KubernetesClient[] = [];
       const dir = mkdtempSync(join(tmpdir(), 'openregion-deploy-'));
 
@@ -82,7 +91,7 @@ if (!hasKubectl) {
         adminKubeconfig = await apiserver.kubeconfig();
         writeFileSync(adminPath, adminKubeconfig, { mode: 0o600 });
         admin = kubeClientFrom({ kubeconfig: adminKubeconfig });
-        await ensureCrds(admin, [...regionKinds.map(customResourceDefinition), ...keystoneCrds()]);
+        createdCrds = await ensureCrds(admin, [...regionKinds.map(customResourceDefinition), ...keystoneCrds()]);
         await eventually('the CRDs served', () => admin.list(networkType).then(() => admin.list(korcUserType)), 30_000);
       });
 
@@ -93,6 +102,20 @@ if (!hasKubectl) {
           const rest = rendered.objects.filter((o) => o.kind !== 'Namespace');
           const yaml = rest.map((o) => `---\n${JSON.stringify(o)}\n`).join('');
           await kubectl(adminPath, ['delete', '--ignore-not-found', '--wait=false', '-f', '-'], yaml).catch(() => '');
+        }
+        for (const name of createdCrds)
+          await admin.delete(builtin.customResourceDefinition, undefined, name).catch(() => undefined);
+        // Gone, not terminating, before the next suite creates its own.
+        for (const name of createdCrds) {
+          await eventually(
+            `CRD ${name} deleted`,
+            () =>
+              admin.get(builtin.customResourceDefinition, undefined, name).then(
+                () => undefined,
+                (error: unknown) => (error instanceof NotFoundError ? true : undefined),
+              ),
+            60_000,
+          );
         }
         admin.close();
         rmSync(dir, { recursive: true, force: true });
