@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import type { Client } from '../kube/client.ts';
 import type { ResourceType } from '../kube/resource-type.ts';
-import { GROUP as REGION_GROUP } from '../region/apis/shared.ts';
+import { regionType } from '../region/apis/index.ts';
 import { kubeClientFrom } from '../kube/kubernetes/connect.ts';
 import { Transport } from '../openstack/transport.ts';
 import { registerKeystoneUserController } from '../keystone/user/register.ts';
@@ -42,7 +42,7 @@ const GROUPS = [...CONTROLLER_GROUPS, 'keystone'] as const;
 export const regionKindsIn =
   (namespace: string) =>
   (type: ResourceType): readonly string[] | undefined =>
-    type.group === REGION_GROUP ? [namespace] : undefined;
+    type.group === regionType.group ? [namespace] : undefined;
 
 /** The Leases `--leader-election` elects through: the controllers', and the server monitor's. */
 export const CONTROLLERS_LEASE = 'openregion-controllers';

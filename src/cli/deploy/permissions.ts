@@ -31,7 +31,7 @@ import {
   volumeType,
 } from '../../region/apis/index.ts';
 import { vlanAllocationType } from '../../region/apis/vlan-allocation.ts';
-import { lookupsOf, registerRegionControllers, REGION_CONTROLLER_GROUPS } from '../../region/controllers/index.ts';
+import { registerRegionControllers, REGION_CONTROLLER_GROUPS } from '../../region/controllers/index.ts';
 import { Manager } from '../../runtime/manager.ts';
 import { permission, READ, type Permission } from '../../runtime/rbac.ts';
 import { ManualScheduler } from '../../runtime/scheduler.ts';
@@ -77,13 +77,9 @@ const REGION_KINDS = [identityType, networkType, securityGroupType, serverType, 
  */
 export function regionServicePermissions(): Permission[] {
   const { management } = registeredReads((manager) => {
-    registerRegionControllers(
-      manager,
-      lookupsOf(() => Promise.reject(new Error('unused'))),
-      {
-        groups: REGION_CONTROLLER_GROUPS,
-      },
-    );
+    registerRegionControllers(manager, () => Promise.reject(new Error('unused')), {
+      groups: REGION_CONTROLLER_GROUPS,
+    });
   }, regionKindsIn('the operator namespace'));
   return [
     ...management,

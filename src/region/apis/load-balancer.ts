@@ -44,9 +44,9 @@ export const loadBalancerRules = {
  * Bounds that keep the CEL rules within kube-apiserver's cost budget (the listener rules compare every pair):
  * generous for one load balancer; Octavia sets no limit of its own.
  */
-export const MAX_LISTENERS = 32;
-export const MAX_MEMBERS = 256;
-export const MAX_ALLOWED_CIDRS = 64;
+const MAX_LISTENERS = 32;
+const MAX_MEMBERS = 256;
+const MAX_ALLOWED_CIDRS = 64;
 
 // CEL for "the old listener of the same name", used by the transition rules below.
 const SAME_NAME_EXISTS = 'oldSelf.listeners.exists(o, o.name == l.name)';
