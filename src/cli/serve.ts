@@ -1,19 +1,23 @@
 /**
  * `openregion serve`: the controllers `up` runs, against real clouds (the Regions and their credentials Secrets
- * in the cluster) and a real Kubernetes (--kubeconfig, or the pod's service account with --in-cluster). Controller
- * groups are selectable; with --leader-election only the Lease holder reconciles (and a second Lease elects the
- * server monitor), while every replica serves its probes and reads Ready once its caches have synced. The probe
- * port (--health) also serves /metrics. The REST API runs when --api is given, verifying tokens against --jwks-url
- * or a public key.
+ * in the cluster) and a real Kubernetes, found by kubectl's rules (--kubeconfig, $KUBECONFIG, ~/.kube/config or
+ * the pod's service account; --context). Controller groups are selectable; with --leader-election only the Lease
+ * holder reconciles (and a second Lease elects the server monitor), while every replica serves its probes and
+ * reads Ready once its caches have synced. The probe port (--health) also serves /metrics. The REST API runs when
+ * --api is given, verifying tokens against --jwks-url or a public key. The Keystone group also reconciles orders
+ * on the target clusters registered by kubeconfig Secrets in --clusters-namespace; run alone, it never touches the
+ * region service's kinds (they need not be installed).
  */
 import { hostname } from 'node:os';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
-import type { Client } from '../kube/client.ts';
 import type { ResourceType } from '../kube/resource-type.ts';
 import { regionType } from '../region/apis/index.ts';
+import type { KubernetesClient } from '../kube/kubernetes/client.ts';
 import { kubeClientFrom } from '../kube/kubernetes/connect.ts';
+import { fileEnvironment, KubeconfigError, resolveKubeconfig } from '../kube/kubernetes/kubeconfig.ts';
+import { DEFAULT_CLUSTERS_NAMESPACE, type Cluster } from '../runtime/multicluster.ts';
 import { Transport } from '../openstack/transport.ts';
 import { registerKeystoneUserController } from '../keystone/user/register.ts';
 import { buildApi } from '../region/http/app.ts';
@@ -49,9 +53,14 @@ export const CONTROLLERS_LEASE = 'openregion-controllers';
 export const MONITOR_LEASE = 'openregion-server-monitor';
 
 export interface ServeOptions {
+  /** The environment kubectl's loading rules read ($KUBECONFIG, a pod's KUBERNETES_SERVICE_HOST). */
+  env: Readonly<Record<string, string | undefined>>;
   kubeconfig?: string;
+  context?: string;
   inCluster?: boolean;
   namespace: string;
+  /** Where the Keystone group reads target clusters' registration Secrets. */
+  clustersNamespace: string;
   controllers?: string[];
   leaderElection?: boolean;
   leaseNamespace?: string;
@@ -104,26 +113,22 @@ export async function serve(options: ServeOptions): Promise<() => Promise<void>>
   const scheduler = systemScheduler(clock);
   const log = createLogger({ level: options.logLevel });
   const groups = selectedGroups(options.controllers);
-  const client: Client & { close(): void } =
-    options.inCluster === true
-      ? kubeClientFrom({ inCluster: true })
-      : kubeClientFrom({ kubeconfig: readFileSync(options.kubeconfig ?? '', 'utf8') });
+  const regionGroups = [...groups].filter((g): g is ControllerGroup => g !== 'keystone');
+  const source = resolveKubeconfig(options, fileEnvironment(options.env));
+  const client = kubeClientFrom(source.kind === 'in-cluster' ? { inCluster: true } : { kubeconfig: source.text });
   const transport = new Transport({ clock, random: Math.random });
-  const registry = await RegionRegistry.bootstrap({
-    namespace: options.namespace,
-    bootstrapClient: client,
-    runtimeClient: client,
-    clientSets: clientSetFactory({ transport, clock, region: options.region }),
-  });
   const identity = `${hostname()}-${randomBytes(4).toString('hex')}`;
   const leaseNamespace = options.leaseNamespace ?? options.namespace;
   const stopping = { value: false };
+  const keystone = groups.has('keystone');
+  const targets = targetClusterClients();
   const manager = new Manager({
     client,
     clock,
     scheduler,
     log,
     namespacesOf: regionKindsIn(options.namespace),
+    ...(keystone ? { targetClusters: { namespace: options.clustersNamespace, clientFor: targets.clientFor } } : {}),
     ...(options.leaderElection === true
       ? { leaderElection: { namespace: leaseNamespace, name: CONTROLLERS_LEASE, identity } }
       : {}),
@@ -133,24 +138,35 @@ export async function serve(options: ServeOptions): Promise<() => Promise<void>>
       process.kill(process.pid, 'SIGTERM');
     },
   });
-  const region = wireRegionService({
-    manager,
-    client,
-    namespace: options.namespace,
-    registry,
-    clock,
-    scheduler,
-    log,
-    groups: [...groups].filter((g): g is ControllerGroup => g !== 'keystone'),
-    api: options.api !== undefined,
-    concurrency: options.concurrency,
-  });
-  if (groups.has('keystone')) registerKeystoneUserController(manager);
+  // The region service (and its start-up read of every Region) only where a region group or the API runs: the
+  // Keystone operator alone needs neither the region CRDs nor the right to read them.
+  const region =
+    regionGroups.length === 0 && options.api === undefined
+      ? undefined
+      : wireRegionService({
+          manager,
+          client,
+          namespace: options.namespace,
+          registry: await RegionRegistry.bootstrap({
+            namespace: options.namespace,
+            bootstrapClient: client,
+            runtimeClient: client,
+            clientSets: clientSetFactory({ transport, clock, region: options.region }),
+          }),
+          clock,
+          scheduler,
+          log,
+          groups: regionGroups,
+          api: options.api !== undefined,
+          concurrency: options.concurrency,
+        });
+  if (keystone) registerKeystoneUserController(manager);
   await manager.start();
+  const unsubscribeTargets = await manager.clusters.subscribe(targets.listener);
 
   // The monitor writes status on its own cadence: with leader election, only the holder of its Lease runs it.
   const monitorElector =
-    options.leaderElection === true && groups.has('monitor')
+    region !== undefined && options.leaderElection === true && groups.has('monitor')
       ? new LeaderElector({
           client,
           scheduler,
@@ -166,13 +182,13 @@ export async function serve(options: ServeOptions): Promise<() => Promise<void>>
           },
         })
       : undefined;
-  if (monitorElector === undefined) region.start();
+  if (monitorElector === undefined) region?.start();
   else monitorElector.start();
 
   manager.metrics.collectProcessMetrics();
   const health = await serveHealth(manager.health, { ...hostPort(options.health), metrics: manager.metrics.registry });
   const app =
-    options.api === undefined
+    options.api === undefined || region === undefined
       ? undefined
       : await buildApi({
           client,
@@ -189,16 +205,62 @@ export async function serve(options: ServeOptions): Promise<() => Promise<void>>
           log,
         });
   if (app !== undefined && options.api !== undefined) await app.listen(hostPort(options.api));
-  log.info({ controllers: region.running, api: options.api, health: options.health }, 'openregion serve started');
+  const running = [...(region?.running ?? []), ...(keystone ? ['keystone users'] : [])];
+  log.info(
+    {
+      controllers: running,
+      api: options.api,
+      health: options.health,
+      ...(keystone ? { clustersNamespace: options.clustersNamespace } : {}),
+    },
+    'openregion serve started',
+  );
   return async () => {
     stopping.value = true;
     await app?.close();
     await monitorElector?.stop();
-    await region.close();
+    await region?.close();
     await manager.stop();
+    unsubscribeTargets();
+    targets.closeAll();
     await health.close();
     await transport.close();
     client.close();
+  };
+}
+
+/**
+ * Target clusters' clients: built from their registration Secrets' kubeconfigs, and closed once the manager has
+ * let go of them (the Secret changed or went) or at shutdown, since each holds its own connection pool.
+ */
+function targetClusterClients() {
+  const built = new Set<KubernetesClient>();
+  const engaged = new Map<string, KubernetesClient>();
+  const release = (client: KubernetesClient | undefined) => {
+    if (client === undefined) return;
+    client.close();
+    built.delete(client);
+  };
+  return {
+    clientFor: (kubeconfig: string): KubernetesClient => {
+      const client = kubeClientFrom({ kubeconfig });
+      built.add(client);
+      return client;
+    },
+    listener: {
+      engaged: (cluster: Cluster) => {
+        for (const client of built) if (client === cluster.client) engaged.set(cluster.name, client);
+      },
+      disengaged: (name: string) => {
+        release(engaged.get(name));
+        engaged.delete(name);
+      },
+    },
+    closeAll: () => {
+      for (const client of built) client.close();
+      built.clear();
+      engaged.clear();
+    },
   };
 }
 
@@ -207,9 +269,15 @@ export function serveCommand(): Command {
     .description(
       'Run the controllers against real clouds and Kubernetes (leader election, selectable groups, REST API)',
     )
-    .option('--kubeconfig <path>', 'the cluster (default: in-cluster with --in-cluster)')
-    .option('--in-cluster', "use the pod's service account")
+    .option('--kubeconfig <path>', 'the cluster (default as kubectl: $KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--context <name>', 'the kubeconfig context (default: its current-context)')
+    .option('--in-cluster', "use the pod's service account, whatever the environment says")
     .option('--namespace <ns>', 'the region service namespace (Regions, Identities, workloads)', 'unikorn-region')
+    .option(
+      '--clusters-namespace <ns>',
+      "where target clusters' kubeconfig Secrets are registered (the Keystone group)",
+      DEFAULT_CLUSTERS_NAMESPACE,
+    )
     .option('--controllers <groups>', `controller groups, comma-separated (default all: ${GROUPS.join(', ')})`, list)
     .option('--leader-election', 'reconcile only while holding the Lease (run several replicas)')
     .option('--lease-namespace <ns>', 'where the Leases live (default: --namespace)')
@@ -228,12 +296,18 @@ export function serveCommand(): Command {
       positiveInteger,
       DEFAULT_REGION_CONCURRENCY,
     )
-    .action(async (options: ServeOptions) => {
-      if (options.kubeconfig === undefined && options.inCluster !== true) {
-        throw new InvalidArgumentError('give --kubeconfig or --in-cluster');
-      }
+    .action(async (flags: Omit<ServeOptions, 'env'>) => {
+      const options = { ...flags, env: process.env };
       if (options.api !== undefined) authKeyOf(options);
-      const stop = await serve(options);
+      let stop: () => Promise<void>;
+      try {
+        stop = await serve(options);
+      } catch (error) {
+        if (!(error instanceof KubeconfigError)) throw error;
+        process.stderr.write(`error: ${error.message}\n`);
+        process.exitCode = 1;
+        return;
+      }
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);

@@ -13,7 +13,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Agent, fetch } from 'undici';
 import { parse, parseAllDocuments, stringify } from 'yaml';
+import { isAlreadyExists, NotFoundError } from '../../src/kube/errors.ts';
+import type { KubernetesClient } from '../../src/kube/kubernetes/client.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
+import { builtin } from '../../src/kube/resource-type.ts';
+import { eventually } from './fixtures.ts';
 
 const execute = promisify(execFile);
 const DEPLOY = fileURLToPath(new URL('../../deploy/', import.meta.url));
@@ -105,4 +109,38 @@ export function tokenKubeconfig(adminKubeconfig: string, token: string, namespac
     users: config.users.map((u) => ({ ...u, user: { token } })),
     contexts: config.contexts.map((c) => ({ ...c, context: { ...c.context, namespace } })),
   });
+}
+
+/**
+ * Creates the CRDs that are not there yet (create, not apply: 1.20 refuses x-kubernetes-validations in an apply,
+ * ADR 0009) and returns the names it created, for the clean-up: other suites expect to install their own.
+ */
+export async function ensureCrds(client: KubernetesClient, crds: readonly KubeObject[]): Promise<string[]> {
+  const created: string[] = [];
+  for (const crd of crds) {
+    await client.create(builtin.customResourceDefinition, crd).then(
+      () => created.push(crd.metadata.name),
+      (error: unknown) => {
+        if (!isAlreadyExists(error)) throw error;
+      },
+    );
+  }
+  return created;
+}
+
+/** Deletes the CRDs `ensureCrds` created and waits until they are gone (not terminating) for the next suite. */
+export async function deleteCrds(client: KubernetesClient, names: readonly string[]): Promise<void> {
+  for (const name of names)
+    await client.delete(builtin.customResourceDefinition, undefined, name).catch(() => undefined);
+  for (const name of names) {
+    await eventually(
+      `CRD ${name} deleted`,
+      () =>
+        client.get(builtin.customResourceDefinition, undefined, name).then(
+          () => undefined,
+          (error: unknown) => (error instanceof NotFoundError ? true : undefined),
+        ),
+      60_000,
+    );
+  }
 }

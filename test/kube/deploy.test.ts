@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { keystoneCrds } from '../../src/keystone/apis/index.ts';
 import { keystoneUserType, korcUserType } from '../../src/keystone/apis/index.ts';
 import { customResourceDefinition } from '../../src/kube/crd.ts';
-import { ForbiddenError, isAlreadyExists, NotFoundError } from '../../src/kube/errors.ts';
+import { ForbiddenError, NotFoundError } from '../../src/kube/errors.ts';
 import type { KubernetesClient } from '../../src/kube/kubernetes/client.ts';
 import { kubeClientFrom } from '../../src/kube/kubernetes/connect.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
@@ -21,28 +21,20 @@ import { controlPlaneType } from '../../src/keystone/apis/index.ts';
 import { networkType, regionKinds, regionType } from '../../src/region/apis/index.ts';
 import { withSpec, validSamples } from '../../src/region/apis/testing/samples.ts';
 import { eventually } from './fixtures.ts';
-import { kubectl, kubectlPresent, mintToken, render, tokenKubeconfig, type Rendered } from './deploy-fixture.ts';
+import {
+  deleteCrds,
+  ensureCrds,
+  kubectl,
+  kubectlPresent,
+  mintToken,
+  render,
+  tokenKubeconfig,
+  type Rendered,
+} from './deploy-fixture.ts';
 import { withRealApiServer } from './real-apiserver.ts';
 
 const suffix = `t${String(process.pid)}`;
 const inCI = process.env.CI === 'true';
-
-/**
- * Creates the CRDs that are not there yet (create, not apply: 1.20 refuses x-kubernetes-validations in an apply,
- * ADR 0009) and returns the names it created, for the clean-up: other suites expect to install their own.
- */
-async function ensureCrds(client: KubernetesClient, crds: readonly KubeObject[]): Promise<string[]> {
-  const created: string[] = [];
-  for (const crd of crds) {
-    await client.create(builtin.customResourceDefinition, crd).then(
-      () => created.push(crd.metadata.name),
-      (error: unknown) => {
-        if (!isAlreadyExists(error)) throw error;
-      },
-    );
-  }
-  return created;
-}
 
 const forbidden = (error: unknown) => error instanceof ForbiddenError;
 
@@ -103,20 +95,7 @@ if (!hasKubectl) {
           const yaml = rest.map((o) => `---\n${JSON.stringify(o)}\n`).join('');
           await kubectl(adminPath, ['delete', '--ignore-not-found', '--wait=false', '-f', '-'], yaml).catch(() => '');
         }
-        for (const name of createdCrds)
-          await admin.delete(builtin.customResourceDefinition, undefined, name).catch(() => undefined);
-        // Gone, not terminating, before the next suite creates its own.
-        for (const name of createdCrds) {
-          await eventually(
-            `CRD ${name} deleted`,
-            () =>
-              admin.get(builtin.customResourceDefinition, undefined, name).then(
-                () => undefined,
-                (error: unknown) => (error instanceof NotFoundError ? true : undefined),
-              ),
-            60_000,
-          );
-        }
+        await deleteCrds(admin, createdCrds);
         admin.close();
         rmSync(dir, { recursive: true, force: true });
       });
