@@ -11,7 +11,6 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -22,7 +21,7 @@ import { customResourceDefinition } from '../../src/kube/crd.ts';
 import { kubeClientFrom } from '../../src/kube/kubernetes/connect.ts';
 import { builtin } from '../../src/kube/resource-type.ts';
 import { regionKinds } from '../../src/region/apis/index.ts';
-import { kubectl, mintToken, render, tokenKubeconfig, type Rendered } from '../kube/deploy-fixture.ts';
+import { freePort, kubectl, mintToken, render, tokenKubeconfig, type Rendered } from '../kube/deploy-fixture.ts';
 import { eventually } from '../kube/fixtures.ts';
 import { withRealApiServer } from '../kube/real-apiserver.ts';
 
@@ -49,14 +48,6 @@ async function imagePresent(): Promise<string | undefined> {
   } catch {
     return undefined;
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  return typeof address === 'object' && address !== null ? address.port : 0;
 }
 
 const name = await imagePresent();

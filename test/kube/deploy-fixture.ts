@@ -7,6 +7,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -143,4 +144,13 @@ export async function deleteCrds(client: KubernetesClient, names: readonly strin
       60_000,
     );
   }
+}
+
+/** A port nobody listens on now (for a process the test starts). */
+export async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  return typeof address === 'object' && address !== null ? address.port : 0;
 }

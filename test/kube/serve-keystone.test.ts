@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -24,6 +23,7 @@ import { builtin } from '../../src/kube/resource-type.ts';
 import { KUBECONFIG_SECRET_LABEL } from '../../src/runtime/multicluster.ts';
 import {
   deleteCrds,
+  freePort,
   ensureCrds,
   kubectl,
   kubectlPresent,
@@ -40,14 +40,6 @@ const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const inCI = process.env.CI === 'true';
 const suffix = `s${String(process.pid)}`;
 const CLUSTER = 'tgt';
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  return typeof address === 'object' && address !== null ? address.port : 0;
-}
 
 interface Condition {
   type: string;
