@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Client } from '../../kube/client.ts';
 import { keystoneUserType } from '../../keystone/apis/keystoneuser.ts';
-import { harness, NAME, NS, TARGET, type Harness } from '../../keystone/user/testing/fixture.ts';
+import { userFixture, NAME, NS, TARGET, type UserFixture } from '../../keystone/user/testing/fixture.ts';
 import { AuthorizingClient, type Permission } from '../../runtime/rbac.ts';
 import { grantsOf, KEYSTONE_OPERATOR_NAMESPACE } from './rbac.ts';
 import {
@@ -14,7 +14,7 @@ import {
 
 const PUBLISHED = { services: { keystone: { publicEndpoint: 'https://ks.example/v3' } } };
 
-/** The harness's clients, each held to what the shipped RBAC grants on its cluster. */
+/** The fixture's clients, each held to what the shipped RBAC grants on its cluster. */
 function authorized(denied: AuthorizingClient[]) {
   return (cluster: string, client: Client): Client => {
     const permissions = cluster === '' ? keystoneOperatorPermissions() : targetClusterPermissions();
@@ -24,7 +24,7 @@ function authorized(denied: AuthorizingClient[]) {
   };
 }
 
-async function deleteAndDrain(h: Harness): Promise<void> {
+async function deleteAndDrain(h: UserFixture): Promise<void> {
   const order = await h.order();
   await h.orderClient.update(keystoneUserType, {
     ...order,
@@ -75,7 +75,7 @@ describe('generated RBAC', () => {
   for (const cluster of ['', TARGET]) {
     it(`suffices for an order on ${cluster === '' ? 'the management' : 'a target'} cluster: Ready, then deleted`, async () => {
       const authorizers: AuthorizingClient[] = [];
-      const h = harness({ cluster, wrap: authorized(authorizers) });
+      const h = userFixture({ cluster, wrap: authorized(authorizers) });
       await h.seedAll({}, PUBLISHED);
       await h.converge();
       assert.equal((await h.condition('Ready'))?.status, 'True');
@@ -90,7 +90,7 @@ describe('generated RBAC', () => {
 
   it('refuses a call it does not grant: the operator never creates an order', async () => {
     const authorizers: AuthorizingClient[] = [];
-    const h = harness({ cluster: TARGET, wrap: authorized(authorizers) });
+    const h = userFixture({ cluster: TARGET, wrap: authorized(authorizers) });
     const target = h.clients.get(TARGET);
     assert.ok(target !== undefined);
     await assert.rejects(
