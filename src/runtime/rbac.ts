@@ -176,6 +176,9 @@ export class AuthorizingClient implements Client {
     return call();
   }
 
+  /** Discovery is granted to every authenticated identity (system:discovery), so it is never checked. */
+  servedVersions: Client['servedVersions'] = (group, plural) => this.#inner.servedVersions(group, plural);
+
   get: Client['get'] = (type, namespace, name) =>
     this.#guard(
       () => {

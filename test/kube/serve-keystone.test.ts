@@ -1,20 +1,20 @@
 /**
  * `openregion serve --controllers keystone` as an operator runs it: the management cluster is a kube-apiserver 1.20
- * + etcd of this suite's own (other ports) with no region CRD, reached through $KUBECONFIG (two files merged) and
+ * + etcd of this suite's own with the real K-ORC and ESO CRDs and no region CRD, reached through $KUBECONFIG (two files merged) and
  * `--context`, with only a token minted for the keystone-operator overlay's ServiceAccount; the shared kube-apiserver
  * is a target cluster, registered by a kubeconfig Secret carrying a token for deploy/target-cluster's identity. An order placed on the target is reconciled there; a changed Secret
  * re-engages the cluster, a deleted one lets it go. Skipped loudly without the binary or kubectl; a failure under CI.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { parse, stringify } from 'yaml';
+import { installCrds, realCrds } from '../../src/keystone/actuators/testing/real-crds.ts';
 import { keystoneCrds, keystoneUserType } from '../../src/keystone/apis/index.ts';
 import type { KubernetesClient } from '../../src/kube/kubernetes/client.ts';
 import { kubeClientFrom } from '../../src/kube/kubernetes/connect.ts';
@@ -33,9 +33,9 @@ import {
   type Rendered,
 } from './deploy-fixture.ts';
 import { eventually } from './fixtures.ts';
-import { apiserverScript, withRealApiServer } from './real-apiserver.ts';
+import { startPrivateApiServer, type PrivateApiServer } from './keystone-clusters.ts';
+import { withRealApiServer } from './real-apiserver.ts';
 
-const execute = promisify(execFile);
 const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const inCI = process.env.CI === 'true';
 const suffix = `s${String(process.pid)}`;
@@ -77,15 +77,11 @@ if (!hasKubectl) {
   await withRealApiServer('test/kube/serve-keystone.test.ts', (apiserver) => {
     describe('serve --controllers keystone with a registered target cluster, on kube-apiserver 1.20', () => {
       const dir = mkdtempSync(join(tmpdir(), 'openregion-serve-keystone-'));
-      // The management cluster is a second etcd + kube-apiserver of this suite's own (other ports, other state), so
-      // the operator, which watches orders in every namespace there, never meets another suite's orders; the shared
-      // server is the target cluster, registered for one namespace of this run's.
-      const managementEnv = {
-        ...process.env,
-        OPENREGION_KUBE_STATE: join(dir, 'management'),
-        OPENREGION_KUBE_PORT: '16543',
-        OPENREGION_ETCD_PORT: '23890',
-      };
+      // The management cluster is a private kube-apiserver of this suite's (keystone-clusters.ts), holding the real
+      // K-ORC and ESO CRDs the operator watches and no region CRD, so the operator, which watches orders in every
+      // namespace there, never meets another suite's orders; the shared server is the target cluster, registered for
+      // one namespace of this run's.
+      let managementServer: PrivateApiServer | undefined;
       const operatorNamespace = 'openregion-system';
       const clustersNamespace = 'c5c3-clusters';
       const ordersNamespace = `orders-${suffix}`;
@@ -151,11 +147,12 @@ if (!hasKubectl) {
         targetKubeconfig = tokenKubeconfig(targetAdmin, targetToken, ordersNamespace);
 
         // The management cluster: no region CRD at all, the Keystone CRDs, the overlay, the registration.
-        const { stdout } = await execute(apiserverScript, ['start'], { env: managementEnv, timeout: 180_000 });
-        const managementPath = stdout.trim();
-        const managementAdmin = readFileSync(managementPath, 'utf8');
+        managementServer = await startPrivateApiServer(`serve-keystone-${suffix}`);
+        const managementAdmin = managementServer.kubeconfig;
+        const managementPath = join(dir, 'management-admin');
+        writeFileSync(managementPath, managementAdmin, { mode: 0o600 });
         management = kubeClientFrom({ kubeconfig: managementAdmin });
-        await ensureCrds(management, keystoneCrds());
+        await installCrds(management, realCrds({ eso: 'v2.9' }));
         await eventually('management serves KeystoneUsers', () => management.list(keystoneUserType), 30_000);
         const operator = await render('overlays/keystone-operator', operatorNamespace, suffix);
         await kubectl(managementPath, ['apply', '--server-side', '-f', '-'], operator.yaml);
@@ -211,7 +208,7 @@ if (!hasKubectl) {
         await deleteCrds(target, createdCrds);
         target.close();
         management.close();
-        await execute(apiserverScript, ['stop'], { env: managementEnv, timeout: 120_000 }).catch(() => undefined);
+        await managementServer?.stop();
         rmSync(dir, { recursive: true, force: true });
       });
 

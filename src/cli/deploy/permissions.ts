@@ -9,7 +9,7 @@
 import { builtin, type ResourceType } from '../../kube/resource-type.ts';
 import type { Client } from '../../kube/client.ts';
 import { registerEsoActuator } from '../../keystone/actuators/eso/controller.ts';
-import { registerKorcActuators, type AdminSession } from '../../keystone/actuators/korc/register.ts';
+import { registerKorcActuators } from '../../keystone/actuators/korc/register.ts';
 import {
   keystoneUserType,
   korcDomainType,
@@ -17,7 +17,7 @@ import {
   pushSecretType,
   secretStoreType,
 } from '../../keystone/apis/index.ts';
-import { clusterSecretStoreType } from '../../keystone/user/constants.ts';
+import { storeTypeAt } from '../../keystone/apis/eso.ts';
 import { registerKeystoneUserController } from '../../keystone/user/register.ts';
 import {
   identityType,
@@ -143,9 +143,10 @@ export function keystoneOperatorPermissions(): Permission[] {
     // Clearing K-ORC's latched error (user/unlatch.ts).
     permission(korcUserType, ['patch'], { subresource: 'status' }),
     permission(pushSecretType, ['create', 'patch', 'delete']),
-    // The ControlPlane's tenant store must be Ready before a password is pushed (user/provision.ts).
+    // The ControlPlane's tenant store must be Ready before a password is pushed (user/provision.ts), read at the
+    // version discovery finds (RBAC names the resource, not the version).
     permission(secretStoreType, ['get']),
-    permission(clusterSecretStoreType, ['get']),
+    permission(storeTypeAt('ClusterSecretStore', 'v1'), ['get']),
     ...leaderElection().filter((p) => p.resourceNames === undefined),
     permission(builtin.lease, ['get', 'update'], { ...inNamespace, resourceNames: [CONTROLLERS_LEASE] }),
   ];
@@ -168,8 +169,7 @@ export function targetClusterPermissions(): Permission[] {
  */
 export function bundledActuatorPermissions(): Permission[] {
   const { management } = registeredReads((manager) => {
-    // Registration asks the session for its identity client only to hand it to the reconciler.
-    registerKorcActuators(manager, { enabled: true, admin: { client: () => ({}) } as unknown as AdminSession });
+    registerKorcActuators(manager, { enabled: true, clock: new ManualClock() });
     registerEsoActuator(manager, { enabled: true });
   });
   return [
