@@ -19,7 +19,7 @@ import { createServer, updateQuotaSet } from '../src/openstack/compute.ts';
 import { findImageByName } from '../src/openstack/image.ts';
 import { Session } from '../src/openstack/session.ts';
 import { Transport } from '../src/openstack/transport.ts';
-import { serverType, type Server } from '../src/region/apis/index.ts';
+import { serverType } from '../src/region/apis/index.ts';
 import { labels as LABELS } from '../src/region/apis/shared.ts';
 import { systemClock } from '../src/util/clock.ts';
 import { round } from './emulator-calls.ts';
@@ -63,13 +63,13 @@ async function measure(sizes: readonly number[]): Promise<Record<string, number>
 const IDENTITY_LABEL = LABELS.identityID;
 
 async function storeServers(system: BenchSystem, count: number): Promise<void> {
-  const stored = await system.up.store.list<Server>(serverType, { namespace: REGION_NAMESPACE });
+  const stored = await system.up.store.list(serverType, { namespace: REGION_NAMESPACE });
   const template = stored.items[0];
   if (template === undefined) throw new Error('no server to copy');
   const { [IDENTITY_LABEL]: _identity, ...labels } = template.metadata.labels ?? {};
   const annotations = template.metadata.annotations ?? {};
   for (let i = 0; i < count; i++) {
-    await system.up.store.create<Server>(serverType, {
+    await system.up.store.create(serverType, {
       apiVersion: template.apiVersion,
       kind: template.kind,
       metadata: { name: randomUUID(), namespace: REGION_NAMESPACE, labels, annotations },

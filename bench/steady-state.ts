@@ -6,7 +6,7 @@
  * (a label change wakes the server controller; nothing in OpenStack changes) until the calls stop.
  */
 import { REGION_NAMESPACE } from '../src/cli/up.ts';
-import { serverType, type Server } from '../src/region/apis/index.ts';
+import { serverType } from '../src/region/apis/index.ts';
 import { perUnitByVerb, round, totalOf } from './emulator-calls.ts';
 import { fleet, MONITOR_LIST, MONITOR_PERIOD_MS, PROJECTS, quiet } from './fleet.ts';
 
@@ -21,7 +21,7 @@ export async function benchSteadyState(): Promise<Record<string, number>> {
   const idle = system.calls.take();
   const perPoll = totalOf(idle) / Math.max(1, polls);
 
-  const objects = await system.up.store.list<Server>(serverType, { namespace: REGION_NAMESPACE });
+  const objects = await system.up.store.list(serverType, { namespace: REGION_NAMESPACE });
   for (const server of objects.items) {
     const labels = { ...server.metadata.labels, 'bench.openregion.dev/pass': '1' };
     await system.up.store.update(serverType, { ...server, metadata: { ...server.metadata, labels } });

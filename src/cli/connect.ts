@@ -62,9 +62,10 @@ export async function kindsOf(client: Client): Promise<KindEntry[]> {
     shortNames:
       type.plural === 'namespaces' ? ['ns'] : type.plural === 'customresourcedefinitions' ? ['crd', 'crds'] : [],
   }));
-  const { items } = await client.list<KubeObject & CrdNames>(builtin.customResourceDefinition);
+  const { items } = await client.list(builtin.customResourceDefinition);
   const custom = items.flatMap((crd): KindEntry[] => {
-    const spec = crd.spec ?? {};
+    // Read defensively: a CRD the server holds need not be one this tool wrote.
+    const spec = (crd as CrdNames).spec ?? {};
     const names = spec.names ?? {};
     const version = spec.versions?.find((v) => v.storage === true) ?? spec.versions?.find((v) => v.served === true);
     if (spec.group === undefined || names.kind === undefined || names.plural === undefined || version === undefined) {

@@ -2,10 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import type { Client } from '../kube/client.ts';
+import { getOptional, type Client } from '../kube/client.ts';
 import { customResourceDefinition } from '../kube/crd.ts';
 import { openEmbeddedStore } from '../kube/embedded/store.ts';
-import { isNotFound as isKubeNotFound } from '../kube/errors.ts';
 import { kubeClientFrom } from '../kube/kubernetes/connect.ts';
 import { builtin } from '../kube/resource-type.ts';
 import { Transport } from '../openstack/transport.ts';
@@ -90,10 +89,7 @@ export async function register(options: RegisterOptions, out: Out, err: Out): Pr
   const namespaces = [...new Set([plan.namespace, plan.secret.namespace])];
   await withClient(options, namespaces, async (client) => {
     if (options.createSecret !== true) {
-      try {
-        await client.get(builtin.secret, plan.secret.namespace, plan.secret.name);
-      } catch (error) {
-        if (!isKubeNotFound(error)) throw error;
+      if ((await getOptional(client, builtin.secret, plan.secret.namespace, plan.secret.name)) === undefined) {
         err.write(
           `warning: Secret ${plan.secret.namespace}/${plan.secret.name} does not exist yet; the Region references ` +
             'it (keys domain-id, project-id, user-id, password), or rerun with --create-secret\n',
@@ -174,10 +170,7 @@ async function withClient(
 }
 
 async function ensureNamespace(client: Client, name: string): Promise<void> {
-  try {
-    await client.get(builtin.namespace, undefined, name);
-  } catch (error) {
-    if (!isKubeNotFound(error)) throw error;
+  if ((await getOptional(client, builtin.namespace, undefined, name)) === undefined) {
     await client.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   }
 }
@@ -187,10 +180,7 @@ async function ensureRegionCrd(client: Client): Promise<void> {
   const kind = regionKinds.find((k) => k.type.kind === regionType.kind);
   if (kind === undefined) return;
   const crd = customResourceDefinition(kind);
-  try {
-    await client.get(builtin.customResourceDefinition, undefined, crd.metadata.name);
-  } catch (error) {
-    if (!isKubeNotFound(error)) throw error;
+  if ((await getOptional(client, builtin.customResourceDefinition, undefined, crd.metadata.name)) === undefined) {
     await client.create(builtin.customResourceDefinition, crd);
   }
 }

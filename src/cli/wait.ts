@@ -3,9 +3,9 @@
  * progress line (the condition's status, reason and message, and how long), rewritten in place on a terminal and
  * printed on each change otherwise. Against the embedded store of a running `up`, or Kubernetes.
  */
+import { getOptional } from '../kube/client.ts';
 import { Command, InvalidArgumentError } from 'commander';
 import { findCondition } from '../kube/conditions.ts';
-import { NotFoundError } from '../kube/errors.ts';
 import type { Condition, KubeObject } from '../kube/object.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
 import { CliError, displayType, kindsOf, resolveKind, type Target } from './connect.ts';
@@ -110,14 +110,7 @@ export function waitCommand(out: Out = process.stdout, err: Out = process.stderr
       await withClient(options, err, async (client) => {
         const type = resolveKind(await kindsOf(client), kind);
         const namespace = type.namespaced ? options.namespace : undefined;
-        const read = async () => {
-          try {
-            return await client.get(type, namespace, name);
-          } catch (error) {
-            if (error instanceof NotFoundError) return undefined;
-            throw error;
-          }
-        };
+        const read = () => getOptional(client, type, namespace, name);
         const live = 'isTTY' in out && out.isTTY === true;
         const ok = await waitFor(read, `${displayType(type)}/${name}`, options.for, out, {
           timeoutMs: options.timeout,

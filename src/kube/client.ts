@@ -4,6 +4,7 @@
  * conformance suite in `test/kube/`, so a controller behaves the same on either.
  */
 import type { KubeObject } from './object.ts';
+import { ignoreNotFound } from './errors.ts';
 import type { ResourceType } from './resource-type.ts';
 
 export interface ListOptions {
@@ -27,7 +28,7 @@ export type WatchEvent<T extends KubeObject> =
   | { readonly type: 'BOOKMARK'; readonly object: KubeObject };
 
 export interface WatchOptions extends ListOptions {
-  /** Start after this version; a version the server no longer has fails with GoneError. */
+  /** Start after this version; a version the server no longer has fails with KubeGoneError. */
   readonly resourceVersion?: string | undefined;
   readonly allowBookmarks?: boolean | undefined;
   readonly signal?: AbortSignal | undefined;
@@ -55,42 +56,56 @@ export interface WriteOptions {
 
 export interface ApplyOptions {
   readonly fieldManager: string;
-  /** Take fields another manager owns instead of failing with ConflictError. */
+  /** Take fields another manager owns instead of failing with KubeConflictError. */
   readonly force?: boolean | undefined;
   readonly subresource?: 'status' | undefined;
 }
 
 export interface DeleteOptions {
   readonly propagationPolicy?: 'Foreground' | 'Background' | 'Orphan' | undefined;
-  /** Delete only if the object still has this uid / resourceVersion (else ConflictError). */
+  /** Delete only if the object still has this uid / resourceVersion (else KubeConflictError). */
   readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string } | undefined;
 }
 
 /** An object to apply: the fields this manager wants to own, with apiVersion, kind and metadata.name. */
 export type ApplyConfiguration = KubeObject;
 
+/**
+ * Every call takes its object type from the resource type: `get(serverType, …)` is a `Promise<Server>`. Objects
+ * written are checked against it (`NoInfer`: the resource type decides, the object does not widen it).
+ */
 export interface Client {
-  get<T extends KubeObject>(type: ResourceType, namespace: string | undefined, name: string): Promise<T>;
-  list<T extends KubeObject>(type: ResourceType, options?: ListOptions): Promise<ObjectList<T>>;
+  get<T extends KubeObject>(type: ResourceType<T>, namespace: string | undefined, name: string): Promise<T>;
+  list<T extends KubeObject>(type: ResourceType<T>, options?: ListOptions): Promise<ObjectList<T>>;
   /** Events after `resourceVersion` (or from now), until the signal aborts or the server ends the stream. */
-  watch<T extends KubeObject>(type: ResourceType, options?: WatchOptions): AsyncIterable<WatchEvent<T>>;
-  create<T extends KubeObject>(type: ResourceType, object: T, options?: WriteOptions): Promise<T>;
-  /** Replaces the object; fails with ConflictError unless metadata.resourceVersion is current. */
-  update<T extends KubeObject>(type: ResourceType, object: T, options?: WriteOptions): Promise<T>;
+  watch<T extends KubeObject>(type: ResourceType<T>, options?: WatchOptions): AsyncIterable<WatchEvent<T>>;
+  create<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>, options?: WriteOptions): Promise<T>;
+  /** Replaces the object; fails with KubeConflictError unless metadata.resourceVersion is current. */
+  update<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>, options?: WriteOptions): Promise<T>;
   patch<T extends KubeObject>(
-    type: ResourceType,
+    type: ResourceType<T>,
     namespace: string | undefined,
     name: string,
     patch: Patch,
     options?: WriteOptions,
   ): Promise<T>;
   /** Server-side apply: creates or updates, owning exactly the fields in `object` for `fieldManager`. */
-  apply<T extends KubeObject>(type: ResourceType, object: ApplyConfiguration, options: ApplyOptions): Promise<T>;
-  /** Deletes, or marks for deletion while finalizers remain; NotFoundError when absent. */
+  apply<T extends KubeObject>(type: ResourceType<T>, object: ApplyConfiguration, options: ApplyOptions): Promise<T>;
+  /** Deletes, or marks for deletion while finalizers remain; KubeNotFoundError when absent. */
   delete(type: ResourceType, namespace: string | undefined, name: string, options?: DeleteOptions): Promise<void>;
   /**
    * API discovery: the versions of `group` that serve the kind `plural`, the server's preferred version first; empty
    * when none does (the group or the kind is not installed).
    */
   servedVersions(group: string, plural: string): Promise<string[]>;
+}
+
+/** The object, or undefined when it does not exist (controller-runtime's `client.IgnoreNotFound` on a get). */
+export function getOptional<T extends KubeObject>(
+  client: Client,
+  type: ResourceType<T>,
+  namespace: string | undefined,
+  name: string,
+): Promise<T | undefined> {
+  return ignoreNotFound(client.get(type, namespace, name));
 }

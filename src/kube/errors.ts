@@ -22,20 +22,20 @@ export abstract class KubeError extends Error {
   }
 }
 
-export class NotFoundError extends KubeError {
+export class KubeNotFoundError extends KubeError {
   readonly reason = 'NotFound';
   readonly code = 404;
 }
-export class AlreadyExistsError extends KubeError {
+export class KubeAlreadyExistsError extends KubeError {
   readonly reason = 'AlreadyExists';
   readonly code = 409;
 }
 /** An update or delete lost an optimistic-concurrency race, or an apply hit another manager's field. */
-export class ConflictError extends KubeError {
+export class KubeConflictError extends KubeError {
   readonly reason = 'Conflict';
   readonly code = 409;
 }
-export class InvalidError extends KubeError {
+export class KubeInvalidError extends KubeError {
   readonly reason = 'Invalid';
   readonly code = 422;
   readonly causes: readonly StatusCause[];
@@ -46,26 +46,36 @@ export class InvalidError extends KubeError {
   }
 }
 /** A watch asked for a resourceVersion the server no longer has: relist. */
-export class GoneError extends KubeError {
+export class KubeGoneError extends KubeError {
   readonly reason = 'Gone';
   readonly code = 410;
 }
-export class ForbiddenError extends KubeError {
+export class KubeForbiddenError extends KubeError {
   readonly reason = 'Forbidden';
   readonly code = 403;
 }
-export class BadRequestError extends KubeError {
+export class KubeBadRequestError extends KubeError {
   readonly reason = 'BadRequest';
   readonly code = 400;
 }
-export class InternalError extends KubeError {
+export class KubeInternalError extends KubeError {
   readonly reason = 'InternalError';
   readonly code = 500;
 }
 
-export const isNotFound = (e: unknown): e is NotFoundError => e instanceof NotFoundError;
-export const isConflict = (e: unknown): e is ConflictError => e instanceof ConflictError;
-export const isAlreadyExists = (e: unknown): e is AlreadyExistsError => e instanceof AlreadyExistsError;
+export const isKubeNotFound = (e: unknown): e is KubeNotFoundError => e instanceof KubeNotFoundError;
+export const isKubeConflict = (e: unknown): e is KubeConflictError => e instanceof KubeConflictError;
+export const isKubeAlreadyExists = (e: unknown): e is KubeAlreadyExistsError => e instanceof KubeAlreadyExistsError;
+
+/** The promise's value, or undefined when it fails with NotFound (controller-runtime's `client.IgnoreNotFound`). */
+export async function ignoreNotFound<T>(pending: Promise<T>): Promise<T | undefined> {
+  try {
+    return await pending;
+  } catch (error) {
+    if (error instanceof KubeNotFoundError) return undefined;
+    throw error;
+  }
+}
 
 /** The Kubernetes Status body for an error, as an API server sends it (the embedded REST facade uses this). */
 export function statusOf(error: KubeError): Readonly<Record<string, unknown>> {
@@ -76,6 +86,6 @@ export function statusOf(error: KubeError): Readonly<Record<string, unknown>> {
     message: error.message,
     reason: error.reason,
     code: error.code,
-    ...(error instanceof InvalidError ? { details: { causes: error.causes } } : {}),
+    ...(error instanceof KubeInvalidError ? { details: { causes: error.causes } } : {}),
   };
 }

@@ -61,6 +61,34 @@ export interface Resource<Spec, Status> extends KubeObject {
   readonly status?: Status;
 }
 
+/** core/v1 Namespace. */
+export type Namespace = KubeObject;
+
+/** core/v1 Secret: `data` values are base64, `stringData` is folded into `data` by the server on write. */
+export interface Secret extends KubeObject {
+  readonly type?: string;
+  readonly data?: Readonly<Record<string, string>>;
+  readonly stringData?: Readonly<Record<string, string>>;
+}
+
+/** core/v1 ConfigMap. */
+export interface ConfigMap extends KubeObject {
+  readonly data?: Readonly<Record<string, string>>;
+}
+
+/** coordination.k8s.io/v1 Lease, the record leader election holds. */
+export interface LeaseSpec {
+  readonly holderIdentity?: string;
+  readonly leaseDurationSeconds?: number;
+  readonly acquireTime?: string;
+  readonly renewTime?: string;
+  readonly leaseTransitions?: number;
+}
+
+export interface Lease extends KubeObject {
+  readonly spec?: LeaseSpec;
+}
+
 /** A Kubernetes condition (metav1.Condition). */
 export interface Condition {
   readonly type: string;

@@ -1,11 +1,22 @@
-/** How a kind is addressed on the API: group, version, plural, scope. Both backends route by it. */
-export interface ResourceType {
+import type { CoreEvent } from './events.ts';
+import type { ConfigMap, KubeObject, Lease, Namespace, Secret } from './object.ts';
+
+/** Never present at run time: only the compiler sees it, as the object type a ResourceType stands for. */
+declare const objectType: unique symbol;
+
+/**
+ * How a kind is addressed on the API: group, version, plural, scope. Both backends route by it. `T` is the kind's
+ * object type, so `client.get(serverType, …)` returns a Server and a mismatched `client.get(networkType, …)`
+ * does not compile.
+ */
+export interface ResourceType<T extends KubeObject = KubeObject> {
   readonly group: string;
   readonly version: string;
   readonly kind: string;
   /** The lower-case plural in URLs, e.g. `keystoneusers`. */
   readonly plural: string;
   readonly namespaced: boolean;
+  readonly [objectType]?: T;
 }
 
 /**
@@ -33,17 +44,28 @@ export function qualifiedResource(type: Pick<ResourceType, 'group' | 'plural'>):
   return type.group === '' ? type.plural : `${type.plural}.${type.group}`;
 }
 
+/** Fixes a literal's object type: `{…}` alone would leave it KubeObject. */
+const typed = <T extends KubeObject>(type: ResourceType<T>): ResourceType<T> => type;
+const core = <T extends KubeObject>(kind: string, plural: string, namespaced = true) =>
+  typed<T>({ group: '', version: 'v1', kind, plural, namespaced });
+
 export const builtin = {
-  namespace: { group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false },
-  secret: { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true },
-  configMap: { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true },
-  event: { group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true },
-  lease: { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true },
-  customResourceDefinition: {
+  namespace: core<Namespace>('Namespace', 'namespaces', false),
+  secret: core<Secret>('Secret', 'secrets'),
+  configMap: core<ConfigMap>('ConfigMap', 'configmaps'),
+  event: core<CoreEvent>('Event', 'events'),
+  lease: typed<Lease>({
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    kind: 'Lease',
+    plural: 'leases',
+    namespaced: true,
+  }),
+  customResourceDefinition: typed<KubeObject>({
     group: 'apiextensions.k8s.io',
     version: 'v1',
     kind: 'CustomResourceDefinition',
     plural: 'customresourcedefinitions',
     namespaced: false,
-  },
-} as const satisfies Record<string, ResourceType>;
+  }),
+} as const;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BadRequestError } from './errors.ts';
+import { KubeBadRequestError } from './errors.ts';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selector.ts';
 
 const labels = { app: 'web', tier: 'front', 'example.com/zone': 'a', n: '7' };
@@ -58,7 +58,7 @@ describe('label selectors', () => {
         assert.equal(sel(bad, { app: '' }), true);
         continue;
       }
-      assert.throws(() => parseLabelSelector(bad), BadRequestError, bad);
+      assert.throws(() => parseLabelSelector(bad), KubeBadRequestError, bad);
     }
   });
 });
@@ -78,6 +78,6 @@ describe('field selectors', () => {
   });
 
   it('rejects a requirement without an operator', () => {
-    assert.throws(() => parseFieldSelector('metadata.name'), BadRequestError);
+    assert.throws(() => parseFieldSelector('metadata.name'), KubeBadRequestError);
   });
 });

@@ -2,7 +2,7 @@
  * Label and field selectors with Kubernetes' grammar (apimachinery labels.Parse and fields.ParseSelector), so a
  * selector string means the same on the embedded backend as on a real API server.
  */
-import { BadRequestError } from './errors.ts';
+import { KubeBadRequestError } from './errors.ts';
 
 export type LabelRequirement =
   | { readonly op: 'exists' | 'notexists'; readonly key: string }
@@ -19,12 +19,12 @@ function checkKey(key: string): void {
   const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
   const name = slash >= 0 ? key.slice(slash + 1) : key;
   const prefixOk = prefix === undefined || (prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix));
-  if (!prefixOk || name.length > 63 || !NAME.test(name)) throw new BadRequestError(`invalid label key "${key}"`);
+  if (!prefixOk || name.length > 63 || !NAME.test(name)) throw new KubeBadRequestError(`invalid label key "${key}"`);
 }
 
 function checkValue(value: string): void {
   if (value.length > 63 || (value !== '' && !NAME.test(value))) {
-    throw new BadRequestError(`invalid label value "${value}"`);
+    throw new KubeBadRequestError(`invalid label value "${value}"`);
   }
 }
 
@@ -50,7 +50,7 @@ class Scanner {
     return true;
   }
   expect(s: string): void {
-    if (!this.eat(s)) throw new BadRequestError(`label selector "${this.text}": expected "${s}" at ${this.#pos}`);
+    if (!this.eat(s)) throw new KubeBadRequestError(`label selector "${this.text}": expected "${s}" at ${this.#pos}`);
   }
   word(): string {
     this.skipSpace();
@@ -96,7 +96,7 @@ function parseRequirement(s: Scanner): LabelRequirement {
   if (s.keyword('notin')) return { op: 'notin', key, values: valueSet(s) };
   if (s.keyword('in')) return { op: 'in', key, values: valueSet(s) };
   if (s.done() || s.peek(',')) return { op: 'exists', key };
-  throw new BadRequestError(`label selector "${s.text}": unexpected text after "${key}"`);
+  throw new KubeBadRequestError(`label selector "${s.text}": unexpected text after "${key}"`);
 }
 
 function single(s: Scanner, key: string, op: 'in' | 'notin'): LabelRequirement {
@@ -109,7 +109,7 @@ function numeric(s: Scanner, key: string, op: 'gt' | 'lt'): LabelRequirement {
   const raw = s.word();
   const value = Number(raw);
   if (raw === '' || !Number.isInteger(value)) {
-    throw new BadRequestError(`label selector "${s.text}": "${raw}" is not an integer`);
+    throw new KubeBadRequestError(`label selector "${s.text}": "${raw}" is not an integer`);
   }
   return { op, key, value };
 }
@@ -163,7 +163,7 @@ export function parseFieldSelector(text: string): FieldRequirement[] {
     if (part.trim() === '') continue;
     const m = /^([^=!]+?)\s*(==|!=|=)(.*)$/s.exec(part.trim());
     if (m === null || m[1] === undefined || m[2] === undefined || m[3] === undefined) {
-      throw new BadRequestError(`invalid field selector "${text}"`);
+      throw new KubeBadRequestError(`invalid field selector "${text}"`);
     }
     out.push({ field: m[1].trim(), op: m[2] === '!=' ? '!=' : '=', value: unescape(m[3]) });
   }

@@ -20,9 +20,9 @@ export interface CacheListOptions {
   readonly value?: string;
 }
 
-export interface TypeCacheOptions {
+export interface TypeCacheOptions<T extends KubeObject> {
   readonly client: Client;
-  readonly type: ResourceType;
+  readonly type: ResourceType<T>;
   readonly scheduler: Scheduler;
   readonly log: Logger;
   readonly indexers: ReadonlyMap<string, IndexFunc>;
@@ -33,20 +33,20 @@ export interface TypeCacheOptions {
 }
 
 export class TypeCache<T extends KubeObject = KubeObject> {
-  readonly type: ResourceType;
+  readonly type: ResourceType<T>;
   readonly #informers: Informer<T>[];
   readonly #indexers: ReadonlyMap<string, IndexFunc>;
   /** index name → value → object keys. */
   readonly #indexes = new Map<string, Map<string, Set<string>>>();
 
-  constructor(options: TypeCacheOptions) {
+  constructor(options: TypeCacheOptions<T>) {
     this.type = options.type;
     this.#indexers = options.indexers;
     const scopes: (string | undefined)[] =
       options.type.namespaced && options.namespaces !== undefined ? [...options.namespaces] : [undefined];
     this.#informers = scopes.map(
       (namespace) =>
-        new Informer<T>({
+        new Informer({
           client: options.client,
           type: options.type,
           scheduler: options.scheduler,

@@ -14,7 +14,7 @@ import { requestKey, type Reconciler, type Request } from './types.ts';
 import { WorkQueue, type BackoffOptions } from './workqueue.ts';
 
 /** Maps an event's object to the requests it should wake; each request names its own cluster. */
-export type Mapper = (object: KubeObject, event: ObjectEvent) => readonly Request[];
+export type Mapper<T extends KubeObject = KubeObject> = (object: T, event: ObjectEvent<T>) => readonly Request[];
 
 export interface WatchOptions {
   /** Every predicate must pass for the event to be mapped. */

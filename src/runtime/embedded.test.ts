@@ -76,7 +76,7 @@ describe('runtime over the embedded store', () => {
       metadata: { name: 'child', namespace: 'default', ownerReferences: [controllerReference(owner)] },
     });
     await eventually(() => passes.length === 2, 'the owner woken by its Secret');
-    await management.create(builtin.event, {
+    await management.create<KubeObject>(builtin.event, {
       apiVersion: 'v1',
       kind: 'Event',
       metadata: { name: 'ping', namespace: 'default' },
@@ -143,7 +143,7 @@ describe('runtime over the embedded store', () => {
     await a.stop();
     await scheduler.advance(2_000);
     assert.deepEqual(log, ['a started', 'a stopped', 'b started']);
-    const lease = await management.get<KubeObject>(builtin.lease, 'default', 'openregion');
+    const lease = await management.get(builtin.lease, 'default', 'openregion');
     assert.equal((lease['spec'] as { holderIdentity?: string }).holderIdentity, 'b');
     await b.stop();
   });

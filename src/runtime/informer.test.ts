@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GoneError, InternalError } from '../kube/errors.ts';
+import { KubeGoneError, KubeInternalError } from '../kube/errors.ts';
 import type { KubeObject } from '../kube/object.ts';
 import { ManualClock } from '../util/clock.ts';
 import { Informer } from './informer.ts';
@@ -71,7 +71,7 @@ describe('Informer', () => {
     const { client, scheduler, informer, events } = setup();
     informer.start();
     await informer.synced();
-    client.failNextWatch(widgetType, new GoneError('too old resource version'));
+    client.failNextWatch(widgetType, new KubeGoneError('too old resource version'));
     await client.create(widgetType, objectOf(widgetType, 'ns', 'a'));
     await eventually(() => events.length === 1);
     client.endWatches();
@@ -84,8 +84,8 @@ describe('Informer', () => {
   it('restarts with growing backoff when list fails, and recovers', async () => {
     const { client, scheduler, informer, events } = setup();
     await client.create(widgetType, objectOf(widgetType, 'ns', 'a'));
-    client.failNextList(widgetType, new InternalError('etcd down'));
-    client.failNextList(widgetType, new InternalError('etcd down'));
+    client.failNextList(widgetType, new KubeInternalError('etcd down'));
+    client.failNextList(widgetType, new KubeInternalError('etcd down'));
     informer.start();
     await settle();
     assert.deepEqual(scheduler.pending(), [1_000]);

@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { Client } from '../kube/client.ts';
-import { GoneError } from '../kube/errors.ts';
+import { KubeGoneError } from '../kube/errors.ts';
 import { objectKey, type KubeObject } from '../kube/object.ts';
 import type { ResourceType } from '../kube/resource-type.ts';
 import type { Random } from '../util/clock.ts';
@@ -20,9 +20,9 @@ export interface InformerHandlers<T extends KubeObject> {
   delete(object: T): void;
 }
 
-export interface InformerOptions {
+export interface InformerOptions<T extends KubeObject> {
   readonly client: Client;
-  readonly type: ResourceType;
+  readonly type: ResourceType<T>;
   readonly scheduler: Scheduler;
   readonly log: Logger;
   /** Restrict to one namespace; omit for all. */
@@ -37,7 +37,7 @@ export interface InformerOptions {
 const defaultInformerBackoff: BackoffOptions = { baseMs: 1_000, capMs: 60_000, jitter: 0.2 };
 
 export class Informer<T extends KubeObject> {
-  readonly #options: InformerOptions;
+  readonly #options: InformerOptions<T>;
   readonly #backoff: BackoffOptions;
   readonly #random: Random;
   readonly #store = new Map<string, T>();
@@ -47,7 +47,7 @@ export class Informer<T extends KubeObject> {
   #synced = false;
   #running: Promise<void> | undefined;
 
-  constructor(options: InformerOptions) {
+  constructor(options: InformerOptions<T>) {
     this.#options = options;
     this.#backoff = { ...defaultInformerBackoff, ...options.backoff };
     this.#random = options.random ?? Math.random;
@@ -117,7 +117,7 @@ export class Informer<T extends KubeObject> {
   /** One list and the watch after it; true when the watch delivered an event or was cut by the resync timer. */
   async #listAndWatch(stop: AbortSignal): Promise<boolean> {
     const { client, type, namespace, labelSelector, scheduler } = this.#options;
-    const list = await client.list<T>(type, { namespace, labelSelector });
+    const list = await client.list(type, { namespace, labelSelector });
     if (stop.aborted) return false;
     this.#replace(list.items);
     let resourceVersion = list.resourceVersion;
@@ -134,7 +134,7 @@ export class Informer<T extends KubeObject> {
       watch.abort();
     });
     try {
-      const events = client.watch<T>(type, {
+      const events = client.watch(type, {
         namespace,
         labelSelector,
         resourceVersion,
@@ -151,7 +151,7 @@ export class Informer<T extends KubeObject> {
       }
     } catch (error) {
       if (watch.signal.aborted) return delivered;
-      if (error instanceof GoneError) return true;
+      if (error instanceof KubeGoneError) return true;
       throw error;
     } finally {
       cancelResync();

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Client } from '../kube/client.ts';
-import { InternalError } from '../kube/errors.ts';
+import { KubeInternalError } from '../kube/errors.ts';
 import { builtin } from '../kube/resource-type.ts';
 import { ManualClock } from '../util/clock.ts';
-import { LeaderElector, type Lease } from './leader.ts';
+import { LeaderElector } from './leader.ts';
 import { silentLogger } from './logger.ts';
 import { Manager } from './manager.ts';
 import { ManualScheduler, settle } from './scheduler.ts';
@@ -15,7 +15,7 @@ import { eventually, objectOf, widgetType } from './testing/helpers.ts';
 function partitionable(client: Client): { client: Client; setDown: (down: boolean) => void } {
   let down = false;
   const guard = <T>(call: () => T): T => {
-    if (down) throw new InternalError('connection refused');
+    if (down) throw new KubeInternalError('connection refused');
     return call();
   };
   return {
@@ -63,7 +63,7 @@ function setup() {
       },
     };
   };
-  const lease = () => store.get<Lease>(builtin.lease, 'kube-system', 'openregion');
+  const lease = () => store.get(builtin.lease, 'kube-system', 'openregion');
   return { store, scheduler, replica, lease };
 }
 

@@ -5,23 +5,10 @@
  * clock, never by the timestamps in the record, so clock skew between replicas cannot cut a lease short.
  */
 import type { Logger } from 'pino';
-import type { Client } from '../kube/client.ts';
-import { NotFoundError } from '../kube/errors.ts';
-import type { KubeObject } from '../kube/object.ts';
+import { type Client, getOptional } from '../kube/client.ts';
+import type { Lease, LeaseSpec } from '../kube/object.ts';
 import { apiVersionOf, builtin } from '../kube/resource-type.ts';
 import type { Scheduler } from './scheduler.ts';
-
-export interface LeaseSpec {
-  readonly holderIdentity?: string;
-  readonly leaseDurationSeconds?: number;
-  readonly acquireTime?: string;
-  readonly renewTime?: string;
-  readonly leaseTransitions?: number;
-}
-
-export interface Lease extends KubeObject {
-  readonly spec?: LeaseSpec;
-}
 
 export interface LeaderElectionOptions {
   readonly client: Client;
@@ -85,7 +72,7 @@ export class LeaderElector {
     if (!this.#leading) return;
     this.#leading = false;
     try {
-      const lease = await this.#o.client.get<Lease>(builtin.lease, this.#o.namespace, this.#o.name);
+      const lease = await this.#o.client.get(builtin.lease, this.#o.namespace, this.#o.name);
       if (lease.spec?.holderIdentity === this.#o.identity) {
         const now = microTime(this.#o.scheduler.clock.now());
         await this.#o.client.update(builtin.lease, {
@@ -139,11 +126,8 @@ export class LeaderElector {
     const nowMs = this.#o.scheduler.clock.now();
     const now = microTime(nowMs);
     const leaseDurationSeconds = Math.ceil(this.#leaseMs / 1000);
-    let lease: Lease;
-    try {
-      lease = await client.get<Lease>(builtin.lease, namespace, name);
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
+    const lease = await getOptional(client, builtin.lease, namespace, name);
+    if (lease === undefined) {
       const spec: LeaseSpec = {
         holderIdentity: identity,
         leaseDurationSeconds,

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { Client } from '../kube/client.ts';
-import { NotFoundError } from '../kube/errors.ts';
+import { ignoreNotFound } from '../kube/errors.ts';
 import type { KubeObject } from '../kube/object.ts';
 import type { ResourceType } from '../kube/resource-type.ts';
 import type { Clock, Random } from '../util/clock.ts';
@@ -32,16 +32,11 @@ import { MANAGEMENT_CLUSTER, type Reconciler, type Request } from './types.ts';
 export type ServesKind = (client: Client, type: ResourceType, namespaces?: readonly string[]) => Promise<boolean>;
 
 export const probeServesKind: ServesKind = async (client, type, namespaces) => {
-  try {
-    await client.list(type, {
-      namespace: type.namespaced ? namespaces?.[0] : undefined,
-      fieldSelector: 'metadata.name=openregion-serves-kind-probe',
-    });
-    return true;
-  } catch (error) {
-    if (error instanceof NotFoundError) return false;
-    throw error;
-  }
+  const probe = client.list(type, {
+    namespace: type.namespaced ? namespaces?.[0] : undefined,
+    fieldSelector: 'metadata.name=openregion-serves-kind-probe',
+  });
+  return (await ignoreNotFound(probe)) !== undefined;
 };
 
 export interface ManagerOptions {
@@ -200,14 +195,11 @@ export class Manager {
   }
 
   /** Cached objects of a watched kind on a cluster (default: management), optionally by a field index. */
-  list<T extends KubeObject = KubeObject>(
-    type: ResourceType,
-    options: CacheListOptions & { cluster?: string } = {},
-  ): T[] {
-    return this.#cache(type, options.cluster ?? MANAGEMENT_CLUSTER).list(options) as T[];
+  list<T extends KubeObject>(type: ResourceType<T>, options: CacheListOptions & { cluster?: string } = {}): T[] {
+    return this.#cache(type, options.cluster ?? MANAGEMENT_CLUSTER).list(options);
   }
 
-  get(type: ResourceType, req: Request): KubeObject | undefined {
+  get<T extends KubeObject>(type: ResourceType<T>, req: Request): T | undefined {
     return this.#cache(type, req.cluster).get(type.namespaced ? req.namespace : undefined, req.name);
   }
 
@@ -239,11 +231,12 @@ export class Manager {
     return this.#elector === undefined ? this.#started : this.#elector.isLeader;
   }
 
-  #cache(type: ResourceType, cluster: string): TypeCache {
+  #cache<T extends KubeObject>(type: ResourceType<T>, cluster: string): TypeCache<T> {
     const cache = this.#engaged.get(cluster)?.caches.get(typeKey(type));
     if (cache === undefined)
       throw new Error(`no cache of ${type.kind} on cluster "${cluster}": no watch of it is engaged there`);
-    return cache;
+    // Caches are keyed by the type's group/version/plural, so the one found holds objects of `type`.
+    return cache as TypeCache<T>;
   }
 
   #managementSynced(): boolean {
@@ -397,9 +390,12 @@ export class ControllerBuilder {
   }
 
   /** Any kind, mapped to requests by `mapper`; each request names its own cluster. */
-  watches(type: ResourceType, mapper: Mapper, options: WatchOptions = {}): this {
+  watches<T extends KubeObject>(type: ResourceType<T>, mapper: Mapper<T>, options: WatchOptions = {}): this {
     this.#watches.push(
-      watchOf(type, 'watches', options, (event) => eventObjects(event).flatMap((o) => [...mapper(o, event)])),
+      watchOf(type, 'watches', options, (event) =>
+        // The watch's cache holds objects of `type` only.
+        eventObjects(event).flatMap((o) => [...mapper(o as T, event as ObjectEvent<T>)]),
+      ),
     );
     return this;
   }

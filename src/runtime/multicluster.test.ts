@@ -176,7 +176,7 @@ describe('multicluster engagement', () => {
     await settle();
     assert.deepEqual(passes, ['edge-1|a/w-a'], 'only the registered namespace is watched');
     assert.equal(manager.client('edge-1'), target('https://new'));
-    const unchanged = await management.get<KubeObject>(builtin.secret, NS, 'edge-1');
+    const unchanged = await management.get(builtin.secret, NS, 'edge-1');
     await management.update(builtin.secret, {
       ...unchanged,
       metadata: { ...unchanged.metadata, annotations: { note: 'x' } },
@@ -213,7 +213,7 @@ describe('multicluster engagement', () => {
     // The CRD arrives; a change of the registration engages the cluster again, now with the order watch.
     edge.serve(widgetType);
     await edge.create(widgetType, objectOf(widgetType, 'ns', 'remote'));
-    const secret = await management.get<KubeObject>(builtin.secret, NS, 'edge-1');
+    const secret = await management.get(builtin.secret, NS, 'edge-1');
     await management.update(builtin.secret, {
       ...secret,
       data: { kubeconfig: b64(kubeconfig('https://edge')), namespaces: b64('ns') },

@@ -190,7 +190,7 @@ export class KubeconfigSecretProvider {
 
   constructor(options: KubeconfigSecretProviderOptions) {
     this.#options = options;
-    this.#informer = new Informer<KubeObject>({
+    this.#informer = new Informer({
       client: options.management,
       type: builtin.secret,
       scheduler: options.scheduler,

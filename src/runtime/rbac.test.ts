@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ForbiddenError } from '../kube/errors.ts';
+import { KubeForbiddenError } from '../kube/errors.ts';
 import { builtin } from '../kube/resource-type.ts';
 import { allows, AuthorizingClient, permission, policyRules, READ } from './rbac.ts';
 import { FakeClient } from './testing/fake-client.ts';
@@ -69,14 +69,14 @@ describe('RBAC', () => {
     await client.create(widgetType, objectOf(widgetType, 'ns', 'a'));
     assert.equal((await client.get(widgetType, 'ns', 'a')).metadata.name, 'a');
     const refused = client.delete(widgetType, 'ns', 'a');
-    await assert.rejects(refused, ForbiddenError);
+    await assert.rejects(refused, KubeForbiddenError);
     await assert.rejects(
       client.apply(widgetType, objectOf(widgetType, 'ns', 'b'), { fieldManager: 'm' }),
-      ForbiddenError,
+      KubeForbiddenError,
       'an apply needs patch',
     );
     const watching = client.watch(widgetType, {})[Symbol.asyncIterator]();
-    await assert.rejects(watching.next(), ForbiddenError);
+    await assert.rejects(watching.next(), KubeForbiddenError);
     assert.deepEqual(client.denied, [
       `delete ${widgetType.group}/widgets a in ns`,
       `patch ${widgetType.group}/widgets b in ns`,

@@ -4,7 +4,7 @@
  * that refuses, as kube-apiserver would, any call the rules do not grant — so a test can prove the shipped rules
  * are enough for what the code really does.
  */
-import { ForbiddenError } from '../kube/errors.ts';
+import { KubeForbiddenError } from '../kube/errors.ts';
 import type { Client } from '../kube/client.ts';
 import type { ResourceType } from '../kube/resource-type.ts';
 
@@ -162,7 +162,7 @@ export class AuthorizingClient implements Client {
       const what = `${verb} ${type.group === '' ? '' : `${type.group}/`}${resource}${name === undefined ? '' : ` ${name}`}`;
       const where = ns === undefined ? (type.namespaced ? ' in every namespace' : '') : ` in ${ns}`;
       this.denied.push(`${what}${where}`);
-      throw new ForbiddenError(`forbidden: ${what}${where}`);
+      throw new KubeForbiddenError(`forbidden: ${what}${where}`);
     }
   }
 

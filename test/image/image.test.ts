@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { isAlreadyExists } from '../../src/kube/errors.ts';
+import { isKubeAlreadyExists } from '../../src/kube/errors.ts';
 import { customResourceDefinition } from '../../src/kube/crd.ts';
 import { kubeClientFrom } from '../../src/kube/kubernetes/connect.ts';
 import { builtin } from '../../src/kube/resource-type.ts';
@@ -122,7 +122,7 @@ if (name === undefined) {
             await client.create(builtin.customResourceDefinition, crd).then(
               () => createdCrds.push(crd.metadata.name),
               (e: unknown) => {
-                if (!isAlreadyExists(e)) throw e;
+                if (!isKubeAlreadyExists(e)) throw e;
               },
             );
           }

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Agent, fetch } from 'undici';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { isAlreadyExists, NotFoundError } from '../../src/kube/errors.ts';
+import { isKubeAlreadyExists, KubeNotFoundError } from '../../src/kube/errors.ts';
 import type { KubernetesClient } from '../../src/kube/kubernetes/client.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { builtin } from '../../src/kube/resource-type.ts';
@@ -122,7 +122,7 @@ export async function ensureCrds(client: KubernetesClient, crds: readonly KubeOb
     await client.create(builtin.customResourceDefinition, crd).then(
       () => created.push(crd.metadata.name),
       (error: unknown) => {
-        if (!isAlreadyExists(error)) throw error;
+        if (!isKubeAlreadyExists(error)) throw error;
       },
     );
   }
@@ -139,7 +139,7 @@ export async function deleteCrds(client: KubernetesClient, names: readonly strin
       () =>
         client.get(builtin.customResourceDefinition, undefined, name).then(
           () => undefined,
-          (error: unknown) => (error instanceof NotFoundError ? true : undefined),
+          (error: unknown) => (error instanceof KubeNotFoundError ? true : undefined),
         ),
       60_000,
     );

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { keystoneCrds } from '../../src/keystone/apis/index.ts';
 import { keystoneUserType, korcUserType } from '../../src/keystone/apis/index.ts';
 import { customResourceDefinition } from '../../src/kube/crd.ts';
-import { ForbiddenError, NotFoundError } from '../../src/kube/errors.ts';
+import { KubeForbiddenError, KubeNotFoundError } from '../../src/kube/errors.ts';
 import type { KubernetesClient } from '../../src/kube/kubernetes/client.ts';
 import { kubeClientFrom } from '../../src/kube/kubernetes/connect.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
@@ -36,7 +36,7 @@ import { withRealApiServer } from './real-apiserver.ts';
 const suffix = `t${String(process.pid)}`;
 const inCI = process.env.CI === 'true';
 
-const forbidden = (error: unknown) => error instanceof ForbiddenError;
+const forbidden = (error: unknown) => error instanceof KubeForbiddenError;
 
 const hasKubectl = await kubectlPresent();
 if (!hasKubectl) {
@@ -161,18 +161,18 @@ if (!hasKubectl) {
           ...withSpec('Network', validSamples['Network']?.spec as never),
           metadata: { name: 'n1', namespace },
         };
-        await sa.create(networkType, network);
+        await sa.create<KubeObject>(networkType, network);
         await sa.list(networkType, { namespace }); // its informers watch its namespace only
         await assert.rejects(sa.list(networkType), forbidden, 'no other namespace');
         await sa.list(regionType, { namespace });
-        await assert.rejects(sa.get(builtin.secret, namespace, 'absent'), NotFoundError, 'its credentials Secrets');
+        await assert.rejects(sa.get(builtin.secret, namespace, 'absent'), KubeNotFoundError, 'its credentials Secrets');
         await sa.create(builtin.lease, {
           apiVersion: 'coordination.k8s.io/v1',
           kind: 'Lease',
           metadata: { name: 'openregion-controllers', namespace },
         });
         await assert.rejects(
-          sa.create(networkType, { ...network, metadata: { name: 'n2', namespace: 'default' } }),
+          sa.create<KubeObject>(networkType, { ...network, metadata: { name: 'n2', namespace: 'default' } }),
           forbidden,
         );
         await assert.rejects(sa.list(builtin.secret, { namespace: 'default' }), forbidden, 'no Secrets elsewhere');
@@ -209,7 +209,7 @@ if (!hasKubectl) {
           });
         await assert.rejects(sa.list(networkType), forbidden);
         await assert.rejects(
-          sa.create(controlPlaneType, {
+          sa.create<KubeObject>(controlPlaneType, {
             apiVersion: 'c5c3.io/v1alpha1',
             kind: 'ControlPlane',
             metadata: { name: 'x', namespace },

@@ -1,7 +1,7 @@
 /** The conformance suite against the embedded SQLite backend, plus what only the embedded store promises. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GoneError, InvalidError } from '../../src/kube/errors.ts';
+import { KubeGoneError, KubeInvalidError } from '../../src/kube/errors.ts';
 import { openEmbeddedStore } from '../../src/kube/embedded/store.ts';
 import { builtin } from '../../src/kube/resource-type.ts';
 import { systemClock } from '../../src/util/clock.ts';
@@ -57,7 +57,7 @@ describe('embedded store specifics', () => {
         });
       }
       const it = store.watch(builtin.configMap, { resourceVersion: start.resourceVersion })[Symbol.asyncIterator]();
-      await assert.rejects(it.next(), GoneError);
+      await assert.rejects(it.next(), KubeGoneError);
     } finally {
       await store.close();
     }
@@ -73,7 +73,7 @@ describe('embedded store specifics', () => {
         { rule: 'self.tags.isSorted()' },
       ];
       const error = await store.create(builtin.customResourceDefinition, crd).catch((e: unknown) => e);
-      assert.ok(error instanceof InvalidError, String(error));
+      assert.ok(error instanceof KubeInvalidError, String(error));
       assert.match(error.causes[0]?.message ?? '', /isSorted/);
     } finally {
       await store.close();

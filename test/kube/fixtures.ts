@@ -5,14 +5,14 @@ import type { ResourceType } from '../../src/kube/resource-type.ts';
 
 export const GROUP = 'conformance.openregion.dev';
 
-export const widgetType: ResourceType = {
+export const widgetType: ResourceType<Widget> = {
   group: GROUP,
   version: 'v1',
   kind: 'Widget',
   plural: 'widgets',
   namespaced: true,
 };
-export const gadgetType: ResourceType = {
+export const gadgetType: ResourceType<Gadget> = {
   group: GROUP,
   version: 'v1',
   kind: 'Gadget',
@@ -31,6 +31,10 @@ export interface WidgetSpec {
 export interface Widget extends KubeObject {
   spec: WidgetSpec;
   status?: { phase?: string; observedGeneration?: number };
+}
+/** The CEL kind: each field carries a rule (see gadgetCrd). */
+export interface Gadget extends KubeObject {
+  spec: { userName?: string; passwordGeneration?: number; low?: number; high?: number };
 }
 
 function crd(plural: string, kind: string, schema: Record<string, unknown>): KubeObject {
@@ -126,7 +130,7 @@ export async function eventually<T>(what: string, fn: () => Promise<T | undefine
 /** Collects watch events until `done` says so (or the timeout passes, which fails the test). */
 export async function collect<T extends KubeObject>(
   client: Client,
-  type: ResourceType,
+  type: ResourceType<T>,
   options: WatchOptions,
   done: (events: readonly WatchEvent<T>[]) => boolean,
   timeoutMs = 10_000,
@@ -137,7 +141,7 @@ export async function collect<T extends KubeObject>(
   }, timeoutMs);
   const events: WatchEvent<T>[] = [];
   try {
-    for await (const e of client.watch<T>(type, { ...options, signal: abort.signal })) {
+    for await (const e of client.watch(type, { ...options, signal: abort.signal })) {
       events.push(e);
       if (done(events)) return events;
     }

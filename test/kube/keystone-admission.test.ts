@@ -50,7 +50,7 @@ await withRealApiServer('test/kube/keystone-admission.test.ts', (apiserver) => {
 
     for (const c of invalidKeystoneUsers(NS)) {
       it(`rejects ${c.id}: ${c.rule}`, c.enforcedBy === 'cel' ? { skip: CEL_SKIP } : {}, async () => {
-        const error = await writeCase(client, c).then(
+        const error = await writeCase(client, c, keystoneUserType).then(
           () => undefined,
           (e: unknown) => e,
         );
@@ -60,7 +60,7 @@ await withRealApiServer('test/kube/keystone-admission.test.ts', (apiserver) => {
 
     for (const v of validKeystoneUsers(NS)) {
       it(`accepts and defaults: ${v.id}`, async () => {
-        assert.deepEqual((await writeCase(client, v)).spec, v.stored);
+        assert.deepEqual((await writeCase(client, v, keystoneUserType)).spec, v.stored);
       });
     }
   });

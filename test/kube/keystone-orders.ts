@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { Emulator } from '../../src/emulator/emulator.ts';
 import type { Client } from '../../src/kube/client.ts';
-import { isNotFound } from '../../src/kube/errors.ts';
+import { isKubeNotFound } from '../../src/kube/errors.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { apiVersionOf, builtin, type ResourceType } from '../../src/kube/resource-type.ts';
 import { loadCloudConfig } from '../../src/openstack/config.ts';
@@ -39,6 +39,7 @@ import {
   pushSecretType,
   type ControlPlane,
   type KeystoneUser,
+  type SecretStore,
 } from '../../src/keystone/apis/index.ts';
 import {
   keystoneUserChildNames,
@@ -71,7 +72,7 @@ const secret = (ns: string, name: string, data: Record<string, string>, labels?:
 const absent = (read: () => Promise<unknown>) => async () =>
   read().then(
     () => undefined,
-    (error: unknown) => (isNotFound(error) ? true : undefined),
+    (error: unknown) => (isKubeNotFound(error) ? true : undefined),
   );
 const reasonOf = (o: KeystoneUser, type: string) => o.status?.conditions?.find((c) => c.type === type);
 
@@ -147,7 +148,7 @@ export function keystoneOrdersWithRealCrds(backend: string, start: () => Promise
       describe(`with ESO ${line}'s CRDs`, () => {
         let manager: Manager;
         let credentials: CloudCredentials | undefined;
-        let storeType: ResourceType;
+        let storeType: ResourceType<SecretStore>;
 
         before(async () => {
           await installCrds(management, esoCrds(line));
@@ -284,7 +285,7 @@ export function keystoneOrdersWithRealCrds(backend: string, start: () => Promise
 
     /** Orders `ref` on `client`, waits for Ready and checks the delivery, then deletes it and checks it is all gone. */
     async function orderToDeletion(client: Client, ref: OrderRef): Promise<void> {
-      const order = () => client.get<KeystoneUser>(keystoneUserType, ref.namespace, ref.name);
+      const order = () => client.get(keystoneUserType, ref.namespace, ref.name);
       await client.create(keystoneUserType, {
         apiVersion: 'c5c3.io/v1alpha1',
         kind: 'KeystoneUser',
@@ -307,7 +308,7 @@ export function keystoneOrdersWithRealCrds(backend: string, start: () => Promise
       assert.equal(ready.status?.passwordGeneration, 1);
 
       // The Secret is delivered beside the order, on the order's cluster, and its clouds.yaml authenticates.
-      const delivered = await client.get<KubeObject>(builtin.secret, ref.namespace, `${ref.name}-credentials`);
+      const delivered = await client.get(builtin.secret, ref.namespace, `${ref.name}-credentials`);
       const data = delivered['data'] as Record<string, string>;
       const cloudsYaml = Buffer.from(data['clouds.yaml'] ?? '', 'base64').toString('utf8');
       const cloud = Object.keys((parse(cloudsYaml) as { clouds: Record<string, unknown> }).clouds)[0] ?? '';
@@ -316,7 +317,7 @@ export function keystoneOrdersWithRealCrds(backend: string, start: () => Promise
       const remoteKey = orderRemoteKey(CP_NS, ref, 'credentials');
       assert.equal((await kv.readData(remoteKey))?.['clouds.yaml'], cloudsYaml, 'backed up through the PushSecret');
       const names = keystoneUserChildNames(ref);
-      const user = await management.get<KubeObject>(korcUserType, CP_NS, names.user);
+      const user = await management.get(korcUserType, CP_NS, names.user);
       assert.equal(user.metadata.namespace, CP_NS, 'the K-ORC User lives in the ControlPlane namespace on management');
 
       await client.delete(keystoneUserType, ref.namespace, ref.name);
@@ -327,7 +328,7 @@ export function keystoneOrdersWithRealCrds(backend: string, start: () => Promise
         const left = await management.list(type, { namespace: CP_NS, labelSelector: childSelector(ref) });
         assert.deepEqual(left.items, [], `no ${type.kind} child left`);
       }
-      await assert.rejects(client.get(builtin.secret, ref.namespace, `${ref.name}-credentials`), isNotFound);
+      await assert.rejects(client.get(builtin.secret, ref.namespace, `${ref.name}-credentials`), isKubeNotFound);
     }
   });
 }

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Registry } from 'prom-client';
-import { isAlreadyExists } from '../../src/kube/errors.ts';
+import { isKubeAlreadyExists } from '../../src/kube/errors.ts';
 import type { KubernetesClient } from '../../src/kube/kubernetes/client.ts';
 import { kubeClientFrom } from '../../src/kube/kubernetes/connect.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
@@ -25,9 +25,6 @@ import {
   korcUserType,
   pushSecretType,
   secretStoreType,
-  type KeystoneUser,
-  type KorcUser,
-  type PushSecret,
 } from '../../src/keystone/apis/index.ts';
 import { keystoneUserChildNames, keystoneUserKind } from '../../src/keystone/order/names.ts';
 import { keystoneUserSubConditionTypes } from '../../src/keystone/user/constants.ts';
@@ -63,11 +60,11 @@ await withRealApiServer('test/kube/keystone-user.test.ts', (apiserver) => {
         { cluster: '', namespace: NS, name },
         { signal: new AbortController().signal, log: silentLogger(), clock: systemClock },
       );
-    const order = () => client.get<KeystoneUser>(keystoneUserType, NS, 'workflow');
+    const order = () => client.get(keystoneUserType, NS, 'workflow');
     const reason = async (type: string) => (await order()).status?.conditions?.find((c) => c.type === type)?.reason;
     const writeStatus = (type: ResourceType, name: string, status: Record<string, unknown>) =>
       client.patch(type, CP_NS, name, { type: 'merge', patch: { status } }, { subresource: 'status' });
-    const delivered = () => client.get<KubeObject>(builtin.secret, NS, 'workflow-credentials');
+    const delivered = () => client.get(builtin.secret, NS, 'workflow-credentials');
 
     before(async () => {
       client = kubeClientFrom({ kubeconfig: await apiserver.kubeconfig() });
@@ -88,7 +85,7 @@ await withRealApiServer('test/kube/keystone-user.test.ts', (apiserver) => {
           await client.create(builtin.customResourceDefinition, crd);
           createdCrds.push(crd.metadata.name);
         } catch (error) {
-          if (!isAlreadyExists(error)) throw error;
+          if (!isKubeAlreadyExists(error)) throw error;
         }
       }
       for (const type of [keystoneUserType, korcUserType, pushSecretType, controlPlaneType, secretStoreType]) {
@@ -133,7 +130,7 @@ await withRealApiServer('test/kube/keystone-user.test.ts', (apiserver) => {
 
     after(async () => {
       // A failed test may leave the finalizer: strip it, so the namespace and the CRDs can go.
-      for (const o of (await client.list<KeystoneUser>(keystoneUserType, { namespace: NS })).items) {
+      for (const o of (await client.list(keystoneUserType, { namespace: NS })).items) {
         await client
           .update(keystoneUserType, { ...o, metadata: { ...o.metadata, finalizers: [] } })
           .catch(() => undefined);
@@ -156,14 +153,14 @@ await withRealApiServer('test/kube/keystone-user.test.ts', (apiserver) => {
       assert.deepEqual((await order()).metadata.finalizers, ['c5c3.io/keystoneuser-teardown']);
       await pass();
       assert.equal(await reason('UserReady'), 'ProbingForCollision');
-      const probe = await client.get<KorcUser>(korcUserType, CP_NS, names.probe);
+      const probe = await client.get(korcUserType, CP_NS, names.probe);
       await writeStatus(korcUserType, names.probe, {
         conditions: [
           condition('Available', 'False', 'Progressing', KORC_WAITING_FOR_EXTERNAL, probe.metadata.generation),
         ],
       });
       await pass();
-      const user = await client.get<KorcUser>(korcUserType, CP_NS, names.user);
+      const user = await client.get(korcUserType, CP_NS, names.user);
       assert.equal(user.spec.resource?.passwordRef, names.password(1));
       await writeStatus(korcUserType, names.user, {
         id: 'kid',
@@ -174,7 +171,7 @@ await withRealApiServer('test/kube/keystone-user.test.ts', (apiserver) => {
       });
       await pass();
       assert.equal(await reason('DeliveryReady'), 'BackupNotSynced');
-      const ps = await client.get<PushSecret>(pushSecretType, CP_NS, names.backup);
+      const ps = await client.get(pushSecretType, CP_NS, names.backup);
       await writeStatus(pushSecretType, names.backup, {
         conditions: [condition('Ready', 'True')],
         syncedResourceVersion: `${String(ps.metadata.generation)}-pushed`,
@@ -220,7 +217,8 @@ await withRealApiServer('test/kube/keystone-user.test.ts', (apiserver) => {
       await client.delete(keystoneUserType, NS, 'workflow');
       assert.ok((await order()).metadata.deletionTimestamp !== undefined);
       assert.deepEqual(await pass(), { requeueAfterMs: 10_000 });
-      for (const type of [korcUserType, pushSecretType] as const) {
+      const children: ResourceType[] = [korcUserType, pushSecretType];
+      for (const type of children) {
         assert.deepEqual((await client.list(type, { namespace: CP_NS })).items, []);
       }
       assert.deepEqual(

@@ -9,10 +9,9 @@ import assert from 'node:assert/strict';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ConflictError, GoneError } from '../../src/kube/errors.ts';
+import { KubeConflictError, KubeGoneError } from '../../src/kube/errors.ts';
 import type { KubernetesClient } from '../../src/kube/kubernetes/client.ts';
 import { kubeClientFrom, kubeConfigFrom } from '../../src/kube/kubernetes/connect.ts';
-import type { KubeObject } from '../../src/kube/object.ts';
 import { builtin } from '../../src/kube/resource-type.ts';
 import { conformance } from './conformance.ts';
 import { withRealApiServer } from './real-apiserver.ts';
@@ -72,7 +71,7 @@ await withRealApiServer('test/kube/kubernetes.test.ts', (apiserver) => {
       const inCluster = kubeClientFrom({ inCluster: true, serviceAccountPathPrefix: prefix });
       try {
         // No namespace given: the service account's namespace file decides.
-        const created = await inCluster.create<KubeObject>(builtin.configMap, {
+        const created = await inCluster.create(builtin.configMap, {
           apiVersion: 'v1',
           kind: 'ConfigMap',
           metadata: { name: 'in-cluster' },
@@ -85,7 +84,7 @@ await withRealApiServer('test/kube/kubernetes.test.ts', (apiserver) => {
     });
 
     it('serves Leases for leader election: a stale renewal is a Conflict', async () => {
-      const lease = await client.create<KubeObject & { spec: Record<string, unknown> }>(builtin.lease, {
+      const lease = await client.create(builtin.lease, {
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',
         metadata: { name: 'leader', namespace: ns },
@@ -94,7 +93,7 @@ await withRealApiServer('test/kube/kubernetes.test.ts', (apiserver) => {
       await client.update(builtin.lease, { ...lease, spec: { ...lease.spec, holderIdentity: 'b' } });
       await assert.rejects(
         client.update(builtin.lease, { ...lease, spec: { ...lease.spec, holderIdentity: 'c' } }),
-        ConflictError,
+        KubeConflictError,
       );
     });
 
@@ -114,17 +113,17 @@ await withRealApiServer('test/kube/kubernetes.test.ts', (apiserver) => {
       assert.equal(first.object.metadata.name, 'new');
     });
 
-    it('reports a resourceVersion older than the watch cache as GoneError', async () => {
+    it('reports a resourceVersion older than the watch cache as KubeGoneError', async () => {
       // The watch cache starts at the apiserver's start; version 1 predates it ("too old resource version").
       // (Events have no watch cache and are served from etcd, which would replay from version 1 instead.)
       const iterate = async () => {
         // A server that replayed instead would keep the stream open: the timeout ends it, and the test fails.
         const signal = AbortSignal.timeout(10_000);
-        for await (const e of client.watch<KubeObject>(widgetType, { namespace: ns, resourceVersion: '1', signal })) {
+        for await (const e of client.watch(widgetType, { namespace: ns, resourceVersion: '1', signal })) {
           assert.fail(`unexpected ${e.type}`);
         }
       };
-      await assert.rejects(iterate(), GoneError);
+      await assert.rejects(iterate(), KubeGoneError);
     });
   });
 });

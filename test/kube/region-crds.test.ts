@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { InvalidError, isAlreadyExists } from '../../src/kube/errors.ts';
+import { KubeInvalidError, isKubeAlreadyExists } from '../../src/kube/errors.ts';
 import type { KubernetesClient } from '../../src/kube/kubernetes/client.ts';
 import { kubeClientFrom } from '../../src/kube/kubernetes/connect.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
@@ -47,7 +47,7 @@ await withRealApiServer('test/kube/region-crds.test.ts', (apiserver) => {
         try {
           await client.create(builtin.customResourceDefinition, crd);
         } catch (error) {
-          if (!isAlreadyExists(error)) throw error;
+          if (!isKubeAlreadyExists(error)) throw error;
           const stored = await client.get(builtin.customResourceDefinition, undefined, crd.metadata.name);
           await client.update(builtin.customResourceDefinition, { ...crd, metadata: stored.metadata });
         }
@@ -86,7 +86,7 @@ await withRealApiServer('test/kube/region-crds.test.ts', (apiserver) => {
       it(`refuses ${bad.kind}: ${bad.title}`, async () => {
         const object = inNamespace(withSpec(bad.kind, bad.spec), `invalid-${invalidSamples.indexOf(bad)}`);
         await assert.rejects(client.create(sampleType(bad.kind), object), (error: unknown) => {
-          assert.ok(error instanceof InvalidError, String(error));
+          assert.ok(error instanceof KubeInvalidError, String(error));
           // 1.20 names list items without their index (spec.listeners.name): compare the last segment.
           const leaf =
             bad.field

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { regionCommand } from '../../src/cli/region.ts';
 import { customResourceDefinition } from '../../src/kube/crd.ts';
-import { isAlreadyExists } from '../../src/kube/errors.ts';
+import { isKubeAlreadyExists } from '../../src/kube/errors.ts';
 import type { KubernetesClient } from '../../src/kube/kubernetes/client.ts';
 import { kubeClientFrom } from '../../src/kube/kubernetes/connect.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
@@ -38,7 +38,7 @@ await withRealApiServer('test/kube/region-register.test.ts', (apiserver) => {
         // Create, not apply: 1.20's apply refuses x-kubernetes-validations (test/kube/region-crds.test.ts).
         await client.create(builtin.customResourceDefinition, customResourceDefinition(kind));
       } catch (error) {
-        if (!isAlreadyExists(error)) throw error;
+        if (!isKubeAlreadyExists(error)) throw error;
       }
       await eventually('Region to be served', () => client.list(regionType));
       await client.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
@@ -99,7 +99,7 @@ await withRealApiServer('test/kube/region-register.test.ts', (apiserver) => {
         ['Secret', 'Region'],
       );
       for (let i = 0; i < 2; i++) await applyManifests(client, objects);
-      const region = await client.get<Region>(regionType, namespace, regionId);
+      const region = await client.get(regionType, namespace, regionId);
       assert.equal(region.metadata.labels?.['unikorn-cloud.org/name'], 'dev-1');
       // As printed, plus the CRD's default.
       const printed = objects[1]?.spec as Region['spec'];

@@ -30,7 +30,6 @@ import {
   korcUserType,
   secretStoreType,
   type KeystoneUser,
-  type KorcUser,
 } from '../../src/keystone/apis/index.ts';
 import {
   keystoneUserChildNames,
@@ -134,12 +133,12 @@ describe('KeystoneUser end to end against Keystone', { skip: cloud === undefined
   });
 
   const ref = (name: string): OrderRef => ({ kind: keystoneUserKind, cluster: '', namespace: NS, name });
-  const order = (name = 'workflow') => store.get<KeystoneUser>(keystoneUserType, NS, name);
+  const order = (name = 'workflow') => store.get(keystoneUserType, NS, name);
   const reasonOf = (o: KeystoneUser, type: string) => o.status?.conditions?.find((x) => x.type === type)?.reason;
   const ready = (generation: number) => (o: KeystoneUser) =>
     reasonOf(o, 'Ready') === 'AllReady' && o.status?.passwordGeneration === generation;
   const delivered = async (name = 'workflow') => {
-    const s = await store.get<KubeObject>(builtin.secret, NS, `${name}-credentials`);
+    const s = await store.get(builtin.secret, NS, `${name}-credentials`);
     return Buffer.from((s['data'] as Record<string, string>)['clouds.yaml'] ?? '', 'base64').toString('utf8');
   };
   /** Authenticates with a delivered clouds.yaml, unscoped, as the user's own tools would. */
@@ -209,7 +208,7 @@ describe('KeystoneUser end to end against Keystone', { skip: cloud === undefined
     const before = await passes();
     await poke();
     await waitFor(passes, (n) => n > before, { what: 'a pass' });
-    const user = await store.get<KorcUser>(korcUserType, CP_NS, keystoneUserChildNames(ref('workflow')).user);
+    const user = await store.get(korcUserType, CP_NS, keystoneUserChildNames(ref('workflow')).user);
     assert.equal(
       user.spec.resource?.passwordRef,
       keystoneUserChildNames(ref('workflow')).password(2),
@@ -248,7 +247,7 @@ describe('KeystoneUser end to end against Keystone', { skip: cloud === undefined
     );
     assert.equal(held.status?.passwordGeneration, 3);
     assert.ok(await authenticates(firstYaml), 'the password did not move under the credential\u2019s delete');
-    const ac = await store.get<KubeObject>(keystoneApplicationCredentialType, NS, 'ci');
+    const ac = await store.get(keystoneApplicationCredentialType, NS, 'ci');
     await store.update(keystoneApplicationCredentialType, { ...ac, metadata: { ...ac.metadata, finalizers: [] } });
     await waitFor(order, ready(4), { what: 'the rotation once the credential order is gone' });
     assert.ok(await authenticates(await delivered()));
@@ -267,7 +266,7 @@ describe('KeystoneUser end to end against Keystone', { skip: cloud === undefined
       (o) => reasonOf(o, 'DeliveryReady') === 'DeliveryRefused',
       { what: 'the refusal' },
     );
-    const untouched = await store.get<KubeObject>(builtin.secret, NS, 'other-credentials');
+    const untouched = await store.get(builtin.secret, NS, 'other-credentials');
     assert.deepEqual(untouched['data'], { note: Buffer.from('mine').toString('base64') });
     assert.equal(untouched.metadata.ownerReferences, undefined);
   });

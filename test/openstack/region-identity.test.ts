@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import type { EmbeddedStore } from '../../src/kube/embedded/store.ts';
 import { listKeypairs, listServerGroups } from '../../src/openstack/compute.ts';
 import { listApplicationCredentials, listProjects, listUsers } from '../../src/openstack/identity.ts';
-import { openstackIdentityType, type OpenstackIdentity } from '../../src/region/apis/index.ts';
+import { openstackIdentityType } from '../../src/region/apis/index.ts';
 import type { IdentityInput } from '../../src/region/provider/inputs.ts';
 import { Outcome } from '../../src/region/provider/outcome.ts';
 import { createIdentity, deleteIdentity } from '../../src/region/openstack/identity/lifecycle.ts';
@@ -58,7 +58,7 @@ describe('region identities (the region credential from `region configure`)', { 
     made.push(identity);
     return identity;
   };
-  const record = (id: string) => store.get<OpenstackIdentity>(openstackIdentityType, NS, id);
+  const record = (id: string) => store.get(openstackIdentityType, NS, id);
 
   async function assertConverged(identity: IdentityInput): Promise<void> {
     const admin = c.admin.client('identity');

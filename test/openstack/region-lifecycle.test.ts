@@ -12,8 +12,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { findCondition } from '../../src/kube/conditions.ts';
 import type { EmbeddedStore } from '../../src/kube/embedded/store.ts';
-import { NotFoundError } from '../../src/kube/errors.ts';
-import type { Condition, KubeObject } from '../../src/kube/object.ts';
+import { KubeNotFoundError } from '../../src/kube/errors.ts';
+import type { Condition, Resource } from '../../src/kube/object.ts';
 import type { ResourceType } from '../../src/kube/resource-type.ts';
 import { listProjects, listUsers } from '../../src/openstack/identity.ts';
 import { listNetworks, listRouters, listSecurityGroups } from '../../src/openstack/network.ts';
@@ -29,8 +29,6 @@ import {
   regionKinds,
   securityGroupType,
   vlanAllocationType,
-  type OpenstackIdentity,
-  type VLANAllocation,
 } from '../../src/region/apis/index.ts';
 import { registerRegionControllers } from '../../src/region/controllers/index.ts';
 import { identityName, networkName, securityGroupName, vlanAllocationName } from '../../src/region/openstack/names.ts';
@@ -86,12 +84,18 @@ describe('region lifecycle: identity → networks → security group → deleted
     [labels.regionID]: region,
     ...extra,
   });
-  const object = (type: ResourceType, name: string, objectLabels: Record<string, string>, spec: unknown) => ({
-    apiVersion: API_VERSION,
-    kind: type.kind,
-    metadata: { name, namespace: NS, labels: objectLabels },
-    spec,
-  });
+  const object = <T extends Resource<unknown, unknown>>(
+    type: ResourceType<T>,
+    name: string,
+    objectLabels: Record<string, string>,
+    spec: T['spec'],
+  ): T =>
+    ({
+      apiVersion: API_VERSION,
+      kind: type.kind,
+      metadata: { name, namespace: NS, labels: objectLabels },
+      spec,
+    }) as T;
 
   it('every resource reaches Available', async () => {
     await store.create(
@@ -120,13 +124,14 @@ describe('region lifecycle: identity → networks → security group → deleted
         ],
       }),
     );
-    for (const [type, name] of [
+    const available: [ResourceType, string][] = [
       [identityType, ids.plain],
       [identityType, ids.vlan],
       [networkType, ids.net],
       [networkType, ids.vnet],
       [securityGroupType, ids.sg],
-    ] as const) {
+    ];
+    for (const [type, name] of available) {
       await waitFor(
         async () => (await store.get(type, NS, name))['status'] as { conditions?: Condition[] } | undefined,
         (status) => findCondition(status?.conditions, 'Available')?.status === 'True',
@@ -144,7 +149,7 @@ describe('region lifecycle: identity → networks → security group → deleted
     assert.equal(created['provider:physical_network'], PHYSNET);
 
     for (const identity of [ids.plain, ids.vlan]) {
-      const { spec } = await store.get<OpenstackIdentity>(openstackIdentityType, NS, identity);
+      const { spec } = await store.get(openstackIdentityType, NS, identity);
       for (const secret of [spec.password, spec.applicationCredentialSecret, spec.sshPrivateKey])
         if (secret !== undefined) secrets.push(secret);
     }
@@ -185,7 +190,7 @@ describe('region lifecycle: identity → networks → security group → deleted
       assert.equal(await exists(openstackIdentityType, id), false, 'no OpenstackIdentity record');
     }
     const allocations = (await exists(vlanAllocationType, vlanAllocationName(VLAN_REGION)))
-      ? (await store.get<VLANAllocation>(vlanAllocationType, NS, vlanAllocationName(VLAN_REGION))).spec.allocations
+      ? (await store.get(vlanAllocationType, NS, vlanAllocationName(VLAN_REGION))).spec.allocations
       : [];
     assert.deepEqual(allocations, [], 'the VLAN is free again');
   });
@@ -193,7 +198,7 @@ describe('region lifecycle: identity → networks → security group → deleted
   it('no password, application credential secret or private key reached a log line or a status', async () => {
     const statuses: string[] = [];
     for (const kind of regionKinds) {
-      const { items } = await store.list<KubeObject>(kind.type, { namespace: NS });
+      const { items } = await store.list(kind.type, { namespace: NS });
       for (const item of items) statuses.push(JSON.stringify(item['status'] ?? {}));
     }
     assert.ok(logLines.length >= 10, 'the run logged enough to be worth scanning');
@@ -207,7 +212,7 @@ describe('region lifecycle: identity → networks → security group → deleted
       await store.get(type, NS, name);
       return true;
     } catch (error) {
-      if (error instanceof NotFoundError) return false;
+      if (error instanceof KubeNotFoundError) return false;
       throw error;
     }
   }

@@ -17,7 +17,6 @@ import type { EmbeddedStore } from '../../src/kube/embedded/store.ts';
 import * as octavia from '../../src/openstack/loadbalancer.ts';
 import * as neutron from '../../src/openstack/network.ts';
 import { openstackIdentityType } from '../../src/region/apis/index.ts';
-import type { OpenstackIdentity } from '../../src/region/apis/index.ts';
 import { ResourceNotFoundError } from '../../src/region/provider/errors.ts';
 import type {
   IdentityInput,
@@ -75,7 +74,7 @@ describe(
       ({ store, registry } = regions);
       await until('identity', async () => (await provider()).createIdentity(ctx, identity));
       await until('network', async () => (await provider()).createNetwork(ctx, identity, network));
-      identityUserID = (await store.get<OpenstackIdentity>(openstackIdentityType, NS, identity.id)).spec.userID ?? '';
+      identityUserID = (await store.get(openstackIdentityType, NS, identity.id)).spec.userID ?? '';
       regionProjectID = regions.credentials.projectID;
     });
 
@@ -150,7 +149,7 @@ describe(
         const listed = await octavia.listMembers(admin, pool.id);
         members.set(pool.name, listed.map((m) => `${m.address}:${String(m.protocol_port)}`).sort());
       }
-      const record = await store.get<OpenstackIdentity>(openstackIdentityType, NS, identity.id);
+      const record = await store.get(openstackIdentityType, NS, identity.id);
       const fips = await neutron.listFloatingIps(c.admin.client('network'), { project_id: record.spec.projectID });
       return { lbs, listeners, pools, monitors, members, fips, projectID: record.spec.projectID };
     }

@@ -14,7 +14,7 @@ import { listVolumeTypes, type Volume } from '../../src/openstack/blockstorage.t
 import { createServer, deleteServer, getServer, listFlavors, type ComputeClient } from '../../src/openstack/compute.ts';
 import { NotFoundError } from '../../src/openstack/errors.ts';
 import { listImages } from '../../src/openstack/image.ts';
-import { openstackIdentityType, type OpenstackIdentity } from '../../src/region/apis/index.ts';
+import { openstackIdentityType } from '../../src/region/apis/index.ts';
 import type { IdentityInput, ServerInput, VolumeInput } from '../../src/region/provider/inputs.ts';
 import type { Outcome } from '../../src/region/provider/outcome.ts';
 import { createIdentity, deleteIdentity } from '../../src/region/openstack/identity/lifecycle.ts';
@@ -63,7 +63,7 @@ describe('region volumes (the region credential from `region configure`)', { ski
     const deps = { kube: store };
     assert.equal((await createIdentity(region, deps, ctx, identity)).kind, 'done');
     cleanups.push(() => deleteIdentity(region, deps, ctx, identity));
-    const { spec } = await store.get<OpenstackIdentity>(openstackIdentityType, NS, identity.id);
+    const { spec } = await store.get(openstackIdentityType, NS, identity.id);
     const own = c.sessionFor(
       { type: 'password', user: { id: spec.userID ?? '' }, password: spec.password ?? '' },
       { kind: 'project', project: { id: spec.projectID ?? '' } },

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Client } from '../../kube/client.ts';
+import type { KubeObject } from '../../kube/object.ts';
 import { keystoneUserType } from '../../keystone/apis/keystoneuser.ts';
 import { userFixture, NAME, NS, TARGET, type UserFixture } from '../../keystone/user/testing/fixture.ts';
 import { AuthorizingClient, type Permission } from '../../runtime/rbac.ts';
@@ -94,7 +95,7 @@ describe('generated RBAC', () => {
     const target = h.clients.get(TARGET);
     assert.ok(target !== undefined);
     await assert.rejects(
-      target.create(keystoneUserType, {
+      target.create<KubeObject>(keystoneUserType, {
         apiVersion: 'c5c3.io/v1alpha1',
         kind: 'KeystoneUser',
         metadata: { name: NAME, namespace: NS },

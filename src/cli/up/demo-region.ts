@@ -5,9 +5,8 @@
  * same real cloud) leaves the Region pointing at live credentials under the same region id.
  */
 import { randomBytes } from 'node:crypto';
-import type { Client } from '../../kube/client.ts';
+import { getOptional, type Client } from '../../kube/client.ts';
 import { customResourceDefinition } from '../../kube/crd.ts';
-import { isNotFound } from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import { builtin } from '../../kube/resource-type.ts';
 import type { Session } from '../../openstack/session.ts';
@@ -86,10 +85,7 @@ export async function applyCrds(store: Client, crds: readonly KubeObject[]): Pro
 }
 
 export async function ensureNamespace(store: Client, name: string): Promise<void> {
-  try {
-    await store.get(builtin.namespace, undefined, name);
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
+  if ((await getOptional(store, builtin.namespace, undefined, name)) === undefined) {
     await store.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   }
 }

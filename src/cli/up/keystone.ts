@@ -23,6 +23,7 @@ import {
   keystoneCrds,
   korcDomainType,
   type ControlPlane,
+  type SecretStore,
 } from '../../keystone/apis/index.ts';
 import { planeFacts } from '../../keystone/user/plane.ts';
 import { registerKeystoneUserController } from '../../keystone/user/register.ts';
@@ -45,7 +46,7 @@ export interface KeystoneDemoOptions {
 
 export interface KeystoneDemo {
   /** The SecretStore type the store serves (the stand-in's v1, or a real ESO's version). */
-  readonly storeType: ResourceType | undefined;
+  readonly storeType: ResourceType<SecretStore> | undefined;
   /** CRDs of K-ORC or ESO kinds the store already held and that were left as they were. */
   readonly keptCrds: readonly string[];
 }

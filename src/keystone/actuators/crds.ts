@@ -5,8 +5,8 @@
  * needs them (`openregion up`), and they are installed by `installBundledActuatorCrds`, which never replaces a CRD
  * it did not install itself, so the real projects' CRDs stay untouched wherever they are.
  */
-import type { Client } from '../../kube/client.ts';
-import { isAlreadyExists, isNotFound } from '../../kube/errors.ts';
+import { getOptional, type Client } from '../../kube/client.ts';
+import { isKubeAlreadyExists } from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import { builtin } from '../../kube/resource-type.ts';
 import { pushSecretCrd, secretStoreCrd } from '../apis/eso.ts';
@@ -48,10 +48,7 @@ export async function installBundledActuatorCrds(client: Client): Promise<Bundle
   const kept: string[] = [];
   for (const crd of bundledActuatorCrds()) {
     const name = crd.metadata.name;
-    const live = await client.get(builtin.customResourceDefinition, undefined, name).catch((error: unknown) => {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    });
+    const live = await getOptional(client, builtin.customResourceDefinition, undefined, name);
     if (live !== undefined && !isBundled(live)) {
       kept.push(name);
       continue;
@@ -63,7 +60,7 @@ export async function installBundledActuatorCrds(client: Client): Promise<Bundle
         continue;
       } catch (error) {
         // Created by someone else since the read: theirs, and kept.
-        if (!isAlreadyExists(error)) throw error;
+        if (!isKubeAlreadyExists(error)) throw error;
         kept.push(name);
         continue;
       }

@@ -8,13 +8,13 @@ import type { ResourceType } from '../../kube/resource-type.ts';
 import { Conditions, DNS_LABEL_PATTERN, StringEnum } from './common.ts';
 import { customResourceDefinition } from '../../kube/crd.ts';
 
-export const controlPlaneType = {
+export const controlPlaneType: ResourceType<ControlPlane> = {
   group: 'c5c3.io',
   version: 'v1alpha1',
   kind: 'ControlPlane',
   plural: 'controlplanes',
   namespaced: true,
-} as const satisfies ResourceType;
+};
 
 /** The management cluster's name in a request and in a `targetClusterRef`-less assignment. */
 export const MANAGEMENT_CLUSTER = '';

@@ -2,7 +2,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { openEmbeddedStore, type EmbeddedStore } from '../../kube/embedded/store.ts';
-import { InvalidError } from '../../kube/errors.ts';
+import { KubeInvalidError } from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import { apiVersionOf, builtin, type ResourceType } from '../../kube/resource-type.ts';
 import type { JSONSchemaProps } from '../../kube/schema/types.ts';
@@ -26,18 +26,12 @@ import {
   pushSecretType,
   secretStoreCrd,
   secretStoreType,
-  type ControlPlane,
-  type KorcUser,
-  type PushSecret,
 } from './index.ts';
 
 const NS = 'tenant-a';
-const obj = (type: ResourceType, name: string, spec: Record<string, unknown>): KubeObject => ({
-  apiVersion: apiVersionOf(type),
-  kind: type.kind,
-  metadata: { name, namespace: NS },
-  spec,
-});
+/** An object of the kind as a user might write it: the spec is unchecked, since admission is what is tested. */
+const obj = <T extends KubeObject>(type: ResourceType<T>, name: string, spec: Record<string, unknown>): T =>
+  ({ apiVersion: apiVersionOf(type), kind: type.kind, metadata: { name, namespace: NS }, spec }) as KubeObject as T;
 const stores: EmbeddedStore[] = [];
 after(() => Promise.all(stores.map((s) => s.close())));
 
@@ -55,7 +49,7 @@ const rejects = async (write: Promise<unknown>, message: string): Promise<void> 
     () => undefined,
     (e: unknown) => e,
   );
-  assert.ok(error instanceof InvalidError, `expected a rejection with "${message}", got ${String(error)}`);
+  assert.ok(error instanceof KubeInvalidError, `expected a rejection with "${message}", got ${String(error)}`);
   assert.ok(
     error.causes.some((c) => c.message.includes(message)),
     JSON.stringify(error.causes),
@@ -115,7 +109,7 @@ describe('Keystone CRDs', () => {
 describe('ControlPlane (the fields an order reads)', () => {
   it('defaults the admin credential, the region and the Keystone mode, and keeps fields it does not declare', async () => {
     const w = await storeWith(controlPlaneCrd());
-    const cp = await w.create<ControlPlane>(
+    const cp = await w.create(
       controlPlaneType,
       obj(controlPlaneType, 'cp', {
         namespaceAssignments: [
@@ -124,7 +118,7 @@ describe('ControlPlane (the fields an order reads)', () => {
         korc: { adminCredential: {} },
         services: { keystone: { publicEndpoint: 'https://keystone.example/v3' }, nova: { replicas: 3 } },
         mariadb: { size: '10Gi' },
-      }) as ControlPlane,
+      }),
     );
     assert.equal(cp.spec.region, 'RegionOne');
     assert.deepEqual(cp.spec.korc?.adminCredential, {
@@ -189,9 +183,9 @@ describe('K-ORC User', () => {
   it('defaults to managed and needs a resource then', async () => {
     const w = await storeWith(korcUserCrd());
     await rejects(w.create(korcUserType, obj(korcUserType, 'u', cloud)), 'resource must be specified');
-    const u = await w.create<KorcUser>(
+    const u = await w.create(
       korcUserType,
-      obj(korcUserType, 'u2', { ...cloud, resource: { name: 'svc', passwordRef: 'pw-v1' } }) as KorcUser,
+      obj(korcUserType, 'u2', { ...cloud, resource: { name: 'svc', passwordRef: 'pw-v1' } }),
     );
     assert.equal(u.spec.managementPolicy, 'managed');
   });
@@ -273,7 +267,7 @@ describe('ESO PushSecret and SecretStore', () => {
       selector: { secret: { name: 'workflow-1a2b3c4d-user-source' } },
       data: [{ match: { remoteRef: { remoteKey: 'openstack/keystone/default/x/service-accounts/credentials' } } }],
     };
-    const ps = await w.create<PushSecret>(pushSecretType, obj(pushSecretType, 'backup', spec) as PushSecret);
+    const ps = await w.create(pushSecretType, obj(pushSecretType, 'backup', spec));
     assert.equal(ps.spec.refreshInterval, '1h0m0s');
     assert.equal(ps.spec.updatePolicy, 'Replace');
     assert.equal(ps.spec.secretStoreRefs[0]?.kind, 'SecretStore');

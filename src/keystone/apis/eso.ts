@@ -10,13 +10,13 @@ import type { ResourceType } from '../../kube/resource-type.ts';
 import { Duration, StringEnum, StringMap } from './common.ts';
 import { customResourceDefinition } from '../../kube/crd.ts';
 
-export const pushSecretType = {
+export const pushSecretType: ResourceType<PushSecret> = {
   group: 'external-secrets.io',
   version: 'v1alpha1',
   kind: 'PushSecret',
   plural: 'pushsecrets',
   namespaced: true,
-} as const satisfies ResourceType;
+};
 
 export const ESO_GROUP = 'external-secrets.io';
 
@@ -26,20 +26,20 @@ export type SecretStoreVersion = (typeof SECRET_STORE_VERSIONS)[number];
 export type SecretStoreKind = 'SecretStore' | 'ClusterSecretStore';
 
 /** SecretStore or ClusterSecretStore at one of the versions openregion reads. */
-export function storeTypeAt(kind: SecretStoreKind, version: SecretStoreVersion): ResourceType {
+export function storeTypeAt(kind: SecretStoreKind, version: SecretStoreVersion): ResourceType<SecretStore> {
   return kind === 'SecretStore'
     ? { group: ESO_GROUP, version, kind, plural: 'secretstores', namespaced: true }
     : { group: ESO_GROUP, version, kind, plural: 'clustersecretstores', namespaced: false };
 }
 
 /** SecretStore as the bundled stand-in CRD serves it (v1, as ESO 2.x). */
-export const secretStoreType = {
+export const secretStoreType: ResourceType<SecretStore> = {
   group: ESO_GROUP,
   version: 'v1',
   kind: 'SecretStore',
   plural: 'secretstores',
   namespaced: true,
-} as const satisfies ResourceType;
+};
 
 export const PUSH_SECRET_FINALIZER = 'pushsecret.externalsecrets.io/finalizer';
 

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { openEmbeddedStore, type EmbeddedStore } from '../../kube/embedded/store.ts';
-import { InvalidError } from '../../kube/errors.ts';
+import { KubeInvalidError } from '../../kube/errors.ts';
 import { builtin } from '../../kube/resource-type.ts';
 import { ManualClock } from '../../util/clock.ts';
 import {
@@ -39,7 +39,7 @@ describe('KeystoneUser admission corpus in the embedded store', () => {
   });
   for (const c of invalidKeystoneUsers(NS)) {
     it(`rejects ${c.id}: ${c.rule}`, async () => {
-      const error = await writeCase(store, c).then(
+      const error = await writeCase(store, c, keystoneUserType).then(
         () => undefined,
         (e: unknown) => e,
       );
@@ -48,7 +48,7 @@ describe('KeystoneUser admission corpus in the embedded store', () => {
   }
   for (const v of validKeystoneUsers(NS)) {
     it(`accepts and defaults: ${v.id}`, async () => {
-      assert.deepEqual((await writeCase(store, v)).spec, v.stored);
+      assert.deepEqual((await writeCase(store, v, keystoneUserType)).spec, v.stored);
     });
   }
 });
@@ -59,7 +59,7 @@ describe('KeystoneUser rules as properties', () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ minLength: 1, maxLength: 255, unit: 'grapheme-ascii' }), async (userName) => {
         const write = store.create(keystoneUserType, keystoneUser(NS, `p${++n}`, { userName }));
-        if (userName.includes(',')) await assert.rejects(write, InvalidError);
+        if (userName.includes(',')) await assert.rejects(write, KubeInvalidError);
         else await write;
       }),
     );
@@ -73,16 +73,16 @@ describe('KeystoneUser rules as properties', () => {
           base: keystoneUser(NS, name, { passwordGeneration: a }),
           object: keystoneUser(NS, name, { passwordGeneration: b }),
         };
-        const error = await writeCase(store, c).then(
+        const error = await writeCase(store, c, keystoneUserType).then(
           () => undefined,
           (e: unknown) => e,
         );
         if (b >= a) assert.equal(error, undefined);
-        else assert.ok(error instanceof InvalidError && hasMessage(error), String(error));
+        else assert.ok(error instanceof KubeInvalidError && hasMessage(error), String(error));
       }),
     );
   });
 });
 
-const hasMessage = (error: InvalidError): boolean =>
+const hasMessage = (error: KubeInvalidError): boolean =>
   error.causes.some((c) => c.message === keystoneUserMessages.passwordGenerationDecrease);

@@ -9,13 +9,13 @@ import type { ResourceType } from '../../kube/resource-type.ts';
 import { Conditions, DNS_LABEL_PATTERN, Duration, OpenStackName, Time } from './common.ts';
 import { customResourceDefinition } from '../../kube/crd.ts';
 
-export const keystoneUserType = {
+export const keystoneUserType: ResourceType<KeystoneUser> = {
   group: 'c5c3.io',
   version: 'v1alpha1',
   kind: 'KeystoneUser',
   plural: 'keystoneusers',
   namespaced: true,
-} as const satisfies ResourceType;
+};
 
 /** The admission messages, shared with the tests and the admission corpus. */
 export const keystoneUserMessages = {

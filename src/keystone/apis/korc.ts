@@ -10,21 +10,21 @@ import { customResourceDefinition, type PrinterColumn } from '../../kube/crd.ts'
 
 const GROUP = 'openstack.k-orc.cloud';
 
-export const korcUserType = {
+export const korcUserType: ResourceType<KorcUser> = {
   group: GROUP,
   version: 'v1alpha1',
   kind: 'User',
   plural: 'users',
   namespaced: true,
-} as const satisfies ResourceType;
+};
 
-export const korcDomainType = {
+export const korcDomainType: ResourceType<KorcDomain> = {
   group: GROUP,
   version: 'v1alpha1',
   kind: 'Domain',
   plural: 'domains',
   namespaced: true,
-} as const satisfies ResourceType;
+};
 
 /** K-ORC's condition types and reasons (terminal = InvalidConfiguration or UnrecoverableError). */
 export const korcConditions = { available: 'Available', progressing: 'Progressing' } as const;

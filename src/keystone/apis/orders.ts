@@ -28,13 +28,13 @@ const nameRule = {
   message: "metadata.name must be at most 63 bytes; it is carried as a label value on the order's children",
 };
 
-export const keystoneRoleAssignmentType = {
+export const keystoneRoleAssignmentType: ResourceType<KeystoneRoleAssignment> = {
   group: 'c5c3.io',
   version: 'v1alpha1',
   kind: 'KeystoneRoleAssignment',
   plural: 'keystoneroleassignments',
   namespaced: true,
-} as const satisfies ResourceType;
+};
 
 const KeystoneRoleAssignmentSpecSchema = Type.Object({
   controlPlaneRef: ControlPlaneRefSchema('KeystoneRoleAssignment'),
@@ -78,13 +78,13 @@ export const keystoneRoleAssignmentCrd = () =>
     ],
   });
 
-export const keystoneApplicationCredentialType = {
+export const keystoneApplicationCredentialType: ResourceType<KeystoneApplicationCredential> = {
   group: 'c5c3.io',
   version: 'v1alpha1',
   kind: 'KeystoneApplicationCredential',
   plural: 'keystoneapplicationcredentials',
   namespaced: true,
-} as const satisfies ResourceType;
+};
 
 const KIND_AC = 'KeystoneApplicationCredential';
 

@@ -3,11 +3,9 @@
  * ESO 0.10 v1beta1 (and v1alpha1). The answer is remembered per client and kind, and looked up again whenever a
  * read at the remembered version finds nothing, so an ESO upgrade that stops serving a version is followed.
  */
-import type { Client } from '../../kube/client.ts';
-import { isNotFound } from '../../kube/errors.ts';
-import type { KubeObject } from '../../kube/object.ts';
+import { getOptional, type Client } from '../../kube/client.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
-import { ESO_GROUP, SECRET_STORE_VERSIONS, storeTypeAt, type SecretStoreKind } from './eso.ts';
+import { ESO_GROUP, SECRET_STORE_VERSIONS, storeTypeAt, type SecretStore, type SecretStoreKind } from './eso.ts';
 
 const PLURAL: Readonly<Record<SecretStoreKind, string>> = {
   SecretStore: 'secretstores',
@@ -15,23 +13,26 @@ const PLURAL: Readonly<Record<SecretStoreKind, string>> = {
 };
 
 /** The store type a cluster serves, preferring v1; undefined when it serves neither v1 nor v1beta1. */
-export async function discoverStoreType(client: Client, kind: SecretStoreKind): Promise<ResourceType | undefined> {
+export async function discoverStoreType(
+  client: Client,
+  kind: SecretStoreKind,
+): Promise<ResourceType<SecretStore> | undefined> {
   const served = await client.servedVersions(ESO_GROUP, PLURAL[kind]);
   const version = SECRET_STORE_VERSIONS.find((v) => served.includes(v));
   return version === undefined ? undefined : storeTypeAt(kind, version);
 }
 
-type StoreRead<T extends KubeObject> =
-  | { readonly kind: 'found'; readonly store: T; readonly type: ResourceType }
-  | { readonly kind: 'absent'; readonly type: ResourceType }
+type StoreRead =
+  | { readonly kind: 'found'; readonly store: SecretStore; readonly type: ResourceType<SecretStore> }
+  | { readonly kind: 'absent'; readonly type: ResourceType<SecretStore> }
   /** The cluster serves the kind at neither version openregion reads (no ESO, or one too old or too new). */
   | { readonly kind: 'unserved' };
 
 export class StoreVersions {
-  readonly #known = new WeakMap<Client, Map<SecretStoreKind, ResourceType>>();
+  readonly #known = new WeakMap<Client, Map<SecretStoreKind, ResourceType<SecretStore>>>();
 
   /** Discovers the type to read `kind` at on `client`, and remembers it. */
-  async discover(client: Client, kind: SecretStoreKind): Promise<ResourceType | undefined> {
+  async discover(client: Client, kind: SecretStoreKind): Promise<ResourceType<SecretStore> | undefined> {
     let known = this.#known.get(client);
     if (known === undefined) {
       known = new Map();
@@ -44,34 +45,24 @@ export class StoreVersions {
   }
 
   /** Reads a store at the remembered version; a miss there discovers again before it counts as absent. */
-  async read<T extends KubeObject>(
-    client: Client,
-    kind: SecretStoreKind,
-    namespace: string,
-    name: string,
-  ): Promise<StoreRead<T>> {
+  async read(client: Client, kind: SecretStoreKind, namespace: string, name: string): Promise<StoreRead> {
     const remembered = this.#known.get(client)?.get(kind);
     if (remembered !== undefined) {
-      const store = await getIfServed<T>(client, remembered, namespace, name);
+      const store = await getIfServed(client, remembered, namespace, name);
       if (store !== undefined) return { kind: 'found', store, type: remembered };
     }
     const type = await this.discover(client, kind);
     if (type === undefined) return { kind: 'unserved' };
-    const store = await getIfServed<T>(client, type, namespace, name);
+    const store = await getIfServed(client, type, namespace, name);
     return store === undefined ? { kind: 'absent', type } : { kind: 'found', store, type };
   }
 }
 
-async function getIfServed<T extends KubeObject>(
+function getIfServed(
   client: Client,
-  type: ResourceType,
+  type: ResourceType<SecretStore>,
   namespace: string,
   name: string,
-): Promise<T | undefined> {
-  try {
-    return await client.get<T>(type, type.namespaced ? namespace : undefined, name);
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
+): Promise<SecretStore | undefined> {
+  return getOptional(client, type, type.namespaced ? namespace : undefined, name);
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ForbiddenError } from '../../kube/errors.ts';
+import { KubeForbiddenError } from '../../kube/errors.ts';
 import type { Client } from '../../kube/client.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../kube/embedded/store.ts';
 import type { KubeObject } from '../../kube/object.ts';
@@ -96,7 +96,7 @@ describe('Gates, freeze, mappers, teardown, the hold: the sweep', () => {
     // Foreign: the same order's labels without its prefix, and its prefix with the management cluster's labels.
     await management.create(builtin.secret, child(builtin.secret, 'cp-admin-password-cloud', childLabels(ref)));
     await management.create(userType, child(userType, `${names.user}-x`, childLabels({ ...ref, cluster: '' })));
-    const order = await target.create<KubeObject>(builtin.secret, {
+    const order = await target.create(builtin.secret, {
       apiVersion: 'v1',
       kind: 'Secret',
       metadata: { name: 'stand-in-order', namespace: 'tenant-a' },
@@ -171,7 +171,7 @@ describe('Gates, freeze, mappers, teardown, the hold: the sweep', () => {
 
   it('TeardownFailures: a list or delete error is reported, the rest of the sweep still runs', async () => {
     await management.create(builtin.secret, child(builtin.secret, names.source));
-    const denied = new ForbiddenError('users is forbidden');
+    const denied = new KubeForbiddenError('users is forbidden');
     const failing: Client = {
       ...management,
       get: management.get.bind(management),

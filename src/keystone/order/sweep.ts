@@ -4,7 +4,7 @@
  * the ControlPlane gone the finalizer is released regardless (teardownOutcome decides).
  */
 import type { Client } from '../../kube/client.ts';
-import { isNotFound } from '../../kube/errors.ts';
+import { isKubeNotFound } from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
 import { builtin } from '../../kube/resource-type.ts';
@@ -72,7 +72,7 @@ export async function sweepOrderChildren(input: SweepInput): Promise<SweepReport
     if (controlled)
       await remove(input.orderClient, builtin.secret, ref.namespace, input.delivered.name, issued, errors);
   } catch (error) {
-    if (!isNotFound(error)) errors.push(error);
+    if (!isKubeNotFound(error)) errors.push(error);
   }
   return { issued, errors };
 }
@@ -89,6 +89,6 @@ async function remove(
     await client.delete(type, namespace, name);
     issued.push(`${type.kind}/${name}`);
   } catch (error) {
-    if (!isNotFound(error)) errors.push(error);
+    if (!isKubeNotFound(error)) errors.push(error);
   }
 }

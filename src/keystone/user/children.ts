@@ -2,39 +2,20 @@
  * The I/O every step shares: read an object that may be absent, and write an order's child in the ControlPlane's
  * namespace without ever taking over a live object of that name that is not the order's child.
  */
-import type { Client } from '../../kube/client.ts';
-import { isNotFound } from '../../kube/errors.ts';
+import { getOptional, type Client } from '../../kube/client.ts';
+import { ignoreNotFound, isKubeNotFound } from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
 import { childLabels, isOrderChild, type OrderRef } from '../order/names.ts';
 import { FIELD_MANAGER } from './constants.ts';
 
-export async function getOptional<T extends KubeObject>(
-  client: Client,
-  type: ResourceType,
-  namespace: string | undefined,
-  name: string,
-): Promise<T | undefined> {
-  try {
-    return await client.get<T>(type, namespace, name);
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
-}
-
 /** A list that reads an unserved kind (no CRD installed on that cluster) as empty. */
 export async function listOptional<T extends KubeObject>(
   client: Client,
-  type: ResourceType,
+  type: ResourceType<T>,
   namespace: string,
 ): Promise<T[]> {
-  try {
-    return (await client.list<T>(type, { namespace })).items;
-  } catch (error) {
-    if (isNotFound(error)) return [];
-    throw error;
-  }
+  return (await ignoreNotFound(client.list(type, { namespace })))?.items ?? [];
 }
 
 /** A live object of a child's name that the order did not create. */
@@ -58,7 +39,7 @@ export function assertOwnChild(ref: OrderRef, type: ResourceType, live: KubeObje
  */
 export async function ensureOrderChild<T extends KubeObject>(
   client: Client,
-  type: ResourceType,
+  type: ResourceType<T>,
   ref: OrderRef,
   desired: KubeObject,
 ): Promise<T> {
@@ -68,7 +49,7 @@ export async function ensureOrderChild<T extends KubeObject>(
     ...desired,
     metadata: { ...desired.metadata, labels: { ...desired.metadata.labels, ...childLabels(ref) } },
   };
-  return client.apply<T>(type, labelled, { fieldManager: FIELD_MANAGER, force: true });
+  return client.apply(type, labelled, { fieldManager: FIELD_MANAGER, force: true });
 }
 
 /** Deletes an object when present and the order's child; true when a delete was issued. */
@@ -85,7 +66,7 @@ export async function deleteOwnChild(
     await client.delete(type, namespace, name);
     return true;
   } catch (error) {
-    if (isNotFound(error)) return false;
+    if (isKubeNotFound(error)) return false;
     throw error;
   }
 }

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { ForbiddenError } from '../../kube/errors.ts';
-import type { KubeObject } from '../../kube/object.ts';
+import { KubeForbiddenError } from '../../kube/errors.ts';
 import { builtin } from '../../kube/resource-type.ts';
 import { silentLogger } from '../../runtime/logger.ts';
-import { controlPlaneType, type ControlPlane } from '../apis/controlplane.ts';
-import { pushSecretType, type PushSecret } from '../apis/eso.ts';
+import { controlPlaneType } from '../apis/controlplane.ts';
+import { pushSecretType } from '../apis/eso.ts';
 import { keystoneUserType } from '../apis/keystoneuser.ts';
 import { StoreVersions } from '../apis/store-versions.ts';
 import { CONDITION_DELIVERY_READY, PUSH_HASH_ANNOTATION, PUSH_SYNCED_BEFORE_ANNOTATION } from './constants.ts';
@@ -17,8 +16,8 @@ import { CP, CP_NS, failing, userFixture, NAME, NS, TARGET, type UserFixture } f
 
 const PUBLISHED = { services: { keystone: { publicEndpoint: 'https://ks.example/v3' } } };
 const delivery = (h: UserFixture) => h.condition(CONDITION_DELIVERY_READY);
-const delivered = (h: UserFixture) => h.orderClient.get<KubeObject>(builtin.secret, NS, `${NAME}-credentials`);
-const push = (h: UserFixture) => h.management.get<PushSecret>(pushSecretType, CP_NS, h.names.backup);
+const delivered = (h: UserFixture) => h.orderClient.get(builtin.secret, NS, `${NAME}-credentials`);
+const push = (h: UserFixture) => h.management.get(pushSecretType, CP_NS, h.names.backup);
 
 /** Passes until the backup is the only thing missing. */
 async function untilBackup(h: UserFixture): Promise<void> {
@@ -177,7 +176,7 @@ describe('Credential delivery', () => {
               client,
               'apply',
               'secrets',
-              () => new ForbiddenError('secrets is forbidden'),
+              () => new KubeForbiddenError('secrets is forbidden'),
               () => refuse,
             )
           : client,
@@ -186,7 +185,7 @@ describe('Credential delivery', () => {
     await untilBackup(h);
     await h.eso();
     refuse = true;
-    await assert.rejects(h.pass(), ForbiddenError);
+    await assert.rejects(h.pass(), KubeForbiddenError);
     const c = await delivery(h);
     assert.equal(c?.reason, 'DeliveryError');
     assert.equal(c.message, 'secrets is forbidden');
@@ -201,7 +200,7 @@ describe('Credential delivery', () => {
               client,
               'get',
               'pushsecrets',
-              () => new ForbiddenError('pushsecrets is forbidden'),
+              () => new KubeForbiddenError('pushsecrets is forbidden'),
               () => refuse,
             )
           : client,
@@ -219,7 +218,7 @@ describe('Credential delivery', () => {
     await h.seedAll();
     await h.converge();
     const order = await h.order();
-    const cp = await h.management.get<ControlPlane>(controlPlaneType, CP_NS, CP);
+    const cp = await h.management.get(controlPlaneType, CP_NS, CP);
     const pass = passContext({
       order,
       ref: h.ref,

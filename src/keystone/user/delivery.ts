@@ -5,10 +5,11 @@
  */
 import { controllerReference } from '../../kube/object.ts';
 import { builtin } from '../../kube/resource-type.ts';
-import { pushSecretType, type PushSecret } from '../apis/eso.ts';
+import { pushSecretType } from '../apis/eso.ts';
 import { deliveredSecretName, keystoneUserChildNames, orderLabelKeys, orderRemoteKey } from '../order/names.ts';
 import { KORC_REQUEUE_AFTER_MS } from '../order/result.ts';
-import { assertOwnChild, encodeData, ensureOrderChild, getOptional, secretValue } from './children.ts';
+import { assertOwnChild, encodeData, ensureOrderChild, secretValue } from './children.ts';
+import { getOptional } from '../../kube/client.ts';
 import { DELIVERED_KEYS, FIELD_MANAGER, reasons } from './constants.ts';
 import {
   buildUserCloudsYaml,
@@ -84,9 +85,9 @@ export async function deliverCredentials(pass: PassContext, generation: number):
 
   // 4. The PushSecret, stamped with the document's hash; fresh only once ESO pushed since the stamp.
   const hash = pushHash(cloudsYaml);
-  const live = await getOptional<PushSecret>(management, pushSecretType, plane.namespace, names.backup);
+  const live = await getOptional(management, pushSecretType, plane.namespace, names.backup);
   const remoteKey = orderRemoteKey(plane.namespace, ref, REMOTE_KEY_LEAF);
-  const pushed = await ensureOrderChild<PushSecret>(management, pushSecretType, ref, {
+  const pushed = await ensureOrderChild(management, pushSecretType, ref, {
     apiVersion: 'external-secrets.io/v1alpha1',
     kind: 'PushSecret',
     metadata: { name: names.backup, namespace: plane.namespace, annotations: pushStamp(live, hash) },

@@ -9,16 +9,16 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '../../kube/client.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../kube/embedded/store.ts';
 import type { KubeObject } from '../../kube/object.ts';
-import { builtin } from '../../kube/resource-type.ts';
+import { builtin, type ResourceType } from '../../kube/resource-type.ts';
 import { Manager } from '../../runtime/manager.ts';
 import { KUBECONFIG_SECRET_LABEL } from '../../runtime/multicluster.ts';
 import { ManualScheduler, settle } from '../../runtime/scheduler.ts';
 import { ManualClock } from '../../util/clock.ts';
 import { controlPlaneType, type ControlPlane } from '../apis/controlplane.ts';
-import { pushSecretType, secretStoreType, type PushSecret } from '../apis/eso.ts';
+import { pushSecretType, secretStoreType } from '../apis/eso.ts';
 import { installCrds, realCrds } from '../actuators/testing/real-crds.ts';
-import { keystoneUserCrd, keystoneUserType, type KeystoneUser } from '../apis/keystoneuser.ts';
-import { KORC_WAITING_FOR_EXTERNAL, korcUserType, type KorcUser } from '../apis/korc.ts';
+import { keystoneUserCrd, keystoneUserType } from '../apis/keystoneuser.ts';
+import { KORC_WAITING_FOR_EXTERNAL, korcUserType } from '../apis/korc.ts';
 import { keystoneApplicationCredentialCrd, keystoneRoleAssignmentCrd } from '../apis/orders.ts';
 import { keystoneUserChildNames, keystoneUserKind } from '../order/names.ts';
 import { secretValue } from './children.ts';
@@ -104,7 +104,7 @@ describe('An order on a target cluster (management and target stores)', () => {
     await target.close();
   });
 
-  const order = () => target.get<KeystoneUser>(keystoneUserType, NS, 'workflow');
+  const order = () => target.get(keystoneUserType, NS, 'workflow');
   const reason = async (type: string) => (await order()).status?.conditions?.find((c) => c.type === type)?.reason;
   const present = async (
     client: Client,
@@ -127,21 +127,21 @@ describe('An order on a target cluster (management and target stores)', () => {
     await scheduler.advance(1000);
     await until(() => present(management, korcUserType, CP_NS, names.probe), 'the probe on management');
     assert.equal(await present(target, korcUserType, NS, names.probe), false);
-    const probe = await management.get<KorcUser>(korcUserType, CP_NS, names.probe);
+    const probe = await management.get(korcUserType, CP_NS, names.probe);
     assert.equal(probe.metadata.labels?.['c5c3.io/keystoneuser-cluster'], CLUSTER);
     // K-ORC: the import finds nothing; its status write wakes the order through the cluster label.
     await writeStatus(management, korcUserType, CP_NS, names.probe, {
       conditions: korcWaiting(1, KORC_WAITING_FOR_EXTERNAL),
     });
     await until(() => present(management, korcUserType, CP_NS, names.user), 'the managed User on management');
-    const user = await management.get<KorcUser>(korcUserType, CP_NS, names.user);
+    const user = await management.get(korcUserType, CP_NS, names.user);
     await writeStatus(management, korcUserType, CP_NS, names.user, {
       id: 'kid',
       conditions: korcAvailable(user.metadata.generation ?? 1),
       resource: { appliedPasswordRef: user.spec.resource?.passwordRef },
     });
     await until(() => present(management, pushSecretType, CP_NS, names.backup), 'the PushSecret on management');
-    const ps = await management.get<PushSecret>(pushSecretType, CP_NS, names.backup);
+    const ps = await management.get(pushSecretType, CP_NS, names.backup);
     await writeStatus(management, pushSecretType, CP_NS, names.backup, {
       conditions: [cond('Ready', 'True')],
       syncedResourceVersion: `${String(ps.metadata.generation)}-pushed`,
@@ -162,7 +162,7 @@ describe('An order on a target cluster (management and target stores)', () => {
     await scheduler.advance(MINUTE);
     const next = scheduler.pending()[0] ?? 0;
     assert.ok(next > 9 * MINUTE && next <= 10 * MINUTE, `the refresh is due in ${String(next)} ms`);
-    const cp = await management.get<ControlPlane>(controlPlaneType, CP_NS, 'cp');
+    const cp = await management.get(controlPlaneType, CP_NS, 'cp');
     await management.update(controlPlaneType, {
       ...cp,
       spec: { ...cp.spec, services: { keystone: { publicEndpoint: 'https://keystone-2.example/v3' } } },
@@ -181,7 +181,7 @@ describe('An order on a target cluster (management and target stores)', () => {
       ['edge-2', edge2],
     ]);
     clientFor = (cluster) => stores.get(cluster) ?? target;
-    const cp = await management.get<ControlPlane>(controlPlaneType, CP_NS, 'cp');
+    const cp = await management.get(controlPlaneType, CP_NS, 'cp');
     const assignments = [
       ...(cp.spec.namespaceAssignments ?? []),
       { namespace: NS, targetClusterRef: { name: 'edge-2' } },
@@ -196,7 +196,7 @@ describe('An order on a target cluster (management and target stores)', () => {
     await management.create(builtin.secret, registration);
     await until(() => Promise.resolve(manager.client('edge-2') !== undefined), 'edge-2 engaged');
     await edge2.create(builtin.customResourceDefinition, keystoneUserCrd());
-    const placed = await edge2.create<KeystoneUser>(keystoneUserType, {
+    const placed = await edge2.create(keystoneUserType, {
       apiVersion: 'c5c3.io/v1alpha1',
       kind: 'KeystoneUser',
       metadata: { name: 'late', namespace: NS },
@@ -204,9 +204,9 @@ describe('An order on a target cluster (management and target stores)', () => {
     });
     await scheduler.advance(0);
     await settle();
-    const finalizers = async () => (await edge2.get<KeystoneUser>(keystoneUserType, NS, 'late')).metadata.finalizers;
+    const finalizers = async () => (await edge2.get(keystoneUserType, NS, 'late')).metadata.finalizers;
     assert.equal(await finalizers(), undefined, 'not watched: the kind was not served at engagement');
-    const live = await management.get<KubeObject>(builtin.secret, 'c5c3-clusters', 'edge-2');
+    const live = await management.get(builtin.secret, 'c5c3-clusters', 'edge-2');
     await management.update(builtin.secret, { ...live, metadata: { ...live.metadata, annotations: { touched: '1' } } });
     await until(async () => (await finalizers()) !== undefined, 'the order watched once re-engaged');
     assert.equal(placed.metadata.name, 'late');
@@ -216,7 +216,7 @@ describe('An order on a target cluster (management and target stores)', () => {
   });
 
   it('the freeze: a withdrawn assignment keeps everything, and repairs nothing', async () => {
-    const cp = await management.get<ControlPlane>(controlPlaneType, CP_NS, 'cp');
+    const cp = await management.get(controlPlaneType, CP_NS, 'cp');
     await management.update(controlPlaneType, { ...cp, spec: { ...cp.spec, namespaceAssignments: [] } });
     await scheduler.advance(10 * MINUTE);
     await until(async () => (await reason('UserReady')) === 'NamespaceNotAssigned', 'the freeze');
@@ -231,7 +231,7 @@ describe('An order on a target cluster (management and target stores)', () => {
 
 async function writeStatus(
   client: Client,
-  type: typeof controlPlaneType | typeof secretStoreType | typeof korcUserType | typeof pushSecretType,
+  type: ResourceType,
   ns: string,
   name: string,
   status: Record<string, unknown>,

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ForbiddenError } from '../../kube/errors.ts';
+import { KubeForbiddenError } from '../../kube/errors.ts';
 import { builtin } from '../../kube/resource-type.ts';
 import { ESO_GROUP } from '../apis/eso.ts';
 import { keystoneUserType, type KeystoneUser } from '../apis/keystoneuser.ts';
-import { korcUserType, type KorcUser } from '../apis/korc.ts';
+import { korcUserType } from '../apis/korc.ts';
 import { CONDITION_USER_READY, PASSWORD_GENERATION_ANNOTATION, UNLATCHED_AT_ANNOTATION } from './constants.ts';
 import { secretValue } from './children.ts';
 import { CP_NS, failing, userFixture, korcTerminal, korcWaiting, NAME, type UserFixture } from './testing/fixture.ts';
 
 const userReady = (h: UserFixture) => h.condition(CONDITION_USER_READY);
-const managedUser = (h: UserFixture) => h.management.get<KorcUser>(korcUserType, CP_NS, h.names.user);
+const managedUser = (h: UserFixture) => h.management.get(korcUserType, CP_NS, h.names.user);
 
 async function edit(h: UserFixture, change: (o: KeystoneUser) => KeystoneUser): Promise<void> {
   await h.orderClient.update(keystoneUserType, change(await h.order()));
@@ -82,7 +82,7 @@ describe('User provisioning', () => {
     );
     await h.pass();
     await h.pass();
-    const probe = await h.management.get<KorcUser>(korcUserType, CP_NS, h.names.probe);
+    const probe = await h.management.get(korcUserType, CP_NS, h.names.probe);
     const message = 'providerClient authentication err: POST identity/auth/tokens: HTTP 401: Unauthorized';
     await h.fakes.management.update(korcUserType, {
       ...probe,
@@ -116,7 +116,7 @@ describe('User provisioning', () => {
     await h.seedAll({ userName: 'svc-workflow' });
     await h.pass();
     await h.pass();
-    const probe = await h.management.get<KorcUser>(korcUserType, CP_NS, h.names.probe);
+    const probe = await h.management.get(korcUserType, CP_NS, h.names.probe);
     assert.deepEqual(probe.spec.import, { filter: { name: 'svc-workflow', domainRef: 'cp-domain-default' } });
     assert.deepEqual(probe.spec.cloudCredentialsRef, { secretName: 'k-orc-clouds-yaml', cloudName: 'admin' });
     await h.korc();
@@ -186,7 +186,7 @@ describe('User provisioning', () => {
               client,
               'patch',
               'users',
-              () => new ForbiddenError('denied'),
+              () => new KubeForbiddenError('denied'),
               () => refuse,
             )
           : client,

@@ -3,12 +3,11 @@
  * the schedule in order/decide-schedule.ts) and performs the one action the row names; the K-ORC User does the
  * Keystone work.
  */
-import { isNotFound } from '../../kube/errors.ts';
+import { ignoreNotFound } from '../../kube/errors.ts';
 import { builtin } from '../../kube/resource-type.ts';
 import type { Result } from '../../runtime/types.ts';
-import type { SecretStore } from '../apis/eso.ts';
-import { korcUserType, type KorcUser } from '../apis/korc.ts';
-import { keystoneApplicationCredentialType, type KeystoneApplicationCredential } from '../apis/orders.ts';
+import { korcUserType } from '../apis/korc.ts';
+import { keystoneApplicationCredentialType } from '../apis/orders.ts';
 import { isOrderChild, keystoneUserChildNames, passwordGenerationOf } from '../order/names.ts';
 import { decideReservedName } from '../order/decide-reserved.ts';
 import { shortestRequeue } from '../order/result.ts';
@@ -22,7 +21,8 @@ import {
   type GenerationDecision,
 } from '../order/decide-schedule.ts';
 import { childSelector } from '../order/sweep.ts';
-import { assertOwnChild, deleteOwnChild, encodeData, ensureOrderChild, getOptional, listOptional } from './children.ts';
+import { assertOwnChild, deleteOwnChild, encodeData, ensureOrderChild, listOptional } from './children.ts';
+import { getOptional } from '../../kube/client.ts';
 import { PASSWORD_GENERATION_ANNOTATION, reasons, UNLATCHED_AT_ANNOTATION } from './constants.ts';
 import type { StatusFields } from './status.ts';
 import { effectiveUserName, type PassContext } from './pass-context.ts';
@@ -64,7 +64,7 @@ export async function provisionUser(pass: PassContext): Promise<ProvisionOutcome
 
   // 2. The secret store must be ready, or the password could not be backed up; its version is discovered.
   const { kind, name } = plane.store;
-  const store = await pass.storeVersions.read<SecretStore>(management, kind, plane.namespace, name);
+  const store = await pass.storeVersions.read(management, kind, plane.namespace, name);
   const storeEnd = decideSecretStore(
     { ...plane.store, namespace: plane.namespace },
     store.kind === 'unserved' ? 'unserved' : store.kind === 'found' ? store.store.status?.conditions : undefined,
@@ -72,12 +72,12 @@ export async function provisionUser(pass: PassContext): Promise<ProvisionOutcome
   if (storeEnd !== undefined) return ended(storeEnd);
 
   // 3. The collision probe, dropped once the managed User exists.
-  const existing = await getOptional<KorcUser>(management, korcUserType, plane.namespace, names.user);
+  const existing = await getOptional(management, korcUserType, plane.namespace, names.user);
   assertOwnChild(ref, korcUserType, existing);
   if (existing !== undefined) {
     await deleteOwnChild(management, korcUserType, ref, plane.namespace, names.probe);
   } else {
-    const probe = await ensureOrderChild<KorcUser>(management, korcUserType, ref, {
+    const probe = await ensureOrderChild(management, korcUserType, ref, {
       apiVersion: 'openstack.k-orc.cloud/v1alpha1',
       kind: 'User',
       metadata: { name: names.probe, namespace: plane.namespace },
@@ -105,11 +105,7 @@ export async function provisionUser(pass: PassContext): Promise<ProvisionOutcome
   };
   let decision: GenerationDecision = decidePasswordGeneration({ ...genInput, deletingCredentials: undefined });
   if (decision.row === 'CheckHolds') {
-    const credentials = await listOptional<KeystoneApplicationCredential>(
-      pass.orderClient,
-      keystoneApplicationCredentialType,
-      ref.namespace,
-    );
+    const credentials = await listOptional(pass.orderClient, keystoneApplicationCredentialType, ref.namespace);
     const deleting = credentials
       .filter((c) => c.spec.userRef.name === ref.name && c.metadata.deletionTimestamp !== undefined)
       .map((c) => c.metadata.name);
@@ -133,7 +129,7 @@ export async function provisionUser(pass: PassContext): Promise<ProvisionOutcome
     });
   }
   const repointed = pointedRef !== passwordName;
-  const user = await ensureOrderChild<KorcUser>(management, korcUserType, ref, {
+  const user = await ensureOrderChild(management, korcUserType, ref, {
     apiVersion: 'openstack.k-orc.cloud/v1alpha1',
     kind: 'User',
     metadata: {
@@ -217,10 +213,6 @@ async function deleteSuperseded(pass: PassContext, generation: number): Promise<
   for (const secret of secrets.items) {
     const g = passwordGenerationOf(ref, secret.metadata.name);
     if (g === undefined || g >= generation || !isOrderChild(ref, secret)) continue;
-    try {
-      await management.delete(builtin.secret, plane.namespace, secret.metadata.name);
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
+    await ignoreNotFound(management.delete(builtin.secret, plane.namespace, secret.metadata.name));
   }
 }

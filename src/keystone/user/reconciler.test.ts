@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ForbiddenError, InternalError } from '../../kube/errors.ts';
+import { KubeForbiddenError, KubeInternalError } from '../../kube/errors.ts';
 import { builtin } from '../../kube/resource-type.ts';
-import { controlPlaneType, type ControlPlane } from '../apis/controlplane.ts';
+import { controlPlaneType } from '../apis/controlplane.ts';
 import { pushSecretType } from '../apis/eso.ts';
-import { keystoneUserType, type KeystoneUser } from '../apis/keystoneuser.ts';
+import { keystoneUserType } from '../apis/keystoneuser.ts';
 import { korcUserType } from '../apis/korc.ts';
 import { CONDITION_DELIVERY_READY, CONDITION_USER_READY, KEYSTONE_USER_FINALIZER } from './constants.ts';
 import { NOT_PROVISIONED_MESSAGE } from './reconciler.ts';
@@ -94,7 +94,7 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
     const h = userFixture();
     await h.seedAll();
     await h.converge();
-    const cp = await h.management.get<ControlPlane>(controlPlaneType, CP_NS, CP);
+    const cp = await h.management.get(controlPlaneType, CP_NS, CP);
     await h.management.update(controlPlaneType, { ...cp, spec: { ...cp.spec, namespaceAssignments: [] } });
     await h.management.delete(builtin.secret, NS, `${NAME}-credentials`);
     const before = await h.names_in(builtin.secret);
@@ -143,10 +143,10 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
   it('ControlPlaneReadErrorIsWrapped, and no condition is written', async () => {
     const h = userFixture({
       wrap: (c, client) =>
-        c === '' ? failing(client, 'get', 'controlplanes', () => new InternalError('etcd down')) : client,
+        c === '' ? failing(client, 'get', 'controlplanes', () => new KubeInternalError('etcd down')) : client,
     });
     await h.seedOrder();
-    await assert.rejects(h.pass(), /^Error: fetching ControlPlane default\/cp: InternalError: etcd down/);
+    await assert.rejects(h.pass(), /^Error: fetching ControlPlane default\/cp: KubeInternalError: etcd down/);
     assert.equal((await h.order()).status, undefined);
   });
 
@@ -205,7 +205,7 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
               client,
               'update',
               'keystoneusers',
-              () => new ForbiddenError('no'),
+              () => new KubeForbiddenError('no'),
               () => fail,
             )
           : client,
@@ -213,14 +213,14 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
     await h.seedAll();
     await h.pass();
     fail = true;
-    await assert.rejects(h.pass(), ForbiddenError);
+    await assert.rejects(h.pass(), KubeForbiddenError);
   });
 
   it('the order is read and written through its own cluster', async () => {
     const h = userFixture({ cluster: TARGET });
     await h.seedAll({}, { services: { keystone: { publicEndpoint: 'https://ks.example/v3' } } });
     await h.converge();
-    await assert.rejects(h.management.get<KeystoneUser>(keystoneUserType, NS, NAME));
+    await assert.rejects(h.management.get(keystoneUserType, NS, NAME));
     assert.equal((await h.order()).status?.secretName, `${NAME}-credentials`);
   });
 

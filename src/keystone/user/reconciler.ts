@@ -4,12 +4,12 @@
  * management cluster's recorder would write them into a namespace of the wrong cluster for a target's order.
  */
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
-import type { Client } from '../../kube/client.ts';
+import { getOptional, type Client } from '../../kube/client.ts';
 import type { ConditionInput } from '../../kube/conditions.ts';
 import type { Instrumenter } from '../../runtime/metrics.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/types.ts';
 import { controlPlaneType, type ControlPlane } from '../apis/controlplane.ts';
-import { keystoneUserType, type KeystoneUser } from '../apis/keystoneuser.ts';
+import { keystoneUserType } from '../apis/keystoneuser.ts';
 import { StoreVersions } from '../apis/store-versions.ts';
 import {
   clusterNameGate,
@@ -19,7 +19,7 @@ import {
   type GateDecision,
 } from '../order/decide-admission.ts';
 import { passResult } from '../order/result.ts';
-import { ForeignObjectError, getOptional } from './children.ts';
+import { ForeignObjectError } from './children.ts';
 import {
   CONDITION_DELIVERY_READY,
   CONDITION_USER_READY,
@@ -72,7 +72,7 @@ export async function reconcileKeystoneUser(
     ctx.log.info({ cluster: req.cluster }, 'the order\u2019s cluster does not resolve; skipped');
     return {};
   }
-  const order = await getOptional<KeystoneUser>(orderClient, keystoneUserType, req.namespace, req.name);
+  const order = await getOptional(orderClient, keystoneUserType, req.namespace, req.name);
   if (order === undefined) return {};
   const now = deps.now?.() ?? ctx.clock.now();
   const row = (step: Step, taken: string) => {
@@ -116,12 +116,7 @@ export async function reconcileKeystoneUser(
   if (early !== undefined) return gateEnd(early);
   let cp: ControlPlane | undefined;
   try {
-    cp = await getOptional<ControlPlane>(
-      deps.management,
-      controlPlaneType,
-      controlPlaneKey.namespace,
-      controlPlaneKey.name,
-    );
+    cp = await getOptional(deps.management, controlPlaneType, controlPlaneKey.namespace, controlPlaneKey.name);
   } catch (error) {
     throw new Error(`fetching ControlPlane ${controlPlaneKey.namespace}/${controlPlaneKey.name}: ${String(error)}`, {
       cause: error,

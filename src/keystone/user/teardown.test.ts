@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Client } from '../../kube/client.ts';
-import { ForbiddenError } from '../../kube/errors.ts';
+import { KubeForbiddenError } from '../../kube/errors.ts';
 import { builtin, type ResourceType } from '../../kube/resource-type.ts';
-import { controlPlaneType, type ControlPlane } from '../apis/controlplane.ts';
+import { controlPlaneType } from '../apis/controlplane.ts';
 import { keystoneUserType, type KeystoneUser } from '../apis/keystoneuser.ts';
 import { korcUserType } from '../apis/korc.ts';
 import { keystoneApplicationCredentialType, keystoneRoleAssignmentType } from '../apis/orders.ts';
@@ -92,7 +92,7 @@ describe('Deletion and teardown', () => {
               client,
               'delete',
               'users',
-              () => new ForbiddenError('no'),
+              () => new KubeForbiddenError('no'),
               () => refuse,
             )
           : client,
@@ -116,7 +116,7 @@ describe('Deletion and teardown', () => {
               client,
               'delete',
               'users',
-              () => new ForbiddenError('no'),
+              () => new KubeForbiddenError('no'),
               () => refuse,
             )
           : client,
@@ -133,7 +133,7 @@ describe('Deletion and teardown', () => {
     const h = userFixture();
     await h.seedAll();
     await h.converge();
-    const cp = await h.management.get<ControlPlane>(controlPlaneType, CP_NS, CP);
+    const cp = await h.management.get(controlPlaneType, CP_NS, CP);
     await h.management.update(controlPlaneType, { ...cp, spec: { ...cp.spec, namespaceAssignments: [] } });
     await startDeleting(h);
     await h.pass();

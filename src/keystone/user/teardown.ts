@@ -2,19 +2,14 @@
  * reconcileDelete: the two holds, then the ordered deletes in the ControlPlane's namespace and of the delivered
  * Secret, then the finalizer. It never consults the namespace assignment, so a frozen order tears down too.
  */
-import type { Client } from '../../kube/client.ts';
+import { getOptional, type Client } from '../../kube/client.ts';
 import { builtin } from '../../kube/resource-type.ts';
 import type { ReconcileContext, Result } from '../../runtime/types.ts';
-import { controlPlaneType, type ControlPlane } from '../apis/controlplane.ts';
+import { controlPlaneType } from '../apis/controlplane.ts';
 import { pushSecretType } from '../apis/eso.ts';
 import { keystoneUserType, type KeystoneUser } from '../apis/keystoneuser.ts';
 import { korcUserType } from '../apis/korc.ts';
-import {
-  keystoneApplicationCredentialType,
-  keystoneRoleAssignmentType,
-  type KeystoneApplicationCredential,
-  type KeystoneRoleAssignment,
-} from '../apis/orders.ts';
+import { keystoneApplicationCredentialType, keystoneRoleAssignmentType } from '../apis/orders.ts';
 import type { ObjectKeyRef } from '../order/decide-admission.ts';
 import { deliveredSecretName, type OrderRef } from '../order/names.ts';
 import { sweepOrderChildren } from '../order/sweep.ts';
@@ -25,7 +20,7 @@ import {
   referencingUser,
   teardownOutcome,
 } from '../order/decide-teardown.ts';
-import { getOptional, listOptional } from './children.ts';
+import { listOptional } from './children.ts';
 import { CONDITION_USER_READY, FIELD_MANAGER, KEYSTONE_USER_FINALIZER } from './constants.ts';
 import { nextStatus, sameStatus } from './status.ts';
 
@@ -54,20 +49,13 @@ export async function reconcileDelete(
 
   // The holds, read through the order's cluster: a RoleAssignment first, then an application credential.
   const assignments = referencingUser(
-    await listOptional<KeystoneRoleAssignment>(orderClient, keystoneRoleAssignmentType, ref.namespace),
+    await listOptional(orderClient, keystoneRoleAssignmentType, ref.namespace),
     ref.name,
   );
   const credentials =
     assignments.length > 0
       ? []
-      : referencingUser(
-          await listOptional<KeystoneApplicationCredential>(
-            orderClient,
-            keystoneApplicationCredentialType,
-            ref.namespace,
-          ),
-          ref.name,
-        );
+      : referencingUser(await listOptional(orderClient, keystoneApplicationCredentialType, ref.namespace), ref.name);
   const hold = referenceHold('user', ref.namespace, keystoneUserHolds(assignments, credentials));
   if (hold.row === 'Held') {
     row(`Held-${hold.reason}`);
@@ -97,7 +85,7 @@ export async function reconcileDelete(
     return hold.result;
   }
 
-  const cp = await getOptional<ControlPlane>(
+  const cp = await getOptional(
     input.management,
     controlPlaneType,
     input.controlPlaneKey.namespace,

@@ -3,7 +3,7 @@
  * removing its Progressing condition (with the resourceVersion read, so a newer K-ORC write is never overwritten)
  * makes it try again, and the annotation paces the next clear.
  */
-import { isConflict, isNotFound } from '../../kube/errors.ts';
+import { isKubeConflict, isKubeNotFound } from '../../kube/errors.ts';
 import { korcConditions, korcUserType, type KorcUser } from '../apis/korc.ts';
 import { KORC_REQUEUE_AFTER_MS } from '../order/result.ts';
 import { FIELD_MANAGER, reasons, UNLATCHED_AT_ANNOTATION } from './constants.ts';
@@ -33,7 +33,7 @@ export async function unlatch(pass: PassContext, user: KorcUser): Promise<StepEn
       { fieldManager: FIELD_MANAGER },
     );
   } catch (error) {
-    if (!isNotFound(error) && !isConflict(error) && !deferrable(error)) {
+    if (!isKubeNotFound(error) && !isKubeConflict(error) && !deferrable(error)) {
       return {
         row: 'P6-UnlatchFailed',
         condition: {

@@ -2,7 +2,7 @@
  * Which kinds the store serves: the built-ins, plus every version a stored CustomResourceDefinition serves. A kind
  * nobody registered answers NotFound, as a real server's discovery does.
  */
-import { NotFoundError } from '../errors.ts';
+import { KubeNotFoundError } from '../errors.ts';
 import type { KubeObject } from '../object.ts';
 import { builtin, compareVersionPriority, qualifiedResource, type ResourceType } from '../resource-type.ts';
 import { checkCrd, servedVersion, type ServedVersion } from '../schema/crd.ts';
@@ -33,7 +33,7 @@ export class Kinds {
     const spec = this.crd(qualifiedResource(type));
     const served = spec ? servedVersion(spec, type.version) : undefined;
     if (served === undefined) {
-      throw new NotFoundError(
+      throw new KubeNotFoundError(
         `the server could not find the requested resource (${qualifiedResource(type)}/${type.version})`,
       );
     }

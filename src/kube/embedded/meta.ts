@@ -1,5 +1,5 @@
 /** Per-kind preparation and metadata validation, as kube-apiserver's registry strategies do them on write. */
-import { InvalidError, type StatusCause } from '../errors.ts';
+import { KubeInvalidError, type StatusCause } from '../errors.ts';
 import type { KubeObject, ObjectMeta } from '../object.ts';
 import { prepareCustomResource, checkCrd } from '../schema/crd.ts';
 import { parseLabelSelector } from '../selector.ts';
@@ -9,8 +9,8 @@ import type { Kind } from './kinds.ts';
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
-export function invalid(kind: Kind, name: string, causes: readonly StatusCause[]): InvalidError {
-  return new InvalidError(
+export function invalid(kind: Kind, name: string, causes: readonly StatusCause[]): KubeInvalidError {
+  return new KubeInvalidError(
     `${kind.type.kind} "${name}" is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}`,
     causes,
   );
@@ -77,7 +77,7 @@ export function validateMetadata(kind: Kind, meta: ObjectMeta, old: ObjectMeta |
   return causes;
 }
 
-/** Kind-specific normalisation and validation; throws InvalidError. */
+/** Kind-specific normalisation and validation; throws KubeInvalidError. */
 export function prepareForKind(kind: Kind, next: KubeObject, old: KubeObject | undefined): KubeObject {
   if (kind.custom) return prepareCustomResource(next, old, kind.custom);
   switch (kind.resource) {

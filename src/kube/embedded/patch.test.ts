@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { InvalidError } from '../errors.ts';
+import { KubeInvalidError } from '../errors.ts';
 import { jsonPatch, mergePatch } from './patch.ts';
 
 describe('merge patch (RFC 7386 appendix A)', () => {
@@ -42,9 +42,9 @@ describe('JSON patch (RFC 6902)', () => {
   });
 
   it('fails a test, a missing path, or a replace of nothing', () => {
-    assert.throws(() => jsonPatch({ a: 1 }, [{ op: 'test', path: '/a', value: 2 }]), InvalidError);
-    assert.throws(() => jsonPatch({ a: 1 }, [{ op: 'remove', path: '/b' }]), InvalidError);
-    assert.throws(() => jsonPatch({ a: 1 }, [{ op: 'replace', path: '/b', value: 1 }]), InvalidError);
-    assert.throws(() => jsonPatch({ a: [] }, [{ op: 'add', path: '/a/3', value: 1 }]), InvalidError);
+    assert.throws(() => jsonPatch({ a: 1 }, [{ op: 'test', path: '/a', value: 2 }]), KubeInvalidError);
+    assert.throws(() => jsonPatch({ a: 1 }, [{ op: 'remove', path: '/b' }]), KubeInvalidError);
+    assert.throws(() => jsonPatch({ a: 1 }, [{ op: 'replace', path: '/b', value: 1 }]), KubeInvalidError);
+    assert.throws(() => jsonPatch({ a: [] }, [{ op: 'add', path: '/a/3', value: 1 }]), KubeInvalidError);
   });
 });

@@ -1,6 +1,6 @@
 /** JSON merge patch (RFC 7386) and JSON patch (RFC 6902) over plain JSON values. */
 import type { JsonPatchOperation } from '../client.ts';
-import { InvalidError } from '../errors.ts';
+import { KubeInvalidError } from '../errors.ts';
 import { deepEqual, isPlainObject, type JsonObject } from './json.ts';
 
 export function mergePatch(target: unknown, patch: unknown): unknown {
@@ -14,7 +14,7 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
 }
 
 function fail(op: JsonPatchOperation, message: string): never {
-  throw new InvalidError(`json patch ${op.op} ${op.path}: ${message}`, [{ field: op.path, message }]);
+  throw new KubeInvalidError(`json patch ${op.op} ${op.path}: ${message}`, [{ field: op.path, message }]);
 }
 
 /** RFC 6901: `/a/b~1c` → ['a', 'b/c']. */

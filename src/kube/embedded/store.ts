@@ -17,7 +17,7 @@ import type {
   WatchOptions,
   WriteOptions,
 } from '../client.ts';
-import { BadRequestError, NotFoundError } from '../errors.ts';
+import { KubeBadRequestError, KubeNotFoundError } from '../errors.ts';
 import type { KubeObject } from '../object.ts';
 import { builtin, type ResourceType } from '../resource-type.ts';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from '../selector.ts';
@@ -97,20 +97,20 @@ class EmbeddedClient implements EmbeddedStore {
   #ns(kind: Kind, namespace: string | undefined): string {
     if (!kind.type.namespaced) return '';
     if (namespace === undefined || namespace === '')
-      throw new BadRequestError(`${kind.type.kind} is namespaced: a namespace is required`);
+      throw new KubeBadRequestError(`${kind.type.kind} is namespaced: a namespace is required`);
     return namespace;
   }
 
-  get<T extends KubeObject>(type: ResourceType, namespace: string | undefined, name: string): Promise<T> {
+  get<T extends KubeObject>(type: ResourceType<T>, namespace: string | undefined, name: string): Promise<T> {
     return run(() => {
       const kind = this.kinds.resolve(type);
       const row = this.db.get(kind.resource, this.#ns(kind, namespace), name);
-      if (row === undefined) throw new NotFoundError(`${kind.resource} "${name}" not found`);
+      if (row === undefined) throw new KubeNotFoundError(`${kind.resource} "${name}" not found`);
       return JSON.parse(row.body) as T;
     });
   }
 
-  list<T extends KubeObject>(type: ResourceType, options: ListOptions = {}): Promise<ObjectList<T>> {
+  list<T extends KubeObject>(type: ResourceType<T>, options: ListOptions = {}): Promise<ObjectList<T>> {
     return run(() => {
       const kind = this.kinds.resolve(type);
       const labels = parseLabelSelector(options.labelSelector ?? '');
@@ -127,21 +127,21 @@ class EmbeddedClient implements EmbeddedStore {
     });
   }
 
-  watch<T extends KubeObject>(type: ResourceType, options: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
+  watch<T extends KubeObject>(type: ResourceType<T>, options: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
     const kind = this.kinds.resolve(type);
     return new Subscription<T>(this.hub, this.db, kind, options, this.bookmarkMs);
   }
 
-  create<T extends KubeObject>(type: ResourceType, object: T, options?: WriteOptions): Promise<T> {
+  create<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>, options?: WriteOptions): Promise<T> {
     return run(() => this.writer.create(type, object, options) as T);
   }
 
-  update<T extends KubeObject>(type: ResourceType, object: T, options?: WriteOptions): Promise<T> {
+  update<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>, options?: WriteOptions): Promise<T> {
     return run(() => this.writer.update(type, object, options) as T);
   }
 
   patch<T extends KubeObject>(
-    type: ResourceType,
+    type: ResourceType<T>,
     namespace: string | undefined,
     name: string,
     patch: Patch,
@@ -150,7 +150,7 @@ class EmbeddedClient implements EmbeddedStore {
     return run(() => this.writer.patch(type, namespace, name, patch, options) as T);
   }
 
-  apply<T extends KubeObject>(type: ResourceType, object: ApplyConfiguration, options: ApplyOptions): Promise<T> {
+  apply<T extends KubeObject>(type: ResourceType<T>, object: ApplyConfiguration, options: ApplyOptions): Promise<T> {
     return run(() => this.writer.apply(type, object, options) as T);
   }
 

@@ -4,7 +4,7 @@
  * `PRAGMA data_version` moves (polled every `pollMs`).
  */
 import type { WatchEvent, WatchOptions } from '../client.ts';
-import { GoneError } from '../errors.ts';
+import { KubeGoneError } from '../errors.ts';
 import type { KubeObject } from '../object.ts';
 import { apiVersionOf } from '../resource-type.ts';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from '../selector.ts';
@@ -113,7 +113,7 @@ export class Subscription<T extends KubeObject> implements AsyncIterable<WatchEv
     this.#cursor = rv === undefined || rv === '' || rv === '0' ? hub.last : Number(rv);
     this.#sent = this.#cursor;
     if (!Number.isInteger(this.#cursor) || this.#cursor < db.compactedRv()) {
-      this.#error = new GoneError(`too old resource version: ${rv ?? ''} (${db.compactedRv()})`);
+      this.#error = new KubeGoneError(`too old resource version: ${rv ?? ''} (${db.compactedRv()})`);
       this.#done = true;
       return;
     }
@@ -140,7 +140,7 @@ export class Subscription<T extends KubeObject> implements AsyncIterable<WatchEv
           this.#change(c);
         },
         gone: () => {
-          this.#fail(new GoneError('the watch fell behind the change log; relist'));
+          this.#fail(new KubeGoneError('the watch fell behind the change log; relist'));
         },
       }),
     );

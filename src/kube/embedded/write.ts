@@ -4,7 +4,13 @@
  * caller's. A write that changes nothing is not stored, so it wakes no watch, as on a real server.
  */
 import type { ApplyOptions, DeleteOptions, Patch, WriteOptions } from '../client.ts';
-import { AlreadyExistsError, BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors.ts';
+import {
+  KubeAlreadyExistsError,
+  KubeBadRequestError,
+  KubeConflictError,
+  KubeForbiddenError,
+  KubeNotFoundError,
+} from '../errors.ts';
 import type { KubeObject, ObjectMeta } from '../object.ts';
 import { apiVersionOf, type ResourceType } from '../resource-type.ts';
 import type { Clock } from '../../util/clock.ts';
@@ -62,29 +68,31 @@ export class Writer {
   #namespace(kind: Kind, namespace: string | undefined): string {
     if (!kind.type.namespaced) return '';
     if (namespace === undefined || namespace === '')
-      throw new BadRequestError(`${kind.type.kind} is namespaced: a namespace is required`);
+      throw new KubeBadRequestError(`${kind.type.kind} is namespaced: a namespace is required`);
     return namespace;
   }
 
   #load(kind: Kind, namespace: string, name: string): KubeObject {
     const row = this.d.db.get(kind.resource, namespace, name);
-    if (row === undefined) throw new NotFoundError(`${kind.resource} "${name}" not found`);
+    if (row === undefined) throw new KubeNotFoundError(`${kind.resource} "${name}" not found`);
     return parse(row.body);
   }
 
   #checkNamespace(kind: Kind, namespace: string): void {
     if (!kind.type.namespaced) return;
     const row = this.d.db.get('namespaces', '', namespace);
-    if (row === undefined) throw new NotFoundError(`namespaces "${namespace}" not found`);
+    if (row === undefined) throw new KubeNotFoundError(`namespaces "${namespace}" not found`);
     if (parse(row.body).metadata.deletionTimestamp !== undefined) {
-      throw new ForbiddenError(`unable to create new content in namespace ${namespace} because it is being terminated`);
+      throw new KubeForbiddenError(
+        `unable to create new content in namespace ${namespace} because it is being terminated`,
+      );
     }
   }
 
   #checkTypeOf(kind: Kind, object: KubeObject): void {
     const apiVersion = apiVersionOf(kind.type);
     if ((object.apiVersion && object.apiVersion !== apiVersion) || (object.kind && object.kind !== kind.type.kind)) {
-      throw new BadRequestError(
+      throw new KubeBadRequestError(
         `${object.apiVersion}/${object.kind} does not match the endpoint ${apiVersion}/${kind.type.kind}`,
       );
     }
@@ -93,7 +101,7 @@ export class Writer {
   create(type: ResourceType, object: KubeObject, options: WriteOptions = {}): KubeObject {
     return this.d.db.write(() => {
       const kind = this.d.kinds.resolve(type);
-      if (options.subresource !== undefined) throw new BadRequestError('create does not take a subresource');
+      if (options.subresource !== undefined) throw new KubeBadRequestError('create does not take a subresource');
       this.#checkTypeOf(kind, object);
       const namespace = this.#namespace(kind, object.metadata.namespace);
       this.#checkNamespace(kind, namespace);
@@ -109,8 +117,8 @@ export class Writer {
     });
   }
 
-  #exists(kind: Kind, name: string): AlreadyExistsError {
-    return new AlreadyExistsError(`${kind.resource} "${name}" already exists`);
+  #exists(kind: Kind, name: string): KubeAlreadyExistsError {
+    return new KubeAlreadyExistsError(`${kind.resource} "${name}" already exists`);
   }
 
   /** A new object's metadata: the caller's fields plus the server's, status dropped where a subresource owns it. */
@@ -155,8 +163,8 @@ export class Writer {
     });
   }
 
-  #conflict(kind: Kind, name: string): ConflictError {
-    return new ConflictError(
+  #conflict(kind: Kind, name: string): KubeConflictError {
+    return new KubeConflictError(
       `Operation cannot be fulfilled on ${kind.resource} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
     );
   }
@@ -169,7 +177,7 @@ export class Writer {
     manager: string,
   ): KubeObject {
     if (subresource === 'status' && !kind.statusSubresource)
-      throw new NotFoundError(`${kind.resource} has no status subresource`);
+      throw new KubeNotFoundError(`${kind.resource} has no status subresource`);
     const next = this.#merged(kind, old, object, subresource);
     return this.#persist(kind, old, next, (prepared) =>
       recordUpdate(
@@ -241,11 +249,11 @@ export class Writer {
       const old = this.#load(kind, ns, name);
       const patched = patch.type === 'merge' ? mergePatch(old, patch.patch) : jsonPatch(old, patch.patch);
       if (!isPlainObject(patched) || !isPlainObject(patched.metadata))
-        throw new BadRequestError('the patch must leave an object with metadata');
+        throw new KubeBadRequestError('the patch must leave an object with metadata');
       const object = patched as unknown as KubeObject;
       if (object.metadata.resourceVersion !== old.metadata.resourceVersion) throw this.#conflict(kind, name);
       if (object.metadata.name !== name || (object.metadata.namespace ?? '') !== ns)
-        throw new BadRequestError('a patch may not change the name or namespace');
+        throw new KubeBadRequestError('a patch may not change the name or namespace');
       return this.#updateFrom(kind, old, object, options.subresource, options.fieldManager ?? DEFAULT_MANAGER);
     });
   }
@@ -270,11 +278,11 @@ export class Writer {
       if (rv !== undefined && rv !== old?.metadata.resourceVersion) throw this.#conflict(kind, object.metadata.name);
       if (old === undefined) {
         if (options.subresource === 'status')
-          throw new NotFoundError(`${kind.resource} "${object.metadata.name}" not found`);
+          throw new KubeNotFoundError(`${kind.resource} "${object.metadata.name}" not found`);
         this.#checkNamespace(kind, namespace);
       }
       if (options.subresource === 'status' && !kind.statusSubresource)
-        throw new NotFoundError(`${kind.resource} has no status subresource`);
+        throw new KubeNotFoundError(`${kind.resource} has no status subresource`);
       const base =
         old ??
         this.#fresh(
@@ -295,7 +303,7 @@ export class Writer {
       );
       if (result.conflicts.length > 0 && options.force !== true) {
         const list = result.conflicts.map((c) => `conflict with "${c.manager}": ${describePath(c.path)}`);
-        throw new ConflictError(
+        throw new KubeConflictError(
           `Apply failed with ${result.conflicts.length} conflict${result.conflicts.length > 1 ? 's' : ''}: ${list.join(', ')}`,
         );
       }
@@ -318,7 +326,7 @@ export class Writer {
         (pre?.uid !== undefined && pre.uid !== old.metadata.uid) ||
         (pre?.resourceVersion !== undefined && pre.resourceVersion !== old.metadata.resourceVersion)
       ) {
-        throw new ConflictError(
+        throw new KubeConflictError(
           `Operation cannot be fulfilled on ${kind.resource} "${name}": the precondition does not match`,
         );
       }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WatchEvent } from '../client.ts';
-import { ConflictError, GoneError, InvalidError, NotFoundError } from '../errors.ts';
+import { KubeConflictError, KubeGoneError, KubeInvalidError, KubeNotFoundError } from '../errors.ts';
 import type { KubeObject } from '../object.ts';
 import { builtin, type ResourceType } from '../resource-type.ts';
 import type { KubernetesClient } from './client.ts';
@@ -253,7 +253,7 @@ current-context: x
     handler = (_req, res) => {
       json(res, 404, status(404, 'NotFound'));
     };
-    await assert.rejects(client.get(widget, 'n', 'gone'), NotFoundError);
+    await assert.rejects(client.get(widget, 'n', 'gone'), KubeNotFoundError);
     handler = (_req, res) => {
       json(res, 409, status(409, 'Conflict'));
     };
@@ -263,7 +263,7 @@ current-context: x
         { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } },
         { fieldManager: 'x' },
       ),
-      ConflictError,
+      KubeConflictError,
     );
     handler = (_req, res) => {
       json(
@@ -274,7 +274,7 @@ current-context: x
     };
     await assert.rejects(
       client.create(widget, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } }),
-      (e: unknown) => e instanceof InvalidError && e.causes[0]?.field === 'spec.size',
+      (e: unknown) => e instanceof KubeInvalidError && e.causes[0]?.field === 'spec.size',
     );
   });
 
@@ -328,12 +328,12 @@ current-context: x
       assert.equal(watch.query.get('labelSelector'), 'x=y');
     });
 
-    it('throws GoneError for an ERROR event carrying 410', async () => {
+    it('throws KubeGoneError for an ERROR event carrying 410', async () => {
       handler = streamOf([{ type: 'ERROR', object: status(410, 'Expired') }], true);
       const iterate = async () => {
         for await (const e of client.watch(widget, { resourceVersion: '1' })) assert.fail(`unexpected ${e.type}`);
       };
-      await assert.rejects(iterate(), GoneError);
+      await assert.rejects(iterate(), KubeGoneError);
     });
 
     it('throws the error of a refused watch request', async () => {
@@ -343,7 +343,7 @@ current-context: x
       const iterate = async () => {
         for await (const e of client.watch(widget, { resourceVersion: '1' })) assert.fail(`unexpected ${e.type}`);
       };
-      await assert.rejects(iterate(), GoneError);
+      await assert.rejects(iterate(), KubeGoneError);
     });
 
     it('surfaces a connection cut mid-stream as an error, not a quiet end', async () => {

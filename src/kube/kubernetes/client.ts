@@ -16,7 +16,7 @@ import type {
   WriteOptions,
 } from '../client.ts';
 import type { KubeObject, ObjectMeta } from '../object.ts';
-import { NotFoundError } from '../errors.ts';
+import { ignoreNotFound } from '../errors.ts';
 import { apiVersionOf, type ResourceType } from '../resource-type.ts';
 import { errorFromStatus } from './errors.ts';
 import { resourcePath } from './paths.ts';
@@ -76,12 +76,12 @@ export class KubernetesClient implements Client {
     this.#transport.close();
   }
 
-  async get<T extends KubeObject>(type: ResourceType, namespace: string | undefined, name: string): Promise<T> {
+  async get<T extends KubeObject>(type: ResourceType<T>, namespace: string | undefined, name: string): Promise<T> {
     const path = resourcePath(type, this.#ns(type, namespace), name);
     return this.#object(type, await this.#call('GET', path)) as T;
   }
 
-  async list<T extends KubeObject>(type: ResourceType, options: ListOptions = {}): Promise<ObjectList<T>> {
+  async list<T extends KubeObject>(type: ResourceType<T>, options: ListOptions = {}): Promise<ObjectList<T>> {
     const path = resourcePath(type, options.namespace);
     const items: T[] = [];
     let resourceVersion: string | undefined;
@@ -99,23 +99,31 @@ export class KubernetesClient implements Client {
     return { items, resourceVersion: resourceVersion ?? '' };
   }
 
-  watch<T extends KubeObject>(type: ResourceType, options: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
+  watch<T extends KubeObject>(type: ResourceType<T>, options: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
     return this.#watch<T>(type, options);
   }
 
-  async create<T extends KubeObject>(type: ResourceType, object: T, options: WriteOptions = {}): Promise<T> {
+  async create<T extends KubeObject>(
+    type: ResourceType<T>,
+    object: NoInfer<T>,
+    options: WriteOptions = {},
+  ): Promise<T> {
     const path = resourcePath(type, this.#ns(type, object.metadata.namespace));
     return this.#object(type, await this.#call('POST', path, this.#body(object, options))) as T;
   }
 
-  async update<T extends KubeObject>(type: ResourceType, object: T, options: WriteOptions = {}): Promise<T> {
+  async update<T extends KubeObject>(
+    type: ResourceType<T>,
+    object: NoInfer<T>,
+    options: WriteOptions = {},
+  ): Promise<T> {
     const namespace = this.#ns(type, object.metadata.namespace);
     const path = resourcePath(type, namespace, object.metadata.name, options.subresource);
     return this.#object(type, await this.#call('PUT', path, this.#body(object, options))) as T;
   }
 
   async patch<T extends KubeObject>(
-    type: ResourceType,
+    type: ResourceType<T>,
     namespace: string | undefined,
     name: string,
     patch: Patch,
@@ -126,7 +134,11 @@ export class KubernetesClient implements Client {
     return this.#object(type, await this.#call('PATCH', path, init)) as T;
   }
 
-  async apply<T extends KubeObject>(type: ResourceType, object: ApplyConfiguration, options: ApplyOptions): Promise<T> {
+  async apply<T extends KubeObject>(
+    type: ResourceType<T>,
+    object: ApplyConfiguration,
+    options: ApplyOptions,
+  ): Promise<T> {
     const namespace = this.#ns(type, object.metadata.namespace);
     const path = resourcePath(type, namespace, object.metadata.name, options.subresource);
     const query = new URLSearchParams({ fieldManager: options.fieldManager });
@@ -150,7 +162,7 @@ export class KubernetesClient implements Client {
     await this.#call('DELETE', resourcePath(type, this.#ns(type, namespace), name), { body: JSON.stringify(body) });
   }
 
-  async *#watch<T extends KubeObject>(type: ResourceType, options: WatchOptions): AsyncGenerator<WatchEvent<T>> {
+  async *#watch<T extends KubeObject>(type: ResourceType<T>, options: WatchOptions): AsyncGenerator<WatchEvent<T>> {
     const signal = options.signal;
     // A function, so the compiler does not carry the first check's narrowing past the awaits.
     const aborted = (): boolean => signal?.aborted === true;
@@ -200,11 +212,7 @@ export class KubernetesClient implements Client {
   }
 
   async servedVersions(group: string, plural: string): Promise<string[]> {
-    const discover = (path: string) =>
-      this.#call('GET', path).catch((error: unknown) => {
-        if (error instanceof NotFoundError) return undefined;
-        throw error;
-      });
+    const discover = (path: string) => ignoreNotFound(this.#call('GET', path));
     const serves = async (path: string) => {
       const list = (await discover(path)) as { resources?: readonly { name?: string }[] } | undefined;
       return list?.resources?.some((r) => r.name === plural) === true;

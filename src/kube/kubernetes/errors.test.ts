@@ -2,14 +2,14 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiException } from '@kubernetes/client-node';
 import {
-  AlreadyExistsError,
-  BadRequestError,
-  ConflictError,
-  ForbiddenError,
-  GoneError,
-  InternalError,
-  InvalidError,
-  NotFoundError,
+  KubeAlreadyExistsError,
+  KubeBadRequestError,
+  KubeConflictError,
+  KubeForbiddenError,
+  KubeGoneError,
+  KubeInternalError,
+  KubeInvalidError,
+  KubeNotFoundError,
 } from '../errors.ts';
 import { errorFromStatus, toKubeError } from './errors.ts';
 
@@ -25,13 +25,13 @@ const status = (code: number, reason: string, extra: Record<string, unknown> = {
 
 describe('errorFromStatus', () => {
   it('maps Status reasons to the catalogue', () => {
-    assert.ok(errorFromStatus(404, status(404, 'NotFound')) instanceof NotFoundError);
-    assert.ok(errorFromStatus(409, status(409, 'AlreadyExists')) instanceof AlreadyExistsError);
-    assert.ok(errorFromStatus(409, status(409, 'Conflict')) instanceof ConflictError);
-    assert.ok(errorFromStatus(410, status(410, 'Expired')) instanceof GoneError);
-    assert.ok(errorFromStatus(410, status(410, 'Gone')) instanceof GoneError);
-    assert.ok(errorFromStatus(403, status(403, 'Forbidden')) instanceof ForbiddenError);
-    assert.ok(errorFromStatus(400, status(400, 'BadRequest')) instanceof BadRequestError);
+    assert.ok(errorFromStatus(404, status(404, 'NotFound')) instanceof KubeNotFoundError);
+    assert.ok(errorFromStatus(409, status(409, 'AlreadyExists')) instanceof KubeAlreadyExistsError);
+    assert.ok(errorFromStatus(409, status(409, 'Conflict')) instanceof KubeConflictError);
+    assert.ok(errorFromStatus(410, status(410, 'Expired')) instanceof KubeGoneError);
+    assert.ok(errorFromStatus(410, status(410, 'Gone')) instanceof KubeGoneError);
+    assert.ok(errorFromStatus(403, status(403, 'Forbidden')) instanceof KubeForbiddenError);
+    assert.ok(errorFromStatus(400, status(400, 'BadRequest')) instanceof KubeBadRequestError);
   });
 
   it('keeps the message and the Status as cause', () => {
@@ -52,7 +52,7 @@ describe('errorFromStatus', () => {
       },
     });
     const error = errorFromStatus(422, JSON.stringify(body));
-    assert.ok(error instanceof InvalidError);
+    assert.ok(error instanceof KubeInvalidError);
     assert.deepEqual(error.causes, [
       { field: 'spec.userName', message: 'Invalid value: "x"', reason: 'FieldValueInvalid' },
       { field: 'spec.domain', message: 'Required value', reason: 'FieldValueRequired' },
@@ -60,11 +60,11 @@ describe('errorFromStatus', () => {
   });
 
   it('falls back to the HTTP code when the body is not a Status', () => {
-    assert.ok(errorFromStatus(404, '404 page not found') instanceof NotFoundError);
-    assert.ok(errorFromStatus(401, '') instanceof ForbiddenError);
-    assert.ok(errorFromStatus(422, '{}') instanceof InvalidError);
+    assert.ok(errorFromStatus(404, '404 page not found') instanceof KubeNotFoundError);
+    assert.ok(errorFromStatus(401, '') instanceof KubeForbiddenError);
+    assert.ok(errorFromStatus(422, '{}') instanceof KubeInvalidError);
     const internal = errorFromStatus(503, '<html>proxy</html>');
-    assert.ok(internal instanceof InternalError);
+    assert.ok(internal instanceof KubeInternalError);
     assert.equal(internal.message, '<html>proxy</html>');
     assert.equal(errorFromStatus(504, '').message, 'HTTP 504');
   });
@@ -73,7 +73,7 @@ describe('errorFromStatus', () => {
 describe('toKubeError', () => {
   it('unwraps an ApiException body', () => {
     const e = new ApiException(409, 'Unknown API Status Code!', JSON.stringify(status(409, 'AlreadyExists')), {});
-    assert.ok(toKubeError(e) instanceof AlreadyExistsError);
+    assert.ok(toKubeError(e) instanceof KubeAlreadyExistsError);
   });
 
   it('passes other errors through', () => {

@@ -5,15 +5,15 @@
  */
 import { ApiException } from '@kubernetes/client-node';
 import {
-  AlreadyExistsError,
-  BadRequestError,
-  ConflictError,
-  ForbiddenError,
-  GoneError,
-  InternalError,
-  InvalidError,
+  KubeAlreadyExistsError,
+  KubeBadRequestError,
+  KubeConflictError,
+  KubeForbiddenError,
+  KubeGoneError,
+  KubeInternalError,
+  KubeInvalidError,
   type KubeError,
-  NotFoundError,
+  KubeNotFoundError,
   type StatusCause,
 } from '../errors.ts';
 
@@ -52,40 +52,40 @@ export function errorFromStatus(httpCode: number, body: unknown): KubeError {
 
   switch (reason) {
     case 'NotFound':
-      return new NotFoundError(message, cause);
+      return new KubeNotFoundError(message, cause);
     case 'AlreadyExists':
-      return new AlreadyExistsError(message, cause);
+      return new KubeAlreadyExistsError(message, cause);
     case 'Conflict':
-      return new ConflictError(message, cause);
+      return new KubeConflictError(message, cause);
     case 'Invalid':
-      return new InvalidError(message, causesOf(status.details), cause);
+      return new KubeInvalidError(message, causesOf(status.details), cause);
     // "Expired" is what a watch from a compacted resourceVersion reports, with code 410.
     case 'Gone':
     case 'Expired':
-      return new GoneError(message, cause);
+      return new KubeGoneError(message, cause);
     case 'Forbidden':
-      return new ForbiddenError(message, cause);
+      return new KubeForbiddenError(message, cause);
     case 'BadRequest':
-      return new BadRequestError(message, cause);
+      return new KubeBadRequestError(message, cause);
   }
   switch (code) {
     case 404:
-      return new NotFoundError(message, cause);
+      return new KubeNotFoundError(message, cause);
     case 409:
-      return new ConflictError(message, cause);
+      return new KubeConflictError(message, cause);
     case 410:
-      return new GoneError(message, cause);
+      return new KubeGoneError(message, cause);
     case 422:
-      return new InvalidError(message, causesOf(status.details), cause);
+      return new KubeInvalidError(message, causesOf(status.details), cause);
     // The catalogue has no Unauthorized: to a controller, a refused credential is a refusal like 403.
     case 401:
     case 403:
-      return new ForbiddenError(message, cause);
+      return new KubeForbiddenError(message, cause);
     case 400:
     case 415:
-      return new BadRequestError(message, cause);
+      return new KubeBadRequestError(message, cause);
   }
-  return new InternalError(message, cause);
+  return new KubeInternalError(message, cause);
 }
 
 /** Any error from talking to the server (an ApiException from client-node's typed calls, included) as a KubeError. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { InvalidError } from '../errors.ts';
+import { KubeInvalidError } from '../errors.ts';
 import type { KubeObject } from '../object.ts';
 import { compileRule } from './cel.ts';
 import { checkCrd, prepareCustomResource, servedVersion, type JSONSchemaProps } from './crd.ts';
@@ -60,7 +60,7 @@ function causes(fn: () => unknown): string[] {
   try {
     fn();
   } catch (error) {
-    if (error instanceof InvalidError) return error.causes.map((c) => `${c.field}: ${c.message}`);
+    if (error instanceof KubeInvalidError) return error.causes.map((c) => `${c.field}: ${c.message}`);
     throw error;
   }
   return [];

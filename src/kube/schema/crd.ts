@@ -1,8 +1,8 @@
 /**
  * CustomResourceDefinitions: checking a CRD when it is written, and preparing a custom resource for storage under
- * its version's schema (defaults, pruning, validation, CEL rules), all failures as InvalidError with field causes.
+ * its version's schema (defaults, pruning, validation, CEL rules), all failures as KubeInvalidError with field causes.
  */
-import { InvalidError, type StatusCause } from '../errors.ts';
+import { KubeInvalidError, type StatusCause } from '../errors.ts';
 import type { KubeObject } from '../object.ts';
 import type { ResourceType } from '../resource-type.ts';
 import { evaluateRules, ruleErrors } from './cel.ts';
@@ -110,7 +110,7 @@ export function prepareCustomResource(
     causes.push(...evaluateRules(celView(defaulted), old === undefined ? undefined : celView(old), schema, ''));
   if (causes.length > 0) {
     const kind = served.type.kind;
-    throw new InvalidError(
+    throw new KubeInvalidError(
       `${kind} "${object.metadata.name}" is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}`,
       causes.map((c) => ({ ...c, field: c.field === '' ? '<root>' : c.field })),
     );

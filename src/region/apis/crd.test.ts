@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { openEmbeddedStore, type EmbeddedStore } from '../../kube/embedded/store.ts';
-import { InvalidError } from '../../kube/errors.ts';
+import { KubeInvalidError } from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import { builtin } from '../../kube/resource-type.ts';
 import { checkCrd, prepareCustomResource, servedVersion } from '../../kube/schema/crd.ts';
@@ -33,7 +33,7 @@ describe('VLANAllocation schema (property)', () => {
           try {
             prepareCustomResource(table(ids), undefined, served);
           } catch (error) {
-            assert.ok(error instanceof InvalidError);
+            assert.ok(error instanceof KubeInvalidError);
             accepted = false;
           }
           assert.equal(accepted, valid, JSON.stringify(ids));
@@ -97,7 +97,7 @@ describe('region CRDs in the embedded store', () => {
         return store.update(type, { ...object, metadata: created.metadata });
       };
       await assert.rejects(write, (error: unknown) => {
-        assert.ok(error instanceof InvalidError, String(error));
+        assert.ok(error instanceof KubeInvalidError, String(error));
         const fields = error.causes.map((c) => c.field);
         assert.ok(fields.includes(bad.field), `expected a cause on ${bad.field}, got ${fields.join(', ')}`);
         return true;

@@ -3,7 +3,7 @@ import Type from 'typebox';
 import type { Resource } from '../../kube/object.ts';
 import { Conditions, Provider, commonSpec, envelope, regionResourceType } from './shared.ts';
 
-export const identityType = regionResourceType('Identity', 'identities');
+export const identityType = regionResourceType<Identity>('Identity', 'identities');
 
 const IdentitySpec = Type.Object({ ...commonSpec, provider: Provider });
 type IdentitySpec = Type.Static<typeof IdentitySpec>;

@@ -8,13 +8,18 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { customResourceDefinition } from '../../kube/crd.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../kube/embedded/store.ts';
-import { InvalidError } from '../../kube/errors.ts';
-import type { KubeObject } from '../../kube/object.ts';
+import { KubeInvalidError } from '../../kube/errors.ts';
 import { builtin } from '../../kube/resource-type.ts';
 import { checkCrd, prepareCustomResource, servedVersion } from '../../kube/schema/crd.ts';
 import { systemClock } from '../../util/clock.ts';
 import { regionKinds } from './index.ts';
-import { loadBalancerRules, loadBalancerType, type LoadBalancerSpec, type Listener } from './load-balancer.ts';
+import {
+  loadBalancerRules,
+  loadBalancerType,
+  type LoadBalancer,
+  type LoadBalancerSpec,
+  type Listener,
+} from './load-balancer.ts';
 
 /** One refused field, as the REST API reports it: where, which rule, and the rule's message. */
 interface LoadBalancerFieldError {
@@ -72,7 +77,7 @@ const udp = (name: string, port: number): Listener => ({
   pool: { members: [{ address: '192.168.0.6', port: 53 }] },
 });
 
-const object = (name: string, listeners: Listener[]): KubeObject => ({
+const object = (name: string, listeners: Listener[]): LoadBalancer => ({
   apiVersion: 'region.unikorn-cloud.org/v1alpha1',
   kind: 'LoadBalancer',
   metadata: { name, namespace: 'default' },
@@ -92,12 +97,12 @@ describe('LoadBalancer listener rules in the embedded store', () => {
   /** Creates with `from`, then updates to `to`; resolves to the refusal's messages ([] when accepted). */
   async function change(from: Listener[], to: Listener[]): Promise<string[]> {
     const name = `lb-${String(++serial)}`;
-    const created = await store.create<KubeObject>(loadBalancerType, object(name, from));
+    const created = await store.create(loadBalancerType, object(name, from));
     try {
       await store.update(loadBalancerType, { ...object(name, to), metadata: created.metadata });
       return [];
     } catch (error) {
-      assert.ok(error instanceof InvalidError, String(error));
+      assert.ok(error instanceof KubeInvalidError, String(error));
       return error.causes.map((c) => `${c.field}: ${c.message}`);
     }
   }
@@ -129,7 +134,7 @@ describe('LoadBalancer listener rules in the embedded store', () => {
         await store.create(loadBalancerType, object(`lb-${String(++serial)}`, [listener]));
         return [];
       } catch (error) {
-        assert.ok(error instanceof InvalidError, String(error));
+        assert.ok(error instanceof KubeInvalidError, String(error));
         return error.causes.map((c) => `${c.field}: ${c.message}`);
       }
     };
@@ -192,7 +197,7 @@ describe('validateLoadBalancerUpdate', () => {
         prepareCustomResource(object('x', next), old === undefined ? undefined : object('x', old), served);
         return [];
       } catch (error) {
-        assert.ok(error instanceof InvalidError);
+        assert.ok(error instanceof KubeInvalidError);
         return [...new Set(error.causes.map((c) => c.message))].sort();
       }
     };

@@ -16,7 +16,7 @@ import {
   regionResourceType,
 } from './shared.ts';
 
-export const loadBalancerType = regionResourceType('LoadBalancer', 'loadbalancers');
+export const loadBalancerType = regionResourceType<LoadBalancer>('LoadBalancer', 'loadbalancers');
 
 /** Applied in code, not as a schema default: UDP listeners must not carry an idle timeout. */
 export const DEFAULT_TCP_IDLE_TIMEOUT_SECONDS = 60;

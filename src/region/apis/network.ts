@@ -15,7 +15,7 @@ import {
   regionResourceType,
 } from './shared.ts';
 
-export const networkType = regionResourceType('Network', 'networks');
+export const networkType = regionResourceType<Network>('Network', 'networks');
 
 export const DEFAULT_RESERVED_PREFIX_LENGTH = 25;
 export const DEFAULT_PROVIDER_RESERVED_PREFIX_LENGTH = 28;

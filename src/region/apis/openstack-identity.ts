@@ -7,7 +7,7 @@ import Type from 'typebox';
 import type { Resource } from '../../kube/object.ts';
 import { Bytes, envelope, regionResourceType } from './shared.ts';
 
-export const openstackIdentityType = regionResourceType('OpenstackIdentity', 'openstackidentities');
+export const openstackIdentityType = regionResourceType<OpenstackIdentity>('OpenstackIdentity', 'openstackidentities');
 
 const Text = (description: string) => Type.Optional(Type.String({ description }));
 

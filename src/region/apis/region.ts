@@ -16,7 +16,7 @@ import {
   regionResourceType,
 } from './shared.ts';
 
-export const regionType = regionResourceType('Region', 'regions');
+export const regionType = regionResourceType<Region>('Region', 'regions');
 
 const SecretRef = Type.Object({
   namespace: Type.String({ minLength: 1, description: 'The secret namespace.' }),

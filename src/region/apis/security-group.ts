@@ -3,7 +3,7 @@ import Type from 'typebox';
 import type { Resource } from '../../kube/object.ts';
 import { Conditions, IPv4Prefix, Port, commonSpec, envelope, regionResourceType } from './shared.ts';
 
-export const securityGroupType = regionResourceType('SecurityGroup', 'securitygroups');
+export const securityGroupType = regionResourceType<SecurityGroup>('SecurityGroup', 'securitygroups');
 
 const SecurityGroupRulePort = Type.Object(
   {

@@ -19,7 +19,7 @@ import {
   type ActiveReason,
 } from './shared.ts';
 
-export const serverType = regionResourceType('Server', 'servers');
+export const serverType = regionResourceType<Server>('Server', 'servers');
 
 export const MAC_ADDRESS_PATTERN = '^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$';
 

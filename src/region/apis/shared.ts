@@ -12,7 +12,7 @@ const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
 
 /** A kind of this group; every region kind lives in the region service's namespace. */
-export function regionResourceType(kind: string, plural: string): ResourceType {
+export function regionResourceType<T extends KubeObject>(kind: string, plural: string): ResourceType<T> {
   return { group: GROUP, version: VERSION, kind, plural, namespaced: true };
 }
 

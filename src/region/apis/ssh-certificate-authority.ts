@@ -3,7 +3,10 @@ import Type from 'typebox';
 import type { Resource } from '../../kube/object.ts';
 import { commonSpec, envelope, regionResourceType } from './shared.ts';
 
-export const sshCertificateAuthorityType = regionResourceType('SSHCertificateAuthority', 'sshcertificateauthorities');
+export const sshCertificateAuthorityType = regionResourceType<SSHCertificateAuthority>(
+  'SSHCertificateAuthority',
+  'sshcertificateauthorities',
+);
 
 /** An OpenSSH public key line: key type, base64 body, optional comment. */
 const OPENSSH_PUBLIC_KEY_PATTERN =

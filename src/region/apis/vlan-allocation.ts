@@ -6,7 +6,7 @@ import Type from 'typebox';
 import type { Resource } from '../../kube/object.ts';
 import { envelope, regionResourceType } from './shared.ts';
 
-export const vlanAllocationType = regionResourceType('VLANAllocation', 'vlanallocations');
+export const vlanAllocationType = regionResourceType<VLANAllocation>('VLANAllocation', 'vlanallocations');
 
 export const VLANAllocationEntry = Type.Object({
   /** The 802.1Q VLAN ID; 0 and 4095 are reserved by the standard. */

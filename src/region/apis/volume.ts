@@ -3,7 +3,7 @@ import Type from 'typebox';
 import type { Resource } from '../../kube/object.ts';
 import { Conditions, ID, Quantity, commonSpec, envelope, regionResourceType } from './shared.ts';
 
-export const volumeType = regionResourceType('Volume', 'volumes');
+export const volumeType = regionResourceType<Volume>('Volume', 'volumes');
 
 export const VolumeSpec = Type.Object({
   ...commonSpec,

@@ -5,7 +5,7 @@ import { findCondition } from '../../kube/conditions.ts';
 import type { EmbeddedStore } from '../../kube/embedded/store.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import { ManualClock } from '../../util/clock.ts';
-import { identityType, type Identity } from '../apis/identity.ts';
+import { identityType } from '../apis/identity.ts';
 import { networkType } from '../apis/network.ts';
 import { validSamples } from '../apis/testing/samples.ts';
 import { securityGroupType } from '../apis/security-group.ts';
@@ -63,7 +63,7 @@ describe('Identity deletion and its dependents', () => {
     await pass();
     await store.create(networkType, networkObject('net-1', 'id-1'));
     await store.create(securityGroupType, securityGroupObject('sg-1', 'id-1'));
-    await store.create(serverType, serverUsing('id-1'));
+    await store.create<KubeObject>(serverType, serverUsing('id-1'));
     await store.create(networkType, networkObject('net-other', 'id-2'));
     await store.delete(identityType, NAMESPACE, 'id-1');
 
@@ -73,7 +73,7 @@ describe('Identity deletion and its dependents', () => {
       [serverType, 'srv-1'],
     ] as const) {
       assert.deepEqual(await pass(), { requeueAfterMs: 10_000 }, `held while ${name} remains`);
-      const identity = await store.get<Identity>(identityType, NAMESPACE, 'id-1');
+      const identity = await store.get(identityType, NAMESPACE, 'id-1');
       const condition = findCondition(identity.status?.conditions, 'Available');
       assert.equal(condition?.reason, 'Deprovisioning');
       assert.equal(condition.message, messages.dependentsRemain);
@@ -83,7 +83,7 @@ describe('Identity deletion and its dependents', () => {
 
     assert.deepEqual(await pass(), {});
     assert.deepEqual(provider.calls, ['create id-1', 'delete id-1']);
-    await assert.rejects(store.get(identityType, NAMESPACE, 'id-1'), { name: 'NotFoundError' });
+    await assert.rejects(store.get(identityType, NAMESPACE, 'id-1'), { name: 'KubeNotFoundError' });
   });
 
   it('counts every dependent kind, and a kind the server does not serve as none', async () => {

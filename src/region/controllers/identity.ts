@@ -5,7 +5,7 @@
  * remains; otherwise their cloud resources would leak out of reach.
  */
 import type { Client } from '../../kube/client.ts';
-import { NotFoundError } from '../../kube/errors.ts';
+import { ignoreNotFound } from '../../kube/errors.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
 import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
@@ -70,12 +70,9 @@ export async function countDependents(
   const labelSelector = `${labels.identityID}=${identity.metadata.name}`;
   let count = 0;
   for (const type of dependents) {
-    try {
-      count += (await client.list(type, { namespace: identity.metadata.namespace, labelSelector })).items.length;
-    } catch (error) {
-      // A kind the server does not serve has no objects.
-      if (!(error instanceof NotFoundError)) throw error;
-    }
+    // A kind the server does not serve has no objects.
+    const listed = await ignoreNotFound(client.list(type, { namespace: identity.metadata.namespace, labelSelector }));
+    count += listed?.items.length ?? 0;
   }
   return count;
 }

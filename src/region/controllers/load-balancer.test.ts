@@ -12,7 +12,7 @@ import { ManualScheduler, settle } from '../../runtime/scheduler.ts';
 import { ManualClock } from '../../util/clock.ts';
 import { identityType } from '../apis/identity.ts';
 import { loadBalancerType, type LoadBalancer, type LoadBalancerSpec } from '../apis/load-balancer.ts';
-import { networkType, type Network } from '../apis/network.ts';
+import { networkType } from '../apis/network.ts';
 import { API_VERSION, labels } from '../apis/shared.ts';
 import { Outcome } from '../provider/index.ts';
 import { messages } from './decide.ts';
@@ -88,7 +88,7 @@ async function setup(lb: LoadBalancer = lbObject('lb-1')) {
     reconcileProvisioned(store, identityProvisioner(store, lookupOf(identities)), req('id-1'), ctx);
   const networkPass = () =>
     reconcileProvisioned(store, networkProvisioner(store, lookupOf(networks)), req('net-1'), ctx);
-  const get = () => store.get<LoadBalancer>(loadBalancerType, NAMESPACE, lb.metadata.name);
+  const get = () => store.get(loadBalancerType, NAMESPACE, lb.metadata.name);
   const available = async () => findCondition((await get()).status?.conditions, 'Available');
   return { store, identities, networks, provider, pass, identityPass, networkPass, get, available };
 }
@@ -207,7 +207,7 @@ describe('LoadBalancer controller', () => {
     assert.equal(findCondition((await get()).status?.conditions, 'Available')?.reason, 'Deprovisioning');
     assert.deepEqual(await pass(), {});
     assert.deepEqual(provider.calls, ['create lb-1', 'delete lb-1', 'delete lb-1']);
-    await assert.rejects(get(), { name: 'NotFoundError' });
+    await assert.rejects(get(), { name: 'KubeNotFoundError' });
   });
 
   it('a load balancer without its network label: Errored, no provider call', async () => {
@@ -236,10 +236,7 @@ describe('registerLoadBalancerController', () => {
     const networks = new FakeNetworkProvider();
     const ctx = passContext(clock);
     const reason = async () =>
-      findCondition(
-        (await store.get<LoadBalancer>(loadBalancerType, NAMESPACE, 'lb-1')).status?.conditions,
-        'Available',
-      )?.reason;
+      findCondition((await store.get(loadBalancerType, NAMESPACE, 'lb-1')).status?.conditions, 'Available')?.reason;
     const until = async (probe: () => Promise<boolean>, what: string) => {
       for (let i = 0; i < 300; i++) {
         if (await probe()) return;
@@ -265,7 +262,7 @@ describe('registerLoadBalancerController', () => {
       { cluster: '', namespace: NAMESPACE, name: 'net-1' },
       ctx,
     );
-    const network = await store.get<Network>(networkType, NAMESPACE, 'net-1');
+    const network = await store.get(networkType, NAMESPACE, 'net-1');
     assert.equal(findCondition(network.status?.conditions, 'Available')?.status, 'True');
     await until(async () => (await reason()) === 'Provisioned', 'woken by its network');
     assert.deepEqual(provider.calls, ['create lb-1']);

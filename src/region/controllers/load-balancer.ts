@@ -5,7 +5,7 @@
  * writer). It provisions only once both the Identity and the Network are Available; its delete always goes to the
  * provider, which treats a never-realised identity as proof that nothing exists.
  */
-import type { Client } from '../../kube/client.ts';
+import { getOptional, type Client } from '../../kube/client.ts';
 import { findCondition, isConditionTrue } from '../../kube/conditions.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import type { IndexFunc } from '../../runtime/cache.ts';
@@ -25,7 +25,7 @@ import type { HealthCheck, Listener, LoadBalancerInput, LoadBalancerRealisation 
 import { RECHECK_MS, type Verdict } from './decide.ts';
 import { ownershipOf } from './ownership.ts';
 import type { RowObserver } from './metrics.ts';
-import { getOrUndefined, provisionerReconciler, type Provisioner } from './provisioner.ts';
+import { provisionerReconciler, type Provisioner } from './provisioner.ts';
 import { becameAvailable, byIdentity, IDENTITY_INDEX } from './watches.ts';
 import { workloadController, workloadProvisioner } from './workload.ts';
 
@@ -126,7 +126,7 @@ export function loadBalancerProvisioner(
     create: (provider, ctx, identity, input) => provider.createLoadBalancer(ctx, identity, input),
     delete: (provider, ctx, identity, input) => provider.deleteLoadBalancer(ctx, identity, input),
     gate: async (lb, input) =>
-      networkGate(await getOrUndefined<Network>(client, networkType, lb.metadata.namespace ?? '', input.networkID)),
+      networkGate(await getOptional(client, networkType, lb.metadata.namespace ?? '', input.networkID)),
     realised: loadBalancerStatusOf,
   });
 }

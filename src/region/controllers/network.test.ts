@@ -4,7 +4,7 @@ import { after, describe, it } from 'node:test';
 import { findCondition } from '../../kube/conditions.ts';
 import type { EmbeddedStore } from '../../kube/embedded/store.ts';
 import { ManualClock } from '../../util/clock.ts';
-import { identityType, type Identity } from '../apis/identity.ts';
+import { identityType } from '../apis/identity.ts';
 import { networkType, type Network } from '../apis/network.ts';
 import { Outcome } from '../provider/index.ts';
 import { messages } from './decide.ts';
@@ -53,7 +53,7 @@ async function setup(network: Network = networkObject('net-1', 'id-1')) {
       { cluster: '', namespace: NAMESPACE, name },
       ctx,
     );
-  const get = () => store.get<Network>(networkType, NAMESPACE, network.metadata.name);
+  const get = () => store.get(networkType, NAMESPACE, network.metadata.name);
   const available = async () => findCondition((await get()).status?.conditions, 'Available');
   return { store, identities, provider, pass, identityPass, get, available };
 }
@@ -130,7 +130,7 @@ describe('Network controller', () => {
     await identityPass();
     await pass();
     // The identity vanishes out of band (its own finalizer dropped); the network's delete still asks the provider.
-    const identity = await store.get<Identity>(identityType, NAMESPACE, 'id-1');
+    const identity = await store.get(identityType, NAMESPACE, 'id-1');
     await store.update(identityType, { ...identity, metadata: { ...identity.metadata, finalizers: [] } });
     await store.delete(identityType, NAMESPACE, 'id-1');
     await store.delete(networkType, NAMESPACE, 'net-1');
@@ -140,7 +140,7 @@ describe('Network controller', () => {
     assert.deepEqual(await pass(), {});
     assert.deepEqual(provider.calls, ['create net-1', 'delete net-1', 'delete net-1']);
     assert.equal(provider.inputs.at(-1)?.identity.id, 'id-1');
-    await assert.rejects(get(), { name: 'NotFoundError' });
+    await assert.rejects(get(), { name: 'KubeNotFoundError' });
     assert.deepEqual(identities.calls, ['create id-1']);
   });
 
@@ -172,7 +172,7 @@ describe('Network controller', () => {
     });
     assert.deepEqual(await pass(), {});
     assert.deepEqual(provider.calls, ['create net-1', 'delete net-1']);
-    await assert.rejects(get(), { name: 'NotFoundError' });
+    await assert.rejects(get(), { name: 'KubeNotFoundError' });
   });
 
   it('a network without its identity label: Errored, no provider call', async () => {

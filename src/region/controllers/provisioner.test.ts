@@ -58,7 +58,7 @@ async function setup(identity: Identity = identityObject('id-1')) {
       req,
       passContext(clock, { log, ...(signal ? { signal } : {}) }),
     );
-  const get = () => store.get<Identity>(identityType, NAMESPACE, identity.metadata.name);
+  const get = () => store.get(identityType, NAMESPACE, identity.metadata.name);
   const available = async () => findCondition((await get()).status?.conditions, 'Available');
   return { clock, store, provider, lines, pass, get, available };
 }
@@ -239,7 +239,7 @@ describe('provisioner scaffold: deprovisioning', () => {
     assert.equal((await available())?.reason, 'Deprovisioning');
     assert.deepEqual(await pass(), {});
     assert.deepEqual(provider.calls, ['create id-1', 'delete id-1', 'delete id-1']);
-    await assert.rejects(get(), { name: 'NotFoundError' });
+    await assert.rejects(get(), { name: 'KubeNotFoundError' });
   });
 
   it('a thrown error while deleting keeps the finalizer and backs off', async () => {

@@ -12,8 +12,7 @@
  * rebuild-accepted stamp) returns it with its outcome, and may persist bookkeeping before a destructive call.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { Client } from '../../kube/client.ts';
-import { NotFoundError } from '../../kube/errors.ts';
+import { getOptional, type Client } from '../../kube/client.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
 import type { Manager } from '../../runtime/manager.ts';
@@ -76,7 +75,7 @@ interface Binding<P, V, S> {
 
 /** What one kind's controller plugs into the scaffold. */
 export interface Provisioner<R extends ProvisionedResource, P, V> {
-  readonly type: ResourceType;
+  readonly type: ResourceType<R>;
   readonly lookup: ProviderLookup<P>;
   /** This pass's calls for the object, or undefined when its labels cannot name its owner, region or identity. */
   bind(object: R): Binding<P, V, StatusOf<R>> | undefined;
@@ -103,7 +102,7 @@ export async function reconcileProvisioned<R extends ProvisionedResource, P, V>(
   ctx: ReconcileContext,
   observe: RowObserver = ignoreRows,
 ): Promise<Result> {
-  const object = await getOrUndefined<R>(client, provisioner.type, req.namespace, req.name);
+  const object = await getOptional(client, provisioner.type, req.namespace, req.name);
   if (object === undefined) return {};
   if (object.spec.pause === true) {
     ctx.log.debug('reconciliation paused');
@@ -251,7 +250,7 @@ class Pass<R extends ProvisionedResource, P, V> {
     const finalizers = object.metadata.finalizers ?? [];
     if (finalizers.includes(FINALIZER) === present) return;
     const next = present ? [...finalizers, FINALIZER] : finalizers.filter((f) => f !== FINALIZER);
-    this.#object = await this.#client.update<R>(this.#provisioner.type, {
+    this.#object = await this.#client.update(this.#provisioner.type, {
       ...object,
       metadata: { ...object.metadata, finalizers: next },
     });
@@ -265,7 +264,7 @@ class Pass<R extends ProvisionedResource, P, V> {
   }
 
   async #writeStatus(status: StatusOf<R>): Promise<void> {
-    this.#object = await this.#client.update<R>(
+    this.#object = await this.#client.update(
       this.#provisioner.type,
       { ...this.#object, status },
       { subresource: 'status' },
@@ -275,17 +274,3 @@ class Pass<R extends ProvisionedResource, P, V> {
 
 // Deep equality ignores key order: a real API server hands objects back with their keys sorted.
 const isSame = (a: unknown, b: unknown): boolean => isDeepStrictEqual(a, b);
-
-export async function getOrUndefined<R extends KubeObject>(
-  client: Client,
-  type: ResourceType,
-  namespace: string,
-  name: string,
-): Promise<R | undefined> {
-  try {
-    return await client.get<R>(type, namespace, name);
-  } catch (error) {
-    if (error instanceof NotFoundError) return undefined;
-    throw error;
-  }
-}

@@ -5,7 +5,7 @@ import { findCondition } from '../../kube/conditions.ts';
 import type { EmbeddedStore } from '../../kube/embedded/store.ts';
 import { ManualClock } from '../../util/clock.ts';
 import { identityType } from '../apis/identity.ts';
-import { securityGroupType, type SecurityGroup } from '../apis/security-group.ts';
+import { securityGroupType } from '../apis/security-group.ts';
 import { Outcome } from '../provider/index.ts';
 import { identityProvisioner } from './identity.ts';
 import { securityGroupProvisioner } from './security-group.ts';
@@ -37,7 +37,7 @@ describe('SecurityGroup controller', () => {
     const req = (name: string) => ({ cluster: '', namespace: NAMESPACE, name });
     const pass = () =>
       reconcileProvisioned(store, securityGroupProvisioner(store, lookupOf(provider)), req('sg-1'), ctx);
-    const get = () => store.get<SecurityGroup>(securityGroupType, NAMESPACE, 'sg-1');
+    const get = () => store.get(securityGroupType, NAMESPACE, 'sg-1');
     await store.create(
       securityGroupType,
       securityGroupObject('sg-1', 'id-1', [{ direction: 'ingress', protocol: 'tcp', port: { number: 22 } }]),
@@ -61,6 +61,6 @@ describe('SecurityGroup controller', () => {
     await store.delete(securityGroupType, NAMESPACE, 'sg-1');
     assert.deepEqual(await pass(), {});
     assert.deepEqual(provider.calls, ['create sg-1', 'create sg-1', 'delete sg-1']);
-    await assert.rejects(get(), { name: 'NotFoundError' });
+    await assert.rejects(get(), { name: 'KubeNotFoundError' });
   });
 });

@@ -4,7 +4,7 @@ import { after, describe, it } from 'node:test';
 import { findCondition } from '../../kube/conditions.ts';
 import type { EmbeddedStore } from '../../kube/embedded/store.ts';
 import { ManualClock } from '../../util/clock.ts';
-import { identityType, type Identity } from '../apis/identity.ts';
+import { identityType } from '../apis/identity.ts';
 import { API_VERSION, labels } from '../apis/shared.ts';
 import { volumeType, type Volume, type VolumeSpec } from '../apis/volume.ts';
 import { Outcome } from '../provider/outcome.ts';
@@ -54,7 +54,7 @@ async function setup(volume: Volume = volumeObject('vol-1')) {
       { cluster: '', namespace: NAMESPACE, name: 'id-1' },
       ctx,
     );
-  const get = () => store.get<Volume>(volumeType, NAMESPACE, volume.metadata.name);
+  const get = () => store.get(volumeType, NAMESPACE, volume.metadata.name);
   const available = async () => findCondition((await get()).status?.conditions, 'Available');
   return { store, provider, pass, identityPass, get, available };
 }
@@ -96,7 +96,7 @@ describe('Volume controller', () => {
     await store.create(identityType, identityObject('id-1'));
     await identityPass();
     await pass();
-    const identity = await store.get<Identity>(identityType, NAMESPACE, 'id-1');
+    const identity = await store.get(identityType, NAMESPACE, 'id-1');
     await store.update(identityType, { ...identity, metadata: { ...identity.metadata, finalizers: [] } });
     await store.delete(identityType, NAMESPACE, 'id-1');
     await store.delete(volumeType, NAMESPACE, 'vol-1');
@@ -104,7 +104,7 @@ describe('Volume controller', () => {
     assert.deepEqual(await pass(), { requeueAfterMs: 10_000 });
     assert.deepEqual(await pass(), {});
     assert.deepEqual(provider.calls, ['create vol-1', 'delete vol-1', 'delete vol-1']);
-    await assert.rejects(get(), { name: 'NotFoundError' });
+    await assert.rejects(get(), { name: 'KubeNotFoundError' });
   });
 });
 

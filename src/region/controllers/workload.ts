@@ -4,31 +4,31 @@
  * it becomes so; its delete always goes to the provider, which treats a never-realised identity as proof that
  * nothing exists. A kind that is nothing more states its input and its two provider calls (workloadProvisioner).
  */
-import type { Client } from '../../kube/client.ts';
+import { getOptional, type Client } from '../../kube/client.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
 import type { ControllerBuilder, Manager } from '../../runtime/manager.ts';
 import type { Predicate } from '../../runtime/predicates.ts';
-import { identityType, type Identity } from '../apis/identity.ts';
+import { identityType } from '../apis/identity.ts';
 import type { CallContext, ProviderLookup } from '../provider/contract.ts';
 import type { IdentityInput, Ownership } from '../provider/inputs.ts';
 import type { Outcome } from '../provider/outcome.ts';
 import { identityGate, missingLabelsVerdict, type Verdict } from './decide.ts';
 import { identityIDOf, workloadIdentityOf } from './ownership.ts';
-import { getOrUndefined, type ProvisionedResource, type Provisioner } from './provisioner.ts';
+import { type ProvisionedResource, type Provisioner } from './provisioner.ts';
 import { becameAvailable, specOrDeletionChanged, usersOf } from './watches.ts';
 
 /** Reads the named Identity fresh and judges it; undefined when provisioning may go ahead. */
 export async function gateOnIdentity(client: Client, object: KubeObject): Promise<Verdict | undefined> {
   const id = identityIDOf(object);
   if (id === undefined) return missingLabelsVerdict();
-  const identity = await getOrUndefined<Identity>(client, identityType, object.metadata.namespace ?? '', id);
+  const identity = await getOptional(client, identityType, object.metadata.namespace ?? '', id);
   return identityGate(identity);
 }
 
 /** A workload kind: its provider input and its create-or-converge and delete-until-gone calls. */
 interface WorkloadKind<R extends ProvisionedResource, P, I extends Ownership, V> {
-  readonly type: ResourceType;
+  readonly type: ResourceType<R>;
   /** The provider's input, or undefined when a label or field it needs is missing. */
   inputOf(object: R): I | undefined;
   create(provider: P, ctx: CallContext, identity: IdentityInput, input: I): Promise<Outcome<V>>;

@@ -4,8 +4,8 @@
  * Store failures become problems here, with fixed text; their detail goes to the log only.
  */
 import type { Logger } from 'pino';
-import type { Client } from '../../kube/client.ts';
-import { AlreadyExistsError, ConflictError, InvalidError, NotFoundError } from '../../kube/errors.ts';
+import { getOptional, type Client } from '../../kube/client.ts';
+import { KubeAlreadyExistsError, KubeConflictError, KubeInvalidError, KubeNotFoundError } from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
 import { labels, regionType, type Region } from '../apis/index.ts';
@@ -62,42 +62,41 @@ export class Repository {
     this.#log = log;
   }
 
-  async list<T extends KubeObject>(type: ResourceType, principal: Principal, filters: ListFilters = {}): Promise<T[]> {
-    const { items } = await this.#guard(() => this.#client.list<T>(type, { namespace: this.#namespace }));
+  async list<T extends KubeObject>(
+    type: ResourceType<T>,
+    principal: Principal,
+    filters: ListFilters = {},
+  ): Promise<T[]> {
+    const { items } = await this.#guard(() => this.#client.list(type, { namespace: this.#namespace }));
     return items
       .filter((o) => visibleTo(principal, o) && matches(o, filters))
       .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
   }
 
   /** The object, or 404 (`what` not found) when it is absent or out of the principal's scope. */
-  async get<T extends KubeObject>(type: ResourceType, principal: Principal, id: string, what: string): Promise<T> {
-    const object = await this.find<T>(type, id);
+  async get<T extends KubeObject>(type: ResourceType<T>, principal: Principal, id: string, what: string): Promise<T> {
+    const object = await this.find(type, id);
     if (object === undefined || !visibleTo(principal, object)) throw problems.notFound(what);
     return object;
   }
 
-  async find<T extends KubeObject>(type: ResourceType, id: string): Promise<T | undefined> {
-    try {
-      return await this.#client.get<T>(type, this.#namespace, id);
-    } catch (error) {
-      if (error instanceof NotFoundError) return undefined;
-      throw this.#problem(error);
-    }
+  find<T extends KubeObject>(type: ResourceType<T>, id: string): Promise<T | undefined> {
+    return this.#guard(() => getOptional(this.#client, type, this.#namespace, id));
   }
 
   /** The region, if it exists and the organization may use it. */
   async region(regionID: string, organizationID: string): Promise<Region | undefined> {
-    const region = await this.find<Region>(regionType, regionID);
+    const region = await this.find(regionType, regionID);
     return region !== undefined && regionVisibleTo(region, organizationID) ? region : undefined;
   }
 
-  create<T extends KubeObject>(type: ResourceType, object: T): Promise<T> {
+  create<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>): Promise<T> {
     return this.#guard(() =>
       this.#client.create(type, { ...object, metadata: { ...object.metadata, namespace: this.#namespace } }),
     );
   }
 
-  update<T extends KubeObject>(type: ResourceType, object: T): Promise<T> {
+  update<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>): Promise<T> {
     return this.#guard(() => this.#client.update(type, object));
   }
 
@@ -117,7 +116,7 @@ export class Repository {
         await this.#client.update(type, object);
         return;
       } catch (error) {
-        if (!(error instanceof ConflictError) || attempt >= attempts) throw this.#problem(error);
+        if (!(error instanceof KubeConflictError) || attempt >= attempts) throw this.#problem(error);
       }
     }
   }
@@ -144,10 +143,11 @@ export class Repository {
 
   #problem(error: unknown): Problem {
     if (error instanceof Problem) return error;
-    if (error instanceof NotFoundError) return problems.notFound('resource');
-    if (error instanceof ConflictError) return problems.conflict('the resource changed meanwhile; read it and retry');
-    if (error instanceof AlreadyExistsError) return problems.conflict('the resource already exists');
-    if (error instanceof InvalidError) {
+    if (error instanceof KubeNotFoundError) return problems.notFound('resource');
+    if (error instanceof KubeConflictError)
+      return problems.conflict('the resource changed meanwhile; read it and retry');
+    if (error instanceof KubeAlreadyExistsError) return problems.conflict('the resource already exists');
+    if (error instanceof KubeInvalidError) {
       // The API validates first; the store refusing anyway is reported without its text, which names CR fields.
       this.#log?.warn({ err: error }, 'the store refused a write the API accepted');
       return problems.invalid([violation('/spec', 'storeValidation', 'the specification is not valid')]);

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { findCondition } from '../../kube/conditions.ts';
 import { ensureRole, grantRole } from '../../openstack/identity.ts';
 import { ManualScheduler } from '../../runtime/scheduler.ts';
-import { serverType, type Server } from '../apis/server.ts';
+import { serverType } from '../apis/server.ts';
 import { serverProviderFor } from '../openstack/server/provider.ts';
 import { serverFixture, storeAvailableIdentity, type ServerFixture } from '../openstack/testing/server.ts';
 import type { ServerInput } from '../provider/inputs.ts';
@@ -52,7 +52,7 @@ function monitor(
   });
 }
 
-const get = (input: ServerInput) => w.store.get<Server>(serverType, w.namespace, input.id);
+const get = (input: ServerInput) => w.store.get(serverType, w.namespace, input.id);
 const reason = async (input: ServerInput, type: string) =>
   findCondition((await get(input)).status?.conditions, type)?.reason;
 

@@ -12,7 +12,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import type { Client } from '../../kube/client.ts';
 import { findCondition } from '../../kube/conditions.ts';
-import { ConflictError, NotFoundError } from '../../kube/errors.ts';
+import { KubeConflictError, KubeNotFoundError } from '../../kube/errors.ts';
 import type { Scheduler } from '../../runtime/scheduler.ts';
 import { serverType, type Server, type ServerStatus } from '../apis/server.ts';
 import { serverInputOf } from '../controllers/server/controller.ts';
@@ -88,7 +88,7 @@ export class ServerMonitor {
   /** One poll of every Server in the namespace. */
   async poll(signal: AbortSignal = new AbortController().signal): Promise<PollSummary> {
     const { client, namespace, log } = this.#options;
-    const { items } = await client.list<Server>(serverType, { namespace });
+    const { items } = await client.list(serverType, { namespace });
     const groups = groupByIdentity(items);
     let writes = 0;
     let failures = 0;
@@ -117,10 +117,10 @@ export class ServerMonitor {
     if (isDeepStrictEqual(server.status, status)) return false;
     const log = this.#options.log.child({ server: server.metadata.name });
     try {
-      await this.#options.client.update<Server>(serverType, { ...server, status }, { subresource: 'status' });
+      await this.#options.client.update(serverType, { ...server, status }, { subresource: 'status' });
     } catch (error) {
       // A reconciler wrote first, or the Server went: the next poll observes afresh.
-      if (error instanceof ConflictError || error instanceof NotFoundError) return false;
+      if (error instanceof KubeConflictError || error instanceof KubeNotFoundError) return false;
       throw error;
     }
     for (const type of ['Active', 'Healthy']) {

@@ -11,7 +11,7 @@
  * Building a client set does no I/O (sessions authenticate on first use), so a lookup is two reads and a digest.
  */
 import type { Client } from '../../kube/client.ts';
-import { NotFoundError } from '../../kube/errors.ts';
+import { KubeNotFoundError } from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import { builtin } from '../../kube/resource-type.ts';
 import { regionType, type Region, type RegionOpenstack } from '../apis/region.ts';
@@ -68,7 +68,7 @@ export class RegionRegistry {
   /** Builds the client set of every OpenStack Region in the namespace; any broken one fails the whole start. */
   static async bootstrap(options: RegionRegistryOptions, signal?: AbortSignal): Promise<RegionRegistry> {
     const registry = new RegionRegistry(options);
-    const { items } = await options.bootstrapClient.list<Region>(regionType, { namespace: options.namespace });
+    const { items } = await options.bootstrapClient.list(regionType, { namespace: options.namespace });
     for (const region of items) {
       signal?.throwIfAborted();
       if (region.spec.provider !== 'openstack') continue;
@@ -86,9 +86,9 @@ export class RegionRegistry {
     const client = this.#options.runtimeClient;
     let region: Region;
     try {
-      region = await client.get<Region>(regionType, this.#options.namespace, regionID);
+      region = await client.get(regionType, this.#options.namespace, regionID);
     } catch (error) {
-      if (error instanceof NotFoundError) throw new ResourceNotFoundError(`region ${regionID} not found`);
+      if (error instanceof KubeNotFoundError) throw new ResourceNotFoundError(`region ${regionID} not found`);
       throw error;
     }
     signal?.throwIfAborted();
@@ -119,7 +119,7 @@ async function readSecret(client: Client, regionID: string, config: RegionOpenst
   try {
     return await client.get(builtin.secret, ref.namespace, ref.name);
   } catch (error) {
-    if (error instanceof NotFoundError) {
+    if (error instanceof KubeNotFoundError) {
       throw new RegionConfigError(`region ${regionID}: credentials secret ${ref.namespace}/${ref.name} not found`);
     }
     throw error;

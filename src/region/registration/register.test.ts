@@ -133,7 +133,7 @@ describe('register --dry-run -o yaml, applied to the embedded store', () => {
       ['Secret', 'Region'],
     );
     for (let i = 0; i < 2; i++) await applyManifests(store, objects);
-    const stored = await store.get<Region>(regionType, 'unikorn-region', REGION_ID);
+    const stored = await store.get(regionType, 'unikorn-region', REGION_ID);
     assert.deepEqual(stored.spec.openstack?.network?.providerNetworks, {
       physicalNetwork: 'physnet1',
       vlan: { segments: [{ startId: 100, endId: 199 }] },

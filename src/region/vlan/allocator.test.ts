@@ -3,10 +3,10 @@ import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { Client } from '../../kube/client.ts';
 import type { EmbeddedStore } from '../../kube/embedded/store.ts';
-import { ConflictError } from '../../kube/errors.ts';
+import { KubeConflictError } from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import { ManualClock } from '../../util/clock.ts';
-import { vlanAllocationType, type VLANAllocation } from '../apis/vlan-allocation.ts';
+import { vlanAllocationType } from '../apis/vlan-allocation.ts';
 import { isAllowed, type VlanSegment } from './decide-allocation.ts';
 import {
   VlanAllocator,
@@ -39,7 +39,7 @@ function allocator(client: Client, segments?: VlanSegment[], extra: Partial<Vlan
   });
 }
 
-const record = (client: Client) => client.get<VLANAllocation>(vlanAllocationType, NAMESPACE, 'openstack.r1');
+const record = (client: Client) => client.get(vlanAllocationType, NAMESPACE, 'openstack.r1');
 
 describe('VlanAllocator', () => {
   it('creates the region record on first use and hands out the lowest free ID of the segments', async () => {
@@ -68,7 +68,7 @@ describe('VlanAllocator', () => {
     const store = await open();
     const vlans = allocator(store);
     assert.deepEqual(await vlans.free('never'), [], 'a free before any record exists');
-    await assert.rejects(record(store), { name: 'NotFoundError' }, 'freeing creates nothing');
+    await assert.rejects(record(store), { name: 'KubeNotFoundError' }, 'freeing creates nothing');
     for (const n of ['a', 'b', 'c']) await vlans.allocate(n);
     assert.deepEqual(await vlans.free('b'), [2]);
     assert.deepEqual(await vlans.free('b'), []);
@@ -86,7 +86,7 @@ describe('VlanAllocator', () => {
     // With no allowed ID at all, not even the record is created.
     const empty = await open();
     await assert.rejects(allocator(empty, [{ startId: 9, endId: 8 }]).allocate('a'), VlanExhaustedError);
-    await assert.rejects(record(empty), { name: 'NotFoundError' });
+    await assert.rejects(record(empty), { name: 'KubeNotFoundError' });
   });
 
   it('refuses a record that gives one network several IDs', async () => {
@@ -105,7 +105,7 @@ describe('VlanAllocator', () => {
     class AlwaysLoses extends DelegatingClient {
       override update<T extends KubeObject>(): Promise<T> {
         updates++;
-        return Promise.reject(new ConflictError('lost'));
+        return Promise.reject(new KubeConflictError('lost'));
       }
     }
     await assert.rejects(
@@ -179,7 +179,7 @@ describe('VlanAllocator', () => {
         assert.equal(new Set(ids).size, ids.length, 'every live network holds a distinct ID');
         for (const id of ids) assert.ok(isAllowed(segments, id));
         const stored = await store
-          .get<VLANAllocation>(vlanAllocationType, NAMESPACE, 'openstack.r1')
+          .get(vlanAllocationType, NAMESPACE, 'openstack.r1')
           .then((r) => r.spec.allocations)
           .catch(() => []);
         const table = new Map(stored.map((a) => [a.physicalNetworkID, a.id]));

@@ -7,8 +7,8 @@
  * Lifecycle contract for the network provider: allocate before creating the Neutron network and keep the ID when
  * that create fails (the retry reuses it); free only after Neutron confirms the network is gone.
  */
-import type { Client } from '../../kube/client.ts';
-import { isAlreadyExists, isConflict, isNotFound } from '../../kube/errors.ts';
+import { getOptional, type Client } from '../../kube/client.ts';
+import { isKubeAlreadyExists, isKubeConflict, isKubeNotFound } from '../../kube/errors.ts';
 import { API_VERSION } from '../apis/shared.ts';
 import { vlanAllocationName } from '../openstack/names.ts';
 import { vlanAllocationType, type VLANAllocation, type VLANAllocationEntry } from '../apis/vlan-allocation.ts';
@@ -151,20 +151,15 @@ export class VlanAllocator {
         return step.then;
       } catch (error) {
         // Someone else wrote (or created) the record since we read it: decide again from the fresh state.
-        if (!isConflict(error) && !isAlreadyExists(error) && !isNotFound(error)) throw error;
+        if (!isKubeConflict(error) && !isKubeAlreadyExists(error) && !isKubeNotFound(error)) throw error;
         lastRace = error;
       }
     }
     throw new VlanContentionError(this.#maxAttempts, { cause: lastRace });
   }
 
-  async #read(): Promise<VLANAllocation | undefined> {
-    try {
-      return await this.#client.get<VLANAllocation>(vlanAllocationType, this.#namespace, this.#name);
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+  #read(): Promise<VLANAllocation | undefined> {
+    return getOptional(this.#client, vlanAllocationType, this.#namespace, this.#name);
   }
 
   async #write(record: VLANAllocation | undefined, allocations: readonly VLANAllocationEntry[]): Promise<void> {

@@ -12,7 +12,7 @@ import type {
   WatchEvent,
   WatchOptions,
 } from '../../kube/client.ts';
-import { AlreadyExistsError, ConflictError, GoneError, NotFoundError } from '../../kube/errors.ts';
+import { KubeAlreadyExistsError, KubeConflictError, KubeGoneError, KubeNotFoundError } from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
 
@@ -79,21 +79,21 @@ export class FakeClient implements Client {
     this.#notify();
   }
 
-  /** Forgets the event log: a watch from any earlier resourceVersion fails with GoneError. */
+  /** Forgets the event log: a watch from any earlier resourceVersion fails with KubeGoneError. */
   compact(): void {
     this.#compactedTo = this.#rv;
     this.#log.length = 0;
   }
 
-  async get<T extends KubeObject>(type: ResourceType, namespace: string | undefined, name: string): Promise<T> {
+  async get<T extends KubeObject>(type: ResourceType<T>, namespace: string | undefined, name: string): Promise<T> {
     await Promise.resolve();
     this.#checkServed(type);
     const found = this.#bucket(type).get(objKey(namespace, name));
-    if (found === undefined) throw new NotFoundError(`${type.plural} "${name}" not found`);
+    if (found === undefined) throw new KubeNotFoundError(`${type.plural} "${name}" not found`);
     return structuredClone(found) as T;
   }
 
-  async list<T extends KubeObject>(type: ResourceType, options: ListOptions = {}): Promise<ObjectList<T>> {
+  async list<T extends KubeObject>(type: ResourceType<T>, options: ListOptions = {}): Promise<ObjectList<T>> {
     await Promise.resolve();
     this.calls.push(`list ${type.plural}`);
     this.#checkServed(type);
@@ -103,7 +103,7 @@ export class FakeClient implements Client {
     return { items: structuredClone(items) as T[], resourceVersion: String(this.#rv) };
   }
 
-  async *watch<T extends KubeObject>(type: ResourceType, options: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
+  async *watch<T extends KubeObject>(type: ResourceType<T>, options: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
     this.calls.push(`watch ${type.plural}@${options.resourceVersion ?? ''}`);
     this.#checkServed(type);
     const failure = this.#watchFailures.get(typeKeyOf(type));
@@ -112,7 +112,7 @@ export class FakeClient implements Client {
       throw failure;
     }
     let from = Number(options.resourceVersion ?? this.#rv);
-    if (from < this.#compactedTo) throw new GoneError(`too old resource version: ${from}`);
+    if (from < this.#compactedTo) throw new KubeGoneError(`too old resource version: ${from}`);
     const generation = this.#streamGeneration;
     const typeKey = typeKeyOf(type);
     for (;;) {
@@ -140,11 +140,12 @@ export class FakeClient implements Client {
     }
   }
 
-  async create<T extends KubeObject>(type: ResourceType, object: T): Promise<T> {
+  async create<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>): Promise<T> {
     await Promise.resolve();
     this.#checkServed(type);
     const key = objKey(object.metadata.namespace, object.metadata.name);
-    if (this.#bucket(type).has(key)) throw new AlreadyExistsError(`${type.plural} "${object.metadata.name}" exists`);
+    if (this.#bucket(type).has(key))
+      throw new KubeAlreadyExistsError(`${type.plural} "${object.metadata.name}" exists`);
     const stored = {
       ...structuredClone(object),
       metadata: { ...structuredClone(object.metadata), uid: `uid-${++this.#uid}`, generation: 1 },
@@ -152,10 +153,10 @@ export class FakeClient implements Client {
     return this.#write(type, key, stored, 'ADDED') as T;
   }
 
-  async update<T extends KubeObject>(type: ResourceType, object: T): Promise<T> {
+  async update<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>): Promise<T> {
     const current = await this.get(type, object.metadata.namespace, object.metadata.name);
     if (object.metadata.resourceVersion !== current.metadata.resourceVersion) {
-      throw new ConflictError(`${type.plural} "${object.metadata.name}": the object has been modified`);
+      throw new KubeConflictError(`${type.plural} "${object.metadata.name}": the object has been modified`);
     }
     const specChanged = JSON.stringify(object['spec']) !== JSON.stringify(current['spec']);
     const generation = (current.metadata.generation ?? 1) + (specChanged ? 1 : 0);
@@ -168,7 +169,7 @@ export class FakeClient implements Client {
   }
 
   async patch<T extends KubeObject>(
-    type: ResourceType,
+    type: ResourceType<T>,
     namespace: string | undefined,
     name: string,
     patch: Patch,
@@ -182,14 +183,14 @@ export class FakeClient implements Client {
     });
   }
 
-  async apply<T extends KubeObject>(type: ResourceType, object: ApplyConfiguration): Promise<T> {
+  async apply<T extends KubeObject>(type: ResourceType<T>, object: ApplyConfiguration): Promise<T> {
     try {
-      return await this.patch<T>(type, object.metadata.namespace, object.metadata.name, {
+      return await this.patch(type, object.metadata.namespace, object.metadata.name, {
         type: 'merge',
         patch: object,
       });
     } catch (e) {
-      if (e instanceof NotFoundError) return this.create(type, object as T);
+      if (e instanceof KubeNotFoundError) return this.create(type, object as T);
       throw e;
     }
   }
@@ -224,7 +225,7 @@ export class FakeClient implements Client {
 
   #checkServed(type: ResourceType): void {
     if (this.#unserved.has(typeKeyOf(type))) {
-      throw new NotFoundError(`the server could not find the requested resource (${type.plural})`);
+      throw new KubeNotFoundError(`the server could not find the requested resource (${type.plural})`);
     }
   }
 

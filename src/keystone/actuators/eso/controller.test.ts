@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { cloudFixture, type CloudFixture } from '../../../emulator/testing/cloud.ts';
 import type { EmbeddedStore } from '../../../kube/embedded/store.ts';
-import { NotFoundError } from '../../../kube/errors.ts';
-import type { KubeObject } from '../../../kube/object.ts';
+import { KubeNotFoundError } from '../../../kube/errors.ts';
+import type { Secret } from '../../../kube/object.ts';
 import { apiVersionOf, builtin, type ResourceType } from '../../../kube/resource-type.ts';
 import { Manager } from '../../../runtime/manager.ts';
 import { ManualClock } from '../../../util/clock.ts';
@@ -33,11 +33,13 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Pr
   throw new Error(`${what} did not happen`);
 }
 
-const secret = (name: string, data: Record<string, string>): KubeObject => ({
+const encoded = (data: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
+const secret = (name: string, data: Record<string, string>): Secret => ({
   apiVersion: 'v1',
   kind: 'Secret',
   metadata: { name, namespace: NS },
-  data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+  data: encoded(data),
 });
 
 for (const line of ESO_LINES)
@@ -46,7 +48,7 @@ for (const line of ESO_LINES)
     let store: EmbeddedStore;
     let manager: Manager;
     let kv: KvClient;
-    let storeType: ResourceType;
+    let storeType: ResourceType<SecretStore>;
     const clock = new ManualClock();
 
     before(async () => {
@@ -84,7 +86,7 @@ for (const line of ESO_LINES)
       await cloud.close();
     });
 
-    const getPs = () => store.get<PushSecret>(pushSecretType, NS, 'creds');
+    const getPs = () => store.get(pushSecretType, NS, 'creds');
     const annotate = async (value: string) => {
       const ps = await getPs();
       await store.update(pushSecretType, { ...ps, metadata: { ...ps.metadata, annotations: { [HASH]: value } } });
@@ -101,7 +103,7 @@ for (const line of ESO_LINES)
 
     it('validates the SecretStore as ESO does: Ready True, Valid', async () => {
       const ready = await waitFor(async () => {
-        const s = await store.get<SecretStore>(storeType, NS, 'openbao-tenant-store');
+        const s = await store.get(storeType, NS, 'openbao-tenant-store');
         return s.status?.conditions?.find((c) => c.type === 'Ready');
       }, 'the store validated');
       assert.deepEqual([ready.status, ready.reason, ready.message], ['True', 'Valid', 'store validated']);
@@ -137,8 +139,8 @@ for (const line of ESO_LINES)
 
     it('a changed source Secret is pushed when the hash annotation is stamped, moving syncedResourceVersion', async () => {
       const before = (await getPs()).status?.syncedResourceVersion;
-      const source = await store.get<KubeObject>(builtin.secret, NS, 'creds-source');
-      await store.update(builtin.secret, { ...source, data: secret('x', { 'clouds.yaml': 'v2' })['data'] });
+      const source = await store.get(builtin.secret, NS, 'creds-source');
+      await store.update(builtin.secret, { ...source, data: encoded({ 'clouds.yaml': 'v2' }) });
       await annotate('h2');
       const ps = await settled('True', before);
       assert.notEqual(ps.status?.syncedResourceVersion, before);
@@ -148,8 +150,8 @@ for (const line of ESO_LINES)
 
     it('a KV failure (wrong token) keeps syncedResourceVersion and sets Ready False, Errored', async () => {
       const before = (await getPs()).status?.syncedResourceVersion;
-      const token = await store.get<KubeObject>(builtin.secret, NS, 'kv-token');
-      await store.update(builtin.secret, { ...token, data: secret('x', { token: 'wrong' })['data'] });
+      const token = await store.get(builtin.secret, NS, 'kv-token');
+      await store.update(builtin.secret, { ...token, data: encoded({ token: 'wrong' }) });
       await annotate('h3');
       const failed = await settled('False');
       assert.equal(readyOf(failed)?.reason, 'Errored');
@@ -157,8 +159,8 @@ for (const line of ESO_LINES)
       assert.equal(failed.status?.syncedResourceVersion, before);
       assert.deepEqual(await kv.readData(REMOTE), { 'clouds.yaml': 'v2' });
 
-      const fixed = await store.get<KubeObject>(builtin.secret, NS, 'kv-token');
-      await store.update(builtin.secret, { ...fixed, data: secret('x', { token: 'tok' })['data'] });
+      const fixed = await store.get(builtin.secret, NS, 'kv-token');
+      await store.update(builtin.secret, { ...fixed, data: encoded({ token: 'tok' }) });
       await annotate('h4');
       const recovered = await settled('True', before);
       assert.notEqual(recovered.status?.syncedResourceVersion, before);
@@ -166,8 +168,8 @@ for (const line of ESO_LINES)
 
     it("a KV failure from the emulator's route fault control also keeps syncedResourceVersion", async () => {
       const before = (await getPs()).status?.syncedResourceVersion;
-      const source = await store.get<KubeObject>(builtin.secret, NS, 'creds-source');
-      await store.update(builtin.secret, { ...source, data: secret('x', { 'clouds.yaml': 'v3' })['data'] });
+      const source = await store.get(builtin.secret, NS, 'creds-source');
+      await store.update(builtin.secret, { ...source, data: encoded({ 'clouds.yaml': 'v3' }) });
       assert.equal(
         await cloud.control('POST', '/faults', { route: '/v1/{mount}/data/{path+}', method: 'POST', status: 503 }),
         201,
@@ -184,7 +186,7 @@ for (const line of ESO_LINES)
 
     it('a source Secret gone under deletionPolicy Delete removes the pushed keys and fails the push', async () => {
       await store.create(builtin.secret, secret('orphan-source', { k: 'v' }));
-      const orphan = await store.create<PushSecret>(pushSecretType, {
+      const orphan = await store.create(pushSecretType, {
         apiVersion: 'external-secrets.io/v1alpha1',
         kind: 'PushSecret',
         metadata: { name: 'orphan', namespace: NS },
@@ -197,10 +199,10 @@ for (const line of ESO_LINES)
       });
       await waitFor(() => kv.readData('orphan/key'), 'the orphan pushed');
       await store.delete(builtin.secret, NS, 'orphan-source');
-      const live = await store.get<PushSecret>(pushSecretType, NS, orphan.metadata.name);
+      const live = await store.get(pushSecretType, NS, orphan.metadata.name);
       await store.update(pushSecretType, { ...live, metadata: { ...live.metadata, annotations: { [HASH]: 'x' } } });
       const failed = await waitFor(async () => {
-        const ps = await store.get<PushSecret>(pushSecretType, NS, 'orphan');
+        const ps = await store.get(pushSecretType, NS, 'orphan');
         return readyOf(ps)?.status === 'False' ? ps : undefined;
       }, 'the orphan failed');
       assert.equal(readyOf(failed)?.message, 'set secret failed: could not get source secret');
@@ -214,7 +216,7 @@ for (const line of ESO_LINES)
           await getPs();
           return undefined;
         } catch (error) {
-          if (error instanceof NotFoundError) return true;
+          if (error instanceof KubeNotFoundError) return true;
           throw error;
         }
       }, 'the PushSecret gone');

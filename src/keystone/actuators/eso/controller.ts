@@ -5,8 +5,7 @@
  * SecretStores are read at the version the cluster serves (v1 as ESO 2.x, v1beta1 as ESO 0.10), found by discovery.
  */
 import type { Dispatcher } from 'undici';
-import type { Client } from '../../../kube/client.ts';
-import { NotFoundError } from '../../../kube/errors.ts';
+import { getOptional, type Client } from '../../../kube/client.ts';
 import type { KubeObject } from '../../../kube/object.ts';
 import { builtin, type ResourceType } from '../../../kube/resource-type.ts';
 import type { Controller } from '../../../runtime/controller.ts';
@@ -36,7 +35,7 @@ interface EsoActuatorOptions {
   /** For the KV requests; defaults to undici's global dispatcher. */
   readonly dispatcher?: Dispatcher;
   /** SecretStore at the version the cluster serves (discoverStoreType); v1 when absent. */
-  readonly storeType?: ResourceType;
+  readonly storeType?: ResourceType<SecretStore>;
 }
 
 /** A push that cannot start (missing Secret or store, unsupported settings), as opposed to a KV error. */
@@ -88,13 +87,8 @@ async function reconcilePushSecret(
   ctx: ReconcileContext,
   options: Pick<EsoActuatorOptions, 'dispatcher' | 'storeType'> = {},
 ): Promise<Result> {
-  let ps: PushSecret;
-  try {
-    ps = await client.get<PushSecret>(pushSecretType, req.namespace, req.name);
-  } catch (error) {
-    if (error instanceof NotFoundError) return {};
-    throw error;
-  }
+  const ps = await getOptional(client, pushSecretType, req.namespace, req.name);
+  if (ps === undefined) return {};
   const now = ctx.clock.now();
   const decision = decidePush(ps, now);
   ctx.log.debug({ row: decision.row }, 'pushsecret decision');
@@ -143,13 +137,13 @@ async function reportFailure<T>(client: Client, ps: PushSecret, now: number, pre
 
 async function writeStatus(client: Client, ps: PushSecret, status: PushSecretStatus): Promise<void> {
   if (JSON.stringify(status) === JSON.stringify(ps.status)) return;
-  await client.update<PushSecret>(pushSecretType, { ...ps, status }, { subresource: 'status' });
+  await client.update(pushSecretType, { ...ps, status }, { subresource: 'status' });
 }
 
 async function setFinalizer(client: Client, ps: PushSecret, present: boolean): Promise<void> {
   const others = (ps.metadata.finalizers ?? []).filter((f) => f !== PUSH_SECRET_FINALIZER);
   const finalizers = present ? [...others, PUSH_SECRET_FINALIZER] : others;
-  await client.update<PushSecret>(pushSecretType, { ...ps, metadata: { ...ps.metadata, finalizers } });
+  await client.update(pushSecretType, { ...ps, metadata: { ...ps.metadata, finalizers } });
 }
 
 /** The I/O of a pass: stores, token Secrets, the source Secret and the KV API. */
@@ -157,10 +151,10 @@ class StoreIo {
   readonly #clients = new Map<string, KvClient>();
   readonly #client: Client;
   readonly #namespace: string;
-  readonly #storeType: ResourceType;
+  readonly #storeType: ResourceType<SecretStore>;
   readonly #access: KvAccess;
 
-  constructor(client: Client, namespace: string, storeType: ResourceType, access: KvAccess) {
+  constructor(client: Client, namespace: string, storeType: ResourceType<SecretStore>, access: KvAccess) {
     this.#client = client;
     this.#namespace = namespace;
     this.#storeType = storeType;
@@ -230,13 +224,10 @@ class StoreIo {
     return kv;
   }
 
-  async #get<T extends KubeObject>(type: ResourceType, name: string, what: string) {
-    try {
-      return await this.#client.get<T>(type, this.#namespace, name);
-    } catch (error) {
-      if (error instanceof NotFoundError) throw new PushFailure(what);
-      throw error;
-    }
+  async #get<T extends KubeObject>(type: ResourceType<T>, name: string, what: string): Promise<T> {
+    const object = await getOptional(this.#client, type, this.#namespace, name);
+    if (object === undefined) throw new PushFailure(what);
+    return object;
   }
 }
 

@@ -1,8 +1,6 @@
 /** The I/O around SecretStores: a KV client for a store, and one validation pass over a store. */
 import type { Dispatcher } from 'undici';
-import type { Client } from '../../../kube/client.ts';
-import { NotFoundError } from '../../../kube/errors.ts';
-import type { KubeObject } from '../../../kube/object.ts';
+import { getOptional, type Client } from '../../../kube/client.ts';
 import { builtin, type ResourceType } from '../../../kube/resource-type.ts';
 import type { ReconcileContext, Request, Result } from '../../../runtime/types.ts';
 import type { SecretStore } from '../../apis/eso.ts';
@@ -23,13 +21,8 @@ export async function kvClientFor(
 ): Promise<KvClient | { readonly unusable: string }> {
   const vault = vaultStoreOf(store);
   if ('unsupported' in vault) return { unusable: vault.unsupported };
-  let tokenSecret: KubeObject;
-  try {
-    tokenSecret = await client.get(builtin.secret, store.metadata.namespace, vault.tokenSecret.name);
-  } catch (error) {
-    if (error instanceof NotFoundError) return { unusable: 'could not get the token secret' };
-    throw error;
-  }
+  const tokenSecret = await getOptional(client, builtin.secret, store.metadata.namespace, vault.tokenSecret.name);
+  if (tokenSecret === undefined) return { unusable: 'could not get the token secret' };
   const token = secretStrings(tokenSecret)[vault.tokenSecret.key];
   if (token === undefined || token === '') return { unusable: `token secret has no key ${vault.tokenSecret.key}` };
   return new KvClient({
@@ -58,24 +51,19 @@ async function checkStore(client: Client, store: SecretStore, access: KvAccess):
 /** One pass: check the store, write Ready as ESO does, and revalidate every five minutes either way. */
 export async function reconcileSecretStore(
   client: Client,
-  storeType: ResourceType,
+  storeType: ResourceType<SecretStore>,
   req: Request,
   ctx: ReconcileContext,
   access: Omit<KvAccess, 'signal'>,
 ): Promise<Result> {
-  let store: SecretStore;
-  try {
-    store = await client.get<SecretStore>(storeType, req.namespace, req.name);
-  } catch (error) {
-    if (error instanceof NotFoundError) return {};
-    throw error;
-  }
+  const store = await getOptional(client, storeType, req.namespace, req.name);
+  if (store === undefined) return {};
   const check = await checkStore(client, store, { ...access, signal: ctx.signal });
   const decision = decideStore(check);
   ctx.log.debug({ row: decision.row, ...('detail' in check ? { detail: check.detail } : {}) }, 'secretstore decision');
   const status = storeStatus(store, decision, ctx.clock.now());
   if (JSON.stringify(status) !== JSON.stringify(store.status)) {
-    await client.update<SecretStore>(storeType, { ...store, status }, { subresource: 'status' });
+    await client.update(storeType, { ...store, status }, { subresource: 'status' });
   }
   return { requeueAfterMs: STORE_REVALIDATE_MS };
 }

@@ -5,7 +5,7 @@
  * session per Secret version and cloud is kept, so a pass does not authenticate again; a changed Secret is read anew.
  */
 import type { Client } from '../../../kube/client.ts';
-import { isNotFound } from '../../../kube/errors.ts';
+import { isKubeNotFound } from '../../../kube/errors.ts';
 import type { KubeObject } from '../../../kube/object.ts';
 import { builtin } from '../../../kube/resource-type.ts';
 import { loadCloudConfig, type CloudConfig } from '../../../openstack/config.ts';
@@ -84,7 +84,7 @@ export class CloudCredentials {
     try {
       return await this.#options.client.get(builtin.secret, namespace, name);
     } catch (error) {
-      if (isNotFound(error)) throw new CloudCredentialsError(`Secret "${name}" not found`, { cause: error });
+      if (isKubeNotFound(error)) throw new CloudCredentialsError(`Secret "${name}" not found`, { cause: error });
       throw error;
     }
   }

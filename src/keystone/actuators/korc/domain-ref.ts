@@ -1,8 +1,7 @@
 /** A `domainRef`: the K-ORC Domain object in the same namespace, usable once it is Available with an id. */
-import type { Client } from '../../../kube/client.ts';
+import { getOptional, type Client } from '../../../kube/client.ts';
 import { isConditionTrue } from '../../../kube/conditions.ts';
-import { isNotFound } from '../../../kube/errors.ts';
-import { korcConditions, korcDomainType, type KorcDomain } from '../../apis/korc.ts';
+import { korcConditions, korcDomainType } from '../../apis/korc.ts';
 
 /** `id` undefined: no ref and no default (an import filter without a domain). */
 type DomainResolution = { readonly id: string | undefined } | { readonly wait: string };
@@ -14,13 +13,8 @@ export async function resolveDomain(
   fallback: string | undefined,
 ): Promise<DomainResolution> {
   if (ref === undefined) return { id: fallback };
-  let domain: KorcDomain;
-  try {
-    domain = await client.get<KorcDomain>(korcDomainType, namespace, ref);
-  } catch (error) {
-    if (isNotFound(error)) return { wait: `Waiting for Domain/${ref} to be created` };
-    throw error;
-  }
+  const domain = await getOptional(client, korcDomainType, namespace, ref);
+  if (domain === undefined) return { wait: `Waiting for Domain/${ref} to be created` };
   const id = domain.status?.id;
   if (id === undefined || !isConditionTrue(domain.status?.conditions, korcConditions.available)) {
     return { wait: `Waiting for Domain/${ref} to be ready` };

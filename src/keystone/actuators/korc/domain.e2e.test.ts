@@ -52,7 +52,7 @@ describe('K-ORC Domain actuator against the emulator', () => {
       spec: { cloudCredentialsRef: credentials, resource: { name: 'svc-in-tenant', domainRef: 'tenant' } },
     });
     await userPass('svc');
-    const waiting = await store.get<KorcUser>(korcUserType, NS, 'svc');
+    const waiting = await store.get(korcUserType, NS, 'svc');
     assert.equal(
       waiting.status?.conditions?.find((c) => c.type === 'Progressing')?.message,
       'Waiting for Domain/tenant to be created',
@@ -64,13 +64,13 @@ describe('K-ORC Domain actuator against the emulator', () => {
       spec: { cloudCredentialsRef: credentials, resource: { name: 'tenant-domain', description: 'a tenant' } },
     });
     await domainPass('tenant');
-    const domain = await store.get<KorcDomain>(korcDomainType, NS, 'tenant');
+    const domain = await store.get(korcDomainType, NS, 'tenant');
     assert.ok(available(domain));
     assert.ok(domain.metadata.finalizers?.includes(KORC_DOMAIN_FINALIZER));
     const id = domain.status?.id ?? '';
     assert.equal((await getDomain(identity(), id)).name, 'tenant-domain');
     await userPass('svc');
-    const user = await store.get<KorcUser>(korcUserType, NS, 'svc');
+    const user = await store.get(korcUserType, NS, 'svc');
     assert.ok(available(user));
     assert.equal(user.status?.resource?.domainID, id);
     assert.equal((await listUsers(identity(), { domainId: id, name: 'svc-in-tenant' })).length, 1);
@@ -95,7 +95,7 @@ describe('K-ORC Domain actuator against the emulator', () => {
       },
     });
     await domainPass('dflt');
-    const domain = await store.get<KorcDomain>(korcDomainType, NS, 'dflt');
+    const domain = await store.get(korcDomainType, NS, 'dflt');
     assert.ok(available(domain));
     assert.equal(domain.status?.id, 'default');
     await store.delete(korcDomainType, NS, 'dflt');

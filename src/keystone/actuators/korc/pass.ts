@@ -3,9 +3,8 @@
  * step re-reads the object, so every effect a step records (status.id, appliedPasswordRef) is persisted before the
  * next step builds on it, and a pass cut short anywhere resumes from what Keystone and the object hold.
  */
-import type { Client } from '../../../kube/client.ts';
+import { getOptional, type Client } from '../../../kube/client.ts';
 import { conditionUnchanged, setCondition } from '../../../kube/conditions.ts';
-import { isNotFound as isKubeNotFound } from '../../../kube/errors.ts';
 import type { Condition, KubeObject } from '../../../kube/object.ts';
 import type { ResourceType } from '../../../kube/resource-type.ts';
 import type { ReconcileContext, Request, Result } from '../../../runtime/types.ts';
@@ -26,7 +25,7 @@ interface KorcObject extends KubeObject {
 
 /** One kind's I/O: how to look it up, create and delete it in Keystone, and describe it in status.resource. */
 export interface KindActuator<T extends KorcObject> {
-  readonly type: ResourceType;
+  readonly type: ResourceType<T>;
   readonly finalizer: string;
   /** Facts except the finalizer, deletion and terminal-latch fields, which the pass reads from the object itself. */
   observe(object: T): Promise<Omit<Facts, 'deleting' | 'hasFinalizer' | 'terminalAtGeneration'>>;
@@ -54,13 +53,8 @@ export async function runPass<T extends KorcObject>(
 ): Promise<Result> {
   const { client } = options;
   for (let step = 0; step < MAX_STEPS; step++) {
-    let object: T;
-    try {
-      object = await client.get<T>(kind.type, req.namespace, req.name);
-    } catch (error) {
-      if (isKubeNotFound(error)) return {};
-      throw error;
-    }
+    const object = await getOptional(client, kind.type, req.namespace, req.name);
+    if (object === undefined) return {};
     const generation = object.metadata.generation ?? 0;
     const end = async (e: PassEnd, extra: Readonly<Record<string, unknown>> = {}) =>
       writeStatus(client, kind.type, object, { ...extra, conditions: conditionsAfter(object, e, ctx) });

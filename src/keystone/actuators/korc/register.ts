@@ -47,7 +47,7 @@ export function registerKorcActuators(manager: Manager, options: KorcActuatorOpt
     test: (o: KorcUser & KorcDomain) => boolean,
   ): Request[] =>
     manager
-      .list<KorcUser & KorcDomain>(type, { namespace })
+      .list(type, { namespace })
       .filter(test)
       .map((o) => ({ cluster: '', namespace, name: o.metadata.name }));
   const namespaceOf = (o: KubeObject) => o.metadata.namespace ?? '';

@@ -64,7 +64,7 @@ function harness(client: Client) {
   return {
     pass: (name: string): Promise<Result> =>
       runPass(actuator, { client, pollMs: 10_000 }, { cluster: '', namespace: NS, name }, ctx()),
-    get: (name: string) => client.get<KorcUser>(korcUserType, NS, name),
+    get: (name: string) => client.get(korcUserType, NS, name),
   };
 }
 
@@ -270,13 +270,11 @@ describe('K-ORC User actuator against the emulator', () => {
       await store.create(korcUserType, korcUser('frank', managed('svc-frank', 'frank-pw-1')));
       await until(
         async () =>
-          condition(await store.get<KorcUser>(korcUserType, NS, 'frank'), 'Progressing')?.message ===
+          condition(await store.get(korcUserType, NS, 'frank'), 'Progressing')?.message ===
           'Waiting for Secret/frank-pw-1 to be created',
       );
       await store.create(builtin.secret, secret('frank-pw-1', 'frank-Password-1'));
-      await until(
-        async () => condition(await store.get<KorcUser>(korcUserType, NS, 'frank'), 'Available')?.status === 'True',
-      );
+      await until(async () => condition(await store.get(korcUserType, NS, 'frank'), 'Available')?.status === 'True');
       assert.ok(await authenticates('svc-frank', 'frank-Password-1'));
     } finally {
       await manager.stop();

@@ -3,9 +3,8 @@
  * with the password from the passwordRef Secret and no default project, set a moved password, delete it. Keystone is
  * reached with the credentials the User's cloudCredentialsRef names, as K-ORC does.
  */
-import type { Client } from '../../../kube/client.ts';
-import { isNotFound as isKubeNotFound } from '../../../kube/errors.ts';
-import type { KubeObject } from '../../../kube/object.ts';
+import { getOptional, type Client } from '../../../kube/client.ts';
+import type { KubeObject, Secret } from '../../../kube/object.ts';
 import { builtin } from '../../../kube/resource-type.ts';
 import { isNotFound } from '../../../openstack/errors.ts';
 import {
@@ -128,13 +127,8 @@ function describeUser(user: User): Readonly<Record<string, unknown>> {
   };
 }
 
-async function readSecret(client: Client, namespace: string, name: string): Promise<KubeObject | undefined> {
-  try {
-    return await client.get(builtin.secret, namespace, name);
-  } catch (error) {
-    if (isKubeNotFound(error)) return undefined;
-    throw error;
-  }
+function readSecret(client: Client, namespace: string, name: string): Promise<Secret | undefined> {
+  return getOptional(client, builtin.secret, namespace, name);
 }
 
 function passwordOf(secret: KubeObject): string | undefined {

@@ -5,7 +5,7 @@
  * and adds the rules the seed adds (rotation.interval) and the edges upstream leaves out.
  */
 import type { Client } from '../../../kube/client.ts';
-import { InvalidError } from '../../../kube/errors.ts';
+import { KubeInvalidError } from '../../../kube/errors.ts';
 import type { KubeObject } from '../../../kube/object.ts';
 import type { ResourceType } from '../../../kube/resource-type.ts';
 import {
@@ -264,20 +264,20 @@ export function validKeystoneUsers(ns: string): ValidCase[] {
 type OrderWriter = Pick<Client, 'create' | 'update'>;
 
 /** Creates the case's object, or creates its base and writes the object over it as an update. */
-export async function writeCase<T extends KubeObject = KeystoneUser>(
+export async function writeCase<T extends KubeObject>(
   client: OrderWriter,
   c: { readonly base?: T | undefined; readonly object: T },
-  type: ResourceType = keystoneUserType,
+  type: ResourceType<T>,
 ): Promise<T> {
   if (c.base === undefined) return client.create(type, c.object);
   const created = await client.create(type, c.base);
   const metadata = { ...c.object.metadata, resourceVersion: created.metadata.resourceVersion ?? '' };
-  return client.update<T>(type, { ...c.object, metadata });
+  return client.update(type, { ...c.object, metadata });
 }
 
 /** Why `error` is not the case's rejection, or undefined when it is: Invalid, naming the field and the message. */
 export function rejectionMismatch(error: unknown, c: AdmissionCase): string | undefined {
-  if (!(error instanceof InvalidError)) return `expected an InvalidError, got ${String(error)}`;
+  if (!(error instanceof KubeInvalidError)) return `expected a KubeInvalidError, got ${String(error)}`;
   const says = (message: string) =>
     typeof c.message === 'string' ? message.includes(c.message) : c.message.test(message);
   const hit = error.causes.some((cause) => cause.field === c.field && says(cause.message));

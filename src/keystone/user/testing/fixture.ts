@@ -5,7 +5,7 @@
  */
 import { Registry } from 'prom-client';
 import type { Client } from '../../../kube/client.ts';
-import type { Condition, KubeObject } from '../../../kube/object.ts';
+import type { Condition } from '../../../kube/object.ts';
 import { builtin } from '../../../kube/resource-type.ts';
 import { Instrumenter } from '../../../runtime/metrics.ts';
 import { silentLogger } from '../../../runtime/logger.ts';
@@ -13,7 +13,7 @@ import { FakeClient } from '../../../runtime/testing/fake-client.ts';
 import type { Result } from '../../../runtime/types.ts';
 import { ManualClock } from '../../../util/clock.ts';
 import { controlPlaneType, type ControlPlane, type ControlPlaneSpec } from '../../apis/controlplane.ts';
-import { ESO_GROUP, pushSecretType, storeTypeAt, type PushSecret, type SecretStoreVersion } from '../../apis/eso.ts';
+import { ESO_GROUP, pushSecretType, storeTypeAt, type SecretStoreVersion } from '../../apis/eso.ts';
 import { keystoneUserType, type KeystoneUser, type KeystoneUserSpec } from '../../apis/keystoneuser.ts';
 import { KORC_WAITING_FOR_EXTERNAL, korcUserType, type KorcUser } from '../../apis/korc.ts';
 import { keystoneUserChildNames, keystoneUserKind, type OrderRef } from '../../order/names.ts';
@@ -81,7 +81,7 @@ export function userFixture(options: UserFixtureOptions = {}) {
         { cluster: on, namespace: NS, name },
         { signal: new AbortController().signal, log: silentLogger(), clock },
       ),
-    order: () => orderClient.get<KeystoneUser>(keystoneUserType, NS, NAME),
+    order: () => orderClient.get(keystoneUserType, NS, NAME),
     condition: async (type: string) => (await h.order()).status?.conditions?.find((c) => c.type === type),
     async seedControlPlane(spec: Partial<ControlPlaneSpec> = {}, adminReady = true): Promise<void> {
       const assignment = cluster === '' ? { namespace: NS } : { namespace: NS, targetClusterRef: { name: cluster } };
@@ -105,7 +105,7 @@ export function userFixture(options: UserFixtureOptions = {}) {
       });
     },
     async seedOrder(spec: Partial<KeystoneUserSpec> = {}, name = NAME): Promise<KeystoneUser> {
-      return (cluster === '' ? fakes.management : fakes.target).create<KeystoneUser>(keystoneUserType, {
+      return (cluster === '' ? fakes.management : fakes.target).create(keystoneUserType, {
         apiVersion: 'c5c3.io/v1alpha1',
         kind: 'KeystoneUser',
         metadata: { name, namespace: NS },
@@ -120,7 +120,7 @@ export function userFixture(options: UserFixtureOptions = {}) {
     },
     /** K-ORC's answer for every User: an import finds a Keystone user or waits; a managed one applies its ref. */
     async korc(): Promise<void> {
-      for (const user of (await fakes.management.list<KorcUser>(korcUserType, { namespace: CP_NS })).items) {
+      for (const user of (await fakes.management.list(korcUserType, { namespace: CP_NS })).items) {
         const generation = user.metadata.generation ?? 1;
         const found = user.spec.import?.filter?.name;
         const status: KorcUser['status'] =
@@ -141,7 +141,7 @@ export function userFixture(options: UserFixtureOptions = {}) {
     },
     /** ESO's answer: every PushSecret pushed, with a new syncedResourceVersion. */
     async eso(): Promise<void> {
-      for (const ps of (await fakes.management.list<PushSecret>(pushSecretType, { namespace: CP_NS })).items) {
+      for (const ps of (await fakes.management.list(pushSecretType, { namespace: CP_NS })).items) {
         const status = {
           conditions: [cond('Ready', 'True')],
           syncedResourceVersion: `${String(ps.metadata.generation)}-pushed-${String(++pushes)}`,
@@ -162,7 +162,7 @@ export function userFixture(options: UserFixtureOptions = {}) {
       );
     },
     secret: (name: string, client: Client = management, namespace = CP_NS) =>
-      client.get<KubeObject>(builtin.secret, namespace, name),
+      client.get(builtin.secret, namespace, name),
     names_in: async (
       type: typeof korcUserType | typeof builtin.secret | typeof pushSecretType,
       client: Client = management,

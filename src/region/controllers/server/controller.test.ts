@@ -193,7 +193,7 @@ describe('Server controller: the SSH CA and delete', () => {
     await s.idle();
     for (let i = 0; i < 4 && (await s.novaServers(input.name)).length > 0; i++) await s.tick();
     await s.tick();
-    await assert.rejects(s.get(input), { name: 'NotFoundError' });
+    await assert.rejects(s.get(input), { name: 'KubeNotFoundError' });
     assert.deepEqual(await s.novaServers(input.name), []);
     const ports = await listPorts(s.admin.client('network'), { name: serverPortName(input.id) });
     assert.deepEqual(ports, []);

@@ -13,7 +13,7 @@
  * no requeue and waits for a wake (watches.ts). Events of the create-retry are logged with their reason.
  */
 import { setCondition } from '../../../kube/conditions.ts';
-import type { Client } from '../../../kube/client.ts';
+import { getOptional, type Client } from '../../../kube/client.ts';
 import type { Controller, ControllerOptions } from '../../../runtime/controller.ts';
 import type { Manager } from '../../../runtime/manager.ts';
 import { or } from '../../../runtime/predicates.ts';
@@ -26,7 +26,7 @@ import {
   type ServerStatus,
 } from '../../apis/server.ts';
 import { labels } from '../../apis/shared.ts';
-import { sshCertificateAuthorityType, type SSHCertificateAuthority } from '../../apis/ssh-certificate-authority.ts';
+import { sshCertificateAuthorityType } from '../../apis/ssh-certificate-authority.ts';
 import type { ProviderLookup, ServerProvider } from '../../provider/contract.ts';
 import { ResourceNotFoundError } from '../../provider/errors.ts';
 import type { IdentityInput, ServerAddresses, ServerInput } from '../../provider/inputs.ts';
@@ -34,7 +34,6 @@ import { dependencyReasons, RECHECK_MS, type Verdict } from '../decide.ts';
 import { ownershipOf, workloadIdentityOf } from '../ownership.ts';
 import type { RowObserver } from '../metrics.ts';
 import {
-  getOrUndefined,
   logStopped,
   provisionerReconciler,
   type ProvisionContext,
@@ -213,7 +212,7 @@ async function certificateAuthority(client: Client, server: Server): Promise<str
   const id = server.spec.sshCertificateAuthorityID;
   if (id === undefined) return undefined;
   const namespace = server.metadata.namespace ?? '';
-  const ca = await getOrUndefined<SSHCertificateAuthority>(client, sshCertificateAuthorityType, namespace, id);
+  const ca = await getOptional(client, sshCertificateAuthorityType, namespace, id);
   return ca === undefined ? null : ca.spec.publicKey;
 }
 

@@ -74,13 +74,13 @@ export async function serverControllerFixture(): Promise<ServerControllerFixture
   });
   await manager.start();
 
-  const get = (input: ServerInput) => w.store.get<Server>(serverType, w.namespace, input.id);
+  const get = (input: ServerInput) => w.store.get(serverType, w.namespace, input.id);
   const condition = async (input: ServerInput, type: string) =>
     findCondition((await get(input)).status?.conditions, type);
   /** Every stored Server is in the manager's cache as stored: each event has reached the controller's watch. */
   async function cached(): Promise<boolean> {
-    const { items } = await w.store.list<Server>(serverType, { namespace: w.namespace });
-    const seen = new Map(manager.list<Server>(serverType).map((o) => [o.metadata.name, o.metadata.resourceVersion]));
+    const { items } = await w.store.list(serverType, { namespace: w.namespace });
+    const seen = new Map(manager.list(serverType).map((o) => [o.metadata.name, o.metadata.resourceVersion]));
     return items.length === seen.size && items.every((o) => seen.get(o.metadata.name) === o.metadata.resourceVersion);
   }
   /** Waits until every event is delivered and the controller has nothing queued or running, a few times over. */

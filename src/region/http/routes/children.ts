@@ -27,7 +27,7 @@ interface ChildKind<T extends KubeObject, C extends WriteBody, U extends WriteBo
   readonly tag: string;
   readonly path: string;
   readonly param: string;
-  readonly type: ResourceType;
+  readonly type: ResourceType<T>;
   /** For messages: `security group not found`. */
   readonly what: string;
   readonly createBody: TSchema;
@@ -54,7 +54,7 @@ export function childRoutes<T extends KubeObject, C extends WriteBody, U extends
   const repo = deps.repository;
   const Params = IdParams(kind.param);
   const idOf = (request: FastifyRequest) => (request.params as Record<string, string>)[kind.param] ?? '';
-  const find = (request: FastifyRequest) => repo.get<T>(kind.type, principalOf(request), idOf(request), kind.what);
+  const find = (request: FastifyRequest) => repo.get(kind.type, principalOf(request), idOf(request), kind.what);
   const refuseUnlessWritable = () => {
     if (!kind.writable) throw problems.notImplemented(kind.capability);
   };
@@ -63,7 +63,7 @@ export function childRoutes<T extends KubeObject, C extends WriteBody, U extends
     kind.path,
     { schema: doc(kind.tag, `List ${kind.what}s`, { querystring: ListQuery }, { 200: Type.Array(kind.read) }) },
     async (request) => {
-      const items = await repo.list<T>(kind.type, principalOf(request), listFilters(request.query));
+      const items = await repo.list(kind.type, principalOf(request), listFilters(request.query));
       return items.map(kind.toRead);
     },
   );
@@ -75,7 +75,7 @@ export function childRoutes<T extends KubeObject, C extends WriteBody, U extends
       refuseUnlessWritable();
       const principal = principalOf(request);
       const body = request.body as C;
-      const network = await repo.find<Network>(networkType, kind.networkIdOf(body));
+      const network = await repo.find(networkType, kind.networkIdOf(body));
       if (network === undefined || !visibleTo(principal, network)) {
         throw problems.invalid([violation('/spec/networkId', 'exists', 'no such network')]);
       }
@@ -83,7 +83,7 @@ export function childRoutes<T extends KubeObject, C extends WriteBody, U extends
         throw problems.conflict('the network is being deleted');
       }
       refuseIf(await kind.validateCreate(body, network, principal));
-      const created = await repo.create<T>(kind.type, kind.build(deps.newId(), body, network, principal));
+      const created = await repo.create(kind.type, kind.build(deps.newId(), body, network, principal));
       return reply.code(201).send(kind.toRead(created));
     },
   );
@@ -103,7 +103,7 @@ export function childRoutes<T extends KubeObject, C extends WriteBody, U extends
       const principal = principalOf(request);
       const body = request.body as U;
       refuseIf(await kind.validateUpdate(body, current, principal));
-      const updated = await repo.update<T>(kind.type, {
+      const updated = await repo.update(kind.type, {
         ...current,
         metadata: updatedMetadata(current.metadata, body.metadata, principal, deps.clock.now()),
         spec: kind.updateSpec(body, current),

@@ -38,7 +38,7 @@ interface IdentityChildKind<T extends KubeObject, W extends V1Write, R> {
   /** The path segment: `networks`. */
   readonly collection: string;
   readonly param: string;
-  readonly type: ResourceType;
+  readonly type: ResourceType<T>;
   /** For messages: `network not found`. */
   readonly what: string;
   readonly write: TSchema;
@@ -71,7 +71,7 @@ export function identityChildRoutes<T extends KubeObject, W extends V1Write, R>(
   const find = async (request: FastifyRequest) => {
     const { identity, principal } = await identityInPath(repo, request);
     const id = (request.params as Record<string, string>)[kind.param] ?? '';
-    const object = await repo.get<T>(kind.type, principal, id, kind.what);
+    const object = await repo.get(kind.type, principal, id, kind.what);
     if (tenancyOf(object).identityID !== identity.metadata.name) throw problems.notFound(kind.what);
     return { object, principal };
   };
@@ -93,7 +93,7 @@ export function identityChildRoutes<T extends KubeObject, W extends V1Write, R>(
         organizationID,
         ...(request.query.tag === undefined ? {} : { tag: request.query.tag }),
       });
-      return (await repo.list<T>(kind.type, principal, filters)).map(kind.toRead);
+      return (await repo.list(kind.type, principal, filters)).map(kind.toRead);
     },
   );
 
@@ -109,7 +109,7 @@ export function identityChildRoutes<T extends KubeObject, W extends V1Write, R>(
         throw new Problem('bad-request', 'the identity is being deleted');
       }
       const object = await kind.create(deps.newId(), request.body as W, identity, principal);
-      return reply.code(201).send(kind.toRead(await repo.create<T>(kind.type, object)));
+      return reply.code(201).send(kind.toRead(await repo.create(kind.type, object)));
     },
   );
 
@@ -131,7 +131,7 @@ export function identityChildRoutes<T extends KubeObject, W extends V1Write, R>(
         refuseUnlessWritable();
         const body = request.body as W;
         const spec = await update(body, current, principal);
-        const updated = await repo.update<T>(kind.type, {
+        const updated = await repo.update(kind.type, {
           ...current,
           metadata: updatedMetadata(current.metadata, body.metadata, principal, deps.clock.now()),
           spec,

@@ -1,12 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  identityType,
-  labels,
-  openstackIdentityType,
-  type Identity,
-  type OpenstackIdentity,
-} from '../../apis/index.ts';
+import { identityType, labels, openstackIdentityType } from '../../apis/index.ts';
 import {
   apiFixture,
   call,
@@ -46,7 +40,7 @@ describe('/api/v1/…/identities', () => {
     assert.equal(status, 201);
     assert.deepEqual(body.spec, { type: 'openstack', regionId: REGION_ID });
     assert.deepEqual([body.metadata.organizationId, body.metadata.projectId], [ORG_A, PROJECT_A]);
-    const stored = await f.store.get<Identity>(identityType, NAMESPACE, body.metadata.id);
+    const stored = await f.store.get(identityType, NAMESPACE, body.metadata.id);
     const l = stored.metadata.labels ?? {};
     assert.deepEqual(
       [l[labels.organization], l[labels.project], l[labels.regionID], l[labels.name]],
@@ -58,7 +52,7 @@ describe('/api/v1/…/identities', () => {
 
   it('reads where the identity lives in OpenStack, and never a credential', async () => {
     const id = (await create('with-record')).body.metadata.id;
-    await f.store.create<OpenstackIdentity>(openstackIdentityType, {
+    await f.store.create(openstackIdentityType, {
       apiVersion: 'region.unikorn-cloud.org/v1alpha1',
       kind: 'OpenstackIdentity',
       metadata: { name: id, namespace: NAMESPACE },
@@ -129,7 +123,7 @@ describe('/api/v1/…/identities', () => {
     assert.equal(deleted.status, 202);
     assert.equal(deleted.body, undefined);
     // Foreground, as upstream: the store holds the identity until what it owns is gone.
-    const left = await f.store.get<Identity>(identityType, NAMESPACE, id);
+    const left = await f.store.get(identityType, NAMESPACE, id);
     assert.ok(left.metadata.deletionTimestamp !== undefined);
     assert.deepEqual(left.metadata.finalizers, ['foregroundDeletion']);
     assert.equal((await call(f, f.tokens.a, 'DELETE', `${collection()}/${id}`)).status, 202, 'again: still accepted');

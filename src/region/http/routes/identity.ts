@@ -6,7 +6,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { identityType, openstackIdentityType, type Identity, type OpenstackIdentity } from '../../apis/index.ts';
+import { identityType, openstackIdentityType, type Identity } from '../../apis/index.ts';
 import type { Principal } from '../auth.ts';
 import { problems, violation } from '../problem.ts';
 import type { Repository } from '../repository.ts';
@@ -36,7 +36,7 @@ export async function identityInPath(
 ): Promise<{ identity: Identity; principal: Principal }> {
   const { organizationID, projectID, identityID } = request.params as IdentityParams;
   const principal = scopedPrincipal(request, organizationID, projectID);
-  const identity = await repo.get<Identity>(identityType, principal, identityID, 'identity');
+  const identity = await repo.get(identityType, principal, identityID, 'identity');
   const tenancy = tenancyOf(identity);
   if (tenancy.organizationID !== organizationID || tenancy.projectID !== projectID) {
     throw problems.notFound('identity');
@@ -47,7 +47,7 @@ export async function identityInPath(
 export function identityRoutes(app: Api, deps: RouteDeps): void {
   const repo = deps.repository;
   const read = async (identity: Identity) =>
-    identityRead(identity, await repo.find<OpenstackIdentity>(openstackIdentityType, identity.metadata.name));
+    identityRead(identity, await repo.find(openstackIdentityType, identity.metadata.name));
 
   app.get(
     '/api/v1/organizations/:organizationID/identities',
@@ -64,7 +64,7 @@ export function identityRoutes(app: Api, deps: RouteDeps): void {
     async (request) => {
       const { organizationID } = request.params;
       const principal = scopedPrincipal(request, organizationID);
-      const identities = await repo.list<Identity>(identityType, principal, listFilters({ organizationID }));
+      const identities = await repo.list(identityType, principal, listFilters({ organizationID }));
       return Promise.all(identities.map(read));
     },
   );
@@ -89,7 +89,7 @@ export function identityRoutes(app: Api, deps: RouteDeps): void {
       // Upstream documents 400 here (no 404 or 422): the body names a region the organization cannot use.
       if (region === undefined) throw problems.badRequest([violation('/spec/regionId', 'exists', 'no such region')]);
       const tenancy = { organizationID, projectID, regionID: spec.regionId };
-      const identity = await repo.create<Identity>(
+      const identity = await repo.create(
         identityType,
         identityFor(deps.newId(), metadata, tenancy, principal, region.spec.provider),
       );

@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  labels,
-  loadBalancerType,
-  sshCertificateAuthorityType,
-  volumeType,
-  type LoadBalancer,
-  type Volume,
-} from '../../apis/index.ts';
+import { labels, loadBalancerType, sshCertificateAuthorityType, volumeType } from '../../apis/index.ts';
 import {
   apiFixture,
   call,
@@ -54,7 +47,7 @@ describe('load balancers, volumes and SSH certificate authorities', () => {
       spec: { networkId: network, vipAddress: '192.168.0.50', publicIP: true, listeners: [listener] },
     });
     assert.equal(created.status, 201);
-    const stored = await f.store.get<LoadBalancer>(loadBalancerType, NAMESPACE, created.body.metadata.id);
+    const stored = await f.store.get(loadBalancerType, NAMESPACE, created.body.metadata.id);
     const storedLabels = stored.metadata.labels ?? {};
     assert.equal(storedLabels[labels.networkID], network);
     assert.equal(stored.spec.requestedVIPAddress, '192.168.0.50');
@@ -73,7 +66,7 @@ describe('load balancers, volumes and SSH certificate authorities', () => {
       },
     });
     assert.equal(updated.status, 202);
-    const after = await f.store.get<LoadBalancer>(loadBalancerType, NAMESPACE, created.body.metadata.id);
+    const after = await f.store.get(loadBalancerType, NAMESPACE, created.body.metadata.id);
     assert.deepEqual(
       after.spec.listeners.map((l) => l.name),
       ['web', 'dns'],
@@ -88,7 +81,7 @@ describe('load balancers, volumes and SSH certificate authorities', () => {
     });
     assert.equal(created.status, 201);
     const id = created.body.metadata.id;
-    assert.equal((await f.store.get<Volume>(volumeType, NAMESPACE, id)).spec.size, '20Gi');
+    assert.equal((await f.store.get(volumeType, NAMESPACE, id)).spec.size, '20Gi');
     const grown = await call<Read>(f, f.tokens.a, 'PUT', `/api/v2/volumes/${id}`, {
       metadata: { name: 'data' },
       spec: { volumeClassId: VOLUME_CLASS, sizeGiB: 40 },

@@ -49,7 +49,7 @@ export function networkReferenceRoutes(app: Api, deps: RouteDeps): void {
         ]);
       }
       await repo.edit<Network>(networkType, async () => {
-        const network = await repo.get<Network>(networkType, principal, networkID, 'network');
+        const network = await repo.get(networkType, principal, networkID, 'network');
         if (network.metadata.deletionTimestamp !== undefined) {
           throw problems.schema([
             violation('/networkID', 'notDeleting', 'unable to add reference, the network is being deleted'),
@@ -71,7 +71,7 @@ export function networkReferenceRoutes(app: Api, deps: RouteDeps): void {
       // The provisioner's and the garbage collector's finalizers are no reference: nobody may release those here.
       if (isReservedFinalizer(reference)) throw problems.forbidden(`${reference} is not a reference`);
       await repo.edit<Network>(networkType, async () => {
-        const network = await repo.get<Network>(networkType, principal, networkID, 'network');
+        const network = await repo.get(networkType, principal, networkID, 'network');
         const finalizers = network.metadata.finalizers ?? [];
         return finalizers.includes(reference)
           ? withFinalizers(

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { labels, networkType, securityGroupType, type Network, type SecurityGroup } from '../../apis/index.ts';
+import { labels, networkType, securityGroupType } from '../../apis/index.ts';
 import {
   apiFixture,
   call,
@@ -46,7 +46,7 @@ describe('v1 networks and security groups (a view over the v2 objects)', () => {
     assert.equal(created.status, 201);
     assert.deepEqual(created.body.spec, { regionId: REGION_ID, prefix: '10.0.0.0/24', dnsNameservers: ['8.8.8.8'] });
     const id = created.body.metadata.id;
-    const stored = await f.store.get<Network>(networkType, NAMESPACE, id);
+    const stored = await f.store.get(networkType, NAMESPACE, id);
     assert.equal(stored.metadata.labels?.[labels.identityID], identity);
     assert.equal(stored.metadata.ownerReferences?.[0]?.name, identity);
     assert.deepEqual(stored.spec.reservations, { prefixLength: 25, providerReservedPrefixLength: 28 });
@@ -92,7 +92,7 @@ describe('v1 networks and security groups (a view over the v2 objects)', () => {
     assert.ok(listed.body.some((n) => n.metadata.id === v2));
     const mine = listed.body.find((n) => n.metadata.name === 'vlan-1')?.metadata.id ?? '';
     assert.equal((await call(f, f.tokens.a, 'DELETE', `${base()}/networks/${mine}`)).status, 202);
-    const left = await f.store.get<Network>(networkType, NAMESPACE, mine).catch(() => undefined);
+    const left = await f.store.get(networkType, NAMESPACE, mine).catch(() => undefined);
     assert.ok(left === undefined || left.metadata.deletionTimestamp !== undefined);
   });
 
@@ -109,7 +109,7 @@ describe('v1 networks and security groups (a view over the v2 objects)', () => {
     assert.equal(created.status, 201);
     assert.deepEqual(created.body.spec, { rules });
     const id = created.body.metadata.id;
-    const stored = await f.store.get<SecurityGroup>(securityGroupType, NAMESPACE, id);
+    const stored = await f.store.get(securityGroupType, NAMESPACE, id);
     assert.equal(stored.metadata.labels?.[labels.identityID], identity);
     assert.ok(!Object.keys(stored.metadata.labels ?? {}).includes(labels.networkID), 'v1: on no network');
     const v2 = await call<{ spec: { rules: unknown[] } }>(f, f.tokens.a, 'GET', `/api/v2/securitygroups/${id}`);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { identityType, labels, networkType, type Identity, type Network } from '../../apis/index.ts';
+import { identityType, labels, networkType } from '../../apis/index.ts';
 import { apiFixture, NAMESPACE, ORG_A, PROJECT_A, REGION_ID, type ApiFixture } from '../testing/api.ts';
 
 describe('/api/v2/networks', () => {
@@ -36,9 +36,9 @@ describe('/api/v2/networks', () => {
     const body = response.json<{ metadata: { id: string; provisioningStatus: string; tags: unknown } }>();
     assert.equal(body.metadata.provisioningStatus, 'pending');
     assert.deepEqual(body.metadata.tags, [{ name: 'team', value: 'a' }]);
-    const network = await f.store.get<Network>(networkType, NAMESPACE, body.metadata.id);
+    const network = await f.store.get(networkType, NAMESPACE, body.metadata.id);
     const identityID = network.metadata.labels?.[labels.identityID] ?? '';
-    const identity = await f.store.get<Identity>(identityType, NAMESPACE, identityID);
+    const identity = await f.store.get(identityType, NAMESPACE, identityID);
     const identityLabels = identity.metadata.labels ?? {};
     assert.equal(identityLabels[labels.organization], ORG_A);
     assert.equal(identityLabels[labels.regionID], REGION_ID);
@@ -87,7 +87,7 @@ describe('/api/v2/networks', () => {
       payload: { metadata: { name: 'renamed' }, spec: { dnsNameservers: ['1.1.1.1'] } },
     });
     assert.equal(response.statusCode, 202);
-    const network = await f.store.get<Network>(networkType, NAMESPACE, id);
+    const network = await f.store.get(networkType, NAMESPACE, id);
     assert.deepEqual(network.spec.dnsNameservers, ['1.1.1.1']);
     assert.equal(network.spec.prefix, '192.168.0.0/24');
     assert.equal(network.metadata.labels?.[labels.name], 'renamed');
@@ -114,7 +114,7 @@ describe('/api/v2/networks', () => {
 
   it('deletes the network and its identity (202), then it is not found', async () => {
     const id = (await create({}, 'net-4')).json<{ metadata: { id: string } }>().metadata.id;
-    const identityID = (await f.store.get<Network>(networkType, NAMESPACE, id)).metadata.labels?.[labels.identityID];
+    const identityID = (await f.store.get(networkType, NAMESPACE, id)).metadata.labels?.[labels.identityID];
     assert.equal(
       (await f.api.inject({ method: 'DELETE', url: `/api/v2/networks/${id}`, headers: auth })).statusCode,
       202,
@@ -128,7 +128,7 @@ describe('/api/v2/networks', () => {
     assert.equal(response.statusCode, 201, response.body);
     const body = response.json<{ metadata: { id: string }; spec: { routes: unknown } }>();
     assert.deepEqual(body.spec.routes, [{ prefix: '10.0.0.0/8', nexthop: '192.168.0.10' }]);
-    const stored = await f.store.get<Network>(networkType, NAMESPACE, body.metadata.id);
+    const stored = await f.store.get(networkType, NAMESPACE, body.metadata.id);
     assert.deepEqual(stored.spec.routes, [{ prefix: '10.0.0.0/8', nextHop: '192.168.0.10' }]);
     const tagged = await f.api.inject({ method: 'GET', url: '/api/v2/networks?tag=team%3Da', headers: auth });
     assert.ok(tagged.json<unknown[]>().length > 0);
@@ -156,13 +156,13 @@ describe('/api/v2/networks', () => {
       assert.equal(added.statusCode, 201);
       assert.equal(added.body, '');
       assert.equal((await send('PUT', url(id))).statusCode, 201, 'again: still 201');
-      const held = await f.store.get<Network>(networkType, NAMESPACE, id);
+      const held = await f.store.get(networkType, NAMESPACE, id);
       assert.deepEqual(held.metadata.finalizers, [reference], 'held once');
       const removed = await send('DELETE', url(id));
       assert.equal(removed.statusCode, 204);
       assert.equal(removed.body, '');
       assert.equal((await send('DELETE', url(id))).statusCode, 204, 'again: still 204');
-      assert.equal((await f.store.get<Network>(networkType, NAMESPACE, id)).metadata.finalizers, undefined);
+      assert.equal((await f.store.get(networkType, NAMESPACE, id)).metadata.finalizers, undefined);
     });
 
     it('a referenced network refuses the v2 delete (403) until the reference is released', async () => {
@@ -171,7 +171,7 @@ describe('/api/v2/networks', () => {
       const refused = await send('DELETE', `/api/v2/networks/${id}`);
       assert.equal(refused.statusCode, 403);
       assert.equal(refused.json<{ error: string }>().error, 'forbidden');
-      assert.equal((await f.store.get<Network>(networkType, NAMESPACE, id)).metadata.deletionTimestamp, undefined);
+      assert.equal((await f.store.get(networkType, NAMESPACE, id)).metadata.deletionTimestamp, undefined);
       await send('DELETE', url(id));
       assert.equal((await send('DELETE', `/api/v2/networks/${id}`)).statusCode, 202);
     });

@@ -1,6 +1,6 @@
 /** `/api/v2/networks`: create runs upstream's small saga (identity, then network; undo on failure). */
 import { canAccess } from '../auth.ts';
-import { identityType, networkType, referencesOf, type Identity, type Network } from '../../apis/index.ts';
+import { identityType, networkType, referencesOf } from '../../apis/index.ts';
 import { principalOf } from '../principal.ts';
 import { problems, violation } from '../problem.ts';
 import {
@@ -21,14 +21,14 @@ const Params = IdParams('networkID');
 export function networkRoutes(app: Api, deps: RouteDeps): void {
   const repo = deps.repository;
   const find = (request: Parameters<typeof principalOf>[0], id: string) =>
-    repo.get<Network>(networkType, principalOf(request), id, 'network');
+    repo.get(networkType, principalOf(request), id, 'network');
 
   app.get(
     '/api/v2/networks',
     { schema: doc(TAG, 'List networks', { querystring: ListQuery }, { 200: Type.Array(NetworkV2Read) }) },
     async (request) => {
       const { networkId: _, ...filters } = listFilters(request.query);
-      const items = await repo.list<Network>(networkType, principalOf(request), filters);
+      const items = await repo.list(networkType, principalOf(request), filters);
       return items.map(networkRead);
     },
   );
@@ -45,12 +45,12 @@ export function networkRoutes(app: Api, deps: RouteDeps): void {
       if (region === undefined) {
         throw problems.invalid([violation('/spec/regionId', 'exists', 'no such region')]);
       }
-      const identity = await repo.create<Identity>(
+      const identity = await repo.create(
         identityType,
         networkIdentityFor(deps.newId(), spec, principal, region.spec.provider),
       );
       try {
-        const network = await repo.create<Network>(
+        const network = await repo.create(
           networkType,
           networkFor(deps.newId(), request.body.metadata, spec, identity, principal),
         );
@@ -83,7 +83,7 @@ export function networkRoutes(app: Api, deps: RouteDeps): void {
       const current = await find(request, request.params.networkID);
       const tags = request.body.metadata.tags;
       const { tags: _, dnsNameservers: _d, routes: _r, ...kept } = current.spec;
-      const updated = await repo.update<Network>(networkType, {
+      const updated = await repo.update(networkType, {
         ...current,
         metadata: updatedMetadata(current.metadata, request.body.metadata, principal, deps.clock.now()),
         spec: { ...kept, ...mutableSpec(request.body.spec), ...(tags === undefined ? {} : { tags }) },

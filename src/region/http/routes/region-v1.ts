@@ -5,7 +5,7 @@
  * only its owner may delete it; any other image reads as not found.
  */
 import Type from 'typebox';
-import { regionType, type Region } from '../../apis/index.ts';
+import { regionType } from '../../apis/index.ts';
 import { ResourceNotFoundError } from '../../provider/errors.ts';
 import { imageSourceCheck } from '../image-source.ts';
 import { problems, violation } from '../problem.ts';
@@ -40,7 +40,7 @@ export function regionV1Routes(app: Api, deps: RouteDeps): void {
     async (request) => {
       const { organizationID } = request.params;
       scopedPrincipal(request, organizationID);
-      const regions = await deps.client.list<Region>(regionType, { namespace: deps.namespace }).catch(() => {
+      const regions = await deps.client.list(regionType, { namespace: deps.namespace }).catch(() => {
         throw problems.internal();
       });
       return regions.items.filter((r) => regionVisibleTo(r, organizationID)).map(regionRead);

@@ -6,7 +6,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { TObject } from 'typebox';
-import { openstackIdentityType, serverType, type OpenstackIdentity, type Server } from '../../apis/index.ts';
+import { openstackIdentityType, serverType, type Server } from '../../apis/index.ts';
 import { ResourceConflictError, ResourceNotFoundError } from '../../provider/errors.ts';
 import type { ServerActions } from '../context.ts';
 import { principalOf } from '../principal.ts';
@@ -112,8 +112,7 @@ export function powerAndConsoleRoutes(app: Api, deps: RouteDeps, paths: ActionPa
 
 export function serverActionRoutes(app: Api, deps: RouteDeps): void {
   const repo = deps.repository;
-  const find = (request: FastifyRequest) =>
-    repo.get<Server>(serverType, principalOf(request), serverIdOf(request), 'server');
+  const find = (request: FastifyRequest) => repo.get(serverType, principalOf(request), serverIdOf(request), 'server');
   powerAndConsoleRoutes(app, deps, { server: '/api/v2/servers/:serverID', params: Params, tag: TAG, find });
   const withActions = actionRunner(deps, find);
 
@@ -135,7 +134,7 @@ export function serverActionRoutes(app: Api, deps: RouteDeps): void {
     async (request) => {
       const server = await find(request);
       if (resolvedSSHInjection(server.spec) !== 'identityKeypair') throw problems.notFound('SSH key');
-      const record = await repo.find<OpenstackIdentity>(openstackIdentityType, tenancyOf(server).identityID);
+      const record = await repo.find(openstackIdentityType, tenancyOf(server).identityID);
       const key = record?.spec.sshPrivateKey;
       if (key === undefined || key === '') throw problems.notFound('SSH key');
       return { privateKey: Buffer.from(key, 'base64').toString('utf8') };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { labels, serverType, type Server } from '../../apis/index.ts';
+import { labels, serverType } from '../../apis/index.ts';
 import { ResourceConflictError, ResourceKind } from '../../provider/errors.ts';
 import type { Capabilities, ServerActions } from '../context.ts';
 import {
@@ -75,7 +75,7 @@ describe('v1 servers (the v2 Server object, the v2 rules)', () => {
   after(() => f.close());
 
   it('stores the Server the server controller reads: labels from the network, pairs with their MAC', async () => {
-    const stored = await f.store.get<Server>(serverType, NAMESPACE, server);
+    const stored = await f.store.get(serverType, NAMESPACE, server);
     const l = stored.metadata.labels ?? {};
     assert.deepEqual([l[labels.identityID], l[labels.networkID]], [identity, network]);
     assert.deepEqual(stored.spec.networks, [

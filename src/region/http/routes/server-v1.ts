@@ -4,7 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { networkType, serverType, type Network, type Server } from '../../apis/index.ts';
+import { networkType, serverType, type Server } from '../../apis/index.ts';
 import { problems, violation } from '../problem.ts';
 import { visibleTo } from '../repository.ts';
 import { tenancyOf } from '../resources/meta.ts';
@@ -45,7 +45,7 @@ export function serverV1Routes(app: Api, deps: RouteDeps): void {
     capability: 'servers',
     create: async (id, body, identity, principal) => {
       const spec = asV2Spec(body.spec, body.spec.imageId);
-      const network = await repo.find<Network>(networkType, spec.networkId);
+      const network = await repo.find(networkType, spec.networkId);
       // Upstream's v1 documents 400 for a body naming what is not there: no 422.
       if (network === undefined || !visibleTo(principal, network)) {
         throw problems.badRequest([violation('/spec/networks/0/id', 'exists', 'no such network')]);
@@ -81,7 +81,7 @@ export function serverV1Routes(app: Api, deps: RouteDeps): void {
   const find = async (request: FastifyRequest): Promise<Server> => {
     const { identity, principal } = await identityInPath(repo, request);
     const { serverID } = request.params as { serverID: string };
-    const server = await repo.get<Server>(serverType, principal, serverID, 'server');
+    const server = await repo.get(serverType, principal, serverID, 'server');
     if (tenancyOf(server).identityID !== identity.metadata.name) throw problems.notFound('server');
     return server;
   };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { labels, openstackIdentityType, serverType, type Server } from '../../apis/index.ts';
+import { labels, openstackIdentityType, serverType } from '../../apis/index.ts';
 import type { Capabilities, ServerActions } from '../context.ts';
 import {
   allCapabilities,
@@ -69,7 +69,7 @@ describe('/api/v2/servers', () => {
   after(() => f.close());
 
   it('stores the Server as the controllers read it: labels from the network, spec in CRD terms', async () => {
-    const stored = await f.store.get<Server>(serverType, NAMESPACE, server);
+    const stored = await f.store.get(serverType, NAMESPACE, server);
     const storedLabels = stored.metadata.labels ?? {};
     assert.equal(storedLabels[labels.networkID], network);
     assert.ok((storedLabels[labels.identityID] ?? '') !== '');
@@ -103,7 +103,7 @@ describe('/api/v2/servers', () => {
     assert.equal(changed.status, 202);
     assert.equal(changed.body.metadata.provisioningStatus, 'provisioning');
     assert.equal(
-      (await f.store.get<Server>(serverType, NAMESPACE, server)).spec.userData,
+      (await f.store.get(serverType, NAMESPACE, server)).spec.userData,
       undefined,
       'omitted user data clears',
     );
@@ -143,8 +143,7 @@ describe('/api/v2/servers', () => {
   });
 
   it("downloads the identity keypair's private key from the identity record", async () => {
-    const identityID =
-      (await f.store.get<Server>(serverType, NAMESPACE, server)).metadata.labels?.[labels.identityID] ?? '';
+    const identityID = (await f.store.get(serverType, NAMESPACE, server)).metadata.labels?.[labels.identityID] ?? '';
     assert.equal((await call(f, f.tokens.a, 'GET', `/api/v2/servers/${server}/sshkey`)).status, 404, 'no key yet');
     await f.store.create(openstackIdentityType, {
       apiVersion: 'region.unikorn-cloud.org/v1alpha1',

@@ -3,7 +3,6 @@
  * creating or updating a server needs the inventory capability as well as a running server controller.
  */
 import type { FastifyRequest } from 'fastify';
-import type { KubeObject } from '../../../kube/object.ts';
 import {
   securityGroupType,
   serverType,
@@ -71,7 +70,7 @@ export function serverLookups(deps: RouteDeps) {
     }
   };
   const visible = async (principal: Principal, type: typeof securityGroupType, id: string) => {
-    const object = await repo.find<KubeObject>(type, id);
+    const object = await repo.find(type, id);
     return object !== undefined && visibleTo(principal, object) ? object : undefined;
   };
   const securityGroups = (principal: Principal, ids: readonly string[] | undefined) =>
@@ -106,7 +105,7 @@ export function serverLookups(deps: RouteDeps) {
     ): Promise<{ network: Network; refs: ServerReferences }> => {
       const tenancy = tenancyOf(current);
       const network =
-        (await repo.find<Network>(networkType, tenancy.networkID)) ??
+        (await repo.find(networkType, tenancy.networkID)) ??
         ({ metadata: { name: tenancy.networkID, labels: current.metadata.labels } } as Network);
       const imageChanged = spec.imageId !== current.spec.image?.id;
       const inventory = imageChanged ? await inventoryOf(tenancy.regionID) : undefined;

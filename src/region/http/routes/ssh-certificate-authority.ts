@@ -37,7 +37,7 @@ export function sshCertificateAuthorityRoutes(app: Api, deps: RouteDeps): void {
     },
     async (request) => {
       const { organizationId, projectId, tag } = listFilters(request.query);
-      const items = await repo.list<SSHCertificateAuthority>(type, principalOf(request), {
+      const items = await repo.list(type, principalOf(request), {
         organizationId,
         projectId,
         tag,
@@ -64,7 +64,7 @@ export function sshCertificateAuthorityRoutes(app: Api, deps: RouteDeps): void {
       const tenancy = { organizationID: spec.organizationId, projectID: spec.projectId, regionID: '' };
       const { labels = {}, ...meta } = newMetadata(deps.newId(), metadata, tenancy, principal);
       const { 'regions.unikorn-cloud.org/region-id': _, ...kept } = labels;
-      const created = await repo.create<SSHCertificateAuthority>(
+      const created = await repo.create(
         type,
         resource(
           'SSHCertificateAuthority',
@@ -86,7 +86,7 @@ export function sshCertificateAuthorityRoutes(app: Api, deps: RouteDeps): void {
     },
     async (request) =>
       sshCertificateAuthorityRead(
-        await repo.get<SSHCertificateAuthority>(
+        await repo.get(
           type,
           principalOf(request),
           request.params.sshCertificateAuthorityID,
@@ -99,7 +99,7 @@ export function sshCertificateAuthorityRoutes(app: Api, deps: RouteDeps): void {
     `${PATH}/:sshCertificateAuthorityID`,
     { schema: doc(TAG, 'Delete an SSH certificate authority', { params: Params }, { 202: Accepted }) },
     async (request, reply) => {
-      const ca = await repo.get<SSHCertificateAuthority>(
+      const ca = await repo.get(
         type,
         principalOf(request),
         request.params.sshCertificateAuthorityID,

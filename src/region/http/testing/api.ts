@@ -4,7 +4,6 @@
  */
 import { customResourceDefinition } from '../../../kube/crd.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
-import type { KubeObject } from '../../../kube/object.ts';
 import { builtin } from '../../../kube/resource-type.ts';
 import { ManualClock } from '../../../util/clock.ts';
 import { API_VERSION, regionKinds, regionType } from '../../apis/index.ts';
@@ -204,7 +203,7 @@ export async function apiFixture(
       const names: string[] = [];
       for (const kind of regionKinds) {
         if (kind.type.kind === 'Region') continue;
-        const { items } = await store.list<KubeObject>(kind.type, { namespace: NAMESPACE });
+        const { items } = await store.list(kind.type, { namespace: NAMESPACE });
         names.push(...items.map((o) => `${o.kind}/${o.metadata.name}@${o.metadata.resourceVersion ?? ''}`));
       }
       return names.sort();

@@ -3,13 +3,7 @@
  * whose flavors and images have UUID ids (as upstream's schema types them), fake server actions, and one of each
  * resource made through the API itself, v1's and v2's apart, so every path parameter names something real.
  */
-import {
-  API_VERSION,
-  openstackIdentityType,
-  serverType,
-  type OpenstackIdentity,
-  type Server,
-} from '../../apis/index.ts';
+import { API_VERSION, openstackIdentityType, serverType } from '../../apis/index.ts';
 import type { Image } from '../../provider/types.ts';
 import { tenancyOf } from '../resources/meta.ts';
 import type { Capabilities, ServerActions } from '../context.ts';
@@ -128,8 +122,8 @@ export async function upstreamWorld(): Promise<UpstreamWorld> {
     },
   });
   // The server's identity keypair, as the identity controller records it (the sshkey route reads it).
-  const stored = await f.store.get<Server>(serverType, NAMESPACE, server);
-  await f.store.create<OpenstackIdentity>(openstackIdentityType, {
+  const stored = await f.store.get(serverType, NAMESPACE, server);
+  await f.store.create(openstackIdentityType, {
     apiVersion: API_VERSION,
     kind: 'OpenstackIdentity',
     metadata: { name: tenancyOf(stored).identityID, namespace: NAMESPACE },

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { getQuotaSet as getComputeQuota } from '../../../openstack/compute.ts';
 import { setUserPassword } from '../../../openstack/identity.ts';
 import { getNetworkQuota } from '../../../openstack/network.ts';
-import { API_VERSION, openstackIdentityType, regionType, type Region } from '../../apis/index.ts';
+import { API_VERSION, openstackIdentityType, regionType } from '../../apis/index.ts';
 import { ResourceNotFoundError, TransientError } from '../../provider/errors.ts';
 import type { IdentityInput } from '../../provider/inputs.ts';
 import { toOperatorLog, toUserMessage } from '../../provider/messages.ts';
@@ -89,7 +89,7 @@ for (const account of ['configured', 'admin'] as const) {
       await assertConverged(identity);
       assert.deepEqual(await provider.deleteIdentity(ctx, identity), Outcome.ok());
       await assertGone(identity);
-      const kube = await fx.store.create<Region>(regionType, {
+      const kube = await fx.store.create(regionType, {
         apiVersion: API_VERSION,
         kind: 'Region',
         metadata: { name: randomUUID(), namespace: fx.namespace },
@@ -256,7 +256,7 @@ for (const account of ['configured', 'admin'] as const) {
     if (account === 'configured') {
       it('a Region naming no roles gets the default roles, which the domain manager may grant', async () => {
         const { identity: _, ...withoutRoles } = fx.region.spec.openstack ?? assert.fail('an OpenStack region');
-        const defaults = await fx.store.create<Region>(regionType, {
+        const defaults = await fx.store.create(regionType, {
           apiVersion: API_VERSION,
           kind: 'Region',
           metadata: { name: randomUUID(), namespace: fx.namespace },

@@ -7,8 +7,8 @@
  * secret it was made with.
  */
 import { stringify } from 'yaml';
-import type { Client } from '../../../kube/client.ts';
-import { AlreadyExistsError, NotFoundError } from '../../../kube/errors.ts';
+import { getOptional, type Client } from '../../../kube/client.ts';
+import { ignoreNotFound, KubeAlreadyExistsError } from '../../../kube/errors.ts';
 import {
   API_VERSION,
   labels,
@@ -41,13 +41,8 @@ export class IdentityRecords {
     this.#namespace = namespace;
   }
 
-  async get(identityID: string): Promise<OpenstackIdentity | undefined> {
-    try {
-      return await this.#kube.get<OpenstackIdentity>(openstackIdentityType, this.#namespace, identityID);
-    } catch (error) {
-      if (error instanceof NotFoundError) return undefined;
-      throw error;
-    }
+  get(identityID: string): Promise<OpenstackIdentity | undefined> {
+    return getOptional(this.#kube, openstackIdentityType, this.#namespace, identityID);
   }
 
   /**
@@ -83,10 +78,10 @@ export class IdentityRecords {
     };
     if (record === undefined) {
       try {
-        record = await this.#kube.create<OpenstackIdentity>(openstackIdentityType, this.#newRecord(identity, missing));
+        record = await this.#kube.create(openstackIdentityType, this.#newRecord(identity, missing));
       } catch (error) {
         // Another writer made it between our read and create: work from theirs (its secrets win).
-        if (!(error instanceof AlreadyExistsError)) throw error;
+        if (!(error instanceof KubeAlreadyExistsError)) throw error;
         return this.withSecrets(identity, source);
       }
     } else if (Object.keys(missing).length > 0) {
@@ -102,7 +97,7 @@ export class IdentityRecords {
     const spec: Record<string, unknown> = record.spec;
     const changed = Object.entries(changes).filter(([key, value]) => spec[key] !== value);
     if (changed.length === 0) return record;
-    return this.#kube.patch<OpenstackIdentity>(openstackIdentityType, this.#namespace, record.metadata.name, {
+    return this.#kube.patch(openstackIdentityType, this.#namespace, record.metadata.name, {
       type: 'merge',
       patch: { spec: Object.fromEntries(changed) },
     });
@@ -110,11 +105,7 @@ export class IdentityRecords {
 
   /** Deletes the record; absent is deleted. */
   async delete(identityID: string): Promise<void> {
-    try {
-      await this.#kube.delete(openstackIdentityType, this.#namespace, identityID);
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-    }
+    await ignoreNotFound(this.#kube.delete(openstackIdentityType, this.#namespace, identityID));
   }
 
   #newRecord(identity: IdentityInput, spec: Partial<OpenstackIdentitySpec>): OpenstackIdentity {

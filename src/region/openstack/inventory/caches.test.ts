@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { regionType, type Region } from '../../apis/region.ts';
+import { regionType } from '../../apis/region.ts';
 import { regionFixture, type RegionFixture } from '../testing/region.ts';
 import { InventoryCaches } from './caches.ts';
 import type { Scheduler } from './refresh-ahead.ts';
@@ -37,7 +37,7 @@ describe('inventory caches and the client set', () => {
     await first.images?.ready();
     assert.deepEqual(timers, [{ cancelled: false }]);
 
-    const region = await fx.store.get<Region>(regionType, fx.namespace, name);
+    const region = await fx.store.get(regionType, fx.namespace, name);
     const openstack = region.spec.openstack ?? assert.fail('an OpenStack region');
     await fx.store.update(regionType, {
       ...region,

@@ -23,7 +23,7 @@ interface EmulatedKeypair {
 }
 
 export const identityRecord = (fx: RegionFixture, id: string): Promise<OpenstackIdentity> =>
-  fx.store.get<OpenstackIdentity>(openstackIdentityType, fx.namespace, id);
+  fx.store.get(openstackIdentityType, fx.namespace, id);
 
 /** Everything under the identity's names, listed as the cloud admin (keypairs from the emulator's own state). */
 async function inventory(fx: RegionFixture, identity: IdentityInput) {

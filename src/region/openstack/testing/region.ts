@@ -124,7 +124,7 @@ export async function regionFixture(account: RegionAccount = 'configured'): Prom
     account === 'admin' ? await adminAccount(cloud, admin, roles) : await configuredAccount(cloud, admin);
   const secretName = 'region-credentials';
   await store.create(builtin.secret, credentialsSecret(secretName, credentials));
-  const region = await store.create<Region>(regionType, {
+  const region = await store.create(regionType, {
     apiVersion: API_VERSION,
     kind: 'Region',
     metadata: { name: randomUUID(), namespace: FIXTURE_NAMESPACE },

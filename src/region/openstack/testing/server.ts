@@ -11,9 +11,9 @@ import * as neutron from '../../../openstack/network.ts';
 import { listServers, type Server as NovaServer } from '../../../openstack/compute.ts';
 import { silentLogger } from '../../../runtime/logger.ts';
 import { API_VERSION, labels } from '../../apis/shared.ts';
-import { identityType, type Identity } from '../../apis/identity.ts';
+import { identityType } from '../../apis/identity.ts';
 import { serverType, type Server, type ServerSpec } from '../../apis/server.ts';
-import { openstackIdentityType, type OpenstackIdentity } from '../../apis/openstack-identity.ts';
+import { openstackIdentityType } from '../../apis/openstack-identity.ts';
 import type { IdentityInput, ServerAddresses, ServerInput } from '../../provider/inputs.ts';
 import { serverPortName } from '../names.ts';
 import { identityProviderFor } from '../identity/lifecycle.ts';
@@ -104,7 +104,7 @@ export async function serverFixture(): Promise<ServerFixture> {
   });
   if (group.kind !== 'done') throw new Error(`security group: ${group.kind}`);
 
-  const record = await fx.store.get<OpenstackIdentity>(openstackIdentityType, fx.namespace, identity.id);
+  const record = await fx.store.get(openstackIdentityType, fx.namespace, identity.id);
   const identityUser = record.spec.userID;
   const networkAdmin = admin.client('network');
   let serial = 0;
@@ -188,7 +188,7 @@ export async function serverFixture(): Promise<ServerFixture> {
 export async function storeAvailableIdentity(fx: ServerFixture): Promise<void> {
   const { identity } = fx;
   const now = new Date(fx.clock.now()).toISOString();
-  const made = await fx.store.create<Identity>(identityType, {
+  const made = await fx.store.create(identityType, {
     apiVersion: API_VERSION,
     kind: identityType.kind,
     metadata: {

@@ -36,23 +36,23 @@ export async function openVlanStore(clock: Clock): Promise<EmbeddedStore> {
 export class DelegatingClient implements Client {
   constructor(protected readonly inner: Client) {}
 
-  get<T extends KubeObject>(type: ResourceType, namespace: string | undefined, name: string): Promise<T> {
-    return this.inner.get<T>(type, namespace, name);
+  get<T extends KubeObject>(type: ResourceType<T>, namespace: string | undefined, name: string): Promise<T> {
+    return this.inner.get(type, namespace, name);
   }
-  create<T extends KubeObject>(type: ResourceType, object: T, options?: WriteOptions): Promise<T> {
+  create<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>, options?: WriteOptions): Promise<T> {
     return this.inner.create(type, object, options);
   }
-  update<T extends KubeObject>(type: ResourceType, object: T, options?: WriteOptions): Promise<T> {
+  update<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>, options?: WriteOptions): Promise<T> {
     return this.inner.update(type, object, options);
   }
-  list<T extends KubeObject>(type: ResourceType, options?: ListOptions): Promise<ObjectList<T>> {
+  list<T extends KubeObject>(type: ResourceType<T>, options?: ListOptions): Promise<ObjectList<T>> {
     return this.inner.list(type, options);
   }
-  watch<T extends KubeObject>(type: ResourceType, options?: WatchOptions): AsyncIterable<WatchEvent<T>> {
+  watch<T extends KubeObject>(type: ResourceType<T>, options?: WatchOptions): AsyncIterable<WatchEvent<T>> {
     return this.inner.watch(type, options);
   }
   patch<T extends KubeObject>(
-    type: ResourceType,
+    type: ResourceType<T>,
     namespace: string | undefined,
     name: string,
     patch: Patch,
@@ -60,7 +60,7 @@ export class DelegatingClient implements Client {
   ): Promise<T> {
     return this.inner.patch(type, namespace, name, patch, options);
   }
-  apply<T extends KubeObject>(type: ResourceType, object: ApplyConfiguration, options: ApplyOptions): Promise<T> {
+  apply<T extends KubeObject>(type: ResourceType<T>, object: ApplyConfiguration, options: ApplyOptions): Promise<T> {
     return this.inner.apply(type, object, options);
   }
   delete(type: ResourceType, namespace: string | undefined, name: string, options?: DeleteOptions): Promise<void> {
@@ -89,13 +89,13 @@ export class ScheduledClient extends DelegatingClient {
     return this.scheduler.schedule(call(), `${this.label} ${op} answer`);
   }
 
-  override get<T extends KubeObject>(type: ResourceType, namespace: string | undefined, name: string): Promise<T> {
-    return this.#gate('get', () => super.get<T>(type, namespace, name));
+  override get<T extends KubeObject>(type: ResourceType<T>, namespace: string | undefined, name: string): Promise<T> {
+    return this.#gate('get', () => super.get(type, namespace, name));
   }
-  override create<T extends KubeObject>(type: ResourceType, object: T, options?: WriteOptions): Promise<T> {
+  override create<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>, options?: WriteOptions): Promise<T> {
     return this.#gate('create', () => super.create(type, object, options));
   }
-  override update<T extends KubeObject>(type: ResourceType, object: T, options?: WriteOptions): Promise<T> {
+  override update<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>, options?: WriteOptions): Promise<T> {
     return this.#gate('update', () => super.update(type, object, options));
   }
 }
