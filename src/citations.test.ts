@@ -1,7 +1,8 @@
 /**
  * Every citation in a comment of src/ resolves inside the repository: a cited file (`docs/spec/openstack-provider.md`)
- * exists, a cited section (`§Image rebuild`) is a heading of that file, and a cited ADR (`ADR 0012`) is in docs/adr/.
- * Read from the syntax of each file, so only comments count, not code or strings.
+ * exists, a cited section (`§Image rebuild`) is a heading of that file, and a cited ADR (`ADR 0012`) is in docs/adr/;
+ * and no comment points outside it (to the design notes a clone does not have, or to issue numbers). Read from the
+ * syntax of each file, so only comments count, not code or strings.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -20,7 +21,7 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-/** The text of every comment in a module, each once, with the line it starts on. */
+/** The text of every comment in a module, each once, with the line it starts on; a run of `//` lines is one. */
 function commentsOf(file: string): { line: number; text: string }[] {
   const text = readFileSync(file, 'utf8');
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest);
@@ -39,7 +40,17 @@ function commentsOf(file: string): { line: number; text: string }[] {
     ts.forEachChild(node, visit);
   };
   visit(source);
-  return [...seen.values()];
+  const ordered = [...seen.entries()].sort(([a], [b]) => a - b);
+  const merged: { line: number; text: string; end: number }[] = [];
+  for (const [pos, comment] of ordered) {
+    const last = merged.at(-1);
+    const between = last === undefined ? '' : text.slice(last.end, pos);
+    if (last !== undefined && comment.text.startsWith('//') && last.text.startsWith('//') && /^\s*$/.test(between)) {
+      last.text += `\n${comment.text}`;
+      last.end = pos + comment.text.length;
+    } else merged.push({ ...comment, end: pos + comment.text.length });
+  }
+  return merged.map(({ line, text }) => ({ line, text }));
 }
 
 const comments = filesUnder(SRC).flatMap((file) =>
@@ -63,6 +74,14 @@ function namesAHeading(cited: string, headings: readonly string[]): boolean {
 const FILE_CITATION = /\b((?:docs\/[\w./-]+|CONTRIBUTING|README)\.md)(?:\s+§\s?((?:(?!docs\/|§)[\s\S])+))?/g;
 const ADR_CITATION = /\bADR (\d{4})\b/g;
 
+/** How comments used to cite what lies outside the repository, each with what to write instead. */
+const OUTSIDE: readonly (readonly [RegExp, string])[] = [
+  [/\.\.\/shared|\bseeds\/|\breference\/|\bARCHITECTURE\b/, 'a design note outside the repository'],
+  [/\bref §|\b[\w-]+\.md §\d|\.md pitfall \d/i, 'a section of a note by number'],
+  [/(?<!Ed25519 )\bseed\b/, 'the specification by its old name'],
+  [/\b(?:issue|PR)\s*#?\d|\bupstream #\d|\bDone means \d/i, 'an issue or pull request'],
+];
+
 describe('citations', () => {
   it('every cited file and section exists in the repository', () => {
     const adrs = readdirSync(join(ROOT, 'docs', 'adr')).map((f) => f.slice(0, 4));
@@ -83,5 +102,12 @@ describe('citations', () => {
     }
     assert.deepEqual(broken, []);
     assert.ok(resolved > 0, 'found no citation at all: the pattern no longer matches how comments cite');
+  });
+
+  it('no comment points outside the repository', () => {
+    const outside = comments.flatMap(({ where, text }) =>
+      OUTSIDE.filter(([pattern]) => pattern.test(text)).map(([, what]) => `${where}: cites ${what}`),
+    );
+    assert.deepEqual(outside, []);
   });
 });

@@ -1,7 +1,7 @@
 /**
- * `openregion region configure|register`: register an OpenStack region with tooling rather than by hand (seed:
- * "OpenStack Region Registration"). The edge: reads argv, the environment and files, then calls the pure-ish core
- * in src/region/registration/.
+ * `openregion region configure|register`: register an OpenStack region with tooling rather than by hand
+ * (docs/spec/openstack-provider.md §Region registration). The edge: reads argv, the environment and files, then calls
+ * the pure-ish core in src/region/registration/.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';

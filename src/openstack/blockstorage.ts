@@ -36,8 +36,8 @@ export interface Volume {
   readonly description?: string | null;
   /**
    * Cinder's lifecycle state: `creating`, `available`, `in-use`, `attaching`, `detaching`, `deleting`, `error`,
-   * `error_deleting`, … Left a string on purpose: the seed classifies by prefix (`error…`) and yields on any state
-   * it does not recognise.
+   * `error_deleting`, … Left a string on purpose: docs/spec/openstack-provider.md §Cinder Volume create/delete
+   * classifies by prefix (`error…`) and yields on any state it does not recognise.
    */
   readonly status: string;
   /** GiB. */
@@ -115,7 +115,10 @@ export function listVolumes(
   );
 }
 
-/** The volume named exactly `name` (the seed's `volume-{id}`), or undefined; duplicates throw ConsistencyError. */
+/**
+ * The volume named exactly `name` (`volume-{id}`, docs/spec/openstack-provider.md §Deterministic names and metadata),
+ * or undefined; duplicates throw ConsistencyError.
+ */
 export async function findVolumeByName(cinder: BlockStorageClient, name: string): Promise<Volume | undefined> {
   return exactlyNamed(await listVolumes(cinder, { name }), name, 'volume');
 }

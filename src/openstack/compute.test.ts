@@ -690,7 +690,7 @@ describe('compute', () => {
     assert.equal(escapeRegExp('unikorn-identity-1'), 'unikorn-identity-1');
   });
 
-  it('types the server result (compile-time check of the shape the seed reads)', () => {
+  it('types the server result (compile-time check of the shape the server decisions read)', () => {
     const read = (s: Server): [string | null | undefined, string | null | undefined, string] => [
       s['OS-EXT-STS:task_state'],
       s['OS-SRV-USG:launched_at'],

@@ -53,7 +53,7 @@ export interface Link {
 }
 
 /**
- * The failure Nova recorded on a server in ERROR. Nova leaves a stale fault on a recovered server, so the seed
+ * The failure Nova recorded on a server in ERROR. Nova leaves a stale fault on a recovered server, so the monitor
  * keys "errored" off `status === 'ERROR'`, never off this field's presence. A list response may omit it
  * entirely, so the monitor fetches it by id once, on the transition into ERROR.
  */
@@ -187,7 +187,7 @@ export interface ServerCreate {
   readonly hostname?: string;
   /** Pins the server to a compute host (2.74, admin by default). */
   readonly host?: string;
-  /** Pins the server to a hypervisor node (2.74): the seed's pinned servers set it from infrastructureRef. */
+  /** Pins the server to a hypervisor node (2.74): pinned servers set it from infrastructureRef. */
   readonly hypervisor_hostname?: string;
   readonly tags?: readonly string[];
   readonly config_drive?: boolean;
@@ -321,9 +321,10 @@ export interface ServerRebuild {
 }
 
 /**
- * Submits a rebuild; resolves once Nova accepted it (202). Nothing from the response is returned: its body can
- * still describe the pre-rebuild server as ACTIVE, and the seed forbids deriving state from it. A 400 whose
- * body says "Cannot find image for rebuild" and a 409 (a task holds the server) arrive as typed errors.
+ * Submits a rebuild; resolves once Nova accepted it (202). Nothing from the response is returned: its body can still
+ * describe the pre-rebuild server as ACTIVE, and docs/spec/openstack-provider.md §Image rebuild forbids deriving state
+ * from it. A 400 whose body says "Cannot find image for rebuild" and a 409 (a task holds the server) arrive as typed
+ * errors.
  */
 export async function rebuildServer(compute: ComputeClient, serverId: string, rebuild: ServerRebuild): Promise<void> {
   const { imageRef, name, metadata } = rebuild;
@@ -635,7 +636,10 @@ export function listVolumeAttachments(
   );
 }
 
-/** One attachment, named by the volume's id; the seed reads it after a 409 on attach to tell a race from a conflict. */
+/**
+ * One attachment, named by the volume's id; docs/spec/openstack-provider.md §Existing-volume server attachments reads
+ * it after a 409 on attach to tell a race from a conflict.
+ */
 export async function getVolumeAttachment(
   compute: ComputeClient,
   serverId: string,

@@ -11,7 +11,10 @@ import type { ServiceClient } from './session.ts';
 
 export type LoadBalancerClient = ServiceClient<'load-balancer'>;
 
-/** The seed's reconcile table keys off this: ACTIVE continues, PENDING_* yields, anything else is inconsistent. */
+/**
+ * docs/spec/openstack-provider.md §Octavia Load Balancers keys off this: ACTIVE continues, PENDING_* yields, anything
+ * else is inconsistent.
+ */
 export type ProvisioningStatus =
   'ACTIVE' | 'PENDING_CREATE' | 'PENDING_UPDATE' | 'PENDING_DELETE' | 'DELETED' | 'ERROR';
 export type OperatingStatus = 'ONLINE' | 'DRAINING' | 'OFFLINE' | 'DEGRADED' | 'ERROR' | 'NO_MONITOR';
@@ -109,8 +112,8 @@ export async function findLoadBalancerByName(
 }
 
 /**
- * Accepted asynchronously: the load balancer goes PENDING_DELETE, then 404s. The seed cascades, after removing
- * the floating IP that the VIP port anchors.
+ * Accepted asynchronously: the load balancer goes PENDING_DELETE, then 404s. docs/spec/openstack-provider.md §Octavia
+ * Load Balancers cascades, after removing the floating IP that the VIP port anchors.
  */
 export async function deleteLoadBalancer(
   octavia: LoadBalancerClient,
@@ -129,7 +132,7 @@ export async function deleteLoadBalancer(
 
 export type ListenerProtocol = 'HTTP' | 'HTTPS' | 'TCP' | 'UDP' | 'SCTP' | 'TERMINATED_HTTPS' | 'PROMETHEUS';
 
-/** Timeouts in milliseconds; the seed sets client and member data to the idle timeout for TCP listeners. */
+/** Timeouts in milliseconds; client and member data are set to the idle timeout for TCP listeners. */
 export interface ListenerTimeouts {
   readonly timeout_client_data?: number;
   readonly timeout_member_connect?: number;
@@ -166,7 +169,10 @@ export interface ListenerCreate extends ListenerTimeouts {
   readonly allowed_cidrs?: readonly string[];
 }
 
-/** What the seed converges in place; protocol and port are immutable in Octavia. */
+/**
+ * What docs/spec/openstack-provider.md §Octavia Load Balancers converges in place; protocol and port are immutable in
+ * Octavia.
+ */
 export interface ListenerUpdate extends ListenerTimeouts {
   readonly name?: string;
   readonly description?: string;
@@ -274,7 +280,7 @@ export interface PoolCreate {
   readonly session_persistence?: SessionPersistence;
 }
 
-/** Protocol is immutable in Octavia (why the seed blocks proxyProtocolV2 drift before it gets here). */
+/** Protocol is immutable in Octavia (why the REST API blocks proxyProtocolV2 drift before it gets here). */
 export interface PoolUpdate {
   readonly name?: string;
   readonly description?: string;
@@ -346,7 +352,7 @@ export interface Member {
   readonly operating_status: OperatingStatus;
 }
 
-/** A member of the desired set; (address, protocol_port) identifies it, as in the seed's member diff. */
+/** A member of the desired set; (address, protocol_port) identifies it, as in the provider's member diff. */
 export interface MemberSpec {
   readonly address: string;
   readonly protocol_port: number;
@@ -428,7 +434,7 @@ export interface HealthMonitor {
   readonly operating_status: OperatingStatus;
 }
 
-/** The thresholds the seed converges in place. */
+/** The health-monitor thresholds converged in place. */
 export interface HealthMonitorUpdate {
   readonly name?: string;
   readonly delay?: number;
@@ -533,7 +539,7 @@ export async function getApiVersion(octavia: LoadBalancerClient, signal?: AbortS
 }
 
 /**
- * Fails when the cloud's Octavia API is older than `minimum` (`2.22` for PROXYV2 pools); the seed's pinned
+ * Fails when the cloud's Octavia API is older than `minimum` (`2.22` for PROXYV2 pools); the pinned
  * microversion header alone does not make Octavia refuse an old request, so this is checked at start-up.
  */
 export async function requireApiVersion(

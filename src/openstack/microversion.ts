@@ -12,13 +12,14 @@ import { ConfigError } from './errors.ts';
 export const DEFAULT_COMPUTE_MICROVERSION = '2.90';
 export const MAX_COMPUTE_MICROVERSION = '2.92';
 /**
- * PROXYV2 pools arrived in Octavia's API 2.22. The seed pins it as gophercloud does, with the standard header;
- * Octavia versions its API by release rather than per request, so it is sent for intent and checked by discovery.
+ * PROXYV2 pools arrived in Octavia's API 2.22. docs/spec/openstack-provider.md §Octavia Load Balancers pins it as
+ * gophercloud does, with the standard header; Octavia versions its API by release rather than per request, so it is
+ * sent for intent and checked by discovery.
  */
 export const LOAD_BALANCER_MICROVERSION = '2.22';
 /** Placement 1.22 added forbidden traits (`required=!TRAIT`). */
 export const PLACEMENT_MICROVERSION = '1.22';
-/** Ironic 1.11: the pin the seed's upstream uses for node lookups by instance UUID. */
+/** Ironic 1.11: the pin upstream uses for node lookups by instance UUID. */
 export const BAREMETAL_MICROVERSION = '1.11';
 
 export interface MicroversionConfig {

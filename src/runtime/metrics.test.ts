@@ -33,7 +33,7 @@ describe('metrics', () => {
     assert.doesNotThrow(() => new RuntimeMetrics());
   });
 
-  it("the instrumenter observes the seed's histogram and counter, labelled as the seed names them", async () => {
+  it('the instrumenter observes the specified histogram and counter, labelled as the spec names them', async () => {
     const registry = new Registry();
     const clock = new ManualClock();
     const instrumenter = new Instrumenter(

@@ -1,7 +1,7 @@
 /**
  * Metrics on a registry of the runtime's own (never prom-client's global one, so two managers in one test process do
  * not collide): controller-runtime's reconcile and work-queue series, and the c5c3 operator's sub-reconciler
- * instrumenter, named and labelled as the KeystoneUser seed names them.
+ * instrumenter, named and labelled as docs/spec/keystoneuser-reconciler.md §Metrics Instrumentation names them.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../util/clock.ts';
@@ -109,7 +109,10 @@ export class RuntimeMetrics {
   }
 }
 
-/** The seed's histogram buckets for c5c3_operator_reconcile_duration_seconds. */
+/**
+ * The histogram buckets of docs/spec/keystoneuser-reconciler.md §Metrics Instrumentation for
+ * c5c3_operator_reconcile_duration_seconds.
+ */
 export const subReconcilerBuckets = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /**

@@ -182,8 +182,8 @@ describe('multicluster engagement', () => {
       metadata: { ...unchanged.metadata, annotations: { note: 'x' } },
     });
     await settle();
-    // The seed: a kind installed on the target later is watched once a change of its registration Secret
-    // re-engages the cluster, so any write to the Secret counts, not only a new kubeconfig.
+    // docs/spec/keystone-orders.md §Multicluster setup: a kind installed on the target later is watched once a change
+    // of its registration Secret re-engages the cluster, so any write to the Secret counts, not only a new kubeconfig.
     assert.equal(built.length, 3, 'any change to the registration Secret re-engages');
     assert.equal(manager.client('edge-1'), target('https://new'));
     await manager.stop();

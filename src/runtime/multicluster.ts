@@ -1,8 +1,8 @@
 /**
- * Named clusters, each with its own Client. The management cluster is ''; target clusters are engaged and
- * disengaged at runtime, by the kubeconfig Secrets the c5c3 operator's provider reads (reference/keystone-orders.md
- * §1.13): in the clusters namespace, labelled `sigs.k8s.io/multicluster-runtime-kubeconfig: "true"`, the Secret's
- * name the cluster's, data key `kubeconfig` (required) and `namespaces` (optional, comma-separated). A change of either
+ * Named clusters, each with its own Client. The management cluster is ''; target clusters are engaged and disengaged at
+ * runtime, by the kubeconfig Secrets the c5c3 operator's provider reads (docs/spec/keystone-orders.md §Multicluster
+ * setup): in the clusters namespace, labelled `sigs.k8s.io/multicluster-runtime-kubeconfig: "true"`, the Secret's name
+ * the cluster's, data key `kubeconfig` (required) and `namespaces` (optional, comma-separated). A change of either
  * re-engages the cluster; deleting the Secret disengages it; exec and auth-provider kubeconfigs are refused.
  */
 import { createHash } from 'node:crypto';

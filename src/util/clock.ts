@@ -1,4 +1,7 @@
-/** Time is injected (ARCHITECTURE principle 6): decisions never read the wall clock themselves. */
+/**
+ * Time is injected (docs/architecture.md §Injected time and randomness): decisions never read the wall clock
+ * themselves.
+ */
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;

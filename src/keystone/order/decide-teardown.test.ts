@@ -48,7 +48,7 @@ describe('Gates, freeze, mappers, teardown, the hold: the teardown', () => {
     assert.deepEqual(referenceHold('user', 'tenant-a', keystoneUserHolds([], [])), { row: 'NotHeld' });
   });
 
-  it('DeleteRemovesChildrenThenReleasesTheFinalizer: the seed\u2019s delete order', () => {
+  it('DeleteRemovesChildrenThenReleasesTheFinalizer: the spec\u2019s delete order', () => {
     const listed = [
       mine(names.source),
       mine(names.password(2)),

@@ -52,7 +52,7 @@ export function referenceHold(noun: string, namespace: string, holds: readonly H
   };
 }
 
-/** The KeystoneUser's holds, in the seed's order. */
+/** The KeystoneUser's holds, in the order of docs/spec/keystoneuser-reconciler.md §Deletion and Teardown. */
 export function keystoneUserHolds(roleAssignments: readonly string[], applicationCredentials: readonly string[]) {
   return [
     {

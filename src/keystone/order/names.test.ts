@@ -34,7 +34,7 @@ function childOf(ref: OrderRef, name: string) {
 }
 
 describe('The shared scaffold: child naming and ownership', () => {
-  it('ChildNames: the hashed prefix and every child of the seed table', () => {
+  it('ChildNames: the hashed prefix and every child of the specified table', () => {
     assert.equal(childPrefix(onTarget), 'workflow-a50c7809-user-');
     assert.equal(childPrefix(onManagement), 'workflow-cebe0e7a-user-');
     const names = keystoneUserChildNames(onTarget);

@@ -1,8 +1,8 @@
 /**
- * Every name and label an order's children carry (ARCHITECTURE principle 2: children are re-found by name). An
- * order's children in the ControlPlane's namespace share one prefix, `<name>-<8 hex of sha256(cluster/namespace/
- * name)>-<segment>-`: the name keeps them readable, the hash keeps apart orders of one name on different clusters
- * or namespaces, and the segment keeps apart the order kinds.
+ * Every name and label an order's children carry (docs/architecture.md §OpenStack is the source of truth: children are
+ * re-found by name). An order's children in the ControlPlane's namespace share one prefix, `<name>-<8 hex of
+ * sha256(cluster/namespace/name)>-<segment>-`: the name keeps them readable, the hash keeps apart orders of one name
+ * on different clusters or namespaces, and the segment keeps apart the order kinds.
  */
 import { createHash } from 'node:crypto';
 
@@ -77,7 +77,10 @@ export function isOrderChild(ref: OrderRef, object: ListedChild): boolean {
   );
 }
 
-/** The KeystoneUser's children in the ControlPlane's namespace (the seed's Child Naming table). */
+/**
+ * The KeystoneUser's children in the ControlPlane's namespace (docs/spec/keystoneuser-reconciler.md §Child Naming and
+ * Placement).
+ */
 export function keystoneUserChildNames(ref: OrderRef) {
   const prefix = childPrefix(ref);
   return {

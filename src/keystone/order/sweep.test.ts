@@ -86,7 +86,7 @@ describe('Gates, freeze, mappers, teardown, the hold: the sweep', () => {
     metadata: { name, namespace: CP_NS, labels },
   });
 
-  it('DeleteOfAFrozenOrderTearsDown: children in the seed\u2019s order, then the delivered Secret; foreign objects stay', async () => {
+  it('DeleteOfAFrozenOrderTearsDown: children in the spec\u2019s order, then the delivered Secret; foreign objects stay', async () => {
     await management.create(builtin.secret, child(builtin.secret, names.source));
     await management.create(builtin.secret, child(builtin.secret, names.password(2)));
     await management.create(builtin.secret, child(builtin.secret, names.password(1)));

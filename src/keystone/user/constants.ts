@@ -1,6 +1,7 @@
 /**
- * The KeystoneUser reconciler's vocabulary: its condition types and reasons, its finalizer, the annotations it
- * stamps, its sub-reconciler names and the field index, each spelled as the seed and the upstream operator spell it.
+ * The KeystoneUser reconciler's vocabulary: its condition types and reasons, its finalizer, the annotations it stamps,
+ * its sub-reconciler names and the field index, each spelled as the specification
+ * (docs/spec/keystoneuser-reconciler.md) and the upstream operator spell it.
  */
 
 export const CONDITION_USER_READY = 'UserReady';

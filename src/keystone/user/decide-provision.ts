@@ -1,6 +1,7 @@
 /**
- * The decisions of provisionUser, one pure function per step of the seed's six, each row named. The I/O around
- * them (provision.ts) reads what a step needs, asks its decision, and performs the one action the row names.
+ * The decisions of provisionUser, one pure function per step of the six in docs/spec/keystoneuser-reconciler.md §User
+ * provisioning, each row named. The I/O around them (provision.ts) reads what a step needs, asks its decision, and
+ * performs the one action the row names.
  */
 import type { ConditionInput } from '../../kube/conditions.ts';
 import type { Condition } from '../../kube/object.ts';
@@ -178,7 +179,10 @@ type UserStateDecision =
   | { readonly row: 'P6-Provisioned' }
   | (StepEnd & { readonly row: Exclude<UserStateRow, 'P6-Unlatch' | 'P6-Provisioned'> });
 
-/** Step 6: what K-ORC reports on the managed User, read in the seed's order. */
+/**
+ * Step 6: what K-ORC reports on the managed User, read in the order of docs/spec/keystoneuser-reconciler.md §User
+ * provisioning.
+ */
 export function decideUserState(input: UserStateInput): UserStateDecision {
   const { user } = input;
   const progressing = user.status?.conditions?.find((c) => c.type === korcConditions.progressing);

@@ -1,7 +1,8 @@
 /**
- * deliverCredentials: DeliveryReady in the seed's six steps. The password of the generation Keystone holds goes
- * into a source Secret, is backed up to OpenBao by ESO through a PushSecret, and is delivered beside the order by a
- * forced server-side apply, which is also the repair of an edited or deleted delivered Secret.
+ * deliverCredentials: DeliveryReady in the six steps of docs/spec/keystoneuser-reconciler.md §Credential delivery. The
+ * password of the generation Keystone holds goes into a source Secret, is backed up to OpenBao by ESO through a
+ * PushSecret, and is delivered beside the order by a forced server-side apply, which is also the repair of an edited or
+ * deleted delivered Secret.
  */
 import { controllerReference } from '../../kube/object.ts';
 import { builtin } from '../../kube/resource-type.ts';

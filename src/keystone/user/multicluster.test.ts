@@ -117,7 +117,7 @@ describe('An order on a target cluster (management and target stores)', () => {
       () => false,
     );
 
-  it('places every object where the seed says, and delivers on the target', async () => {
+  it('places every object where the spec says, and delivers on the target', async () => {
     await target.create(keystoneUserType, {
       apiVersion: 'c5c3.io/v1alpha1',
       kind: 'KeystoneUser',

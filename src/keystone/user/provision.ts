@@ -1,7 +1,7 @@
 /**
- * provisionUser: UserReady in the seed's six steps. Each step reads what its decision needs (decide-provision.ts,
- * the schedule in order/decide-schedule.ts) and performs the one action the row names; the K-ORC User does the
- * Keystone work.
+ * provisionUser: UserReady in the six steps of docs/spec/keystoneuser-reconciler.md §User provisioning. Each step reads
+ * what its decision needs (decide-provision.ts, the schedule in order/decide-schedule.ts) and performs the one action
+ * the row names; the K-ORC User does the Keystone work.
  */
 import { ignoreNotFound } from '../../kube/errors.ts';
 import { builtin } from '../../kube/resource-type.ts';

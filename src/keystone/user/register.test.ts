@@ -108,7 +108,7 @@ describe('Gates, freeze, mappers, teardown, the hold: the registration', () => {
     assert.ok(crUpdatePredicate({ type: 'create', object: base, cluster: '' }));
   });
 
-  it('registers every watch of the seed with its clusters, filters and the field index', () => {
+  it('registers every watch of the spec with its clusters, filters and the field index', () => {
     const manager = new Manager({ client: new FakeClient(), clock: new ManualClock() });
     const controller = registerKeystoneUserController(manager);
     const watches = controller.watches.map((w) => [

@@ -1,7 +1,7 @@
 /**
- * The KeystoneUser controller's registration, as the seed's Watches table has it: the order and its delivered
- * Secret on every cluster that serves the kind, its children in the ControlPlane's namespace mapped back by their
- * labels, the orders that reference a user, and the ControlPlane fanned out through a field index.
+ * The KeystoneUser controller's registration, as docs/spec/keystoneuser-reconciler.md §Watches has it: the order and
+ * its delivered Secret on every cluster that serves the kind, its children in the ControlPlane's namespace mapped back
+ * by their labels, the orders that reference a user, and the ControlPlane fanned out through a field index.
  */
 import type { KubeObject } from '../../kube/object.ts';
 import { builtin } from '../../kube/resource-type.ts';
@@ -82,7 +82,8 @@ export function registerKeystoneUserController(
 ): Controller {
   const management = manager.client(MANAGEMENT_CLUSTER);
   if (management === undefined) throw new Error('the management cluster has no client');
-  // Only the local manager's cache is indexed: the ControlPlane fan-out reads the management cluster alone (seed).
+  // Only the local manager's cache is indexed: the ControlPlane fan-out reads the management cluster alone
+  // (docs/spec/keystoneuser-reconciler.md §Controller Registration).
   manager.index(keystoneUserType, KEYSTONE_USER_CONTROL_PLANE_REF_INDEX, keystoneUserControlPlaneRefExtractor, {
     clusters: 'management',
   });

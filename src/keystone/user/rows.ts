@@ -1,4 +1,7 @@
-/** Counts the decision row each KeystoneUser pass took, per step (ARCHITECTURE principle 1: logged and counted). */
+/**
+ * Counts the decision row each KeystoneUser pass took, per step (docs/architecture.md §Decide, then act: logged and
+ * counted).
+ */
 import { Counter, type Registry } from 'prom-client';
 
 export type Step = 'admission' | 'provision' | 'delivery' | 'teardown';

@@ -52,7 +52,7 @@ async function reference(h: UserFixture, type: ResourceType, name: string): Prom
 const finalizers = async (h: UserFixture) => (await h.order()).metadata.finalizers ?? [];
 
 describe('Deletion and teardown', () => {
-  it('DeleteRemovesChildrenThenReleasesTheFinalizer, in the seed\u2019s order', async () => {
+  it('DeleteRemovesChildrenThenReleasesTheFinalizer, in the spec\u2019s order', async () => {
     const log: string[] = [];
     const h = userFixture({ cluster: TARGET, wrap: recording(log) });
     await h.seedAll({}, PUBLISHED);

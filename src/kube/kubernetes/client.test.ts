@@ -77,7 +77,7 @@ describe('KubernetesClient on the wire', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    // Plain http needs insecure-skip-tls-verify with client-node (ts-ecosystem.md pitfall 6).
+    // Plain http needs insecure-skip-tls-verify with client-node (docs/spec/client-node.md §Pitfall 6).
     client = kubeClientFrom({
       kubeconfig: `
 apiVersion: v1

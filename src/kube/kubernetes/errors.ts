@@ -1,7 +1,7 @@
 /**
  * A real API server's failures as src/kube/errors.ts classes. The server answers with a `Status` body (also inside a
  * watch stream's ERROR event); client-node 1.4.0 hands it over as raw text inside `ApiException.body`
- * (ts-ecosystem.md pitfall 2), so both paths end here.
+ * (docs/spec/client-node.md §Pitfall 2), so both paths end here.
  */
 import { ApiException } from '@kubernetes/client-node';
 import {

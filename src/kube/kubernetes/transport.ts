@@ -1,6 +1,6 @@
 /**
  * HTTP to the API server with a KubeConfig's credentials, carrying raw JSON both ways. client-node's typed models
- * drop keys they do not know (ts-ecosystem.md pitfall 4), so requests go out through node's http(s) with the
+ * drop keys they do not know (docs/spec/client-node.md §Pitfall 4), so requests go out through node's http(s) with the
  * options `KubeConfig.applyToHTTPSOptions` fills in (token, client certificate, CA, skip-verify), re-read on every
  * request so rotating in-cluster tokens are picked up.
  */

@@ -22,9 +22,9 @@ export const loadBalancerType = regionResourceType<LoadBalancer>('LoadBalancer',
 export const DEFAULT_TCP_IDLE_TIMEOUT_SECONDS = 60;
 
 /**
- * The seed's listener rules, each with the message the CRD and the REST API give. Octavia cannot change a
- * listener's protocol or port, nor a pool's protocol, which proxyProtocolV2 decides (PROXYV2 or TCP); UDP
- * listeners take neither an idle timeout nor Proxy Protocol v2.
+ * The listener rules of docs/spec/openstack-provider.md §Octavia Load Balancers, each with the message the CRD and the
+ * REST API give. Octavia cannot change a listener's protocol or port, nor a pool's protocol, which proxyProtocolV2
+ * decides (PROXYV2 or TCP); UDP listeners take neither an idle timeout nor Proxy Protocol v2.
  */
 export const loadBalancerRules = {
   udpIdleTimeout: { rule: 'udp-idle-timeout', message: 'idleTimeoutSeconds applies to tcp listeners only' },

@@ -46,7 +46,7 @@ describe('provisionVerdict', () => {
       available: { status: 'True', reason: 'Provisioned', message: messages.provisioned },
     });
   });
-  it('yield: False, Provisioning, the seed’s 10 s re-check', () => {
+  it('yield: False, Provisioning, the spec’s 10 s re-check', () => {
     assert.deepEqual(provisionVerdict(Outcome.yield('pending')), {
       action: 'report',
       row: 'yield',

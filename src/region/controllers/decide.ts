@@ -11,7 +11,10 @@ import { isConditionTrue, findCondition } from '../../kube/conditions.ts';
 import { conditionReasons, conditionTypes } from '../apis/shared.ts';
 import { ProviderError, toUserMessage, type Outcome } from '../provider/index.ts';
 
-/** The seed's re-check: a yield, or a dependency that is not ready yet, is looked at again after 10 s. */
+/**
+ * The re-check (docs/spec/openstack-provider.md §Image rebuild: "re-checking every 10s"): a yield, or a dependency that
+ * is not ready yet, is looked at again after 10 s.
+ */
 export const RECHECK_MS = 10_000;
 
 /** The core reasons for a resource whose dependency stops it (unikorn core, `observed-image` branch). */

@@ -1,4 +1,6 @@
-/** Counts the decision row each region reconcile pass took (ARCHITECTURE principle 1: logged and counted). */
+/**
+ * Counts the decision row each region reconcile pass took (docs/architecture.md §Decide, then act: logged and counted).
+ */
 import { Counter, type Registry } from 'prom-client';
 
 export type Phase = 'provision' | 'deprovision';

@@ -1,8 +1,8 @@
 /**
- * The Volume controller (seed "Cinder Volume create/delete"): once the service-principal Identity the Volume names
- * is Available, it drives the provider's VolumeProvider create; its delete always goes to the provider, which
- * treats a never-realised identity as proof that no Cinder volume exists, so deletion delegates unconditionally.
- * Attachments are not this controller's: they are Server.spec.volumes, driven by the server side.
+ * The Volume controller (docs/spec/openstack-provider.md §Cinder Volume create/delete): once the service-principal
+ * Identity the Volume names is Available, it drives the provider's VolumeProvider create; its delete always goes to the
+ * provider, which treats a never-realised identity as proof that no Cinder volume exists, so deletion delegates
+ * unconditionally. Attachments are not this controller's: they are Server.spec.volumes, driven by the server side.
  */
 import type { Client } from '../../kube/client.ts';
 import { quantityBytes } from '../../kube/quantity.ts';

@@ -1,7 +1,7 @@
 /**
  * The region REST API (fastify): upstream's v2 paths and shapes over the store, every request checked against its
- * TypeBox schema and the seed's rules, bearer-token scoping, RFC 9457 problems, and the OpenAPI 3.1 document at
- * /openapi.json generated from the same schemas. `inject()` exercises it without a socket.
+ * TypeBox schema and the specification's rules, bearer-token scoping, RFC 9457 problems, and the OpenAPI 3.1 document
+ * at /openapi.json generated from the same schemas. `inject()` exercises it without a socket.
  */
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';

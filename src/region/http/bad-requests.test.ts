@@ -123,7 +123,7 @@ describe('bad requests', () => {
     );
   });
 
-  it("the seed's rules (422): ports on a layer 3 rule, listener uniqueness and timeouts, a VIP off the network", async () => {
+  it("the spec's rules (422): ports on a layer 3 rule, listener uniqueness and timeouts, a VIP off the network", async () => {
     await refused(
       'POST',
       '/api/v2/securitygroups',

@@ -121,7 +121,8 @@ describe('ServerMonitor', () => {
     );
     assert.equal(await reason(input, 'Active'), 'Queued', 'no node for the instance yet: waiting on hardware');
 
-    // Node visibility is policy-gated: a deployment grants the region account an Ironic reader role (seed).
+    // Node visibility is policy-gated: a deployment grants the region account an Ironic reader role
+    // (docs/spec/openstack-provider.md §Policy-gated fields).
     const keystone = w.admin.client('identity');
     const roleId = await ensureRole(keystone, 'baremetal_observer');
     await grantRole(keystone, { userId: w.credentials.userID, projectId: w.projectID, roleId });

@@ -1,9 +1,9 @@
 /**
- * The server monitor (ref §3 "Monitor", seed "Health / monitor"): its own loop, on the injected scheduler, apart
- * from the controllers. Each poll lists the Servers, groups them by region and identity, and asks each identity's
- * provider once (`pollServers`: one paginated Nova list per identity project, not one call per server). Each
- * server then gets at most one status write per poll, skipped when nothing changed, made against the
- * resourceVersion the poll read, so a reconciler write in between wins and the next poll observes again.
+ * The server monitor (docs/spec/upstream-region.md §Monitor, §Health / monitor): its own loop, on the injected
+ * scheduler, apart from the controllers. Each poll lists the Servers, groups them by region and identity, and asks each
+ * identity's provider once (`pollServers`: one paginated Nova list per identity project, not one call per server). Each
+ * server then gets at most one status write per poll, skipped when nothing changed, made against the resourceVersion
+ * the poll read, so a reconciler write in between wins and the next poll observes again.
  *
  * The monitor writes only its own fields (observe.ts); what it writes is the stimulus that wakes the Server
  * controller (controllers/server/watches.ts), never an authorisation.

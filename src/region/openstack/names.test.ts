@@ -5,7 +5,7 @@ import * as n from './names.ts';
 
 const ID = '0c7a1b2e-5d4f-4e3a-9b8c-7d6e5f4a3b2c';
 
-describe('names as the seed and reference spell them', () => {
+describe('names as the spec and upstream spell them', () => {
   it('identity scaffolding', () => {
     const want = `unikorn-identity-${ID}`;
     assert.equal(n.identityName(ID), want);
@@ -200,7 +200,7 @@ describe('names of different kinds never collide', () => {
 
 /**
  * Keystone on MariaDB compares names under `utf8_general_ci`: case- and accent-insensitive, trailing spaces
- * pad-equal (reference/keystone-orders.md "Name comparison"). Two names with equal keys are the same name to
+ * pad-equal (docs/spec/keystone-orders.md §Name comparison). Two names with equal keys are the same name to
  * Keystone: the identity names must stay apart under this folding.
  */
 function keystoneNameKey(name: string): string {

@@ -1,8 +1,9 @@
 /**
- * Every deterministic name and metadata key the OpenStack provider writes (ARCHITECTURE principle 2: OpenStack is
- * the source of truth, re-found by these names). The seed calls this "a convention-heavy contract": renaming
- * anything here breaks the linkage to resources already in clouds, so each rule cites where it comes from
- * (seed = seeds/openstack-provider.md; ref = reference/upstream-region.md §5).
+ * Every deterministic name and metadata key the OpenStack provider writes (docs/architecture.md §OpenStack is the
+ * source of truth: re-found by these names). docs/spec/openstack-provider.md §Caveats calls this "a convention-heavy
+ * contract": renaming anything here breaks the linkage to resources already in clouds, so each rule cites where it
+ * comes from (docs/spec/openstack-provider.md for the specification, docs/spec/upstream-region.md for how upstream
+ * spells it).
  *
  * Lookups by these names must post-filter exactly (`openstack/exact.ts`). Each family is a fixed prefix and an id, so
  * no two families' names collide (names.test.ts parses every one back).
@@ -19,14 +20,21 @@ const IDENTITY_PREFIX = 'unikorn-identity-';
 
 /**
  * Keystone project, Keystone user, application credential and Nova server group of one identity share this name
- * (ref §5 "Deterministic names": `unikorn-identity-{identityID}`); they live in different namespaces.
+ * (docs/spec/upstream-region.md §Deterministic names: `unikorn-identity-{identityID}`); they live in different
+ * namespaces.
  */
 export const identityName = (identityID: string): string => `${IDENTITY_PREFIX}${identityID}`;
 
-/** The Nova keypair in each identity project (ref §5 CreateIdentity: keypair `unikorn-openstack-provider`). */
+/**
+ * The Nova keypair in each identity project (docs/spec/upstream-region.md §Trust / scoping:
+ * `unikorn-openstack-provider`).
+ */
 export const IDENTITY_KEYPAIR_NAME = 'unikorn-openstack-provider';
 
-/** Keystone project tags written at identity creation (ref §5: tagged `organization=…`, `project=…`). */
+/**
+ * Keystone project tags written at identity creation (docs/spec/upstream-region.md §Trust / scoping: `organization=…`,
+ * `project=…`).
+ */
 export const organizationTag = (organizationID: string): string => `organization=${organizationID}`;
 export const projectTag = (projectID: string): string => `project=${projectID}`;
 
@@ -35,8 +43,8 @@ export const projectTag = (projectID: string): string => `project=${projectID}`;
 const NETWORK_PREFIX = 'network-';
 
 /**
- * Neutron network, subnet and router of one region Network share `network-{networkID}` (ref §5); Nova's
- * `addresses` is keyed by it, which is how the monitor finds a server's MAC.
+ * Neutron network, subnet and router of one region Network share `network-{networkID}` (docs/spec/upstream-region.md
+ * §Deterministic names); Nova's `addresses` is keyed by it, which is how the monitor finds a server's MAC.
  */
 export const networkName = (networkID: string): string => `${NETWORK_PREFIX}${networkID}`;
 export const subnetName = networkName;
@@ -44,26 +52,29 @@ export const routerName = networkName;
 
 const SECURITY_GROUP_PREFIX = 'securitygroup-';
 
-/** ref §5: `securitygroup-{sgID}`. */
+/** docs/spec/upstream-region.md §Deterministic names: `securitygroup-{sgID}`. */
 export const securityGroupName = (securityGroupID: string): string => `${SECURITY_GROUP_PREFIX}${securityGroupID}`;
 
 const PORT_PREFIX = 'server-';
 
-/** A server's Neutron port, `server-{serverID}` (ref §5); its floating IP is found by port id, not by name. */
+/**
+ * A server's Neutron port, `server-{serverID}` (docs/spec/upstream-region.md §Deterministic names); its floating IP is
+ * found by port id, not by name.
+ */
 export const serverPortName = (serverID: string): string => `${PORT_PREFIX}${serverID}`;
 
 // --- Nova ---------------------------------------------------------------------------------------------------------
 
 /**
  * A Nova server is named by its `unikorn-cloud.org/name` label, the user's display name (ServerInput.name), and
- * found by exact match within the identity project (ref §5).
+ * found by exact match within the identity project (docs/spec/upstream-region.md §Deterministic names).
  */
 
 // --- Octavia ------------------------------------------------------------------------------------------------------
 
 const LB_PREFIX = 'lb-';
 
-/** seed "Octavia Load Balancers": `lb-{loadBalancer}`. */
+/** docs/spec/openstack-provider.md §Octavia Load Balancers: `lb-{loadBalancer}`. */
 export const loadBalancerName = (loadBalancerID: string): string => `${LB_PREFIX}${loadBalancerID}`;
 
 export type LoadBalancerChild = 'listener' | 'pool' | 'monitor';
@@ -72,7 +83,10 @@ const CHILDREN: readonly LoadBalancerChild[] = ['listener', 'pool', 'monitor'];
 /** Every listener, pool and monitor of a load balancer starts with this: orphan pruning lists by it. */
 export const loadBalancerChildPrefix = (loadBalancerID: string): string => `${loadBalancerName(loadBalancerID)}-`;
 
-/** seed: `lb-{loadBalancer}-{listener}-listener`, `…-pool`, `…-monitor`. */
+/**
+ * docs/spec/openstack-provider.md §Octavia Load Balancers: `lb-{loadBalancer}-{listener}-listener`, `…-pool`,
+ * `…-monitor`.
+ */
 export const loadBalancerChildName = (loadBalancerID: string, listener: string, child: LoadBalancerChild): string =>
   `${loadBalancerChildPrefix(loadBalancerID)}${listener}-${child}`;
 export const listenerName = (lb: string, listener: string): string => loadBalancerChildName(lb, listener, 'listener');
@@ -100,22 +114,28 @@ export function parseLoadBalancerChildName(
 
 const VOLUME_PREFIX = 'volume-';
 
-/** seed: Cinder volumes use `volume-{Region Volume UUID}` inside the identity project. */
+/**
+ * docs/spec/openstack-provider.md §Deterministic names and metadata: Cinder volumes use `volume-{Region Volume UUID}`
+ * inside the identity project.
+ */
 export const volumeName = (volumeID: string): string => `${VOLUME_PREFIX}${volumeID}`;
 
-/** ref §5: the description every provider-made Cinder volume carries. */
+/** docs/spec/upstream-region.md §Deterministic names: the description every provider-made Cinder volume carries. */
 export const VOLUME_DESCRIPTION = 'unikorn managed block storage volume';
 
 // --- Kubernetes ---------------------------------------------------------------------------------------------------
 
 const VLAN_ALLOCATION_PREFIX = 'openstack.';
 
-/** The VLANAllocation resource of a region (ref §2): `openstack.<regionName>`. */
+/** The VLANAllocation resource of a region (docs/spec/upstream-region.md §CRDs): `openstack.<regionName>`. */
 export const vlanAllocationName = (regionName: string): string => `${VLAN_ALLOCATION_PREFIX}${regionName}`;
 
 // --- Nova server and Cinder volume metadata -----------------------------------------------------------------------
 
-/** ref §5 "Server metadata (Nova)": frozen camelCase keys older in-guest consumers read. Servers only. */
+/**
+ * docs/spec/upstream-region.md §Server metadata (Nova): frozen camelCase keys older in-guest consumers read. Servers
+ * only.
+ */
 const LegacyServerMetadata = {
   serverID: 'serverID',
   organizationID: 'organizationID',
@@ -123,7 +143,10 @@ const LegacyServerMetadata = {
   regionID: 'regionID',
 } as const;
 
-/** ref §5: the namespaced keys, `{service}:{local_name}`, the upgrade path for new consumers. */
+/**
+ * docs/spec/upstream-region.md §Server metadata (Nova): the namespaced keys, `{service}:{local_name}`, the upgrade path
+ * for new consumers.
+ */
 export const SystemMetadata = {
   serverID: 'region:server_id',
   volumeID: 'region:volume_id',
@@ -134,7 +157,8 @@ export const SystemMetadata = {
   identityID: 'region:identity_id',
 } as const;
 
-// ref §5: a user tag key `{service}.{domain}/{local-name}` becomes `{service}:{local_name}`.
+// docs/spec/upstream-region.md §Server metadata (Nova): a user tag key `{service}.{domain}/{local-name}` becomes
+// `{service}:{local_name}`.
 const TAG_KEY = /^([a-z0-9][a-z0-9-]*)\.[^/]+\/([a-z0-9][a-z0-9-]*)$/;
 
 /** The metadata key a user tag is written under, or undefined: a tag not in the namespaced form is not written. */
@@ -154,11 +178,15 @@ function withTags(tags: readonly MetadataTag[], system: Readonly<Record<string, 
     const key = tagMetadataKey(tag.name);
     if (key !== undefined) out[key] = tag.value;
   }
-  // System keys last, so no user tag can override the linkage (seed: "written last").
+  // System keys last, so no user tag can override the linkage (docs/spec/openstack-provider.md §Cinder Volume
+  // create/delete: "written last").
   return Object.assign(out, system);
 }
 
-/** Nova metadata of a server: translated tags, then the namespaced keys, then the legacy ones (ref §5). */
+/**
+ * Nova metadata of a server: translated tags, then the namespaced keys, then the legacy ones
+ * (docs/spec/upstream-region.md §Server metadata (Nova)).
+ */
 export function serverMetadata(
   ids: {
     readonly serverID: string;
@@ -180,7 +208,10 @@ export function serverMetadata(
   });
 }
 
-/** Cinder metadata of a volume: translated tags, then the namespaced keys; no legacy keys (seed, Cinder slice). */
+/**
+ * Cinder metadata of a volume: translated tags, then the namespaced keys; no legacy keys
+ * (docs/spec/openstack-provider.md §Cinder Volume create/delete).
+ */
 export function volumeMetadata(
   ids: {
     readonly volumeID: string;
@@ -204,7 +235,7 @@ export function volumeMetadata(
 
 // --- Glance image properties --------------------------------------------------------------------------------------
 
-/** ref §5 "Image properties (Glance)": the keys read from and written to images. */
+/** docs/spec/upstream-region.md §Image properties (Glance): the keys read from and written to images. */
 export const ImageProperty = {
   osKernel: 'unikorn:os:kernel',
   osFamily: 'unikorn:os:family',
@@ -236,7 +267,10 @@ export const parseImagePackageProperty = (key: string): string | undefined => af
 export const imageTagProperty = (tag: string): string => `${TAG_PREFIX}${tag}`;
 export const parseImageTagProperty = (key: string): string | undefined => after(TAG_PREFIX, key);
 
-/** ref §5: hardware properties written on image create; the machine type follows the architecture. */
+/**
+ * docs/spec/upstream-region.md §Image properties (Glance): hardware properties written on image create; the machine
+ * type follows the architecture.
+ */
 export function imageCreateProperties(architecture: 'x86_64' | 'aarch64'): Record<string, string> {
   return {
     hw_disk_bus: 'scsi',

@@ -1,7 +1,7 @@
 /**
- * Scoping in the types (ARCHITECTURE principle 3): every OpenStack client the provider holds says, in its type,
- * whose credentials it carries and which scope it has, so a workload call made with the region's credentials, or a
- * Keystone call made in a tenant's project, does not compile.
+ * Scoping in the types (docs/architecture.md §Scoping is in the types): every OpenStack client the provider holds says,
+ * in its type, whose credentials it carries and which scope it has, so a workload call made with the region's
+ * credentials, or a Keystone call made in a tenant's project, does not compile.
  *
  * - `manager`: the region credentials, domain-scoped; manages users and projects in the managed domain, nothing else.
  * - `region`: the region credentials scoped to the region's own project; inventory (flavors, images, external

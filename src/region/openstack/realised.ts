@@ -1,7 +1,8 @@
 /**
  * An identity whose Keystone project exists: what every workload call (networks, security groups, servers …) needs
  * to bind its clients to that project. Delete paths take `RealisedIdentity | undefined`, where undefined means the
- * identity was never realised, which proves no provider resource of it can exist (ref §5 `openstackIdentityProvisioned`).
+ * identity was never realised, which proves no provider resource of it can exist (`openstackIdentityProvisioned`,
+ * docs/spec/upstream-region.md §Trust / scoping).
  */
 import { ResourceKind, TransientError } from '../provider/errors.ts';
 import type { IdentityCredentials } from './principals.ts';

@@ -1,6 +1,6 @@
 /**
  * The registry of OpenStack regions (upstream `pkg/providers/providers.go` and `serviceclients.go`), with the
- * seed's bootstrap/runtime split:
+ * bootstrap/runtime split of docs/spec/openstack-provider.md §Bootstrap and runtime:
  *
  * - bootstrap reads every Region and its credentials Secret with the uncached client it is given, before any
  *   informer cache exists, and builds each OpenStack region's client set; a broken region fails start-up;

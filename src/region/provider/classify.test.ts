@@ -61,7 +61,7 @@ describe('classify', () => {
     });
   }
 
-  it('a 400 retries instead when the call site says the seed retries it', () => {
+  it('a 400 retries instead when the call site says the spec retries it', () => {
     assert.ok(classify(http(400), { badRequest: 'transient' }) instanceof TransientError);
   });
 

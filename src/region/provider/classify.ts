@@ -1,5 +1,5 @@
 /**
- * How an OpenStack client error becomes a provider disposition. Call sites whose seed rows distinguish answers
+ * How an OpenStack client error becomes a provider disposition. Call sites whose specified rows distinguish answers
  * (the rebuild 400 "Cannot find image for rebuild" parks, a 409 yields awaiting quiescence) decide those first and
  * hand everything else here.
  */
@@ -28,7 +28,7 @@ interface ClassifyOptions {
   /** What the provider was doing, for the operator message, e.g. "create network". */
   readonly operation?: string;
   /**
-   * A 400/422 is terminal by default: OpenStack refused the request as specified. The seed's rebuild path retries
+   * A 400/422 is terminal by default: OpenStack refused the request as specified. The rebuild path retries
    * 400s instead (a deactivated image recovers when an operator reactivates it), so it passes `'transient'`.
    */
   readonly badRequest?: 'terminal' | 'transient';

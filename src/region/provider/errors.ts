@@ -1,7 +1,7 @@
 /**
- * The one catalogue of errors a provider throws (ARCHITECTURE principle 5, after Fastify's `lib/errors.js`). Each
- * class has a stable `code` and a fixed, cause-neutral `userMessage`; `message` and the `cause` chain are for
- * operators and may hold raw OpenStack detail. Controllers branch on the class, never on a message.
+ * The one catalogue of errors a provider throws (docs/architecture.md §Dispositions, not exceptions, after Fastify's
+ * `lib/errors.js`). Each class has a stable `code` and a fixed, cause-neutral `userMessage`; `message` and the `cause`
+ * chain are for operators and may hold raw OpenStack detail. Controllers branch on the class, never on a message.
  */
 
 export const ProviderErrorCode = {

@@ -1,7 +1,7 @@
 /**
- * What a provider call tells its controller (ARCHITECTURE principle 5). A lifecycle call returns one of four
- * dispositions; the fifth, "transient error, back off", is a thrown TransientError from errors.ts, as are
- * not found, conflict and consistency.
+ * What a provider call tells its controller (docs/architecture.md §Dispositions, not exceptions). A lifecycle call
+ * returns one of four dispositions; the fifth, "transient error, back off", is a thrown TransientError from errors.ts,
+ * as are not found, conflict and consistency.
  *
  * `reason` is a stable machine token (a condition reason, a metric label); `message` is shown to the tenant and
  * must be fixed text that names no cause from OpenStack. Raw detail, when there is any, rides in `cause`, which
@@ -13,7 +13,7 @@ export interface Done<T> {
   readonly value: T;
 }
 
-/** Requeue soon without backoff: OpenStack accepted work that settles later (the seed's 10 s re-check). */
+/** Requeue soon without backoff: OpenStack accepted work that settles later (the 10 s re-check). */
 export interface Yield {
   readonly kind: 'yield';
   readonly reason: string;

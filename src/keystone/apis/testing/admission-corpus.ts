@@ -2,7 +2,7 @@
  * The KeystoneUser admission corpus: one invalid order per schema rule, and valid orders with what the server
  * must default. Shared by the embedded-store test and test/kube/keystone-admission.test.ts (the real apiserver),
  * so both servers are held to the same rules and messages. Mirrors upstream's invalid-keystoneuser-cr cases 00–11
- * and adds the rules the seed adds (rotation.interval) and the edges upstream leaves out.
+ * and adds the rules the specification adds (rotation.interval) and the edges upstream leaves out.
  */
 import type { Client } from '../../../kube/client.ts';
 import { KubeInvalidError } from '../../../kube/errors.ts';

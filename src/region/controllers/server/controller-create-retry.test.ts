@@ -1,7 +1,7 @@
 /**
- * The bounded create-retry and the policy-gated fields (issue 7, Done means 1, continued), on the emulator with the
- * Server controller and the monitor: a never-booted ERROR is absorbed, a booted server never is, the attempts are
- * bounded, and a cloud hiding task_state or launched_at degrades as the seed says.
+ * The bounded create-retry and the policy-gated fields (continuing controller.test.ts), on the emulator with the Server
+ * controller and the monitor: a never-booted ERROR is absorbed, a booted server never is, the attempts are bounded, and
+ * a cloud hiding task_state or launched_at degrades as docs/spec/openstack-provider.md §Policy-gated fields says.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,7 +1,7 @@
 /**
- * The seed's measured rebuild behaviours (issue 7, Done means 1), reproduced on the emulator with the Server
- * controller and the monitor on one manual clock: what a foreign operation does and does not move, our failed
- * rebuild and its remedy, a deactivated and a nonexistent image, and an out-of-band delete.
+ * The measured rebuild behaviours of docs/spec/openstack-provider.md §Policy-gated fields, reproduced on the emulator
+ * with the Server controller and the monitor on one manual clock: what a foreign operation does and does not move, our
+ * failed rebuild and its remedy, a deactivated and a nonexistent image, and an out-of-band delete.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

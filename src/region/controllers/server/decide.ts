@@ -1,8 +1,8 @@
 /**
- * Bounded delete-and-recreate of a server whose create failed before it ever booted (ref §3 "Create-retry"; seed:
- * "absorbed by the bounded provider-create delete-and-retry flow"). A never-booted server the monitor stamped
- * Healthy=Errored is deleted and, once confirmed gone, recreated from the current spec, at most `maxAttempts`
- * creates in all; then terminal.
+ * Bounded delete-and-recreate of a server whose create failed before it ever booted (docs/spec/upstream-region.md
+ * §Create-retry; docs/spec/openstack-provider.md §Image rebuild: "absorbed by the bounded provider-create
+ * delete-and-retry flow"). A never-booted server the monitor stamped Healthy=Errored is deleted and, once confirmed
+ * gone, recreated from the current spec, at most `maxAttempts` creates in all; then terminal.
  *
  *   C1  booted (provisionedAt or launchedAt set)   proceed; a server that has booted is never destroyed
  *   C2  a retry is in progress                     delete again and confirm it gone

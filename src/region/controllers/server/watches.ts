@@ -1,9 +1,9 @@
 /**
- * What wakes the Server controller: exactly the seed's three, plus deletion and label edits: a spec edit
- * (generation), the monitor's status.observed write (an image ref flip, an ERROR, a recovery), the create-failure
- * edge, and a vanished server (the monitor's absent observation moves Active to Pending). A foreign operation that
- * changes none of them, such as a rebuild in flight on the spec image, wakes nothing: the provisioning axis does
- * not move.
+ * What wakes the Server controller: exactly the three of docs/spec/upstream-region.md §Server controller watches, plus
+ * deletion and label edits: a spec edit (generation), the monitor's status.observed write (an image ref flip, an ERROR,
+ * a recovery), the create-failure edge, and a vanished server (the monitor's absent observation moves Active to
+ * Pending). A foreign operation that changes none of them, such as a rebuild in flight on the spec image, wakes
+ * nothing: the provisioning axis does not move.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { findCondition } from '../../../kube/conditions.ts';

@@ -1,8 +1,8 @@
 /**
- * v2 load balancers, pure. Beyond the schema: listener names unique, protocol and port unique, idle timeouts on
- * TCP only, health-check timeout below its interval, members unique, a requested VIP inside the network. On
- * update (seed): an existing listener keeps its protocol and port, and its proxyProtocolV2 (that changes the
- * Octavia pool protocol, which Octavia cannot update in place).
+ * v2 load balancers, pure. Beyond the schema: listener names unique, protocol and port unique, idle timeouts on TCP
+ * only, health-check timeout below its interval, members unique, a requested VIP inside the network. On update
+ * (docs/spec/openstack-provider.md §Octavia Load Balancers): an existing listener keeps its protocol and port, and its
+ * proxyProtocolV2 (that changes the Octavia pool protocol, which Octavia cannot update in place).
  */
 import type { Listener, LoadBalancer, Network } from '../../apis/index.ts';
 import type { Principal } from '../auth.ts';

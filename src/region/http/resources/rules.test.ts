@@ -1,4 +1,4 @@
-/** The seed's rules that need no store: pure checks over one request. */
+/** The specification's rules that need no store: pure checks over one request. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { inPrefix } from './load-balancer.ts';

@@ -1,7 +1,7 @@
 /**
- * Fail-fast user data checks at the API (upstream #597): the payload must be something cloud-init reads, since the
- * provider merges managed parts into it and a payload it cannot merge would only fail later, on the server. The
- * reasons are fixed text safe to show.
+ * Fail-fast user data checks at the API (as upstream, docs/spec/upstream-region.md §Upstream changes): the payload must
+ * be something cloud-init reads, since the provider merges managed parts into it and a payload it cannot merge would
+ * only fail later, on the server. The reasons are fixed text safe to show.
  */
 
 const FORMATS = [

@@ -1,7 +1,7 @@
 /**
  * Volumes, pure (openregion's v2-style shape; upstream has no volume path yet): the class must be one the region
- * exports, the size within its capacity bounds (seed: operator-authored whole GiB, either optional); the class is
- * immutable and a volume never shrinks.
+ * exports, the size within its capacity bounds (operator-authored whole GiB, either optional:
+ * docs/spec/openstack-provider.md §VolumeClass configuration); the class is immutable and a volume never shrinks.
  */
 import type { Network, Volume } from '../../apis/index.ts';
 import type { VolumeClass } from '../../provider/types.ts';

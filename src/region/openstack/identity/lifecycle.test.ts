@@ -1,8 +1,8 @@
 /**
- * Identity create and delete against the emulator, with the OpenstackIdentity record in an embedded store: the
- * happy path, idempotency, recovery, the interruption test (issue 6, Done means 2), the scoping test and the secret
- * scan. Everything runs for both region accounts of the fixture: `configured` (the non-admin domain manager
- * production runs, with `region register`'s roles) and `admin` (the default roles).
+ * Identity create and delete against the emulator, with the OpenstackIdentity record in an embedded store: the happy
+ * path, idempotency, recovery, the interruption test (a pass cut off at every request converges with nothing leaked),
+ * the scoping test and the secret scan. Everything runs for both region accounts of the fixture: `configured` (the
+ * non-admin domain manager production runs, with `region register`'s roles) and `admin` (the default roles).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

@@ -1,6 +1,6 @@
 /**
- * The OpenstackIdentity record: the one piece of provider state persisted (seed: it holds what cannot be
- * re-derived — secrets and ids). Same name and namespace as its Identity.
+ * The OpenstackIdentity record: the one piece of provider state persisted (docs/spec/openstack-provider.md
+ * §OpenstackIdentity: it holds what cannot be re-derived — secrets and ids). Same name and namespace as its Identity.
  *
  * Secrets are written here before the OpenStack call that uses them (`withSecrets`), ids right after the call
  * that made them (`save`); a pass interrupted between the two re-finds the resource by name and still holds the
@@ -21,7 +21,7 @@ import type { IdentitySecretSource } from './secrets.ts';
 import type { IdentityCredentials } from '../principals.ts';
 import type { RealisedIdentity, UserIdentity } from '../realised.ts';
 
-/** The cloud name in the clouds.yaml handed to consumers (ref §2: `cloud`). */
+/** The cloud name in the clouds.yaml handed to consumers (`cloud`, docs/spec/upstream-region.md §CRDs). */
 export const CLOUD_NAME = 'cloud';
 
 /** A record with every secret present: what a create pass works from once `withSecrets` returns. */

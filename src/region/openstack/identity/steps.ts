@@ -50,7 +50,7 @@ import type { IdentityClient, ManagerIdentityClient, PrivilegedClient, ProjectCl
 import { IDENTITY_KEYPAIR_NAME } from '../names.ts';
 import { publicKeyMaterial } from './secrets.ts';
 
-/** ref §5 Quotas: every Nova limit the region sets, unlimited. */
+/** docs/spec/upstream-region.md §Trust / scoping, quotas: every Nova limit the region sets, unlimited. */
 const unlimitedComputeQuota: QuotaLimits = {
   instances: UNLIMITED,
   cores: UNLIMITED,
@@ -61,7 +61,7 @@ const unlimitedComputeQuota: QuotaLimits = {
   server_group_members: UNLIMITED,
 };
 
-/** ref §5 Quotas: every Cinder limit the region sets, unlimited. */
+/** docs/spec/upstream-region.md §Trust / scoping, quotas: every Cinder limit the region sets, unlimited. */
 const unlimitedVolumeQuota: QuotaSetUpdate = {
   volumes: UNLIMITED,
   gigabytes: UNLIMITED,

@@ -1,9 +1,10 @@
 /**
- * The inventory caches of each region, held with its client set (seed: "the block-storage service client is cached
- * with the other OpenStack service clients so Cinder volume-type inventory cache survives repeated provider calls
- * and is refreshed only when Region configuration or credentials change"). The registry rebuilds a region's client
- * set exactly when its configuration or credentials change (registry.ts), so a bundle lives as long as the client
- * set it was made for: a new set gets new caches, and the old image cache's timer is stopped.
+ * The inventory caches of each region, held with its client set (docs/spec/openstack-provider.md §VolumeClass
+ * configuration: "the block-storage service client is cached with the other OpenStack service clients so Cinder
+ * volume-type inventory cache survives repeated provider calls and is refreshed only when Region configuration or
+ * credentials change"). The registry rebuilds a region's client set exactly when its configuration or credentials
+ * change (registry.ts), so a bundle lives as long as the client set it was made for: a new set gets new caches, and the
+ * old image cache's timer is stopped.
  *
  * One InventoryCaches is made at wiring time and handed to every inventory provider call.
  */
@@ -22,7 +23,10 @@ import { byCreated, loadImages } from './images.ts';
 import { RefreshAheadCache, timerScheduler, type Scheduler } from './refresh-ahead.ts';
 import { TtlCache } from './ttl-cache.ts';
 
-/** ref §5: flavors and volume types are kept an hour; images are refreshed every minute. */
+/**
+ * docs/spec/upstream-region.md §Image cache: flavors and volume types are kept an hour; images are refreshed every
+ * minute.
+ */
 const INVENTORY_TTL_MS = 60 * 60 * 1000;
 const IMAGE_REFRESH_MS = 60 * 1000;
 

@@ -1,6 +1,6 @@
 /**
- * Flavor export (seed "Flavor export is a hybrid model"): Nova discovers the inventory (public flavors only), and
- * the Region's `compute.flavors` narrows and enriches it. `selector.ids`, when non-empty, is an allowlist; each
+ * Flavor export (docs/spec/openstack-provider.md §Flavor export): Nova discovers the inventory (public flavors only),
+ * and the Region's `compute.flavors` narrows and enriches it. `selector.ids`, when non-empty, is an allowlist; each
  * `metadata` entry overrides the CPU count and memory and adds what Nova cannot say: baremetal, pinned-only, CPU
  * family, GPU and architecture. Architecture resolves from the entry's `cpu.architecture`, then the Region's
  * `defaultArchitecture`, then x86_64 (for objects that bypassed CRD defaulting).
@@ -13,7 +13,7 @@ import { quantityBytes } from '../../../kube/quantity.ts';
 type FlavorMetadata = NonNullable<NonNullable<NonNullable<RegionOpenstack['compute']>['flavors']>['metadata']>[number];
 
 const MiB = 2 ** 20;
-/** Nova's flavor disk is in GB; exported in decimal units (ref §5 "Flavors"). */
+/** Nova's flavor disk is in GB; exported in decimal units (docs/spec/upstream-region.md §Flavors / VolumeClasses). */
 const GB = 1e9;
 
 const LEGACY_ARCHITECTURE: Architecture = 'x86_64';

@@ -1,9 +1,10 @@
 /**
- * Glance images ↔ the neutral Image (seed "Image handling"; ref §5 "Image properties"). Reading: the custom
- * properties are validated against the region's schema (required OS fields, enums, GPU fields that go together,
- * semantic package versions), public images not owned by an organization must carry a valid signature when the
- * Region names a signing key, and the rest is translated. An image that fails any check is left out of the
- * inventory, never half-shown. Writing: the same keys, from an Image, plus the create-time hardware properties.
+ * Glance images ↔ the neutral Image (docs/spec/openstack-provider.md §Image handling; docs/spec/upstream-region.md
+ * §Image properties (Glance)). Reading: the custom properties are validated against the region's schema (required OS
+ * fields, enums, GPU fields that go together, semantic package versions), public images not owned by an organization
+ * must carry a valid signature when the Region names a signing key, and the rest is translated. An image that fails any
+ * check is left out of the inventory, never half-shown. Writing: the same keys, from an Image, plus the create-time
+ * hardware properties.
  */
 import type { Image as GlanceImage, ImageStatus as GlanceStatus } from '../../../openstack/image.ts';
 import { imageProperties } from '../../../openstack/image.ts';
@@ -33,7 +34,10 @@ export interface ImageReadOptions {
 
 type ImageReading = { readonly ok: true; readonly image: Image } | { readonly ok: false; readonly why: string };
 
-/** ref §5: queued → pending; saving, importing, uploading → creating; active → ready; the rest → failed. */
+/**
+ * docs/spec/upstream-region.md §Image properties (Glance): queued → pending; saving, importing, uploading → creating;
+ * active → ready; the rest → failed.
+ */
 export function imageStatusOf(status: GlanceStatus): ImageStatus {
   switch (status) {
     case 'queued':

@@ -1,8 +1,8 @@
 /**
- * Public image signatures (ref §5): with `image.selector.signingKey` (a PEM ECDSA public key, base64 in the CRD),
- * a public image with no organization must carry `unikorn:digest`: the base64 ASN.1 (DER) ECDSA signature over
- * the SHA-256 of the image's id. A key that does not parse verifies nothing, so every such image is left out
- * (fail closed) rather than shown unverified.
+ * Public image signatures (docs/spec/upstream-region.md §Image properties (Glance)): with `image.selector.signingKey`
+ * (a PEM ECDSA public key, base64 in the CRD), a public image with no organization must carry `unikorn:digest`: the
+ * base64 ASN.1 (DER) ECDSA signature over the SHA-256 of the image's id. A key that does not parse verifies nothing, so
+ * every such image is left out (fail closed) rather than shown unverified.
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 

@@ -1,9 +1,9 @@
 /**
- * The region's images (seed "Image handling"), all through the refresh-ahead cache: query and get read its
- * snapshot; create registers a public image and asks Glance to import it by web-download, then inserts a
- * write-through entry; delete removes it from Glance and leaves a `failed` tombstone until the next refresh; a
- * snapshot the server side took is recorded the same way as a create. With the cache disabled all of these are
- * unavailable (ResourceNotFoundError), as upstream has it: the seed's caveat, not an accident.
+ * The region's images (docs/spec/openstack-provider.md §Image handling), all through the refresh-ahead cache: query and
+ * get read its snapshot; create registers a public image and asks Glance to import it by web-download, then inserts a
+ * write-through entry; delete removes it from Glance and leaves a `failed` tombstone until the next refresh; a snapshot
+ * the server side took is recorded the same way as a create. With the cache disabled all of these are unavailable
+ * (ResourceNotFoundError), as upstream has it (docs/spec/openstack-provider.md §Caveats), not an accident.
  */
 import * as glance from '../../../openstack/image.ts';
 import { NotFoundError } from '../../../openstack/errors.ts';

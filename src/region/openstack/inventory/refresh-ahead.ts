@@ -1,7 +1,8 @@
 /**
- * A refresh-ahead cache of one keyed list (upstream core `RefreshAheadCache`; seed: raw image API latency is too
- * expensive to expose to every caller). Readers always get the last snapshot at once; a scheduler refreshes it in
- * the background every period, and a failed refresh keeps the old snapshot (and is retried next period).
+ * A refresh-ahead cache of one keyed list (upstream core `RefreshAheadCache`; docs/spec/openstack-provider.md §Image
+ * handling: raw image API latency is too expensive to expose to every caller). Readers always get the last snapshot at
+ * once; a scheduler refreshes it in the background every period, and a failed refresh keeps the old snapshot (and is
+ * retried next period).
  *
  * Writes between refreshes:
  * - `insertIfAbsent` (create, snapshot): a write-through overlay entry. It survives any refresh that started before
@@ -12,7 +13,10 @@
  */
 import type { Clock } from '../../../util/clock.ts';
 
-/** Runs `task` every `ms` until cancelled; injected so tests drive time (ARCHITECTURE principle 6). */
+/**
+ * Runs `task` every `ms` until cancelled; injected so tests drive time (docs/architecture.md §Injected time and
+ * randomness).
+ */
 export interface Scheduler {
   every(ms: number, task: () => void): { cancel(): void };
 }

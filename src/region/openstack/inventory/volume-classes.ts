@@ -1,9 +1,10 @@
 /**
- * VolumeClass export (seed "VolumeClass configuration"): `blockStorage.volumeClasses.selector.ids` is a strict,
- * fail-closed allowlist of Cinder volume type ids — missing configuration, a missing selector or empty ids export
- * nothing. Selected public types are enriched from the Region's `metadata` entry: capacity bounds (operator-authored
- * positive whole GiB, max ≥ min; never discovered from Cinder), a supportedFlavors selector resolved to the
- * exported Flavor ids (omitted or empty ids: unrestricted), media, performance caps and encryption.
+ * VolumeClass export (docs/spec/openstack-provider.md §VolumeClass configuration):
+ * `blockStorage.volumeClasses.selector.ids` is a strict, fail-closed allowlist of Cinder volume type ids — missing
+ * configuration, a missing selector or empty ids export nothing. Selected public types are enriched from the Region's
+ * `metadata` entry: capacity bounds (operator-authored positive whole GiB, max ≥ min; never discovered from Cinder), a
+ * supportedFlavors selector resolved to the exported Flavor ids (omitted or empty ids: unrestricted), media,
+ * performance caps and encryption.
  *
  * A class whose bounds break those rules is left out (fail closed) and named in `rejected` for the operator log:
  * exporting it would advertise limits the operator did not mean.

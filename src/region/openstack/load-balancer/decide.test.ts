@@ -122,7 +122,7 @@ function patched<K extends 'listeners' | 'pools' | 'monitors'>(
   };
 }
 
-describe('statusRow (the seed: ACTIVE continues, PENDING_* yields, anything else is inconsistent)', () => {
+describe('statusRow (the spec: ACTIVE continues, PENDING_* yields, anything else is inconsistent)', () => {
   for (const [status, row] of [
     ['ACTIVE', 'active'],
     ['PENDING_CREATE', 'pending'],

@@ -1,9 +1,10 @@
 /**
- * The load balancer pass as a pure decision (ARCHITECTURE principle 1): given the spec and what Octavia and Neutron
- * report, the one thing to do next, each row with a stable id. The order is upstream's (ref §5 "Octavia LB"):
- * the load balancer, its VIP, its provisioning status, the floating IP, one orphaned listener, then per listener
- * pool → listener → members → monitor, then one orphaned pool or monitor. Every Octavia write puts the load
- * balancer in PENDING_UPDATE, so the pass after a write yields and the next pass observes the settled state.
+ * The load balancer pass as a pure decision (docs/architecture.md §Decide, then act): given the spec and what Octavia
+ * and Neutron report, the one thing to do next, each row with a stable id. The order is upstream's
+ * (docs/spec/upstream-region.md §Octavia LB): the load balancer, its VIP, its provisioning status, the floating IP, one
+ * orphaned listener, then per listener pool → listener → members → monitor, then one orphaned pool or monitor. Every
+ * Octavia write puts the load balancer in PENDING_UPDATE, so the pass after a write yields and the next pass observes
+ * the settled state.
  */
 import type * as octavia from '../../../openstack/loadbalancer.ts';
 import type { Listener, LoadBalancerInput } from '../../provider/inputs.ts';
@@ -56,7 +57,10 @@ export interface Observed {
   readonly floatingIPs: readonly { readonly id: string; readonly floating_ip_address: string }[];
 }
 
-/** The seed's status table: ACTIVE continues, PENDING_* yields, anything else has no safe next action. */
+/**
+ * The status table of docs/spec/openstack-provider.md §Octavia Load Balancers: ACTIVE continues, PENDING_* yields,
+ * anything else has no safe next action.
+ */
 type StatusRow = 'active' | 'pending' | 'unexpected';
 
 export function statusRow(status: string): StatusRow {

@@ -1,7 +1,7 @@
 /**
- * What the spec implies in Octavia terms (ref §5 "Octavia LB"), as pure functions: the pool protocol, the listener
- * settings converged in place, the health monitor and the member set. The plan (decide.ts) compares these with what
- * Octavia reports; nothing here does I/O.
+ * What the spec implies in Octavia terms (docs/spec/upstream-region.md §Octavia LB), as pure functions: the pool
+ * protocol, the listener settings converged in place, the health monitor and the member set. The plan (decide.ts)
+ * compares these with what Octavia reports; nothing here does I/O.
  */
 import type * as octavia from '../../../openstack/loadbalancer.ts';
 import { DEFAULT_TCP_IDLE_TIMEOUT_SECONDS } from '../../apis/load-balancer.ts';
@@ -14,7 +14,10 @@ interface ListenerSettings {
   readonly idleTimeoutMs?: number;
 }
 
-/** The seed's constraints: UDP listeners take neither an idle timeout nor Proxy Protocol v2. */
+/**
+ * The constraints of docs/spec/openstack-provider.md §Octavia Load Balancers: UDP listeners take neither an idle
+ * timeout nor Proxy Protocol v2.
+ */
 export function listenerViolation(listener: Listener): string | undefined {
   if (listener.protocol !== 'udp') return undefined;
   if (listener.idleTimeoutSeconds !== undefined) return `listener ${listener.name}: udp listeners have no idle timeout`;

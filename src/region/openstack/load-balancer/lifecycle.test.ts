@@ -1,6 +1,6 @@
 /**
  * The load balancer provider on the emulator: the topology it creates, the principal behind every request, one
- * write per pass in the seed's order, a pass interrupted at each of its requests in turn, and delete ordering.
+ * write per pass in the specified order, a pass interrupted at each of its requests in turn, and delete ordering.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -71,7 +71,7 @@ describe('createLoadBalancer', () => {
     );
   });
 
-  it('one write per pass in the seed order, and a converged pass writes nothing', async () => {
+  it('one write per pass in the specified order, and a converged pass writes nothing', async () => {
     const spec = s.newSpec();
     const { rows } = await s.converge(spec);
     assert.deepEqual(rows, [

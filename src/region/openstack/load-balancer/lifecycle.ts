@@ -1,12 +1,13 @@
 /**
- * A region LoadBalancer in Octavia (seed "Octavia Load Balancers", ref §5 "Octavia LB"): the load balancer
- * `lb-{id}` with its VIP on the region Network's subnet, listeners, pools, members and health monitors named
- * `lb-{id}-{listener}-listener|-pool|-monitor`, and the optional floating IP on the Octavia-owned VIP port.
+ * A region LoadBalancer in Octavia (docs/spec/openstack-provider.md §Octavia Load Balancers,
+ * docs/spec/upstream-region.md §Octavia LB): the load balancer `lb-{id}` with its VIP on the region Network's subnet,
+ * listeners, pools, members and health monitors named `lb-{id}-{listener}-listener|-pool|-monitor`, and the optional
+ * floating IP on the Octavia-owned VIP port.
  *
- * Principal: the IDENTITY's own user, scoped to its project, for Octavia and for the floating IP. Upstream reaches
- * load balancers through the per-identity service principal (ref §5 "Trust / scoping": load balancers are not
- * among the privileged calls), and Octavia's default policy grants writes to `load-balancer_member`, the role the
- * identity's user holds; the region credential holds only `manager` there, which Octavia's policy does not know.
+ * Principal: the IDENTITY's own user, scoped to its project, for Octavia and for the floating IP. Upstream reaches load
+ * balancers through the per-identity service principal (docs/spec/upstream-region.md §Trust / scoping: load balancers
+ * are not among the privileged calls), and Octavia's default policy grants writes to `load-balancer_member`, the role
+ * the identity's user holds; the region credential holds only `manager` there, which Octavia's policy does not know.
  *
  * Each pass observes (decide.ts's Observed), decides one step with planCreate/planDelete, and performs it. Every
  * Octavia write leaves the load balancer PENDING_UPDATE, so a write is followed by a yield and the next pass sees

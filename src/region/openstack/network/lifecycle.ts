@@ -1,12 +1,13 @@
 /**
- * A region Network in Neutron (ref §5 "Network"): network, subnet and router all named `network-{id}` in the
- * identity's project, made with the PRIVILEGED client (region credentials bound to that project) because provider
- * networks need the manager's powers there. Every step re-finds by exact name before it creates, so a pass cut off
- * anywhere converges on the next with exactly one of each and nothing leaked.
+ * A region Network in Neutron (docs/spec/upstream-region.md §Network): network, subnet and router all named
+ * `network-{id}` in the identity's project, made with the PRIVILEGED client (region credentials bound to that project)
+ * because provider networks need the manager's powers there. Every step re-finds by exact name before it creates, so a
+ * pass cut off anywhere converges on the next with exactly one of each and nothing leaked.
  *
- * Provider (VLAN) networks take their segmentation id from the region's VLAN allocator, which Neutron cannot do for
- * us: allocated before the network is created and kept if that create fails (handing a VLAN that failed to someone
- * else spreads the failure, upstream PR #559), freed only once Neutron has confirmed the network is gone.
+ * Provider (VLAN) networks take their segmentation id from the region's VLAN allocator, which Neutron cannot do for us:
+ * allocated before the network is created and kept if that create fails (handing a VLAN that failed to someone else
+ * spreads the failure; docs/spec/upstream-region.md §VLAN allocator), freed only once Neutron has confirmed the network
+ * is gone.
  */
 import { ConflictError } from '../../../openstack/errors.ts';
 import * as neutron from '../../../openstack/network.ts';

@@ -1,7 +1,7 @@
 /**
- * The subnet arithmetic of a region Network, without I/O (ref §5 "Network", upstream `gatewayIP`, `dhcpRange`,
- * `storageRange`). A network's prefix starts with a reservation of `reservations.prefixLength`; Neutron's DHCP pool
- * is everything after it, and the reservation minus its provider part (`providerReservedPrefixLength`) is the
+ * The subnet arithmetic of a region Network, without I/O (docs/spec/upstream-region.md §Network, upstream `gatewayIP`,
+ * `dhcpRange`, `storageRange`). A network's prefix starts with a reservation of `reservations.prefixLength`; Neutron's
+ * DHCP pool is everything after it, and the reservation minus its provider part (`providerReservedPrefixLength`) is the
  * storage range handed to file storage attachments:
  *
  *   base  .1 gateway   [provider part]   [storage range ... reservation end]   [DHCP pool ... size-2]   broadcast

@@ -1,8 +1,8 @@
 /**
- * Security group rule convergence, without I/O (ref §5 "Deterministic names"; upstream `securityGroupRuleID`,
- * `reconcileSecurityGroupRules`). Neutron rules have no names, so a rule is identified by its synthetic key
- * `"{direction},{protocol},{min}-{max},{cidr|0.0.0.0/0}"`: a spec rule whose key Neutron already holds is left
- * alone, a missing one is created, and a Neutron rule whose key the spec does not name is deleted. Rules cannot be
+ * Security group rule convergence, without I/O (docs/spec/upstream-region.md §Deterministic names; upstream
+ * `securityGroupRuleID`, `reconcileSecurityGroupRules`). Neutron rules have no names, so a rule is identified by its
+ * synthetic key `"{direction},{protocol},{min}-{max},{cidr|0.0.0.0/0}"`: a spec rule whose key Neutron already holds is
+ * left alone, a missing one is created, and a Neutron rule whose key the spec does not name is deleted. Rules cannot be
  * updated in Neutron, so a changed rule is one delete and one create.
  *
  * Neutron gives every new group egress-any rules (IPv4 and IPv6, no prefix). Both key to the default egress key,

@@ -1,8 +1,9 @@
 /**
- * A region SecurityGroup in Neutron (ref §5): the group `securitygroup-{id}` in the identity's project, made with
- * the PRIVILEGED client (region credentials bound to that project, ref §5 "Trust / scoping"), its rules converged
- * by synthetic key (decide.ts). The group is re-found by exact name before it is created, so an interrupted pass
- * converges with one group; rules are re-read every pass, so an interrupted rule change finishes on the next.
+ * A region SecurityGroup in Neutron (docs/spec/upstream-region.md §Deterministic names): the group `securitygroup-{id}`
+ * in the identity's project, made with the PRIVILEGED client (region credentials bound to that project,
+ * docs/spec/upstream-region.md §Trust / scoping), its rules converged by synthetic key (decide.ts). The group is
+ * re-found by exact name before it is created, so an interrupted pass converges with one group; rules are re-read every
+ * pass, so an interrupted rule change finishes on the next.
  */
 import * as neutron from '../../../openstack/network.ts';
 import { ResourceKind } from '../../provider/errors.ts';

@@ -1,5 +1,5 @@
 /**
- * SSH injection, a create-time decision (seed: "SSH injection is a create-time server decision"):
+ * SSH injection, a create-time decision (docs/spec/openstack-provider.md §SSH injection):
  *
  * - the mode: `identityKeypair` sends the identity's Nova key_name; `ca` and `none` omit it. Unset resolves to `ca`
  *   when the server names an SSH certificate authority, else `identityKeypair`.

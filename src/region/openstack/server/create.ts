@@ -1,11 +1,11 @@
 /**
- * Create-or-converge of one server (ref §5 "Server reconcile"): the port (security groups, allowed address pairs),
- * the floating IP, then the Nova server: re-found by its exact name in the identity's project and converged through
- * the image rows, or created with its metadata, user data (the SSH-CA part merged in), key_name only for the
- * identityKeypair mode, and the identity's server group. A pinned server (infrastructureRef) is created with the
- * privileged client, optionally after a Placement preflight whose miss yields.
+ * Create-or-converge of one server (docs/spec/upstream-region.md §Server reconcile): the port (security groups, allowed
+ * address pairs), the floating IP, then the Nova server: re-found by its exact name in the identity's project and
+ * converged through the image rows, or created with its metadata, user data (the SSH-CA part merged in), key_name only
+ * for the identityKeypair mode, and the identity's server group. A pinned server (infrastructureRef) is created with
+ * the privileged client, optionally after a Placement preflight whose miss yields.
  *
- * A create yields: Nova has accepted a build that settles later, and the next pass (the seed's 10 s re-check) reads
+ * A create yields: Nova has accepted a build that settles later, and the next pass (the 10 s re-check) reads
  * the server back through the image rows.
  */
 import * as nova from '../../../openstack/compute.ts';

@@ -95,7 +95,7 @@ describe('decideServerImage: one example per row', () => {
   });
 });
 
-describe('decideServerImage: the policy-gated fields degrade as the seed says', () => {
+describe('decideServerImage: the policy-gated fields degrade as the spec says', () => {
   it('a hidden task_state reads at rest: a diverged server submits and Nova’s 409 is the only guard', () => {
     const { 'OS-EXT-STS:task_state': _, ...hidden } = server({ image: { id: OTHER } });
     assert.equal(row(DESIRED, hidden), 'R4″');

@@ -1,7 +1,7 @@
 /**
- * The image rebuild table (seed "reconcileServerImage"): one pass decides entirely from one fresh GetServer, never
- * from status the monitor wrote (observations are stimulus, never authorisation), and takes at most the one action
- * its row names. R4″ is the single destructive step; every other row waits, parks or reports done.
+ * The image rebuild table (docs/spec/openstack-provider.md §Image rebuild): one pass decides entirely from one fresh
+ * GetServer, never from status the monitor wrote (observations are stimulus, never authorisation), and takes at most
+ * the one action its row names. R4″ is the single destructive step; every other row waits, parks or reports done.
  *
  *   R1   Spec.Image == nil                     park
  *   R2   image ref unreadable                  park
@@ -79,7 +79,7 @@ const PARK_MESSAGES: Partial<Record<ImageRow, string>> = {
 };
 
 /**
- * The outcome of a row that does not submit: `done` for R3″, a yield naming the row (the seed's 10 s re-check), or
+ * The outcome of a row that does not submit: `done` for R3″, a yield naming the row (the 10 s re-check), or
  * a park (user action required, no requeue) with the row's fixed message. R3's yield is the one waiting row that
  * is rebuilding, so the reconciler re-asserts the accepted stamp while the rebuild is in flight; every other row
  * leaves the observed axes to the monitor. R4″'s outcome comes from the rebuild response (decide-rebuild.ts), so

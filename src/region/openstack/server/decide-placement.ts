@@ -1,7 +1,8 @@
 /**
- * The pinned-server Placement preflight (seed: `openstack.compute.placementPreflight`): before a server pinned to
- * a host (infrastructureRef) is created, ask Placement whether that resource provider has inventory for the
- * flavor's positive custom resource class and carries its traits. A miss yields and the controller retries.
+ * The pinned-server Placement preflight (`openstack.compute.placementPreflight`, docs/spec/openstack-provider.md §Trust
+ * and scoping): before a server pinned to a host (infrastructureRef) is created, ask Placement whether that resource
+ * provider has inventory for the flavor's positive custom resource class and carries its traits. A miss yields and the
+ * controller retries.
  *
  * - resources: the flavor's one positive `resources:CUSTOM_*` extra spec, with its amount.
  * - traits: `trait:X=required` → X, `trait:X=forbidden` → !X, unioned with the configured requiredTraits

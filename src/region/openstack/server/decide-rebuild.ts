@@ -1,6 +1,6 @@
 /**
- * R4″, the single destructive step: what the rebuild request carries and what its answer means (seed, "R4″ is the
- * single destructive step" and "Nova's accept gate").
+ * R4″, the single destructive step: what the rebuild request carries and what its answer means
+ * (docs/spec/openstack-provider.md §Image rebuild: "R4″ is the single destructive step" and "Nova's accept gate").
  *
  * - 2xx: accepted. Nova now rewrites the root disk, so the pass yields (never completes) as rebuilding, which has
  *   the reconciler write the fixed accepted stamp (contract.ts `ServerYield`). The stamp is never derived from the

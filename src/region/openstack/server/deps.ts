@@ -1,8 +1,8 @@
 /**
- * What the server provider calls share: the region's clients and configuration, the injected clock and logger,
- * and the identity a call runs as. Servers, ports and floating IPs are the identity's own (its user, scoped to its
- * project, ref §5 "Trust / scoping"); the privileged client (region credentials bound to that project) is used only
- * for what needs the manager's powers there: pinned creation, the Placement preflight and the Ironic lookup.
+ * What the server provider calls share: the region's clients and configuration, the injected clock and logger, and the
+ * identity a call runs as. Servers, ports and floating IPs are the identity's own (its user, scoped to its project,
+ * docs/spec/upstream-region.md §Trust / scoping); the privileged client (region credentials bound to that project) is
+ * used only for what needs the manager's powers there: pinned creation, the Placement preflight and the Ironic lookup.
  */
 import type { Logger } from 'pino';
 import type { RegionOpenstack } from '../../apis/region.ts';

@@ -1,6 +1,7 @@
 /**
- * A server's floating IP, re-found by the port it is attached to (ref §5 "Port: `server-{id}`; floating IP found by
- * port ID"): made on the region's first external network when the spec asks for one, released when it does not.
+ * A server's floating IP, re-found by the port it is attached to (docs/spec/upstream-region.md §Deterministic names:
+ * "Port: `server-{serverID}`; floating IP found by port ID"): made on the region's first external network when the spec
+ * asks for one, released when it does not.
  */
 import * as neutron from '../../../openstack/network.ts';
 import { ResourceKind, ResourceConsistencyError, TransientError } from '../../provider/errors.ts';

@@ -1,6 +1,7 @@
 /**
- * The fixed, tenant-facing texts of the server decisions (ARCHITECTURE principle 5). None is built from anything
- * OpenStack said; the few that carry a value carry one the provider chose (an attempt count, a Nova status token).
+ * The fixed, tenant-facing texts of the server decisions (docs/architecture.md §Dispositions, not exceptions). None is
+ * built from anything OpenStack said; the few that carry a value carry one the provider chose (an attempt count, a Nova
+ * status token).
  *
  * The park messages are cause-neutral on purpose: R3′ cannot tell our failed rebuild from a failed evacuation or an
  * unrelated host failure, so it names none of them, and says what resumes the server (a spec edit).
@@ -26,7 +27,7 @@ export const IMAGE_NOT_FOUND_MESSAGE =
 
 /** Upstream's terminal reason once the bounded create-retry is exhausted. */
 
-/** Healthy messages (upstream convertServerHealthStatus; the fault never reaches them, the seed keeps it in logs). */
+/** Healthy messages (upstream convertServerHealthStatus; the fault never reaches them, it stays in logs). */
 export const HEALTHY_MESSAGE = 'server is healthy';
 export const ERRORED_MESSAGE = 'server is in an error state';
 /** Shared by the monitor's rebuild mapping and the reconciler's accepted stamp, so the two writers never churn. */

@@ -1,11 +1,12 @@
 /**
  * What the server decisions read from one Nova server response, and nothing else. Each reader answers one question
- * the seed asks of a fresh GetServer; the decision tables compose them.
+ * docs/spec/openstack-provider.md §Image rebuild asks of a fresh GetServer; the decision tables compose them.
  *
- * `OS-EXT-STS:task_state` and `OS-SRV-USG:launched_at` are policy-gated: a cloud that hides them sends neither, and
- * a hidden field reads exactly as Go's decoder reads it upstream, "at rest" and "never launched". The seed names the
- * consequence (a hidden task state leaves Nova's 409 as the only guard; a hidden launched_at defers every image
- * change and never parks R3′), so `hiddenServerFields` lets the caller log it instead of guessing.
+ * `OS-EXT-STS:task_state` and `OS-SRV-USG:launched_at` are policy-gated: a cloud that hides them sends neither, and a
+ * hidden field reads exactly as Go's decoder reads it upstream, "at rest" and "never launched".
+ * docs/spec/openstack-provider.md §Policy-gated fields names the consequence (a hidden task state leaves Nova's 409 as
+ * the only guard; a hidden launched_at defers every image change and never parks R3′), so `hiddenServerFields` lets the
+ * caller log it instead of guessing.
  */
 
 /** The fields of a Nova server (`openstack/compute.ts` `Server`) the decisions read; a full Server fits. */
@@ -20,8 +21,9 @@ export interface NovaServerState {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * The image Nova reports the server on, lower-cased, or undefined when the ref is absent, empty or not a Glance
- * image id (a UUID). Every server this provider creates is image-booted, so undefined is abnormal (seed R2).
+ * The image Nova reports the server on, lower-cased, or undefined when the ref is absent, empty or not a Glance image
+ * id (a UUID). Every server this provider creates is image-booted, so undefined is abnormal (R2,
+ * docs/spec/openstack-provider.md §Image rebuild).
  */
 export function openstackServerImageID(server: Pick<NovaServerState, 'image'>): string | undefined {
   const image = server.image;

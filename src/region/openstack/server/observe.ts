@@ -1,9 +1,9 @@
 /**
- * One monitor poll of one server as a pure function: the previous status and what Nova reported (or nothing, when
- * the server vanished) in, the one status write of this poll out. The fields written here are the monitor's own
- * (ARCHITECTURE principle 4): status.observed, provisionedAt, macAddress, launchedAt, scheduledAt and the Active and
- * Healthy conditions. Provisioning (Available), the addresses and the create-retry bookkeeping belong to the
- * reconciler and pass through untouched.
+ * One monitor poll of one server as a pure function: the previous status and what Nova reported (or nothing, when the
+ * server vanished) in, the one status write of this poll out. The fields written here are the monitor's own
+ * (docs/architecture.md §One writer per status field): status.observed, provisionedAt, macAddress, launchedAt,
+ * scheduledAt and the Active and Healthy conditions. Provisioning (Available), the addresses and the create-retry
+ * bookkeeping belong to the reconciler and pass through untouched.
  *
  * - observed.generation is stamped on every poll, so the write fires the reconciler's observed wake (the un-park
  *   path of R2, R3′ and a vanished server).

@@ -1,9 +1,9 @@
 /**
- * The monitor's poll of one identity's servers (seed "Health / monitor"): ONE paginated server list of the
- * identity's project, whatever the number of servers, then observe.ts per server. Beyond that list a poll pays
- * only for what the seed asks: an Ironic lookup for a baremetal flavor in BUILD (privileged client; any failure
- * falls back to Building), and the fault, read by id exactly once, on the transition into ERROR and logged, never
- * written to status.
+ * The monitor's poll of one identity's servers (docs/spec/upstream-region.md §Health / monitor): ONE paginated server
+ * list of the identity's project, whatever the number of servers, then observe.ts per server. Beyond that list a poll
+ * pays only for what docs/spec/openstack-provider.md §Baremetal progress asks: an Ironic lookup for a baremetal flavor
+ * in BUILD (privileged client; any failure falls back to Building), and the fault, read by id exactly once, on the
+ * transition into ERROR and logged, never written to status.
  */
 import { exactlyNamed } from '../../../openstack/exact.ts';
 import { getNodeByInstanceUuid } from '../../../openstack/baremetal.ts';

@@ -1,9 +1,9 @@
 /**
- * The image rows on an existing server (seed "reconcileServerImage"): decide from the one fresh read this pass
- * made, take the one action the row names. Only R4″ acts, with the image-only rebuild; its answer is read by
- * decide-rebuild.ts. The decision is logged with its row; a cloud hiding task_state or launched_at is warned
- * about, since the rows then degrade exactly as the seed describes (the 409 is the only guard; every image change
- * defers and R3′ never parks).
+ * The image rows on an existing server (docs/spec/openstack-provider.md §Image rebuild): decide from the one fresh read
+ * this pass made, take the one action the row names. Only R4″ acts, with the image-only rebuild; its answer is read by
+ * decide-rebuild.ts. The decision is logged with its row; a cloud hiding task_state or launched_at is warned about,
+ * since the rows then degrade exactly as docs/spec/openstack-provider.md §Policy-gated fields describes (the 409 is the
+ * only guard; every image change defers and R3′ never parks).
  */
 import * as nova from '../../../openstack/compute.ts';
 import type { ServerYield } from '../../provider/contract.ts';

@@ -1,4 +1,7 @@
-/** Attach and detach on the emulator, row by row as the seed lists them (deliberately asymmetric). */
+/**
+ * Attach and detach on the emulator, row by row as docs/spec/openstack-provider.md §Existing-volume server attachments
+ * lists them (deliberately asymmetric).
+ */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { Cinder } from '../../../emulator/cinder.ts';

@@ -1,7 +1,8 @@
 /**
- * Existing-volume server attachments (seed): a project-scoped write path run as the identity's own user. Both
- * sides are re-found by name — the Nova server by its display name (exact post-filter), the Cinder volume by
- * `volume-{id}` — and Cinder's attachment rows are the observation before any Nova volume-attachment call.
+ * Existing-volume server attachments (docs/spec/openstack-provider.md §Existing-volume server attachments): a
+ * project-scoped write path run as the identity's own user. Both sides are re-found by name — the Nova server by its
+ * display name (exact post-filter), the Cinder volume by `volume-{id}` — and Cinder's attachment rows are the
+ * observation before any Nova volume-attachment call.
  *
  * Deliberately asymmetric: attach needs both resources (missing → not found), while for detach anything already
  * absent means detached state holds. Only the guest device crosses the provider boundary.

@@ -1,15 +1,19 @@
 /**
- * The Cinder volume and attachment rows (seed "Cinder Volume create/delete" and "Existing-volume server
- * attachments"), as pure functions of one fresh Cinder read. Each row has a stable id that the pass logs; the I/O
- * around them (volume.ts, attachment.ts) performs at most the one action a row names.
+ * The Cinder volume and attachment rows (docs/spec/openstack-provider.md §Cinder Volume create/delete and
+ * docs/spec/openstack-provider.md §Existing-volume server attachments), as pure functions of one fresh Cinder read.
+ * Each row has a stable id that the pass logs; the I/O around them (volume.ts, attachment.ts) performs at most the one
+ * action a row names.
  *
  * Status classes: Cinder's `status` is a free string. A status beginning with `error` is terminal for a create
- * (the seed's typed Errored); every status this table does not name yields, so an unfamiliar provider state is
+ * (the specified typed Errored); every status this table does not name yields, so an unfamiliar provider state is
  * never mistaken for convergence.
  */
 import type { Volume } from '../../../openstack/blockstorage.ts';
 
-/** The tenant-safe message of an errored volume (seed: fixed text; raw Cinder detail stays operator-only). */
+/**
+ * The tenant-safe message of an errored volume (fixed text, docs/spec/openstack-provider.md §Cinder Volume
+ * create/delete; raw detail stays operator-only).
+ */
 export const VOLUME_ERRORED_MESSAGE = 'provider volume entered an error state';
 export const VOLUME_ERRORED_REASON = 'Errored';
 
@@ -71,10 +75,11 @@ type AttachRow =
   | { readonly row: 'A5'; readonly action: 'yield' };
 
 /**
- * Cinder's attachment rows are the observation (seed): A1 attached to this server → done with its device, no Nova
- * read; A2 attached to any other server → conflict (no multi-attach, even for a multiattach volume); with no
- * attachment, A3 `error…` → terminal, A4 available → Nova create, A5 anything else (attaching, reserved,
- * detaching, creating …) → yield: Nova refuses those with a 400, and the in-flight change settles on its own.
+ * Cinder's attachment rows are the observation (docs/spec/openstack-provider.md §Existing-volume server attachments):
+ * A1 attached to this server → done with its device, no Nova read; A2 attached to any other server → conflict (no
+ * multi-attach, even for a multiattach volume); with no attachment, A3 `error…` → terminal, A4 available → Nova create,
+ * A5 anything else (attaching, reserved, detaching, creating …) → yield: Nova refuses those with a 400, and the
+ * in-flight change settles on its own.
  */
 export function decideAttach(volume: Pick<Volume, 'status' | 'attachments'>, serverID: string): AttachRow {
   const mine = volume.attachments.find((a) => a.server_id === serverID);

@@ -1,4 +1,4 @@
-/** Volume create and delete on the emulator: the seed's rows, the principal of every request, interruption. */
+/** Volume create and delete on the emulator: the specified rows, the principal of every request, interruption. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Cinder } from '../../../emulator/cinder.ts';

@@ -1,7 +1,8 @@
 /**
- * A region Volume in Cinder (seed "Cinder Volume create/delete"): `volume-{id}` in the identity's project, made with
- * the IDENTITY client (the identity's own user in its project: a workload call). Create lists by that name and
- * exact-matches before it submits, so a retried pass adopts the volume an earlier one made; the rows are decide.ts.
+ * A region Volume in Cinder (docs/spec/openstack-provider.md §Cinder Volume create/delete): `volume-{id}` in the
+ * identity's project, made with the IDENTITY client (the identity's own user in its project: a workload call). Create
+ * lists by that name and exact-matches before it submits, so a retried pass adopts the volume an earlier one made; the
+ * rows are decide.ts.
  */
 import * as cinder from '../../../openstack/blockstorage.ts';
 import { ResourceConflictError, ResourceConsistencyError, ResourceKind } from '../../provider/errors.ts';
@@ -62,8 +63,9 @@ export async function createVolume(
 }
 
 /**
- * Delete re-finds by the same name: absent is done; an accepted delete yields until a later pass confirms absence.
- * A never-realised identity (undefined) proves no volume can exist (seed).
+ * Delete re-finds by the same name: absent is done; an accepted delete yields until a later pass confirms absence. A
+ * never-realised identity (undefined) proves no volume can exist (docs/spec/openstack-provider.md §Cinder Volume
+ * create/delete).
  */
 export async function deleteVolume(
   deps: VolumeDeps,
