@@ -76,8 +76,20 @@ export const ServerSpec = Type.Object(
         fieldPath: '.sshInjection',
       },
       {
-        rule: "!has(self.infrastructureRef) || !has(self.sshInjection) || self.sshInjection != 'identityKeypair'",
-        message: 'infrastructureRef cannot be combined with identityKeypair',
+        rule: "!has(self.sshInjection) || self.sshInjection != 'ca' || has(self.sshCertificateAuthorityID)",
+        message: 'ca needs sshCertificateAuthorityID',
+        fieldPath: '.sshInjection',
+      },
+      {
+        rule: "!has(self.sshInjection) || self.sshInjection != 'none' || !has(self.sshCertificateAuthorityID)",
+        message: 'none cannot be combined with sshCertificateAuthorityID',
+        fieldPath: '.sshInjection',
+      },
+      {
+        // The resolved mode: unset without a CA is identityKeypair, whose key_name a pinned create cannot send.
+        rule: "!has(self.infrastructureRef) || (has(self.sshInjection) ? self.sshInjection != 'identityKeypair' : has(self.sshCertificateAuthorityID))",
+        message:
+          'infrastructureRef cannot be combined with identityKeypair (what an unset sshInjection without sshCertificateAuthorityID resolves to)',
         fieldPath: '.sshInjection',
       },
     ],

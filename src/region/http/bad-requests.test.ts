@@ -235,6 +235,34 @@ describe('bad requests', () => {
     );
   });
 
+  it('SSH modes are checked as they resolve: ca needs a CA, none refuses one, a pinned server refuses the keypair', async () => {
+    const serverBody = (spec: Record<string, unknown>) => ({
+      metadata: { name: 'v' },
+      spec: { networkId: network, flavorId: FLAVOR, imageId: IMAGE, ...spec },
+    });
+    await refused('POST', '/api/v2/servers', serverBody({ sshInjection: 'ca' }), 422, [
+      'spec.sshInjection:requiresCertificateAuthority',
+    ]);
+    await refused(
+      'POST',
+      '/api/v2/servers',
+      serverBody({ sshInjection: 'none', sshCertificateAuthorityId: 'x' }),
+      422,
+      ['spec.sshInjection:exclusive'],
+    );
+    // Unset with no CA resolves to identityKeypair, whose key_name a pinned (region-credential) create cannot use.
+    await refused('POST', '/api/v2/servers', serverBody({ infrastructureRef: 'host-1' }), 422, [
+      'spec.infrastructureRef:exclusive',
+    ]);
+    await refused(
+      'POST',
+      '/api/v2/servers',
+      serverBody({ infrastructureRef: 'host-1', sshInjection: 'identityKeypair' }),
+      422,
+      ['spec.infrastructureRef:exclusive'],
+    );
+  });
+
   it('user data PUT back unchanged is accepted even when it would not pass today; a change is checked', async () => {
     const legacy = Buffer.from('legacy payload').toString('base64');
     await f.store.patch(serverType, NAMESPACE, server, { type: 'merge', patch: { spec: { userData: legacy } } });

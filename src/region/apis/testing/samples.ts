@@ -185,6 +185,14 @@ function pinnedWithIdentityKeypair(): Json {
   return { ...spec, sshInjection: 'identityKeypair' };
 }
 
+/** Pinned, no mode and no CA: the mode resolves to identityKeypair. */
+function pinnedWithDefaultMode(): Json {
+  const spec = withField('Server', 'infrastructureRef', 'host-1');
+  delete spec.sshCertificateAuthorityID;
+  delete spec.sshInjection;
+  return spec;
+}
+
 const member = (address: string, port: number) => ({ address, port });
 
 export const invalidSamples: readonly InvalidSample[] = [
@@ -328,6 +336,19 @@ export const invalidSamples: readonly InvalidSample[] = [
   {
     ...rule('pinned servers exclude identityKeypair', 'Server', 'infrastructureRef', 'h', 'spec.sshInjection', true),
     spec: pinnedWithIdentityKeypair(),
+  },
+  rule('ca needs a CA', 'Server', 'sshCertificateAuthorityID', undefined, 'spec.sshInjection', true),
+  rule('none excludes a CA', 'Server', 'sshInjection', 'none', 'spec.sshInjection', true),
+  {
+    ...rule(
+      'pinned servers exclude the keypair default',
+      'Server',
+      'infrastructureRef',
+      'h',
+      'spec.sshInjection',
+      true,
+    ),
+    spec: pinnedWithDefaultMode(),
   },
   transition('flavor is immutable', 'Server', 'flavorID', 'f2', 'spec.flavorID'),
   transition('infrastructureRef is immutable', 'Server', 'infrastructureRef', 'host-2', 'spec.infrastructureRef'),

@@ -4,7 +4,13 @@
  * to the organization, ready, and architecture-, disk- and virtualization-compatible with the flavor.
  */
 import type { KubeObject } from '../../../kube/object.ts';
-import type { Network, Server, ServerSpec, SSHInjection } from '../../apis/index.ts';
+import {
+  resolveSSHInjection,
+  type Network,
+  type Server,
+  type ServerSpec,
+  type SSHInjection,
+} from '../../apis/index.ts';
 import type { Flavor, Image } from '../../provider/types.ts';
 import type { Principal } from '../auth.ts';
 import { violation, type FieldViolation } from '../problem.ts';
@@ -67,22 +73,44 @@ function userDataViolations(userData: string | undefined): FieldViolation[] {
   return reason === undefined ? [] : [violation('/spec/userData', 'cloudInit', reason)];
 }
 
+/**
+ * The SSH mode as it resolves (unset: ca with a CA, else identityKeypair), so a default is checked like an explicit
+ * choice: ca needs a CA, identityKeypair and none take none, and a pinned server, created with the region credential,
+ * cannot send the identity's key_name (Nova refuses it as an invalid key_name, terminally).
+ */
+export function sshInjectionViolations(
+  spec: Pick<ServerV2CreateSpec, 'sshInjection' | 'sshCertificateAuthorityId' | 'infrastructureRef'>,
+): FieldViolation[] {
+  const hasCA = spec.sshCertificateAuthorityId !== undefined;
+  const mode = resolveSSHInjection(spec.sshInjection, hasCA);
+  const errors: FieldViolation[] = [];
+  if (mode === 'ca' && !hasCA) {
+    errors.push(violation('/spec/sshInjection', 'requiresCertificateAuthority', 'ca needs sshCertificateAuthorityId'));
+  }
+  if (mode !== 'ca' && hasCA) {
+    errors.push(
+      violation('/spec/sshInjection', 'exclusive', `${mode} cannot be combined with sshCertificateAuthorityId`),
+    );
+  }
+  if (spec.infrastructureRef !== undefined && mode === 'identityKeypair') {
+    const how = spec.sshInjection === undefined ? ' (the mode an unset sshInjection without a CA resolves to)' : '';
+    errors.push(
+      violation(
+        '/spec/infrastructureRef',
+        'exclusive',
+        `infrastructureRef cannot be combined with identityKeypair${how}; set sshInjection to ca or none`,
+      ),
+    );
+  }
+  return errors;
+}
+
 export function serverCreateViolations(
   spec: ServerV2CreateSpec,
   network: Network,
   refs: ServerReferences,
 ): FieldViolation[] {
-  const errors: FieldViolation[] = [];
-  if (spec.sshInjection === 'identityKeypair' && spec.sshCertificateAuthorityId !== undefined) {
-    errors.push(
-      violation('/spec/sshInjection', 'exclusive', 'identityKeypair cannot be combined with sshCertificateAuthorityId'),
-    );
-  }
-  if (spec.infrastructureRef !== undefined && spec.sshInjection === 'identityKeypair') {
-    errors.push(
-      violation('/spec/infrastructureRef', 'exclusive', 'infrastructureRef cannot be combined with identityKeypair'),
-    );
-  }
+  const errors: FieldViolation[] = sshInjectionViolations(spec);
   if (spec.sshCertificateAuthorityId !== undefined) {
     const ca = refs.sshCertificateAuthority;
     const network_ = tenancyOf(network);
@@ -189,7 +217,7 @@ export function updatedServerSpec(
 }
 
 export function resolvedSSHInjection(spec: ServerSpec): SSHInjection {
-  return spec.sshInjection ?? (spec.sshCertificateAuthorityID === undefined ? 'identityKeypair' : 'ca');
+  return resolveSSHInjection(spec.sshInjection, spec.sshCertificateAuthorityID !== undefined);
 }
 
 export function serverRead(server: Server): ServerV2Read {
