@@ -117,6 +117,9 @@ export const ServerStatus = Type.Object({
       generation: Type.Optional(Type.Integer({ minimum: 0, description: 'The spec generation of the poll.' })),
       image: Type.Optional(ID('The image Nova reports; sticky across unreadable refs.')),
       errored: Type.Optional(Type.Boolean({ description: 'Nova reports ERROR.' })),
+      imageUnreadable: Type.Optional(
+        Type.Boolean({ description: "Nova's image ref could not be read; absent once it reads again." }),
+      ),
     }),
   ),
   privateIP: Type.Optional(IPv4Address('The first network address.')),

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import type { ObjectEvent } from '../../../runtime/predicates.ts';
 import type { ServerStatus } from '../../apis/server.ts';
 import { createFailureEdge, observedChanged, vanishedEdge } from './watches.ts';
+import { observeServer } from '../../openstack/server/observe.ts';
 import { condition, serverObject } from '../testing/fakes.ts';
 
 const update = (old: ServerStatus, next: ServerStatus): ObjectEvent => ({
@@ -31,6 +32,24 @@ describe('the Server controller’s wakes', () => {
     };
     assert.equal(observedChanged(update(running, rebuilding)), false, 'a foreign rebuild in flight wakes nothing');
     assert.equal(observedChanged(update(running, { ...running, macAddress: 'fa:16:3e:00:00:01' })), false);
+  });
+
+  it('observedChanged: a ref readable again on the image observed already holds wakes the R2 park', () => {
+    const image = '6a3f2c1e-0b4d-4e5f-8a9b-0c1d2e3f4a5b';
+    const nova = (ref: string | { id: string }) => ({
+      status: 'ACTIVE',
+      'OS-EXT-STS:task_state': null,
+      'OS-SRV-USG:launched_at': '2026-11-30T12:00:05.000000',
+      image: ref,
+    });
+    const ctx = { generation: 1, networkID: undefined, baremetal: false, now: new Date('2026-11-30T13:00:00Z') };
+    const readable = observeServer(undefined, nova({ id: image }), ctx).status;
+    const unreadable = observeServer(readable, nova(''), ctx).status;
+    assert.equal(unreadable.observed?.image, image, 'the image stays sticky across an unreadable ref');
+    assert.equal(observedChanged(update(readable, unreadable)), true, 'the ref going unreadable is observed');
+    const again = observeServer(unreadable, nova({ id: image }), ctx).status;
+    assert.equal(observedChanged(update(unreadable, again)), true, 'the ref reading again wakes the parked pass');
+    assert.equal(observedChanged(update(again, observeServer(again, nova({ id: image }), ctx).status)), false);
   });
 
   it('createFailureEdge: a never-booted server first stamped Healthy=Errored, once', () => {

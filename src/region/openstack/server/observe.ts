@@ -7,7 +7,9 @@
  *
  * - observed.generation is stamped on every poll, so the write fires the reconciler's observed wake (the un-park
  *   path of R2, R3′ and a vanished server).
- * - observed.image follows Nova's ref; an unreadable ref keeps the previous value rather than clearing it.
+ * - observed.image follows Nova's ref; an unreadable ref keeps the previous value rather than clearing it, and is
+ *   marked (observed.imageUnreadable) while it lasts, so the ref reading again, even on the same image, moves
+ *   observed and wakes R2's park (the seed: "a later readable ref un-parks it without any spec change").
  * - observed.errored is `status == ERROR` only, never "a fault is present": Nova leaves a stale fault on a
  *   recovered server.
  * - provisionedAt is latched once from launched_at and never cleared: create-retry must never destroy a server
@@ -75,11 +77,14 @@ export function observeServer(
   context: ObserveContext,
 ): Observation {
   const prev = previous ?? {};
-  const image = (server && openstackServerImageID(server)) ?? prev.observed?.image;
+  const ref = server && openstackServerImageID(server);
+  const image = ref ?? prev.observed?.image;
   const observed = {
     generation: context.generation,
     ...(image === undefined ? {} : { image }),
     errored: server?.status === 'ERROR',
+    // The image is sticky, so without this mark a ref readable again on the same image would move nothing.
+    ...(server !== undefined && ref === undefined ? { imageUnreadable: true } : {}),
   };
   if (server === undefined) {
     // Nothing in observed may move (the image is sticky, errored may already be false), so the lifecycle says it:
