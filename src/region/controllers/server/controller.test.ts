@@ -119,14 +119,20 @@ describe('Server controller and monitor: image changes', () => {
     assert.deepEqual([(await s.nova(input)).status, (await s.nova(input)).image], ['ACTIVE', s.images.a]);
   });
 
-  it('a deactivated image retries (never parks) and converges after reactivation', async () => {
+  it('a deactivated image retries on the 10 s yield (never parks, never reads Errored) and converges after reactivation', async () => {
     const input = s.input();
     await s.converged(input);
     const passes = s.passes(input.id);
     await s.editSpec(input, { image: { id: s.images.deactivated } });
     await s.tick();
-    assert.notEqual((await s.available(input))?.reason, 'Provisioned');
-    assert.ok(s.passes(input.id) > passes + 1, 'retried with backoff');
+    assert.equal((await s.available(input))?.reason, 'Provisioning', 'a rejection that may heal reads Provisioning');
+    assert.ok(s.passes(input.id) > passes + 1, 'retried');
+    // The seed's yield interval, not an exponential back-off: one pass per 10 s, however long the refusal lasts.
+    for (let i = 0; i < 4; i++) {
+      const before = s.passes(input.id);
+      await s.tick();
+      assert.equal(s.passes(input.id), before + 1, `one pass per 10 s (tick ${String(i)})`);
+    }
     assert.equal((await s.nova(input)).image, s.images.a, 'the refusal touched nothing');
 
     await s.control('POST', `/glance/images/${s.images.deactivated}/reactivate`);

@@ -41,7 +41,7 @@ describe('decideRebuildResponse', () => {
     assert.doesNotMatch(IMAGE_NOT_FOUND_MESSAGE, /Cannot find/);
   });
 
-  it('every other 400 retries: a deactivated image, a reworded or stripped body', () => {
+  it('every other 400 retries on the yield interval: a deactivated image, a reworded or stripped body', () => {
     for (const error of [
       nova(400, 'Image 6a3f2c1e is not active.'),
       nova(400, 'cannot find image for rebuild'),
@@ -50,6 +50,7 @@ describe('decideRebuildResponse', () => {
     ]) {
       const d = decideRebuildResponse({ accepted: false, error });
       assert.ok(d.row === 'R4″/retry', error.body);
+      assert.deepEqual(d.outcome, { kind: 'yield', reason: 'R4″/retry' }, 'a 10 s yield, not a back-off');
       assert.ok(d.error instanceof TransientError);
       assert.equal(d.error.cause, error);
     }
@@ -60,12 +61,14 @@ describe('decideRebuildResponse', () => {
     assert.equal(d.row, 'R4″/retry');
   });
 
-  it('every other failure surfaces as the pass’s error', () => {
+  it('every other failure surfaces as the pass’s error (logged) and retries on the yield interval', () => {
     const gone = decideRebuildResponse({ accepted: false, error: nova(404, 'Instance could not be found') });
     assert.ok(gone.row === 'R4″/retry' && gone.error instanceof ResourceNotFoundError);
+    assert.deepEqual(gone.outcome, { kind: 'yield', reason: 'R4″/retry' });
     for (const error of [nova(500, 'boom'), nova(403, 'policy'), new TransportError(SITE, new Error('reset'))]) {
       const d = decideRebuildResponse({ accepted: false, error });
       assert.ok(d.row === 'R4″/retry' && d.error instanceof TransientError);
+      assert.deepEqual(d.outcome, { kind: 'yield', reason: 'R4″/retry' });
     }
   });
 });

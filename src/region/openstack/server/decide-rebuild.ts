@@ -10,7 +10,8 @@
  *   spec changes.
  * - Any other 400 (a deactivated image recovers on reactivation, which moves no generation and no observed field,
  *   so a park would strand the server), a reworded or stripped body, and every other failure: the pass's error,
- *   retried. Failing safe toward the retry loop, never toward a wrong park.
+ *   logged for operators, retried on the yield interval (the seed's 10 s, not an exponential back-off that reads
+ *   Errored for up to 1,000 s). Failing safe toward the retry loop, never toward a wrong park.
  */
 import { BadRequestError, ConflictError } from '../../../openstack/errors.ts';
 import type { ServerRebuild } from '../../../openstack/compute.ts';
@@ -42,8 +43,8 @@ type RebuildResponseDecision =
   | { readonly row: 'R4″/accepted'; readonly outcome: ServerYield }
   | { readonly row: 'R4″/conflict'; readonly outcome: Yield }
   | { readonly row: 'R4″/image-not-found'; readonly outcome: Park }
-  /** Throw `error`: the controller backs off and the pass runs again. */
-  | { readonly row: 'R4″/retry'; readonly error: ProviderError };
+  /** Log `error` (operator-only) and yield: the pass runs again on the 10 s re-check. */
+  | { readonly row: 'R4″/retry'; readonly outcome: Yield; readonly error: ProviderError };
 
 export function decideRebuildResponse(result: RebuildResult): RebuildResponseDecision {
   if (result.accepted) {
@@ -65,5 +66,5 @@ export function decideRebuildResponse(result: RebuildResult): RebuildResponseDec
   });
   // With badRequest 'transient' classify never answers with a terminal outcome; the guard keeps that true.
   if (!(retry instanceof ProviderError)) throw new Error('rebuild failures retry; classify returned an outcome');
-  return { row: 'R4″/retry', error: retry };
+  return { row: 'R4″/retry', outcome: Outcome.yield('R4″/retry'), error: retry };
 }

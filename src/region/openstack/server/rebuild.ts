@@ -7,6 +7,7 @@
  */
 import * as nova from '../../../openstack/compute.ts';
 import type { ServerYield } from '../../provider/contract.ts';
+import { toOperatorLog } from '../../provider/messages.ts';
 import type { Done, Park } from '../../provider/outcome.ts';
 import { decideServerImage, imageRowOutcome } from './decide-image.ts';
 import { hiddenServerFields } from './nova-server.ts';
@@ -39,6 +40,8 @@ export async function convergeServerImage(
   const response = decideRebuildResponse(result);
   deps.log.info({ serverID: server.id, row: response.row }, 'rebuild submitted');
   deps.observeRow(response.row);
-  if (response.row === 'R4″/retry') throw response.error;
+  if (response.row === 'R4″/retry') {
+    deps.log.error({ serverID: server.id, provider: toOperatorLog(response.error) }, 'rebuild rejected; retrying');
+  }
   return response.outcome;
 }
