@@ -9,6 +9,7 @@ export const ProviderErrorCode = {
   Conflict: 'PROVIDER_CONFLICT',
   Consistency: 'PROVIDER_CONSISTENCY',
   Transient: 'PROVIDER_TRANSIENT',
+  Exhausted: 'PROVIDER_EXHAUSTED',
 } as const;
 export type ProviderErrorCode = (typeof ProviderErrorCode)[keyof typeof ProviderErrorCode];
 
@@ -81,5 +82,17 @@ export class TransientError extends ProviderError {
   readonly code = ProviderErrorCode.Transient;
   get userMessage(): string {
     return 'the cloud provider is temporarily unavailable; retrying';
+  }
+}
+
+/**
+ * A region-wide pool the provider allocates from (provider-network VLAN IDs) has nothing free. Retried with backoff,
+ * never parked: the remedy (another network deleted, a wider segment configured) moves nothing the waiting resource
+ * is woken by, so a park would strand it, as the seed reasons for a deactivated image (ADR 0008).
+ */
+export class CapacityExhaustedError extends ProviderError {
+  readonly code = ProviderErrorCode.Exhausted;
+  get userMessage(): string {
+    return `the region has no capacity left for another ${this.resource ?? 'resource'}; retrying until some is freed`;
   }
 }

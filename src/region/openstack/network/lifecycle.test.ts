@@ -4,7 +4,7 @@ import type { EmbeddedStore } from '../../../kube/embedded/store.ts';
 import * as neutron from '../../../openstack/network.ts';
 import { ManualClock } from '../../../util/clock.ts';
 import type { RegionOpenstack } from '../../apis/region.ts';
-import { ResourceConsistencyError, TransientError } from '../../provider/errors.ts';
+import { ProviderError, ResourceConsistencyError, TransientError } from '../../provider/errors.ts';
 import type { NetworkInput } from '../../provider/inputs.ts';
 import type { Outcome } from '../../provider/outcome.ts';
 import { VlanAllocator } from '../../vlan/allocator.ts';
@@ -175,6 +175,28 @@ describe('createNetwork', () => {
     assert.equal(found['provider:segmentation_id'], vlan);
     assert.deepEqual(done(await createNetwork(deps(PROVIDER), identity, network)), realised);
     done(await deleteNetwork(deps(PROVIDER), identity, network));
+  });
+
+  it('VLAN exhaustion writes nothing and is retried (not parked), telling the tenant the region is full', async () => {
+    const full = new VlanAllocator({
+      client: store,
+      namespace: NAMESPACE,
+      regionName: 'r-full',
+      providerNetworks: { physicalNetwork: 'physnet1', vlan: { segments: [{ startId: 170, endId: 170 }] } },
+    });
+    await full.allocate('holder');
+    const network = input();
+    const signal = new AbortController().signal;
+    await assert.rejects(
+      createNetwork({ clients: tb.clients, config: PROVIDER, vlans: full, signal }, identity, network),
+      (error: unknown) => {
+        assert.ok(error instanceof ProviderError, String(error));
+        assert.match(error.userMessage, /no capacity left for another network; retrying/);
+        return true;
+      },
+    );
+    assert.equal((await inNeutron(network)).networks.length, 0);
+    await full.free('holder');
   });
 
   it('keeps the VLAN when the Neutron create fails, and the retry uses it', async () => {

@@ -13,7 +13,13 @@ import { ConflictError } from '../../../openstack/errors.ts';
 import * as neutron from '../../../openstack/network.ts';
 import type { RegionOpenstack } from '../../apis/region.ts';
 import { classify, REJECTED_REASON } from '../../provider/classify.ts';
-import { ProviderError, ResourceConsistencyError, ResourceKind, TransientError } from '../../provider/errors.ts';
+import {
+  CapacityExhaustedError,
+  ProviderError,
+  ResourceConsistencyError,
+  ResourceKind,
+  TransientError,
+} from '../../provider/errors.ts';
 import type { NetworkInput, NetworkRealisation } from '../../provider/inputs.ts';
 import { Outcome } from '../../provider/outcome.ts';
 import type { ExternalNetwork } from '../../provider/types.ts';
@@ -240,9 +246,8 @@ async function onSubnet(client: Neutron, routerID: string, subnetID: string): Pr
 function vlanError(error: unknown, operation: string): unknown {
   const options = { resource: ResourceKind.Network, cause: error };
   if (error instanceof VlanConsistencyError) return new ResourceConsistencyError(operation, options);
-  // Exhaustion waits for an operator (a freed VLAN, a wider segment); contention is a lost race.
-  if (error instanceof VlanExhaustedError || error instanceof VlanContentionError) {
-    return new TransientError(operation, options);
-  }
+  // Exhaustion retries until a VLAN is freed or a segment widened (ADR 0008); contention is a lost race.
+  if (error instanceof VlanExhaustedError) return new CapacityExhaustedError(operation, options);
+  if (error instanceof VlanContentionError) return new TransientError(operation, options);
   return error;
 }
