@@ -1,12 +1,41 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { InvalidArgumentError } from 'commander';
-import { hostPort, positiveInteger } from './serve.ts';
+import { CommanderError, InvalidArgumentError } from 'commander';
+import { hostPort, positiveInteger, serveCommand } from './serve.ts';
 
 describe('serve options', () => {
   it('reads a concurrency as a positive whole number, and refuses anything else', () => {
     assert.equal(positiveInteger('8'), 8);
     for (const bad of ['0', '-1', '2.5', 'four', '']) assert.throws(() => positiveInteger(bad), InvalidArgumentError);
+  });
+
+  it('takes create-retry’s maximum attempts and the monitor period, upstream’s flags, and refuses bad values', () => {
+    const parsed = (...argv: string[]) => {
+      const command = serveCommand()
+        .exitOverride()
+        .configureOutput({ writeErr: () => undefined });
+      const { unknown } = command.parseOptions(argv);
+      assert.deepEqual(unknown, [], 'every flag is known');
+      return command.opts();
+    };
+    const options = parsed('--provider-create-max-attempts', '5', '--poll-period', '30s');
+    assert.equal(options['providerCreateMaxAttempts'], 5);
+    assert.equal(options['pollPeriod'], 30_000);
+    assert.equal(parsed('--poll-period', '2m')['pollPeriod'], 120_000);
+    assert.equal(parsed('--poll-period', '1500ms')['pollPeriod'], 1_500);
+    for (const argv of [
+      ['--provider-create-max-attempts', '0'],
+      ['--provider-create-max-attempts', 'three'],
+      ['--poll-period', '0s'],
+      ['--poll-period', 'soon'],
+      ['--poll-period', '-5s'],
+    ]) {
+      assert.throws(
+        () => parsed(...argv),
+        (error: unknown) => error instanceof CommanderError && error.code === 'commander.invalidArgument',
+        argv.join(' '),
+      );
+    }
   });
 
   it('reads host:port', () => {

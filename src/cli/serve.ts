@@ -30,6 +30,7 @@ import { Manager } from '../runtime/manager.ts';
 import { systemScheduler } from '../runtime/scheduler.ts';
 import { systemClock } from '../util/clock.ts';
 import { list } from './region.ts';
+import { duration } from './wait.ts';
 import {
   CONTROLLER_GROUPS,
   DEFAULT_REGION_CONCURRENCY,
@@ -74,6 +75,10 @@ export interface ServeOptions {
   region?: string;
   logLevel: string;
   concurrency: number;
+  /** Upstream's --provider-create-max-attempts: creates a never-booted server gets before it reads terminal. */
+  providerCreateMaxAttempts?: number;
+  /** Upstream's --poll-period: the server monitor's period, in ms. */
+  pollPeriod?: number;
 }
 
 /** A commander parser for counts. */
@@ -81,6 +86,13 @@ export function positiveInteger(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`expected a positive whole number, not ${value}`);
   return n;
+}
+
+/** A commander parser for periods: a duration (30s, 5m, 1500ms) longer than zero. */
+export function positiveDuration(value: string): number {
+  const ms = duration(value);
+  if (ms < 1) throw new InvalidArgumentError(`expected a period longer than zero, not ${value}`);
+  return ms;
 }
 
 export function hostPort(value: string): { host: string; port: number } {
@@ -159,6 +171,10 @@ export async function serve(options: ServeOptions): Promise<() => Promise<void>>
           groups: regionGroups,
           api: options.api !== undefined,
           concurrency: options.concurrency,
+          ...(options.pollPeriod === undefined ? {} : { monitorPeriodMs: options.pollPeriod }),
+          ...(options.providerCreateMaxAttempts === undefined
+            ? {}
+            : { maxServerCreateAttempts: options.providerCreateMaxAttempts }),
         });
   if (keystone) registerKeystoneUserController(manager);
   await manager.start();
@@ -296,6 +312,12 @@ export function serveCommand(): Command {
       positiveInteger,
       DEFAULT_REGION_CONCURRENCY,
     )
+    .option(
+      '--provider-create-max-attempts <n>',
+      'creates a server that never booted gets before it reads terminal (default 3)',
+      positiveInteger,
+    )
+    .option('--poll-period <duration>', "the server monitor's period, e.g. 30s or 1m (default 1m)", positiveDuration)
     .action(async (flags: Omit<ServeOptions, 'env'>) => {
       const options = { ...flags, env: process.env };
       if (options.api !== undefined) authKeyOf(options);

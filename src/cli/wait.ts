@@ -85,7 +85,8 @@ export async function waitFor(
   }
 }
 
-function duration(text: string): number {
+/** A duration flag (30s, 5m, 1h, 1500ms; bare numbers are seconds) in milliseconds. */
+export function duration(text: string): number {
   const match = /^(\d+)(ms|s|m|h)?$/.exec(text);
   if (match?.[1] === undefined) throw new InvalidArgumentError('a duration such as 30s, 5m or 1h');
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? 's'] ?? 1000;

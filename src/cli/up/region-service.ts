@@ -44,6 +44,8 @@ export interface RegionServiceOptions {
   readonly groups?: readonly ControllerGroup[];
   /** The server monitor's poll period (default one minute). */
   readonly monitorPeriodMs?: number;
+  /** Creates a never-booted server gets before it reads terminal (the create-retry's default otherwise). */
+  readonly maxServerCreateAttempts?: number;
   /** Whether this process serves the REST API (it then warms the image cache); default true. */
   readonly api?: boolean;
   /** Passes each region controller runs at once (different resources; one resource never twice at once). */
@@ -81,6 +83,9 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
   registerRegionControllers(manager, core, {
     groups: controllerGroups,
     controller: { maxConcurrentReconciles: options.concurrency ?? DEFAULT_REGION_CONCURRENCY },
+    ...(options.maxServerCreateAttempts === undefined
+      ? {}
+      : { maxServerCreateAttempts: options.maxServerCreateAttempts }),
   });
   if (groups.has('identities') || groups.has('networks')) running.push('identities', 'networks', 'security groups');
   if (groups.has('servers')) running.push('servers');
