@@ -6,7 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { Client } from '../../kube/client.ts';
 import { findCondition } from '../../kube/conditions.ts';
+import { KubeConflictError } from '../../kube/errors.ts';
 import { ensureRole, grantRole } from '../../openstack/identity.ts';
 import { ManualScheduler } from '../../runtime/scheduler.ts';
 import { serverType } from '../apis/server.ts';
@@ -37,9 +39,10 @@ async function boot(input: ServerInput): Promise<void> {
 function monitor(
   log = capturedLogger().log,
   config?: (c: Awaited<ReturnType<ServerFixture['context']>>['config']) => object,
+  client: Client = w.store,
 ) {
   return new ServerMonitor({
-    client: w.store,
+    client,
     namespace: w.namespace,
     lookup: async () => {
       const region = await w.context();
@@ -104,6 +107,36 @@ describe('ServerMonitor', () => {
     const later = w.transport.requests.length;
     await m.poll();
     assert.deepEqual(since(later), ['GET compute /servers/detail'], 'an already-errored server costs nothing more');
+  });
+
+  it('a lost status write does not make the next poll read the fault again', async () => {
+    const input = w.input();
+    await boot(input);
+    let loseNextStatusWrite = false;
+    const client = new Proxy(w.store, {
+      get(target, property, receiver) {
+        if (property !== 'update') return Reflect.get(target, property, receiver) as unknown;
+        return (...args: Parameters<typeof target.update>) => {
+          if (!loseNextStatusWrite) return target.update(...args);
+          loseNextStatusWrite = false;
+          return Promise.reject(new KubeConflictError('a reconciler wrote first'));
+        };
+      },
+    });
+    const { log } = capturedLogger();
+    const m = monitor(log, undefined, client);
+    await m.poll();
+    const [nova] = await w.novaServers(input.name);
+    w.emulator.nova.controls.putInError(nova?.id ?? '', 'disk controller on fire');
+    loseNextStatusWrite = true;
+    const from = w.transport.requests.length;
+    await m.poll();
+    assert.deepEqual(since(from), ['GET compute /servers/detail', 'GET compute /servers/{server_id}']);
+    assert.notEqual((await get(input)).status?.observed?.errored, true, 'the write was lost');
+    const later = w.transport.requests.length;
+    await m.poll();
+    assert.deepEqual(since(later), ['GET compute /servers/detail'], 'the fault is read once per ERROR, not per write');
+    assert.equal((await get(input)).status?.observed?.errored, true, 'the next poll writes what the lost one saw');
   });
 
   it('Ironic only for a baremetal flavor in BUILD, with the privileged client; a failed lookup reads Building', async () => {

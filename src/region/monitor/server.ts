@@ -52,6 +52,11 @@ export class ServerMonitor {
   #controller: AbortController | undefined;
   #cancel: (() => void) | undefined;
   #running: Promise<unknown> = Promise.resolve();
+  /**
+   * Servers (by uid) this monitor last saw in ERROR, whether or not that write landed: a lost write must not make
+   * the next poll take the transition into ERROR again and repeat the fault read the seed allows once.
+   */
+  readonly #seenErrored = new Set<string>();
 
   constructor(options: ServerMonitorOptions) {
     this.#options = options;
@@ -89,7 +94,9 @@ export class ServerMonitor {
   async poll(signal: AbortSignal = new AbortController().signal): Promise<PollSummary> {
     const { client, namespace, log } = this.#options;
     const { items } = await client.list(serverType, { namespace });
-    const groups = groupByIdentity(items);
+    const listed = new Set(items.map(serverKey));
+    for (const key of this.#seenErrored) if (!listed.has(key)) this.#seenErrored.delete(key);
+    const groups = groupByIdentity(items, (server) => this.#remembered(server));
     let writes = 0;
     let failures = 0;
     for (const group of groups.values()) {
@@ -99,7 +106,10 @@ export class ServerMonitor {
         const results = await provider.pollServers({ signal }, group.identity, group.polls);
         for (const result of results) {
           const server = group.servers.get(result.id);
-          if (server !== undefined && (await this.#write(server, result.status))) writes++;
+          if (server === undefined) continue;
+          if (result.status.observed?.errored === true) this.#seenErrored.add(serverKey(server));
+          else this.#seenErrored.delete(serverKey(server));
+          if (await this.#write(server, result.status)) writes++;
         }
       } catch (error) {
         if (signal.aborted) throw error;
@@ -110,6 +120,13 @@ export class ServerMonitor {
     const summary = { servers: items.length, identities: groups.size, writes, failures };
     log.debug(summary, 'server monitor polled');
     return summary;
+  }
+
+  /** The status a poll starts from: the stored one, with an ERROR this monitor saw but could not write. */
+  #remembered(server: Server): ServerStatus | undefined {
+    const { status } = server;
+    if (status?.observed?.errored === true || !this.#seenErrored.has(serverKey(server))) return status;
+    return { ...status, observed: { ...status?.observed, errored: true } };
   }
 
   /** The poll's one write of a server, when its status changed; true when written. */
@@ -144,8 +161,13 @@ interface IdentityGroup {
   readonly servers: Map<string, Server>;
 }
 
+const serverKey = (server: Server): string => server.metadata.uid ?? server.metadata.name;
+
 /** Servers the monitor can observe, by region and identity; one being deleted or lacking labels is left out. */
-function groupByIdentity(servers: readonly Server[]): Map<string, IdentityGroup> {
+function groupByIdentity(
+  servers: readonly Server[],
+  statusOf: (server: Server) => ServerStatus | undefined,
+): Map<string, IdentityGroup> {
   const groups = new Map<string, IdentityGroup>();
   for (const server of servers) {
     if (server.metadata.deletionTimestamp !== undefined) continue;
@@ -158,7 +180,7 @@ function groupByIdentity(servers: readonly Server[]): Map<string, IdentityGroup>
       group = { identity, polls: [], servers: new Map() };
       groups.set(key, group);
     }
-    group.polls.push({ server: input, generation: server.metadata.generation ?? 0, status: server.status });
+    group.polls.push({ server: input, generation: server.metadata.generation ?? 0, status: statusOf(server) });
     group.servers.set(server.metadata.name, server);
   }
   return groups;
