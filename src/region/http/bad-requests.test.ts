@@ -52,6 +52,12 @@ describe('bad requests', () => {
   });
   after(() => f.close());
 
+  /** A server create body, the valid one with `spec` laid over it. */
+  const serverBody = (spec: Record<string, unknown>) => ({
+    metadata: { name: 'v' },
+    spec: { networkId: network, flavorId: FLAVOR, imageId: IMAGE, ...spec },
+  });
+
   /** Sends the request, expects `status` and a problem naming `expected` (field:rule), and an unchanged store. */
   const refused = async (method: 'POST' | 'PUT', url: string, payload: unknown, status: number, expected: string[]) => {
     const before = await f.snapshot();
@@ -189,10 +195,6 @@ describe('bad requests', () => {
   });
 
   it('unknown flavor and image, an image not ready or of another architecture, capacity bounds, bad user data', async () => {
-    const serverBody = (spec: Record<string, unknown>) => ({
-      metadata: { name: 'v' },
-      spec: { networkId: network, flavorId: FLAVOR, imageId: IMAGE, ...spec },
-    });
     await refused('POST', '/api/v2/servers', serverBody({ flavorId: 'no-such-flavor' }), 422, ['spec.flavorId:exists']);
     await refused('POST', '/api/v2/servers', serverBody({ imageId: 'no-such-image' }), 422, ['spec.imageId:exists']);
     await refused('POST', '/api/v2/servers', serverBody({ imageId: 'image-b-private' }), 422, ['spec.imageId:exists']);
@@ -236,10 +238,6 @@ describe('bad requests', () => {
   });
 
   it('SSH modes are checked as they resolve: ca needs a CA, none refuses one, a pinned server refuses the keypair', async () => {
-    const serverBody = (spec: Record<string, unknown>) => ({
-      metadata: { name: 'v' },
-      spec: { networkId: network, flavorId: FLAVOR, imageId: IMAGE, ...spec },
-    });
     await refused('POST', '/api/v2/servers', serverBody({ sshInjection: 'ca' }), 422, [
       'spec.sshInjection:requiresCertificateAuthority',
     ]);
