@@ -78,7 +78,7 @@ function userDataViolations(userData: string | undefined): FieldViolation[] {
  * choice: ca needs a CA, identityKeypair and none take none, and a pinned server, created with the region credential,
  * cannot send the identity's key_name (Nova refuses it as an invalid key_name, terminally).
  */
-export function sshInjectionViolations(
+function sshInjectionViolations(
   spec: Pick<ServerV2CreateSpec, 'sshInjection' | 'sshCertificateAuthorityId' | 'infrastructureRef'>,
 ): FieldViolation[] {
   const hasCA = spec.sshCertificateAuthorityId !== undefined;
