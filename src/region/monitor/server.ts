@@ -54,7 +54,7 @@ export class ServerMonitor {
   #running: Promise<unknown> = Promise.resolve();
   /**
    * Servers (by uid) this monitor last saw in ERROR, whether or not that write landed: a lost write must not make
-   * the next poll take the transition into ERROR again and repeat the fault read the seed allows once.
+   * the next poll take the transition into ERROR again and repeat the fault read docs/spec/openstack-provider.md §Baremetal progress allows once.
    */
   readonly #seenErrored = new Set<string>();
 

@@ -88,7 +88,7 @@ export class TransientError extends ProviderError {
 /**
  * A region-wide pool the provider allocates from (provider-network VLAN IDs) has nothing free. Retried with backoff,
  * never parked: the remedy (another network deleted, a wider segment configured) moves nothing the waiting resource
- * is woken by, so a park would strand it, as the seed reasons for a deactivated image (ADR 0008).
+ * is woken by, so a park would strand it, as docs/spec/openstack-provider.md §Rebuild to a missing image reasons for a deactivated image (ADR 0008).
  */
 export class CapacityExhaustedError extends ProviderError {
   readonly code = ProviderErrorCode.Exhausted;

@@ -127,7 +127,7 @@ describe('Server controller and monitor: image changes', () => {
     await s.tick();
     assert.equal((await s.available(input))?.reason, 'Provisioning', 'a rejection that may heal reads Provisioning');
     assert.ok(s.passes(input.id) > passes + 1, 'retried');
-    // The seed's yield interval, not an exponential back-off: one pass per 10 s, however long the refusal lasts.
+    // The specification's yield interval, not an exponential back-off: one pass per 10 s, however long the refusal lasts.
     for (let i = 0; i < 4; i++) {
       const before = s.passes(input.id);
       await s.tick();

@@ -10,7 +10,7 @@
  *   spec changes.
  * - Any other 400 (a deactivated image recovers on reactivation, which moves no generation and no observed field,
  *   so a park would strand the server), a reworded or stripped body, and every other failure: the pass's error,
- *   logged for operators, retried on the yield interval (the seed's 10 s, not an exponential back-off that reads
+ *   logged for operators, retried on the yield interval (docs/spec/openstack-provider.md §Image rebuild: 10 s, not an exponential back-off that reads
  *   Errored for up to 1,000 s). Failing safe toward the retry loop, never toward a wrong park.
  */
 import { BadRequestError, ConflictError } from '../../../openstack/errors.ts';

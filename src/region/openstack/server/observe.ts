@@ -9,7 +9,7 @@
  *   path of R2, R3′ and a vanished server).
  * - observed.image follows Nova's ref; an unreadable ref keeps the previous value rather than clearing it, and is
  *   marked (observed.imageUnreadable) while it lasts, so the ref reading again, even on the same image, moves
- *   observed and wakes R2's park (the seed: "a later readable ref un-parks it without any spec change").
+ *   observed and wakes R2's park (docs/spec/openstack-provider.md §Image rebuild: "a later readable ref un-parks it without any spec change").
  * - observed.errored is `status == ERROR` only, never "a fault is present": Nova leaves a stale fault on a
  *   recovered server.
  * - provisionedAt is latched once from launched_at and never cleared: create-retry must never destroy a server
