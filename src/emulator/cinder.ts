@@ -10,10 +10,11 @@ import { json, noContent } from './http.ts';
 import type { Lookups, VolumeFacts, VolumeLookup } from './lookups.ts';
 import { numberAt, stringAt } from './json.ts';
 import { cinderRoute, MAX_MINOR, PREFIX, type CinderApi } from './cinder/api.ts';
-import { dropAttachment, registerAttachments } from './cinder/attachments.ts';
+import { registerAttachments } from './cinder/attachments.ts';
 import { CinderState, type CVolume } from './cinder/state.ts';
 import { defaultType, registerTypes } from './cinder/types.ts';
-import { later, registerVolumes, setStatus, volumeFor } from './cinder/volumes.ts';
+import { defineCinderTransitions } from './cinder/transitions.ts';
+import { registerVolumes, setStatus, volumeFor } from './cinder/volumes.ts';
 
 export class Cinder implements EmulatedService, VolumeLookup {
   readonly name = 'cinder';
@@ -21,7 +22,12 @@ export class Cinder implements EmulatedService, VolumeLookup {
   readonly #api: CinderApi;
 
   constructor(ctx: ServiceContext) {
-    this.#api = { state: this.state, ctx, route: cinderRoute(ctx) };
+    this.#api = {
+      state: this.state,
+      ctx,
+      route: cinderRoute(ctx),
+      later: defineCinderTransitions(ctx, this.state, () => this.#api),
+    };
     const version = () => ({
       id: 'v3.0',
       status: 'CURRENT',
@@ -87,13 +93,7 @@ export class Cinder implements EmulatedService, VolumeLookup {
       attachedAt: null,
     });
     setStatus(this.#api, volume, 'attaching');
-    later(this.#api, volume, 'cinder.attach', 30, (v) => {
-      const record = this.state.attachments.get(attachmentId);
-      if (!record) return;
-      record.status = 'attached';
-      record.attachedAt = this.#api.ctx.clock.now();
-      setStatus(this.#api, v, 'in-use');
-    });
+    this.#api.later(volume, 'cinder.attach', { attachmentId });
   }
 
   detach(volumeId: string, serverId: string): void {
@@ -102,9 +102,7 @@ export class Cinder implements EmulatedService, VolumeLookup {
     if (!volume || !record) return;
     record.status = 'detaching';
     setStatus(this.#api, volume, 'detaching');
-    later(this.#api, volume, 'cinder.detach', 30, () => {
-      dropAttachment(this.#api, record);
-    });
+    this.#api.later(volume, 'cinder.detach', { attachmentId: record.id });
   }
 
   #volume(id: string): CVolume {

@@ -18,6 +18,7 @@ import { IMAGE_SCHEMA } from './glance/schema.ts';
 import { json, noContent, type EmuRequest } from './http.ts';
 import { isObject, objectAt, stringAt, stringsOf, type JsonObject } from './json.ts';
 import type { ImageFacts, ImageLookup, Lookups } from './lookups.ts';
+import type { Schedule } from './timeline.ts';
 
 const V2 = '/image/v2';
 const PATCH_TYPE = 'application/openstack-images-v2.1-json-patch';
@@ -32,9 +33,26 @@ export class Glance implements EmulatedService, ImageLookup {
   readonly images = new Map<string, GImage>();
   readonly #ctx: ServiceContext;
   #failNextImport: ImportFailure | undefined;
+  /** A web-download import ends: the data stored and the image active, or the failure it was bound for. */
+  readonly #imported: Schedule<{ readonly id: string; readonly uri: string; readonly failure: ImportFailure | null }>;
 
   constructor(ctx: ServiceContext) {
     this.#ctx = ctx;
+    this.#imported = ctx.timeline.define('glance.import', ({ id, uri, failure }) => {
+      const image = this.images.get(id);
+      if (image?.status !== 'importing') return;
+      image.properties.os_glance_importing_to_stores = '';
+      if (failure === null) {
+        this.#store(image, Buffer.from(`web-download ${uri}`));
+      } else if (failure === 'killed') {
+        image.status = 'killed';
+      } else {
+        // Glance puts a failed import back to queued and names the store that failed.
+        image.status = 'queued';
+        image.properties.os_glance_failed_import = 'file';
+      }
+      image.updatedAt = ctx.clock.now();
+    });
     this.#routes();
     this.#controls();
   }
@@ -384,20 +402,10 @@ export class Glance implements EmulatedService, ImageLookup {
     image.updatedAt = this.#ctx.clock.now();
     const failure = outcome === 'unreachable' ? 'failed' : this.#failNextImport;
     if (outcome === 'fetched') this.#failNextImport = undefined;
-    this.#ctx.timeline.at(this.#ctx.clock.now() + this.#ctx.delay('glance.import', 50), () => {
-      const current = this.images.get(image.id);
-      if (current?.status !== 'importing') return;
-      current.properties.os_glance_importing_to_stores = '';
-      if (failure === undefined) {
-        this.#store(current, Buffer.from(`web-download ${uri}`));
-      } else if (failure === 'killed') {
-        current.status = 'killed';
-      } else {
-        // Glance puts a failed import back to queued and names the store that failed.
-        current.status = 'queued';
-        current.properties.os_glance_failed_import = 'file';
-      }
-      current.updatedAt = this.#ctx.clock.now();
+    this.#imported(this.#ctx.clock.now() + this.#ctx.delay('glance.import', 50), {
+      id: image.id,
+      uri,
+      failure: failure ?? null,
     });
     return json(undefined, 202);
   }

@@ -11,6 +11,7 @@ import { controlError } from './controls.ts';
 import { ironicFault } from './faults.ts';
 import { EmuFault, json, noContent, type EmuRequest, type EmuResponse, type Method } from './http.ts';
 import { isObject, isoMicros, stringAt, type JsonObject } from './json.ts';
+import type { Schedule } from './timeline.ts';
 
 const MAX_MINOR = 82;
 const V1 = '/baremetal/v1';
@@ -54,9 +55,22 @@ export class Ironic implements EmulatedService {
   readonly name = 'ironic';
   readonly nodes = new Map<string, Node>();
   readonly #ctx: ServiceContext;
+  /** A provision verb's transient state ends in its stable one, if the node is still on course `op`. */
+  readonly #provisioned: Schedule<{ readonly uuid: string; readonly op: number; readonly target: string }>;
 
   constructor(ctx: ServiceContext) {
     this.#ctx = ctx;
+    this.#provisioned = ctx.timeline.define('ironic.transition', ({ uuid, op, target }) => {
+      const node = this.nodes.get(uuid);
+      const verb = VERBS[target];
+      if (node?.op !== op || verb === undefined) return;
+      node.provisionState = verb.to;
+      node.targetProvisionState = null;
+      // Verifying reads the fake BMC; deploy powers on, undeploy off.
+      node.powerState = verb.to === 'active' ? 'power on' : 'power off';
+      if (target === 'deleted' || target === 'undeploy') node.instanceInfo = {};
+      node.updatedAt = ctx.clock.now();
+    });
     const version = () => ({
       id: 'v1',
       links: [{ href: `${ctx.origin()}${V1}/`, rel: 'self' }],
@@ -298,16 +312,7 @@ export class Ironic implements EmulatedService {
       node.provisionState = verb.via;
       node.targetProvisionState = verb.to;
       node.op++;
-      const op = node.op;
-      ctx.timeline.at(ctx.clock.now() + ctx.delay('ironic.transition', 50), () => {
-        if (this.nodes.get(node.uuid) !== node || node.op !== op) return;
-        node.provisionState = verb.to;
-        node.targetProvisionState = null;
-        // Verifying reads the fake BMC; deploy powers on, undeploy off.
-        node.powerState = verb.to === 'active' ? 'power on' : 'power off';
-        if (target === 'deleted' || target === 'undeploy') node.instanceInfo = {};
-        node.updatedAt = ctx.clock.now();
-      });
+      this.#provisioned(ctx.clock.now() + ctx.delay('ironic.transition', 50), { uuid: node.uuid, op: node.op, target });
       return { status: 202, headers: { location: `${ctx.origin()}${V1}/nodes/${node.uuid}/states` } };
     });
     route('PUT', '/nodes/{ident}/states/power', (req, _minor, auth) => {

@@ -14,6 +14,7 @@ import { negotiate, versionHeaders } from './nova/microversion.ts';
 import { registerResources } from './nova/resources.ts';
 import { registerServers } from './nova/servers.ts';
 import { NovaState, type NServer } from './nova/state.ts';
+import { defineNovaTransitions } from './nova/transitions.ts';
 import { EmuFault, json } from './http.ts';
 
 export class Nova implements EmulatedService {
@@ -44,13 +45,7 @@ export class Nova implements EmulatedService {
           }
         });
       },
-      later: (server, delayName, fallbackMs, apply) => {
-        const op = server.op;
-        ctx.timeline.at(ctx.clock.now() + ctx.delay(delayName, fallbackMs), () => {
-          const current = this.state.servers.get(server.id);
-          if (current === server && current.op === op) apply(current);
-        });
-      },
+      later: defineNovaTransitions(ctx, this.state, () => this.#api),
       purge: (server) => {
         this.#purge(server);
       },

@@ -7,7 +7,7 @@ import type { EmulatedService, ServiceContext, ServiceModule } from './context.t
 import { controlError } from './controls.ts';
 import { octaviaFault } from './faults.ts';
 import { json, noContent } from './http.ts';
-import { PREFIX, type OctaviaApi } from './octavia/api.ts';
+import { PREFIX, settle, type OctaviaApi } from './octavia/api.ts';
 import { registerControls } from './octavia/controls.ts';
 import { registerRoutes } from './octavia/routes.ts';
 import { OctaviaState } from './octavia/state.ts';
@@ -21,7 +21,14 @@ export class Octavia implements EmulatedService {
   readonly #api: OctaviaApi;
 
   constructor(ctx: ServiceContext) {
-    this.#api = { state: this.state, ctx };
+    this.#api = {
+      state: this.state,
+      ctx,
+      settleAt: ctx.timeline.define<{ id: string; op: number }>('octavia.settle', ({ id, op }) => {
+        const lb = this.state.lbs.get(id);
+        if (lb?.op === op) settle(this.#api, lb);
+      }),
+    };
     // The version document is public, as Octavia's root is: no token needed to discover the API.
     ctx.router.add('GET', '/load-balancer', () =>
       json({

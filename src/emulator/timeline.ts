@@ -1,18 +1,42 @@
 /**
- * Asynchronous behaviour without timers: a service schedules "at time T, do this" (a server finishing its build,
- * a load balancer leaving PENDING_UPDATE), and the emulator settles everything due before it answers each
+ * Asynchronous behaviour without timers: a service schedules "at time T, this transition" (a server finishing its
+ * build, a load balancer leaving PENDING_UPDATE), and the emulator settles everything due before it answers each
  * request. The same code then runs on real time or on a manual clock a test advances, deterministically.
+ *
+ * A scheduled transition is data — a kind the service defined once and a plain payload — never a closure, so a
+ * persistent emulator keeps what is due across a restart (`snapshot`, `restore`) exactly as it keeps its records.
  */
+
+export interface Due {
+  readonly at: number;
+  readonly seq: number;
+  readonly kind: string;
+  /** Plain data (structured-clone-able): ids, the course (`op`) it was scheduled for, what the transition needs. */
+  readonly payload: unknown;
+}
+
+export interface TimelineSnapshot {
+  readonly seq: number;
+  readonly pending: readonly Due[];
+}
+
+export type Schedule<P> = (at: number, payload: P) => void;
+
 export class Timeline {
-  #pending: { readonly at: number; readonly seq: number; readonly apply: () => void }[] = [];
+  readonly #kinds = new Map<string, (payload: never) => void>();
+  #pending: Due[] = [];
   #seq = 0;
 
-  /** Runs `apply` once the clock reaches `at`. Entries due at the same time run in the order scheduled. */
-  at(at: number, apply: () => void): void {
-    this.#pending.push({ at, seq: this.#seq++, apply });
+  /** Declares a transition kind once; returns what schedules one. `apply` looks its records up by the payload's ids. */
+  define<P>(kind: string, apply: (payload: P) => void): Schedule<P> {
+    if (this.#kinds.has(kind)) throw new Error(`the transition ${kind} is defined twice`);
+    this.#kinds.set(kind, apply);
+    return (at, payload) => {
+      this.#pending.push({ at, seq: this.#seq++, kind, payload });
+    };
   }
 
-  /** Applies every entry due at `now`, earliest first, including entries those entries schedule. */
+  /** Applies every entry due at `now`, earliest first (same time: scheduling order), including ones they schedule. */
   settle(now: number): void {
     for (;;) {
       let next = -1;
@@ -29,7 +53,7 @@ export class Timeline {
       }
       if (next < 0) return;
       const [entry] = this.#pending.splice(next, 1);
-      entry?.apply();
+      if (entry) (this.#kinds.get(entry.kind) as ((payload: unknown) => void) | undefined)?.(entry.payload);
     }
   }
 
@@ -39,5 +63,17 @@ export class Timeline {
 
   clear(): void {
     this.#pending = [];
+  }
+
+  snapshot(): TimelineSnapshot {
+    return { seq: this.#seq, pending: this.#pending.map((entry) => ({ ...entry })) };
+  }
+
+  /** Takes back what `snapshot` returned; refuses a kind this emulator does not define (another version wrote it). */
+  restore(snapshot: TimelineSnapshot): void {
+    const unknown = snapshot.pending.find((entry) => !this.#kinds.has(entry.kind));
+    if (unknown !== undefined) throw new Error(`no transition ${unknown.kind} is defined`);
+    this.#pending = snapshot.pending.map((entry) => ({ ...entry }));
+    this.#seq = snapshot.seq;
   }
 }

@@ -7,6 +7,7 @@ import { novaFault } from '../faults.ts';
 import { EmuFault, type EmuRequest, type EmuResponse, type Method } from '../http.ts';
 import type { JsonObject } from '../json.ts';
 import type { CinderState } from './state.ts';
+import type { CinderLater } from './transitions.ts';
 
 export const PREFIX = '/volume/v3';
 export const MAX_MINOR = 70;
@@ -26,6 +27,8 @@ export interface CinderApi {
   readonly ctx: ServiceContext;
   /** Registers an authenticated route below `/volume/v3/{project_id}`; `minMinor` hides it from older requests. */
   readonly route: (method: Method, path: string, handler: CinderHandler, minMinor?: number) => void;
+  /** Finishes a transition after its named delay if the volume is still on the course it is on now. */
+  readonly later: CinderLater;
 }
 
 export const notFound = (message: string): EmuFault => novaFault(404, message);

@@ -80,20 +80,6 @@ function metadataFilter(text: string | null): Record<string, string> | undefined
   }
 }
 
-export function later(
-  api: CinderApi,
-  volume: CVolume,
-  delayName: string,
-  fallbackMs: number,
-  apply: (v: CVolume) => void,
-): void {
-  const op = volume.op;
-  api.ctx.timeline.at(api.ctx.clock.now() + api.ctx.delay(delayName, fallbackMs), () => {
-    const current = api.state.volumes.get(volume.id);
-    if (current === volume && current.op === op) apply(current);
-  });
-}
-
 export function setStatus(api: CinderApi, volume: CVolume, status: string): void {
   volume.status = status;
   volume.updatedAt = api.ctx.clock.now();
@@ -162,9 +148,7 @@ export function registerVolumes(api: CinderApi): void {
     const backend = type.extraSpecs.volume_backend_name;
     const fails = state.failNextCreates > 0 || (backend !== undefined && backend !== BACKEND);
     if (state.failNextCreates > 0) state.failNextCreates--;
-    later(api, volume, 'cinder.create', 50, (v) => {
-      setStatus(api, v, fails ? 'error' : 'available');
-    });
+    api.later(volume, 'cinder.create', { status: fails ? 'error' : 'available' });
     return json({ volume: volumeView(api, volume, auth) }, 202);
   });
   api.route('PUT', '/volumes/{volume_id}', (req, { auth }) => {
@@ -188,9 +172,7 @@ export function registerVolumes(api: CinderApi): void {
       );
     }
     setStatus(api, volume, 'deleting');
-    later(api, volume, 'cinder.delete', 50, (v) => {
-      state.volumes.delete(v.id);
-    });
+    api.later(volume, 'cinder.delete', {});
     return { status: 202 };
   });
   api.route('POST', '/volumes/{volume_id}/action', (req, { auth }) => {

@@ -6,7 +6,7 @@ import { isAdmin } from '../context.ts';
 import { novaFault } from '../faults.ts';
 import { json, type EmuRequest } from '../http.ts';
 import { isObject, numberAt, objectAt, stringAt, stringMapAt } from '../json.ts';
-import { badRequest, conflict, fail, PREFIX, serverFor, touch, type NovaApi, type NovaCall } from './api.ts';
+import { badRequest, conflict, PREFIX, serverFor, touch, type NovaApi, type NovaCall } from './api.ts';
 import { atLeast } from './microversion.ts';
 import type { NServer } from './state.ts';
 import { serverView } from './view.ts';
@@ -94,16 +94,15 @@ function rebuild(api: NovaApi, server: NServer, req: EmuRequest, call: NovaCall)
   if (metadata) server.metadata = metadata;
   // At 2.93 Nova asks the driver to reimage the boot volume too; Ironic's driver refuses, asynchronously.
   const ironicRefuses = atLeast(call.mv, 93) && isBaremetal(server);
-  api.later(server, 'nova.rebuild', 100, (s) => {
-    if (injected) fail(api, s, injected.status, injected.message);
-    else if (ironicRefuses) {
-      fail(
-        api,
-        s,
-        500,
-        `Virt driver does not support reimage_boot_volume: the ironic driver cannot rebuild instance ${s.id}.`,
-      );
-    } else finishRebuild(api, s);
+  api.later(server, 'nova.rebuild', {
+    failure: injected
+      ? { status: injected.status, message: injected.message }
+      : ironicRefuses
+        ? {
+            status: 500,
+            message: `Virt driver does not support reimage_boot_volume: the ironic driver cannot rebuild instance ${server.id}.`,
+          }
+        : null,
   });
   return json({ server: serverView(api, server, { ...call, list: false }) }, 202);
 }
@@ -129,12 +128,7 @@ function reboot(api: NovaApi, server: NServer, req: EmuRequest, call: NovaCall) 
 function powerChange(api: NovaApi, server: NServer, task: string, vmState: NServer['vmState'], power: number) {
   touch(api, server);
   server.taskState = task;
-  api.later(server, 'nova.power', 30, (s) => {
-    touch(api, s);
-    s.vmState = vmState;
-    s.taskState = null;
-    s.powerState = power;
-  });
+  api.later(server, 'nova.power', { vmState, powerState: power });
   return json(undefined, 202);
 }
 
@@ -154,11 +148,7 @@ function createImage(api: NovaApi, server: NServer, req: EmuRequest, call: NovaC
   const imageId = api.lookups.images.snapshot(call.auth, name, properties);
   touch(api, server);
   server.taskState = 'image_snapshot';
-  api.later(server, 'nova.snapshot', 50, (s) => {
-    touch(api, s);
-    s.taskState = null;
-    api.lookups.images.finishSnapshot(imageId);
-  });
+  api.later(server, 'nova.snapshot', { imageId });
   const origin = api.ctx.origin();
   return atLeast(call.mv, 45)
     ? json({ image_id: imageId }, 202)

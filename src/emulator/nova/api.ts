@@ -5,6 +5,7 @@ import type { EmuRequest, EmuResponse, Method } from '../http.ts';
 import type { Lookups } from '../lookups.ts';
 import type { Microversion } from './microversion.ts';
 import type { NovaState, NServer } from './state.ts';
+import type { Later } from './transitions.ts';
 
 export const PREFIX = '/compute/v2.1';
 /** The one compute host the emulator has, and its hypervisor node. */
@@ -22,8 +23,8 @@ export interface NovaApi {
   readonly ctx: ServiceContext;
   readonly lookups: Lookups;
   readonly route: (method: Method, path: string, handler: NovaHandler) => void;
-  /** Runs `apply` after the named delay if the server is still on the course it is on now. */
-  readonly later: (server: NServer, delayName: string, fallbackMs: number, apply: (server: NServer) => void) => void;
+  /** Finishes a transition after its named delay if the server is still on the course it is on now. */
+  readonly later: Later;
   /** Removes a server and what it holds (ports, attachments, group membership). */
   readonly purge: (server: NServer) => void;
 }

@@ -7,7 +7,6 @@ import { controlError } from '../controls.ts';
 import { json, noContent, type EmuRequest } from '../http.ts';
 import { booleanAt, numberAt, stringAt } from '../json.ts';
 import { fail, touch, type NovaApi } from './api.ts';
-import { finishRebuild } from './actions.ts';
 import type { InjectedFailure, NServer } from './state.ts';
 
 export class NovaControls {
@@ -41,9 +40,8 @@ export class NovaControls {
     touch(this.#api, server);
     server.imageRef = imageRef;
     server.taskState = 'rebuilding';
-    this.#api.later(server, 'nova.rebuild', 100, (s) => {
-      if (options.fail === true) fail(this.#api, s, 500, 'Injected failure: the foreign rebuild failed.');
-      else finishRebuild(this.#api, s);
+    this.#api.later(server, 'nova.rebuild', {
+      failure: options.fail === true ? { status: 500, message: 'Injected failure: the foreign rebuild failed.' } : null,
     });
   }
 
@@ -53,9 +51,7 @@ export class NovaControls {
     touch(this.#api, server);
     server.taskState = 'rebuilding';
     server.host = host;
-    this.#api.later(server, 'nova.rebuild', 100, (s) => {
-      finishRebuild(this.#api, s);
-    });
+    this.#api.later(server, 'nova.rebuild', { failure: null });
   }
 
   /** The server disappears now, as if deleted by someone else. */

@@ -57,9 +57,7 @@ export function registerServers(api: NovaApi): void {
     if (server.locked && !isAdmin(call.auth)) throw novaFault(409, `Instance ${server.id} is locked`);
     touch(api, server);
     server.taskState = 'deleting';
-    api.later(server, 'nova.delete', 20, (s) => {
-      api.purge(s);
-    });
+    api.later(server, 'nova.delete', {});
     return noContent();
   });
 }
@@ -168,21 +166,8 @@ function create(api: NovaApi, req: EmuRequest, call: NovaCall) {
   };
   state.servers.set(id, server);
   group?.members.push(id);
-  api.later(server, 'nova.build', 50, (s) => {
-    if (injected) {
-      fail(api, s, injected.status, injected.message);
-      return;
-    }
-    if (!schedulable(api, s)) {
-      fail(api, s, 500, NO_VALID_HOST);
-      return;
-    }
-    touch(api, s);
-    s.vmState = 'active';
-    s.taskState = null;
-    s.powerState = 1;
-    s.launchedAt = ctx.clock.now();
-    s.consoleLog.push(...bootLog(s));
+  api.later(server, 'nova.build', {
+    failure: injected ? { status: injected.status, message: injected.message } : null,
   });
   const origin = ctx.origin();
   return json(
@@ -200,6 +185,20 @@ function create(api: NovaApi, req: EmuRequest, call: NovaCall) {
     },
     202,
   );
+}
+
+/** A build finishes: ACTIVE and booted, or ERROR when the scheduler finds no host. */
+export function finishBuild(api: NovaApi, server: NServer): void {
+  if (!schedulable(api, server)) {
+    fail(api, server, 500, NO_VALID_HOST);
+    return;
+  }
+  touch(api, server);
+  server.vmState = 'active';
+  server.taskState = null;
+  server.powerState = 1;
+  server.launchedAt = api.ctx.clock.now();
+  server.consoleLog.push(...bootLog(server));
 }
 
 /** What Nova's scheduler would decide: custom resources and traits need Placement; anti-affinity needs hosts. */

@@ -7,6 +7,7 @@ import { hasRole, type AuthContext, type ServiceContext } from '../context.ts';
 import { octaviaFault } from '../faults.ts';
 import type { EmuFault, EmuRequest, EmuResponse } from '../http.ts';
 import { isoSeconds, type JsonObject } from '../json.ts';
+import type { Schedule } from '../timeline.ts';
 import type { OChild, OctaviaState, OLoadBalancer, ORecord, Provisioning } from './state.ts';
 
 export const PREFIX = '/load-balancer/v2';
@@ -14,6 +15,8 @@ export const PREFIX = '/load-balancer/v2';
 export interface OctaviaApi {
   readonly state: OctaviaState;
   readonly ctx: ServiceContext;
+  /** Schedules the worker's finish of a load balancer's pending work, if it is still on course `op` then. */
+  readonly settleAt: Schedule<{ readonly id: string; readonly op: number }>;
 }
 
 const READERS = [
@@ -122,7 +125,7 @@ export function listAnswer(api: OctaviaApi, req: EmuRequest, plural: string, vie
 }
 
 /** Settles a load balancer's pending work: children created or updated go ACTIVE, deleted ones go. */
-function settle(api: OctaviaApi, lb: OLoadBalancer): void {
+export function settle(api: OctaviaApi, lb: OLoadBalancer): void {
   const { state } = api;
   for (const c of state.childrenOf(lb.id)) {
     if (c.provisioning === 'PENDING_DELETE') state.children.delete(c.id);
@@ -146,11 +149,7 @@ export function pend(
 ): void {
   lb.provisioning = status;
   lb.op++;
-  const op = lb.op;
-  api.ctx.timeline.at(api.ctx.clock.now() + api.ctx.delay(delayName, fallbackMs), () => {
-    const current = api.state.lbs.get(lb.id);
-    if (current === lb && current.op === op) settle(api, current);
-  });
+  api.settleAt(api.ctx.clock.now() + api.ctx.delay(delayName, fallbackMs), { id: lb.id, op: lb.op });
 }
 
 /** A child write: refused while the load balancer is busy (409 immutable), else it goes PENDING_UPDATE. */
