@@ -9,6 +9,7 @@ import { novaFault } from './faults.ts';
 import { json, noContent } from './http.ts';
 import type { Lookups, VolumeFacts, VolumeLookup } from './lookups.ts';
 import { numberAt, stringAt } from './json.ts';
+import { recordsOf, refill } from './records.ts';
 import { cinderRoute, MAX_MINOR, PREFIX, type CinderApi } from './cinder/api.ts';
 import { registerAttachments } from './cinder/attachments.ts';
 import { CinderState, type CVolume } from './cinder/state.ts';
@@ -48,6 +49,14 @@ export class Cinder implements EmulatedService, VolumeLookup {
   reset(): void {
     this.state.clear();
     defaultType(this.#api);
+  }
+
+  records(): unknown {
+    return recordsOf(this.state, ['volumes', 'attachments', 'types', 'quotas', 'failNextCreates']);
+  }
+
+  restore(records: unknown): void {
+    refill(this.state, records);
   }
 
   dump(): unknown {

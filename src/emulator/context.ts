@@ -71,6 +71,10 @@ export interface EmulatedService {
   reset(): void;
   /** A JSON-safe snapshot of the service's state, for the control API's dump. */
   dump(): unknown;
+  /** Every record the service keeps, for a persistent emulator: plain data, Maps and Sets (see records.ts). */
+  records(): unknown;
+  /** Takes back what `records` returned, replacing every record. */
+  restore(records: unknown): void;
 }
 
 /** A catalog entry a service advertises: its type and name, and its path below the emulator's origin. */

@@ -160,5 +160,11 @@ const cinderStub: ServiceModule = {
     { type: 'volumev3', name: 'cinderv3', path: '/volume/v3/%(project_id)s' },
   ],
   fault: novaFault,
-  create: () => ({ name: 'cinder-stub', reset: () => undefined, dump: () => ({}) }),
+  create: () => ({
+    name: 'cinder-stub',
+    reset: () => undefined,
+    dump: () => ({}),
+    records: () => ({}),
+    restore: () => undefined,
+  }),
 };

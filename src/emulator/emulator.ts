@@ -4,10 +4,16 @@
  *
  * Before each request the timeline is settled at the clock's now, so asynchronous transitions (a build, a
  * rebuild) happen exactly when they are due, on real time or on a ManualClock a test advances.
+ *
+ * In memory by default (a test double). With `stateFile` the cloud is persistent: every service's records and the
+ * timeline are written through to that file before each answer goes out, and a new emulator on the same file
+ * resumes that cloud — the same ids, tokens, pending transitions and port — as a real cloud outlives a restart of
+ * its API services. In-process controls (`emulator.nova.controls…`) are written with the next request.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { deserialize, serialize } from 'node:v8';
 import { stringify } from 'yaml';
 import { ManualClock, systemClock, type Clock } from '../util/clock.ts';
 import type { CatalogSpec, EmulatedService, EmulatorConfig, ServiceContext, ServiceModule } from './context.ts';
@@ -33,7 +39,8 @@ import { Nova, novaModule } from './nova.ts';
 import { octaviaModule } from './octavia.ts';
 import { placementModule } from './placement.ts';
 import { RouteFaults } from './route-faults.ts';
-import { Timeline } from './timeline.ts';
+import { StateFile, type StoredCloud } from './state-file.ts';
+import { Timeline, type TimelineSnapshot } from './timeline.ts';
 
 export interface EmulatorOptions {
   /** 0 (the default) picks a free port. */
@@ -45,6 +52,8 @@ export interface EmulatorOptions {
   readonly config?: Partial<Omit<EmulatorConfig, 'adminPassword'>>;
   /** The services besides Keystone; defaults to `defaultServices()`. */
   readonly services?: readonly ServiceModule[];
+  /** Keep the cloud in this file (created when missing) and resume the one it holds; in memory when absent. */
+  readonly stateFile?: string;
 }
 
 /** The services the emulator runs unless told otherwise; other services join this list. */
@@ -72,6 +81,8 @@ const PREFIX_FAULTS: readonly [string, (status: number, message: string) => EmuF
 ];
 
 const JSON_TYPES = /json/;
+/** The state file's part for the timeline (the others are named for their service). */
+const TIMELINE_PART = 'timeline';
 
 export interface EmulatorControl {
   /** Forgets everything but the bootstrap, and every route fault. */
@@ -94,6 +105,10 @@ export class Emulator {
   readonly #modules: ServiceModule[];
   readonly #keystone: Keystone;
   readonly #adminPassword: string;
+  readonly #state: StateFile | undefined;
+  /** The serialized parts as last written, so a request that changed nothing writes nothing. */
+  readonly #written = new Map<string, Buffer>();
+  #resumed = false;
   #url = '';
 
   private constructor(options: EmulatorOptions) {
@@ -129,6 +144,7 @@ export class Emulator {
     this.#services.set('keystone', this.#keystone);
     for (const module of this.#modules) this.#services.set(module.name, module.create(context, lookups));
     registerCoreControls(this.#controls, this.control);
+    this.#state = options.stateFile === undefined ? undefined : new StateFile(options.stateFile);
     this.#server = createServer((req, res) => {
       this.#serve(req, res).catch((error: unknown) => {
         res.destroy(error instanceof Error ? error : new Error(String(error)));
@@ -138,18 +154,70 @@ export class Emulator {
 
   static async start(options: EmulatorOptions = {}): Promise<Emulator> {
     const emulator = new Emulator(options);
-    const server = emulator.#server;
-    await new Promise<void>((resolve, reject) => {
+    try {
+      const stored = emulator.#resume();
+      const host = options.host ?? '127.0.0.1';
+      // A resumed cloud asks for its old port first, so clouds.yaml and stored endpoints keep working.
+      const port = options.port ?? stored?.port;
+      try {
+        await emulator.#listen(port ?? 0, host);
+      } catch (error) {
+        if (options.port !== undefined || port === undefined || (error as { code?: string }).code !== 'EADDRINUSE')
+          throw error;
+        await emulator.#listen(0, host);
+      }
+      const address = emulator.#server.address() as AddressInfo;
+      const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      emulator.#url = `http://${shown}:${String(address.port)}`;
+      emulator.#state?.rememberPort(address.port);
+      emulator.#persist();
+      return emulator;
+    } catch (error) {
+      emulator.#state?.close();
+      throw error;
+    }
+  }
+
+  #listen(port: number, host: string): Promise<void> {
+    const server = this.#server;
+    return new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.listen(port, host, () => {
         server.off('error', reject);
         resolve();
       });
     });
-    const address = server.address() as AddressInfo;
-    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    emulator.#url = `http://${host}:${String(address.port)}`;
-    return emulator;
+  }
+
+  /** Takes back the cloud the state file holds, if any. */
+  #resume(): StoredCloud | undefined {
+    const stored = this.#state?.read();
+    if (stored === undefined) return undefined;
+    for (const [name, service] of this.#services) {
+      const part = stored.parts.get(name);
+      if (part !== undefined) service.restore(deserialize(part));
+    }
+    const timeline = stored.parts.get(TIMELINE_PART);
+    if (timeline !== undefined) this.#timeline.restore(deserialize(timeline) as TimelineSnapshot);
+    for (const [name, part] of stored.parts) this.#written.set(name, part);
+    this.#resumed = true;
+    return stored;
+  }
+
+  /** Writes through every part a request changed; a no-op for an in-memory emulator. */
+  #persist(): void {
+    if (this.#state === undefined) return;
+    const parts = new Map<string, Buffer>([[TIMELINE_PART, serialize(this.#timeline.snapshot())]]);
+    for (const [name, service] of this.#services) parts.set(name, serialize(service.records()));
+    const changed = new Map([...parts].filter(([name, part]) => !this.#written.get(name)?.equals(part)));
+    if (changed.size === 0) return;
+    this.#state.write(changed);
+    for (const [name, part] of changed) this.#written.set(name, part);
+  }
+
+  /** Whether this emulator resumed a cloud from its state file (false: a new cloud). */
+  get resumed(): boolean {
+    return this.#resumed;
   }
 
   /** The origin, e.g. `http://127.0.0.1:41234`. */
@@ -220,12 +288,14 @@ export class Emulator {
   }
 
   close(): Promise<void> {
-    return new Promise((resolve, reject) => {
+    return new Promise<void>((resolve, reject) => {
       this.#server.close((error) => {
         if (error) reject(error);
         else resolve();
       });
       this.#server.closeAllConnections();
+    }).finally(() => {
+      this.#state?.close();
     });
   }
 
@@ -284,6 +354,12 @@ export class Emulator {
         error instanceof EmuFault
           ? { status: error.status, body: error.body, headers: error.headers }
           : errorAnswer(faultOf, error);
+    }
+    try {
+      this.#persist();
+    } catch (error) {
+      // Nothing is acknowledged that is not on disk.
+      answer = errorAnswer(faultOf, error);
     }
     write(res, method, answer, requestId);
   }

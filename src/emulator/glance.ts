@@ -18,6 +18,7 @@ import { IMAGE_SCHEMA } from './glance/schema.ts';
 import { json, noContent, type EmuRequest } from './http.ts';
 import { isObject, objectAt, stringAt, stringsOf, type JsonObject } from './json.ts';
 import type { ImageFacts, ImageLookup, Lookups } from './lookups.ts';
+import { refill } from './records.ts';
 import type { Schedule } from './timeline.ts';
 
 const V2 = '/image/v2';
@@ -60,6 +61,16 @@ export class Glance implements EmulatedService, ImageLookup {
   reset(): void {
     this.images.clear();
     this.#failNextImport = undefined;
+  }
+
+  records(): unknown {
+    return { images: this.images, failNextImport: this.#failNextImport ?? null };
+  }
+
+  restore(records: unknown): void {
+    const { images, failNextImport } = records as { images: unknown; failNextImport: ImportFailure | null };
+    refill(this, { images });
+    this.#failNextImport = failNextImport ?? undefined;
   }
 
   dump(): unknown {

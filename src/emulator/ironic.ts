@@ -11,6 +11,7 @@ import { controlError } from './controls.ts';
 import { ironicFault } from './faults.ts';
 import { EmuFault, json, noContent, type EmuRequest, type EmuResponse, type Method } from './http.ts';
 import { isObject, isoMicros, stringAt, type JsonObject } from './json.ts';
+import { recordsOf, refill } from './records.ts';
 import type { Schedule } from './timeline.ts';
 
 const MAX_MINOR = 82;
@@ -96,6 +97,14 @@ export class Ironic implements EmulatedService {
 
   reset(): void {
     this.nodes.clear();
+  }
+
+  records(): unknown {
+    return recordsOf(this, ['nodes']);
+  }
+
+  restore(records: unknown): void {
+    refill(this, records);
   }
 
   dump(): unknown {

@@ -12,7 +12,8 @@ import { authenticateWith, forbidden, PREFIX, tokenOf, type KeystoneApi } from '
 import { registerApplicationCredentials } from './keystone/appcreds.ts';
 import { registerAssignments } from './keystone/assignments.ts';
 import { registerResources } from './keystone/resources.ts';
-import { KeystoneStore, type KRole } from './keystone/store.ts';
+import { KEYSTONE_RECORDS, KeystoneStore, type KRole } from './keystone/store.ts';
+import { recordsOf, refill } from './records.ts';
 import { issueToken, tokenBody, unauthorized } from './keystone/tokens.ts';
 import { isAdmin } from './context.ts';
 
@@ -56,6 +57,14 @@ export class Keystone implements EmulatedService {
       applicationCredentials: [...s.appCreds.values()].map((a) => ({ ...a, secret: '***' })),
       tokens: s.tokens.size,
     };
+  }
+
+  records(): unknown {
+    return { store: recordsOf(this.store, KEYSTONE_RECORDS) };
+  }
+
+  restore(records: unknown): void {
+    refill(this.store, (records as { store: unknown }).store);
   }
 
   /** What `keystone-manage bootstrap` leaves: the Default domain, admin in project admin, three roles. */
@@ -155,6 +164,8 @@ export class Keystone implements EmulatedService {
     router.add('GET', PREFIX, () => json({ version }));
 
     router.add('POST', `${PREFIX}/auth/tokens`, (req) => {
+      // Expired tokens are forgotten as new ones come, so a long-lived (persistent) cloud does not pile them up.
+      this.store.revokeTokens((t) => t.expiresAt <= clock.now());
       const token = issueToken(this.store, req.body, {
         now: clock.now(),
         ttlMs: this.#ctx.delay('keystone.token_ttl', TOKEN_TTL_MS),

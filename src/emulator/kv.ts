@@ -7,6 +7,7 @@
 import type { EmulatedService, ServiceContext, ServiceModule } from './context.ts';
 import { EmuFault, json, noContent, type EmuRequest, type EmuResponse } from './http.ts';
 import { isObject, numberAt, objectAt, type JsonObject } from './json.ts';
+import { recordsOf, refill } from './records.ts';
 
 interface Version {
   readonly data: JsonObject;
@@ -39,6 +40,14 @@ export class Kv implements EmulatedService {
 
   reset(): void {
     this.secrets.clear();
+  }
+
+  records(): unknown {
+    return recordsOf(this, ['secrets']);
+  }
+
+  restore(records: unknown): void {
+    refill(this, records);
   }
 
   /** Paths and versions only: the dump never shows a secret's data. */

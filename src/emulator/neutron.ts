@@ -14,6 +14,7 @@ import { makePort, portFor, registerPorts, removePort } from './neutron/ports.ts
 import { registerRouters } from './neutron/routers.ts';
 import { makeGroup, registerSecurityGroups } from './neutron/security-groups.ts';
 import { NeutronState } from './neutron/state.ts';
+import { recordsOf, refill } from './records.ts';
 
 export class Neutron implements EmulatedService, NetworkLookup {
   readonly name = 'neutron';
@@ -53,6 +54,23 @@ export class Neutron implements EmulatedService, NetworkLookup {
 
   reset(): void {
     this.state.clear();
+  }
+
+  records(): unknown {
+    return recordsOf(this.state, [
+      'networks',
+      'subnets',
+      'ports',
+      'routers',
+      'groups',
+      'rules',
+      'floatingIps',
+      'quotas',
+    ]);
+  }
+
+  restore(records: unknown): void {
+    refill(this.state, records);
   }
 
   dump(): unknown {

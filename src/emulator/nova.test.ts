@@ -24,7 +24,13 @@ const generousPlacement: ServiceModule = {
   fault: novaFault,
   create: (_ctx, lookups) => {
     lookups.placement = { canHost: () => true };
-    return { name: 'placement-stub', reset: () => undefined, dump: () => ({}) };
+    return {
+      name: 'placement-stub',
+      reset: () => undefined,
+      dump: () => ({}),
+      records: () => ({}),
+      restore: () => undefined,
+    };
   },
 };
 

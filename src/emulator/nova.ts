@@ -16,6 +16,7 @@ import { registerServers } from './nova/servers.ts';
 import { NovaState, type NServer } from './nova/state.ts';
 import { defineNovaTransitions } from './nova/transitions.ts';
 import { EmuFault, json } from './http.ts';
+import { recordsOf, refill } from './records.ts';
 
 export class Nova implements EmulatedService {
   readonly name = 'nova';
@@ -70,6 +71,14 @@ export class Nova implements EmulatedService {
 
   reset(): void {
     this.state.clear();
+  }
+
+  records(): unknown {
+    return recordsOf(this.state, ['servers', 'flavors', 'keypairs', 'groups', 'quotas', 'failures', 'policy']);
+  }
+
+  restore(records: unknown): void {
+    refill(this.state, records);
   }
 
   dump(): unknown {

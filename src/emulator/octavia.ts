@@ -11,6 +11,7 @@ import { PREFIX, settle, type OctaviaApi } from './octavia/api.ts';
 import { registerControls } from './octavia/controls.ts';
 import { registerRoutes } from './octavia/routes.ts';
 import { OctaviaState } from './octavia/state.ts';
+import { recordsOf, refill } from './records.ts';
 
 /** The API versions Octavia 11 lists, the last CURRENT. */
 const LATEST_MINOR = 26;
@@ -50,6 +51,14 @@ export class Octavia implements EmulatedService {
 
   reset(): void {
     this.state.clear();
+  }
+
+  records(): unknown {
+    return recordsOf(this.state, ['lbs', 'children', 'nextVip']);
+  }
+
+  restore(records: unknown): void {
+    refill(this.state, records);
   }
 
   dump(): unknown {

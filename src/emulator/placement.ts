@@ -10,6 +10,7 @@ import { placementFault } from './faults.ts';
 import { EmuFault, json, noContent, type EmuRequest, type EmuResponse, type Method } from './http.ts';
 import { isObject, numberAt, objectAt, stringAt, stringsOf, arrayAt, type JsonObject } from './json.ts';
 import type { Lookups, PlacementLookup } from './lookups.ts';
+import { recordsOf, refill } from './records.ts';
 
 const MAX_MINOR = 39;
 const STANDARD_CLASSES = [
@@ -86,6 +87,14 @@ export class Placement implements EmulatedService, PlacementLookup {
     this.traits.clear();
     for (const c of STANDARD_CLASSES) this.classes.add(c);
     for (const t of STANDARD_TRAITS) this.traits.add(t);
+  }
+
+  records(): unknown {
+    return recordsOf(this, ['providers', 'classes', 'traits']);
+  }
+
+  restore(records: unknown): void {
+    refill(this, records);
   }
 
   dump(): unknown {

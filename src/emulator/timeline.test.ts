@@ -54,6 +54,8 @@ describe('Timeline', () => {
     second.mark(10, { what: 'a2' });
     second.t.settle(100);
     assert.deepEqual(seen, ['a', 'a2', 'b'], 'sequence numbers carry on after the restored ones');
-    assert.throws(() => { new Timeline().restore(snapshot); }, /no transition mark/);
+    assert.throws(() => {
+      new Timeline().restore(snapshot);
+    }, /no transition mark/);
   });
 });

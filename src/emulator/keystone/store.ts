@@ -94,6 +94,18 @@ export const sameAssignment = (a: KAssignment, b: KAssignment): boolean =>
   sameTarget(a.target, b.target) &&
   (a.inherited === true) === (b.inherited === true);
 
+/** What a persistent emulator keeps of Keystone: everything, tokens included, so a token outlives a restart. */
+export const KEYSTONE_RECORDS = [
+  'domains',
+  'projects',
+  'users',
+  'roles',
+  'implied',
+  'assignments',
+  'appCreds',
+  'tokens',
+] as const satisfies readonly (keyof KeystoneStore)[];
+
 export class KeystoneStore {
   readonly domains = new Map<string, KDomain>();
   readonly projects = new Map<string, KProject>();

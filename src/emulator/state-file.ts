@@ -1,0 +1,85 @@
+/**
+ * A persistent emulator's cloud on disk: one SQLite file (better-sqlite3) with a row per service — its records,
+ * serialized — one for the timeline, and the port it last listened on. The emulator writes the rows that changed
+ * after every request and before the answer goes out, in one transaction, WAL with synchronous=FULL (fsynced
+ * before the commit returns), so a kill -9 or a power cut loses nothing the cloud acknowledged.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+
+/** Bumped when a service's records change shape: an older file is refused rather than misread. */
+export const STATE_FORMAT = 1;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS parts (name TEXT PRIMARY KEY, body BLOB NOT NULL) WITHOUT ROWID;
+`;
+
+export interface StoredCloud {
+  /** Serialized records by part: each service's name, and `timeline`. */
+  readonly parts: ReadonlyMap<string, Buffer>;
+  readonly port: number | undefined;
+}
+
+export class StateFile {
+  readonly path: string;
+  readonly #db: Database.Database;
+  readonly #put: Database.Statement<[string, Buffer]>;
+  readonly #setMeta: Database.Statement<[string, string]>;
+
+  constructor(path: string) {
+    this.path = path;
+    mkdirSync(dirname(path), { recursive: true });
+    this.#db = new Database(path);
+    this.#db.pragma('journal_mode = WAL');
+    this.#db.pragma('synchronous = FULL');
+    this.#db.exec(SCHEMA);
+    this.#put = this.#db.prepare(
+      'INSERT INTO parts (name, body) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET body = excluded.body',
+    );
+    this.#setMeta = this.#db.prepare(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+    );
+  }
+
+  /** The cloud stored here, or undefined for a new file; throws for a file another format wrote. */
+  read(): StoredCloud | undefined {
+    const meta = new Map(
+      (this.#db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((row) => [
+        row.key,
+        row.value,
+      ]),
+    );
+    const format = meta.get('format');
+    if (format === undefined) return undefined;
+    if (Number(format) !== STATE_FORMAT) {
+      throw new Error(
+        `${this.path} holds an emulator cloud in format ${format}, this emulator reads format ${String(STATE_FORMAT)}: ` +
+          'remove the file to start a new cloud',
+      );
+    }
+    const rows = this.#db.prepare('SELECT name, body FROM parts').all() as { name: string; body: Buffer }[];
+    const port = meta.get('port');
+    return {
+      parts: new Map(rows.map((row) => [row.name, row.body])),
+      port: port === undefined ? undefined : Number(port),
+    };
+  }
+
+  /** Writes the changed parts (and the format) in one durable transaction. */
+  write(changed: ReadonlyMap<string, Buffer>): void {
+    this.#db.transaction(() => {
+      this.#setMeta.run('format', String(STATE_FORMAT));
+      for (const [name, body] of changed) this.#put.run(name, body);
+    })();
+  }
+
+  rememberPort(port: number): void {
+    this.#setMeta.run('port', String(port));
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+}
