@@ -3,7 +3,9 @@
  * store in ./.openregion/, the built-in OpenStack emulator seeded with a demo region (or a real cloud with
  * --cloud), the demo region configured and registered as an operator would, every region controller and the
  * server monitor, the Keystone orders operator with its bundled actuators and a ready ControlPlane, and the REST
- * API. It prints what runs where, a development token and a first curl. A restart resumes from the store.
+ * API. It prints what runs where, a development token and a first curl. The directory is locked to one `up`. A
+ * restart — after Ctrl-C or a kill -9 — resumes from the store, and the built-in cloud from its state file
+ * (./.openregion/cloud.db), so every resource is found where it was, with the same ids.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -39,6 +41,7 @@ import {
   writePrivate,
   type DevIdentity,
 } from './up/files.ts';
+import { lockDirectory } from './up/lock.ts';
 import {
   CONTROL_PLANE_NAME,
   CONTROL_PLANE_NAMESPACE,
@@ -94,13 +97,29 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
   const log = options.log ?? createLogger({ level: 'warn' });
   const files = upFiles(options.dir);
   ensureDir(files.dir);
-  const identity = devIdentity(files);
-  const store = openEmbeddedStore(files.store, { clock, garbageCollection: true });
-  const transport = new Transport({ clock, random: Math.random });
-  const cleanups: (() => Promise<void>)[] = [() => store.close(), () => transport.close()];
+  const lock = lockDirectory(files.dir);
+  const cleanups: (() => Promise<void>)[] = [
+    () => {
+      lock.release();
+      return Promise.resolve();
+    },
+  ];
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   };
+  let store: EmbeddedStore;
+  try {
+    store = openEmbeddedStore(files.store, { clock, garbageCollection: true });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const identity = devIdentity(files);
+  const transport = new Transport({ clock, random: Math.random });
+  cleanups.push(
+    () => store.close(),
+    () => transport.close(),
+  );
   try {
     let emulator: Emulator | undefined;
     let admin: AdminSession;
@@ -108,7 +127,12 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
     let authUrl: string;
     let regionName: string | undefined;
     if (options.cloud === undefined) {
-      emulator = await Emulator.start({ port: options.emulatorPort ?? 0, clock, config: { kvToken: KV_TOKEN } });
+      emulator = await Emulator.start({
+        ...(options.emulatorPort === undefined ? {} : { port: options.emulatorPort }),
+        clock,
+        config: { kvToken: KV_TOKEN, octaviaNetworkDriver: 'allowed_address_pairs' },
+        stateFile: files.cloud,
+      });
       const running = emulator;
       cleanups.push(() => running.close());
       const session = new Session<'project'>({
@@ -224,7 +248,15 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : options.port;
     const api = `http://${options.host}:${String(port)}`;
-    writePrivate(files.devEnv, renderDevEnv(api, identity));
+    writePrivate(
+      files.devEnv,
+      renderDevEnv(
+        api,
+        identity,
+        files,
+        emulator === undefined ? undefined : { cloudsYaml: files.cloudsYaml, name: 'emulator' },
+      ),
+    );
     return {
       ...identity,
       api,

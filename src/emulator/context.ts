@@ -41,6 +41,12 @@ export interface EmulatorConfig {
   readonly novaConsoles: boolean;
   /** The one token the KV secrets endpoint accepts in `X-Vault-Token` (a dev Vault's root token). */
   readonly kvToken: string;
+  /**
+   * Octavia's `[controller_worker] network_driver`. `noop` (the default, as the dev cloud runs it) invents VIP port
+   * ids Neutron has never seen; `allowed_address_pairs` (a production cloud's) makes the VIP a real Neutron port
+   * on the VIP subnet, so a floating IP can be attached to it.
+   */
+  readonly octaviaNetworkDriver: 'noop' | 'allowed_address_pairs';
 }
 
 /** A control endpoint under `/_emulator/`, also callable in-process through the service object. */

@@ -118,6 +118,7 @@ export class Emulator {
       delays: options.config?.delays ?? {},
       novaConsoles: options.config?.novaConsoles ?? true,
       kvToken: options.config?.kvToken ?? 'root',
+      octaviaNetworkDriver: options.config?.octaviaNetworkDriver ?? 'noop',
       adminPassword: options.adminPassword ?? 'secret',
     };
     this.#adminPassword = config.adminPassword;

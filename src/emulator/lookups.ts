@@ -52,6 +52,29 @@ export interface NetworkLookup {
   ): ServerNic;
   /** Releases the ports a server holds (deleting those Nova made). */
   unplug(serverId: string): void;
+  /**
+   * Makes a service's port (Octavia's VIP) for `projectId` on a subnet, or on the first subnet of a network, that
+   * `auth` can see; throws `notFound(what)` otherwise.
+   */
+  servicePort(auth: AuthContext, request: ServicePortRequest, notFound: (what: string) => Error): ServicePort;
+  /** Deletes a service port; floating IPs on it lose their port, as Neutron's do. */
+  removeServicePort(portId: string): void;
+}
+
+export interface ServicePortRequest {
+  readonly projectId: string;
+  readonly subnetId?: string | undefined;
+  readonly networkId?: string | undefined;
+  readonly name: string;
+  readonly deviceOwner: string;
+  readonly deviceId: string;
+}
+
+export interface ServicePort {
+  readonly portId: string;
+  readonly networkId: string;
+  readonly subnetId: string;
+  readonly address: string;
 }
 
 export interface VolumeFacts {
@@ -89,6 +112,12 @@ const absentNetworks: NetworkLookup = {
     throw notFound(request.portId === undefined ? `Network ${request.networkId ?? ''}` : `Port ${request.portId}`);
   },
   unplug: () => undefined,
+  servicePort: (_auth, request, notFound) => {
+    throw notFound(
+      request.subnetId === undefined ? `Network ${request.networkId ?? ''}` : `Subnet ${request.subnetId}`,
+    );
+  },
+  removeServicePort: () => undefined,
 };
 
 const absentVolumes: VolumeLookup = {

@@ -6,14 +6,14 @@
 import type { AuthContext, EmulatedService, ServiceContext, ServiceModule } from './context.ts';
 import { neutronFault } from './faults.ts';
 import { EmuFault, json } from './http.ts';
-import type { Lookups, NetworkLookup, ServerNic } from './lookups.ts';
+import type { Lookups, NetworkLookup, ServerNic, ServicePort, ServicePortRequest } from './lookups.ts';
 import { fault, PREFIX, type NeutronApi } from './neutron/api.ts';
 import { registerQuotas, registerTags } from './neutron/extras.ts';
-import { networkFor, registerNetworks } from './neutron/networks.ts';
+import { networkFor, registerNetworks, subnetFor } from './neutron/networks.ts';
 import { makePort, portFor, registerPorts, removePort } from './neutron/ports.ts';
 import { registerRouters } from './neutron/routers.ts';
 import { makeGroup, registerSecurityGroups } from './neutron/security-groups.ts';
-import { NeutronState } from './neutron/state.ts';
+import { NeutronState, type NNetwork, type NSubnet } from './neutron/state.ts';
 import { recordsOf, refill } from './records.ts';
 
 export class Neutron implements EmulatedService, NetworkLookup {
@@ -142,6 +142,40 @@ export class Neutron implements EmulatedService, NetworkLookup {
         port.deviceOwner = '';
       }
     }
+  }
+
+  servicePort(auth: AuthContext, request: ServicePortRequest, notFound: (what: string) => Error): ServicePort {
+    const api = this.#api;
+    const subnetId = request.subnetId;
+    const what = subnetId === undefined ? `Network ${request.networkId ?? ''}` : `Subnet ${subnetId}`;
+    let subnet: NSubnet | undefined;
+    let network: NNetwork;
+    try {
+      subnet = subnetId === undefined ? undefined : subnetFor(api, auth, subnetId);
+      network = networkFor(api, auth, subnet?.networkId ?? request.networkId ?? '');
+    } catch (error) {
+      if (error instanceof EmuFault && error.status === 404) throw notFound(what);
+      throw error;
+    }
+    const port = makePort(api, {
+      projectId: request.projectId,
+      network,
+      name: request.name,
+      deviceOwner: request.deviceOwner,
+      deviceId: request.deviceId,
+      fixedIps: subnet === undefined ? undefined : [{ subnet_id: subnet.id }],
+    });
+    const ip = port.fixedIps[0];
+    if (ip === undefined) {
+      removePort(api, port);
+      throw notFound(what);
+    }
+    return { portId: port.id, networkId: network.id, subnetId: ip.subnet_id, address: ip.ip_address };
+  }
+
+  removeServicePort(portId: string): void {
+    const port = this.state.ports.get(portId);
+    if (port) removePort(this.#api, port);
   }
 
   #nic(portId: string): ServerNic {

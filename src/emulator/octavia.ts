@@ -7,6 +7,7 @@ import type { EmulatedService, ServiceContext, ServiceModule } from './context.t
 import { controlError } from './controls.ts';
 import { octaviaFault } from './faults.ts';
 import { json, noContent } from './http.ts';
+import type { Lookups } from './lookups.ts';
 import { PREFIX, settle, type OctaviaApi } from './octavia/api.ts';
 import { registerControls } from './octavia/controls.ts';
 import { registerRoutes } from './octavia/routes.ts';
@@ -21,10 +22,11 @@ export class Octavia implements EmulatedService {
   readonly state = new OctaviaState();
   readonly #api: OctaviaApi;
 
-  constructor(ctx: ServiceContext) {
+  constructor(ctx: ServiceContext, lookups: Lookups) {
     this.#api = {
       state: this.state,
       ctx,
+      lookups,
       settleAt: ctx.timeline.define<{ id: string; op: number }>('octavia.settle', ({ id, op }) => {
         const lb = this.state.lbs.get(id);
         if (lb?.op === op) settle(this.#api, lb);
@@ -42,7 +44,7 @@ export class Octavia implements EmulatedService {
       }),
     );
     registerRoutes(this.#api);
-    registerControls(ctx, this.state);
+    registerControls(this.#api);
     ctx.control.add('POST', '/octavia/loadbalancers/{id}/error', (req) => {
       this.putInError(req.params.id ?? '');
       return noContent();
@@ -79,5 +81,5 @@ export const octaviaModule: ServiceModule<Octavia> = {
   prefix: '/load-balancer',
   catalog: [{ type: 'load-balancer', name: 'octavia', path: '/load-balancer' }],
   fault: octaviaFault,
-  create: (ctx) => new Octavia(ctx),
+  create: (ctx, lookups) => new Octavia(ctx, lookups),
 };

@@ -2,13 +2,20 @@
  * The demo region's cloud, made in the built-in emulator through the ordinary OpenStack APIs as a cloud admin would
  * on a real cloud: the roles the region's grants name, public flavors, images carrying the properties the region
  * service validates, an external network for routers and floating IPs, and public volume types. Octavia is one of
- * the emulator's services already.
+ * the emulator's services already. Every step looks before it makes, so seeding a resumed (persistent) cloud, or
+ * one a crash left half-seeded, changes nothing that is there and adds only what is missing.
  */
-import { createImage, uploadImageData, type ImageClient } from '../../openstack/image.ts';
+import { listVolumeTypes, type BlockStorageClient } from '../../openstack/blockstorage.ts';
+import { listFlavors, type ComputeClient } from '../../openstack/compute.ts';
+import { createImage, findImageByName, uploadImageData, type ImageClient } from '../../openstack/image.ts';
 import { ensureRole, grantRole, type IdentityClient } from '../../openstack/identity.ts';
-import type { BlockStorageClient } from '../../openstack/blockstorage.ts';
-import type { ComputeClient } from '../../openstack/compute.ts';
-import { createNetwork, createSubnet, type NetworkClient } from '../../openstack/network.ts';
+import {
+  createNetwork,
+  createSubnet,
+  findNetworkByName,
+  findSubnetByName,
+  type NetworkClient,
+} from '../../openstack/network.ts';
 import type { Session } from '../../openstack/session.ts';
 
 const LINUX = { 'unikorn:os:kernel': 'linux', 'unikorn:virtualization': 'virtualized', architecture: 'x86_64' };
@@ -42,7 +49,7 @@ export interface DemoCloud {
   readonly volumeTypeIDs: readonly string[];
 }
 
-/** Seeds an emulator through an admin session; safe only on a fresh emulator (it does not look first). */
+/** Seeds an emulator through an admin session, converging: what is there already stays as it is. */
 export async function seedDemoCloud(admin: Session<'project'>): Promise<DemoCloud> {
   const token = await admin.token();
   await seedRoles(admin.client('identity'), token.user.id, token.project?.id ?? '');
@@ -63,7 +70,9 @@ async function seedRoles(identity: IdentityClient, adminUserId: string, adminPro
 }
 
 async function seedFlavors(compute: ComputeClient): Promise<void> {
+  const present = new Set((await listFlavors(compute, { isPublic: 'all' })).map((f) => f.name));
   for (const [name, vcpus, ram, disk] of DEMO_FLAVORS) {
+    if (present.has(name)) continue;
     await compute.request({
       method: 'POST',
       path: '/flavors',
@@ -74,25 +83,31 @@ async function seedFlavors(compute: ComputeClient): Promise<void> {
 
 async function seedImages(glance: ImageClient): Promise<void> {
   for (const [name, properties] of Object.entries(DEMO_IMAGES)) {
-    const image = await createImage(glance, {
-      name,
-      disk_format: 'raw',
-      container_format: 'bare',
-      visibility: 'public',
-      properties,
-    });
-    await uploadImageData(glance, image.id, `openregion demo image ${name}\n`.repeat(64));
+    const image =
+      (await findImageByName(glance, name)) ??
+      (await createImage(glance, {
+        name,
+        disk_format: 'raw',
+        container_format: 'bare',
+        visibility: 'public',
+        properties,
+      }));
+    if (image.status === 'queued')
+      await uploadImageData(glance, image.id, `openregion demo image ${name}\n`.repeat(64));
   }
 }
 
 async function seedExternalNetwork(neutron: NetworkClient): Promise<void> {
-  const network = await createNetwork(neutron, {
-    name: 'public',
-    'provider:network_type': 'flat',
-    'provider:physical_network': 'public',
-    'router:external': true,
-    shared: false,
-  });
+  const network =
+    (await findNetworkByName(neutron, 'public')) ??
+    (await createNetwork(neutron, {
+      name: 'public',
+      'provider:network_type': 'flat',
+      'provider:physical_network': 'public',
+      'router:external': true,
+      shared: false,
+    }));
+  if ((await findSubnetByName(neutron, 'public-subnet')) !== undefined) return;
   await createSubnet(neutron, {
     name: 'public-subnet',
     network_id: network.id,
@@ -104,8 +119,14 @@ async function seedExternalNetwork(neutron: NetworkClient): Promise<void> {
 }
 
 async function seedVolumeTypes(cinder: BlockStorageClient): Promise<string[]> {
+  const present = new Map((await listVolumeTypes(cinder)).map((t) => [t.name, t.id]));
   const ids: string[] = [];
   for (const name of DEMO_VOLUME_TYPES) {
+    const id = present.get(name);
+    if (id !== undefined) {
+      ids.push(id);
+      continue;
+    }
     const { body } = await cinder.request<{ volume_type: { id: string } }>({
       method: 'POST',
       path: '/types',

@@ -7,6 +7,7 @@ import { hasRole, type AuthContext, type ServiceContext } from '../context.ts';
 import { octaviaFault } from '../faults.ts';
 import type { EmuFault, EmuRequest, EmuResponse } from '../http.ts';
 import { isoSeconds, type JsonObject } from '../json.ts';
+import type { Lookups } from '../lookups.ts';
 import type { Schedule } from '../timeline.ts';
 import type { OChild, OctaviaState, OLoadBalancer, ORecord, Provisioning } from './state.ts';
 
@@ -15,6 +16,8 @@ export const PREFIX = '/load-balancer/v2';
 export interface OctaviaApi {
   readonly state: OctaviaState;
   readonly ctx: ServiceContext;
+  /** Neutron, where the allowed_address_pairs network driver makes VIP ports. */
+  readonly lookups: Lookups;
   /** Schedules the worker's finish of a load balancer's pending work, if it is still on course `op` then. */
   readonly settleAt: Schedule<{ readonly id: string; readonly op: number }>;
 }
@@ -133,6 +136,7 @@ export function settle(api: OctaviaApi, lb: OLoadBalancer): void {
   }
   if (lb.provisioning === 'PENDING_DELETE') {
     state.lbs.delete(lb.id);
+    if (lb.ownsVipPort) api.lookups.networks.removeServicePort(String(lb.fields.vip_port_id));
     return;
   }
   lb.provisioning = 'ACTIVE';

@@ -10,14 +10,15 @@
  *   has never seen, so a floating IP cannot be attached there; this stands in for a real network driver's port.
  */
 import { controlError } from '../controls.ts';
-import type { ServiceContext } from '../context.ts';
 import { noContent } from '../http.ts';
 import { stringAt } from '../json.ts';
-import type { OctaviaState, Provisioning } from './state.ts';
+import type { OctaviaApi } from './api.ts';
+import type { Provisioning } from './state.ts';
 
 const STATUSES: readonly string[] = ['ACTIVE', 'PENDING_CREATE', 'PENDING_UPDATE', 'PENDING_DELETE', 'ERROR'];
 
-export function registerControls(ctx: ServiceContext, state: OctaviaState): void {
+export function registerControls(api: OctaviaApi): void {
+  const { ctx, state } = api;
   ctx.control.add('POST', '/octavia/provisioning/{id}', (req) => {
     const id = req.params.id ?? '';
     const status = stringAt(req.body, 'status') ?? '';
@@ -35,6 +36,8 @@ export function registerControls(ctx: ServiceContext, state: OctaviaState): void
     const address = stringAt(req.body, 'vip_address');
     if (lb === undefined) throw controlError(404, `no load balancer ${req.params.id ?? ''}`);
     if (portId === undefined) throw controlError(400, 'expected {"port_id": …, "vip_address"?: …}');
+    if (lb.ownsVipPort) api.lookups.networks.removeServicePort(String(lb.fields.vip_port_id));
+    lb.ownsVipPort = false;
     lb.fields = { ...lb.fields, vip_port_id: portId, ...(address === undefined ? {} : { vip_address: address }) };
     return noContent();
   });

@@ -115,20 +115,40 @@ export function registerRoutes(api: OctaviaApi): void {
     if (owner !== undefined && owner !== auth.projectId && !auth.roles.includes('admin'))
       throw invalid('project_id mismatch');
     const fields = pick('loadbalancer', body, DEFAULTS.loadbalancer);
-    // The noop network driver the dev cloud runs hands out VIPs from 198.51.100.0/24 and fake network ids.
+    const id = ctx.newId();
+    const projectId = owner ?? auth.projectId ?? '';
+    const portId = stringAt(body, 'vip_port_id');
+    // The allowed_address_pairs driver makes the VIP a Neutron port on the subnet (Octavia's API does, before the
+    // 201); the noop driver the dev cloud runs hands out VIPs from 198.51.100.0/24 and fake port and network ids.
+    const vip =
+      ctx.config.octaviaNetworkDriver === 'allowed_address_pairs' && portId === undefined
+        ? api.lookups.networks.servicePort(
+            auth,
+            {
+              projectId,
+              subnetId: subnet,
+              networkId: network,
+              name: `octavia-lb-${id}`,
+              deviceOwner: 'Octavia',
+              deviceId: `lb-${id}`,
+            },
+            (what) => octaviaFault(400, `${what} not found.`),
+          )
+        : undefined;
     const lb: OLoadBalancer = {
-      id: ctx.newId(),
-      projectId: owner ?? auth.projectId ?? '',
+      id,
+      projectId,
       provisioning: 'PENDING_CREATE',
       createdAt: ctx.clock.now(),
       updatedAt: null,
       op: 0,
+      ownsVipPort: vip !== undefined,
       fields: {
         ...fields,
-        vip_address: stringAt(body, 'vip_address') ?? `198.51.100.${String(state.nextVip++)}`,
-        vip_port_id: stringAt(body, 'vip_port_id') ?? ctx.newId(),
-        vip_subnet_id: subnet ?? null,
-        vip_network_id: network ?? ctx.newId(),
+        vip_address: vip?.address ?? stringAt(body, 'vip_address') ?? `198.51.100.${String(state.nextVip++)}`,
+        vip_port_id: vip?.portId ?? portId ?? ctx.newId(),
+        vip_subnet_id: vip?.subnetId ?? subnet ?? null,
+        vip_network_id: vip?.networkId ?? network ?? ctx.newId(),
       },
     };
     state.lbs.set(lb.id, lb);

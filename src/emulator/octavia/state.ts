@@ -19,6 +19,8 @@ export interface ORecord {
 export interface OLoadBalancer extends ORecord {
   /** Bumped by every change of course, so a transition scheduled for an older one does nothing. */
   op: number;
+  /** Whether `vip_port_id` is a Neutron port Octavia made (allowed_address_pairs driver), deleted with the LB. */
+  ownsVipPort: boolean;
 }
 
 export interface OChild extends ORecord {
@@ -31,7 +33,7 @@ export interface OChild extends ORecord {
 export class OctaviaState {
   readonly lbs = new Map<string, OLoadBalancer>();
   readonly children = new Map<string, OChild>();
-  /** VIPs come from the noop network driver's 198.51.100.0/24, as on the dev cloud. */
+  /** The noop network driver's VIPs come from 198.51.100.0/24, as on the dev cloud. */
   nextVip = 1;
 
   clear(): void {
