@@ -5,7 +5,6 @@ import { Command } from 'commander';
 import { systemClock } from '../util/clock.ts';
 import { loadCloudConfig, type ConfigSources } from '../openstack/config.ts';
 import { transportFor } from '../openstack/connect.ts';
-import { OpenStackError } from '../openstack/errors.ts';
 import { Session } from '../openstack/session.ts';
 import { describeToken } from './describe-token.ts';
 
@@ -18,19 +17,13 @@ export function cloudCommand(): Command {
     .description('authenticate, then print the user, scope, roles and catalog (never the token)')
     .option('--os-cloud <name>', 'the clouds.yaml entry (default: OS_CLOUD, else the OS_* variables)')
     .action(async (options: { osCloud?: string }) => {
+      const config = loadCloudConfig(processSources(), options.osCloud);
+      const transport = transportFor(config, { clock: systemClock, random: Math.random });
       try {
-        const config = loadCloudConfig(processSources(), options.osCloud);
-        const transport = transportFor(config, { clock: systemClock, random: Math.random });
-        try {
-          const session = new Session({ ...config, transport, clock: systemClock });
-          process.stdout.write(describeToken(await session.token()));
-        } finally {
-          await transport.close();
-        }
-      } catch (error) {
-        if (!(error instanceof OpenStackError)) throw error;
-        process.stderr.write(`openregion: ${error.message}\n`);
-        process.exitCode = 1;
+        const session = new Session({ ...config, transport, clock: systemClock });
+        process.stdout.write(describeToken(await session.token()));
+      } finally {
+        await transport.close();
       }
     });
   return cloud;

@@ -2,8 +2,9 @@
  * Where the everyday verbs (apply, get, delete, wait) act: the embedded store file a running `openregion up`
  * uses (the default), or a Kubernetes cluster (--kubeconfig). Kinds are resolved the same way on both: the
  * built-in ones plus every CustomResourceDefinition the cluster stores, by kind, plural, singular or short name.
+ * Only `apply` (a write) creates a store; the others refuse one that is not there, saying how to start one.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Client } from '../kube/client.ts';
 import { openEmbeddedStore } from '../kube/embedded/store.ts';
 import { kubeClientFrom } from '../kube/kubernetes/connect.ts';
@@ -12,6 +13,8 @@ import { apiVersionOf, builtin, type ResourceType } from '../kube/resource-type.
 import { systemClock } from '../util/clock.ts';
 
 export const DEFAULT_STORE = './.openregion/store.db';
+/** What `--store` defaults to when set; `openregion up`'s dev.env exports it. */
+export const STORE_VARIABLE = 'OPENREGION_STORE';
 
 export class CliError extends Error {}
 
@@ -25,7 +28,7 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-export function connect(target: Target): Connection {
+export function connect(target: Target, options: { readonly create?: boolean } = {}): Connection {
   if (target.kubeconfig !== undefined) {
     const client = kubeClientFrom({ kubeconfig: readFileSync(target.kubeconfig, 'utf8') });
     return {
@@ -35,6 +38,12 @@ export function connect(target: Target): Connection {
         return Promise.resolve();
       },
     };
+  }
+  if (options.create !== true && target.store !== ':memory:' && !existsSync(target.store)) {
+    throw new CliError(
+      `no store at ${target.store}: start one with \`npm start\` (openregion up) and run this where it runs, or ` +
+        `source its .openregion/dev.env (it sets ${STORE_VARIABLE}), or pass --store PATH or --kubeconfig FILE`,
+    );
   }
   const store = openEmbeddedStore(target.store, { clock: systemClock, garbageCollection: false });
   return { client: store, close: () => store.close() };

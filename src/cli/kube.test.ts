@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, describe, it } from 'node:test';
@@ -17,6 +17,10 @@ afterEach(() => {
 
 /** Runs a verb as the CLI would, with `stdin` as standard input. */
 async function runWith(stdin: string, ...args: string[]): Promise<{ out: string; err: string }> {
+  return runOn(join(dir, 'store.db'), stdin, ...args);
+}
+
+async function runOn(store: string, stdin: string, ...args: string[]): Promise<{ out: string; err: string }> {
   let out = '';
   let err = '';
   const program = new Command('openregion').exitOverride();
@@ -24,7 +28,7 @@ async function runWith(stdin: string, ...args: string[]): Promise<{ out: string;
     Promise.resolve(stdin),
   );
   for (const c of commands) program.addCommand(c);
-  await program.parseAsync(['node', 'openregion', ...args, '--store', join(dir, 'store.db')]);
+  await program.parseAsync(['node', 'openregion', ...args, '--store', store]);
   return { out, err };
 }
 
@@ -116,5 +120,19 @@ describe('openregion apply/get/delete', () => {
   it('names an unknown kind', async () => {
     const r = await run('get', 'nonesuch');
     assert.match(r.err, /doesn't have a resource type "nonesuch"/);
+  });
+
+  it('a read (get, wait, delete) never creates a store: it says there is none and how to start one', async () => {
+    const absent = join(dir, 'nothing-here', 'store.db');
+    for (const verb of [
+      ['get', 'servers'],
+      ['delete', 'server', 'x'],
+    ]) {
+      const r = await runOn(absent, '', ...verb);
+      assert.match(r.err, /^error: no store at .*nothing-here\/store\.db: start one with `npm start`/);
+      assert.equal(r.err.split('\n').length, 2, 'one line');
+      assert.equal(process.exitCode, 1);
+    }
+    assert.equal(existsSync(join(dir, 'nothing-here')), false);
   });
 });

@@ -3,7 +3,7 @@
  * uses (--store, the default) or a Kubernetes cluster (--kubeconfig).
  */
 import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { Client } from '../kube/client.ts';
 import { KubeError } from '../kube/errors.ts';
@@ -14,6 +14,7 @@ import {
   connect,
   DEFAULT_STORE,
   displayType,
+  STORE_VARIABLE,
   kindOfObject,
   kindsOf,
   resolveKind,
@@ -58,10 +59,19 @@ function asObject(value: unknown, where: string): KubeObject {
   return o as KubeObject;
 }
 
-/** Runs `fn` against the target, reporting known failures as kubectl does (and exit code 1). */
-export async function withClient(target: Target, err: Out, fn: (client: Client) => Promise<void>): Promise<void> {
-  const connection = connect(target);
+/**
+ * Runs `fn` against the target, reporting known failures as kubectl does (and exit code 1). Only a write that may
+ * start from nothing (`apply`) passes `create`: every other verb refuses a store that does not exist.
+ */
+export async function withClient(
+  target: Target,
+  err: Out,
+  fn: (client: Client) => Promise<void>,
+  options: { readonly create?: boolean } = {},
+): Promise<void> {
+  let connection: ReturnType<typeof connect> | undefined;
   try {
+    connection = connect(target, options);
     await fn(connection.client);
   } catch (error) {
     if (error instanceof KubeError) err.write(`Error from server (${error.reason}): ${error.message}\n`);
@@ -69,17 +79,17 @@ export async function withClient(target: Target, err: Out, fn: (client: Client) 
     else throw error;
     process.exitCode = 1;
   } finally {
-    await connection.close();
+    await connection?.close();
   }
 }
 
-/** --store and --kubeconfig on a verb. */
+/** --store (default: $OPENREGION_STORE, which up's dev.env exports, else ./.openregion/store.db) and --kubeconfig. */
 export const targetOptions = (c: Command): Command =>
   c
-    .option(
-      '--store <path>',
-      'the embedded store file (a running `openregion up` uses ./.openregion/store.db)',
-      DEFAULT_STORE,
+    .addOption(
+      new Option('--store <path>', 'the embedded store file of a running `openregion up`')
+        .env(STORE_VARIABLE)
+        .default(DEFAULT_STORE),
     )
     .option('--kubeconfig <path>', 'a Kubernetes cluster instead of the embedded store');
 
@@ -118,25 +128,30 @@ export function kubeCommands(
       .requiredOption('-f, --filename <file>', 'a YAML file, one or more documents; - reads standard input')
       .option('-n, --namespace <ns>', 'the namespace for namespaced objects that name none', 'default'),
   ).action(async (options: { filename: string; namespace: string } & Target) => {
-    await withClient(options, err, async (client) => {
-      const source = options.filename === '-' ? 'standard input' : options.filename;
-      const docs = parseAllDocuments(await readManifest(options.filename, stdin));
-      for (const [i, doc] of docs.entries()) {
-        // The parser's messages carry a code frame on further lines: the first line says what and where.
-        if (doc.errors.length > 0)
-          throw new CliError(`${source}: ${doc.errors.map((e) => e.message.split('\n')[0]).join('; ')}`);
-        const value: unknown = doc.toJS();
-        if (value === null) continue;
-        const object = asObject(value, docs.length === 1 ? source : `${source}, document ${String(i + 1)}`);
-        // Listed per document: a CRD earlier in the file makes its kind known to the documents after it.
-        const type = kindOfObject(await kindsOf(client), object);
-        const body = type.namespaced
-          ? { ...object, metadata: { ...object.metadata, namespace: object.metadata.namespace ?? options.namespace } }
-          : object;
-        await client.apply(type, body, { fieldManager: FIELD_MANAGER, force: true });
-        out.write(`${displayType(type)}/${object.metadata.name} serverside-applied\n`);
-      }
-    });
+    await withClient(
+      options,
+      err,
+      async (client) => {
+        const source = options.filename === '-' ? 'standard input' : options.filename;
+        const docs = parseAllDocuments(await readManifest(options.filename, stdin));
+        for (const [i, doc] of docs.entries()) {
+          // The parser's messages carry a code frame on further lines: the first line says what and where.
+          if (doc.errors.length > 0)
+            throw new CliError(`${source}: ${doc.errors.map((e) => e.message.split('\n')[0]).join('; ')}`);
+          const value: unknown = doc.toJS();
+          if (value === null) continue;
+          const object = asObject(value, docs.length === 1 ? source : `${source}, document ${String(i + 1)}`);
+          // Listed per document: a CRD earlier in the file makes its kind known to the documents after it.
+          const type = kindOfObject(await kindsOf(client), object);
+          const body = type.namespaced
+            ? { ...object, metadata: { ...object.metadata, namespace: object.metadata.namespace ?? options.namespace } }
+            : object;
+          await client.apply(type, body, { fieldManager: FIELD_MANAGER, force: true });
+          out.write(`${displayType(type)}/${object.metadata.name} serverside-applied\n`);
+        }
+      },
+      { create: true },
+    );
   });
 
   const get = targetOptions(

@@ -59,11 +59,43 @@ describe('openregion CLI', () => {
     assert.ok(!stdout.includes(token) && !stdout.includes('hunter2'));
   });
 
-  it('names the missing setting and exits non-zero on bad configuration', async () => {
+  it('names the missing setting and exits non-zero on bad configuration: one line, no stack', async () => {
     await assert.rejects(cli(['cloud', 'check'], { OS_USERNAME: 'admin' }), (e: unknown) => {
       const { stderr, code } = e as { stderr: string; code: number };
       assert.equal(code, 1);
-      assert.match(stderr, /clouds\.envvars\.auth\.auth_url: is required/);
+      assert.match(stderr, /^openregion: clouds\.envvars\.auth\.auth_url: is required \(OS_AUTH_URL\)\n$/);
+      return true;
+    });
+  });
+
+  it('--debug (anywhere on the line) shows the failure with its stack trace', async () => {
+    await assert.rejects(cli(['cloud', 'check', '--debug'], { OS_USERNAME: 'admin' }), (e: unknown) => {
+      const { stderr, code } = e as { stderr: string; code: number };
+      assert.equal(code, 1);
+      assert.match(
+        stderr,
+        /^openregion: ConfigError: clouds\.envvars\.auth\.auth_url: is required \(OS_AUTH_URL\)\n {4}at /,
+      );
+      return true;
+    });
+  });
+
+  it('cloud check --os-cloud NAME finds the clouds.yaml OS_CLIENT_CONFIG_FILE names, and lists what it searched', async () => {
+    await assert.rejects(
+      cli(['cloud', 'check', '--os-cloud', 'emulator'], { OS_CLIENT_CONFIG_FILE: '/nonexistent/clouds.yaml' }),
+      (e: unknown) => {
+        assert.match(
+          (e as { stderr: string }).stderr,
+          /OS_CLIENT_CONFIG_FILE: \/nonexistent\/clouds\.yaml does not exist/,
+        );
+        return true;
+      },
+    );
+    await assert.rejects(cli(['cloud', 'check', '--os-cloud', 'emulator']), (e: unknown) => {
+      assert.match(
+        (e as { stderr: string }).stderr,
+        /no cloud named "emulator" in any clouds\.yaml; searched .*clouds\.yaml, \/nonexistent\/\.config\/openstack\/clouds\.yaml, \/etc\/openstack\/clouds\.yaml/,
+      );
       return true;
     });
   });

@@ -40,6 +40,7 @@ export async function buildProgram(args: readonly string[] = []): Promise<Comman
   const program = new Command('openregion')
     .description('A control plane for OpenStack-backed cloud regions, and a Keystone orders operator.')
     .version(packageVersion(), '-V, --version', 'print the version')
+    .option('--debug', 'on a failure, print its stack trace and causes')
     .showHelpAfterError();
   const [first] = args;
   const named = COMMAND_MODULES.filter((m) => first !== undefined && m.names.includes(first));

@@ -7,16 +7,14 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { Command } from 'commander';
-import { KubeError } from '../kube/errors.ts';
 import { loadCloudConfig, type ConfigSources } from '../openstack/config.ts';
 import { transportFor } from '../openstack/connect.ts';
-import { OpenStackError } from '../openstack/errors.ts';
 import { Session } from '../openstack/session.ts';
 import { Transport } from '../openstack/transport.ts';
 import { mergeCloudsYaml } from '../region/registration/clouds-entry.ts';
 import { configureRegion, planFor, scaffoldingNames } from '../region/registration/configure.ts';
 import type { RegionCredentials } from '../region/registration/credentials.ts';
-import { EnvFileError, readEnvFile, renderEnvFile, writeEnvFile } from '../region/registration/env-file.ts';
+import { readEnvFile, renderEnvFile, writeEnvFile } from '../region/registration/env-file.ts';
 import { passwordWorks, RegistrationError, validateCredentials } from '../region/registration/sessions.ts';
 import { register, type RegisterOptions } from './region-register.ts';
 import { systemClock } from '../util/clock.ts';
@@ -73,9 +71,7 @@ export function regionCommand(out: Out = process.stdout, err: Out = process.stde
     .option('--inherited-roles <roles>', 'roles on the domain inherited to its projects (comma-separated)', list)
     .option('--clouds-yaml <path>', 'also write clouds.yaml entries <cloud-name> (domain) and <cloud-name>-project')
     .option('--cloud-name <name>', 'the clouds.yaml entry name (default <prefix>-region)')
-    .action(async (options: ConfigureOptions) => {
-      await reporting(err, () => configure(options, out));
-    });
+    .action((options: ConfigureOptions) => configure(options, out));
 
   region
     .command('register')
@@ -102,25 +98,8 @@ export function regionCommand(out: Out = process.stdout, err: Out = process.stde
     .option('--store <path>', 'the embedded store file')
     .option('--kubeconfig <path>', 'a Kubernetes cluster instead of the embedded store')
     .option('--no-discover', 'skip listing flavors, external networks and volume types')
-    .action(async (options: RegisterOptions) => {
-      await reporting(err, () => register(options, out, err));
-    });
+    .action((options: RegisterOptions) => register(options, out, err));
   return region;
-}
-
-async function reporting(err: Out, run: () => Promise<void>): Promise<void> {
-  try {
-    await run();
-  } catch (error) {
-    const known =
-      error instanceof OpenStackError ||
-      error instanceof RegistrationError ||
-      error instanceof EnvFileError ||
-      error instanceof KubeError;
-    if (!known) throw error;
-    err.write(`openregion: ${error.message}\n`);
-    process.exitCode = 1;
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------- configure

@@ -401,12 +401,27 @@ describe('loadCloudConfig: finding clouds.yaml', () => {
     assert.match(error.message, /known: mycloud, second/);
   });
 
-  it('says so when no clouds.yaml exists at all', () => {
-    throwsConfig(
+  it('says so when no clouds.yaml exists at all, and lists every path it searched', () => {
+    const error = throwsConfig(
       () => loadCloudConfig(sources({}, { OS_CLOUD: 'nope' })),
       'OS_CLOUD',
-      /no cloud named "nope" in any clouds\.yaml$/,
+      /no cloud named "nope" in any clouds\.yaml; searched /,
     );
+    assert.ok(error.message.includes(`searched ${[CWD_CLOUDS, HOME_CLOUDS, ETC_CLOUDS].join(', ')}`), error.message);
+  });
+
+  it('with OS_CLIENT_CONFIG_FILE, reads that file and says it searched only that one', () => {
+    const path = '/fake/dev/clouds.yaml';
+    assert.equal(
+      loadCloudConfig(sources({ [path]: cloud('dev') }, { OS_CLIENT_CONFIG_FILE: path }), 'mycloud').region,
+      'dev',
+    );
+    const error = throwsConfig(
+      () => loadCloudConfig(sources({ [path]: cloud('dev') }, { OS_CLIENT_CONFIG_FILE: path }), 'emulator'),
+      'OS_CLOUD',
+      /no cloud named "emulator" in \/fake\/dev\/clouds\.yaml \(known: mycloud\); searched \/fake\/dev\/clouds\.yaml \(/,
+    );
+    assert.ok(!error.message.includes(CWD_CLOUDS));
   });
 });
 

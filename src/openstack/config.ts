@@ -83,7 +83,8 @@ export function loadCloudConfig(sources: ConfigSources, name?: string): CloudCon
     throw new ConfigError(
       'OS_CLOUD',
       `no cloud named ${JSON.stringify(cloudName)} in ${clouds.files.join(', ') || 'any clouds.yaml'}` +
-        (known.length ? ` (known: ${known.join(', ')})` : ''),
+        (known.length ? ` (known: ${known.join(', ')})` : '') +
+        `; searched ${clouds.searched.join(', ')} (OS_CLIENT_CONFIG_FILE names another file)`,
     );
   }
   return toCloudConfig(cloudName, entry);
@@ -102,14 +103,19 @@ export function configSearchPath(sources: Pick<ConfigSources, 'cwd' | 'home'>, f
 
 interface CloudsFile {
   readonly clouds: Record<string, unknown>;
+  /** The files read. */
   readonly files: string[];
+  /** Every clouds.yaml path looked at, in order. */
+  readonly searched: string[];
 }
 
 function readClouds(sources: ConfigSources): CloudsFile {
   const files: string[] = [];
+  const searched: string[] = [];
   const load = (explicit: string | undefined, file: string): Record<string, unknown> => {
     const candidates = explicit !== undefined ? [explicit] : configSearchPath(sources, file);
     for (const path of candidates) {
+      if (file === 'clouds.yaml') searched.push(path);
       const text = sources.readFile(path);
       if (text === undefined) continue;
       files.push(path);
@@ -132,7 +138,7 @@ function readClouds(sources: ConfigSources): CloudsFile {
   };
   const clouds = load(nonEmpty(sources.env.OS_CLIENT_CONFIG_FILE), 'clouds.yaml');
   const secure = load(nonEmpty(sources.env.OS_CLIENT_SECURE_FILE), 'secure.yaml');
-  return { clouds: deepMerge(clouds, secure), files };
+  return { clouds: deepMerge(clouds, secure), files, searched };
 }
 
 const ENV_AUTH_KEYS: readonly (keyof Type.Static<typeof AuthSection>)[] = Object.keys(
