@@ -299,4 +299,23 @@ describe('bad requests', () => {
     assert.deepEqual(violationsOf(big.json()), [':maxBytes']);
     assert.deepEqual(await f.snapshot(), before);
   });
+
+  it('a bodiless request is fine whatever content type it names; a route that takes a body still requires one', async () => {
+    const bodiless = (method: 'DELETE' | 'POST', url: string, type: string) =>
+      f.api.inject({
+        method,
+        url,
+        headers: { authorization: `Bearer ${f.tokens.a}`, 'content-type': type, 'content-length': '0' },
+      });
+    for (const type of ['application/json', 'text/plain', 'application/x-www-form-urlencoded']) {
+      const stop = await bodiless('POST', `/api/v2/servers/${server}/stop`, type);
+      assert.notEqual(stop.statusCode, 400, `${type}: ${stop.body}`);
+      assert.notEqual(stop.statusCode, 415, `${type}: ${stop.body}`);
+    }
+    const deleted = await bodiless('DELETE', `/api/v2/volumes/${volume}`, 'application/json');
+    assert.equal(deleted.statusCode, 202, deleted.body);
+    const create = await bodiless('POST', '/api/v2/networks', 'application/json');
+    assert.equal(create.statusCode, 400);
+    assert.deepEqual(violationsOf(create.json()), [':required']);
+  });
 });
