@@ -1,6 +1,9 @@
-/** `openregion region register`: the Region (and optionally its Secret) into the embedded store or Kubernetes. */
+/**
+ * `openregion region register`: the Region (and optionally its Secret) into the embedded store or Kubernetes.
+ * Idempotent by name and id (registerTarget): a second run updates the Region the first made, and says so.
+ */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { getOptional, type Client } from '../kube/client.ts';
 import { customResourceDefinition } from '../kube/crd.ts';
@@ -10,9 +13,13 @@ import { builtin } from '../kube/resource-type.ts';
 import { Transport } from '../openstack/transport.ts';
 import { regionKinds, regionType } from '../region/apis/index.ts';
 import { discoverInventory, renderInventory } from '../region/registration/discover.ts';
+import type { RegionCredentials } from '../region/registration/credentials.ts';
 import { readEnvFile } from '../region/registration/env-file.ts';
 import {
   applyManifests,
+  regionExists,
+  regionsNamed,
+  registerTarget,
   registrationManifests,
   renderManifests,
   type RegisterPlan,
@@ -20,6 +27,7 @@ import {
 } from '../region/registration/register.ts';
 import { projectSession, RegistrationError } from '../region/registration/sessions.ts';
 import { systemClock } from '../util/clock.ts';
+import { DEFAULT_STORE } from './connect.ts';
 import type { Out } from './region.ts';
 
 export interface RegisterOptions {
@@ -51,43 +59,43 @@ export async function register(options: RegisterOptions, out: Out, err: Out): Pr
   if (options.store !== undefined && options.kubeconfig !== undefined) {
     throw new RegistrationError('--store and --kubeconfig exclude each other');
   }
-  const regionId = options.regionId ?? randomUUID();
-  const plan: RegisterPlan = {
-    regionId,
-    displayName: options.name,
-    namespace: options.namespace,
-    secret: {
-      namespace: options.secretNamespace ?? options.namespace,
-      name: options.secretName ?? `${regionId}-openstack`,
-    },
-    endpoint: credentials.authUrl,
-    organizationIds: options.organizationId ?? [],
-    services: serviceConfig(options),
-  };
-  const manifests = registrationManifests(plan, options.createSecret === true ? credentials : undefined);
-  // Notes go to stderr on a dry run, so stdout is exactly the manifests.
-  const notes = options.dryRun === true ? err : out;
-  if (options.discover) {
-    const transport = new Transport({ clock: systemClock, random: Math.random });
-    try {
-      const inventory = await discoverInventory(projectSession(credentials, { transport, clock: systemClock }));
-      notes.write(renderInventory(inventory));
-      // Entries for the region service's own test environment (upstream's register-region prints them too).
-      const flavor = inventory.flavors[0];
-      notes.write(
-        `test environment:\n  REGION_PROVIDER=openstack\n  REGION_ID=${regionId}\n` +
-          (flavor === undefined ? '' : `  FLAVOR_ID=${flavor.id}\n`),
-      );
-    } finally {
-      await transport.close();
+  // A dry run reads what is there (to print the id a real run would use) but creates nothing.
+  const target = openTarget(options, options.dryRun !== true);
+  try {
+    const client = target?.client;
+    const requested =
+      options.regionId === undefined
+        ? undefined
+        : {
+            id: options.regionId,
+            exists: client !== undefined && (await regionExists(client, options.namespace, options.regionId)),
+          };
+    const sameName = client === undefined ? [] : await regionsNamed(client, options.namespace, options.name);
+    const { id: regionId, exists } = registerTarget(options.name, requested, sameName, randomUUID);
+    const plan: RegisterPlan = {
+      regionId,
+      displayName: options.name,
+      namespace: options.namespace,
+      secret: {
+        namespace: options.secretNamespace ?? options.namespace,
+        name: options.secretName ?? `${regionId}-openstack`,
+      },
+      endpoint: credentials.authUrl,
+      organizationIds: options.organizationId ?? [],
+      services: serviceConfig(options),
+    };
+    const manifests = registrationManifests(plan, options.createSecret === true ? credentials : undefined);
+    // Notes go to stderr on a dry run, so stdout is exactly the manifests.
+    const notes = options.dryRun === true ? err : out;
+    if (options.discover) await discover(credentials, regionId, notes);
+    if (options.dryRun === true || client === undefined) {
+      out.write(renderManifests(manifests, options.output));
+      return;
     }
-  }
-  if (options.dryRun === true) {
-    out.write(renderManifests(manifests, options.output));
-    return;
-  }
-  const namespaces = [...new Set([plan.namespace, plan.secret.namespace])];
-  await withClient(options, namespaces, async (client) => {
+    if (target?.embedded === true) {
+      await ensureRegionCrd(client);
+      for (const name of new Set([plan.namespace, plan.secret.namespace])) await ensureNamespace(client, name);
+    }
     if (options.createSecret !== true) {
       if ((await getOptional(client, builtin.secret, plan.secret.namespace, plan.secret.name)) === undefined) {
         err.write(
@@ -97,8 +105,30 @@ export async function register(options: RegisterOptions, out: Out, err: Out): Pr
       }
     }
     for (const line of await applyManifests(client, manifests)) out.write(`${line}\n`);
-  });
-  out.write(`region ${regionId} (${plan.displayName}): provider openstack, endpoint ${plan.endpoint}\n`);
+    out.write(
+      `region ${regionId} (${plan.displayName}) ${exists ? 'updated' : 'created'}: provider openstack, ` +
+        `endpoint ${plan.endpoint}\n`,
+    );
+  } finally {
+    await target?.close();
+  }
+}
+
+/** Prints what the region exports, read with its own credential. */
+async function discover(credentials: RegionCredentials, regionId: string, notes: Out): Promise<void> {
+  const transport = new Transport({ clock: systemClock, random: Math.random });
+  try {
+    const inventory = await discoverInventory(projectSession(credentials, { transport, clock: systemClock }));
+    notes.write(renderInventory(inventory));
+    // Entries for the region service's own test environment (upstream's register-region prints them too).
+    const flavor = inventory.flavors[0];
+    notes.write(
+      `test environment:\n  REGION_PROVIDER=openstack\n  REGION_ID=${regionId}\n` +
+        (flavor === undefined ? '' : `  FLAVOR_ID=${flavor.id}\n`),
+    );
+  } finally {
+    await transport.close();
+  }
 }
 
 function serviceConfig(options: RegisterOptions): ServiceConfig {
@@ -138,35 +168,33 @@ function vlanSegment(range: string): { startId: number; endId: number } {
   return { startId: Number(match[1]), endId: Number(match[2]) };
 }
 
+interface RegisterClient {
+  readonly client: Client;
+  readonly embedded: boolean;
+  close(): Promise<void>;
+}
+
 /**
  * The embedded store (default) or the kubeconfig's cluster. The store is the operator's own: the Region CRD and
- * the namespaces are created there when missing; a cluster must have them already (deploy/crds/).
+ * the namespaces are created there when missing; a cluster must have them already (deploy/crds/). Without
+ * `create`, a store file that does not exist is not made (undefined).
  */
-async function withClient(
-  options: RegisterOptions,
-  namespaces: readonly string[],
-  use: (client: Client) => Promise<void>,
-): Promise<void> {
+function openTarget(options: RegisterOptions, create: boolean): RegisterClient | undefined {
   if (options.kubeconfig !== undefined) {
     const client = kubeClientFrom({ kubeconfig: readFileSync(options.kubeconfig, 'utf8') });
-    try {
-      await use(client);
-    } finally {
-      client.close();
-    }
-    return;
+    return {
+      client,
+      embedded: false,
+      close: () => {
+        client.close();
+        return Promise.resolve();
+      },
+    };
   }
-  const store = openEmbeddedStore(options.store ?? './.openregion/store.db', {
-    clock: systemClock,
-    garbageCollection: false,
-  });
-  try {
-    await ensureRegionCrd(store);
-    for (const name of namespaces) await ensureNamespace(store, name);
-    await use(store);
-  } finally {
-    await store.close();
-  }
+  const path = options.store ?? DEFAULT_STORE;
+  if (!create && !existsSync(path)) return undefined;
+  const store = openEmbeddedStore(path, { clock: systemClock, garbageCollection: false });
+  return { client: store, embedded: true, close: () => store.close() };
 }
 
 async function ensureNamespace(client: Client, name: string): Promise<void> {

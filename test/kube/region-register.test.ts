@@ -88,6 +88,8 @@ await withRealApiServer('test/kube/region-register.test.ts', (apiserver) => {
           '100-199',
           '--create-secret',
           '--dry-run',
+          '--store',
+          join(tmpdir(), 'openregion-absent', 'store.db'),
           '-o',
           'yaml',
         ],
@@ -106,6 +108,43 @@ await withRealApiServer('test/kube/region-register.test.ts', (apiserver) => {
       assert.deepEqual(region.spec, { ...printed, openstack: { ...printed.openstack, defaultArchitecture: 'x86_64' } });
       const secret = await client.get(builtin.secret, namespace, `${regionId}-openstack`);
       assert.deepEqual(Object.keys(secret.data as object).sort(), [...SECRET_KEYS].sort());
+    });
+
+    it('register twice by name with --kubeconfig: one Region, the second run says it updated it', async () => {
+      const run = async (args: string[]) => {
+        let out = '';
+        const command = regionCommand({ write: (t: string) => (out += t) }, { write: () => true });
+        command.exitOverride();
+        await command.parseAsync(
+          [
+            'register',
+            '--provider-env',
+            envFile,
+            '--no-discover',
+            '--kubeconfig',
+            await apiserver.kubeconfigPath(),
+            '--namespace',
+            namespace,
+            '--create-secret',
+            '--name',
+            'twice',
+            ...args,
+          ],
+          { from: 'user' },
+        );
+        return out;
+      };
+      const first = await run([]);
+      const [, id] = /region ([0-9a-f-]{36}) \(twice\) created/.exec(first) ?? assert.fail(first);
+      assert.match(await run(['--organization-id', 'org-2']), new RegExp(`region ${id ?? ''} \\(twice\\) updated`));
+      const { items } = await client.list<Region>(regionType, {
+        namespace,
+        labelSelector: 'unikorn-cloud.org/name=twice',
+      });
+      assert.deepEqual(
+        items.map((r) => [r.metadata.name, r.spec.security?.organizations?.map((o) => o.id)]),
+        [[id, ['org-2']]],
+      );
     });
   });
 });

@@ -18,7 +18,13 @@ import { configureRegion, planFor } from './configure.ts';
 import { SECRET_KEYS, type RegionCredentials } from './credentials.ts';
 import { discoverInventory, renderInventory } from './discover.ts';
 import { renderEnvFile, writeEnvFile } from './env-file.ts';
-import { applyManifests, regionManifest, registrationManifests, type RegisterPlan } from './register.ts';
+import {
+  applyManifests,
+  regionManifest,
+  registerTarget,
+  registrationManifests,
+  type RegisterPlan,
+} from './register.ts';
 import { passwordWorks, projectSession, RegistrationError } from './sessions.ts';
 
 const REGION_ID = '6f1c2a52-8d0e-4c1b-9a77-3b0f4e5d2c10';
@@ -81,6 +87,64 @@ test('refuses what the API would: a region id that is not a UUID, a bad label, a
   );
 });
 
+test('idempotent by name and id: which Region a run writes, and whether it creates or updates it', () => {
+  const fresh = () => 'new-id';
+  assert.deepEqual(registerTarget('eu', undefined, [], fresh), { id: 'new-id', exists: false });
+  assert.deepEqual(registerTarget('eu', undefined, ['r-1'], fresh), { id: 'r-1', exists: true });
+  assert.throws(() => registerTarget('eu', undefined, ['r-1', 'r-2'], fresh), /2 Regions are named "eu" \(r-1, r-2\)/);
+  assert.deepEqual(registerTarget('eu', { id: 'r-1', exists: true }, ['r-1'], fresh), { id: 'r-1', exists: true });
+  assert.deepEqual(registerTarget('eu', { id: 'r-9', exists: true }, [], fresh), { id: 'r-9', exists: true });
+  assert.deepEqual(registerTarget('eu', { id: 'r-9', exists: false }, [], fresh), { id: 'r-9', exists: false });
+  assert.throws(
+    () => registerTarget('eu', { id: 'r-9', exists: false }, ['r-1'], fresh),
+    (e: unknown) => e instanceof RegistrationError && /a Region named "eu" already exists \(r-1\)/.test(e.message),
+  );
+});
+
+describe('register into the embedded store, twice', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'register-twice-'));
+  const envFile = join(dir, 'region.env');
+  const storePath = join(dir, 'store.db');
+  before(() => {
+    writeEnvFile(envFile, renderEnvFile(credentials, 'test'));
+  });
+
+  async function run(args: string[]): Promise<string> {
+    let out = '';
+    const command = regionCommand({ write: (t: string) => (out += t) }, { write: () => true });
+    command.exitOverride();
+    await command.parseAsync(
+      ['register', '--provider-env', envFile, '--no-discover', '--store', storePath, '--create-secret', ...args],
+      { from: 'user' },
+    );
+    return out;
+  }
+
+  it('the second run with the same --name updates the first one Region and says so; there is one Region', async () => {
+    const first = await run(['--name', 'eu-west-1']);
+    const [, id] = /region ([0-9a-f-]{36}) \(eu-west-1\) created/.exec(first) ?? assert.fail(first);
+    const second = await run(['--name', 'eu-west-1', '--organization-id', 'org-2']);
+    assert.match(second, new RegExp(`region ${id ?? ''} \\(eu-west-1\\) updated`));
+    const dryRun = await run(['--name', 'eu-west-1', '--dry-run', '-o', 'json']);
+    assert.equal(
+      (JSON.parse(dryRun) as { items: KubeObject[] }).items[1]?.metadata.name,
+      id,
+      'a dry run prints it too',
+    );
+    const store = openEmbeddedStore(storePath, { clock: new ManualClock(), garbageCollection: false });
+    try {
+      const { items } = await store.list<Region>(regionType, { namespace: 'unikorn-region' });
+      assert.deepEqual(
+        items.map((r) => [r.metadata.name, r.spec.security?.organizations?.map((o) => o.id)]),
+        [[id, ['org-2']]],
+      );
+    } finally {
+      await store.close();
+    }
+    await assert.rejects(run(['--name', 'eu-west-1', '--region-id', REGION_ID]), /already exists/);
+  });
+});
+
 describe('register --dry-run -o yaml, applied to the embedded store', () => {
   let store: EmbeddedStore;
   const dir = mkdtempSync(join(tmpdir(), 'register-'));
@@ -104,7 +168,10 @@ describe('register --dry-run -o yaml, applied to the embedded store', () => {
     let err = '';
     const command = regionCommand({ write: (t: string) => (out += t) }, { write: (t: string) => (err += t) });
     command.exitOverride();
-    await command.parseAsync(['register', '--provider-env', envFile, '--no-discover', ...args], { from: 'user' });
+    await command.parseAsync(
+      ['register', '--provider-env', envFile, '--no-discover', '--store', join(dir, 'absent.db'), ...args],
+      { from: 'user' },
+    );
     return { out, err };
   }
 

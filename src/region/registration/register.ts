@@ -6,6 +6,7 @@
 import Value from 'typebox/value';
 import { stringify } from 'yaml';
 import type { Client } from '../../kube/client.ts';
+import { isNotFound } from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import { builtin, type ResourceType } from '../../kube/resource-type.ts';
 import { API_VERSION, labels, regionType, RegionSpec, type RegionOpenstack } from '../apis/index.ts';
@@ -95,6 +96,67 @@ export function renderManifests(objects: readonly KubeObject[], format: 'yaml' |
     return JSON.stringify(list, null, 2) + '\n';
   }
   return objects.map((o) => stringify(o)).join('---\n');
+}
+
+/** Which Region a `register` run writes, and whether it is there already (the run updates it) or not (creates it). */
+export interface RegisterTarget {
+  readonly id: string;
+  readonly exists: boolean;
+}
+
+/**
+ * `register` is idempotent by name and id: `--region-id` names the Region (refused when another Region already has
+ * the display name); without it the Region with that display name is updated, a new id is made only when none has
+ * it, and two that share it are ambiguous.
+ */
+export function registerTarget(
+  displayName: string,
+  requested: { readonly id: string; readonly exists: boolean } | undefined,
+  sameName: readonly string[],
+  newId: () => string,
+): RegisterTarget {
+  if (requested !== undefined) {
+    const others = sameName.filter((id) => id !== requested.id);
+    if (others.length > 0) {
+      throw new RegistrationError(
+        `a Region named "${displayName}" already exists (${others.join(', ')}): pass that --region-id to update ` +
+          'it, or choose another --name',
+      );
+    }
+    return requested;
+  }
+  if (sameName.length > 1) {
+    throw new RegistrationError(
+      `${String(sameName.length)} Regions are named "${displayName}" (${sameName.join(', ')}): pass --region-id to choose one`,
+    );
+  }
+  const [existing] = sameName;
+  return existing === undefined ? { id: newId(), exists: false } : { id: existing, exists: true };
+}
+
+/** The ids of the Regions in `namespace` labelled with `displayName`; none when the Region kind is not served yet. */
+export async function regionsNamed(client: Client, namespace: string, displayName: string): Promise<string[]> {
+  try {
+    const { items } = await client.list(regionType, {
+      namespace,
+      labelSelector: `${labels.name}=${displayName}`,
+    });
+    return items.map((r) => r.metadata.name).sort();
+  } catch (error) {
+    if (isNotFound(error)) return [];
+    throw error;
+  }
+}
+
+/** Whether the Region `id` exists in `namespace`. */
+export async function regionExists(client: Client, namespace: string, id: string): Promise<boolean> {
+  try {
+    await client.get(regionType, namespace, id);
+    return true;
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
 }
 
 const FIELD_MANAGER = 'openregion-region-register';
