@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Logger } from 'pino';
 import { Emulator } from '../emulator/emulator.ts';
 import type { Client } from '../kube/client.ts';
@@ -25,7 +25,7 @@ import { DEV_ALGORITHM, generateDevKeyPair, signDevToken } from '../region/http/
 import { clientSetFactory, RegionRegistry } from '../region/openstack/registry.ts';
 import { readEnvFile, renderEnvFile } from '../region/registration/env-file.ts';
 import { probeRoutes, serveHealth } from '../runtime/health.ts';
-import { createLogger } from '../runtime/logger.ts';
+import { createLogger, type LogFormat } from '../runtime/logger.ts';
 import { Manager } from '../runtime/manager.ts';
 import { systemScheduler, type Scheduler } from '../runtime/scheduler.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
@@ -333,6 +333,7 @@ interface UpCommandOptions {
   cloud?: string;
   health?: { host: string; port: number };
   logLevel: string;
+  logFormat: LogFormat;
 }
 
 export function upCommand(): Command {
@@ -347,7 +348,12 @@ export function upCommand(): Command {
       'also serve the probes and /metrics here (they are on the API port anyway)',
       hostPort,
     )
-    .option('--log-level <level>', 'log level (logs go to stdout as JSON)', 'warn')
+    .option('--log-level <level>', 'log level: trace, debug, info, warn, error', 'warn')
+    .addOption(
+      new Option('--log-format <format>', 'logs on stdout: text lines, or one JSON object a line')
+        .choices(['text', 'json'])
+        .default('text'),
+    )
     .action(async (options: UpCommandOptions) => {
       const up = await startUp({
         dir: options.dir,
@@ -356,7 +362,7 @@ export function upCommand(): Command {
         cloud: options.cloud,
         health: options.health,
         env: process.env,
-        log: createLogger({ level: options.logLevel }),
+        log: createLogger({ level: options.logLevel, format: options.logFormat }),
       });
       process.stdout.write(banner(up, options.dir));
       await new Promise<void>((resolve) => {

@@ -3,6 +3,7 @@
  * redacted wherever they appear in the first few levels of a logged object.
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { textDestination } from './log-text.ts';
 import type { Request } from './types.ts';
 
 const secretFields = ['password', 'secret', 'token', 'authorization', 'kubeconfig', 'clientKey', 'client-key-data'];
@@ -14,8 +15,12 @@ export const redactPaths: readonly string[] = secretFields.flatMap((field) => {
   return [key, join('*'), join('*.*'), join('*.*.*')];
 });
 
+/** `json`: one JSON object a line (for machines, the default); `text`: a human-readable line (log-text.ts). */
+export type LogFormat = 'json' | 'text';
+
 export interface LoggerOptions {
   readonly level?: string;
+  readonly format?: LogFormat;
   /** Where lines go (tests pass a stream they read); stdout by default. */
   readonly destination?: DestinationStream;
 }
@@ -26,6 +31,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     level: options.level ?? 'info',
     redact: { paths: [...redactPaths], censor: '***' },
   };
+  if (options.format === 'text') return pino(config, textDestination(options.destination ?? process.stdout));
   return options.destination === undefined ? pino(config) : pino(config, options.destination);
 }
 
