@@ -7,7 +7,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Client } from '../kube/client.ts';
 import { openEmbeddedStore } from '../kube/embedded/store.ts';
-import { kubeClientFrom } from '../kube/kubernetes/connect.ts';
 import type { KubeObject } from '../kube/object.ts';
 import { apiVersionOf, builtin, type ResourceType } from '../kube/resource-type.ts';
 import { systemClock } from '../util/clock.ts';
@@ -28,8 +27,10 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-export function connect(target: Target, options: { readonly create?: boolean } = {}): Connection {
+export async function connect(target: Target, options: { readonly create?: boolean } = {}): Promise<Connection> {
   if (target.kubeconfig !== undefined) {
+    // Loaded only here: the Kubernetes client library is most of a short command's start-up time.
+    const { kubeClientFrom } = await import('../kube/kubernetes/connect.ts');
     const client = kubeClientFrom({ kubeconfig: readFileSync(target.kubeconfig, 'utf8') });
     return {
       client,

@@ -14,6 +14,7 @@ import {
   connect,
   DEFAULT_STORE,
   displayType,
+  type Connection,
   STORE_VARIABLE,
   kindOfObject,
   kindsOf,
@@ -69,9 +70,9 @@ export async function withClient(
   fn: (client: Client) => Promise<void>,
   options: { readonly create?: boolean } = {},
 ): Promise<void> {
-  let connection: ReturnType<typeof connect> | undefined;
+  let connection: Connection | undefined;
   try {
-    connection = connect(target, options);
+    connection = await connect(target, options);
     await fn(connection.client);
   } catch (error) {
     if (error instanceof KubeError) err.write(`Error from server (${error.reason}): ${error.message}\n`);

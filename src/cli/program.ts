@@ -42,9 +42,10 @@ export async function buildProgram(args: readonly string[] = []): Promise<Comman
     .version(packageVersion(), '-V, --version', 'print the version')
     .option('--debug', 'on a failure, print its stack trace and causes')
     .showHelpAfterError();
-  const [first] = args;
+  const first = args.find((arg) => !arg.startsWith('-'));
   const named = COMMAND_MODULES.filter((m) => first !== undefined && m.names.includes(first));
-  const needed = first === '-V' || first === '--version' ? [] : named.length > 0 ? named : COMMAND_MODULES;
+  const versionOnly = first === undefined && args.some((arg) => arg === '-V' || arg === '--version');
+  const needed = versionOnly ? [] : named.length > 0 ? named : COMMAND_MODULES;
   for (const module of needed) for (const command of await module.load()) program.addCommand(command);
   return program;
 }

@@ -33,6 +33,17 @@ describe('wait', () => {
     assert.equal(met(undefined, parseFor('delete')), true);
   });
 
+  it('a condition that reports an older generation is not met yet (a spec change not seen yet)', () => {
+    const available = parseFor('condition=Available');
+    const at = (generation: number, observedGeneration: number): KubeObject => {
+      const o = object('True', 'Provisioned');
+      const conditions = (o.status as { conditions: object[] }).conditions.map((c) => ({ ...c, observedGeneration }));
+      return { ...o, metadata: { ...o.metadata, generation }, status: { conditions } };
+    };
+    assert.equal(met(at(2, 1), available), false);
+    assert.equal(met(at(2, 2), available), true);
+  });
+
   it('describes progress: status, reason, message and time', () => {
     assert.equal(
       progressLine('servers/web-1', object('False'), parseFor('condition=Available'), 12_400),

@@ -25,10 +25,19 @@ export function parseFor(text: string): WaitFor {
   return { kind: 'condition', type: match[1], status: status as 'True' | 'False' | 'Unknown' };
 }
 
-/** Whether the object (undefined: absent) meets the wait. */
+/**
+ * Whether the object (undefined: absent) meets the wait. As kubectl's, a condition that reports an older
+ * generation (observedGeneration below metadata.generation) does not count yet: right after a spec change,
+ * Available=True still describes the spec before it.
+ */
 export function met(object: KubeObject | undefined, wanted: WaitFor): boolean {
   if (wanted.kind === 'delete') return object === undefined;
-  return findCondition(conditionsOf(object), wanted.type)?.status === wanted.status;
+  const condition = findCondition(conditionsOf(object), wanted.type);
+  if (condition === undefined) return false;
+  const generation = object?.metadata.generation;
+  const stale =
+    condition.observedGeneration !== undefined && generation !== undefined && condition.observedGeneration < generation;
+  return !stale && condition.status === wanted.status;
 }
 
 const conditionsOf = (object: KubeObject | undefined): readonly Condition[] | undefined =>

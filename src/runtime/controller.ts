@@ -168,7 +168,9 @@ export class Controller {
       if (!abort.signal.aborted && this.#deps.isEngaged(req.cluster)) queue.addRateLimited(req);
     } finally {
       this.#inFlight.delete(key);
-      metrics.observeReconcile(this.name, (clock.now() - started) / 1000, result);
+      const seconds = (clock.now() - started) / 1000;
+      metrics.observeReconcile(this.name, seconds, result);
+      log.debug({ result, seconds }, 'reconciled');
     }
   }
 }
