@@ -99,7 +99,7 @@ export function renderManifests(objects: readonly KubeObject[], format: 'yaml' |
 }
 
 /** Which Region a `register` run writes, and whether it is there already (the run updates it) or not (creates it). */
-export interface RegisterTarget {
+interface RegisterTarget {
   readonly id: string;
   readonly exists: boolean;
 }
