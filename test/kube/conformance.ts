@@ -14,10 +14,10 @@ import {
   KubeInvalidError,
   KubeNotFoundError,
 } from '../../src/kube/errors.ts';
-import { recordEvent } from '../../src/kube/events.ts';
+import { COMBINED_PREFIX, EventRecorder, recordEvent } from '../../src/kube/events.ts';
 import { controllerReference, type KubeObject, type Secret } from '../../src/kube/object.ts';
 import { builtin, type ResourceType } from '../../src/kube/resource-type.ts';
-import { systemClock } from '../../src/util/clock.ts';
+import { ManualClock, systemClock } from '../../src/util/clock.ts';
 import {
   b64,
   brokenRuleCrd,
@@ -717,6 +717,41 @@ export function conformance(backendName: string, makeClient: () => Promise<Confo
         assert.equal(got.involvedObject.uid, involved.metadata.uid);
         const listed = await c.list(builtin.event, { namespace: ns });
         assert.ok(listed.items.some((e) => e.metadata.name === event.metadata.name));
+      });
+
+      it('the recorder counts a repeat on its Event, and combines more than 10 similar messages into one', async () => {
+        const involved = await c.create(widgetType, widget(unique('rec')));
+        const start = Date.parse('2026-01-01T00:00:00Z');
+        const clock = new ManualClock(start);
+        const errors: unknown[] = [];
+        const recorder = new EventRecorder({
+          client: c,
+          clock,
+          component: 'conformance',
+          onError: (e) => errors.push(e),
+        });
+        for (let i = 0; i < 3; i++) {
+          await recorder.record(involved, 'Warning', 'Looping', 'the same failure');
+          clock.advance(1_000);
+        }
+        for (let i = 0; i < 15; i++) await recorder.record(involved, 'Warning', 'Varying', `failure ${String(i)}`);
+        assert.deepEqual(errors, []);
+        const { items } = await c.list(builtin.event, {
+          namespace: ns,
+          fieldSelector: `involvedObject.uid=${involved.metadata.uid ?? ''}`,
+        });
+        const looping = items.filter((e) => e.reason === 'Looping');
+        assert.deepEqual(
+          looping.map((e) => [e.count, e.message, e.firstTimestamp, e.lastTimestamp, e.source.component]),
+          [[3, 'the same failure', '2026-01-01T00:00:00Z', '2026-01-01T00:00:02Z', 'conformance']],
+        );
+        const varying = items.filter((e) => e.reason === 'Varying');
+        assert.equal(varying.length, 11, 'ten as they came, then one combined');
+        const combined = varying.filter((e) => e.message.startsWith(COMBINED_PREFIX));
+        assert.deepEqual(
+          combined.map((e) => [e.count, e.message]),
+          [[5, `${COMBINED_PREFIX}failure 14`]],
+        );
       });
     });
   });

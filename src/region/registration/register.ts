@@ -6,7 +6,7 @@
 import Value from 'typebox/value';
 import { stringify } from 'yaml';
 import type { Client } from '../../kube/client.ts';
-import { isNotFound } from '../../kube/errors.ts';
+import { isKubeNotFound } from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import { builtin, type ResourceType } from '../../kube/resource-type.ts';
 import { API_VERSION, labels, regionType, RegionSpec, type RegionOpenstack } from '../apis/index.ts';
@@ -143,7 +143,7 @@ export async function regionsNamed(client: Client, namespace: string, displayNam
     });
     return items.map((r) => r.metadata.name).sort();
   } catch (error) {
-    if (isNotFound(error)) return [];
+    if (isKubeNotFound(error)) return [];
     throw error;
   }
 }
@@ -154,7 +154,7 @@ export async function regionExists(client: Client, namespace: string, id: string
     await client.get(regionType, namespace, id);
     return true;
   } catch (error) {
-    if (isNotFound(error)) return false;
+    if (isKubeNotFound(error)) return false;
     throw error;
   }
 }
