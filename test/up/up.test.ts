@@ -22,6 +22,7 @@ import { silentLogger } from '../../src/runtime/logger.ts';
 import { AuthorizingClient } from '../../src/runtime/rbac.ts';
 import { ManualScheduler } from '../../src/runtime/scheduler.ts';
 import { ManualClock } from '../../src/util/clock.ts';
+import { restClient } from './child.ts';
 
 type Json = Record<string, unknown>;
 interface Read {
@@ -70,19 +71,7 @@ describe('openregion up, end to end through HTTP', () => {
   });
 
   /** What a second terminal does: the printed API, the token file, JSON in and out. */
-  const http = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> => {
-    const token = readFileSync(join(dir, 'token'), 'utf8').trim();
-    const response = await fetch(`${env['OPENREGION_API'] ?? ''}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, json: text === '' ? undefined : (JSON.parse(text) as unknown) };
-  };
+  const http = restClient(dir, () => env['OPENREGION_API'] ?? '');
   const read = async (path: string): Promise<Read | undefined> => {
     const { status, json } = await http('GET', path);
     return status === 200 ? (json as Read) : undefined;
