@@ -10,7 +10,7 @@ import { requestLogger } from './logger.ts';
 import type { ReconcileResultLabel, RuntimeMetrics } from './metrics.ts';
 import type { ObjectEvent, Predicate } from './predicates.ts';
 import type { Scheduler } from './scheduler.ts';
-import { requestKey, type Reconciler, type Request } from './types.ts';
+import { requestKey, type EventSink, type Reconciler, type Request } from './types.ts';
 import { WorkQueue, type BackoffOptions } from './workqueue.ts';
 
 /** Maps an event's object to the requests it should wake; each request names its own cluster. */
@@ -49,6 +49,8 @@ export interface ControllerDeps {
   readonly random: Random;
   /** Whether a cluster is still engaged: a failed pass for a disengaged one is not retried. */
   readonly isEngaged: (cluster: string) => boolean;
+  /** The Event sink of an engaged cluster. */
+  readonly events?: (cluster: string) => EventSink | undefined;
 }
 
 interface InFlight {
@@ -155,7 +157,8 @@ export class Controller {
     const started = clock.now();
     let result: ReconcileResultLabel = 'success';
     try {
-      const outcome = await this.#reconciler(req, { signal: abort.signal, log, clock });
+      const events = this.#deps.events?.(req.cluster);
+      const outcome = await this.#reconciler(req, { signal: abort.signal, log, clock, events });
       queue.forget(req);
       const after = outcome.requeueAfterMs;
       if (after !== undefined && after > 0) {

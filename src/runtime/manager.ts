@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Client } from '../kube/client.ts';
 import { ignoreNotFound } from '../kube/errors.ts';
+import { EventRecorder } from '../kube/events.ts';
 import type { KubeObject } from '../kube/object.ts';
 import type { ResourceType } from '../kube/resource-type.ts';
 import type { Clock, Random } from '../util/clock.ts';
@@ -93,6 +94,8 @@ export class Manager {
   readonly #indexers = new Map<string, Map<string, IndexFunc>>();
   readonly #managementOnlyIndexes = new Set<string>();
   readonly #engaged = new Map<string, EngagedCluster>();
+  /** One Event recorder per cluster client, so repeats correlate across passes (and a new client starts afresh). */
+  readonly #recorders = new Map<string, { readonly client: Client; readonly recorder: EventRecorder }>();
   readonly #provider: KubeconfigSecretProvider | undefined;
   readonly #elector: LeaderElector | undefined;
   #unsubscribe: (() => void) | undefined;
@@ -176,6 +179,7 @@ export class Manager {
         metrics: this.metrics,
         random: this.#random,
         isEngaged: (cluster) => this.clusters.resolve(cluster) !== undefined,
+        events: (cluster) => this.events(cluster),
       });
       this.#controllers.push(controller);
       return controller;
@@ -187,6 +191,24 @@ export class Manager {
     return this.#controllers.flatMap((controller) =>
       controller.watches.map((watch) => ({ controller: controller.name, watch })),
     );
+  }
+
+  /** The Event recorder of an engaged cluster ('' = management), or undefined for one that is not engaged. */
+  events(cluster: string): EventRecorder | undefined {
+    const client = this.client(cluster);
+    if (client === undefined) return undefined;
+    const known = this.#recorders.get(cluster);
+    if (known?.client === client) return known.recorder;
+    const recorder = new EventRecorder({
+      client,
+      clock: this.#options.clock,
+      component: 'openregion',
+      onError: (error) => {
+        this.#log.warn({ cluster, err: error }, 'an Event could not be recorded');
+      },
+    });
+    this.#recorders.set(cluster, { client, recorder });
+    return recorder;
   }
 
   /** The client of an engaged cluster ('' = management), or undefined for one that is not (or no longer) engaged. */

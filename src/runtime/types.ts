@@ -3,6 +3,7 @@
  * owns queueing, backoff, concurrency, watches and metrics.
  */
 import type { Logger } from 'pino';
+import type { KubeObject } from '../kube/object.ts';
 import type { Clock } from '../util/clock.ts';
 
 export type { Logger } from 'pino';
@@ -25,6 +26,13 @@ export interface ReconcileContext {
   /** Carries the request's cluster, namespace and name. */
   readonly log: Logger;
   readonly clock: Clock;
+  /** Where Events about the reconciled objects go (what `kubectl describe` shows); absent where none are kept. */
+  readonly events?: EventSink | undefined;
+}
+
+/** Records a core/v1 Event about an object; resolves once written or dropped, never rejects. */
+export interface EventSink {
+  record(involved: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void>;
 }
 
 export type Reconciler = (req: Request, ctx: ReconcileContext) => Promise<Result>;

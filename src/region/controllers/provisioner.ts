@@ -20,7 +20,7 @@ import type { Logger, ReconcileContext, Reconciler, Request, Result } from '../.
 import type { Clock } from '../../util/clock.ts';
 import { PROVISIONER_FINALIZER } from '../apis/shared.ts';
 import type { CallContext, ProviderLookup } from '../provider/contract.ts';
-import { toOperatorLog } from '../provider/messages.ts';
+import { operatorSummary, toOperatorLog } from '../provider/messages.ts';
 import type { Outcome } from '../provider/outcome.ts';
 import {
   deprovisionVerdict,
@@ -52,6 +52,8 @@ export interface ProvisionContext<S> extends CallContext {
   readonly status: S;
   /** Writes `status` now, before the call it guards: bookkeeping a restart must neither lose nor repeat. */
   persist(status: S): Promise<void>;
+  /** Records an Event about the object (kubectl describe shows it); never fails the pass. */
+  event(type: 'Normal' | 'Warning', reason: string, message: string): Promise<void>;
 }
 
 /**
@@ -172,6 +174,7 @@ class Pass<R extends ProvisionedResource, P, V> {
       const provisioned = await binding.provision(provider, this.#provisionContext());
       const { outcome } = provisioned;
       logStopped(this.#ctx.log, 'provision', outcome);
+      await this.#eventStopped(outcome);
       status = provisioned.status;
       if (outcome.kind === 'done' && this.#provisioner.realised !== undefined) {
         owned = this.#provisioner.realised(outcome.value);
@@ -191,6 +194,7 @@ class Pass<R extends ProvisionedResource, P, V> {
     const verdict = await this.#call(binding.regionID, async (provider) => {
       const outcome = await binding.deprovision(provider, { signal: this.#ctx.signal });
       logStopped(this.#ctx.log, 'deprovision', outcome);
+      await this.#eventStopped(outcome);
       return deprovisionVerdict(outcome);
     });
     return this.#settle(verdict);
@@ -203,8 +207,20 @@ class Pass<R extends ProvisionedResource, P, V> {
     } catch (error) {
       const verdict = failureVerdict(error, this.#ctx.signal.aborted);
       this.#ctx.log.error({ provider: toOperatorLog(error), row: verdict.row }, `${this.#phase} failed`);
+      await this.#event('Warning', this.#phase === 'provision' ? 'ProvisionFailed' : 'DeprovisionFailed', error);
       return verdict;
     }
+  }
+
+  /** A park or terminal outcome as a Warning Event carrying its operator detail. */
+  async #eventStopped(outcome: Outcome<unknown>): Promise<void> {
+    if (outcome.kind !== 'park' && outcome.kind !== 'terminal') return;
+    const stage = this.#phase === 'provision' ? 'Provision' : 'Deprovision';
+    await this.#event('Warning', outcome.kind === 'park' ? `${stage}Parked` : `${stage}Stopped`, outcome);
+  }
+
+  async #event(type: 'Normal' | 'Warning', reason: string, failure: unknown): Promise<void> {
+    await this.#ctx.events?.record(this.#object, type, reason, operatorSummary(failure));
   }
 
   #provisionContext(): ProvisionContext<StatusOf<R>> {
@@ -219,6 +235,9 @@ class Pass<R extends ProvisionedResource, P, V> {
       },
       persist: async (status) => {
         if (!isSame(this.#object.status, status)) await this.#writeStatus(status);
+      },
+      event: async (type, reason, message) => {
+        await this.#ctx.events?.record(this.#object, type, reason, message);
       },
     };
   }

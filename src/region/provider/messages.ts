@@ -48,6 +48,16 @@ export function toOperatorLog(failure: unknown): OperatorLog {
   return { code, ...(resource === undefined ? {} : { resource }), chain: chainOf(failure) };
 }
 
+/**
+ * The operator detail on one line, for a Warning Event on the object (seen by whoever may read Events, never by a
+ * tenant through the API): the reason or code, then each link of the redacted cause chain.
+ */
+export function operatorSummary(failure: unknown): string {
+  const log = toOperatorLog(failure);
+  // An HTTP link's message already names the request, its status and request id.
+  return [log.reason ?? log.code, ...log.chain.map((link) => link.message)].join(' <- ');
+}
+
 function chainOf(first: unknown): OperatorLogLink[] {
   const links: OperatorLogLink[] = [];
   const seen = new Set<unknown>();

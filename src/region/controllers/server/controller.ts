@@ -17,7 +17,6 @@ import { getOptional, type Client } from '../../../kube/client.ts';
 import type { Controller, ControllerOptions } from '../../../runtime/controller.ts';
 import type { Manager } from '../../../runtime/manager.ts';
 import { or } from '../../../runtime/predicates.ts';
-import type { Logger } from '../../../runtime/types.ts';
 import {
   REBUILD_ACCEPTED_STAMP,
   resolveSSHInjection,
@@ -165,7 +164,7 @@ async function provisionServer(
 ): Promise<Provisioned<ServerAddresses, ServerStatus>> {
   const retry = decideCreateRetry(ctx.status, { maxAttempts: pass.maxAttempts });
   ctx.log.debug({ row: retry.row, action: retry.action }, 'create-retry row');
-  if (retry.action !== 'proceed' && retry.event !== undefined) logEvent(ctx.log, retry.event);
+  if (retry.action !== 'proceed' && retry.event !== undefined) await reportEvent(ctx, retry.event);
   switch (retry.action) {
     case 'terminal':
       return { outcome: retry.outcome, status: retry.status };
@@ -203,7 +202,7 @@ async function retryDelete(
   const now = new Date(ctx.clock.now());
   const confirmed = confirmCreateRetryDelete(ctx.status, gone, { attempt, maxAttempts: pass.maxAttempts, now });
   ctx.log.info({ row: confirmed.row, attempt }, 'create-retry delete');
-  if (confirmed.event !== undefined) logEvent(ctx.log, confirmed.event);
+  if (confirmed.event !== undefined) await reportEvent(ctx, confirmed.event);
   return { outcome: confirmed.outcome, status: confirmed.status };
 }
 
@@ -216,10 +215,12 @@ async function certificateAuthority(client: Client, server: Server): Promise<str
   return ca === undefined ? null : ca.spec.publicKey;
 }
 
-function logEvent(log: Logger, event: CreateRetryEvent): void {
+/** A create-retry event: logged, and recorded on the Server under the seed's reason. */
+async function reportEvent(ctx: ProvisionContext<ServerStatus>, event: CreateRetryEvent): Promise<void> {
   const fields = { event: event.reason };
-  if (event.type === 'Warning') log.warn(fields, event.message);
-  else log.info(fields, event.message);
+  if (event.type === 'Warning') ctx.log.warn(fields, event.message);
+  else ctx.log.info(fields, event.message);
+  await ctx.event(event.type, event.reason, event.message);
 }
 
 /**

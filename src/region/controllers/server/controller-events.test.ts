@@ -1,0 +1,58 @@
+/**
+ * Events from the Server controller, through the Manager's recorder into the store: a create the cloud refuses
+ * leaves a Warning naming the refusal's operator detail, and the bounded create-retry reports under the
+ * reasons its decision table names.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { CoreEvent } from '../../../kube/events.ts';
+import { builtin } from '../../../kube/resource-type.ts';
+import type { ServerInput } from '../../provider/inputs.ts';
+import { serverControllerFixture, type ServerControllerFixture } from '../testing/server.ts';
+
+let s: ServerControllerFixture;
+before(async () => {
+  s = await serverControllerFixture();
+});
+after(async () => {
+  await s.close();
+});
+
+async function eventsOf(input: ServerInput): Promise<CoreEvent[]> {
+  const server = await s.get(input);
+  const events = await s.store.list(builtin.event, { namespace: server.metadata.namespace ?? 'default' });
+  return (events.items as CoreEvent[]).filter((e) => e.involvedObject.uid === server.metadata.uid);
+}
+
+describe('Server controller: Events', () => {
+  it('a create the cloud refuses leaves a Warning naming the refusal, with OpenStack’s words and request', async () => {
+    const input = s.input();
+    s.emulator.nova.controls.failNext({
+      operation: 'create',
+      mode: 'sync',
+      status: 400,
+      message: 'Invalid key_name provided.',
+    });
+    await s.create(input);
+    await s.tick(1_000);
+    const warnings = (await eventsOf(input)).filter((e) => e.type === 'Warning');
+    assert.ok(warnings.length > 0, 'a Warning Event about the server');
+    const refusal = warnings.find((e) => e.message.includes('Invalid key_name provided.'));
+    assert.ok(refusal, `the refusal's detail in ${JSON.stringify(warnings.map((e) => e.message))}`);
+    assert.match(refusal.message, /compute.*400/, 'the request that was refused');
+    assert.equal(refusal.source.component, 'openregion');
+    assert.equal(refusal.involvedObject.kind, 'Server');
+    assert.doesNotMatch(refusal.message, /X-Auth-Token|password/i, 'no credential');
+  });
+
+  it('the bounded create-retry records its rows as the seed names them', async () => {
+    const input = s.input();
+    s.emulator.nova.controls.failNext({ operation: 'create' });
+    await s.create(input);
+    await s.tick(1_000);
+    await s.poll();
+    for (let i = 0; i < 6 && (await s.available(input))?.reason !== 'Provisioned'; i++) await s.tick();
+    const reasons = (await eventsOf(input)).map((e) => e.reason);
+    assert.ok(reasons.includes('ProviderCreateRetrying'), `ProviderCreateRetrying in ${reasons.join(', ')}`);
+  });
+});
