@@ -215,7 +215,7 @@ async function certificateAuthority(client: Client, server: Server): Promise<str
   return ca === undefined ? null : ca.spec.publicKey;
 }
 
-/** A create-retry event: logged, and recorded on the Server under the seed's reason. */
+/** A create-retry event: logged, and recorded on the Server under the reason its decision table names. */
 async function reportEvent(ctx: ProvisionContext<ServerStatus>, event: CreateRetryEvent): Promise<void> {
   const fields = { event: event.reason };
   if (event.type === 'Warning') ctx.log.warn(fields, event.message);
