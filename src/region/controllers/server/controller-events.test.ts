@@ -21,7 +21,7 @@ after(async () => {
 async function eventsOf(input: ServerInput): Promise<CoreEvent[]> {
   const server = await s.get(input);
   const events = await s.store.list(builtin.event, { namespace: server.metadata.namespace ?? 'default' });
-  return (events.items as CoreEvent[]).filter((e) => e.involvedObject.uid === server.metadata.uid);
+  return events.items.filter((e) => e.involvedObject.uid === server.metadata.uid);
 }
 
 describe('Server controller: Events', () => {
