@@ -1,4 +1,5 @@
 /** Region inventory reads, pure: the provider-neutral Image, Flavor and VolumeClass in the v2 shapes. */
+import { flavorDiskGiB } from '../../provider/disk.ts';
 import type { Flavor, Image, VolumeClass } from '../../provider/types.ts';
 import type { Flavor as FlavorRead, ImageCreate, ImageV2, VolumeClassV2 } from '../schemas/inventory.ts';
 
@@ -71,7 +72,7 @@ export function imageRead(image: Image): ImageV2 {
   };
 }
 
-/** Memory and GPU memory in GiB, disk in GB, as upstream reports them. */
+/** Memory and GPU memory in GiB, disk as Nova states it (GiB; upstream's document calls it GB). */
 export function flavorRead(flavor: Flavor, created: string): FlavorRead {
   return {
     metadata: { id: flavor.id, name: flavor.name, creationTime: created },
@@ -80,7 +81,7 @@ export function flavorRead(flavor: Flavor, created: string): FlavorRead {
       cpus: flavor.cpus,
       ...(flavor.cpuFamily === undefined ? {} : { cpuFamily: flavor.cpuFamily }),
       memory: Math.round((flavor.memoryBytes ?? 0) / GIB),
-      disk: Math.round((flavor.diskBytes ?? 0) / 1e9),
+      disk: flavorDiskGiB(flavor),
       architecture: flavor.architecture,
       ...(flavor.gpu === undefined
         ? {}

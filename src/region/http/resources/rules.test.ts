@@ -6,6 +6,9 @@ import { validateNetworkCreate } from './network.ts';
 import { imageViolations } from './server.ts';
 import { userDataProblem } from './server-user-data.ts';
 import type { Flavor, Image } from '../../provider/types.ts';
+import type { Flavor as NovaFlavor } from '../../../openstack/compute.ts';
+import { exportFlavors } from '../../openstack/inventory/flavors.ts';
+import { flavorRead } from './inventory.ts';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
@@ -48,7 +51,7 @@ describe('request rules', () => {
       name: 'f',
       architecture: 'x86_64',
       cpus: 1,
-      diskBytes: 10e9,
+      diskBytes: 10 * 2 ** 30,
       baremetal: true,
       pinnedOnly: false,
     };
@@ -69,5 +72,29 @@ describe('request rules', () => {
       ),
       [],
     );
+  });
+
+  it("Nova's flavor disk is GiB: an image exactly the flavor's disk fits, one GiB more does not", () => {
+    // The dev cloud's or.small: disk 1 (Nova's root_gb), booting or-image-a, 1 GiB.
+    const small: NovaFlavor = {
+      id: 'small',
+      name: 'or.small',
+      vcpus: 1,
+      ram: 512,
+      disk: 1,
+      swap: 0,
+      'OS-FLV-EXT-DATA:ephemeral': 0,
+      'os-flavor-access:is_public': true,
+      description: null,
+    };
+    const [flavor] = exportFlavors([small], { endpoint: 'e', serviceAccountSecret: { namespace: 'n', name: 's' } });
+    const image = { id: 'i', status: 'ready', architecture: 'x86_64', virtualization: 'any', sizeGiB: 1 } as Image;
+    assert.deepEqual(imageViolations(image, flavor), []);
+    assert.deepEqual(
+      imageViolations({ ...image, sizeGiB: 2 }, flavor).map((v) => v.rule),
+      ['disk'],
+    );
+    // The API reports the flavor's disk as Nova's number.
+    assert.equal(flavorRead(flavor ?? assert.fail('exported'), 'now').spec.disk, 1);
   });
 });

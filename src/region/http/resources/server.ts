@@ -11,6 +11,7 @@ import {
   type ServerSpec,
   type SSHInjection,
 } from '../../apis/index.ts';
+import { imageFitsFlavorDisk } from '../../provider/disk.ts';
 import type { Flavor, Image } from '../../provider/types.ts';
 import type { Principal } from '../auth.ts';
 import { violation, type FieldViolation } from '../problem.ts';
@@ -19,8 +20,6 @@ import type { ServerV2CreateSpec, ServerV2Read, ServerV2Spec } from '../schemas/
 import { powerStateOf, readMetadataOf, serverProvisioningStatusOf } from '../status.ts';
 import { newMetadata, resource, tenancyOf } from './meta.ts';
 import { userDataProblem } from './server-user-data.ts';
-
-const GIB = 2 ** 30;
 
 /** What the route looked up for the rules: undefined means absent or not visible. */
 export interface ServerReferences {
@@ -45,7 +44,7 @@ export function imageViolations(image: Image | undefined, flavor: Flavor | undef
   if (flavor.baremetal ? image.virtualization === 'virtualized' : image.virtualization === 'baremetal') {
     errors.push(violation(at, 'virtualization', "the image's virtualization does not suit the flavor"));
   }
-  if (flavor.diskBytes !== undefined && flavor.diskBytes > 0 && image.sizeGiB * GIB > flavor.diskBytes) {
+  if (!imageFitsFlavorDisk(image, flavor)) {
     errors.push(violation(at, 'disk', "the image is larger than the flavor's disk"));
   }
   return errors;

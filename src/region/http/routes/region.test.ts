@@ -31,7 +31,7 @@ describe('region inventory routes', () => {
     );
   });
 
-  it('lists flavors on the upstream v1 path and the v2 alias, memory in GiB and disk in GB', async () => {
+  it('lists flavors on the upstream v1 path and the v2 alias, memory in GiB and disk in GiB as Nova states it', async () => {
     const v1 = await call<Item[]>(f, f.tokens.a, 'GET', `/api/v1/organizations/${ORG_A}/regions/${REGION_ID}/flavors`);
     assert.equal(v1.status, 200);
     const small = v1.body.find((x) => x.metadata.id === 'flavor-small');

@@ -79,7 +79,7 @@ export const Flavor = Type.Object({
     cpus: Type.Integer(),
     cpuFamily: Type.Optional(Type.String()),
     memory: Type.Integer({ description: 'GiB.' }),
-    disk: Type.Integer({ description: 'GB.' }),
+    disk: Type.Integer({ description: "GB, as Nova states a flavor's disk (binary: GiB)." }),
     architecture: Architecture,
     gpu: Type.Optional(
       Type.Object({

@@ -78,7 +78,7 @@ export async function upstreamWorld(): Promise<UpstreamWorld> {
         architecture: 'x86_64',
         cpus: 4,
         memoryBytes: 2 ** 34,
-        diskBytes: 20e9,
+        diskBytes: 20 * 2 ** 30,
         baremetal: false,
         pinnedOnly: false,
       },

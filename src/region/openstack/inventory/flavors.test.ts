@@ -19,7 +19,7 @@ const nova = (id: string, isPublic = true): NovaFlavor => ({
 const base: RegionOpenstack = { endpoint: 'e', serviceAccountSecret: { namespace: 'n', name: 's' } };
 
 describe('flavor export', () => {
-  it('exports public flavors only, with memory in bytes and disk in decimal GB', () => {
+  it("exports public flavors only, with memory in bytes and disk in Nova's GiB", () => {
     assert.deepEqual(exportFlavors([nova('a'), nova('private', false)], base), [
       {
         id: 'a',
@@ -27,7 +27,7 @@ describe('flavor export', () => {
         architecture: 'x86_64',
         cpus: 2,
         memoryBytes: 4096 * 2 ** 20,
-        diskBytes: 20e9,
+        diskBytes: 20 * 2 ** 30,
         baremetal: false,
         pinnedOnly: false,
       },
@@ -73,7 +73,7 @@ describe('flavor export', () => {
       cpus: 96,
       cpuFamily: 'EPYC',
       memoryBytes: 2 ** 40,
-      diskBytes: 20e9,
+      diskBytes: 20 * 2 ** 30,
       gpu: { vendor: 'AMD', model: 'MI300X', memoryBytes: 192 * 2 ** 30, physicalCount: 8, logicalCount: 64 },
       baremetal: true,
       pinnedOnly: true,

@@ -9,12 +9,11 @@ import type { Flavor as NovaFlavor } from '../../../openstack/compute.ts';
 import type { RegionOpenstack } from '../../apis/region.ts';
 import type { Architecture, Flavor, GPU } from '../../provider/types.ts';
 import { quantityBytes } from '../../../kube/quantity.ts';
+import { flavorDiskBytes } from '../../provider/disk.ts';
 
 type FlavorMetadata = NonNullable<NonNullable<NonNullable<RegionOpenstack['compute']>['flavors']>['metadata']>[number];
 
 const MiB = 2 ** 20;
-/** Nova's flavor disk is in GB; exported in decimal units (docs/spec/upstream-region.md §Flavors / VolumeClasses). */
-const GB = 1e9;
 
 const LEGACY_ARCHITECTURE: Architecture = 'x86_64';
 
@@ -42,7 +41,7 @@ function exportFlavor(flavor: NovaFlavor, meta: FlavorMetadata | undefined, fall
     cpus: meta?.cpu?.count ?? flavor.vcpus,
     ...(meta?.cpu?.family === undefined ? {} : { cpuFamily: meta.cpu.family }),
     ...(memoryBytes === undefined ? {} : { memoryBytes }),
-    ...(flavor.disk > 0 ? { diskBytes: flavor.disk * GB } : {}),
+    ...(flavor.disk > 0 ? { diskBytes: flavorDiskBytes(flavor.disk) } : {}),
     ...(gpu === undefined ? {} : { gpu }),
     baremetal: meta?.baremetal ?? false,
     pinnedOnly: meta?.pinnedOnly ?? false,
