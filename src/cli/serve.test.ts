@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CommanderError, InvalidArgumentError } from 'commander';
-import { hostPort, positiveInteger, serveCommand } from './serve.ts';
+import { bundledActuatorsNeedKeystone, hostPort, positiveInteger, selectedGroups, serveCommand } from './serve.ts';
 
 describe('serve options', () => {
   it('reads a concurrency as a positive whole number, and refuses anything else', () => {
@@ -41,5 +41,20 @@ describe('serve options', () => {
   it('reads host:port', () => {
     assert.deepEqual(hostPort('0.0.0.0:8080'), { host: '0.0.0.0', port: 8080 });
     assert.throws(() => hostPort('8080'), InvalidArgumentError);
+  });
+
+  it('--bundled-actuators needs the keystone group, which runs by default', () => {
+    assert.doesNotThrow(() => {
+      bundledActuatorsNeedKeystone(true, selectedGroups(undefined));
+    });
+    assert.doesNotThrow(() => {
+      bundledActuatorsNeedKeystone(true, selectedGroups(['keystone']));
+    });
+    assert.doesNotThrow(() => {
+      bundledActuatorsNeedKeystone(undefined, selectedGroups(['networks']));
+    });
+    assert.throws(() => {
+      bundledActuatorsNeedKeystone(true, selectedGroups(['networks']));
+    }, /--bundled-actuators runs with the keystone controller group/);
   });
 });

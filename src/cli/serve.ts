@@ -6,12 +6,14 @@
  * reads Ready once its caches have synced. The probe port (--health) also serves /metrics. The REST API runs when
  * --api is given, verifying tokens against --jwks-url or a public key. The Keystone group also reconciles orders
  * on the target clusters registered by kubeconfig Secrets in --clusters-namespace; run alone, it never touches the
- * region service's kinds (they need not be installed).
+ * region service's kinds (they need not be installed). With --bundled-actuators it also runs the K-ORC and ESO
+ * stand-ins `up` uses, for a cluster that runs neither project (their CRDs installed only where absent).
  */
 import { hostname } from 'node:os';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
+import type { Logger } from 'pino';
 import type { ResourceType } from '../kube/resource-type.ts';
 import { regionType } from '../region/apis/index.ts';
 import type { KubernetesClient } from '../kube/kubernetes/client.ts';
@@ -19,6 +21,11 @@ import { kubeClientFrom } from '../kube/kubernetes/connect.ts';
 import { fileEnvironment, KubeconfigError, resolveKubeconfig } from '../kube/kubernetes/kubeconfig.ts';
 import { DEFAULT_CLUSTERS_NAMESPACE, type Cluster } from '../runtime/multicluster.ts';
 import { Transport } from '../openstack/transport.ts';
+import {
+  prepareBundledActuators,
+  registerBundledActuators,
+  type BundledActuators,
+} from '../keystone/actuators/bundled.ts';
 import { registerKeystoneUserController } from '../keystone/user/register.ts';
 import { buildApi } from '../region/http/app.ts';
 import { createAuthenticator, type AuthKey } from '../region/http/auth.ts';
@@ -27,7 +34,7 @@ import { serveHealth } from '../runtime/health.ts';
 import { LeaderElector } from '../runtime/leader.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { Manager } from '../runtime/manager.ts';
-import { systemScheduler } from '../runtime/scheduler.ts';
+import { systemScheduler, type Scheduler } from '../runtime/scheduler.ts';
 import { systemClock } from '../util/clock.ts';
 import { list } from './region.ts';
 import { duration } from './wait.ts';
@@ -63,6 +70,8 @@ export interface ServeOptions {
   /** Where the Keystone group reads target clusters' registration Secrets. */
   clustersNamespace: string;
   controllers?: string[];
+  /** Run the bundled K-ORC and ESO actuators (the Keystone group, on a cluster without the real ones). */
+  bundledActuators?: boolean;
   leaderElection?: boolean;
   leaseNamespace?: string;
   api?: string;
@@ -120,11 +129,19 @@ export function selectedGroups(names: readonly string[] | undefined): Set<(typeo
   return new Set(names as (typeof GROUPS)[number][]);
 }
 
+/** The bundled actuators serve KeystoneUser orders: without the Keystone group they would have nothing to do. */
+export function bundledActuatorsNeedKeystone(bundled: boolean | undefined, groups: ReadonlySet<string>): void {
+  if (bundled === true && !groups.has('keystone')) {
+    throw new InvalidArgumentError('--bundled-actuators runs with the keystone controller group (--controllers)');
+  }
+}
+
 export async function serve(options: ServeOptions): Promise<() => Promise<void>> {
   const clock = systemClock;
   const scheduler = systemScheduler(clock);
   const log = createLogger({ level: options.logLevel });
   const groups = selectedGroups(options.controllers);
+  bundledActuatorsNeedKeystone(options.bundledActuators, groups);
   const regionGroups = [...groups].filter((g): g is ControllerGroup => g !== 'keystone');
   const source = resolveKubeconfig(options, fileEnvironment(options.env));
   const client = kubeClientFrom(source.kind === 'in-cluster' ? { inCluster: true } : { kubeconfig: source.text });
@@ -177,6 +194,8 @@ export async function serve(options: ServeOptions): Promise<() => Promise<void>>
             : { maxServerCreateAttempts: options.providerCreateMaxAttempts }),
         });
   if (keystone) registerKeystoneUserController(manager);
+  const actuators =
+    options.bundledActuators === true ? await startBundledActuators(manager, client, { scheduler, log }) : undefined;
   await manager.start();
   const unsubscribeTargets = await manager.clusters.subscribe(targets.listener);
 
@@ -221,7 +240,7 @@ export async function serve(options: ServeOptions): Promise<() => Promise<void>>
           log,
         });
   if (app !== undefined && options.api !== undefined) await app.listen(hostPort(options.api));
-  const running = [...(region?.running ?? []), ...(keystone ? ['keystone users'] : [])];
+  const running = [...(region?.running ?? []), ...(keystone ? ['keystone users'] : []), ...(actuators?.running ?? [])];
   log.info(
     {
       controllers: running,
@@ -237,12 +256,27 @@ export async function serve(options: ServeOptions): Promise<() => Promise<void>>
     await monitorElector?.stop();
     await region?.close();
     await manager.stop();
+    await actuators?.close();
     unsubscribeTargets();
     targets.closeAll();
     await health.close();
     await transport.close();
     client.close();
   };
+}
+
+/** The stand-in CRDs in place (only where absent or openregion's own), then the actuators registered. */
+async function startBundledActuators(
+  manager: Manager,
+  client: KubernetesClient,
+  { scheduler, log }: { readonly scheduler: Scheduler; readonly log: Logger },
+): Promise<BundledActuators> {
+  const prepared = await prepareBundledActuators(client, scheduler);
+  log.info(
+    { installed: prepared.installed, kept: prepared.kept, secretStore: prepared.storeType?.version ?? null },
+    'bundled K-ORC and ESO actuators: CRDs in place',
+  );
+  return registerBundledActuators(manager, { storeType: prepared.storeType, clock: scheduler.clock });
 }
 
 /**
@@ -295,6 +329,10 @@ export function serveCommand(): Command {
       DEFAULT_CLUSTERS_NAMESPACE,
     )
     .option('--controllers <groups>', `controller groups, comma-separated (default all: ${GROUPS.join(', ')})`, list)
+    .option(
+      '--bundled-actuators',
+      'also run the bundled K-ORC and ESO actuators, for a cluster without them (never where the real ones run)',
+    )
     .option('--leader-election', 'reconcile only while holding the Lease (run several replicas)')
     .option('--lease-namespace <ns>', 'where the Leases live (default: --namespace)')
     .option('--api <host:port>', 'serve the REST API here, e.g. 0.0.0.0:8080')

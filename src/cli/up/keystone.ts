@@ -13,9 +13,7 @@ import { apiVersionOf, builtin, type ResourceType } from '../../kube/resource-ty
 import type { Manager } from '../../runtime/manager.ts';
 import type { Clock } from '../../util/clock.ts';
 import { installBundledActuatorCrds } from '../../keystone/actuators/crds.ts';
-import { registerEsoActuator } from '../../keystone/actuators/eso/controller.ts';
-import type { CloudCredentials } from '../../keystone/actuators/korc/credentials.ts';
-import { registerKorcActuators } from '../../keystone/actuators/korc/register.ts';
+import { registerBundledActuators } from '../../keystone/actuators/bundled.ts';
 import {
   ADMIN_CREDENTIAL_READY,
   controlPlaneType,
@@ -146,15 +144,10 @@ export function registerKeystoneOperator(
   demo: KeystoneDemo,
   options: { readonly withKv: boolean; readonly clock: Clock },
 ): KeystoneOperator {
-  const credentials: CloudCredentials | undefined = registerKorcActuators(manager, {
-    enabled: true,
+  const actuators = registerBundledActuators(manager, {
+    storeType: options.withKv ? demo.storeType : undefined,
     clock: options.clock,
   });
-  const withEso = options.withKv && demo.storeType !== undefined;
-  if (withEso) registerEsoActuator(manager, { enabled: true, storeType: demo.storeType });
   registerKeystoneUserController(manager);
-  return {
-    running: ['keystone users', 'K-ORC (bundled)', ...(withEso ? ['ESO (bundled)'] : [])],
-    close: async () => credentials?.close(),
-  };
+  return { running: ['keystone users', ...actuators.running], close: () => actuators.close() };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SecretStore } from '../../apis/eso.ts';
-import { decideStore, storeStatus } from './decide-store.ts';
+import { decideStore, STORE_RETRY_MS, STORE_REVALIDATE_MS, storeStatus } from './decide-store.ts';
 
 const NOW = Date.UTC(2026, 0, 1, 12);
 const store: SecretStore = {
@@ -38,6 +38,18 @@ describe('SecretStore validation rows', () => {
     );
     assert.deepEqual([failed.row, failed.reason], ['S3-validation-failed', 'ValidationFailed']);
     assert.equal(storeStatus(store, failed, NOW).conditions?.[0]?.status, 'False');
+  });
+
+  it("S3′-unreachable: ESO's ValidationFailed, but looked at again soon rather than in five minutes", () => {
+    const unreachable = decideStore({ kind: 'unreachable', detail: 'connect ECONNREFUSED' });
+    assert.deepEqual(
+      [unreachable.row, unreachable.reason, unreachable.message, unreachable.requeueAfterMs],
+      ['S3′-unreachable', 'ValidationFailed', 'unable to validate store', STORE_RETRY_MS],
+    );
+    assert.equal(storeStatus(store, unreachable, NOW).conditions?.[0]?.status, 'False');
+    for (const kind of ['valid', 'invalid-config', 'validation-failed'] as const) {
+      assert.equal(decideStore({ kind, detail: '' }).requeueAfterMs, STORE_REVALIDATE_MS, kind);
+    }
   });
 
   it('a repeated result keeps lastTransitionTime', () => {

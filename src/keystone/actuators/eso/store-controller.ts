@@ -6,7 +6,7 @@ import type { ReconcileContext, Request, Result } from '../../../runtime/types.t
 import type { SecretStore } from '../../apis/eso.ts';
 import { KvClient, KvHttpError, KvTransportError } from './kv.ts';
 import { secretStrings, vaultStoreOf } from './remote.ts';
-import { decideStore, STORE_REVALIDATE_MS, storeStatus, type StoreCheck } from './decide-store.ts';
+import { decideStore, storeStatus, type StoreCheck } from './decide-store.ts';
 
 export interface KvAccess {
   readonly dispatcher?: Dispatcher | undefined;
@@ -41,14 +41,15 @@ async function checkStore(client: Client, store: SecretStore, access: KvAccess):
     await kv.lookupSelf();
     return { kind: 'valid' };
   } catch (error) {
-    if (error instanceof KvHttpError || error instanceof KvTransportError) {
-      return { kind: 'validation-failed', detail: error.message };
+    if (error instanceof KvTransportError || (error instanceof KvHttpError && error.status >= 500)) {
+      return { kind: 'unreachable', detail: error.message };
     }
+    if (error instanceof KvHttpError) return { kind: 'validation-failed', detail: error.message };
     throw error;
   }
 }
 
-/** One pass: check the store, write Ready as ESO does, and revalidate every five minutes either way. */
+/** One pass: check the store, write Ready as ESO does, and validate again when the decision says. */
 export async function reconcileSecretStore(
   client: Client,
   storeType: ResourceType<SecretStore>,
@@ -65,5 +66,5 @@ export async function reconcileSecretStore(
   if (JSON.stringify(status) !== JSON.stringify(store.status)) {
     await client.update(storeType, { ...store, status }, { subresource: 'status' });
   }
-  return { requeueAfterMs: STORE_REVALIDATE_MS };
+  return { requeueAfterMs: decision.requeueAfterMs };
 }
