@@ -21,7 +21,7 @@ import { registerKorcActuators } from './korc/register.ts';
 const SERVED_TIMEOUT_MS = 60_000;
 const SERVED_POLL_MS = 250;
 
-export interface PreparedActuators {
+interface PreparedActuators {
   /** The SecretStore type the cluster serves (the stand-in's v1, or a real ESO's version). */
   readonly storeType: ResourceType | undefined;
   readonly installed: readonly string[];
