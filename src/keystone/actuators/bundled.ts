@@ -11,6 +11,7 @@ import type { ResourceType } from '../../kube/resource-type.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import { delay, type Scheduler } from '../../runtime/scheduler.ts';
 import type { Clock } from '../../util/clock.ts';
+import type { SecretStore } from '../apis/eso.ts';
 import { discoverStoreType } from '../apis/store-versions.ts';
 import { bundledActuatorCrds, installBundledActuatorCrds } from './crds.ts';
 import { registerEsoActuator } from './eso/controller.ts';
@@ -23,7 +24,7 @@ const SERVED_POLL_MS = 250;
 
 interface PreparedActuators {
   /** The SecretStore type the cluster serves (the stand-in's v1, or a real ESO's version). */
-  readonly storeType: ResourceType | undefined;
+  readonly storeType: ResourceType<SecretStore> | undefined;
   readonly installed: readonly string[];
   /** CRDs of K-ORC or ESO kinds the cluster already held and that were left as they were. */
   readonly kept: readonly string[];
@@ -56,7 +57,7 @@ export interface BundledActuators {
 /** Registers the bundled K-ORC actuators, and the ESO ones when a SecretStore type is served. */
 export function registerBundledActuators(
   manager: Manager,
-  options: { readonly storeType: ResourceType | undefined; readonly clock: Clock },
+  options: { readonly storeType: ResourceType<SecretStore> | undefined; readonly clock: Clock },
 ): BundledActuators {
   const credentials: CloudCredentials | undefined = registerKorcActuators(manager, {
     enabled: true,

@@ -43,18 +43,19 @@ function kvServer(): Server {
 describe('SecretStore validation pass', () => {
   const clock = new ManualClock();
   let store: EmbeddedStore;
-  let storeType: ResourceType;
+  let storeType: ResourceType<SecretStore>;
   let server: Server | undefined;
   let port: number;
   const ctx = { signal: new AbortController().signal, log: createLogger({ level: 'silent' }), clock };
   const pass = () => reconcileSecretStore(store, storeType, { cluster: '', namespace: NS, name: 'kv' }, ctx, {});
   const ready = async () =>
     (await store.get<SecretStore>(storeType, NS, 'kv')).status?.conditions?.find((c) => c.type === 'Ready');
+  const tokenData = (value: string) => ({ token: Buffer.from(value).toString('base64') });
   const token = (value: string): KubeObject => ({
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: { name: 'kv-token', namespace: NS },
-    data: { token: Buffer.from(value).toString('base64') },
+    data: tokenData(value),
   });
 
   before(async () => {
@@ -102,7 +103,7 @@ describe('SecretStore validation pass', () => {
 
   it('a refused token is not transient: ValidationFailed, on the five-minute cadence', async () => {
     const live = await store.get<KubeObject>(builtin.secret, NS, 'kv-token');
-    await store.update(builtin.secret, { ...live, data: token('wrong')['data'] });
+    await store.update(builtin.secret, { ...live, data: tokenData('wrong') });
     assert.deepEqual(await pass(), { requeueAfterMs: STORE_REVALIDATE_MS });
     assert.equal((await ready())?.reason, 'ValidationFailed');
   });
