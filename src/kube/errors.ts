@@ -66,6 +66,12 @@ export class KubeInternalError extends KubeError {
 export const isKubeNotFound = (e: unknown): e is KubeNotFoundError => e instanceof KubeNotFoundError;
 export const isKubeConflict = (e: unknown): e is KubeConflictError => e instanceof KubeConflictError;
 export const isKubeAlreadyExists = (e: unknown): e is KubeAlreadyExistsError => e instanceof KubeAlreadyExistsError;
+/**
+ * A failure the next attempt routinely gets past: a write that lost an optimistic-concurrency race, an object
+ * deleted or compacted away meanwhile. Worth a warning, not an error with a stack.
+ */
+export const isKubeRace = (e: unknown): e is KubeError =>
+  e instanceof KubeConflictError || e instanceof KubeNotFoundError || e instanceof KubeGoneError;
 
 /** The promise's value, or undefined when it fails with NotFound (controller-runtime's `client.IgnoreNotFound`). */
 export async function ignoreNotFound<T>(pending: Promise<T>): Promise<T | undefined> {

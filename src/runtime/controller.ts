@@ -3,6 +3,7 @@
  * reconciler. The manager attaches the watches to its caches; the controller only maps, filters and reconciles.
  */
 import type { Logger } from 'pino';
+import { isKubeRace } from '../kube/errors.ts';
 import type { KubeObject } from '../kube/object.ts';
 import type { ResourceType } from '../kube/resource-type.ts';
 import type { Clock, Random } from '../util/clock.ts';
@@ -10,7 +11,7 @@ import { requestLogger } from './logger.ts';
 import type { ReconcileResultLabel, RuntimeMetrics } from './metrics.ts';
 import type { ObjectEvent, Predicate } from './predicates.ts';
 import type { Scheduler } from './scheduler.ts';
-import { requestKey, type EventSink, type Reconciler, type Request } from './types.ts';
+import { ReportedFailure, requestKey, type EventSink, type Reconciler, type Request } from './types.ts';
 import { WorkQueue, type BackoffOptions } from './workqueue.ts';
 
 /** Maps an event's object to the requests it should wake; each request names its own cluster. */
@@ -167,7 +168,9 @@ export class Controller {
       }
     } catch (error) {
       result = 'error';
-      log.error({ err: error }, 'reconcile failed');
+      if (error instanceof ReportedFailure) log.debug({ reason: error.message }, 'retrying with backoff');
+      else if (isKubeRace(error)) log.warn({ reason: error.message }, 'reconcile lost a race; retrying');
+      else log.error({ err: error }, 'reconcile failed');
       if (!abort.signal.aborted && this.#deps.isEngaged(req.cluster)) queue.addRateLimited(req);
     } finally {
       this.#inFlight.delete(key);

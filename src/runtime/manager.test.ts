@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { KubeConflictError } from '../kube/errors.ts';
 import type { KubeObject } from '../kube/object.ts';
 import { ManualClock } from '../util/clock.ts';
 import { Manager } from './manager.ts';
 import { generationChanged, labelChanged, or } from './predicates.ts';
 import { ManualScheduler, settle } from './scheduler.ts';
 import { FakeClient } from './testing/fake-client.ts';
+import { capturedLogger } from './testing/logger.ts';
 import { eventually, gadgetType, objectOf, widgetType } from './testing/helpers.ts';
-import type { Reconciler, Request, Result } from './types.ts';
+import { ReportedFailure, type Reconciler, type Request, type Result } from './types.ts';
 
 const show = (r: Request) => `${r.cluster}|${r.namespace}/${r.name}`;
 
@@ -321,6 +323,51 @@ describe('Manager and controllers', () => {
     assert.equal(manager.metrics.registry.getSingleMetric('workqueue_retries_total') !== undefined, true);
     assert.equal(scheduler.pending().filter((ms) => ms < 100_000).length, 0, 'no retry after the success');
     await manager.stop();
+  });
+
+  it('a lost write race logs a warning, a reported failure a debug line, both without a stack; a bug an error with one', async () => {
+    const client = new FakeClient();
+    const scheduler = new ManualScheduler(new ManualClock());
+    const { log, records } = capturedLogger();
+    const manager = new Manager({
+      client,
+      clock: scheduler.clock,
+      scheduler,
+      random: () => 0,
+      log,
+      resyncMs: 3_600_000,
+    });
+    const throws = [
+      new KubeConflictError('the object has been modified'),
+      new ReportedFailure('provider call failed; retrying'),
+      new Error('a bug'),
+    ];
+    manager
+      .controller('widgets')
+      .for(widgetType)
+      .complete(async () => {
+        const next = throws.shift();
+        if (next !== undefined) throw next;
+        return Promise.resolve({});
+      });
+    await manager.start();
+    await client.create(widgetType, objectOf(widgetType, 'ns', 'a'));
+    await eventually(() => records().some((r) => r.msg === 'reconcile lost a race; retrying'));
+    await scheduler.advance(60_000);
+    await eventually(() => records().some((r) => r.msg === 'retrying with backoff'));
+    await scheduler.advance(60_000);
+    await eventually(() => records().some((r) => r.msg === 'reconcile failed'));
+    await manager.stop();
+    const race = records().find((r) => r.msg === 'reconcile lost a race; retrying');
+    const reported = records().find((r) => r.msg === 'retrying with backoff');
+    const bug = records().find((r) => r.msg === 'reconcile failed');
+    assert.equal(reported?.level, 20, 'debug');
+    assert.equal(records().filter((r) => r.level === 50).length, 1, 'one error: the bug');
+    assert.equal(race?.level, 40, 'warn');
+    assert.equal(race.reason, 'the object has been modified');
+    assert.doesNotMatch(JSON.stringify(race), /\bat /, 'no stack');
+    assert.equal(bug?.level, 50, 'error');
+    assert.match(JSON.stringify(bug), /a bug.*\bat /, 'the stack of what nobody expected');
   });
 
   it('exposes the reconcile and queue metrics by their controller-runtime names', async () => {

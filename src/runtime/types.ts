@@ -37,6 +37,17 @@ export interface EventSink {
 
 export type Reconciler = (req: Request, ctx: ReconcileContext) => Promise<Result>;
 
+/**
+ * Thrown by a reconciler whose pass failed for a reason it has already logged (and recorded as an Event): the
+ * runtime backs off and retries as for any throw, without reporting the failure a second time.
+ */
+export class ReportedFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
 /** The queue key: cluster, namespace and name joined by NUL, which none of them can contain. */
 export function requestKey(req: Request): string {
   return `${req.cluster}\u0000${req.namespace}\u0000${req.name}`;

@@ -1,7 +1,10 @@
-/** CRDs and helpers the conformance suite uses; nothing here knows which backend runs it. */
+/** CRDs and helpers the kube suites share; nothing here knows which backend runs it. */
 import type { Client, WatchEvent, WatchOptions } from '../../src/kube/client.ts';
+import { customResourceDefinition } from '../../src/kube/crd.ts';
+import { isKubeAlreadyExists } from '../../src/kube/errors.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
-import type { ResourceType } from '../../src/kube/resource-type.ts';
+import { builtin, type ResourceType } from '../../src/kube/resource-type.ts';
+import { regionKinds } from '../../src/region/apis/index.ts';
 
 export const GROUP = 'conformance.openregion.dev';
 
@@ -109,6 +112,25 @@ export function brokenRuleCrd(): KubeObject {
       },
     },
   });
+}
+
+/**
+ * Installs (or brings up to date) every region CRD and waits until each is served. Create, not server-side apply:
+ * 1.20's apply refuses x-kubernetes-validations as an undeclared field, while a create drops it (the CEL rules
+ * are then simply not enforced there).
+ */
+export async function installRegionCrds(client: Client): Promise<void> {
+  for (const kind of regionKinds) {
+    const crd = customResourceDefinition(kind);
+    try {
+      await client.create(builtin.customResourceDefinition, crd);
+    } catch (error) {
+      if (!isKubeAlreadyExists(error)) throw error;
+      const stored = await client.get(builtin.customResourceDefinition, undefined, crd.metadata.name);
+      await client.update(builtin.customResourceDefinition, { ...crd, metadata: stored.metadata });
+    }
+  }
+  for (const kind of regionKinds) await eventually(`${kind.type.kind} to be served`, () => client.list(kind.type));
 }
 
 export async function eventually<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {

@@ -6,12 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KubeInvalidError, isKubeAlreadyExists } from '../../src/kube/errors.ts';
+import { KubeInvalidError } from '../../src/kube/errors.ts';
 import type { KubernetesClient } from '../../src/kube/kubernetes/client.ts';
 import { kubeClientFrom } from '../../src/kube/kubernetes/connect.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { builtin } from '../../src/kube/resource-type.ts';
-import { customResourceDefinition } from '../../src/kube/crd.ts';
 import { regionKinds } from '../../src/region/apis/index.ts';
 import {
   expectedDefaults,
@@ -20,7 +19,7 @@ import {
   validSamples,
   withSpec,
 } from '../../src/region/apis/testing/samples.ts';
-import { eventually } from './fixtures.ts';
+import { installRegionCrds } from './fixtures.ts';
 import { withRealApiServer } from './real-apiserver.ts';
 
 const namespace = `region-crds-${process.pid}`;
@@ -40,19 +39,7 @@ await withRealApiServer('test/kube/region-crds.test.ts', (apiserver) => {
 
     before(async () => {
       client = kubeClientFrom({ kubeconfig: await apiserver.kubeconfig() });
-      // Create, not server-side apply: 1.20's apply refuses x-kubernetes-validations as an undeclared field,
-      // while a create drops it (the CEL rules are then simply not enforced there).
-      for (const kind of regionKinds) {
-        const crd = customResourceDefinition(kind);
-        try {
-          await client.create(builtin.customResourceDefinition, crd);
-        } catch (error) {
-          if (!isKubeAlreadyExists(error)) throw error;
-          const stored = await client.get(builtin.customResourceDefinition, undefined, crd.metadata.name);
-          await client.update(builtin.customResourceDefinition, { ...crd, metadata: stored.metadata });
-        }
-      }
-      for (const kind of regionKinds) await eventually(`${kind.type.kind} to be served`, () => client.list(kind.type));
+      await installRegionCrds(client);
       await client.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
     });
 

@@ -16,6 +16,7 @@ import {
   Outcome,
   REJECTED_MESSAGE,
   classify,
+  ProviderError,
   ResourceConflictError,
   ResourceConsistencyError,
   ResourceKind,
@@ -140,6 +141,11 @@ describe('provisioner scaffold: provisioning', () => {
         lines.some((l) => l.includes('Quota exceeded')),
         'the operator log has the cause',
       );
+      const failed = lines
+        .map((l) => JSON.parse(l) as { msg: string; level: number })
+        .find((r) => r.msg === 'provision failed');
+      // A classified failure is an expected retry (warn); an unclassified throw is a bug (error).
+      assert.equal(failed?.level, error instanceof ProviderError ? 40 : 50);
     });
   }
 

@@ -16,10 +16,18 @@ import { getOptional, type Client } from '../../kube/client.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
 import type { Manager } from '../../runtime/manager.ts';
-import type { Logger, ReconcileContext, Reconciler, Request, Result } from '../../runtime/types.ts';
+import {
+  ReportedFailure,
+  type Logger,
+  type ReconcileContext,
+  type Reconciler,
+  type Request,
+  type Result,
+} from '../../runtime/types.ts';
 import type { Clock } from '../../util/clock.ts';
 import { PROVISIONER_FINALIZER } from '../apis/shared.ts';
 import type { CallContext, ProviderLookup } from '../provider/contract.ts';
+import { ProviderError } from '../provider/errors.ts';
 import { operatorSummary, toOperatorLog } from '../provider/messages.ts';
 import type { Outcome } from '../provider/outcome.ts';
 import {
@@ -87,12 +95,11 @@ export interface Provisioner<R extends ProvisionedResource, P, V> {
   realised?(value: V): Readonly<Record<string, unknown>>;
 }
 
-/** The cause-free error a pass fails with after a provider error, so the runtime retries with backoff. */
-export class ProviderRetryError extends Error {
+/** The cause-free error a pass fails with after a provider error (logged already), so the runtime backs off. */
+export class ProviderRetryError extends ReportedFailure {
   readonly row: string;
   constructor(row: string) {
     super(`provider call failed (${row}); retrying with backoff`);
-    this.name = 'ProviderRetryError';
     this.row = row;
   }
 }
@@ -206,7 +213,9 @@ class Pass<R extends ProvisionedResource, P, V> {
       return await call(await this.#provisioner.lookup(regionID, this.#ctx.signal));
     } catch (error) {
       const verdict = failureVerdict(error, this.#ctx.signal.aborted);
-      this.#ctx.log.error({ provider: toOperatorLog(error), row: verdict.row }, `${this.#phase} failed`);
+      // A classified provider failure is an expected retry with backoff; anything else is a bug worth an error.
+      const level = error instanceof ProviderError ? 'warn' : 'error';
+      this.#ctx.log[level]({ provider: toOperatorLog(error), row: verdict.row }, `${this.#phase} failed`);
       await this.#event('Warning', this.#phase === 'provision' ? 'ProvisionFailed' : 'DeprovisionFailed', error);
       return verdict;
     }

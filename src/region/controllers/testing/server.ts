@@ -12,6 +12,7 @@ import { Manager } from '../../../runtime/manager.ts';
 import { ManualScheduler } from '../../../runtime/scheduler.ts';
 import { serverType, type Server, type ServerSpec } from '../../apis/server.ts';
 import { serverProviderFor } from '../../openstack/server/provider.ts';
+import type { RegionStore } from '../../openstack/testing/region.ts';
 import { serverFixture, storeAvailableIdentity, type ServerFixture } from '../../openstack/testing/server.ts';
 import { ServerMonitor } from '../../monitor/server.ts';
 import type { ServerInput } from '../../provider/inputs.ts';
@@ -44,8 +45,8 @@ export interface ServerControllerFixture extends ServerFixture {
   close(): Promise<void>;
 }
 
-export async function serverControllerFixture(): Promise<ServerControllerFixture> {
-  const w = await serverFixture();
+export async function serverControllerFixture(where: RegionStore = {}): Promise<ServerControllerFixture> {
+  const w = await serverFixture(where);
   const clock = w.clock;
   const scheduler = new ManualScheduler(clock);
   await storeAvailableIdentity(w);

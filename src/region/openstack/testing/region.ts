@@ -15,7 +15,8 @@
 import { randomUUID } from 'node:crypto';
 import { cloudFixture, type CloudFixture } from '../../../emulator/testing/cloud.ts';
 import { customResourceDefinition } from '../../../kube/crd.ts';
-import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
+import type { Client } from '../../../kube/client.ts';
+import { openEmbeddedStore } from '../../../kube/embedded/store.ts';
 import { builtin } from '../../../kube/resource-type.ts';
 import type { KubeObject } from '../../../kube/object.ts';
 import {
@@ -26,6 +27,7 @@ import {
   grantRole,
   type IdentityClient,
 } from '../../../openstack/identity.ts';
+import type { Clock } from '../../../util/clock.ts';
 import { Transport, type OutgoingRequest, type RawResponse } from '../../../openstack/transport.ts';
 import { API_VERSION, regionKinds, regionType, type Region } from '../../apis/index.ts';
 import { configureRegion, planFor } from '../../registration/configure.ts';
@@ -98,7 +100,7 @@ function callerOf(text: string): Caller {
 }
 
 export interface RegionFixture extends CloudFixture {
-  readonly store: EmbeddedStore;
+  readonly store: Client;
   readonly transport: RecordingTransport;
   readonly namespace: string;
   readonly region: Region;
@@ -110,29 +112,37 @@ export interface RegionFixture extends CloudFixture {
   close(): Promise<void>;
 }
 
-const FIXTURE_NAMESPACE = 'default';
-
 export type RegionAccount = 'configured' | 'admin';
 
-export async function regionFixture(account: RegionAccount = 'configured'): Promise<RegionFixture> {
+/** Where the region lives: an embedded store in memory, unless a suite brings a real kube-apiserver's client. */
+export interface RegionStore {
+  /** A client whose server already serves the region kinds; closing it stays with the caller. */
+  readonly client?: Client;
+  readonly namespace?: string;
+}
+
+export async function regionFixture(
+  account: RegionAccount = 'configured',
+  where: RegionStore = {},
+): Promise<RegionFixture> {
   const cloud = await cloudFixture();
-  const store = openEmbeddedStore(':memory:', { clock: cloud.clock, garbageCollection: false });
-  for (const kind of regionKinds) await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
+  const namespace = where.namespace ?? 'default';
+  const { store, close: closeStore } = await storeFor(where, cloud.clock);
   const admin = cloud.admin.client('identity');
   const roles = await ensureRoles(admin);
   const credentials =
     account === 'admin' ? await adminAccount(cloud, admin, roles) : await configuredAccount(cloud, admin);
   const secretName = 'region-credentials';
-  await store.create(builtin.secret, credentialsSecret(secretName, credentials));
+  await store.create(builtin.secret, credentialsSecret(secretName, namespace, credentials));
   const region = await store.create(regionType, {
     apiVersion: API_VERSION,
     kind: 'Region',
-    metadata: { name: randomUUID(), namespace: FIXTURE_NAMESPACE },
+    metadata: { name: randomUUID(), namespace },
     spec: {
       provider: 'openstack',
       openstack: {
         endpoint: credentials.authUrl,
-        serviceAccountSecret: { namespace: FIXTURE_NAMESPACE, name: secretName },
+        serviceAccountSecret: { namespace, name: secretName },
         // As `region register` writes it; the admin account runs with the default roles.
         ...(account === 'configured' ? { identity: { clusterRoles: [...DEFAULT_CLUSTER_ROLES] } } : {}),
       },
@@ -144,7 +154,7 @@ export async function regionFixture(account: RegionAccount = 'configured'): Prom
     retry: { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
   });
   const options = {
-    namespace: FIXTURE_NAMESPACE,
+    namespace,
     bootstrapClient: store,
     runtimeClient: store,
     clientSets: clientSetFactory({ transport, clock: cloud.clock, region: 'RegionOne' }),
@@ -153,17 +163,25 @@ export async function regionFixture(account: RegionAccount = 'configured'): Prom
     ...cloud,
     store,
     transport,
-    namespace: FIXTURE_NAMESPACE,
+    namespace,
     region,
     credentials,
     registry: () => RegionRegistry.bootstrap(options),
     adminIdentity: () => admin,
     close: async () => {
       await transport.close();
-      await store.close();
+      await closeStore();
       await cloud.close();
     },
   };
+}
+
+async function storeFor(where: RegionStore, clock: Clock): Promise<{ store: Client; close: () => Promise<void> }> {
+  if (where.client !== undefined) return { store: where.client, close: async () => {} };
+  const embedded = openEmbeddedStore(':memory:', { clock, garbageCollection: false });
+  for (const kind of regionKinds)
+    await embedded.create(builtin.customResourceDefinition, customResourceDefinition(kind));
+  return { store: embedded, close: () => embedded.close() };
 }
 
 async function ensureRoles(admin: IdentityClient): Promise<Map<string, string>> {
@@ -205,12 +223,12 @@ async function adminAccount(
   return { authUrl: cloud.emulator.authUrl, domainID: domain.id, projectID: project.id, userID: user.id, password };
 }
 
-function credentialsSecret(name: string, credentials: RegionCredentials): KubeObject {
+function credentialsSecret(name: string, namespace: string, credentials: RegionCredentials): KubeObject {
   const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
   return {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name, namespace: FIXTURE_NAMESPACE },
+    metadata: { name, namespace },
     data: {
       [CREDENTIAL_KEYS.domainID]: b64(credentials.domainID),
       [CREDENTIAL_KEYS.projectID]: b64(credentials.projectID),

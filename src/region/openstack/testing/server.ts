@@ -21,7 +21,7 @@ import { IdentityRecords } from '../identity/record.ts';
 import { createNetwork } from '../network/lifecycle.ts';
 import type { RegionContext } from '../registry.ts';
 import { createSecurityGroup } from '../security-group/lifecycle.ts';
-import { regionFixture, type RegionFixture } from './region.ts';
+import { regionFixture, type RegionFixture, type RegionStore } from './region.ts';
 import { serverProviderFor, type OpenstackServerProvider } from '../server/provider.ts';
 
 export interface ServerFixture extends RegionFixture {
@@ -53,8 +53,8 @@ export interface ServerFixture extends RegionFixture {
 
 const CTX = { signal: new AbortController().signal };
 
-export async function serverFixture(): Promise<ServerFixture> {
-  const fx = await regionFixture('configured');
+export async function serverFixture(where: RegionStore = {}): Promise<ServerFixture> {
+  const fx = await regionFixture('configured', where);
   const admin = fx.admin;
   const external = await neutron.createNetwork(admin.client('network'), {
     name: 'public',
