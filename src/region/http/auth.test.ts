@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
+import { importJWK, SignJWT } from 'jose';
 import { ManualClock } from '../../util/clock.ts';
 import { canAccess, createAuthenticator, principalOf } from './auth.ts';
 import { DEV_ALGORITHM, generateDevKeyPair, signDevToken } from './dev-token.ts';
@@ -35,6 +36,17 @@ describe('auth', () => {
     await assert.rejects(authenticate(`Basic ${token}`), (e) => e instanceof Problem && e.status === 401);
     clock.advance(61_000);
     await assert.rejects(authenticate(`Bearer ${token}`), (e) => e instanceof Problem && e.status === 401);
+  });
+
+  it('refuses a token without an expiry, which would otherwise be valid for ever', async () => {
+    const clock = new ManualClock();
+    const keys = await generateDevKeyPair();
+    const authenticate = createAuthenticator({ key: { publicJwk: keys.publicJwk, algorithm: DEV_ALGORITHM }, clock });
+    const endless = await new SignJWT({ organizationIds: ['o'] })
+      .setProtectedHeader({ alg: DEV_ALGORITHM })
+      .setSubject('dev')
+      .sign(await importJWK(keys.privateJwk, DEV_ALGORITHM));
+    await assert.rejects(authenticate(`Bearer ${endless}`), (e) => e instanceof Problem && e.status === 401);
   });
 
   it('verifies against a JWKS URL', async () => {

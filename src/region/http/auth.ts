@@ -50,6 +50,8 @@ export function createAuthenticator(config: AuthConfig): Authenticator {
       const key = await keyOf();
       const options = {
         currentDate: new Date(config.clock.now()),
+        // A token without an expiry would be valid for ever.
+        requiredClaims: ['exp'],
         ...(config.issuer === undefined ? {} : { issuer: config.issuer }),
         ...(config.audience === undefined ? {} : { audience: config.audience }),
       };
