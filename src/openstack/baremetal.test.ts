@@ -42,7 +42,7 @@ describe('baremetal', () => {
           },
     );
     const start = h.cloud.requests.length;
-    const nodes = await listNodes(ironic, { instance_uuid: instance, fields: ['uuid', 'name'] }, { pageSize: 1 });
+    const nodes = await listNodes(ironic, { instanceUuid: instance, fields: ['uuid', 'name'] }, { pageSize: 1 });
     assert.deepEqual(
       nodes.map((n) => n.uuid),
       ['n-1', 'n-2'],

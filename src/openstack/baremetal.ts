@@ -5,6 +5,7 @@
  */
 import { ConsistencyError } from './errors.ts';
 import { listAll, pageStyleFor, type ListOptions } from './pagination.ts';
+import { commaJoined, joined, toQuery, type QueryKeys } from './request.ts';
 import type { ServiceClient } from './session.ts';
 
 export type BaremetalClient = ServiceClient<'baremetal'>;
@@ -45,13 +46,16 @@ export const NODE_FIELDS: readonly string[] = [
 ];
 
 export interface NodeFilter {
-  readonly instance_uuid?: string;
+  readonly instanceUuid?: string | undefined;
   /**
    * The fields to return (1.8+). The result type assumes at least the plain list's fields (uuid, name,
    * instance_uuid, provision_state, power_state, maintenance); ask for those when choosing fields.
    */
-  readonly fields?: readonly string[];
+  readonly fields?: readonly string[] | undefined;
 }
+
+// Ironic takes `fields` as one comma-separated parameter, not a repeated one.
+const nodeKeys: QueryKeys<NodeFilter> = { instanceUuid: 'instance_uuid', fields: commaJoined('fields') };
 
 /** Nodes, following Ironic's absolute `next` URL across pages. */
 export function listNodes(ironic: BaremetalClient, filter: NodeFilter = {}, options?: ListOptions): Promise<Node[]> {
@@ -60,11 +64,7 @@ export function listNodes(ironic: BaremetalClient, filter: NodeFilter = {}, opti
     {
       method: 'GET',
       path: '/nodes',
-      query: {
-        instance_uuid: filter.instance_uuid,
-        // Ironic takes one comma-separated parameter, not a repeated one.
-        fields: filter.fields && filter.fields.length > 0 ? filter.fields.join(',') : undefined,
-      },
+      query: toQuery(filter, nodeKeys),
     },
     pageStyleFor('baremetal', 'nodes'),
     options,
@@ -76,7 +76,7 @@ export function listNodes(ironic: BaremetalClient, filter: NodeFilter = {}, opti
  * not a baremetal server). Two nodes claiming one instance is a consistency error.
  */
 export async function getNodeByInstanceUuid(ironic: BaremetalClient, instanceUuid: string): Promise<Node | undefined> {
-  const nodes = await listNodes(ironic, { instance_uuid: instanceUuid, fields: NODE_FIELDS });
+  const nodes = await listNodes(ironic, { instanceUuid, fields: NODE_FIELDS });
   // Ironic filters exactly, but a node reported for another instance must not be taken for this one.
   const matching = nodes.filter((n) => n.instance_uuid === instanceUuid);
   if (matching.length > 1) {
@@ -95,7 +95,7 @@ export async function getNode(ironic: BaremetalClient, nodeIdent: string, fields
     method: 'GET',
     path: '/nodes/{node_ident}',
     params: { node_ident: nodeIdent },
-    query: { fields: fields && fields.length > 0 ? fields.join(',') : undefined },
+    query: { fields: joined(fields) },
   });
   return body;
 }

@@ -205,7 +205,7 @@ describe('blockstorage', () => {
       h.cloud.on('GET', `${base}/attachments`, {
         body: { attachments: [{ id: 'att-1', volume_id: 'v-1', instance: 'srv-1', status: 'attached' }] },
       });
-      const attachments = await listAttachments(cinder, { volume_id: 'v-1' });
+      const attachments = await listAttachments(cinder, { volumeId: 'v-1' });
       assert.deepEqual(attachments, [{ id: 'att-1', volume_id: 'v-1', instance: 'srv-1', status: 'attached' }]);
       const req = h.cloud.last('GET', `${base}/attachments`);
       assert.equal(req.query.get('volume_id'), 'v-1');
@@ -217,7 +217,7 @@ describe('blockstorage', () => {
       h.cloud.on('GET', `${base}/attachments`, {
         body: { attachments: [{ id: 'att-1', volume_id: 'v-1', instance: 'srv-1', status: 'attached' }] },
       });
-      await listAttachments(cinder, { instance_id: 'srv-1' }, { pageSize: 1 });
+      await listAttachments(cinder, { instanceId: 'srv-1' }, { pageSize: 1 });
       assert.equal(h.cloud.last('GET', `${base}/attachments`).query.has('limit'), false);
     });
 
@@ -242,7 +242,7 @@ describe('blockstorage', () => {
 
     it('lists public volume types', async () => {
       h.cloud.on('GET', `${base}/types`, { body: { volume_types: [fast] } });
-      const types = await listVolumeTypes(cinder, { is_public: true });
+      const types = await listVolumeTypes(cinder, { isPublic: true });
       assert.equal(h.cloud.last().query.get('is_public'), 'true');
       const [first] = types;
       assert.ok(first);

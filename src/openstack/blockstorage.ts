@@ -6,6 +6,7 @@
 import { exactlyNamed } from './exact.ts';
 import { listAll, pageStyleFor, type ListOptions } from './pagination.ts';
 import type { ServiceClient } from './session.ts';
+import { requestEnveloped, toQuery, type QueryKeys } from './request.ts';
 
 export type BlockStorageClient = ServiceClient<'block-storage'>;
 
@@ -57,36 +58,44 @@ export interface Volume {
 export interface VolumeCreate {
   /** GiB. */
   readonly size: number;
-  readonly name?: string;
-  readonly description?: string;
+  readonly name?: string | undefined;
+  readonly description?: string | undefined;
   /** A volume type name or id; the Region VolumeClassID. */
-  readonly volume_type?: string;
-  readonly availability_zone?: string;
-  readonly metadata?: Readonly<Record<string, string>>;
-  readonly imageRef?: string;
+  readonly volume_type?: string | undefined;
+  readonly availability_zone?: string | undefined;
+  readonly metadata?: Readonly<Record<string, string>> | undefined;
+  readonly imageRef?: string | undefined;
 }
 
-export async function createVolume(cinder: BlockStorageClient, volume: VolumeCreate): Promise<Volume> {
-  const { body } = await cinder.request<{ volume: Volume }>({ method: 'POST', path: '/volumes', body: { volume } });
-  return body.volume;
+export function createVolume(cinder: BlockStorageClient, volume: VolumeCreate): Promise<Volume> {
+  return requestEnveloped<Volume>(cinder, 'volume', { method: 'POST', path: '/volumes', body: { volume } });
 }
 
-export async function getVolume(cinder: BlockStorageClient, volumeId: string): Promise<Volume> {
-  const { body } = await cinder.request<{ volume: Volume }>({
+export function getVolume(cinder: BlockStorageClient, volumeId: string): Promise<Volume> {
+  return requestEnveloped<Volume>(cinder, 'volume', {
     method: 'GET',
     path: '/volumes/{volume_id}',
     params: { volume_id: volumeId },
   });
-  return body.volume;
 }
 
 export interface VolumeFilter {
   /** Cinder's name filter; treated as fuzzy, so lookups post-filter (see findVolumeByName). */
-  readonly name?: string;
-  readonly status?: string;
+  readonly name?: string | undefined;
+  readonly status?: string | undefined;
   /** Volumes carrying all of these metadata pairs. */
-  readonly metadata?: Readonly<Record<string, string>>;
+  readonly metadata?: Readonly<Record<string, string>> | undefined;
 }
+
+const volumeKeys: QueryKeys<VolumeFilter> = {
+  name: 'name',
+  status: 'status',
+  // Cinder reads this parameter as a literal dict, `{"k": "v"}`, which JSON satisfies.
+  metadata: {
+    name: 'metadata',
+    encode: (metadata) => (Object.keys(metadata).length === 0 ? undefined : JSON.stringify(metadata)),
+  },
+};
 
 /**
  * Volumes in detail, in the client's own project: `all_tenants` is never sent, so an admin credential still only
@@ -97,19 +106,9 @@ export function listVolumes(
   filter: VolumeFilter = {},
   options?: ListOptions,
 ): Promise<Volume[]> {
-  const metadata = filter.metadata && Object.keys(filter.metadata).length > 0 ? filter.metadata : undefined;
   return listAll<Volume>(
     cinder,
-    {
-      method: 'GET',
-      path: '/volumes/detail',
-      query: {
-        name: filter.name,
-        status: filter.status,
-        // Cinder reads this parameter as a literal dict, `{"k": "v"}`, which JSON satisfies.
-        metadata: metadata && JSON.stringify(metadata),
-      },
-    },
+    { method: 'GET', path: '/volumes/detail', query: toQuery(filter, volumeKeys) },
     pageStyleFor('block-storage', 'volumes'),
     options,
   );
@@ -125,7 +124,7 @@ export async function findVolumeByName(cinder: BlockStorageClient, name: string)
 
 export interface DeleteVolumeOptions {
   /** Delete the volume's snapshots with it. */
-  readonly cascade?: boolean;
+  readonly cascade?: boolean | undefined;
 }
 
 /** Accepted asynchronously (202): the volume goes through `deleting` before it disappears. */
@@ -154,10 +153,12 @@ export interface Attachment {
 }
 
 export interface AttachmentFilter {
-  readonly volume_id?: string;
+  readonly volumeId?: string | undefined;
   /** The Nova server id. */
-  readonly instance_id?: string;
+  readonly instanceId?: string | undefined;
 }
+
+const attachmentKeys: QueryKeys<AttachmentFilter> = { volumeId: 'volume_id', instanceId: 'instance_id' };
 
 /**
  * Cinder's attachment records. The summary list is used rather than the detailed one: the detail carries
@@ -176,7 +177,7 @@ export function listAttachments(
     {
       method: 'GET',
       path: '/attachments',
-      query: { volume_id: filter.volume_id, instance_id: filter.instance_id },
+      query: toQuery(filter, attachmentKeys),
       headers: attachmentsHeaders,
     },
     pageStyleFor('block-storage', 'attachments'),
@@ -207,8 +208,10 @@ export interface VolumeType {
 
 export interface VolumeTypeFilter {
   /** true: public types only (Cinder's default); false: private types only. */
-  readonly is_public?: boolean;
+  readonly isPublic?: boolean | undefined;
 }
+
+const volumeTypeKeys: QueryKeys<VolumeTypeFilter> = { isPublic: 'is_public' };
 
 /** The volume types VolumeClass inventory is selected from. */
 export function listVolumeTypes(
@@ -218,20 +221,19 @@ export function listVolumeTypes(
 ): Promise<VolumeType[]> {
   return listAll<VolumeType>(
     cinder,
-    { method: 'GET', path: '/types', query: { is_public: filter.is_public } },
+    { method: 'GET', path: '/types', query: toQuery(filter, volumeTypeKeys) },
     // Cinder names this list's links in the singular, `volume_type_links` (seen on Cinder 21 / Zed).
     { kind: 'links', items: 'volume_types', links: 'volume_type_links' },
     options,
   );
 }
 
-export async function getVolumeType(cinder: BlockStorageClient, volumeTypeId: string): Promise<VolumeType> {
-  const { body } = await cinder.request<{ volume_type: VolumeType }>({
+export function getVolumeType(cinder: BlockStorageClient, volumeTypeId: string): Promise<VolumeType> {
+  return requestEnveloped<VolumeType>(cinder, 'volume_type', {
     method: 'GET',
     path: '/types/{volume_type_id}',
     params: { volume_type_id: volumeTypeId },
   });
-  return body.volume_type;
 }
 
 // Quotas
@@ -253,37 +255,35 @@ export interface QuotaSet {
 
 /** The limits to change; -1 is unlimited (what identity creation sets). */
 export interface QuotaSetUpdate {
-  readonly volumes?: number;
-  readonly gigabytes?: number;
-  readonly snapshots?: number;
-  readonly backups?: number;
-  readonly backup_gigabytes?: number;
-  readonly per_volume_gigabytes?: number;
-  readonly groups?: number;
+  readonly volumes?: number | undefined;
+  readonly gigabytes?: number | undefined;
+  readonly snapshots?: number | undefined;
+  readonly backups?: number | undefined;
+  readonly backup_gigabytes?: number | undefined;
+  readonly per_volume_gigabytes?: number | undefined;
+  readonly groups?: number | undefined;
   readonly [key: string]: number | undefined;
 }
 
-export async function getQuotaSet(cinder: BlockStorageClient, projectId: string): Promise<QuotaSet> {
-  const { body } = await cinder.request<{ quota_set: QuotaSet }>({
+export function getQuotaSet(cinder: BlockStorageClient, projectId: string): Promise<QuotaSet> {
+  return requestEnveloped<QuotaSet>(cinder, 'quota_set', {
     method: 'GET',
     path: '/os-quota-sets/{project_id}',
     params: { project_id: projectId },
   });
-  return body.quota_set;
 }
 
-export async function updateQuotaSet(
+export function updateQuotaSet(
   cinder: BlockStorageClient,
   projectId: string,
   quotas: QuotaSetUpdate,
 ): Promise<QuotaSet> {
-  const { body } = await cinder.request<{ quota_set: QuotaSet }>({
+  return requestEnveloped<QuotaSet>(cinder, 'quota_set', {
     method: 'PUT',
     path: '/os-quota-sets/{project_id}',
     params: { project_id: projectId },
     body: { quota_set: quotas },
   });
-  return body.quota_set;
 }
 
 // Availability zones

@@ -8,6 +8,7 @@
 import { exactlyNamed } from './exact.ts';
 import { listAll, pageStyleFor, type ListOptions } from './pagination.ts';
 import type { ServiceClient } from './session.ts';
+import { commaJoined, flag, requestEnveloped, toQuery, type QueryKeys } from './request.ts';
 
 export type ComputeClient = ServiceClient<'compute'>;
 
@@ -144,26 +145,26 @@ export interface Server {
 
 /** One NIC: an existing port (what the provider uses: one port per server), or a network to make a port on. */
 export interface ServerNetwork {
-  readonly uuid?: string;
-  readonly port?: string;
-  readonly fixed_ip?: string;
-  readonly tag?: string;
+  readonly uuid?: string | undefined;
+  readonly port?: string | undefined;
+  readonly fixed_ip?: string | undefined;
+  readonly tag?: string | undefined;
 }
 
 export interface BlockDeviceMapping {
   readonly source_type: 'volume' | 'image' | 'snapshot' | 'blank';
-  readonly destination_type?: 'local' | 'volume';
-  readonly uuid?: string;
-  readonly boot_index?: number | null;
+  readonly destination_type?: 'local' | 'volume' | undefined;
+  readonly uuid?: string | undefined;
+  readonly boot_index?: number | null | undefined;
   /** GiB. */
-  readonly volume_size?: number;
-  readonly delete_on_termination?: boolean;
-  readonly device_name?: string;
-  readonly device_type?: string;
-  readonly disk_bus?: string;
-  readonly guest_format?: string;
-  readonly volume_type?: string | null;
-  readonly tag?: string;
+  readonly volume_size?: number | undefined;
+  readonly delete_on_termination?: boolean | undefined;
+  readonly device_name?: string | undefined;
+  readonly device_type?: string | undefined;
+  readonly disk_bus?: string | undefined;
+  readonly guest_format?: string | undefined;
+  readonly volume_type?: string | null | undefined;
+  readonly tag?: string | undefined;
 }
 
 /** The `server` object of a create request. */
@@ -171,37 +172,37 @@ export interface ServerCreate {
   readonly name: string;
   readonly flavorRef: string;
   /** Empty (or absent) when booting from a volume in block_device_mapping_v2. */
-  readonly imageRef?: string;
+  readonly imageRef?: string | undefined;
   /** Required by Nova from 2.37: NICs, or `none` / `auto`. */
   readonly networks: readonly ServerNetwork[] | 'none' | 'auto';
   /** Sent only in the identityKeypair SSH mode; the ca and none modes omit it. */
-  readonly key_name?: string;
+  readonly key_name?: string | undefined;
   /** The raw user data; createServer base64-encodes it, as Nova requires. */
-  readonly user_data?: Uint8Array;
-  readonly metadata?: Readonly<Record<string, string>>;
+  readonly user_data?: Uint8Array | undefined;
+  readonly metadata?: Readonly<Record<string, string>> | undefined;
   /** Names or ids; applied to ports Nova creates, not to a given port. */
-  readonly security_groups?: readonly { readonly name: string }[];
-  readonly availability_zone?: string;
-  readonly block_device_mapping_v2?: readonly BlockDeviceMapping[];
+  readonly security_groups?: readonly { readonly name: string }[] | undefined;
+  readonly availability_zone?: string | undefined;
+  readonly block_device_mapping_v2?: readonly BlockDeviceMapping[] | undefined;
   /** The guest hostname (2.90): 2–63 characters. */
-  readonly hostname?: string;
+  readonly hostname?: string | undefined;
   /** Pins the server to a compute host (2.74, admin by default). */
-  readonly host?: string;
+  readonly host?: string | undefined;
   /** Pins the server to a hypervisor node (2.74): pinned servers set it from infrastructureRef. */
-  readonly hypervisor_hostname?: string;
-  readonly tags?: readonly string[];
-  readonly config_drive?: boolean;
-  readonly description?: string;
+  readonly hypervisor_hostname?: string | undefined;
+  readonly tags?: readonly string[] | undefined;
+  readonly config_drive?: boolean | undefined;
+  readonly description?: string | undefined;
 }
 
 /** Nova's `os:scheduler_hints`, a sibling of `server` in the create body; filters may define their own hints. */
 export interface SchedulerHints {
   /** A server group id: how the identity's server group takes effect. */
-  readonly group?: string;
-  readonly different_host?: string | readonly string[];
-  readonly same_host?: string | readonly string[];
-  readonly build_near_host_ip?: string;
-  readonly cidr?: string;
+  readonly group?: string | undefined;
+  readonly different_host?: string | readonly string[] | undefined;
+  readonly same_host?: string | readonly string[] | undefined;
+  readonly build_near_host_ip?: string | undefined;
+  readonly cidr?: string | undefined;
   readonly [hint: string]: string | readonly string[] | undefined;
 }
 
@@ -220,7 +221,7 @@ export async function createServer(
   schedulerHints?: SchedulerHints,
 ): Promise<CreatedServer> {
   const { user_data, ...rest } = server;
-  const { body } = await compute.request<{ server: CreatedServer }>({
+  return requestEnveloped<CreatedServer>(compute, 'server', {
     method: 'POST',
     path: '/servers',
     body: {
@@ -231,38 +232,49 @@ export async function createServer(
       ...(schedulerHints === undefined ? {} : { 'os:scheduler_hints': schedulerHints }),
     },
   });
-  return body.server;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Servers: read, list, find, delete
 
-export async function getServer(compute: ComputeClient, serverId: string): Promise<Server> {
-  const { body } = await compute.request<{ server: Server }>({
+export function getServer(compute: ComputeClient, serverId: string): Promise<Server> {
+  return requestEnveloped<Server>(compute, 'server', {
     method: 'GET',
     path: '/servers/{server_id}',
     params: { server_id: serverId },
   });
-  return body.server;
 }
 
 export interface ServerListFilter {
   /** A regular expression Nova matches (case-insensitively on MySQL) against names; findServerByName anchors it. */
-  readonly name?: string;
-  readonly status?: ServerStatus;
+  readonly name?: string | undefined;
+  readonly status?: ServerStatus | undefined;
   /** Servers carrying all of these tags. */
-  readonly tags?: readonly string[];
+  readonly tags?: readonly string[] | undefined;
   /** Servers carrying none of these tags. */
-  readonly notTags?: readonly string[];
+  readonly notTags?: readonly string[] | undefined;
   /** An ISO 8601 time: servers changed since then, deleted ones included. */
-  readonly changesSince?: string;
-  readonly image?: string;
-  readonly flavor?: string;
+  readonly changesSince?: string | undefined;
+  readonly image?: string | undefined;
+  readonly flavor?: string | undefined;
   /** Admin: servers of every project instead of the token's. Off unless asked for. */
-  readonly allTenants?: boolean;
+  readonly allTenants?: boolean | undefined;
   /** Admin, with allTenants: one project's servers. */
-  readonly projectId?: string;
+  readonly projectId?: string | undefined;
 }
+
+const serverListKeys: QueryKeys<ServerListFilter> = {
+  name: 'name',
+  status: 'status',
+  tags: commaJoined('tags'),
+  notTags: commaJoined('not-tags'),
+  changesSince: 'changes-since',
+  image: 'image',
+  flavor: 'flavor',
+  // Sent only when asked for: by default even an admin credential lists just its own project's servers.
+  allTenants: flag('all_tenants', 'True'),
+  projectId: 'project_id',
+};
 
 /** Servers with details (`/servers/detail`); Nova pages with `servers_links`. */
 export function listServers(
@@ -275,18 +287,7 @@ export function listServers(
     {
       method: 'GET',
       path: '/servers/detail',
-      query: {
-        name: filter.name,
-        status: filter.status,
-        tags: joined(filter.tags),
-        'not-tags': joined(filter.notTags),
-        'changes-since': filter.changesSince,
-        image: filter.image,
-        flavor: filter.flavor,
-        // Sent only when asked for: by default even an admin credential lists just its own project's servers.
-        all_tenants: filter.allTenants === true ? 'True' : undefined,
-        project_id: filter.projectId,
-      },
+      query: toQuery(filter, serverListKeys),
     },
     pageStyleFor('compute', 'servers'),
     options,
@@ -316,8 +317,8 @@ export async function deleteServer(compute: ComputeClient, serverId: string): Pr
  */
 export interface ServerRebuild {
   readonly imageRef: string;
-  readonly name?: string;
-  readonly metadata?: Readonly<Record<string, string>>;
+  readonly name?: string | undefined;
+  readonly metadata?: Readonly<Record<string, string>> | undefined;
 }
 
 /**
@@ -347,7 +348,7 @@ export async function stopServer(compute: ComputeClient, serverId: string): Prom
 
 export interface ServerImageCreate {
   readonly name: string;
-  readonly metadata?: Readonly<Record<string, string>>;
+  readonly metadata?: Readonly<Record<string, string>> | undefined;
 }
 
 /** Snapshots a server into Glance; returns the new image's id, which Nova puts in the body from 2.45. */
@@ -384,13 +385,12 @@ export async function createRemoteConsole(
   serverId: string,
   kind: { readonly protocol: ConsoleProtocol; readonly type: ConsoleType } = { protocol: 'vnc', type: 'novnc' },
 ): Promise<RemoteConsole> {
-  const { body } = await compute.request<{ remote_console: RemoteConsole }>({
+  return requestEnveloped<RemoteConsole>(compute, 'remote_console', {
     method: 'POST',
     path: '/servers/{server_id}/remote-consoles',
     params: { server_id: serverId },
     body: { remote_console: kind },
   });
-  return body.remote_console;
 }
 
 async function serverAction<T = unknown>(compute: ComputeClient, serverId: string, action: object): Promise<T> {
@@ -426,8 +426,19 @@ export interface Flavor {
 
 export interface FlavorListFilter {
   /** `true`: public flavors; `false`: private ones; `'all'`: both (admin). Nova's default when absent. */
-  readonly isPublic?: boolean | 'all';
+  readonly isPublic?: boolean | 'all' | undefined;
 }
+
+const flavorListKeys: QueryKeys<FlavorListFilter> = {
+  isPublic: { name: 'is_public', encode: (isPublic) => (isPublic === 'all' ? 'None' : String(isPublic)) },
+};
+
+export interface ServerGroupFilter {
+  /** Admin: the groups of every project. */
+  readonly allProjects?: boolean | undefined;
+}
+
+const serverGroupKeys: QueryKeys<ServerGroupFilter> = { allProjects: flag('all_projects', 'True') };
 
 /** Flavors with details; Nova pages with `flavors_links`. */
 export function listFlavors(
@@ -435,39 +446,32 @@ export function listFlavors(
   filter: FlavorListFilter = {},
   options?: ListOptions,
 ): Promise<Flavor[]> {
-  const { isPublic } = filter;
   return listAll<Flavor>(
     compute,
-    {
-      method: 'GET',
-      path: '/flavors/detail',
-      query: { is_public: isPublic === undefined ? undefined : isPublic === 'all' ? 'None' : String(isPublic) },
-    },
+    { method: 'GET', path: '/flavors/detail', query: toQuery(filter, flavorListKeys) },
     pageStyleFor('compute', 'flavors'),
     options,
   );
 }
 
-export async function getFlavor(compute: ComputeClient, flavorId: string): Promise<Flavor> {
-  const { body } = await compute.request<{ flavor: Flavor }>({
+export function getFlavor(compute: ComputeClient, flavorId: string): Promise<Flavor> {
+  return requestEnveloped<Flavor>(compute, 'flavor', {
     method: 'GET',
     path: '/flavors/{flavor_id}',
     params: { flavor_id: flavorId },
   });
-  return body.flavor;
 }
 
 /** A flavor's extra specs (`resources:CUSTOM_*`, `trait:*`, …), which the placement preflight reads. */
-export async function getFlavorExtraSpecs(
+export function getFlavorExtraSpecs(
   compute: ComputeClient,
   flavorId: string,
 ): Promise<Readonly<Record<string, string>>> {
-  const { body } = await compute.request<{ extra_specs: Record<string, string> }>({
+  return requestEnveloped<Record<string, string>>(compute, 'extra_specs', {
     method: 'GET',
     path: '/flavors/{flavor_id}/os-extra_specs',
     params: { flavor_id: flavorId },
   });
-  return body.extra_specs;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -494,29 +498,27 @@ export async function listKeypairs(compute: ComputeClient, options?: ListOptions
   return wrapped.map((item) => item.keypair);
 }
 
-export async function getKeypair(compute: ComputeClient, name: string): Promise<Keypair> {
-  const { body } = await compute.request<{ keypair: Keypair }>({
+export function getKeypair(compute: ComputeClient, name: string): Promise<Keypair> {
+  return requestEnveloped<Keypair>(compute, 'keypair', {
     method: 'GET',
     path: '/os-keypairs/{keypair_name}',
     params: { keypair_name: name },
   });
-  return body.keypair;
 }
 
 /** Imports a public key; from 2.92 Nova no longer generates keys, so the key is always the caller's. */
 export interface KeypairCreate {
   readonly name: string;
   readonly public_key: string;
-  readonly type?: 'ssh' | 'x509';
+  readonly type?: 'ssh' | 'x509' | undefined;
 }
 
-export async function createKeypair(compute: ComputeClient, keypair: KeypairCreate): Promise<Keypair> {
-  const { body } = await compute.request<{ keypair: Keypair }>({
+export function createKeypair(compute: ComputeClient, keypair: KeypairCreate): Promise<Keypair> {
+  return requestEnveloped<Keypair>(compute, 'keypair', {
     method: 'POST',
     path: '/os-keypairs',
     body: { keypair },
   });
-  return body.keypair;
 }
 
 export async function deleteKeypair(compute: ComputeClient, name: string): Promise<void> {
@@ -544,7 +546,7 @@ export interface ServerGroup {
 export interface ServerGroupCreate {
   readonly name: string;
   readonly policy: ServerGroupPolicy;
-  readonly rules?: { readonly max_server_per_host?: number };
+  readonly rules?: { readonly max_server_per_host?: number | undefined } | undefined;
 }
 
 /** Nova pages by limit and offset with no links, capping each page at its `[api] max_limit` (1000 by default). */
@@ -553,7 +555,7 @@ const NOVA_OFFSET_PAGE_SIZE = 1000;
 /** The project's server groups, every offset page of them. */
 export function listServerGroups(
   compute: ComputeClient,
-  filter: { readonly allProjects?: boolean } = {},
+  filter: ServerGroupFilter = {},
   options?: ListOptions,
 ): Promise<ServerGroup[]> {
   return listAll<ServerGroup>(
@@ -561,29 +563,27 @@ export function listServerGroups(
     {
       method: 'GET',
       path: '/os-server-groups',
-      query: { all_projects: filter.allProjects === true ? 'True' : undefined },
+      query: toQuery(filter, serverGroupKeys),
     },
     { kind: 'offset', items: 'server_groups', pageSize: NOVA_OFFSET_PAGE_SIZE },
     { limit: options?.limit, pageSize: options?.pageSize, signal: options?.signal },
   );
 }
 
-export async function getServerGroup(compute: ComputeClient, groupId: string): Promise<ServerGroup> {
-  const { body } = await compute.request<{ server_group: ServerGroup }>({
+export function getServerGroup(compute: ComputeClient, groupId: string): Promise<ServerGroup> {
+  return requestEnveloped<ServerGroup>(compute, 'server_group', {
     method: 'GET',
     path: '/os-server-groups/{server_group_id}',
     params: { server_group_id: groupId },
   });
-  return body.server_group;
 }
 
-export async function createServerGroup(compute: ComputeClient, group: ServerGroupCreate): Promise<ServerGroup> {
-  const { body } = await compute.request<{ server_group: ServerGroup }>({
+export function createServerGroup(compute: ComputeClient, group: ServerGroupCreate): Promise<ServerGroup> {
+  return requestEnveloped<ServerGroup>(compute, 'server_group', {
     method: 'POST',
     path: '/os-server-groups',
     body: { server_group: group },
   });
-  return body.server_group;
 }
 
 export async function deleteServerGroup(compute: ComputeClient, groupId: string): Promise<void> {
@@ -617,9 +617,9 @@ export interface VolumeAttachment {
 export interface VolumeAttachmentCreate {
   readonly volumeId: string;
   /** A hint; most hypervisors choose the device themselves. */
-  readonly device?: string;
-  readonly tag?: string;
-  readonly delete_on_termination?: boolean;
+  readonly device?: string | undefined;
+  readonly tag?: string | undefined;
+  readonly delete_on_termination?: boolean | undefined;
 }
 
 /** A server's attachments; paged by offset with no links, like server groups. */
@@ -640,17 +640,16 @@ export function listVolumeAttachments(
  * One attachment, named by the volume's id; docs/spec/openstack-provider.md §Existing-volume server attachments reads
  * it after a 409 on attach to tell a race from a conflict.
  */
-export async function getVolumeAttachment(
+export function getVolumeAttachment(
   compute: ComputeClient,
   serverId: string,
   volumeId: string,
 ): Promise<VolumeAttachment> {
-  const { body } = await compute.request<{ volumeAttachment: VolumeAttachment }>({
+  return requestEnveloped<VolumeAttachment>(compute, 'volumeAttachment', {
     method: 'GET',
     path: '/servers/{server_id}/os-volume_attachments/{volume_id}',
     params: { server_id: serverId, volume_id: volumeId },
   });
-  return body.volumeAttachment;
 }
 
 /**
@@ -668,18 +667,17 @@ export interface VolumeAttachmentAccepted {
 }
 
 /** Starts an attach; the attachment is complete when Cinder reports the volume in-use. */
-export async function attachVolume(
+export function attachVolume(
   compute: ComputeClient,
   serverId: string,
   attachment: VolumeAttachmentCreate,
 ): Promise<VolumeAttachmentAccepted> {
-  const { body } = await compute.request<{ volumeAttachment: VolumeAttachmentAccepted }>({
+  return requestEnveloped<VolumeAttachmentAccepted>(compute, 'volumeAttachment', {
     method: 'POST',
     path: '/servers/{server_id}/os-volume_attachments',
     params: { server_id: serverId },
     body: { volumeAttachment: attachment },
   });
-  return body.volumeAttachment;
 }
 
 /** Starts a detach (202); the volume is detached when Cinder reports it available. */
@@ -716,28 +714,26 @@ export interface QuotaSet extends QuotaLimits {
   readonly id: string;
 }
 
-export async function getQuotaSet(compute: ComputeClient, projectId: string): Promise<QuotaSet> {
-  const { body } = await compute.request<{ quota_set: QuotaSet }>({
+export function getQuotaSet(compute: ComputeClient, projectId: string): Promise<QuotaSet> {
+  return requestEnveloped<QuotaSet>(compute, 'quota_set', {
     method: 'GET',
     path: '/os-quota-sets/{project_id}',
     params: { project_id: projectId },
   });
-  return body.quota_set;
 }
 
 /** Sets some of a project's quotas (an admin call); returns them all. */
-export async function updateQuotaSet(
+export function updateQuotaSet(
   compute: ComputeClient,
   projectId: string,
   quotas: Partial<QuotaLimits>,
 ): Promise<QuotaLimits> {
-  const { body } = await compute.request<{ quota_set: QuotaLimits }>({
+  return requestEnveloped<QuotaLimits>(compute, 'quota_set', {
     method: 'PUT',
     path: '/os-quota-sets/{project_id}',
     params: { project_id: projectId },
     body: { quota_set: quotas },
   });
-  return body.quota_set;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -745,8 +741,4 @@ export async function updateQuotaSet(
 /** Escapes the characters a regular expression gives meaning to, for MySQL (ICU), PostgreSQL and Python's re alike. */
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-function joined(values: readonly string[] | undefined): string | undefined {
-  return values === undefined || values.length === 0 ? undefined : values.join(',');
 }

@@ -11,8 +11,8 @@ import { Transport, type RequestObserver, type RetryPolicy } from './transport.t
 export interface ConnectDeps {
   readonly clock: Clock;
   readonly random: Random;
-  readonly observer?: RequestObserver;
-  readonly retry?: RetryPolicy;
+  readonly observer?: RequestObserver | undefined;
+  readonly retry?: RetryPolicy | undefined;
 }
 
 export function transportFor(config: CloudConfig, deps: ConnectDeps): Transport {

@@ -16,6 +16,7 @@ import { exactlyNamed } from './exact.ts';
 import { isNotFound } from './errors.ts';
 import { listAll, pageStyleFor, type ListOptions } from './pagination.ts';
 import type { ServiceClient } from './session.ts';
+import { commaJoined, flag, requestEnveloped, toQuery, type QueryKeys } from './request.ts';
 
 export type IdentityClient = ServiceClient<'identity'>;
 /**
@@ -39,17 +40,19 @@ export interface DomainFilter {
   readonly enabled?: boolean | undefined;
 }
 
+const domainKeys: QueryKeys<DomainFilter> = { name: 'name', enabled: 'enabled' };
+
 export interface DomainCreate {
   readonly name: string;
-  readonly description?: string;
-  readonly enabled?: boolean;
+  readonly description?: string | undefined;
+  readonly enabled?: boolean | undefined;
 }
 
 export interface DomainUpdate {
-  readonly name?: string;
-  readonly description?: string;
+  readonly name?: string | undefined;
+  readonly description?: string | undefined;
   /** A domain must be disabled before Keystone lets it be deleted. */
-  readonly enabled?: boolean;
+  readonly enabled?: boolean | undefined;
 }
 
 export function listDomains(
@@ -59,34 +62,31 @@ export function listDomains(
 ): Promise<Domain[]> {
   return listAll<Domain>(
     identity,
-    { method: 'GET', path: '/domains', query: { name: filter.name, enabled: filter.enabled } },
+    { method: 'GET', path: '/domains', query: toQuery(filter, domainKeys) },
     pageStyleFor('identity', 'domains'),
     options,
   );
 }
 
-export async function getDomain(identity: IdentityClient, domainId: string): Promise<Domain> {
-  const { body } = await identity.request<{ domain: Domain }>({
+export function getDomain(identity: IdentityClient, domainId: string): Promise<Domain> {
+  return requestEnveloped<Domain>(identity, 'domain', {
     method: 'GET',
     path: '/domains/{domain_id}',
     params: { domain_id: domainId },
   });
-  return body.domain;
 }
 
-export async function createDomain(identity: IdentityClient, domain: DomainCreate): Promise<Domain> {
-  const { body } = await identity.request<{ domain: Domain }>({ method: 'POST', path: '/domains', body: { domain } });
-  return body.domain;
+export function createDomain(identity: IdentityClient, domain: DomainCreate): Promise<Domain> {
+  return requestEnveloped<Domain>(identity, 'domain', { method: 'POST', path: '/domains', body: { domain } });
 }
 
-export async function updateDomain(identity: IdentityClient, domainId: string, update: DomainUpdate): Promise<Domain> {
-  const { body } = await identity.request<{ domain: Domain }>({
+export function updateDomain(identity: IdentityClient, domainId: string, update: DomainUpdate): Promise<Domain> {
+  return requestEnveloped<Domain>(identity, 'domain', {
     method: 'PATCH',
     path: '/domains/{domain_id}',
     params: { domain_id: domainId },
     body: { domain: update },
   });
-  return body.domain;
 }
 
 /** Deletes a domain; Keystone refuses (403) until the domain is disabled, so callers disable it first. */
@@ -116,21 +116,28 @@ export interface ProjectFilter {
   readonly tagsAny?: readonly string[] | undefined;
 }
 
+const projectKeys: QueryKeys<ProjectFilter> = {
+  domainId: 'domain_id',
+  name: 'name',
+  tags: commaJoined('tags'),
+  tagsAny: commaJoined('tags-any'),
+};
+
 export interface ProjectCreate {
   readonly name: string;
   readonly domain_id: string;
-  readonly description?: string;
-  readonly enabled?: boolean;
+  readonly description?: string | undefined;
+  readonly enabled?: boolean | undefined;
   /** The region service tags identity projects `organization=…` and `project=…`; tags may not contain `,` or `/`. */
-  readonly tags?: readonly string[];
+  readonly tags?: readonly string[] | undefined;
 }
 
 export interface ProjectUpdate {
-  readonly name?: string;
-  readonly description?: string;
-  readonly enabled?: boolean;
+  readonly name?: string | undefined;
+  readonly description?: string | undefined;
+  readonly enabled?: boolean | undefined;
   /** Replaces the whole tag list. */
-  readonly tags?: readonly string[];
+  readonly tags?: readonly string[] | undefined;
 }
 
 export function listProjects(
@@ -143,12 +150,7 @@ export function listProjects(
     {
       method: 'GET',
       path: '/projects',
-      query: {
-        domain_id: filter.domainId,
-        name: filter.name,
-        tags: joined(filter.tags),
-        'tags-any': joined(filter.tagsAny),
-      },
+      query: toQuery(filter, projectKeys),
     },
     pageStyleFor('identity', 'projects'),
     options,
@@ -165,36 +167,29 @@ export async function findProjectByName(
   return exactlyNamed(await listProjects(identity, { domainId, name }, options), name, 'keystone project');
 }
 
-export async function getProject(identity: IdentityClient, projectId: string): Promise<Project> {
-  const { body } = await identity.request<{ project: Project }>({
+export function getProject(identity: IdentityClient, projectId: string): Promise<Project> {
+  return requestEnveloped<Project>(identity, 'project', {
     method: 'GET',
     path: '/projects/{project_id}',
     params: { project_id: projectId },
   });
-  return body.project;
 }
 
-export async function createProject(identity: IdentityClient, project: ProjectCreate): Promise<Project> {
-  const { body } = await identity.request<{ project: Project }>({
+export function createProject(identity: IdentityClient, project: ProjectCreate): Promise<Project> {
+  return requestEnveloped<Project>(identity, 'project', {
     method: 'POST',
     path: '/projects',
     body: { project },
   });
-  return body.project;
 }
 
-export async function updateProject(
-  identity: IdentityClient,
-  projectId: string,
-  update: ProjectUpdate,
-): Promise<Project> {
-  const { body } = await identity.request<{ project: Project }>({
+export function updateProject(identity: IdentityClient, projectId: string, update: ProjectUpdate): Promise<Project> {
+  return requestEnveloped<Project>(identity, 'project', {
     method: 'PATCH',
     path: '/projects/{project_id}',
     params: { project_id: projectId },
     body: { project: update },
   });
-  return body.project;
 }
 
 export async function deleteProject(identity: IdentityClient, projectId: string): Promise<void> {
@@ -205,12 +200,12 @@ export async function deleteProject(identity: IdentityClient, projectId: string)
 
 /** Keystone's per-user options (the ones a service account sets); Keystone answers with the options it holds. */
 export interface UserOptions {
-  readonly ignore_change_password_upon_first_use?: boolean;
-  readonly ignore_password_expiry?: boolean;
-  readonly ignore_lockout_failure_attempts?: boolean;
-  readonly lock_password?: boolean;
-  readonly multi_factor_auth_enabled?: boolean;
-  readonly multi_factor_auth_rules?: readonly (readonly string[])[];
+  readonly ignore_change_password_upon_first_use?: boolean | undefined;
+  readonly ignore_password_expiry?: boolean | undefined;
+  readonly ignore_lockout_failure_attempts?: boolean | undefined;
+  readonly lock_password?: boolean | undefined;
+  readonly multi_factor_auth_enabled?: boolean | undefined;
+  readonly multi_factor_auth_rules?: readonly (readonly string[])[] | undefined;
 }
 
 export interface User {
@@ -229,14 +224,16 @@ export interface UserFilter {
   readonly name?: string | undefined;
 }
 
+const userKeys: QueryKeys<UserFilter> = { domainId: 'domain_id', name: 'name' };
+
 export interface UserCreate {
   readonly name: string;
   readonly domain_id: string;
-  readonly password?: string;
-  readonly description?: string;
-  readonly default_project_id?: string;
-  readonly enabled?: boolean;
-  readonly options?: UserOptions;
+  readonly password?: string | undefined;
+  readonly description?: string | undefined;
+  readonly default_project_id?: string | undefined;
+  readonly enabled?: boolean | undefined;
+  readonly options?: UserOptions | undefined;
 }
 
 /**
@@ -244,18 +241,18 @@ export interface UserCreate {
  * change revokes every token of the user.
  */
 export interface UserUpdate {
-  readonly name?: string;
-  readonly description?: string;
-  readonly default_project_id?: string | null;
+  readonly name?: string | undefined;
+  readonly description?: string | undefined;
+  readonly default_project_id?: string | null | undefined;
   /** Disabling a user revokes its tokens and deletes its application credentials and access rules. */
-  readonly enabled?: boolean;
-  readonly options?: UserOptions;
+  readonly enabled?: boolean | undefined;
+  readonly options?: UserOptions | undefined;
 }
 
 export function listUsers(identity: IdentityClient, filter: UserFilter = {}, options?: ListOptions): Promise<User[]> {
   return listAll<User>(
     identity,
-    { method: 'GET', path: '/users', query: { domain_id: filter.domainId, name: filter.name } },
+    { method: 'GET', path: '/users', query: toQuery(filter, userKeys) },
     pageStyleFor('identity', 'users'),
     options,
   );
@@ -271,29 +268,26 @@ export async function findUserByName(
   return exactlyNamed(await listUsers(identity, { domainId, name }, options), name, 'keystone user');
 }
 
-export async function getUser(identity: IdentityClient, userId: string): Promise<User> {
-  const { body } = await identity.request<{ user: User }>({
+export function getUser(identity: IdentityClient, userId: string): Promise<User> {
+  return requestEnveloped<User>(identity, 'user', {
     method: 'GET',
     path: '/users/{user_id}',
     params: { user_id: userId },
   });
-  return body.user;
 }
 
 /** A duplicate (domain, name) is refused with 409, raised as ConflictError. */
-export async function createUser(identity: IdentityClient, user: UserCreate): Promise<User> {
-  const { body } = await identity.request<{ user: User }>({ method: 'POST', path: '/users', body: { user } });
-  return body.user;
+export function createUser(identity: IdentityClient, user: UserCreate): Promise<User> {
+  return requestEnveloped<User>(identity, 'user', { method: 'POST', path: '/users', body: { user } });
 }
 
-export async function updateUser(identity: IdentityClient, userId: string, update: UserUpdate): Promise<User> {
-  const { body } = await identity.request<{ user: User }>({
+export function updateUser(identity: IdentityClient, userId: string, update: UserUpdate): Promise<User> {
+  return requestEnveloped<User>(identity, 'user', {
     method: 'PATCH',
     path: '/users/{user_id}',
     params: { user_id: userId },
     body: { user: update },
   });
-  return body.user;
 }
 
 /** Deleting a user also deletes its application credentials. */
@@ -305,14 +299,13 @@ export async function deleteUser(identity: IdentityClient, userId: string): Prom
  * Sets a user's password as an administrator, without the old one. Keystone checks it against its password rules
  * and revokes every token the user holds; the user's application credentials survive.
  */
-export async function setUserPassword(identity: IdentityClient, userId: string, password: string): Promise<User> {
-  const { body } = await identity.request<{ user: User }>({
+export function setUserPassword(identity: IdentityClient, userId: string, password: string): Promise<User> {
+  return requestEnveloped<User>(identity, 'user', {
     method: 'PATCH',
     path: '/users/{user_id}',
     params: { user_id: userId },
     body: { user: { password } },
   });
-  return body.user;
 }
 
 /** Self-service change: the user's own token, and its current password as `original_password`. Answers 204. */
@@ -345,10 +338,12 @@ export interface RoleFilter {
   readonly domainId?: string | undefined;
 }
 
+const roleKeys: QueryKeys<RoleFilter> = { name: 'name', domainId: 'domain_id' };
+
 export function listRoles(identity: IdentityClient, filter: RoleFilter = {}, options?: ListOptions): Promise<Role[]> {
   return listAll<Role>(
     identity,
-    { method: 'GET', path: '/roles', query: { name: filter.name, domain_id: filter.domainId } },
+    { method: 'GET', path: '/roles', query: toQuery(filter, roleKeys) },
     pageStyleFor('identity', 'roles'),
     options,
   );
@@ -365,8 +360,7 @@ export async function findRoleByName(
 }
 
 export async function createRole(identity: IdentityClient, role: { readonly name: string }): Promise<Role> {
-  const { body } = await identity.request<{ role: Role }>({ method: 'POST', path: '/roles', body: { role } });
-  return body.role;
+  return requestEnveloped<Role>(identity, 'role', { method: 'POST', path: '/roles', body: { role } });
 }
 
 /** The global role named exactly `name`, created when there is none; its id. For seeding and tests. */
@@ -374,13 +368,12 @@ export async function ensureRole(identity: IdentityClient, name: string): Promis
   return (await findRoleByName(identity, name))?.id ?? (await createRole(identity, { name })).id;
 }
 
-export async function getRole(identity: IdentityClient, roleId: string): Promise<Role> {
-  const { body } = await identity.request<{ role: Role }>({
+export function getRole(identity: IdentityClient, roleId: string): Promise<Role> {
+  return requestEnveloped<Role>(identity, 'role', {
     method: 'GET',
     path: '/roles/{role_id}',
     params: { role_id: roleId },
   });
-  return body.role;
 }
 
 // ---------------------------------------------------------------------------------------------------- role assignments
@@ -457,6 +450,22 @@ export interface RoleAssignmentFilter {
   readonly includeNames?: boolean | undefined;
 }
 
+const roleAssignmentKeys: QueryKeys<RoleAssignmentFilter> = {
+  userId: 'user.id',
+  projectId: 'scope.project.id',
+  domainId: 'scope.domain.id',
+  roleId: 'role.id',
+  // Keystone reads these flags by presence: any value but `0` means true, so `false` is left out.
+  effective: flag('effective'),
+  includeNames: flag('include_names'),
+};
+
+export interface ApplicationCredentialFilter {
+  readonly name?: string | undefined;
+}
+
+const applicationCredentialKeys: QueryKeys<ApplicationCredentialFilter> = { name: 'name' };
+
 export function listRoleAssignments(
   identity: IdentityClient,
   filter: RoleAssignmentFilter = {},
@@ -467,15 +476,7 @@ export function listRoleAssignments(
     {
       method: 'GET',
       path: '/role_assignments',
-      query: {
-        'user.id': filter.userId,
-        'scope.project.id': filter.projectId,
-        'scope.domain.id': filter.domainId,
-        'role.id': filter.roleId,
-        // Keystone reads these flags by presence: any value but `0` means true, so `false` is left out.
-        effective: filter.effective ? 'true' : undefined,
-        include_names: filter.includeNames ? 'true' : undefined,
-      },
+      query: toQuery(filter, roleAssignmentKeys),
     },
     pageStyleFor('identity', 'role_assignments'),
     options,
@@ -485,7 +486,7 @@ export function listRoleAssignments(
 // ---------------------------------------------------------------------------------------------------- application credentials
 
 export interface AccessRule {
-  readonly id?: string;
+  readonly id?: string | undefined;
   readonly service: string;
   readonly method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   readonly path: string;
@@ -516,51 +517,49 @@ export interface NewApplicationCredential extends ApplicationCredential {
 
 export interface ApplicationCredentialCreate {
   readonly name: string;
-  readonly description?: string;
+  readonly description?: string | undefined;
   /** By id or name; defaults to all the roles of the creating token. A role the user lacks is refused with 400. */
-  readonly roles?: readonly ({ readonly id: string } | { readonly name: string })[];
+  readonly roles?: readonly ({ readonly id: string } | { readonly name: string })[] | undefined;
   /** ISO 8601; null or absent for no expiry. */
-  readonly expires_at?: string | null;
+  readonly expires_at?: string | null | undefined;
   /** Lets the credential create further credentials and trusts; leave false unless required. */
-  readonly unrestricted?: boolean;
-  readonly access_rules?: readonly AccessRule[];
+  readonly unrestricted?: boolean | undefined;
+  readonly access_rules?: readonly AccessRule[] | undefined;
 }
 
 /**
  * Creates an application credential for `userId`, which must be the token's own user (403 otherwise), on the
  * token's project. The result carries the secret, once.
  */
-export async function createApplicationCredential(
+export function createApplicationCredential(
   identity: ProjectScopedIdentityClient,
   userId: string,
   credential: ApplicationCredentialCreate,
 ): Promise<NewApplicationCredential> {
-  const { body } = await identity.request<{ application_credential: NewApplicationCredential }>({
+  return requestEnveloped<NewApplicationCredential>(identity, 'application_credential', {
     method: 'POST',
     path: '/users/{user_id}/application_credentials',
     params: { user_id: userId },
     body: { application_credential: credential },
   });
-  return body.application_credential;
 }
 
-export async function getApplicationCredential(
+export function getApplicationCredential(
   identity: IdentityClient,
   userId: string,
   credentialId: string,
 ): Promise<ApplicationCredential> {
-  const { body } = await identity.request<{ application_credential: ApplicationCredential }>({
+  return requestEnveloped<ApplicationCredential>(identity, 'application_credential', {
     method: 'GET',
     path: '/users/{user_id}/application_credentials/{application_credential_id}',
     params: { user_id: userId, application_credential_id: credentialId },
   });
-  return body.application_credential;
 }
 
 export function listApplicationCredentials(
   identity: IdentityClient,
   userId: string,
-  filter: { readonly name?: string | undefined } = {},
+  filter: ApplicationCredentialFilter = {},
   options?: ListOptions,
 ): Promise<ApplicationCredential[]> {
   return listAll<ApplicationCredential>(
@@ -569,7 +568,7 @@ export function listApplicationCredentials(
       method: 'GET',
       path: '/users/{user_id}/application_credentials',
       params: { user_id: userId },
-      query: { name: filter.name },
+      query: toQuery(filter, applicationCredentialKeys),
     },
     pageStyleFor('identity', 'application_credentials'),
     options,
@@ -600,8 +599,4 @@ export async function deleteApplicationCredential(
     path: '/users/{user_id}/application_credentials/{application_credential_id}',
     params: { user_id: userId, application_credential_id: credentialId },
   });
-}
-
-function joined(values: readonly string[] | undefined): string | undefined {
-  return values && values.length > 0 ? values.join(',') : undefined;
 }

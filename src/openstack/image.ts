@@ -8,6 +8,7 @@
  */
 import { exactlyNamed } from './exact.ts';
 import { listAll, pageStyleFor, type ListOptions } from './pagination.ts';
+import { toQuery, type QueryKeys } from './request.ts';
 import type { ServiceClient } from './session.ts';
 
 export type ImageClient = ServiceClient<'image'>;
@@ -101,22 +102,24 @@ export interface ImageFilter {
   readonly sort?: string | undefined;
 }
 
+const imageKeys: QueryKeys<ImageFilter> = {
+  name: 'name',
+  status: 'status',
+  visibility: 'visibility',
+  owner: 'owner',
+  tags: 'tag',
+  memberStatus: 'member_status',
+  osHidden: 'os_hidden',
+  sort: 'sort',
+};
+
 export function listImages(image: ImageClient, filter: ImageFilter = {}, options?: ListOptions): Promise<Image[]> {
   return listAll<Image>(
     image,
     {
       method: 'GET',
       path: '/images',
-      query: {
-        name: filter.name,
-        status: filter.status,
-        visibility: filter.visibility,
-        owner: filter.owner,
-        tag: filter.tags,
-        member_status: filter.memberStatus,
-        os_hidden: filter.osHidden,
-        sort: filter.sort,
-      },
+      query: toQuery(filter, imageKeys),
     },
     pageStyleFor('image', 'images'),
     options,
@@ -149,17 +152,17 @@ export async function getImage(image: ImageClient, imageId: string): Promise<Ima
 export interface ImageCreate {
   readonly name: string;
   /** Optional: Glance generates one when absent. */
-  readonly id?: string;
-  readonly disk_format?: string;
-  readonly container_format?: string;
-  readonly visibility?: ImageVisibility;
-  readonly tags?: readonly string[];
-  readonly min_disk?: number;
-  readonly min_ram?: number;
-  readonly os_hidden?: boolean;
-  readonly protected?: boolean;
+  readonly id?: string | undefined;
+  readonly disk_format?: string | undefined;
+  readonly container_format?: string | undefined;
+  readonly visibility?: ImageVisibility | undefined;
+  readonly tags?: readonly string[] | undefined;
+  readonly min_disk?: number | undefined;
+  readonly min_ram?: number | undefined;
+  readonly os_hidden?: boolean | undefined;
+  readonly protected?: boolean | undefined;
   /** Custom properties, sent at the top level beside the core fields; Glance accepts only string values. */
-  readonly properties?: Readonly<Record<string, string>>;
+  readonly properties?: Readonly<Record<string, string>> | undefined;
 }
 
 /** Creates the image record (status `queued`); the data follows through `importImageFromUrl`. */

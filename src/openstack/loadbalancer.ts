@@ -8,6 +8,7 @@ import { exactlyNamed } from './exact.ts';
 import { compareVersions, parseVersion, type Version } from './microversion.ts';
 import { listAll, pageStyleFor, type ListOptions } from './pagination.ts';
 import type { ServiceClient } from './session.ts';
+import { requestEnveloped, toQuery, type QueryKeys } from './request.ts';
 
 export type LoadBalancerClient = ServiceClient<'load-balancer'>;
 
@@ -25,13 +26,15 @@ export interface IdRef {
 
 /** Filters every Octavia list accepts; `name` is treated as fuzzy, so lookups post-filter. */
 export interface OctaviaFilter {
-  readonly name?: string;
-  readonly project_id?: string;
+  readonly name?: string | undefined;
+  readonly projectId?: string | undefined;
 }
+
+const octaviaKeys: QueryKeys<OctaviaFilter> = { name: 'name', projectId: 'project_id' };
 
 export interface CascadeOptions {
   /** Delete the load balancer's listeners, pools, members and monitors with it. */
-  readonly cascade?: boolean;
+  readonly cascade?: boolean | undefined;
 }
 
 // Load balancers
@@ -58,36 +61,34 @@ export interface LoadBalancer {
 /** One of `vip_subnet_id`, `vip_network_id` or `vip_port_id` places the VIP. */
 export interface LoadBalancerCreate {
   readonly name: string;
-  readonly description?: string;
-  readonly vip_subnet_id?: string;
-  readonly vip_network_id?: string;
-  readonly vip_port_id?: string;
+  readonly description?: string | undefined;
+  readonly vip_subnet_id?: string | undefined;
+  readonly vip_network_id?: string | undefined;
+  readonly vip_port_id?: string | undefined;
   /** The requested VIP; Octavia allocates one when absent. */
-  readonly vip_address?: string;
-  readonly project_id?: string;
-  readonly provider?: string;
-  readonly flavor_id?: string;
+  readonly vip_address?: string | undefined;
+  readonly project_id?: string | undefined;
+  readonly provider?: string | undefined;
+  readonly flavor_id?: string | undefined;
 }
 
-export async function createLoadBalancer(
+export function createLoadBalancer(
   octavia: LoadBalancerClient,
   loadbalancer: LoadBalancerCreate,
 ): Promise<LoadBalancer> {
-  const { body } = await octavia.request<{ loadbalancer: LoadBalancer }>({
+  return requestEnveloped<LoadBalancer>(octavia, 'loadbalancer', {
     method: 'POST',
     path: '/lbaas/loadbalancers',
     body: { loadbalancer },
   });
-  return body.loadbalancer;
 }
 
-export async function getLoadBalancer(octavia: LoadBalancerClient, loadbalancerId: string): Promise<LoadBalancer> {
-  const { body } = await octavia.request<{ loadbalancer: LoadBalancer }>({
+export function getLoadBalancer(octavia: LoadBalancerClient, loadbalancerId: string): Promise<LoadBalancer> {
+  return requestEnveloped<LoadBalancer>(octavia, 'loadbalancer', {
     method: 'GET',
     path: '/lbaas/loadbalancers/{loadbalancer_id}',
     params: { loadbalancer_id: loadbalancerId },
   });
-  return body.loadbalancer;
 }
 
 export function listLoadBalancers(
@@ -97,7 +98,7 @@ export function listLoadBalancers(
 ): Promise<LoadBalancer[]> {
   return listAll<LoadBalancer>(
     octavia,
-    { method: 'GET', path: '/lbaas/loadbalancers', query: { name: filter.name, project_id: filter.project_id } },
+    { method: 'GET', path: '/lbaas/loadbalancers', query: toQuery(filter, octaviaKeys) },
     pageStyleFor('load-balancer', 'loadbalancers'),
     options,
   );
@@ -134,10 +135,10 @@ export type ListenerProtocol = 'HTTP' | 'HTTPS' | 'TCP' | 'UDP' | 'SCTP' | 'TERM
 
 /** Timeouts in milliseconds; client and member data are set to the idle timeout for TCP listeners. */
 export interface ListenerTimeouts {
-  readonly timeout_client_data?: number;
-  readonly timeout_member_connect?: number;
-  readonly timeout_member_data?: number;
-  readonly timeout_tcp_inspect?: number;
+  readonly timeout_client_data?: number | undefined;
+  readonly timeout_member_connect?: number | undefined;
+  readonly timeout_member_data?: number | undefined;
+  readonly timeout_tcp_inspect?: number | undefined;
 }
 
 export interface Listener {
@@ -161,12 +162,12 @@ export interface Listener {
 
 export interface ListenerCreate extends ListenerTimeouts {
   readonly name: string;
-  readonly description?: string;
+  readonly description?: string | undefined;
   readonly loadbalancer_id: string;
   readonly protocol: ListenerProtocol;
   readonly protocol_port: number;
-  readonly default_pool_id?: string;
-  readonly allowed_cidrs?: readonly string[];
+  readonly default_pool_id?: string | undefined;
+  readonly allowed_cidrs?: readonly string[] | undefined;
 }
 
 /**
@@ -174,30 +175,28 @@ export interface ListenerCreate extends ListenerTimeouts {
  * Octavia.
  */
 export interface ListenerUpdate extends ListenerTimeouts {
-  readonly name?: string;
-  readonly description?: string;
+  readonly name?: string | undefined;
+  readonly description?: string | undefined;
   /** Null unlinks the default pool. */
-  readonly default_pool_id?: string | null;
+  readonly default_pool_id?: string | null | undefined;
   /** Null or empty allows any source. */
-  readonly allowed_cidrs?: readonly string[] | null;
+  readonly allowed_cidrs?: readonly string[] | null | undefined;
 }
 
-export async function createListener(octavia: LoadBalancerClient, listener: ListenerCreate): Promise<Listener> {
-  const { body } = await octavia.request<{ listener: Listener }>({
+export function createListener(octavia: LoadBalancerClient, listener: ListenerCreate): Promise<Listener> {
+  return requestEnveloped<Listener>(octavia, 'listener', {
     method: 'POST',
     path: '/lbaas/listeners',
     body: { listener },
   });
-  return body.listener;
 }
 
-export async function getListener(octavia: LoadBalancerClient, listenerId: string): Promise<Listener> {
-  const { body } = await octavia.request<{ listener: Listener }>({
+export function getListener(octavia: LoadBalancerClient, listenerId: string): Promise<Listener> {
+  return requestEnveloped<Listener>(octavia, 'listener', {
     method: 'GET',
     path: '/lbaas/listeners/{listener_id}',
     params: { listener_id: listenerId },
   });
-  return body.listener;
 }
 
 export function listListeners(
@@ -207,7 +206,7 @@ export function listListeners(
 ): Promise<Listener[]> {
   return listAll<Listener>(
     octavia,
-    { method: 'GET', path: '/lbaas/listeners', query: { name: filter.name, project_id: filter.project_id } },
+    { method: 'GET', path: '/lbaas/listeners', query: toQuery(filter, octaviaKeys) },
     pageStyleFor('load-balancer', 'listeners'),
     options,
   );
@@ -218,18 +217,17 @@ export async function findListenerByName(octavia: LoadBalancerClient, name: stri
   return exactlyNamed(await listListeners(octavia, { name }), name, 'listener');
 }
 
-export async function updateListener(
+export function updateListener(
   octavia: LoadBalancerClient,
   listenerId: string,
   listener: ListenerUpdate,
 ): Promise<Listener> {
-  const { body } = await octavia.request<{ listener: Listener }>({
+  return requestEnveloped<Listener>(octavia, 'listener', {
     method: 'PUT',
     path: '/lbaas/listeners/{listener_id}',
     params: { listener_id: listenerId },
     body: { listener },
   });
-  return body.listener;
 }
 
 export async function deleteListener(octavia: LoadBalancerClient, listenerId: string): Promise<void> {
@@ -248,9 +246,9 @@ export type LbAlgorithm = 'ROUND_ROBIN' | 'LEAST_CONNECTIONS' | 'SOURCE_IP' | 'S
 
 export interface SessionPersistence {
   readonly type: 'SOURCE_IP' | 'HTTP_COOKIE' | 'APP_COOKIE';
-  readonly cookie_name?: string | null;
-  readonly persistence_timeout?: number | null;
-  readonly persistence_granularity?: string | null;
+  readonly cookie_name?: string | null | undefined;
+  readonly persistence_timeout?: number | null | undefined;
+  readonly persistence_granularity?: string | null | undefined;
 }
 
 export interface Pool {
@@ -272,35 +270,33 @@ export interface Pool {
 /** One of `listener_id` (the pool becomes its default pool) or `loadbalancer_id` attaches the pool. */
 export interface PoolCreate {
   readonly name: string;
-  readonly description?: string;
-  readonly listener_id?: string;
-  readonly loadbalancer_id?: string;
+  readonly description?: string | undefined;
+  readonly listener_id?: string | undefined;
+  readonly loadbalancer_id?: string | undefined;
   readonly protocol: PoolProtocol;
   readonly lb_algorithm: LbAlgorithm;
-  readonly session_persistence?: SessionPersistence;
+  readonly session_persistence?: SessionPersistence | undefined;
 }
 
 /** Protocol is immutable in Octavia (why the REST API blocks proxyProtocolV2 drift before it gets here). */
 export interface PoolUpdate {
-  readonly name?: string;
-  readonly description?: string;
-  readonly lb_algorithm?: LbAlgorithm;
+  readonly name?: string | undefined;
+  readonly description?: string | undefined;
+  readonly lb_algorithm?: LbAlgorithm | undefined;
   /** Null removes session persistence. */
-  readonly session_persistence?: SessionPersistence | null;
+  readonly session_persistence?: SessionPersistence | null | undefined;
 }
 
-export async function createPool(octavia: LoadBalancerClient, pool: PoolCreate): Promise<Pool> {
-  const { body } = await octavia.request<{ pool: Pool }>({ method: 'POST', path: '/lbaas/pools', body: { pool } });
-  return body.pool;
+export function createPool(octavia: LoadBalancerClient, pool: PoolCreate): Promise<Pool> {
+  return requestEnveloped<Pool>(octavia, 'pool', { method: 'POST', path: '/lbaas/pools', body: { pool } });
 }
 
-export async function getPool(octavia: LoadBalancerClient, poolId: string): Promise<Pool> {
-  const { body } = await octavia.request<{ pool: Pool }>({
+export function getPool(octavia: LoadBalancerClient, poolId: string): Promise<Pool> {
+  return requestEnveloped<Pool>(octavia, 'pool', {
     method: 'GET',
     path: '/lbaas/pools/{pool_id}',
     params: { pool_id: poolId },
   });
-  return body.pool;
 }
 
 export function listPools(
@@ -310,7 +306,7 @@ export function listPools(
 ): Promise<Pool[]> {
   return listAll<Pool>(
     octavia,
-    { method: 'GET', path: '/lbaas/pools', query: { name: filter.name, project_id: filter.project_id } },
+    { method: 'GET', path: '/lbaas/pools', query: toQuery(filter, octaviaKeys) },
     pageStyleFor('load-balancer', 'pools'),
     options,
   );
@@ -321,14 +317,13 @@ export async function findPoolByName(octavia: LoadBalancerClient, name: string):
   return exactlyNamed(await listPools(octavia, { name }), name, 'pool');
 }
 
-export async function updatePool(octavia: LoadBalancerClient, poolId: string, pool: PoolUpdate): Promise<Pool> {
-  const { body } = await octavia.request<{ pool: Pool }>({
+export function updatePool(octavia: LoadBalancerClient, poolId: string, pool: PoolUpdate): Promise<Pool> {
+  return requestEnveloped<Pool>(octavia, 'pool', {
     method: 'PUT',
     path: '/lbaas/pools/{pool_id}',
     params: { pool_id: poolId },
     body: { pool },
   });
-  return body.pool;
 }
 
 export async function deletePool(octavia: LoadBalancerClient, poolId: string): Promise<void> {
@@ -356,13 +351,13 @@ export interface Member {
 export interface MemberSpec {
   readonly address: string;
   readonly protocol_port: number;
-  readonly name?: string;
-  readonly subnet_id?: string;
-  readonly weight?: number;
-  readonly backup?: boolean;
-  readonly monitor_address?: string;
-  readonly monitor_port?: number;
-  readonly admin_state_up?: boolean;
+  readonly name?: string | undefined;
+  readonly subnet_id?: string | undefined;
+  readonly weight?: number | undefined;
+  readonly backup?: boolean | undefined;
+  readonly monitor_address?: string | undefined;
+  readonly monitor_port?: number | undefined;
+  readonly admin_state_up?: boolean | undefined;
 }
 
 export function listMembers(octavia: LoadBalancerClient, poolId: string, options?: ListOptions): Promise<Member[]> {
@@ -391,13 +386,12 @@ export async function replaceMembers(
   });
 }
 
-export async function getMember(octavia: LoadBalancerClient, poolId: string, memberId: string): Promise<Member> {
-  const { body } = await octavia.request<{ member: Member }>({
+export function getMember(octavia: LoadBalancerClient, poolId: string, memberId: string): Promise<Member> {
+  return requestEnveloped<Member>(octavia, 'member', {
     method: 'GET',
     path: '/lbaas/pools/{pool_id}/members/{member_id}',
     params: { pool_id: poolId, member_id: memberId },
   });
-  return body.member;
 }
 
 export async function deleteMember(octavia: LoadBalancerClient, poolId: string, memberId: string): Promise<void> {
@@ -436,14 +430,14 @@ export interface HealthMonitor {
 
 /** The health-monitor thresholds converged in place. */
 export interface HealthMonitorUpdate {
-  readonly name?: string;
-  readonly delay?: number;
-  readonly timeout?: number;
-  readonly max_retries?: number;
-  readonly max_retries_down?: number;
-  readonly http_method?: HealthMonitorHttpMethod;
-  readonly url_path?: string;
-  readonly expected_codes?: string;
+  readonly name?: string | undefined;
+  readonly delay?: number | undefined;
+  readonly timeout?: number | undefined;
+  readonly max_retries?: number | undefined;
+  readonly max_retries_down?: number | undefined;
+  readonly http_method?: HealthMonitorHttpMethod | undefined;
+  readonly url_path?: string | undefined;
+  readonly expected_codes?: string | undefined;
 }
 
 export interface HealthMonitorCreate extends HealthMonitorUpdate {
@@ -455,25 +449,23 @@ export interface HealthMonitorCreate extends HealthMonitorUpdate {
   readonly max_retries: number;
 }
 
-export async function createHealthMonitor(
+export function createHealthMonitor(
   octavia: LoadBalancerClient,
   healthmonitor: HealthMonitorCreate,
 ): Promise<HealthMonitor> {
-  const { body } = await octavia.request<{ healthmonitor: HealthMonitor }>({
+  return requestEnveloped<HealthMonitor>(octavia, 'healthmonitor', {
     method: 'POST',
     path: '/lbaas/healthmonitors',
     body: { healthmonitor },
   });
-  return body.healthmonitor;
 }
 
-export async function getHealthMonitor(octavia: LoadBalancerClient, healthmonitorId: string): Promise<HealthMonitor> {
-  const { body } = await octavia.request<{ healthmonitor: HealthMonitor }>({
+export function getHealthMonitor(octavia: LoadBalancerClient, healthmonitorId: string): Promise<HealthMonitor> {
+  return requestEnveloped<HealthMonitor>(octavia, 'healthmonitor', {
     method: 'GET',
     path: '/lbaas/healthmonitors/{healthmonitor_id}',
     params: { healthmonitor_id: healthmonitorId },
   });
-  return body.healthmonitor;
 }
 
 export function listHealthMonitors(
@@ -483,7 +475,7 @@ export function listHealthMonitors(
 ): Promise<HealthMonitor[]> {
   return listAll<HealthMonitor>(
     octavia,
-    { method: 'GET', path: '/lbaas/healthmonitors', query: { name: filter.name, project_id: filter.project_id } },
+    { method: 'GET', path: '/lbaas/healthmonitors', query: toQuery(filter, octaviaKeys) },
     pageStyleFor('load-balancer', 'healthmonitors'),
     options,
   );
@@ -497,18 +489,17 @@ export async function findHealthMonitorByName(
   return exactlyNamed(await listHealthMonitors(octavia, { name }), name, 'health monitor');
 }
 
-export async function updateHealthMonitor(
+export function updateHealthMonitor(
   octavia: LoadBalancerClient,
   healthmonitorId: string,
   healthmonitor: HealthMonitorUpdate,
 ): Promise<HealthMonitor> {
-  const { body } = await octavia.request<{ healthmonitor: HealthMonitor }>({
+  return requestEnveloped<HealthMonitor>(octavia, 'healthmonitor', {
     method: 'PUT',
     path: '/lbaas/healthmonitors/{healthmonitor_id}',
     params: { healthmonitor_id: healthmonitorId },
     body: { healthmonitor },
   });
-  return body.healthmonitor;
 }
 
 export async function deleteHealthMonitor(octavia: LoadBalancerClient, healthmonitorId: string): Promise<void> {

@@ -203,10 +203,10 @@ describe('network', () => {
       h.cloud.on('GET', n('/networks'), { body: { networks: [network('ext-1', 'public')] } });
       const found = await listNetworks(neutron, {
         name: 'public',
-        project_id: 'p-1',
-        'router:external': true,
+        projectId: 'p-1',
+        routerExternal: true,
         tags: ['region=r1', 'kind=external'],
-        'tags-any': ['a', 'b'],
+        tagsAny: ['a', 'b'],
       });
       assert.deepEqual(
         found.map((x) => x.id),
@@ -281,7 +281,7 @@ describe('network', () => {
       assert.deepEqual(query(h.cloud.last('GET', n('/networks'))), { name: 'network-n1' });
 
       reply = [network('net-9', 'network-n1-old'), network('net-1', 'network-n1')];
-      assert.equal((await findNetworkByName(neutron, 'network-n1', { project_id: 'p-1' }))?.id, 'net-1');
+      assert.equal((await findNetworkByName(neutron, 'network-n1', { projectId: 'p-1' }))?.id, 'net-1');
       assert.deepEqual(query(h.cloud.last('GET', n('/networks'))), { name: 'network-n1', project_id: 'p-1' });
 
       reply = [network('net-1', 'network-n1'), network('net-2', 'network-n1')];
@@ -365,7 +365,7 @@ describe('network', () => {
 
     it('lists subnets by network and name', async () => {
       h.cloud.on('GET', n('/subnets'), { body: { subnets: [subnet('sub-1', 'network-n1')] } });
-      const found = await listSubnets(neutron, { network_id: 'net-1', name: 'network-n1' });
+      const found = await listSubnets(neutron, { networkId: 'net-1', name: 'network-n1' });
       assert.equal(found[0]?.id, 'sub-1');
       assert.deepEqual(query(h.cloud.last('GET', n('/subnets'))), { network_id: 'net-1', name: 'network-n1' });
     });
@@ -398,7 +398,7 @@ describe('network', () => {
     it('finds a subnet by exact name: none, one, and a duplicate', async () => {
       let reply: unknown[] = [];
       h.cloud.on('GET', n('/subnets'), () => ({ body: { subnets: reply } }));
-      assert.equal(await findSubnetByName(neutron, 'network-n1', { network_id: 'net-1' }), undefined);
+      assert.equal(await findSubnetByName(neutron, 'network-n1', { networkId: 'net-1' }), undefined);
       assert.deepEqual(query(h.cloud.last('GET', n('/subnets'))), { network_id: 'net-1', name: 'network-n1' });
       reply = [subnet('sub-1', 'network-n1'), subnet('sub-0', 'Network-N1')];
       assert.equal((await findSubnetByName(neutron, 'network-n1'))?.id, 'sub-1');
@@ -546,11 +546,11 @@ describe('network', () => {
     it('lists ports with device, network, name, MAC and owner filters', async () => {
       h.cloud.on('GET', n('/ports'), { body: { ports: [port('port-1')] } });
       const found = await listPorts(neutron, {
-        device_id: 'rt-1',
-        network_id: 'net-1',
+        deviceId: 'rt-1',
+        networkId: 'net-1',
         name: 'server-s-1',
-        mac_address: 'fa:16:3e:00:00:01',
-        device_owner: 'network:router_interface',
+        macAddress: 'fa:16:3e:00:00:01',
+        deviceOwner: 'network:router_interface',
       });
       assert.equal(found[0]?.id, 'port-1');
       assert.deepEqual(query(h.cloud.last('GET', n('/ports'))), {
@@ -620,7 +620,7 @@ describe('network', () => {
               },
             },
       );
-      const found = await listSecurityGroups(neutron, { name: 'x', project_id: 'p-1' }, { pageSize: 1 });
+      const found = await listSecurityGroups(neutron, { name: 'x', projectId: 'p-1' }, { pageSize: 1 });
       assert.deepEqual(
         found.map((g) => g.id),
         ['sg-1', 'sg-2'],
@@ -692,7 +692,7 @@ describe('network', () => {
 
     it('lists rules by security group', async () => {
       h.cloud.on('GET', n('/security-group-rules'), { body: { security_group_rules: [rule('r-1'), rule('r-2')] } });
-      const rules = await listSecurityGroupRules(neutron, { security_group_id: 'sg-1' });
+      const rules = await listSecurityGroupRules(neutron, { securityGroupId: 'sg-1' });
       assert.deepEqual(
         rules.map((r) => r.id),
         ['r-1', 'r-2'],
@@ -738,8 +738,8 @@ describe('network', () => {
     it('lists floating IPs by port, address and tags', async () => {
       h.cloud.on('GET', n('/floatingips'), { body: { floatingips: [floatingIp('fip-1', 'port-1')] } });
       const found = await listFloatingIps(neutron, {
-        port_id: 'port-1',
-        floating_ip_address: '203.0.113.10',
+        portId: 'port-1',
+        floatingIpAddress: '203.0.113.10',
         tags: ['a', 'b'],
       });
       assert.equal(found[0]?.id, 'fip-1');

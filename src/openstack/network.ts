@@ -1,33 +1,27 @@
 /**
  * Neutron (v2.0; no microversions): networks, subnets, routers, ports, security groups and rules, floating IPs,
- * project quotas and tags. Request and filter shapes use Neutron's wire names (`provider:network_type`,
- * `router:external`, `tags-any`) so a body reads the same here as in Neutron's API reference.
+ * project quotas and tags. Request bodies use Neutron's wire names (`provider:network_type`, `router:external`) so a
+ * body reads the same here as in Neutron's API reference; list filters are camelCase, mapped to wire names once.
  */
 import { exactlyNamed } from './exact.ts';
 import { listAll, pageStyleFor, type ListOptions } from './pagination.ts';
-import type { Query, ServiceClient } from './session.ts';
+import type { ServiceClient } from './session.ts';
+import { commaJoined, requestEnveloped, toQuery, type QueryKeys } from './request.ts';
 
 export type NetworkClient = ServiceClient<'network'>;
 
 /**
- * Neutron's tag filters: `tags` matches resources carrying every tag, `tags-any` those carrying at least one.
- * Both are sent comma-joined, so a tag containing a comma cannot be filtered on.
+ * Neutron's tag filters: `tags` matches resources carrying every tag, `tagsAny` (`tags-any`) those carrying at
+ * least one. Both are sent comma-joined, so a tag containing a comma cannot be filtered on.
  */
 export interface TagFilter {
   readonly tags?: readonly string[] | undefined;
-  readonly 'tags-any'?: readonly string[] | undefined;
+  readonly tagsAny?: readonly string[] | undefined;
 }
 
-function tagQuery(filter: TagFilter): Query {
-  return {
-    tags: joined(filter.tags),
-    'tags-any': joined(filter['tags-any']),
-  };
-}
-
-function joined(values: readonly string[] | undefined): string | undefined {
-  return values === undefined || values.length === 0 ? undefined : values.join(',');
-}
+const tagKeys: QueryKeys<TagFilter> = { tags: commaJoined('tags'), tagsAny: commaJoined('tags-any') };
+/** The keys almost every Neutron filter shares. */
+const ownedKeys = { ...tagKeys, name: 'name', projectId: 'project_id' } as const;
 
 // ---------------------------------------------------------------------------------------------------- networks
 
@@ -66,26 +60,26 @@ export interface NetworkCreate {
 
 export interface NetworkFilter extends TagFilter {
   readonly name?: string | undefined;
-  readonly project_id?: string | undefined;
-  readonly 'router:external'?: boolean | undefined;
+  readonly projectId?: string | undefined;
+  readonly routerExternal?: boolean | undefined;
 }
 
-export async function createNetwork(neutron: NetworkClient, network: NetworkCreate): Promise<Network> {
-  const { body } = await neutron.request<{ network: Network }>({
+const networkKeys: QueryKeys<NetworkFilter> = { ...ownedKeys, routerExternal: 'router:external' };
+
+export function createNetwork(neutron: NetworkClient, network: NetworkCreate): Promise<Network> {
+  return requestEnveloped<Network>(neutron, 'network', {
     method: 'POST',
     path: '/networks',
     body: { network },
   });
-  return body.network;
 }
 
-export async function getNetwork(neutron: NetworkClient, networkId: string): Promise<Network> {
-  const { body } = await neutron.request<{ network: Network }>({
+export function getNetwork(neutron: NetworkClient, networkId: string): Promise<Network> {
+  return requestEnveloped<Network>(neutron, 'network', {
     method: 'GET',
     path: '/networks/{network_id}',
     params: { network_id: networkId },
   });
-  return body.network;
 }
 
 export function listNetworks(
@@ -98,12 +92,7 @@ export function listNetworks(
     {
       method: 'GET',
       path: '/networks',
-      query: {
-        name: filter.name,
-        project_id: filter.project_id,
-        'router:external': filter['router:external'],
-        ...tagQuery(filter),
-      },
+      query: toQuery(filter, networkKeys),
     },
     pageStyleFor('network', 'networks'),
     options,
@@ -178,32 +167,31 @@ export interface SubnetUpdate {
 
 export interface SubnetFilter extends TagFilter {
   readonly name?: string | undefined;
-  readonly network_id?: string | undefined;
-  readonly project_id?: string | undefined;
+  readonly networkId?: string | undefined;
+  readonly projectId?: string | undefined;
 }
 
-export async function createSubnet(neutron: NetworkClient, subnet: SubnetCreate): Promise<Subnet> {
-  const { body } = await neutron.request<{ subnet: Subnet }>({ method: 'POST', path: '/subnets', body: { subnet } });
-  return body.subnet;
+const subnetKeys: QueryKeys<SubnetFilter> = { ...ownedKeys, networkId: 'network_id' };
+
+export function createSubnet(neutron: NetworkClient, subnet: SubnetCreate): Promise<Subnet> {
+  return requestEnveloped<Subnet>(neutron, 'subnet', { method: 'POST', path: '/subnets', body: { subnet } });
 }
 
-export async function getSubnet(neutron: NetworkClient, subnetId: string): Promise<Subnet> {
-  const { body } = await neutron.request<{ subnet: Subnet }>({
+export function getSubnet(neutron: NetworkClient, subnetId: string): Promise<Subnet> {
+  return requestEnveloped<Subnet>(neutron, 'subnet', {
     method: 'GET',
     path: '/subnets/{subnet_id}',
     params: { subnet_id: subnetId },
   });
-  return body.subnet;
 }
 
-export async function updateSubnet(neutron: NetworkClient, subnetId: string, subnet: SubnetUpdate): Promise<Subnet> {
-  const { body } = await neutron.request<{ subnet: Subnet }>({
+export function updateSubnet(neutron: NetworkClient, subnetId: string, subnet: SubnetUpdate): Promise<Subnet> {
+  return requestEnveloped<Subnet>(neutron, 'subnet', {
     method: 'PUT',
     path: '/subnets/{subnet_id}',
     params: { subnet_id: subnetId },
     body: { subnet },
   });
-  return body.subnet;
 }
 
 export function listSubnets(
@@ -216,7 +204,7 @@ export function listSubnets(
     {
       method: 'GET',
       path: '/subnets',
-      query: { name: filter.name, network_id: filter.network_id, project_id: filter.project_id, ...tagQuery(filter) },
+      query: toQuery(filter, subnetKeys),
     },
     pageStyleFor('network', 'subnets'),
     options,
@@ -271,7 +259,7 @@ export interface RouterCreate {
 
 export interface RouterFilter extends TagFilter {
   readonly name?: string | undefined;
-  readonly project_id?: string | undefined;
+  readonly projectId?: string | undefined;
 }
 
 /** Which interface: a subnet (Neutron makes the router port) or an existing port. */
@@ -287,18 +275,16 @@ export interface RouterInterface {
   readonly project_id: string;
 }
 
-export async function createRouter(neutron: NetworkClient, router: RouterCreate): Promise<Router> {
-  const { body } = await neutron.request<{ router: Router }>({ method: 'POST', path: '/routers', body: { router } });
-  return body.router;
+export function createRouter(neutron: NetworkClient, router: RouterCreate): Promise<Router> {
+  return requestEnveloped<Router>(neutron, 'router', { method: 'POST', path: '/routers', body: { router } });
 }
 
-export async function getRouter(neutron: NetworkClient, routerId: string): Promise<Router> {
-  const { body } = await neutron.request<{ router: Router }>({
+export function getRouter(neutron: NetworkClient, routerId: string): Promise<Router> {
+  return requestEnveloped<Router>(neutron, 'router', {
     method: 'GET',
     path: '/routers/{router_id}',
     params: { router_id: routerId },
   });
-  return body.router;
 }
 
 export function listRouters(
@@ -311,7 +297,7 @@ export function listRouters(
     {
       method: 'GET',
       path: '/routers',
-      query: { name: filter.name, project_id: filter.project_id, ...tagQuery(filter) },
+      query: toQuery(filter, ownedKeys),
     },
     pageStyleFor('network', 'routers'),
     options,
@@ -416,25 +402,31 @@ export interface PortUpdate {
 
 export interface PortFilter extends TagFilter {
   readonly name?: string | undefined;
-  readonly network_id?: string | undefined;
-  readonly device_id?: string | undefined;
-  readonly device_owner?: string | undefined;
-  readonly mac_address?: string | undefined;
-  readonly project_id?: string | undefined;
+  readonly networkId?: string | undefined;
+  readonly deviceId?: string | undefined;
+  readonly deviceOwner?: string | undefined;
+  readonly macAddress?: string | undefined;
+  readonly projectId?: string | undefined;
 }
 
-export async function createPort(neutron: NetworkClient, port: PortCreate): Promise<Port> {
-  const { body } = await neutron.request<{ port: Port }>({ method: 'POST', path: '/ports', body: { port } });
-  return body.port;
+const portKeys: QueryKeys<PortFilter> = {
+  ...ownedKeys,
+  networkId: 'network_id',
+  deviceId: 'device_id',
+  deviceOwner: 'device_owner',
+  macAddress: 'mac_address',
+};
+
+export function createPort(neutron: NetworkClient, port: PortCreate): Promise<Port> {
+  return requestEnveloped<Port>(neutron, 'port', { method: 'POST', path: '/ports', body: { port } });
 }
 
-export async function getPort(neutron: NetworkClient, portId: string): Promise<Port> {
-  const { body } = await neutron.request<{ port: Port }>({
+export function getPort(neutron: NetworkClient, portId: string): Promise<Port> {
+  return requestEnveloped<Port>(neutron, 'port', {
     method: 'GET',
     path: '/ports/{port_id}',
     params: { port_id: portId },
   });
-  return body.port;
 }
 
 export function listPorts(neutron: NetworkClient, filter: PortFilter = {}, options?: ListOptions): Promise<Port[]> {
@@ -443,15 +435,7 @@ export function listPorts(neutron: NetworkClient, filter: PortFilter = {}, optio
     {
       method: 'GET',
       path: '/ports',
-      query: {
-        name: filter.name,
-        network_id: filter.network_id,
-        device_id: filter.device_id,
-        device_owner: filter.device_owner,
-        mac_address: filter.mac_address,
-        project_id: filter.project_id,
-        ...tagQuery(filter),
-      },
+      query: toQuery(filter, portKeys),
     },
     pageStyleFor('network', 'ports'),
     options,
@@ -459,14 +443,13 @@ export function listPorts(neutron: NetworkClient, filter: PortFilter = {}, optio
 }
 
 /** Neutron replaces each list it is given wholesale: pass the full desired set, not a delta. */
-export async function updatePort(neutron: NetworkClient, portId: string, port: PortUpdate): Promise<Port> {
-  const { body } = await neutron.request<{ port: Port }>({
+export function updatePort(neutron: NetworkClient, portId: string, port: PortUpdate): Promise<Port> {
+  return requestEnveloped<Port>(neutron, 'port', {
     method: 'PUT',
     path: '/ports/{port_id}',
     params: { port_id: portId },
     body: { port },
   });
-  return body.port;
 }
 
 export async function deletePort(neutron: NetworkClient, portId: string): Promise<void> {
@@ -512,7 +495,7 @@ export interface SecurityGroupCreate {
 
 export interface SecurityGroupFilter extends TagFilter {
   readonly name?: string | undefined;
-  readonly project_id?: string | undefined;
+  readonly projectId?: string | undefined;
 }
 
 export interface SecurityGroupRuleCreate {
@@ -528,26 +511,29 @@ export interface SecurityGroupRuleCreate {
 }
 
 export interface SecurityGroupRuleFilter {
-  readonly security_group_id?: string | undefined;
+  readonly securityGroupId?: string | undefined;
   readonly direction?: Direction | undefined;
 }
 
-export async function createSecurityGroup(neutron: NetworkClient, group: SecurityGroupCreate): Promise<SecurityGroup> {
-  const { body } = await neutron.request<{ security_group: SecurityGroup }>({
+const securityGroupRuleKeys: QueryKeys<SecurityGroupRuleFilter> = {
+  securityGroupId: 'security_group_id',
+  direction: 'direction',
+};
+
+export function createSecurityGroup(neutron: NetworkClient, group: SecurityGroupCreate): Promise<SecurityGroup> {
+  return requestEnveloped<SecurityGroup>(neutron, 'security_group', {
     method: 'POST',
     path: '/security-groups',
     body: { security_group: group },
   });
-  return body.security_group;
 }
 
-export async function getSecurityGroup(neutron: NetworkClient, securityGroupId: string): Promise<SecurityGroup> {
-  const { body } = await neutron.request<{ security_group: SecurityGroup }>({
+export function getSecurityGroup(neutron: NetworkClient, securityGroupId: string): Promise<SecurityGroup> {
+  return requestEnveloped<SecurityGroup>(neutron, 'security_group', {
     method: 'GET',
     path: '/security-groups/{security_group_id}',
     params: { security_group_id: securityGroupId },
   });
-  return body.security_group;
 }
 
 export function listSecurityGroups(
@@ -560,7 +546,7 @@ export function listSecurityGroups(
     {
       method: 'GET',
       path: '/security-groups',
-      query: { name: filter.name, project_id: filter.project_id, ...tagQuery(filter) },
+      query: toQuery(filter, ownedKeys),
     },
     pageStyleFor('network', 'security_groups'),
     options,
@@ -584,16 +570,15 @@ export async function findSecurityGroupByName(
   return exactlyNamed(await listSecurityGroups(neutron, { ...filter, name }), name, 'security group');
 }
 
-export async function createSecurityGroupRule(
+export function createSecurityGroupRule(
   neutron: NetworkClient,
   rule: SecurityGroupRuleCreate,
 ): Promise<SecurityGroupRule> {
-  const { body } = await neutron.request<{ security_group_rule: SecurityGroupRule }>({
+  return requestEnveloped<SecurityGroupRule>(neutron, 'security_group_rule', {
     method: 'POST',
     path: '/security-group-rules',
     body: { security_group_rule: rule },
   });
-  return body.security_group_rule;
 }
 
 export function listSecurityGroupRules(
@@ -606,7 +591,7 @@ export function listSecurityGroupRules(
     {
       method: 'GET',
       path: '/security-group-rules',
-      query: { security_group_id: filter.security_group_id, direction: filter.direction },
+      query: toQuery(filter, securityGroupRuleKeys),
     },
     pageStyleFor('network', 'security_group_rules'),
     options,
@@ -653,28 +638,34 @@ export interface FloatingIpUpdate {
 
 export interface FloatingIpFilter extends TagFilter {
   /** Floating IPs are re-found by the port they are attached to (a server's port, a load balancer's VIP port). */
-  readonly port_id?: string | undefined;
-  readonly floating_ip_address?: string | undefined;
-  readonly floating_network_id?: string | undefined;
-  readonly project_id?: string | undefined;
+  readonly portId?: string | undefined;
+  readonly floatingIpAddress?: string | undefined;
+  readonly floatingNetworkId?: string | undefined;
+  readonly projectId?: string | undefined;
 }
 
-export async function createFloatingIp(neutron: NetworkClient, floatingip: FloatingIpCreate): Promise<FloatingIp> {
-  const { body } = await neutron.request<{ floatingip: FloatingIp }>({
+const floatingIpKeys: QueryKeys<FloatingIpFilter> = {
+  ...tagKeys,
+  portId: 'port_id',
+  floatingIpAddress: 'floating_ip_address',
+  floatingNetworkId: 'floating_network_id',
+  projectId: 'project_id',
+};
+
+export function createFloatingIp(neutron: NetworkClient, floatingip: FloatingIpCreate): Promise<FloatingIp> {
+  return requestEnveloped<FloatingIp>(neutron, 'floatingip', {
     method: 'POST',
     path: '/floatingips',
     body: { floatingip },
   });
-  return body.floatingip;
 }
 
-export async function getFloatingIp(neutron: NetworkClient, floatingIpId: string): Promise<FloatingIp> {
-  const { body } = await neutron.request<{ floatingip: FloatingIp }>({
+export function getFloatingIp(neutron: NetworkClient, floatingIpId: string): Promise<FloatingIp> {
+  return requestEnveloped<FloatingIp>(neutron, 'floatingip', {
     method: 'GET',
     path: '/floatingips/{floatingip_id}',
     params: { floatingip_id: floatingIpId },
   });
-  return body.floatingip;
 }
 
 export function listFloatingIps(
@@ -687,31 +678,24 @@ export function listFloatingIps(
     {
       method: 'GET',
       path: '/floatingips',
-      query: {
-        port_id: filter.port_id,
-        floating_ip_address: filter.floating_ip_address,
-        floating_network_id: filter.floating_network_id,
-        project_id: filter.project_id,
-        ...tagQuery(filter),
-      },
+      query: toQuery(filter, floatingIpKeys),
     },
     pageStyleFor('network', 'floatingips'),
     options,
   );
 }
 
-export async function updateFloatingIp(
+export function updateFloatingIp(
   neutron: NetworkClient,
   floatingIpId: string,
   floatingip: FloatingIpUpdate,
 ): Promise<FloatingIp> {
-  const { body } = await neutron.request<{ floatingip: FloatingIp }>({
+  return requestEnveloped<FloatingIp>(neutron, 'floatingip', {
     method: 'PUT',
     path: '/floatingips/{floatingip_id}',
     params: { floatingip_id: floatingIpId },
     body: { floatingip },
   });
-  return body.floatingip;
 }
 
 export async function deleteFloatingIp(neutron: NetworkClient, floatingIpId: string): Promise<void> {
@@ -752,27 +736,25 @@ export const unlimitedNetworkQuota: NetworkQuota = {
   rbac_policy: -1,
 };
 
-export async function getNetworkQuota(neutron: NetworkClient, projectId: string): Promise<NetworkQuota> {
-  const { body } = await neutron.request<{ quota: NetworkQuota }>({
+export function getNetworkQuota(neutron: NetworkClient, projectId: string): Promise<NetworkQuota> {
+  return requestEnveloped<NetworkQuota>(neutron, 'quota', {
     method: 'GET',
     path: '/quotas/{project_id}',
     params: { project_id: projectId },
   });
-  return body.quota;
 }
 
-export async function updateNetworkQuota(
+export function updateNetworkQuota(
   neutron: NetworkClient,
   projectId: string,
   quota: NetworkQuotaUpdate,
 ): Promise<NetworkQuota> {
-  const { body } = await neutron.request<{ quota: NetworkQuota }>({
+  return requestEnveloped<NetworkQuota>(neutron, 'quota', {
     method: 'PUT',
     path: '/quotas/{project_id}',
     params: { project_id: projectId },
     body: { quota },
   });
-  return body.quota;
 }
 
 // -------------------------------------------------------------------------------------------------------- tags
@@ -791,19 +773,18 @@ const tagPaths = {
 } as const satisfies Record<TaggableResource, { readonly all: string; readonly one: string }>;
 
 /** Sets the resource's tags to exactly `tags`; returns the tags Neutron now holds. */
-export async function replaceTags(
+export function replaceTags(
   neutron: NetworkClient,
   resource: TaggableResource,
   id: string,
   tags: readonly string[],
 ): Promise<readonly string[]> {
-  const { body } = await neutron.request<{ tags: readonly string[] }>({
+  return requestEnveloped<readonly string[]>(neutron, 'tags', {
     method: 'PUT',
     path: tagPaths[resource].all,
     params: { id },
     body: { tags },
   });
-  return body.tags;
 }
 
 /** Adds one tag; adding a tag the resource already has succeeds. */

@@ -29,14 +29,14 @@ export interface RequestSpec {
   readonly method: HttpMethod;
   /** The path template below the service's base URL, e.g. `/servers/{server_id}`; it names the request in errors and counts. */
   readonly path: string;
-  readonly params?: Readonly<Record<string, string>>;
+  readonly params?: Readonly<Record<string, string>> | undefined;
   readonly query?: Query | undefined;
   readonly body?: unknown;
   /** Defaults to application/json when there is a body. */
-  readonly contentType?: string;
-  readonly headers?: Readonly<Record<string, string>>;
+  readonly contentType?: string | undefined;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
   /** An absolute URL to fetch instead of the expanded template (a pagination `next` link). */
-  readonly url?: string;
+  readonly url?: string | undefined;
   readonly signal?: AbortSignal | undefined;
 }
 
@@ -64,11 +64,11 @@ export interface SessionOptions<K extends ScopeKind> {
   readonly scope: K extends 'project' ? ScopeOf<'project' | 'unscoped'> : ScopeOf<K>;
   readonly transport: Transport;
   readonly clock: Clock;
-  readonly interface?: Interface;
+  readonly interface?: Interface | undefined;
   readonly region?: string | undefined;
   /** Base URLs to use instead of the catalog's, by service type; `%(project_id)s` is filled in. */
-  readonly endpointOverrides?: Partial<Record<ServiceType, string>>;
-  readonly microversions?: MicroversionConfig;
+  readonly endpointOverrides?: Partial<Record<ServiceType, string>> | undefined;
+  readonly microversions?: MicroversionConfig | undefined;
 }
 
 export class Session<K extends ScopeKind = ScopeKind> {

@@ -17,7 +17,7 @@ export interface OutgoingRequest {
   readonly site: RequestSite;
   readonly url: string;
   readonly headers: Record<string, string>;
-  readonly body?: string;
+  readonly body?: string | undefined;
   readonly signal?: AbortSignal | undefined;
 }
 
@@ -55,10 +55,10 @@ export interface TlsOptions {
 export interface TransportOptions {
   readonly clock: Clock;
   readonly random: Random;
-  readonly retry?: RetryPolicy;
-  readonly tls?: TlsOptions;
-  readonly timeoutMs?: number;
-  readonly observer?: RequestObserver;
+  readonly retry?: RetryPolicy | undefined;
+  readonly tls?: TlsOptions | undefined;
+  readonly timeoutMs?: number | undefined;
+  readonly observer?: RequestObserver | undefined;
 }
 
 const IDEMPOTENT: ReadonlySet<string> = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);

@@ -207,7 +207,7 @@ describe('Cinder contract (blockstorage.ts against the real Cinder)', { skip: cl
     assert.equal(got.name, 'or-standard');
     assert.equal(got.is_public, true);
     // Public only by default; the private list holds none of the seeded types.
-    const privateTypes = await listVolumeTypes(admin, { is_public: false });
+    const privateTypes = await listVolumeTypes(admin, { isPublic: false });
     assert.ok(!privateTypes.some((t) => t.name === 'or-standard'));
     // Paged the same way as volumes.
     assert.deepEqual(
@@ -260,7 +260,7 @@ describe('Cinder contract (blockstorage.ts against the real Cinder)', { skip: cl
     const name = cloud.name('vol-att');
     const created = await volume({ name, size: 1 });
     await available(created.id);
-    assert.deepEqual(await listAttachments(tenant, { volume_id: created.id }), []);
+    assert.deepEqual(await listAttachments(tenant, { volumeId: created.id }), []);
 
     // A reservation is what Nova makes first; the client has no create (Nova owns attaching), so the raw request.
     const server = randomUUID();
@@ -274,13 +274,13 @@ describe('Cinder contract (blockstorage.ts against the real Cinder)', { skip: cl
     defer(`attachment ${attachment.id}`, () => deleteAttachment(tenant, attachment.id));
     assert.equal(attachment.status, 'reserved');
 
-    const listed = await listAttachments(tenant, { volume_id: created.id });
+    const listed = await listAttachments(tenant, { volumeId: created.id });
     assert.deepEqual(
       listed.map((a) => [a.id, a.instance, a.status]),
       [[attachment.id, server, 'reserved']],
     );
     assert.deepEqual(
-      (await listAttachments(tenant, { instance_id: server })).map((a) => a.id),
+      (await listAttachments(tenant, { instanceId: server })).map((a) => a.id),
       [attachment.id],
     );
     assert.equal((await getVolume(tenant, created.id)).status, 'reserved');
@@ -296,7 +296,7 @@ describe('Cinder contract (blockstorage.ts against the real Cinder)', { skip: cl
     });
     defer(`attachment ${body2.attachment.id}`, () => deleteAttachment(tenant, body2.attachment.id));
     // Cinder honours `limit` here but sends no next link, so the client never sends a page size: both come back.
-    const paged = await listAttachments(tenant, { instance_id: server }, { pageSize: 1 });
+    const paged = await listAttachments(tenant, { instanceId: server }, { pageSize: 1 });
     assert.deepEqual(paged.map((a) => a.id).sort(), [attachment.id, body2.attachment.id].sort());
     const { body: raw } = await tenant.request<Record<string, unknown>>({
       method: 'GET',
@@ -309,7 +309,7 @@ describe('Cinder contract (blockstorage.ts against the real Cinder)', { skip: cl
 
     // The stale-record cleanup: deleting the record returns the volume to available.
     await deleteAttachment(tenant, attachment.id);
-    assert.deepEqual(await listAttachments(tenant, { volume_id: created.id }), []);
+    assert.deepEqual(await listAttachments(tenant, { volumeId: created.id }), []);
     await available(created.id);
 
     // Without the microversion the attachments API does not exist (404 at the base version).

@@ -361,9 +361,9 @@ describe('Octavia contract (loadbalancer.ts against the real Octavia)', { skip: 
       [tcpMonitor.id],
     );
     const project = created.project_id;
-    assert.ok((await listLoadBalancers(octavia, { project_id: project })).some((l) => l.id === created.id));
+    assert.ok((await listLoadBalancers(octavia, { projectId: project })).some((l) => l.id === created.id));
     // Paging over the project's pools with pageSize 1 still finds both.
-    const poolIds = (await listPools(octavia, { project_id: project }, { pageSize: 1 })).map((p) => p.id);
+    const poolIds = (await listPools(octavia, { projectId: project }, { pageSize: 1 })).map((p) => p.id);
     assert.ok(poolIds.includes(pool.id) && poolIds.includes(proxy.id));
 
     // --- piecewise deletes, each through PENDING_UPDATE on the load balancer

@@ -216,12 +216,12 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
     assert.deepEqual([...cleared.dns_nameservers], []);
     assert.deepEqual([...cleared.host_routes], []);
 
-    const subnets = await listSubnets(tenant, { network_id: network.id });
+    const subnets = await listSubnets(tenant, { networkId: network.id });
     assert.deepEqual(
       subnets.map((s) => s.id),
       [subnet.id],
     );
-    assert.equal((await findSubnetByName(tenant, subnet.name, { network_id: network.id }))?.id, subnet.id);
+    assert.equal((await findSubnetByName(tenant, subnet.name, { networkId: network.id }))?.id, subnet.id);
     assert.equal((await findNetworkByName(tenant, network.name))?.id, network.id);
     assert.equal(await findNetworkByName(tenant, cloud.name('net-absent')), undefined);
   });
@@ -312,7 +312,7 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
     );
     assert.deepEqual(await listNetworks(tenant, { tags: [a, b] }), []);
     assert.deepEqual(
-      (await listNetworks(tenant, { 'tags-any': [b, c] })).map((n) => n.id),
+      (await listNetworks(tenant, { tagsAny: [b, c] })).map((n) => n.id),
       [network.id],
     );
     assert.deepEqual(
@@ -410,12 +410,12 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
       }),
       (error: unknown) => error instanceof ConflictError && error.fault.type === 'SecurityGroupRuleExists',
     );
-    const ingress = await listSecurityGroupRules(tenant, { security_group_id: group.id, direction: 'ingress' });
+    const ingress = await listSecurityGroupRules(tenant, { securityGroupId: group.id, direction: 'ingress' });
     assert.deepEqual(
       ingress.map((r) => r.id),
       [rule.id],
     );
-    assert.equal((await listSecurityGroupRules(tenant, { security_group_id: group.id })).length, 3);
+    assert.equal((await listSecurityGroupRules(tenant, { securityGroupId: group.id })).length, 3);
 
     assert.equal((await getSecurityGroup(tenant, group.id)).security_group_rules.length, 3);
     assert.equal((await findSecurityGroupByName(tenant, group.name))?.id, group.id);
@@ -432,7 +432,7 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
     );
 
     await deleteSecurityGroupRule(tenant, rule.id);
-    assert.deepEqual(await listSecurityGroupRules(tenant, { security_group_id: group.id, direction: 'ingress' }), []);
+    assert.deepEqual(await listSecurityGroupRules(tenant, { securityGroupId: group.id, direction: 'ingress' }), []);
     await deleteSecurityGroup(tenant, group.id);
     await assert.rejects(getSecurityGroup(tenant, group.id), NotFoundError);
   });
@@ -473,11 +473,11 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
     assert.deepEqual([...read.security_groups].sort(), [sg1.id, sg2.id].sort());
 
     assert.deepEqual(
-      (await listPorts(tenant, { network_id: network.id, name: port.name })).map((p) => p.id),
+      (await listPorts(tenant, { networkId: network.id, name: port.name })).map((p) => p.id),
       [port.id],
     );
     assert.deepEqual(
-      (await listPorts(tenant, { mac_address: port.mac_address })).map((p) => p.id),
+      (await listPorts(tenant, { macAddress: port.mac_address })).map((p) => p.id),
       [port.id],
     );
     await replaceTags(tenant, 'ports', port.id, [cloud.name('port-tag')]);
@@ -550,11 +550,11 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
     assert.equal(associated.router_id, router.id);
     // Re-found by the port it is attached to.
     assert.deepEqual(
-      (await listFloatingIps(tenant, { port_id: port.id })).map((f) => f.id),
+      (await listFloatingIps(tenant, { portId: port.id })).map((f) => f.id),
       [fip.id],
     );
     assert.deepEqual(
-      (await listFloatingIps(tenant, { floating_ip_address: fip.floating_ip_address })).map((f) => f.id),
+      (await listFloatingIps(tenant, { floatingIpAddress: fip.floating_ip_address })).map((f) => f.id),
       [fip.id],
     );
     // No L3 agent: the floating IP stays DOWN.
@@ -568,7 +568,7 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
     const released = await updateFloatingIp(tenant, fip.id, { port_id: null });
     assert.equal(released.port_id, null);
     assert.equal(released.fixed_ip_address, null);
-    assert.deepEqual(await listFloatingIps(tenant, { port_id: port.id }), []);
+    assert.deepEqual(await listFloatingIps(tenant, { portId: port.id }), []);
 
     await deleteFloatingIp(tenant, fip.id);
     await assert.rejects(getFloatingIp(tenant, fip.id), NotFoundError);

@@ -186,7 +186,7 @@ describe('baremetal contract (Ironic 1.11)', { skip: cloud === undefined }, () =
 
   it('lists nodes (all, by instance, with fields) and reads one by uuid and by name', async () => {
     assert.ok((await listNodes(ironic)).some((n) => n.uuid === node.uuid));
-    const byInstance = await listNodes(ironic, { instance_uuid: instanceUuid, fields: ['uuid', 'instance_uuid'] });
+    const byInstance = await listNodes(ironic, { instanceUuid: instanceUuid, fields: ['uuid', 'instance_uuid'] });
     // Ironic returns the fields asked for, plus its links.
     assert.deepEqual(
       byInstance.map((n) =>

@@ -195,7 +195,7 @@ describe('region servers (the region credential from `region configure`)', { ski
       ports.filter((p) => p.name === serverPortName(server.id)),
       [],
     );
-    assert.deepEqual(await listFloatingIps(c.admin.client('network'), { port_id: port.id }), []);
+    assert.deepEqual(await listFloatingIps(c.admin.client('network'), { portId: port.id }), []);
     await assert.rejects(provider.updateServerState(ctx, identity, { server, generation: 1, status }), {
       name: 'ServerGoneError',
     });

@@ -16,7 +16,7 @@ interface Inventory {
 export async function discoverInventory(session: Session<'project'>): Promise<Inventory> {
   const [flavors, networks, types] = await Promise.all([
     listFlavors(session.client('compute')),
-    listNetworks(session.client('network'), { 'router:external': true }),
+    listNetworks(session.client('network'), { routerExternal: true }),
     listVolumeTypes(session.client('block-storage')),
   ]);
   const byName = <T extends { name: string }>(a: T, b: T) => a.name.localeCompare(b.name);

@@ -103,7 +103,7 @@ export class InventoryCaches {
       : undefined;
     return {
       flavors: new TtlCache(clock, ttl, () => listFlavors(client.client('compute'), { isPublic: true })),
-      volumeTypes: new TtlCache(clock, ttl, () => listVolumeTypes(client.client('block-storage'), { is_public: true })),
+      volumeTypes: new TtlCache(clock, ttl, () => listVolumeTypes(client.client('block-storage'), { isPublic: true })),
       images,
     };
   }

@@ -63,9 +63,12 @@ export function listenerUpdate(
 }
 
 /** A health check as Octavia's monitor thresholds. */
-export function monitorThresholds(
-  check: HealthCheck,
-): Required<Pick<octavia.HealthMonitorUpdate, 'delay' | 'timeout' | 'max_retries' | 'max_retries_down'>> {
+export function monitorThresholds(check: HealthCheck): {
+  readonly delay: number;
+  readonly timeout: number;
+  readonly max_retries: number;
+  readonly max_retries_down: number;
+} {
   return {
     delay: check.intervalSeconds,
     timeout: check.timeoutSeconds,

@@ -142,10 +142,10 @@ async function observe(
   spec: LoadBalancerInput,
   scope: 'all' | 'load balancer',
 ): Promise<Observed> {
-  const mine = { project_id: identity.projectID };
+  const mine = { projectId: identity.projectID };
   const found = await octavia.findLoadBalancerByName(lb, loadBalancerName(spec.id));
   const floatingIPs =
-    found?.vip_port_id == null ? [] : await neutron.listFloatingIps(net, { port_id: found.vip_port_id, ...mine });
+    found?.vip_port_id == null ? [] : await neutron.listFloatingIps(net, { portId: found.vip_port_id, ...mine });
   const none = { listeners: [], pools: [], monitors: [], members: new Map() };
   if (found === undefined || scope === 'load balancer') return { loadBalancer: found, floatingIPs, ...none };
   // One list per kind, narrowed to this load balancer's names: lookups and orphan pruning read the same lists.
@@ -178,7 +178,7 @@ async function act(
   switch (step.row) {
     case 'create-load-balancer': {
       const subnet = await neutron.findSubnetByName(net, subnetName(spec.networkID), {
-        project_id: identity.projectID,
+        projectId: identity.projectID,
       });
       if (subnet === undefined) {
         // The controller gates on the Network being Available; a missing subnet means it is being replaced.

@@ -87,7 +87,7 @@ export async function deleteNetwork(
   // No project, no provider resources: the identity's project is made before anything can live in it.
   if (identity === undefined) return Outcome.ok();
   const client = deps.clients.privileged(identity.projectID).client('network');
-  const mine = { project_id: identity.projectID };
+  const mine = { projectId: identity.projectID };
   const step = new Steps(deps.signal, 'delete network', ResourceKind.Network);
   try {
     const found = await step.run('find network', () =>
@@ -124,7 +124,7 @@ export async function listExternalNetworks(deps: NetworkDeps): Promise<readonly 
   try {
     deps.signal.throwIfAborted();
     networks = await neutron.listNetworks(deps.clients.region().client('network'), {
-      'router:external': true,
+      routerExternal: true,
       tags: selector?.tags,
     });
   } catch (error) {
@@ -146,7 +146,7 @@ async function ensureNetwork(
   network: NetworkInput,
 ): Promise<{ found: neutron.Network; vlanID: number | undefined }> {
   const name = networkName(network.id);
-  const existing = await neutron.findNetworkByName(client, name, { project_id: identity.projectID });
+  const existing = await neutron.findNetworkByName(client, name, { projectId: identity.projectID });
   const physicalNetwork = deps.config.network?.providerNetworks?.physicalNetwork;
   if (existing !== undefined) {
     // Provider attributes are policy-gated; the allocator knows the VLAN when Neutron does not show it.
@@ -192,8 +192,8 @@ async function ensureSubnet(
 ): Promise<neutron.Subnet> {
   const name = subnetName(network.id);
   const existing = await neutron.findSubnetByName(client, name, {
-    network_id: networkID,
-    project_id: identity.projectID,
+    networkId: networkID,
+    projectId: identity.projectID,
   });
   if (existing === undefined) {
     return neutron.createSubnet(client, {
@@ -219,7 +219,7 @@ async function ensureRouter(
   network: NetworkInput,
 ): Promise<neutron.Router> {
   const name = routerName(network.id);
-  const existing = await neutron.findRouterByName(client, name, { project_id: identity.projectID });
+  const existing = await neutron.findRouterByName(client, name, { projectId: identity.projectID });
   if (existing !== undefined) return existing;
   const [external] = await listExternalNetworks(deps);
   if (external === undefined) {
@@ -238,7 +238,7 @@ async function ensureRouterInterface(client: Neutron, routerID: string, subnetID
 
 /** Whether the router already has a port on the subnet (its interface there). */
 async function onSubnet(client: Neutron, routerID: string, subnetID: string): Promise<boolean> {
-  const ports = await neutron.listPorts(client, { device_id: routerID });
+  const ports = await neutron.listPorts(client, { deviceId: routerID });
   return ports.some((p) => p.fixed_ips.some((ip) => ip.subnet_id === subnetID));
 }
 

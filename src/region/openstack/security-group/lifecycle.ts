@@ -31,7 +31,7 @@ export async function createSecurityGroup(
   try {
     const group = await step.run('ensure group', () => ensureGroup(client, identity, securityGroup));
     const rules = await step.run('list rules', () =>
-      neutron.listSecurityGroupRules(client, { security_group_id: group.id }),
+      neutron.listSecurityGroupRules(client, { securityGroupId: group.id }),
     );
     const plan = planRules(securityGroup.rules, rules);
     for (const id of plan.remove) {
@@ -75,7 +75,7 @@ function findGroup(
   securityGroup: SecurityGroupInput,
 ): Promise<neutron.SecurityGroup | undefined> {
   return neutron.findSecurityGroupByName(client, securityGroupName(securityGroup.id), {
-    project_id: identity.projectID,
+    projectId: identity.projectID,
   });
 }
 

@@ -14,7 +14,7 @@ import type { UserIdentity } from '../realised.ts';
 type Neutron = IdentityClient<'network'>;
 
 function floatingIPsOf(client: Neutron, identity: UserIdentity, portID: string): Promise<neutron.FloatingIp[]> {
-  return neutron.listFloatingIps(client, { port_id: portID, project_id: identity.projectID });
+  return neutron.listFloatingIps(client, { portId: portID, projectId: identity.projectID });
 }
 
 /** The floating IP address the port has once converged, undefined when the spec asks for none. */

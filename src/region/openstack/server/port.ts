@@ -20,7 +20,7 @@ export async function findServerPort(
   serverID: string,
 ): Promise<neutron.Port | undefined> {
   const name = serverPortName(serverID);
-  return exactlyNamed(await neutron.listPorts(client, { name, project_id: identity.projectID }), name, 'port');
+  return exactlyNamed(await neutron.listPorts(client, { name, projectId: identity.projectID }), name, 'port');
 }
 
 export async function ensureServerPort(
@@ -28,7 +28,7 @@ export async function ensureServerPort(
   identity: UserIdentity,
   server: ServerInput,
 ): Promise<neutron.Port> {
-  const mine = { project_id: identity.projectID };
+  const mine = { projectId: identity.projectID };
   const network = await neutron.findNetworkByName(client, networkName(server.networkID), mine);
   if (network === undefined) {
     throw new ResourceNotFoundError(`network ${server.networkID} has no Neutron network`, {

@@ -171,7 +171,7 @@ export async function serverFixture(where: RegionStore = {}): Promise<ServerFixt
       throw new Error('converge: still yielding');
     },
     ports: async (input) => (await neutron.listPorts(networkAdmin)).filter((p) => p.name === serverPortName(input.id)),
-    floatingIPs: (portID) => neutron.listFloatingIps(networkAdmin, { port_id: portID }),
+    floatingIPs: (portID) => neutron.listFloatingIps(networkAdmin, { portId: portID }),
     requestsSince: (from) =>
       fx.transport.requests
         .slice(from)
