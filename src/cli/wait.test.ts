@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '../kube/object.ts';
 import { ManualClock } from '../util/clock.ts';
-import { met, parseFor, progressLine, waitFor } from './wait.ts';
+import { duration, met, parseFor, progressLine, waitFor } from './wait.ts';
 
 const object = (status?: string, reason = 'Provisioning', message = 'being created'): KubeObject => ({
   apiVersion: 'region.unikorn-cloud.org/v1alpha1',
@@ -18,6 +18,15 @@ const object = (status?: string, reason = 'Provisioning', message = 'being creat
 });
 
 describe('wait', () => {
+  it('reads --timeout as a Go duration, or a bare number of seconds, and refuses a negative one', () => {
+    assert.equal(duration('30'), 30_000);
+    assert.equal(duration('30s'), 30_000);
+    assert.equal(duration('500ms'), 500);
+    assert.equal(duration('5m'), 300_000);
+    assert.equal(duration('1h30m'), 5_400_000);
+    for (const bad of ['', '-5s', '5d', 'soon']) assert.throws(() => duration(bad), /a duration such as 30s/, bad);
+  });
+
   it('parses --for', () => {
     assert.deepEqual(parseFor('condition=Available'), { kind: 'condition', type: 'Available', status: 'True' });
     assert.deepEqual(parseFor('condition=Healthy=false'), { kind: 'condition', type: 'Healthy', status: 'False' });

@@ -3,11 +3,12 @@
  * progress line (the condition's status, reason and message, and how long), rewritten in place on a terminal and
  * printed on each change otherwise. Against the embedded store of a running `up`, or Kubernetes.
  */
-import { getOptional } from '../kube/client.ts';
 import { Command, InvalidArgumentError } from 'commander';
+import { getOptional } from '../kube/client.ts';
 import { findCondition } from '../kube/conditions.ts';
 import type { Condition, KubeObject } from '../kube/object.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
+import { parseGoDuration } from '../util/duration.ts';
 import { CliError, displayType, kindsOf, resolveKind, type Target } from './connect.ts';
 import { targetOptions, withClient, type Out } from './kube.ts';
 
@@ -94,12 +95,11 @@ export async function waitFor(
   }
 }
 
-/** A duration flag (30s, 5m, 1h, 1500ms; bare numbers are seconds) in milliseconds. */
+/** A Go duration (`30s`, `5m`, `1h30m`), or a bare number of seconds; never negative. */
 export function duration(text: string): number {
-  const match = /^(\d+)(ms|s|m|h)?$/.exec(text);
-  if (match?.[1] === undefined) throw new InvalidArgumentError('a duration such as 30s, 5m or 1h');
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? 's'] ?? 1000;
-  return Number(match[1]) * unit;
+  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : parseGoDuration(text);
+  if (ms === undefined || ms < 0) throw new InvalidArgumentError('a duration such as 30s, 5m or 1h');
+  return ms;
 }
 
 export function waitCommand(out: Out = process.stdout, err: Out = process.stderr): Command {

@@ -17,7 +17,8 @@ import {
   touch,
   type NeutronApi,
 } from './api.ts';
-import { contains, defaultPools, formatCidr, formatIpv4, overlaps, parseCidr, parseIpv4 } from './ip.ts';
+import { contains, formatIPv4, formatPrefix, overlaps, parseIPv4 } from '../../util/ipv4.ts';
+import { defaultPools, parseCidr } from './ip.ts';
 import type { NHostRoute, NNetwork, NSubnet } from './state.ts';
 
 /** The physical networks ML2 knows, and the VLAN range tenants would be given on each. */
@@ -269,7 +270,7 @@ function registerSubnets(api: NeutronApi): void {
     });
     if (clash) {
       throw badRequest(
-        `Requested subnet with cidr: ${formatCidr(cidr)} for network: ${network.id} overlaps with another subnet.`,
+        `Requested subnet with cidr: ${formatPrefix(cidr)} for network: ${network.id} overlaps with another subnet.`,
       );
     }
     const projectId = ownerOf(auth, body);
@@ -277,9 +278,9 @@ function registerSubnets(api: NeutronApi): void {
     const gatewayText =
       'gateway_ip' in body ? (body.gateway_ip === null ? null : stringAt(body, 'gateway_ip')) : undefined;
     const gateway =
-      gatewayText === undefined ? cidr.base + 1 : gatewayText === null ? undefined : parseIpv4(gatewayText);
+      gatewayText === undefined ? cidr.base + 1 : gatewayText === null ? undefined : parseIPv4(gatewayText);
     if (gatewayText && (gateway === undefined || !contains(cidr, gateway))) {
-      throw badRequest(`Gateway IP ${gatewayText} conflicts with the subnet ${formatCidr(cidr)}.`);
+      throw badRequest(`Gateway IP ${gatewayText} conflicts with the subnet ${formatPrefix(cidr)}.`);
     }
     const pools = arrayAt(body, 'allocation_pools');
     const now = api.ctx.clock.now();
@@ -293,8 +294,8 @@ function registerSubnets(api: NeutronApi): void {
       updatedAt: now,
       revision: 0,
       networkId: network.id,
-      cidr: formatCidr(cidr),
-      gatewayIp: gateway === undefined ? null : (gatewayText ?? formatIpv4(cidr.base + 1)),
+      cidr: formatPrefix(cidr),
+      gatewayIp: gateway === undefined ? null : (gatewayText ?? formatIPv4(cidr.base + 1)),
       enableDhcp: booleanAt(body, 'enable_dhcp') ?? true,
       dnsNameservers: stringsOf(arrayAt(body, 'dns_nameservers')),
       allocationPools:

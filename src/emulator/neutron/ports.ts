@@ -18,7 +18,8 @@ import {
   touch,
   type NeutronApi,
 } from './api.ts';
-import { contains, firstFree, parseCidr, parseIpv4 } from './ip.ts';
+import { contains, parseIPv4 } from '../../util/ipv4.ts';
+import { firstFree, parseCidr } from './ip.ts';
 import { networkFor } from './networks.ts';
 import { groupFor } from './security-groups.ts';
 import type { NAddressPair, NFixedIp, NNetwork, NPort } from './state.ts';
@@ -57,7 +58,7 @@ export function allocate(api: NeutronApi, network: NNetwork, requested: unknown[
   for (const entry of wanted) {
     const address = stringAt(entry, 'ip_address');
     const subnetId = stringAt(entry, 'subnet_id');
-    const value = address === undefined ? undefined : parseIpv4(address);
+    const value = address === undefined ? undefined : parseIPv4(address);
     const subnet =
       subnetId !== undefined
         ? subnets.find((s) => s.id === subnetId)

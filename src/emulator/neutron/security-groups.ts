@@ -6,7 +6,8 @@ import { isAdmin, type AuthContext } from '../context.ts';
 import { json, noContent } from '../http.ts';
 import { numberAt, objectAt, stringAt, type JsonObject } from '../json.ts';
 import { badRequest, fault, listAnswer, notFound, ownerOf, quotaCheck, standardView, type NeutronApi } from './api.ts';
-import { formatCidr, parseCidr } from './ip.ts';
+import { formatPrefix } from '../../util/ipv4.ts';
+import { parseCidr } from './ip.ts';
 import type { NRule, NSecurityGroup, Standard } from './state.ts';
 
 export function groupFor(api: NeutronApi, auth: AuthContext, id: string): NSecurityGroup {
@@ -122,7 +123,7 @@ function ruleSpec(body: JsonObject): RuleSpec {
     protocol,
     portMin,
     portMax,
-    remoteIpPrefix: prefix ? formatCidr(prefix) : (prefixText ?? null),
+    remoteIpPrefix: prefix ? formatPrefix(prefix) : (prefixText ?? null),
     remoteGroupId: stringAt(body, 'remote_group_id') ?? null,
   };
 }

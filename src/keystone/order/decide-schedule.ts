@@ -6,7 +6,7 @@
  * password, so changing it mid-delete would break the delete.
  */
 import type { Result } from '../../runtime/types.ts';
-import { parseGoDuration } from './duration.ts';
+import { parseGoDuration } from '../../util/duration.ts';
 import { goQuote, goQuoteList } from './format.ts';
 import { REFERENCE_HOLD_REQUEUE_AFTER_MS } from './result.ts';
 

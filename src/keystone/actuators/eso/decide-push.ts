@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Condition } from '../../../kube/object.ts';
 import { setCondition } from '../../../kube/conditions.ts';
 import { PUSH_SECRET_FINALIZER, type PushSecret, type PushSecretStatus } from '../../apis/eso.ts';
-import { parseGoDuration } from '../../order/duration.ts';
+import { parseGoDuration } from '../../../util/duration.ts';
 
 type PushDecision =
   /** Being deleted, our finalizer present: with deletionPolicy Delete, remove the remote keys first. */

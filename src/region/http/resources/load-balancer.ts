@@ -5,6 +5,7 @@
  * proxyProtocolV2 (that changes the Octavia pool protocol, which Octavia cannot update in place).
  */
 import type { Listener, LoadBalancer, Network } from '../../apis/index.ts';
+import { contains, parseIPv4, parsePrefix } from '../../../util/ipv4.ts';
 import type { Principal } from '../auth.ts';
 import { violation, type FieldViolation } from '../problem.ts';
 import type { ResourceWriteMetadata } from '../schemas/common.ts';
@@ -12,14 +13,11 @@ import type { LoadBalancerListenerV2, LoadBalancerV2Read, LoadBalancerV2Spec } f
 import { readMetadataOf } from '../status.ts';
 import { newMetadata, resource, tenancyOf } from './meta.ts';
 
-const addressOf = (ip: string): number => ip.split('.').reduce((n, o) => n * 256 + Number(o), 0);
-
-export function inPrefix(ip: string, prefix: string): boolean {
-  const [base = '', length = '32'] = prefix.split('/');
-  const size = 2 ** (32 - Number(length));
-  const start = addressOf(base) - (addressOf(base) % size);
-  const n = addressOf(ip);
-  return n >= start && n < start + size;
+/** Whether `address` falls inside `prefix`; a text that is not an address or a prefix is outside. */
+export function inPrefix(address: string, prefix: string): boolean {
+  const network = parsePrefix(prefix);
+  const value = parseIPv4(address);
+  return network !== undefined && value !== undefined && contains(network, value);
 }
 
 function listenerViolations(listeners: readonly LoadBalancerListenerV2[]): FieldViolation[] {

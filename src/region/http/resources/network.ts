@@ -12,6 +12,7 @@ import {
   type NetworkSpec,
   type Region,
 } from '../../apis/index.ts';
+import { parseIPv4, parsePrefix } from '../../../util/ipv4.ts';
 import type { Principal } from '../auth.ts';
 import { violation, type FieldViolation } from '../problem.ts';
 import type { ResourceWriteMetadata } from '../schemas/common.ts';
@@ -24,26 +25,19 @@ import { readMetadataOf } from '../status.ts';
 const MAX_NETWORK_PREFIX_LENGTH = 24;
 const IDENTITY_DISPLAY_NAME = 'networkv2-service-principal';
 
-const prefixLengthOf = (prefix: string): number => Number(prefix.split('/')[1]);
-
-function addressOf(ip: string): number {
-  return ip.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
-}
-
 export function validateNetworkCreate(spec: NetworkV2CreateSpec): FieldViolation[] {
   const errors: FieldViolation[] = [];
-  const length = prefixLengthOf(spec.prefix);
-  if (length > MAX_NETWORK_PREFIX_LENGTH) {
+  // The schema's pattern refuses a prefix that does not parse, so these rules judge parsed ones only.
+  const network = parsePrefix(spec.prefix);
+  if (network !== undefined && network.length > MAX_NETWORK_PREFIX_LENGTH) {
     errors.push(violation('/spec/prefix', 'minimumPrefixSize', 'minimum network prefix size is /24'));
   }
-  const [address = ''] = spec.prefix.split('/');
-  const hostBits = 32 - length;
-  if (hostBits > 0 && addressOf(address) % 2 ** hostBits !== 0) {
+  if (network !== undefined && parseIPv4(spec.prefix.split('/')[0] ?? '') !== network.base) {
     errors.push(violation('/spec/prefix', 'networkAddress', 'the prefix must name a network address'));
   }
   const reservations = spec.reservations;
   if (reservations !== undefined) {
-    if (reservations.prefixLength <= length) {
+    if (network !== undefined && reservations.prefixLength <= network.length) {
       errors.push(
         violation(
           '/spec/reservations/prefixLength',

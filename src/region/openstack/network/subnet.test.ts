@@ -1,16 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import {
-  formatIPv4,
-  hostRoutes,
-  InvalidSubnetError,
-  parseIPv4,
-  parsePrefix,
-  planSubnet,
-  subnetUpdate,
-  type SubnetPlan,
-} from './subnet.ts';
+import { formatIPv4, parseIPv4, parsePrefix } from '../../../util/ipv4.ts';
+import { hostRoutes, InvalidSubnetError, planSubnet, subnetUpdate, type SubnetPlan } from './subnet.ts';
 
 const ip = (text: string): number => {
   const value = parseIPv4(text);

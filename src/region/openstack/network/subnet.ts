@@ -9,6 +9,7 @@
  * Also the in-place subnet update: DNS servers and host routes follow the spec; the rest is fixed at creation.
  */
 import type { HostRoute, SubnetUpdate } from '../../../openstack/network.ts';
+import { formatIPv4, formatPrefix, parsePrefix, prefixSize } from '../../../util/ipv4.ts';
 import type { NetworkInput } from '../../provider/inputs.ts';
 
 interface AddressRange {
@@ -33,26 +34,6 @@ export class InvalidSubnetError extends Error {
   }
 }
 
-export function parseIPv4(text: string): number | undefined {
-  const parts = text.split('.');
-  if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255)) return undefined;
-  return parts.reduce((value, part) => value * 256 + Number(part), 0);
-}
-
-export const formatIPv4 = (value: number): string =>
-  [24, 16, 8, 0].map((shift) => String(Math.floor(value / 2 ** shift) % 256)).join('.');
-
-/** `a.b.c.d/n` as its network address (host bits cleared) and prefix length. */
-export function parsePrefix(text: string): { readonly base: number; readonly length: number } | undefined {
-  const [address = '', lengthText = '', extra] = text.split('/');
-  const value = parseIPv4(address);
-  if (value === undefined || extra !== undefined || !/^\d{1,2}$/.test(lengthText)) return undefined;
-  const length = Number(lengthText);
-  if (length > 32) return undefined;
-  const size = 2 ** (32 - length);
-  return { base: value - (value % size), length };
-}
-
 /** Longest reservation allowed: a /30 still leaves the gateway and one storage address. */
 const MAX_RESERVATION = 30;
 
@@ -70,10 +51,10 @@ export function planSubnet(prefix: string, reservations: NetworkInput['reservati
     throw new InvalidSubnetError(`provider reservation /${providerLength} does not fit inside /${prefixLength}`);
   }
   const { base } = network;
-  const size = 2 ** (32 - network.length);
+  const size = prefixSize(network);
   const reserved = 2 ** (32 - prefixLength);
   const plan = {
-    cidr: `${formatIPv4(base)}/${network.length}`,
+    cidr: formatPrefix(network),
     gatewayIP: formatIPv4(base + 1),
     // The last address is the broadcast address.
     allocationPool: { start: formatIPv4(base + reserved), end: formatIPv4(base + size - 2) },

@@ -1,6 +1,7 @@
 /**
- * Go's time.ParseDuration, which a metav1.Duration field (`rotation.interval: 720h`) is decoded with upstream, so
- * an interval means the same here as in a Go operator reading the same object.
+ * Durations as Go's time.ParseDuration reads them: the one parser for every duration openregion reads. A
+ * metav1.Duration field (`rotation.interval: 720h`) is decoded with it upstream, so an interval means the same here
+ * as in a Go operator reading the same object; the CLI's `--timeout` takes the same spelling, as kubectl's does.
  */
 const UNIT_MS: Readonly<Record<string, number>> = {
   ns: 1e-6,

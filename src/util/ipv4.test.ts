@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import {
+  contains,
+  formatIPv4,
+  formatPrefix,
+  overlaps,
+  parseIPv4,
+  parsePrefix,
+  prefixSize,
+  type Prefix,
+} from './ipv4.ts';
+
+const ip = (text: string): number => {
+  const value = parseIPv4(text);
+  assert.ok(value !== undefined, text);
+  return value;
+};
+const cidr = (text: string): Prefix => {
+  const value = parsePrefix(text);
+  assert.ok(value !== undefined, text);
+  return value;
+};
+
+const addresses = fc.integer({ min: 0, max: 2 ** 32 - 1 });
+const prefixes = fc
+  .record({ address: addresses, length: fc.integer({ min: 0, max: 32 }) })
+  .map(({ address, length }) => cidr(`${formatIPv4(address)}/${String(length)}`));
+
+describe('IPv4 addresses', () => {
+  it('round-trips every address, 128.0.0.0 and above included', () => {
+    fc.assert(fc.property(addresses, (a) => parseIPv4(formatIPv4(a)) === a));
+    assert.equal(parseIPv4('255.255.255.255'), 2 ** 32 - 1);
+    assert.equal(formatIPv4(ip('192.168.0.1')), '192.168.0.1');
+  });
+
+  it('refuses anything but four decimal octets of at most 255', () => {
+    for (const bad of [
+      '',
+      '1.2.3',
+      '1.2.3.4.5',
+      '256.0.0.1',
+      '1.2.3.-4',
+      '1.2.3.4 ',
+      'a.b.c.d',
+      '1..2.3',
+      '0x1.2.3.4',
+    ]) {
+      assert.equal(parseIPv4(bad), undefined, bad);
+    }
+  });
+});
+
+describe('IPv4 prefixes', () => {
+  it('clears host bits, as Neutron stores a CIDR, and needs the /n', () => {
+    assert.deepEqual(parsePrefix('10.0.0.5/24'), { base: ip('10.0.0.0'), length: 24 });
+    assert.equal(formatPrefix({ base: ip('192.168.10.0'), length: 25 }), '192.168.10.0/25');
+    for (const bad of ['10.0.0.0', '10.0.0.0/33', '10.0.0.0/', '10.0.0.0/2/4', '10.0.0/8', '10.0.0.0/x']) {
+      assert.equal(parsePrefix(bad), undefined, bad);
+    }
+  });
+
+  it('a parsed prefix sits on a multiple of its size and reads back the same', () => {
+    fc.assert(
+      fc.property(prefixes, (p) => p.base % prefixSize(p) === 0 && parsePrefix(formatPrefix(p))?.base === p.base),
+    );
+  });
+
+  it('contains exactly the addresses from its base to its broadcast address', () => {
+    assert.equal(contains(cidr('192.168.0.0/24'), ip('192.168.0.50')), true);
+    assert.equal(contains(cidr('192.168.0.0/24'), ip('192.168.1.50')), false);
+    assert.equal(contains(cidr('10.0.0.0/16'), ip('10.0.255.255')), true);
+    fc.assert(
+      fc.property(prefixes, addresses, (p, a) => {
+        const inside = a >= p.base && a <= p.base + prefixSize(p) - 1;
+        return contains(p, a) === inside && contains(p, p.base) && !contains(p, p.base + prefixSize(p));
+      }),
+    );
+  });
+
+  it('two prefixes overlap when one holds an address of the other; overlap is symmetric', () => {
+    assert.equal(overlaps(cidr('10.0.0.0/8'), cidr('10.20.0.0/16')), true);
+    assert.equal(overlaps(cidr('10.0.0.0/24'), cidr('10.0.1.0/24')), false);
+    fc.assert(
+      fc.property(prefixes, prefixes, (a, b) => {
+        const shared = contains(a, b.base) || contains(b, a.base);
+        return overlaps(a, b) === shared && overlaps(b, a) === overlaps(a, b);
+      }),
+    );
+  });
+});

@@ -1,0 +1,43 @@
+/**
+ * IPv4 addresses and prefixes, as unsigned 32-bit numbers: the one place openregion does address arithmetic (a
+ * region network's subnet layout, a load balancer's VIP check, the emulator's Neutron IPAM). Numbers, not bit
+ * operators: JavaScript's `<<` and `&` are signed 32-bit, which turns 128.0.0.0 and above negative.
+ */
+
+/** A prefix with its host bits cleared: `10.0.0.5/24` is base 10.0.0.0, length 24. */
+export interface Prefix {
+  readonly base: number;
+  readonly length: number;
+}
+
+/** `a.b.c.d` as a number, or undefined for anything else (four decimal octets, each at most 255). */
+export function parseIPv4(text: string): number | undefined {
+  const parts = text.split('.');
+  if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255)) return undefined;
+  return parts.reduce((value, part) => value * 256 + Number(part), 0);
+}
+
+export const formatIPv4 = (value: number): string =>
+  [24, 16, 8, 0].map((shift) => String(Math.floor(value / 2 ** shift) % 256)).join('.');
+
+/** `a.b.c.d/n` with its host bits cleared, as Neutron stores a CIDR; undefined without the `/n` or out of range. */
+export function parsePrefix(text: string): Prefix | undefined {
+  const [address = '', lengthText = '', extra] = text.split('/');
+  const value = parseIPv4(address);
+  if (value === undefined || extra !== undefined || !/^\d{1,2}$/.test(lengthText)) return undefined;
+  const length = Number(lengthText);
+  if (length > 32) return undefined;
+  return { base: value - (value % 2 ** (32 - length)), length };
+}
+
+export const formatPrefix = (prefix: Prefix): string => `${formatIPv4(prefix.base)}/${String(prefix.length)}`;
+
+/** How many addresses the prefix spans, network and broadcast addresses included. */
+export const prefixSize = (prefix: Prefix): number => 2 ** (32 - prefix.length);
+
+export const contains = (prefix: Prefix, address: number): boolean =>
+  address >= prefix.base && address < prefix.base + prefixSize(prefix);
+
+/** Whether the two prefixes share an address (one then contains the other). */
+export const overlaps = (a: Prefix, b: Prefix): boolean =>
+  a.base < b.base + prefixSize(b) && b.base < a.base + prefixSize(a);
