@@ -90,7 +90,7 @@ describe('Octavia with the allowed_address_pairs network driver: the VIP is a re
     await addRouterInterface(neutron, router.id, { subnet_id: subnet.id });
 
     const lb = await createLoadBalancer(octavia, { name: 'web', vip_subnet_id: subnet.id });
-    const [port] = await listPorts(neutron, { device_owner: 'Octavia' });
+    const [port] = await listPorts(neutron, { deviceOwner: 'Octavia' });
     assert.ok(port, 'a VIP port in the project');
     assert.equal(lb.vip_port_id, port.id);
     assert.equal(port.name, `octavia-lb-${lb.id}`);
@@ -103,7 +103,7 @@ describe('Octavia with the allowed_address_pairs network driver: the VIP is a re
     cloud.emulator.control.advance(1000);
     await deleteLoadBalancer(octavia, lb.id, { cascade: true });
     cloud.emulator.control.advance(1000);
-    assert.deepEqual(await listPorts(neutron, { device_owner: 'Octavia' }), []);
+    assert.deepEqual(await listPorts(neutron, { deviceOwner: 'Octavia' }), []);
     assert.equal((await getFloatingIp(neutron, fip.id)).port_id, null, 'the floating IP lost its port, as on Neutron');
   });
 
