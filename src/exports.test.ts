@@ -1,7 +1,7 @@
 /**
- * Every export of the two products (src/region, src/keystone) has an importer somewhere in the repository, tests
- * included: an export nothing imports is either dead or a module-local wearing `export`. Read from the syntax of
- * each file (named, namespace and re-exported imports), so it runs in a moment without the type checker.
+ * Every export under src/ has an importer somewhere in the repository, tests included: an export nothing imports is
+ * either dead or a module-local wearing `export`. Read from the syntax of each file (named, namespace, dynamic and
+ * re-exported imports), so it runs in a moment without the type checker.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const PRODUCTS = ['src/region', 'src/keystone'];
+const CHECKED = 'src';
 const READERS = ['src', 'test', 'bench'];
 
 function filesUnder(dir: string): string[] {
@@ -81,6 +81,11 @@ function parse(file: string): Module {
     }
   }
   const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [specifier] = node.arguments;
+      const path = specifier === undefined ? undefined : target(specifier);
+      if (path !== undefined) for (const name of dynamicUses(node)) use(path, name);
+    }
     if (ts.isPropertyAccessExpression(node) || ts.isQualifiedName(node)) {
       const left = ts.isPropertyAccessExpression(node) ? node.expression : node.left;
       const right = ts.isPropertyAccessExpression(node) ? node.name : node.right;
@@ -93,8 +98,23 @@ function parse(file: string): Module {
   return module;
 }
 
+/**
+ * The names a dynamic `import()` takes: `(await import(x)).name`, `const { a, b } = await import(x)`; any other
+ * use (a module object passed on) counts as using everything.
+ */
+function dynamicUses(call: ts.CallExpression): string[] {
+  let node: ts.Node = call;
+  while (ts.isAwaitExpression(node.parent) || ts.isParenthesizedExpression(node.parent)) node = node.parent;
+  const parent = node.parent;
+  if (ts.isPropertyAccessExpression(parent) && parent.expression === node) return [parent.name.text];
+  if (ts.isVariableDeclaration(parent) && ts.isObjectBindingPattern(parent.name)) {
+    return parent.name.elements.map((e) => ((e.propertyName ?? e.name) as ts.Identifier).text);
+  }
+  return ['*'];
+}
+
 describe('exports', () => {
-  it('every export of src/region and src/keystone has an importer', () => {
+  it('every export under src/ has an importer', () => {
     const modules = new Map<string, Module>();
     for (const file of READERS.flatMap((dir) => filesUnder(join(ROOT, dir)))) modules.set(file, parse(file));
     const moduleOf = (path: string) => modules.get(path) ?? modules.get(`${path}.ts`);
@@ -117,7 +137,7 @@ describe('exports', () => {
       for (const [path, names] of module.uses) for (const name of names) mark(path, name);
     }
     const orphans = [...modules]
-      .filter(([path]) => PRODUCTS.some((product) => path.startsWith(join(ROOT, product))) && existsSync(path))
+      .filter(([path]) => path.startsWith(join(ROOT, CHECKED)) && existsSync(path))
       .flatMap(([path, module]) =>
         [...module.declared]
           .filter((name) => !(used.get(path)?.has(name) ?? false))

@@ -50,7 +50,7 @@ export async function connect(target: Target, options: { readonly create?: boole
   return { client: store, close: () => store.close() };
 }
 
-export interface KindEntry {
+interface KindEntry {
   readonly type: ResourceType;
   readonly singular: string;
   readonly shortNames: readonly string[];

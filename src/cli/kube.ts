@@ -27,7 +27,7 @@ const FIELD_MANAGER = 'openregion-cli';
 export type Out = { write(text: string): unknown };
 
 /** All of standard input, as `apply -f -` reads it. */
-export async function readStdin(): Promise<string> {
+async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
   return Buffer.concat(chunks).toString('utf8');

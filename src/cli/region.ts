@@ -22,7 +22,7 @@ import { systemClock } from '../util/clock.ts';
 export type Out = { write(text: string): unknown };
 
 /** The environment variable a password may be supplied in (argv is visible to every user of the machine). */
-export const PASSWORD_VARIABLE = 'OPENREGION_REGION_PASSWORD';
+const PASSWORD_VARIABLE = 'OPENREGION_REGION_PASSWORD';
 
 export const list = (value: string, previous: string[] = []) => [
   ...previous,

@@ -60,7 +60,7 @@ export const regionKindsIn =
 export const CONTROLLERS_LEASE = 'openregion-controllers';
 export const MONITOR_LEASE = 'openregion-server-monitor';
 
-export interface ServeOptions {
+interface ServeOptions {
   /** The environment kubectl's loading rules read ($KUBECONFIG, a pod's KUBERNETES_SERVICE_HOST). */
   env: Readonly<Record<string, string | undefined>>;
   kubeconfig?: string;
@@ -98,7 +98,7 @@ export function positiveInteger(value: string): number {
 }
 
 /** A commander parser for periods: a duration (30s, 5m, 1500ms) longer than zero. */
-export function positiveDuration(value: string): number {
+function positiveDuration(value: string): number {
   const ms = duration(value);
   if (ms < 1) throw new InvalidArgumentError(`expected a period longer than zero, not ${value}`);
   return ms;
@@ -113,7 +113,7 @@ export function hostPort(value: string): { host: string; port: number } {
   return { host: match[1], port };
 }
 
-export function authKeyOf(options: Pick<ServeOptions, 'jwksUrl' | 'publicKeyFile' | 'publicKeyAlgorithm'>): AuthKey {
+function authKeyOf(options: Pick<ServeOptions, 'jwksUrl' | 'publicKeyFile' | 'publicKeyAlgorithm'>): AuthKey {
   if (options.jwksUrl !== undefined) return { jwksUrl: options.jwksUrl };
   if (options.publicKeyFile !== undefined) {
     return { publicKeyPem: readFileSync(options.publicKeyFile, 'utf8'), algorithm: options.publicKeyAlgorithm };
@@ -136,7 +136,7 @@ export function bundledActuatorsNeedKeystone(bundled: boolean | undefined, group
   }
 }
 
-export async function serve(options: ServeOptions): Promise<() => Promise<void>> {
+async function serve(options: ServeOptions): Promise<() => Promise<void>> {
   const clock = systemClock;
   const scheduler = systemScheduler(clock);
   const log = createLogger({ level: options.logLevel });

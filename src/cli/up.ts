@@ -59,7 +59,7 @@ const DEMO_MONITOR_PERIOD_MS = 10_000;
 /** What the API port answers besides the API, as `serve`'s probe port does. */
 const PROBE_PATHS = ['/healthz', '/livez', '/readyz', '/metrics'] as const;
 
-export interface UpOptions {
+interface UpOptions {
   readonly dir: string;
   readonly host: string;
   /** The REST API's port; 0 picks a free one. The API port answers the probes and /metrics too. */
@@ -272,7 +272,7 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
   }
 }
 
-export function banner(up: RunningUp, dir: string): string {
+function banner(up: RunningUp, dir: string): string {
   const cloud = up.emulator === undefined ? 'a real cloud (--cloud)' : `${up.emulator.url} (built-in emulator)`;
   return [
     'openregion is up: everything runs in this process (Ctrl-C stops it; a restart resumes from the store).',
@@ -304,7 +304,7 @@ export function banner(up: RunningUp, dir: string): string {
  * The first Keystone order, as the banner and the README show it: a KeystoneUser for `default/demo` applied from
  * standard input, waited for, its delivered clouds.yaml read back, and deleted (which deletes the Keystone user).
  */
-export function keystoneOrderExample(dir: string): string[] {
+function keystoneOrderExample(dir: string): string[] {
   const store = dir === './.openregion' ? '' : ` --store ${dir}/store.db`;
   const cli = 'npm run -s openregion --';
   return [

@@ -12,7 +12,7 @@ import { parseGoDuration } from '../util/duration.ts';
 import { CliError, displayType, kindsOf, resolveKind, type Target } from './connect.ts';
 import { targetOptions, withClient, type Out } from './kube.ts';
 
-export type WaitFor =
+type WaitFor =
   | { readonly kind: 'condition'; readonly type: string; readonly status: 'True' | 'False' | 'Unknown' }
   | { readonly kind: 'delete' };
 
@@ -58,7 +58,7 @@ export function progressLine(what: string, object: KubeObject | undefined, wante
   return `${what}  ${state}${deleting}  ${elapsed}`;
 }
 
-export interface WaitOptions {
+interface WaitOptions {
   readonly timeoutMs: number;
   readonly intervalMs: number;
   readonly clock: Clock;

@@ -50,7 +50,7 @@ export interface EmulatorConfig {
 }
 
 /** A control endpoint under `/_emulator/`, also callable in-process through the service object. */
-export interface ControlRegistry {
+interface ControlRegistry {
   add(method: Method, path: string, handler: Handler): void;
 }
 

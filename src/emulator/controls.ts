@@ -6,7 +6,7 @@ import { EmuFault, json, noContent, type Router } from './http.ts';
 import { booleanAt, isObject, numberAt, stringAt } from './json.ts';
 import type { RouteFaultKind, RouteFaultRule, RouteFaults } from './route-faults.ts';
 
-export interface CoreControls {
+interface CoreControls {
   reset(): void;
   dump(): Record<string, unknown>;
   readonly faults: RouteFaults;

@@ -84,7 +84,7 @@ const JSON_TYPES = /json/;
 /** The state file's part for the timeline (the others are named for their service). */
 const TIMELINE_PART = 'timeline';
 
-export interface EmulatorControl {
+interface EmulatorControl {
   /** Forgets everything but the bootstrap, and every route fault. */
   reset(): void;
   /** A JSON-safe snapshot of every service's state. */

@@ -27,7 +27,7 @@ const PATCH_TYPE = 'application/openstack-images-v2.1-json-patch';
 const DEFAULT_LIMIT = 25;
 const MAX_LIMIT = 1000;
 
-export type ImportFailure = 'failed' | 'killed';
+type ImportFailure = 'failed' | 'killed';
 
 export class Glance implements EmulatedService, ImageLookup {
   readonly name = 'glance';

@@ -49,7 +49,7 @@ interface Route {
   readonly handler: Handler;
 }
 
-export interface RouteMatch {
+interface RouteMatch {
   readonly handler: Handler;
   readonly params: Record<string, string>;
   /** The route's template, e.g. `/compute/v2.1/servers/{server_id}`: what fault injection targets. */

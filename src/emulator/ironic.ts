@@ -52,7 +52,7 @@ const VERBS: Readonly<Record<string, { from: readonly string[]; via: string; to:
 
 const LIST_FIELDS = ['uuid', 'instance_uuid', 'maintenance', 'power_state', 'provision_state', 'name'];
 
-export class Ironic implements EmulatedService {
+class Ironic implements EmulatedService {
   readonly name = 'ironic';
   readonly nodes = new Map<string, Node>();
   readonly #ctx: ServiceContext;

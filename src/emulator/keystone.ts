@@ -17,8 +17,8 @@ import { recordsOf, refill } from './records.ts';
 import { issueToken, tokenBody, unauthorized } from './keystone/tokens.ts';
 import { isAdmin } from './context.ts';
 
-export const REGION = 'RegionOne';
-export const DEFAULT_DOMAIN_ID = 'default';
+const REGION = 'RegionOne';
+const DEFAULT_DOMAIN_ID = 'default';
 /** Keystone's `[token] expiration` default: one hour. */
 const TOKEN_TTL_MS = 3_600_000;
 

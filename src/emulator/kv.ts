@@ -24,10 +24,10 @@ interface Secret {
   updatedAt: number;
 }
 
-export const kvFault = (status: number, errors: string[]): EmuFault =>
+const kvFault = (status: number, errors: string[]): EmuFault =>
   new EmuFault(status, { errors }, errors[0] ?? `HTTP ${String(status)}`);
 
-export class Kv implements EmulatedService {
+class Kv implements EmulatedService {
   readonly name = 'kv';
   /** Keyed by `<mount>/<path>`. */
   readonly secrets = new Map<string, Secret>();

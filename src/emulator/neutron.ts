@@ -16,7 +16,7 @@ import { makeGroup, registerSecurityGroups } from './neutron/security-groups.ts'
 import { NeutronState, type NNetwork, type NSubnet } from './neutron/state.ts';
 import { recordsOf, refill } from './records.ts';
 
-export class Neutron implements EmulatedService, NetworkLookup {
+class Neutron implements EmulatedService, NetworkLookup {
   readonly name = 'neutron';
   readonly state = new NeutronState();
   readonly #api: NeutronApi;

@@ -17,7 +17,7 @@ import { recordsOf, refill } from './records.ts';
 /** The API versions Octavia 11 lists, the last CURRENT. */
 const LATEST_MINOR = 26;
 
-export class Octavia implements EmulatedService {
+class Octavia implements EmulatedService {
   readonly name = 'octavia';
   readonly state = new OctaviaState();
   readonly #api: OctaviaApi;

@@ -55,7 +55,7 @@ const bad = (detail: string) => placementFault(400, 'placement.undefined_code', 
 const missing = (detail: string) => placementFault(404, 'placement.undefined_code', detail);
 const conflict = (detail: string, code = 'placement.undefined_code') => placementFault(409, code, detail);
 
-export class Placement implements EmulatedService, PlacementLookup {
+class Placement implements EmulatedService, PlacementLookup {
   readonly name = 'placement';
   readonly providers = new Map<string, Provider>();
   readonly classes = new Set<string>();

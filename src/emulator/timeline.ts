@@ -7,7 +7,7 @@
  * persistent emulator keeps what is due across a restart (`snapshot`, `restore`) exactly as it keeps its records.
  */
 
-export interface Due {
+interface Due {
   readonly at: number;
   readonly seq: number;
   readonly kind: string;

@@ -2,7 +2,7 @@
  * Kubernetes API errors as both backends report them, mirroring apimachinery's StatusReason. Product code
  * branches on the class (or `reason`), never on a backend's raw error.
  */
-export type StatusReason =
+type StatusReason =
   'NotFound' | 'AlreadyExists' | 'Conflict' | 'Invalid' | 'Gone' | 'Forbidden' | 'BadRequest' | 'InternalError';
 
 /** One field a validation refused: `field` is a path like `spec.userName`, `message` says the rule. */
@@ -81,17 +81,4 @@ export async function ignoreNotFound<T>(pending: Promise<T>): Promise<T | undefi
     if (error instanceof KubeNotFoundError) return undefined;
     throw error;
   }
-}
-
-/** The Kubernetes Status body for an error, as an API server sends it (the embedded REST facade uses this). */
-export function statusOf(error: KubeError): Readonly<Record<string, unknown>> {
-  return {
-    kind: 'Status',
-    apiVersion: 'v1',
-    status: 'Failure',
-    message: error.message,
-    reason: error.reason,
-    code: error.code,
-    ...(error instanceof KubeInvalidError ? { details: { causes: error.causes } } : {}),
-  };
 }

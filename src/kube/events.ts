@@ -18,7 +18,7 @@ import type { KubeObject } from './object.ts';
 import { builtin } from './resource-type.ts';
 import type { Clock } from '../util/clock.ts';
 
-export type EventType = 'Normal' | 'Warning';
+type EventType = 'Normal' | 'Warning';
 
 export interface CoreEvent extends KubeObject {
   readonly involvedObject: {
@@ -100,7 +100,7 @@ export async function recordEvent(
   });
 }
 
-export interface EventRecorderOptions {
+interface EventRecorderOptions {
   readonly client: Client;
   readonly clock: Clock;
   /** `source.component`: who reports (kubectl describe's "From"). */

@@ -104,13 +104,6 @@ export function objectKey(meta: Pick<ObjectMeta, 'name' | 'namespace'>): string 
   return meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name;
 }
 
-/** True when `owner` is `object`'s controller (the owner reference with controller: true). */
-export function isControlledBy(object: KubeObject, owner: KubeObject): boolean {
-  return (object.metadata.ownerReferences ?? []).some(
-    (ref) => ref.controller === true && ref.uid === owner.metadata.uid,
-  );
-}
-
 /** A controller owner reference to `owner`, as controller-runtime's SetControllerReference builds it. */
 export function controllerReference(owner: KubeObject): OwnerReference {
   if (owner.metadata.uid === undefined) throw new Error(`${owner.kind} ${owner.metadata.name} has no uid yet`);

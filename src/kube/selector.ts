@@ -4,12 +4,12 @@
  */
 import { KubeBadRequestError } from './errors.ts';
 
-export type LabelRequirement =
+type LabelRequirement =
   | { readonly op: 'exists' | 'notexists'; readonly key: string }
   | { readonly op: 'in' | 'notin'; readonly key: string; readonly values: readonly string[] }
   | { readonly op: 'gt' | 'lt'; readonly key: string; readonly value: number };
 
-export type LabelSelector = readonly LabelRequirement[];
+type LabelSelector = readonly LabelRequirement[];
 
 const NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -150,7 +150,7 @@ export function matchesLabels(selector: LabelSelector, labels: Readonly<Record<s
   });
 }
 
-export interface FieldRequirement {
+interface FieldRequirement {
   readonly field: string;
   readonly op: '=' | '!=';
   readonly value: string;
@@ -191,7 +191,7 @@ function unescape(v: string): string {
 }
 
 /** The string form of the field at a dotted path, as the server compares it; undefined fields read as "". */
-export function fieldValue(object: unknown, path: string): string {
+function fieldValue(object: unknown, path: string): string {
   let cur: unknown = object;
   for (const part of path.split('.')) {
     if (cur === null || typeof cur !== 'object') return '';

@@ -1,7 +1,7 @@
 /** Counts every request by service, method and path template: the figures behind metrics and benchmarks. */
 import type { RequestEvent } from './transport.ts';
 
-export interface RequestCount {
+interface RequestCount {
   readonly serviceType: string;
   readonly method: string;
   readonly urlTemplate: string;

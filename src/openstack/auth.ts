@@ -36,11 +36,11 @@ export interface CatalogEntry {
   readonly endpoints: readonly CatalogEndpoint[];
 }
 
-export interface NamedRef {
+interface NamedRef {
   readonly id: string;
   readonly name: string;
 }
-export interface ScopedProject extends NamedRef {
+interface ScopedProject extends NamedRef {
   readonly domain: NamedRef;
 }
 

@@ -45,7 +45,7 @@ export const NODE_FIELDS: readonly string[] = [
   'driver',
 ];
 
-export interface NodeFilter {
+interface NodeFilter {
   readonly instanceUuid?: string | undefined;
   /**
    * The fields to return (1.8+). The result type assumes at least the plain list's fields (uuid, name,

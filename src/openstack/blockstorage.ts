@@ -79,7 +79,7 @@ export function getVolume(cinder: BlockStorageClient, volumeId: string): Promise
   });
 }
 
-export interface VolumeFilter {
+interface VolumeFilter {
   /** Cinder's name filter; treated as fuzzy, so lookups post-filter (see findVolumeByName). */
   readonly name?: string | undefined;
   readonly status?: string | undefined;
@@ -122,7 +122,7 @@ export async function findVolumeByName(cinder: BlockStorageClient, name: string)
   return exactlyNamed(await listVolumes(cinder, { name }), name, 'volume');
 }
 
-export interface DeleteVolumeOptions {
+interface DeleteVolumeOptions {
   /** Delete the volume's snapshots with it. */
   readonly cascade?: boolean | undefined;
 }
@@ -152,7 +152,7 @@ export interface Attachment {
   readonly status: string;
 }
 
-export interface AttachmentFilter {
+interface AttachmentFilter {
   readonly volumeId?: string | undefined;
   /** The Nova server id. */
   readonly instanceId?: string | undefined;
@@ -206,7 +206,7 @@ export interface VolumeType {
   readonly extra_specs?: Readonly<Record<string, string>>;
 }
 
-export interface VolumeTypeFilter {
+interface VolumeTypeFilter {
   /** true: public types only (Cinder's default); false: private types only. */
   readonly isPublic?: boolean | undefined;
 }
@@ -239,7 +239,7 @@ export function getVolumeType(cinder: BlockStorageClient, volumeTypeId: string):
 // Quotas
 
 /** A project's Cinder limits; -1 is unlimited. */
-export interface QuotaSet {
+interface QuotaSet {
   /** The project id; present on reads, absent from an update's answer. */
   readonly id?: string;
   readonly volumes: number;
@@ -288,7 +288,7 @@ export function updateQuotaSet(
 
 // Availability zones
 
-export interface AvailabilityZone {
+interface AvailabilityZone {
   readonly zoneName: string;
   readonly zoneState: { readonly available: boolean };
 }

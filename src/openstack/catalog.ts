@@ -31,7 +31,7 @@ const versionSegment: Readonly<Record<ServiceType, string | undefined>> = {
   baremetal: 'v1',
 };
 
-export interface EndpointFilter {
+interface EndpointFilter {
   readonly interface: Interface;
   readonly region?: string | undefined;
 }

@@ -16,7 +16,7 @@ export type ComputeClient = ServiceClient<'compute'>;
 // Servers: results
 
 /** Nova's server statuses (the API projection of vm_state and task_state). */
-export type ServerStatus =
+type ServerStatus =
   | 'ACTIVE'
   | 'BUILD'
   | 'DELETED'
@@ -48,7 +48,7 @@ export const PowerState = {
   Suspended: 7,
 } as const;
 
-export interface Link {
+interface Link {
   readonly href: string;
   readonly rel: string;
 }
@@ -75,7 +75,7 @@ export interface ServerAddress {
 }
 
 /** The flavor embedded in a server from 2.47: a snapshot taken at boot, with no id. */
-export interface ServerFlavor {
+interface ServerFlavor {
   readonly original_name: string;
   readonly vcpus: number;
   readonly ram: number;
@@ -86,7 +86,7 @@ export interface ServerFlavor {
   readonly extra_specs?: Readonly<Record<string, string>>;
 }
 
-export interface ServerImageRef {
+interface ServerImageRef {
   readonly id: string;
   readonly links?: readonly Link[];
 }
@@ -144,14 +144,14 @@ export interface Server {
 // Servers: create
 
 /** One NIC: an existing port (what the provider uses: one port per server), or a network to make a port on. */
-export interface ServerNetwork {
+interface ServerNetwork {
   readonly uuid?: string | undefined;
   readonly port?: string | undefined;
   readonly fixed_ip?: string | undefined;
   readonly tag?: string | undefined;
 }
 
-export interface BlockDeviceMapping {
+interface BlockDeviceMapping {
   readonly source_type: 'volume' | 'image' | 'snapshot' | 'blank';
   readonly destination_type?: 'local' | 'volume' | undefined;
   readonly uuid?: string | undefined;
@@ -196,7 +196,7 @@ export interface ServerCreate {
 }
 
 /** Nova's `os:scheduler_hints`, a sibling of `server` in the create body; filters may define their own hints. */
-export interface SchedulerHints {
+interface SchedulerHints {
   /** A server group id: how the identity's server group takes effect. */
   readonly group?: string | undefined;
   readonly different_host?: string | readonly string[] | undefined;
@@ -206,7 +206,7 @@ export interface SchedulerHints {
   readonly [hint: string]: string | readonly string[] | undefined;
 }
 
-export interface CreatedServer {
+interface CreatedServer {
   readonly id: string;
   readonly links: readonly Link[];
   /** Absent when the cloud disables admin passwords (enable_instance_password = false). */
@@ -245,7 +245,7 @@ export function getServer(compute: ComputeClient, serverId: string): Promise<Ser
   });
 }
 
-export interface ServerListFilter {
+interface ServerListFilter {
   /** A regular expression Nova matches (case-insensitively on MySQL) against names; findServerByName anchors it. */
   readonly name?: string | undefined;
   readonly status?: ServerStatus | undefined;
@@ -332,7 +332,7 @@ export async function rebuildServer(compute: ComputeClient, serverId: string, re
   await serverAction(compute, serverId, { rebuild: { imageRef, name, metadata } });
 }
 
-export type RebootType = 'SOFT' | 'HARD';
+type RebootType = 'SOFT' | 'HARD';
 
 export async function rebootServer(compute: ComputeClient, serverId: string, type: RebootType): Promise<void> {
   await serverAction(compute, serverId, { reboot: { type } });
@@ -346,7 +346,7 @@ export async function stopServer(compute: ComputeClient, serverId: string): Prom
   await serverAction(compute, serverId, { 'os-stop': null });
 }
 
-export interface ServerImageCreate {
+interface ServerImageCreate {
   readonly name: string;
   readonly metadata?: Readonly<Record<string, string>> | undefined;
 }
@@ -369,10 +369,10 @@ export async function getConsoleOutput(compute: ComputeClient, serverId: string,
   return body.output;
 }
 
-export type ConsoleProtocol = 'vnc' | 'spice' | 'serial' | 'mks';
-export type ConsoleType = 'novnc' | 'xvpvnc' | 'spice-html5' | 'serial' | 'webmks';
+type ConsoleProtocol = 'vnc' | 'spice' | 'serial' | 'mks';
+type ConsoleType = 'novnc' | 'xvpvnc' | 'spice-html5' | 'serial' | 'webmks';
 
-export interface RemoteConsole {
+interface RemoteConsole {
   readonly protocol: ConsoleProtocol;
   readonly type: ConsoleType;
   /** Carries the console token: hand it to the user, never log it. */
@@ -424,7 +424,7 @@ export interface Flavor {
   readonly links?: readonly Link[];
 }
 
-export interface FlavorListFilter {
+interface FlavorListFilter {
   /** `true`: public flavors; `false`: private ones; `'all'`: both (admin). Nova's default when absent. */
   readonly isPublic?: boolean | 'all' | undefined;
 }
@@ -433,7 +433,7 @@ const flavorListKeys: QueryKeys<FlavorListFilter> = {
   isPublic: { name: 'is_public', encode: (isPublic) => (isPublic === 'all' ? 'None' : String(isPublic)) },
 };
 
-export interface ServerGroupFilter {
+interface ServerGroupFilter {
   /** Admin: the groups of every project. */
   readonly allProjects?: boolean | undefined;
 }
@@ -507,7 +507,7 @@ export function getKeypair(compute: ComputeClient, name: string): Promise<Keypai
 }
 
 /** Imports a public key; from 2.92 Nova no longer generates keys, so the key is always the caller's. */
-export interface KeypairCreate {
+interface KeypairCreate {
   readonly name: string;
   readonly public_key: string;
   readonly type?: 'ssh' | 'x509' | undefined;
@@ -543,7 +543,7 @@ export interface ServerGroup {
   readonly user_id: string;
 }
 
-export interface ServerGroupCreate {
+interface ServerGroupCreate {
   readonly name: string;
   readonly policy: ServerGroupPolicy;
   readonly rules?: { readonly max_server_per_host?: number | undefined } | undefined;
@@ -614,7 +614,7 @@ export interface VolumeAttachment {
   readonly bdm_uuid: string;
 }
 
-export interface VolumeAttachmentCreate {
+interface VolumeAttachmentCreate {
   readonly volumeId: string;
   /** A hint; most hypervisors choose the device themselves. */
   readonly device?: string | undefined;
@@ -656,7 +656,7 @@ export function getVolumeAttachment(
  * What Nova answers to an attach. The block device mapping is still being made, so even at 2.89+ it has no
  * `attachment_id` or `bdm_uuid` (read them with getVolumeAttachment), and `device` is only Nova's guess.
  */
-export interface VolumeAttachmentAccepted {
+interface VolumeAttachmentAccepted {
   readonly volumeId: string;
   readonly serverId: string;
   readonly device: string | null;
@@ -710,7 +710,7 @@ export interface QuotaLimits {
   readonly server_group_members: number;
 }
 
-export interface QuotaSet extends QuotaLimits {
+interface QuotaSet extends QuotaLimits {
   readonly id: string;
 }
 

@@ -8,7 +8,7 @@ import { Session, type SessionOptions } from './session.ts';
 type SessionScope<K extends ScopeKind> = SessionOptions<K>['scope'];
 import { Transport, type RequestObserver, type RetryPolicy } from './transport.ts';
 
-export interface ConnectDeps {
+interface ConnectDeps {
   readonly clock: Clock;
   readonly random: Random;
   readonly observer?: RequestObserver | undefined;

@@ -47,7 +47,7 @@ export interface HttpFailure extends RequestSite {
 }
 
 /** The parts of an OpenStack error body that callers branch on. */
-export interface Fault {
+interface Fault {
   /** The service's own error type, e.g. Neutron's `IpAddressGenerationFailure` or Placement's `placement.concurrent_update`. */
   readonly type: string | undefined;
   readonly message: string | undefined;

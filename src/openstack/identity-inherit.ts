@@ -4,11 +4,9 @@
  * so it is manager in each identity project it creates without ever granting `manager` itself (docs/adr/0010).
  */
 import { isNotFound } from './errors.ts';
-import type { IdentityClient, RoleAssignment } from './identity.ts';
-import { listRoleAssignments } from './identity.ts';
-import type { ListOptions } from './pagination.ts';
+import type { IdentityClient } from './identity.ts';
 
-export interface InheritedGrant {
+interface InheritedGrant {
   readonly domainId: string;
   readonly userId: string;
   readonly roleId: string;
@@ -22,11 +20,6 @@ export async function grantInheritedRole(identity: IdentityClient, grant: Inheri
   await identity.request({ method: 'PUT', path, params: params(grant) });
 }
 
-/** Revokes it (DELETE, 204; 404 when it was not granted). */
-export async function revokeInheritedRole(identity: IdentityClient, grant: InheritedGrant): Promise<void> {
-  await identity.request({ method: 'DELETE', path, params: params(grant) });
-}
-
 /** Whether the inherited grant exists (HEAD: 204 yes, 404 no). */
 export async function hasInheritedRole(identity: IdentityClient, grant: InheritedGrant): Promise<boolean> {
   try {
@@ -36,15 +29,4 @@ export async function hasInheritedRole(identity: IdentityClient, grant: Inherite
     if (isNotFound(error)) return false;
     throw error;
   }
-}
-
-/** The user's inherited-to-projects grants on the domain, from the direct (not effective) assignment list. */
-export async function listInheritedRoles(
-  identity: IdentityClient,
-  domainId: string,
-  userId: string,
-  options?: ListOptions,
-): Promise<RoleAssignment[]> {
-  const all = await listRoleAssignments(identity, { userId, domainId }, options);
-  return all.filter((a) => a.scope['OS-INHERIT:inherited_to'] === 'projects');
 }

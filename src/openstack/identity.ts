@@ -23,7 +23,7 @@ export type IdentityClient = ServiceClient<'identity'>;
  * Keystone creates an application credential only for the token's own user, on the token's project: the create
  * call therefore needs a project-scoped session of that user.
  */
-export type ProjectScopedIdentityClient = ServiceClient<'identity', 'project'>;
+type ProjectScopedIdentityClient = ServiceClient<'identity', 'project'>;
 
 // ---------------------------------------------------------------------------------------------------- domains
 
@@ -35,20 +35,20 @@ export interface Domain {
   readonly tags?: readonly string[];
 }
 
-export interface DomainFilter {
+interface DomainFilter {
   readonly name?: string | undefined;
   readonly enabled?: boolean | undefined;
 }
 
 const domainKeys: QueryKeys<DomainFilter> = { name: 'name', enabled: 'enabled' };
 
-export interface DomainCreate {
+interface DomainCreate {
   readonly name: string;
   readonly description?: string | undefined;
   readonly enabled?: boolean | undefined;
 }
 
-export interface DomainUpdate {
+interface DomainUpdate {
   readonly name?: string | undefined;
   readonly description?: string | undefined;
   /** A domain must be disabled before Keystone lets it be deleted. */
@@ -107,7 +107,7 @@ export interface Project {
   readonly tags: readonly string[];
 }
 
-export interface ProjectFilter {
+interface ProjectFilter {
   readonly domainId?: string | undefined;
   readonly name?: string | undefined;
   /** Projects carrying every one of these tags (sent comma-joined as `tags`). */
@@ -123,7 +123,7 @@ const projectKeys: QueryKeys<ProjectFilter> = {
   tagsAny: commaJoined('tags-any'),
 };
 
-export interface ProjectCreate {
+interface ProjectCreate {
   readonly name: string;
   readonly domain_id: string;
   readonly description?: string | undefined;
@@ -132,7 +132,7 @@ export interface ProjectCreate {
   readonly tags?: readonly string[] | undefined;
 }
 
-export interface ProjectUpdate {
+interface ProjectUpdate {
   readonly name?: string | undefined;
   readonly description?: string | undefined;
   readonly enabled?: boolean | undefined;
@@ -199,7 +199,7 @@ export async function deleteProject(identity: IdentityClient, projectId: string)
 // ---------------------------------------------------------------------------------------------------- users
 
 /** Keystone's per-user options (the ones a service account sets); Keystone answers with the options it holds. */
-export interface UserOptions {
+interface UserOptions {
   readonly ignore_change_password_upon_first_use?: boolean | undefined;
   readonly ignore_password_expiry?: boolean | undefined;
   readonly ignore_lockout_failure_attempts?: boolean | undefined;
@@ -219,14 +219,14 @@ export interface User {
   readonly options?: UserOptions;
 }
 
-export interface UserFilter {
+interface UserFilter {
   readonly domainId?: string | undefined;
   readonly name?: string | undefined;
 }
 
 const userKeys: QueryKeys<UserFilter> = { domainId: 'domain_id', name: 'name' };
 
-export interface UserCreate {
+interface UserCreate {
   readonly name: string;
   readonly domain_id: string;
   readonly password?: string | undefined;
@@ -240,7 +240,7 @@ export interface UserCreate {
  * What `updateUser` may change. The password is left out on purpose: it has its own calls, because a password
  * change revokes every token of the user.
  */
-export interface UserUpdate {
+interface UserUpdate {
   readonly name?: string | undefined;
   readonly description?: string | undefined;
   readonly default_project_id?: string | null | undefined;
@@ -332,7 +332,7 @@ export interface Role {
   readonly description?: string | null;
 }
 
-export interface RoleFilter {
+interface RoleFilter {
   readonly name?: string | undefined;
   /** Keystone lists only global roles unless a domain is named. */
   readonly domainId?: string | undefined;
@@ -359,7 +359,7 @@ export async function findRoleByName(
   return exactlyNamed(await listRoles(identity, { name, domainId }, options), name, 'keystone role');
 }
 
-export async function createRole(identity: IdentityClient, role: { readonly name: string }): Promise<Role> {
+async function createRole(identity: IdentityClient, role: { readonly name: string }): Promise<Role> {
   return requestEnveloped<Role>(identity, 'role', { method: 'POST', path: '/roles', body: { role } });
 }
 
@@ -379,7 +379,7 @@ export function getRole(identity: IdentityClient, roleId: string): Promise<Role>
 // ---------------------------------------------------------------------------------------------------- role assignments
 
 /** A user's role on one project or one domain. */
-export type RoleAssignmentTarget = { readonly userId: string; readonly roleId: string } & (
+type RoleAssignmentTarget = { readonly userId: string; readonly roleId: string } & (
   { readonly projectId: string; readonly domainId?: never } | { readonly domainId: string; readonly projectId?: never }
 );
 
@@ -439,7 +439,7 @@ export interface RoleAssignment {
   };
 }
 
-export interface RoleAssignmentFilter {
+interface RoleAssignmentFilter {
   readonly userId?: string | undefined;
   readonly projectId?: string | undefined;
   readonly domainId?: string | undefined;
@@ -460,7 +460,7 @@ const roleAssignmentKeys: QueryKeys<RoleAssignmentFilter> = {
   includeNames: flag('include_names'),
 };
 
-export interface ApplicationCredentialFilter {
+interface ApplicationCredentialFilter {
   readonly name?: string | undefined;
 }
 
@@ -485,7 +485,7 @@ export function listRoleAssignments(
 
 // ---------------------------------------------------------------------------------------------------- application credentials
 
-export interface AccessRule {
+interface AccessRule {
   readonly id?: string | undefined;
   readonly service: string;
   readonly method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

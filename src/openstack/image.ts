@@ -16,10 +16,10 @@ export type ImageClient = ServiceClient<'image'>;
 export type ImageStatus =
   'queued' | 'saving' | 'uploading' | 'importing' | 'active' | 'deactivated' | 'killed' | 'deleted' | 'pending_delete';
 
-export type ImageVisibility = 'public' | 'private' | 'shared' | 'community';
+type ImageVisibility = 'public' | 'private' | 'shared' | 'community';
 
 /** What a top-level image field can hold: core fields are typed below, custom properties are always strings. */
-export type ImagePropertyValue = string | number | boolean | null | readonly string[];
+type ImagePropertyValue = string | number | boolean | null | readonly string[];
 
 export interface Image {
   readonly id: string;
@@ -86,7 +86,7 @@ export function imageProperties(image: Image): Record<string, string> {
   return out;
 }
 
-export interface ImageFilter {
+interface ImageFilter {
   readonly name?: string | undefined;
   /** One status, or several as `in:saving,queued`. */
   readonly status?: string | undefined;
@@ -149,7 +149,7 @@ export async function getImage(image: ImageClient, imageId: string): Promise<Ima
   return body;
 }
 
-export interface ImageCreate {
+interface ImageCreate {
   readonly name: string;
   /** Optional: Glance generates one when absent. */
   readonly id?: string | undefined;
@@ -180,7 +180,7 @@ export async function createImage(image: ImageClient, create: ImageCreate): Prom
  * One change in Glance's JSON-patch subset. With the v2.1 media type `add` sets a property whether or not it
  * exists, while `replace` and `remove` answer 409 when it does not.
  */
-export type ImagePatch =
+type ImagePatch =
   | { readonly op: 'add' | 'replace'; readonly property: string; readonly value: ImagePropertyValue }
   | { readonly op: 'remove'; readonly property: string };
 
@@ -231,7 +231,7 @@ export async function deleteImage(image: ImageClient, imageId: string): Promise<
   await image.request({ method: 'DELETE', path: '/images/{image_id}', params: { image_id: imageId } });
 }
 
-export interface ImageSchemaProperty {
+interface ImageSchemaProperty {
   readonly type?: string | readonly string[];
   readonly description?: string;
   readonly enum?: readonly (string | null)[];
@@ -241,7 +241,7 @@ export interface ImageSchemaProperty {
 }
 
 /** The JSON schema of an image as this cloud defines it: its core properties and what custom ones may hold. */
-export interface ImageSchema {
+interface ImageSchema {
   readonly name: string;
   readonly properties: Readonly<Record<string, ImageSchemaProperty>>;
   readonly additionalProperties?: boolean | { readonly type: string };

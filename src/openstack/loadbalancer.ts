@@ -18,21 +18,21 @@ export type LoadBalancerClient = ServiceClient<'load-balancer'>;
  */
 export type ProvisioningStatus =
   'ACTIVE' | 'PENDING_CREATE' | 'PENDING_UPDATE' | 'PENDING_DELETE' | 'DELETED' | 'ERROR';
-export type OperatingStatus = 'ONLINE' | 'DRAINING' | 'OFFLINE' | 'DEGRADED' | 'ERROR' | 'NO_MONITOR';
+type OperatingStatus = 'ONLINE' | 'DRAINING' | 'OFFLINE' | 'DEGRADED' | 'ERROR' | 'NO_MONITOR';
 
-export interface IdRef {
+interface IdRef {
   readonly id: string;
 }
 
 /** Filters every Octavia list accepts; `name` is treated as fuzzy, so lookups post-filter. */
-export interface OctaviaFilter {
+interface OctaviaFilter {
   readonly name?: string | undefined;
   readonly projectId?: string | undefined;
 }
 
 const octaviaKeys: QueryKeys<OctaviaFilter> = { name: 'name', projectId: 'project_id' };
 
-export interface CascadeOptions {
+interface CascadeOptions {
   /** Delete the load balancer's listeners, pools, members and monitors with it. */
   readonly cascade?: boolean | undefined;
 }
@@ -59,7 +59,7 @@ export interface LoadBalancer {
 }
 
 /** One of `vip_subnet_id`, `vip_network_id` or `vip_port_id` places the VIP. */
-export interface LoadBalancerCreate {
+interface LoadBalancerCreate {
   readonly name: string;
   readonly description?: string | undefined;
   readonly vip_subnet_id?: string | undefined;
@@ -134,7 +134,7 @@ export async function deleteLoadBalancer(
 export type ListenerProtocol = 'HTTP' | 'HTTPS' | 'TCP' | 'UDP' | 'SCTP' | 'TERMINATED_HTTPS' | 'PROMETHEUS';
 
 /** Timeouts in milliseconds; client and member data are set to the idle timeout for TCP listeners. */
-export interface ListenerTimeouts {
+interface ListenerTimeouts {
   readonly timeout_client_data?: number | undefined;
   readonly timeout_member_connect?: number | undefined;
   readonly timeout_member_data?: number | undefined;
@@ -160,7 +160,7 @@ export interface Listener {
   readonly operating_status: OperatingStatus;
 }
 
-export interface ListenerCreate extends ListenerTimeouts {
+interface ListenerCreate extends ListenerTimeouts {
   readonly name: string;
   readonly description?: string | undefined;
   readonly loadbalancer_id: string;
@@ -242,9 +242,9 @@ export async function deleteListener(octavia: LoadBalancerClient, listenerId: st
 
 /** PROXYV2 needs API 2.22 (see requireApiVersion). */
 export type PoolProtocol = 'HTTP' | 'HTTPS' | 'TCP' | 'UDP' | 'PROXY' | 'PROXYV2' | 'SCTP';
-export type LbAlgorithm = 'ROUND_ROBIN' | 'LEAST_CONNECTIONS' | 'SOURCE_IP' | 'SOURCE_IP_PORT';
+type LbAlgorithm = 'ROUND_ROBIN' | 'LEAST_CONNECTIONS' | 'SOURCE_IP' | 'SOURCE_IP_PORT';
 
-export interface SessionPersistence {
+interface SessionPersistence {
   readonly type: 'SOURCE_IP' | 'HTTP_COOKIE' | 'APP_COOKIE';
   readonly cookie_name?: string | null | undefined;
   readonly persistence_timeout?: number | null | undefined;
@@ -268,7 +268,7 @@ export interface Pool {
 }
 
 /** One of `listener_id` (the pool becomes its default pool) or `loadbalancer_id` attaches the pool. */
-export interface PoolCreate {
+interface PoolCreate {
   readonly name: string;
   readonly description?: string | undefined;
   readonly listener_id?: string | undefined;
@@ -279,7 +279,7 @@ export interface PoolCreate {
 }
 
 /** Protocol is immutable in Octavia (why the REST API blocks proxyProtocolV2 drift before it gets here). */
-export interface PoolUpdate {
+interface PoolUpdate {
   readonly name?: string | undefined;
   readonly description?: string | undefined;
   readonly lb_algorithm?: LbAlgorithm | undefined;
@@ -332,7 +332,7 @@ export async function deletePool(octavia: LoadBalancerClient, poolId: string): P
 
 // Members
 
-export interface Member {
+interface Member {
   readonly id: string;
   readonly name: string;
   readonly address: string;
@@ -348,7 +348,7 @@ export interface Member {
 }
 
 /** A member of the desired set; (address, protocol_port) identifies it, as in the provider's member diff. */
-export interface MemberSpec {
+interface MemberSpec {
   readonly address: string;
   readonly protocol_port: number;
   readonly name?: string | undefined;
@@ -406,8 +406,7 @@ export async function deleteMember(octavia: LoadBalancerClient, poolId: string, 
 
 /** UDP listeners are checked with UDP-CONNECT, TCP ones with TCP. */
 export type HealthMonitorType = 'HTTP' | 'HTTPS' | 'PING' | 'TCP' | 'TLS-HELLO' | 'UDP-CONNECT' | 'SCTP';
-export type HealthMonitorHttpMethod =
-  'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OPTIONS' | 'CONNECT' | 'TRACE';
+type HealthMonitorHttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OPTIONS' | 'CONNECT' | 'TRACE';
 
 export interface HealthMonitor {
   readonly id: string;
@@ -440,7 +439,7 @@ export interface HealthMonitorUpdate {
   readonly expected_codes?: string | undefined;
 }
 
-export interface HealthMonitorCreate extends HealthMonitorUpdate {
+interface HealthMonitorCreate extends HealthMonitorUpdate {
   readonly name: string;
   readonly pool_id: string;
   readonly type: HealthMonitorType;

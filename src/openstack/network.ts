@@ -14,7 +14,7 @@ export type NetworkClient = ServiceClient<'network'>;
  * Neutron's tag filters: `tags` matches resources carrying every tag, `tagsAny` (`tags-any`) those carrying at
  * least one. Both are sent comma-joined, so a tag containing a comma cannot be filtered on.
  */
-export interface TagFilter {
+interface TagFilter {
   readonly tags?: readonly string[] | undefined;
   readonly tagsAny?: readonly string[] | undefined;
 }
@@ -44,7 +44,7 @@ export interface Network {
   readonly tags: readonly string[];
 }
 
-export interface NetworkCreate {
+interface NetworkCreate {
   readonly name: string;
   readonly description?: string | undefined;
   readonly admin_state_up?: boolean | undefined;
@@ -58,7 +58,7 @@ export interface NetworkCreate {
   readonly 'router:external'?: boolean | undefined;
 }
 
-export interface NetworkFilter extends TagFilter {
+interface NetworkFilter extends TagFilter {
   readonly name?: string | undefined;
   readonly projectId?: string | undefined;
   readonly routerExternal?: boolean | undefined;
@@ -114,7 +114,7 @@ export async function findNetworkByName(
 
 // ----------------------------------------------------------------------------------------------------- subnets
 
-export interface AllocationPool {
+interface AllocationPool {
   readonly start: string;
   readonly end: string;
 }
@@ -140,7 +140,7 @@ export interface Subnet {
   readonly tags: readonly string[];
 }
 
-export interface SubnetCreate {
+interface SubnetCreate {
   readonly network_id: string;
   readonly name: string;
   readonly description?: string | undefined;
@@ -165,7 +165,7 @@ export interface SubnetUpdate {
   readonly host_routes?: readonly HostRoute[] | undefined;
 }
 
-export interface SubnetFilter extends TagFilter {
+interface SubnetFilter extends TagFilter {
   readonly name?: string | undefined;
   readonly networkId?: string | undefined;
   readonly projectId?: string | undefined;
@@ -225,12 +225,12 @@ export async function findSubnetByName(
 
 // ----------------------------------------------------------------------------------------------------- routers
 
-export interface ExternalFixedIp {
+interface ExternalFixedIp {
   readonly subnet_id: string;
   readonly ip_address: string;
 }
 
-export interface ExternalGatewayInfo {
+interface ExternalGatewayInfo {
   readonly network_id: string;
   readonly enable_snat?: boolean;
   readonly external_fixed_ips?: readonly ExternalFixedIp[];
@@ -248,7 +248,7 @@ export interface Router {
   readonly tags: readonly string[];
 }
 
-export interface RouterCreate {
+interface RouterCreate {
   readonly name: string;
   readonly description?: string | undefined;
   readonly admin_state_up?: boolean | undefined;
@@ -257,16 +257,16 @@ export interface RouterCreate {
     { readonly network_id: string; readonly enable_snat?: boolean | undefined } | undefined;
 }
 
-export interface RouterFilter extends TagFilter {
+interface RouterFilter extends TagFilter {
   readonly name?: string | undefined;
   readonly projectId?: string | undefined;
 }
 
 /** Which interface: a subnet (Neutron makes the router port) or an existing port. */
-export type RouterInterfaceTarget = { readonly subnet_id: string } | { readonly port_id: string };
+type RouterInterfaceTarget = { readonly subnet_id: string } | { readonly port_id: string };
 
 /** Neutron's answer to an interface add or remove; `id` is the router's. */
-export interface RouterInterface {
+interface RouterInterface {
   readonly id: string;
   readonly subnet_id: string;
   readonly subnet_ids: readonly string[];
@@ -347,7 +347,7 @@ export async function removeRouterInterface(
 
 // ------------------------------------------------------------------------------------------------------- ports
 
-export interface FixedIp {
+interface FixedIp {
   readonly subnet_id: string;
   readonly ip_address: string;
 }
@@ -394,13 +394,13 @@ export interface PortCreate {
 }
 
 /** What a server's port converges in place: its security groups and the spec's allowed address pairs. */
-export interface PortUpdate {
+interface PortUpdate {
   readonly security_groups?: readonly string[] | undefined;
   readonly allowed_address_pairs?:
     readonly { readonly ip_address: string; readonly mac_address?: string | undefined }[] | undefined;
 }
 
-export interface PortFilter extends TagFilter {
+interface PortFilter extends TagFilter {
   readonly name?: string | undefined;
   readonly networkId?: string | undefined;
   readonly deviceId?: string | undefined;
@@ -458,8 +458,8 @@ export async function deletePort(neutron: NetworkClient, portId: string): Promis
 
 // --------------------------------------------------------------------------------------------- security groups
 
-export type Direction = 'ingress' | 'egress';
-export type EtherType = 'IPv4' | 'IPv6';
+type Direction = 'ingress' | 'egress';
+type EtherType = 'IPv4' | 'IPv6';
 
 export interface SecurityGroupRule {
   readonly id: string;
@@ -487,13 +487,13 @@ export interface SecurityGroup {
   readonly tags: readonly string[];
 }
 
-export interface SecurityGroupCreate {
+interface SecurityGroupCreate {
   readonly name: string;
   readonly description?: string | undefined;
   readonly stateful?: boolean | undefined;
 }
 
-export interface SecurityGroupFilter extends TagFilter {
+interface SecurityGroupFilter extends TagFilter {
   readonly name?: string | undefined;
   readonly projectId?: string | undefined;
 }
@@ -510,7 +510,7 @@ export interface SecurityGroupRuleCreate {
   readonly description?: string | undefined;
 }
 
-export interface SecurityGroupRuleFilter {
+interface SecurityGroupRuleFilter {
   readonly securityGroupId?: string | undefined;
   readonly direction?: Direction | undefined;
 }
@@ -621,7 +621,7 @@ export interface FloatingIp {
   readonly tags: readonly string[];
 }
 
-export interface FloatingIpCreate {
+interface FloatingIpCreate {
   readonly floating_network_id: string;
   /** Associates on create; a server's or a load balancer VIP's port. */
   readonly port_id?: string | undefined;
@@ -630,13 +630,13 @@ export interface FloatingIpCreate {
   readonly description?: string | undefined;
 }
 
-export interface FloatingIpUpdate {
+interface FloatingIpUpdate {
   /** A port to associate with, or null to disassociate. */
   readonly port_id: string | null;
   readonly fixed_ip_address?: string | undefined;
 }
 
-export interface FloatingIpFilter extends TagFilter {
+interface FloatingIpFilter extends TagFilter {
   /** Floating IPs are re-found by the port they are attached to (a server's port, a load balancer's VIP port). */
   readonly portId?: string | undefined;
   readonly floatingIpAddress?: string | undefined;
@@ -709,7 +709,7 @@ export async function deleteFloatingIp(neutron: NetworkClient, floatingIpId: str
 // ------------------------------------------------------------------------------------------------------ quotas
 
 /** A project's Neutron quota; -1 is unlimited. */
-export interface NetworkQuota {
+interface NetworkQuota {
   readonly network: number;
   readonly subnet: number;
   readonly subnetpool: number;
@@ -721,7 +721,7 @@ export interface NetworkQuota {
   readonly rbac_policy: number;
 }
 
-export type NetworkQuotaUpdate = { readonly [K in keyof NetworkQuota]?: number | undefined };
+type NetworkQuotaUpdate = { readonly [K in keyof NetworkQuota]?: number | undefined };
 
 /** What identity creation applies: every Neutron quota the region sets, unlimited (-1). */
 export const unlimitedNetworkQuota: NetworkQuota = {

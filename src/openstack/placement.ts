@@ -55,7 +55,7 @@ export function listResourceProviders(
   );
 }
 
-export interface ResourceProviderTraits {
+interface ResourceProviderTraits {
   readonly traits: readonly string[];
   readonly resource_provider_generation: number;
 }

@@ -13,7 +13,7 @@
 import type { Query, QueryValue, RequestSpec, ServiceClient } from './session.ts';
 
 /** How one filter field is written: a wire name (its value sent as it is, arrays as a repeated key), or a name and an encoder. */
-export type QueryKey<V> = string | { readonly name: string; readonly encode: (value: V) => QueryValue };
+type QueryKey<V> = string | { readonly name: string; readonly encode: (value: V) => QueryValue };
 
 /** One QueryKey for every field of a filter, so adding a field without its wire name does not compile. */
 export type QueryKeys<F> = { readonly [K in keyof F]-?: QueryKey<Exclude<F[K], undefined>> };

@@ -40,7 +40,7 @@ export interface RequestSpec {
   readonly signal?: AbortSignal | undefined;
 }
 
-export interface ServiceResponse<T> {
+interface ServiceResponse<T> {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: T;
@@ -202,7 +202,7 @@ export class Session<K extends ScopeKind = ScopeKind> {
 const USER_AGENT = 'openregion';
 
 /** Fills `{name}` placeholders with URL-encoded values; a missing value is a programming error. */
-export function expandPath(template: string, params: Readonly<Record<string, string>> = {}): string {
+function expandPath(template: string, params: Readonly<Record<string, string>> = {}): string {
   return template.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined) throw new Error(`path ${template} needs a value for {${name}}`);
@@ -211,7 +211,7 @@ export function expandPath(template: string, params: Readonly<Record<string, str
 }
 
 /** `?a=1&b=x&b=y`: undefined values are left out and arrays repeat their key. */
-export function queryString(query: Query | undefined): string {
+function queryString(query: Query | undefined): string {
   if (!query) return '';
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) {

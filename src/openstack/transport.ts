@@ -43,7 +43,7 @@ export interface RetryPolicy {
   readonly maxDelayMs: number;
 }
 
-export const defaultRetryPolicy: RetryPolicy = { maxAttempts: 4, baseDelayMs: 250, maxDelayMs: 8_000 };
+const defaultRetryPolicy: RetryPolicy = { maxAttempts: 4, baseDelayMs: 250, maxDelayMs: 8_000 };
 
 export interface TlsOptions {
   /** PEM bundle of CAs to trust instead of the system's. */
@@ -52,7 +52,7 @@ export interface TlsOptions {
   readonly insecure?: boolean | undefined;
 }
 
-export interface TransportOptions {
+interface TransportOptions {
   readonly clock: Clock;
   readonly random: Random;
   readonly retry?: RetryPolicy | undefined;

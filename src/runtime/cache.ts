@@ -20,7 +20,7 @@ export interface CacheListOptions {
   readonly value?: string;
 }
 
-export interface TypeCacheOptions<T extends KubeObject> {
+interface TypeCacheOptions<T extends KubeObject> {
   readonly client: Client;
   readonly type: ResourceType<T>;
   readonly scheduler: Scheduler;

@@ -42,7 +42,7 @@ export interface ControllerOptions {
   readonly drainTimeoutMs?: number;
 }
 
-export interface ControllerDeps {
+interface ControllerDeps {
   readonly scheduler: Scheduler;
   readonly clock: Clock;
   readonly log: Logger;

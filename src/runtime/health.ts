@@ -5,13 +5,13 @@
 import { createServer, type Server } from 'node:http';
 import type { Registry } from 'prom-client';
 
-export interface HealthCheck {
+interface HealthCheck {
   readonly name: string;
   /** True when healthy; a string says why not. */
   readonly check: () => boolean | string;
 }
 
-export interface HealthResponse {
+interface HealthResponse {
   readonly status: 200 | 500;
   readonly body: string;
 }
@@ -53,7 +53,7 @@ export function healthHandlers(checks: {
 }
 
 /** What the probe port answers: a status, a content type and a body. */
-export interface ProbeResponse {
+interface ProbeResponse {
   readonly status: number;
   readonly contentType: string;
   readonly body: string;
@@ -88,7 +88,7 @@ export function probeRoutes(
   };
 }
 
-export interface HealthServer {
+interface HealthServer {
   readonly port: number;
   close(): Promise<void>;
 }

@@ -20,7 +20,7 @@ export interface InformerHandlers<T extends KubeObject> {
   delete(object: T): void;
 }
 
-export interface InformerOptions<T extends KubeObject> {
+interface InformerOptions<T extends KubeObject> {
   readonly client: Client;
   readonly type: ResourceType<T>;
   readonly scheduler: Scheduler;

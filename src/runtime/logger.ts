@@ -9,7 +9,7 @@ import type { Request } from './types.ts';
 const secretFields = ['password', 'secret', 'token', 'authorization', 'kubeconfig', 'clientKey', 'client-key-data'];
 
 /** pino redaction paths: each secret field at the top and up to three levels down. */
-export const redactPaths: readonly string[] = secretFields.flatMap((field) => {
+const redactPaths: readonly string[] = secretFields.flatMap((field) => {
   const key = /^[A-Za-z_$][\w$]*$/.test(field) ? field : `["${field}"]`;
   const join = (prefix: string) => (key.startsWith('[') ? `${prefix}${key}` : `${prefix}.${key}`);
   return [key, join('*'), join('*.*'), join('*.*.*')];
@@ -18,7 +18,7 @@ export const redactPaths: readonly string[] = secretFields.flatMap((field) => {
 /** `json`: one JSON object a line (for machines, the default); `text`: a human-readable line (log-text.ts). */
 export type LogFormat = 'json' | 'text';
 
-export interface LoggerOptions {
+interface LoggerOptions {
   readonly level?: string;
   readonly format?: LogFormat;
   /** Where lines go (tests pass a stream they read); stdout by default. */

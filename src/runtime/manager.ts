@@ -30,9 +30,9 @@ import { systemScheduler, type Scheduler } from './scheduler.ts';
 import { MANAGEMENT_CLUSTER, type Reconciler, type Request } from './types.ts';
 
 /** Whether a cluster serves a kind: a list that matches nothing, which an unserved kind answers with NotFound. */
-export type ServesKind = (client: Client, type: ResourceType, namespaces?: readonly string[]) => Promise<boolean>;
+type ServesKind = (client: Client, type: ResourceType, namespaces?: readonly string[]) => Promise<boolean>;
 
-export const probeServesKind: ServesKind = async (client, type, namespaces) => {
+const probeServesKind: ServesKind = async (client, type, namespaces) => {
   const probe = client.list(type, {
     namespace: type.namespaced ? namespaces?.[0] : undefined,
     fieldSelector: 'metadata.name=openregion-serves-kind-probe',
@@ -40,7 +40,7 @@ export const probeServesKind: ServesKind = async (client, type, namespaces) => {
   return (await ignoreNotFound(probe)) !== undefined;
 };
 
-export interface ManagerOptions {
+interface ManagerOptions {
   /** The management cluster's client. */
   readonly client: Client;
   readonly clock: Clock;
@@ -370,7 +370,7 @@ export class Manager {
   }
 }
 
-export interface ForOptions {
+interface ForOptions {
   readonly predicates?: readonly Predicate[];
   readonly clusters?: 'all' | 'management';
   readonly clusterServesKind?: boolean;

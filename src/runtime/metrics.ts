@@ -113,7 +113,7 @@ export class RuntimeMetrics {
  * The histogram buckets of docs/spec/keystoneuser-reconciler.md §Metrics Instrumentation for
  * c5c3_operator_reconcile_duration_seconds.
  */
-export const subReconcilerBuckets = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const subReconcilerBuckets = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /**
  * The c5c3 operator's instrumenter: every sub-reconciler step observes its duration (on every path, a throw

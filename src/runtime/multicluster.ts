@@ -16,8 +16,8 @@ import type { Scheduler } from './scheduler.ts';
 import { MANAGEMENT_CLUSTER } from './types.ts';
 
 export const KUBECONFIG_SECRET_LABEL = 'sigs.k8s.io/multicluster-runtime-kubeconfig';
-export const KUBECONFIG_KEY = 'kubeconfig';
-export const NAMESPACES_KEY = 'namespaces';
+const KUBECONFIG_KEY = 'kubeconfig';
+const NAMESPACES_KEY = 'namespaces';
 export const DEFAULT_CLUSTERS_NAMESPACE = 'c5c3-clusters';
 
 export interface Cluster {
@@ -27,7 +27,7 @@ export interface Cluster {
   readonly namespaces?: readonly string[] | undefined;
 }
 
-export interface ClusterListener {
+interface ClusterListener {
   engaged(cluster: Cluster): Promise<void> | void;
   disengaged(name: string): Promise<void> | void;
 }
@@ -103,7 +103,7 @@ export class ClusterRegistry {
 /** Turns a kubeconfig into a Client for the named cluster (injected: tests return embedded stores). */
 export type ClientFactory = (kubeconfig: string, cluster: string) => Client | Promise<Client>;
 
-export interface KubeconfigSecretProviderOptions {
+interface KubeconfigSecretProviderOptions {
   readonly management: Client;
   readonly registry: ClusterRegistry;
   readonly clientFor: ClientFactory;
@@ -115,7 +115,7 @@ export interface KubeconfigSecretProviderOptions {
 }
 
 /** A registration Secret, read: the cluster it names, or why it was refused. */
-export type Registration =
+type Registration =
   | {
       readonly ok: true;
       readonly kubeconfig: string;

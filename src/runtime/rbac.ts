@@ -8,8 +8,8 @@ import { KubeForbiddenError } from '../kube/errors.ts';
 import type { Client } from '../kube/client.ts';
 import type { ResourceType } from '../kube/resource-type.ts';
 
-export const VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] as const;
-export type Verb = (typeof VERBS)[number];
+const VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] as const;
+type Verb = (typeof VERBS)[number];
 
 export interface Permission {
   readonly group: string;
@@ -40,7 +40,7 @@ export function permission(
 /** get, list and watch: what an informer (and a cached read) needs. */
 export const READ: readonly Verb[] = ['get', 'list', 'watch'];
 
-export interface PolicyRule {
+interface PolicyRule {
   readonly apiGroups: readonly string[];
   readonly resources: readonly string[];
   readonly resourceNames?: readonly string[];
@@ -102,7 +102,7 @@ export function policyRules(
   }));
 }
 
-export interface AccessRequest {
+interface AccessRequest {
   readonly group: string;
   readonly resource: string;
   readonly verb: Verb;
@@ -112,7 +112,7 @@ export interface AccessRequest {
 }
 
 /** Whether `rules` grant `request` as kube-apiserver's RBAC authorizer decides it (no wildcards to match). */
-export function ruleAllows(rules: readonly PolicyRule[], request: Omit<AccessRequest, 'namespace'>): boolean {
+function ruleAllows(rules: readonly PolicyRule[], request: Omit<AccessRequest, 'namespace'>): boolean {
   return rules.some(
     (r) =>
       r.apiGroups.includes(request.group) &&

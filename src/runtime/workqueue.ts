@@ -15,7 +15,7 @@ export interface BackoffOptions {
 }
 
 /** controller-runtime's per-item limiter: 5 ms doubling to 1000 s; jitter added here. */
-export const defaultBackoff: BackoffOptions = { baseMs: 5, capMs: 1_000_000, jitter: 0.1 };
+const defaultBackoff: BackoffOptions = { baseMs: 5, capMs: 1_000_000, jitter: 0.1 };
 
 /** The delay after `failures` earlier failures: min(cap, base·2ⁿ), less up to `jitter` of it. */
 export function backoffDelay(failures: number, options: BackoffOptions, random: Random): number {
@@ -30,7 +30,7 @@ export interface QueueObserver {
   retry(): void;
 }
 
-export interface WorkQueueOptions<T> {
+interface WorkQueueOptions<T> {
   readonly keyOf: (item: T) => string;
   readonly scheduler: Scheduler;
   readonly random?: Random;

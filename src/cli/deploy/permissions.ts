@@ -43,7 +43,7 @@ const unused: Client = new Proxy({} as Client, {
   get: () => () => Promise.reject(new Error('permissions are read from registrations only')),
 });
 
-export interface RegisteredReads {
+interface RegisteredReads {
   /** get/list/watch on the management cluster: in the operator's namespace for kinds `serve` watches there only. */
   readonly management: Permission[];
   /** get/list/watch on a target cluster: the watches registered on `all` clusters. */

@@ -13,9 +13,9 @@ import { policyRules, type Grants, type Permission } from '../../runtime/rbac.ts
 import { keystoneOperatorPermissions, regionServicePermissions, targetClusterPermissions } from './permissions.ts';
 
 /** The ServiceAccount every overlay runs as (deploy/base/serviceaccount.yaml). */
-export const SERVICE_ACCOUNT = 'openregion';
+const SERVICE_ACCOUNT = 'openregion';
 /** Where each overlay installs itself (its kustomization's namespace). */
-export const REGION_SERVICE_NAMESPACE = 'unikorn-region';
+const REGION_SERVICE_NAMESPACE = 'unikorn-region';
 export const KEYSTONE_OPERATOR_NAMESPACE = 'openregion-system';
 
 const HEADER =
@@ -33,7 +33,7 @@ const rbac = (kind: string, name: string, namespace: string | undefined, body: o
 });
 
 /** The ClusterRole (every namespace) and Role (its own namespace), each bound to `serviceAccount` when needed. */
-export function rbacObjects(
+function rbacObjects(
   name: string,
   namespace: string,
   permissions: readonly Permission[],

@@ -20,7 +20,7 @@ import type { Session } from '../../openstack/session.ts';
 
 const LINUX = { 'unikorn:os:kernel': 'linux', 'unikorn:virtualization': 'virtualized', architecture: 'x86_64' };
 
-export const DEMO_IMAGES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+const DEMO_IMAGES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   'ubuntu-24.04': {
     ...LINUX,
     'unikorn:os:family': 'debian',
@@ -38,14 +38,14 @@ export const DEMO_IMAGES: Readonly<Record<string, Readonly<Record<string, string
 };
 
 /** name, vCPUs, RAM MiB, disk GB. */
-export const DEMO_FLAVORS: readonly (readonly [string, number, number, number])[] = [
+const DEMO_FLAVORS: readonly (readonly [string, number, number, number])[] = [
   ['demo.small', 1, 2048, 20],
   ['demo.medium', 2, 4096, 40],
 ];
 
-export const DEMO_VOLUME_TYPES = ['demo-standard', 'demo-fast'] as const;
+const DEMO_VOLUME_TYPES = ['demo-standard', 'demo-fast'] as const;
 
-export interface DemoCloud {
+interface DemoCloud {
   readonly volumeTypeIDs: readonly string[];
 }
 

@@ -19,10 +19,10 @@ import { discoverInventory } from '../../region/registration/discover.ts';
 import { applyManifests, registrationManifests } from '../../region/registration/register.ts';
 import { passwordWorks, projectSession } from '../../region/registration/sessions.ts';
 
-export const DEMO_PREFIX = 'openregion-demo';
-export const DEMO_REGION_NAME = 'demo';
+const DEMO_PREFIX = 'openregion-demo';
+const DEMO_REGION_NAME = 'demo';
 
-export interface DemoRegionOptions {
+interface DemoRegionOptions {
   readonly store: Client;
   /** A cloud administrator of any scope (it creates the domain, the account and its grants). */
   readonly admin: Session;
@@ -37,7 +37,7 @@ export interface DemoRegionOptions {
   readonly password: string | undefined;
 }
 
-export interface DemoRegion {
+interface DemoRegion {
   readonly credentials: RegionCredentials;
   readonly changes: readonly string[];
 }
@@ -73,7 +73,7 @@ export async function setUpDemoRegion(options: DemoRegionOptions): Promise<DemoR
 }
 
 /** Every region CRD (applied, so a newer schema replaces a stored one) and the service namespace. */
-export async function ensureRegionStore(store: Client, namespace: string): Promise<void> {
+async function ensureRegionStore(store: Client, namespace: string): Promise<void> {
   await applyCrds(store, regionKinds.map(customResourceDefinition));
   await ensureNamespace(store, namespace);
 }

@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join, resolve } from 'node:path';
 import type { DevKeyPair } from '../../region/http/dev-token.ts';
 
-export interface UpFiles {
+interface UpFiles {
   readonly dir: string;
   readonly store: string;
   /** The built-in emulator's cloud. */
@@ -50,7 +50,7 @@ export interface DevIdentity {
   readonly regionID: string;
 }
 
-export const DEV_ENV_KEYS = {
+const DEV_ENV_KEYS = {
   api: 'OPENREGION_API',
   organization: 'OPENREGION_ORGANIZATION_ID',
   project: 'OPENREGION_PROJECT_ID',
@@ -60,7 +60,7 @@ export const DEV_ENV_KEYS = {
 } as const;
 
 /** The cloud dev.env points the OpenStack CLI (and `openregion cloud check`) at: the emulator's admin. */
-export interface DevCloud {
+interface DevCloud {
   readonly cloudsYaml: string;
   readonly name: string;
 }

@@ -32,7 +32,7 @@ export const CONTROL_PLANE_NAME = 'demo';
 const KV_TOKEN_SECRET = 'openbao-token';
 const FIELD_MANAGER = 'openregion-up';
 
-export interface KeystoneDemoOptions {
+interface KeystoneDemoOptions {
   readonly store: Client;
   readonly authUrl: string;
   /** A clouds.yaml holding the cloud administrator as cloud `admin`: what K-ORC authenticates with. */
@@ -42,7 +42,7 @@ export interface KeystoneDemoOptions {
   readonly clock: Clock;
 }
 
-export interface KeystoneDemo {
+interface KeystoneDemo {
   /** The SecretStore type the store serves (the stand-in's v1, or a real ESO's version). */
   readonly storeType: ResourceType<SecretStore> | undefined;
   /** CRDs of K-ORC or ESO kinds the store already held and that were left as they were. */
@@ -65,7 +65,7 @@ const ready = (type: string, now: number) => ({
 });
 
 /** The demo ControlPlane: External Keystone at the built-in (or --cloud) cloud, namespace `default` assigned. */
-export function demoControlPlane(authUrl: string): ControlPlane {
+function demoControlPlane(authUrl: string): ControlPlane {
   return {
     apiVersion: 'c5c3.io/v1alpha1',
     kind: 'ControlPlane',
@@ -132,7 +132,7 @@ export async function setUpKeystoneDemo(options: KeystoneDemoOptions): Promise<K
   return { storeType, keptCrds: kept };
 }
 
-export interface KeystoneOperator {
+interface KeystoneOperator {
   readonly running: readonly string[];
   /** Closes the bundled K-ORC's Keystone sessions; after the manager stopped. */
   close(): Promise<void>;

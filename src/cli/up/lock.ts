@@ -22,7 +22,7 @@ export class DirectoryLockedError extends Error {
   }
 }
 
-export interface DirectoryLock {
+interface DirectoryLock {
   release(): void;
 }
 

@@ -31,7 +31,7 @@ import type { Outcome } from '../../region/provider/outcome.ts';
 export const CONTROLLER_GROUPS = [...REGION_CONTROLLER_GROUPS, 'monitor'] as const;
 export type ControllerGroup = (typeof CONTROLLER_GROUPS)[number];
 
-export interface RegionServiceOptions {
+interface RegionServiceOptions {
   readonly manager: Manager;
   /** The store region resources live in (the management cluster's client). */
   readonly client: Client;
@@ -58,7 +58,7 @@ export interface RegionServiceOptions {
  */
 export const DEFAULT_REGION_CONCURRENCY = 4;
 
-export interface RegionService {
+interface RegionService {
   readonly capabilities: Capabilities;
   /** What runs, for the banner. */
   readonly running: readonly string[];

@@ -14,13 +14,13 @@ export const MAX_MINOR = 70;
 /** The emulator's one backend: `devcloud@fake#fake`, as on the dev cloud. */
 export const BACKEND = 'fake';
 
-export interface CinderCall {
+interface CinderCall {
   readonly auth: AuthContext;
   /** The minor version of 3.x the request asked for. */
   readonly minor: number;
 }
 
-export type CinderHandler = (req: EmuRequest, call: CinderCall) => EmuResponse | Promise<EmuResponse>;
+type CinderHandler = (req: EmuRequest, call: CinderCall) => EmuResponse | Promise<EmuResponse>;
 
 export interface CinderApi {
   readonly state: CinderState;

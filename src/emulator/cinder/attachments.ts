@@ -9,7 +9,7 @@ import { badRequest, notFound, type CinderApi } from './api.ts';
 import type { CAttachment } from './state.ts';
 import { cinderTime, setStatus, volumeFor } from './volumes.ts';
 
-export const ATTACHMENTS_MINOR = 27;
+const ATTACHMENTS_MINOR = 27;
 
 function summary(a: CAttachment): JsonObject {
   return { id: a.id, volume_id: a.volumeId, instance: a.instance, status: a.status };

@@ -41,7 +41,7 @@ export interface CType {
 }
 
 /** Cinder's configured quota defaults (cinder.conf `[DEFAULT] quota_*`). */
-export const QUOTA_DEFAULTS: Readonly<Record<string, number>> = {
+const QUOTA_DEFAULTS: Readonly<Record<string, number>> = {
   volumes: 10,
   per_volume_gigabytes: -1,
   snapshots: 10,

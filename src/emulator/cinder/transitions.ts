@@ -10,13 +10,13 @@ import type { CinderState, CVolume } from './state.ts';
 import { setStatus } from './volumes.ts';
 
 /** What each transition carries besides the volume. */
-export interface CinderTransitions {
+interface CinderTransitions {
   'cinder.create': { readonly status: 'available' | 'error' };
   'cinder.delete': Readonly<Record<string, never>>;
   'cinder.attach': { readonly attachmentId: string };
   'cinder.detach': { readonly attachmentId: string };
 }
-export type CinderTransition = keyof CinderTransitions;
+type CinderTransition = keyof CinderTransitions;
 
 /** Schedules a transition of `volume` after its named delay. */
 export type CinderLater = <K extends CinderTransition>(volume: CVolume, kind: K, payload: CinderTransitions[K]) => void;

@@ -6,7 +6,7 @@ import { booleanAt, isObject, objectAt, stringAt, stringMapAt, type JsonObject }
 import { badRequest, forbidden, notFound, page, type CinderApi } from './api.ts';
 import type { CType } from './state.ts';
 
-export function typeView(t: CType, auth: AuthContext): JsonObject {
+function typeView(t: CType, auth: AuthContext): JsonObject {
   return {
     id: t.id,
     name: t.name,

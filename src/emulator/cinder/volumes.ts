@@ -19,7 +19,7 @@ export function volumeFor(api: CinderApi, auth: AuthContext, id: string): CVolum
   return volume;
 }
 
-export function volumeView(api: CinderApi, v: CVolume, auth: AuthContext): JsonObject {
+function volumeView(api: CinderApi, v: CVolume, auth: AuthContext): JsonObject {
   const type = api.state.types.get(v.typeId);
   const origin = api.ctx.origin();
   const view: JsonObject = {

@@ -1,7 +1,7 @@
 /** Glance's image record, its JSON view, the JSON-patch subset Glance takes and its list filters. */
 import { isoSeconds, type JsonObject } from '../json.ts';
 
-export type ImageStatus = 'queued' | 'saving' | 'importing' | 'active' | 'deactivated' | 'killed';
+type ImageStatus = 'queued' | 'saving' | 'importing' | 'active' | 'deactivated' | 'killed';
 
 export interface GImage {
   readonly id: string;

@@ -7,7 +7,7 @@ import { unauthorized } from './tokens.ts';
 
 export const PREFIX = '/identity/v3';
 
-export type AuthedHandler = (req: EmuRequest, auth: AuthContext) => EmuResponse | Promise<EmuResponse>;
+type AuthedHandler = (req: EmuRequest, auth: AuthContext) => EmuResponse | Promise<EmuResponse>;
 
 export interface KeystoneApi {
   readonly store: KeystoneStore;

@@ -84,7 +84,7 @@ export interface KToken {
 /** MariaDB's utf8 collation: names compare case-insensitively (a simplification of its accent folding). */
 export const sameName = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
 
-export const sameTarget = (a: Target, b: Target): boolean =>
+const sameTarget = (a: Target, b: Target): boolean =>
   a.kind === b.kind && (a.kind === 'system' || (b.kind !== 'system' && a.id === b.id));
 
 /** The same grant: user, role, target and inheritance. */

@@ -12,7 +12,7 @@ import { sameName, type KeystoneStore, type KToken, type KUser, type Target, typ
 export const unauthorized = (message = 'The request you have made requires authentication.'): EmuFault =>
   keystoneFault(401, 'Unauthorized', message);
 
-export interface IssueOptions {
+interface IssueOptions {
   readonly now: number;
   readonly ttlMs: number;
 }
@@ -144,7 +144,7 @@ function requestedScope(store: KeystoneStore, scope: JsonObject | undefined): To
   throw keystoneFault(400, 'Bad Request', 'Invalid scope.');
 }
 
-export interface CatalogSource {
+interface CatalogSource {
   /** Catalog entries as Keystone shows them for a token scoped to `projectId` (when any). */
   catalog(projectId: string | undefined): unknown[];
 }

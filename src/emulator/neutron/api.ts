@@ -2,7 +2,7 @@
  * What Neutron's route modules share: state, routing with authentication, Neutron's faults, the standard
  * attributes every resource shows, and list handling (attribute filters, tag filters, `fields`, `*_links` paging).
  */
-import { isAdmin, mayAccessProject, type AuthContext, type ServiceContext } from '../context.ts';
+import { isAdmin, type AuthContext, type ServiceContext } from '../context.ts';
 import { neutronFault } from '../faults.ts';
 import type { EmuFault, EmuRequest, EmuResponse, Method } from '../http.ts';
 import { isoSeconds, type JsonObject } from '../json.ts';
@@ -10,7 +10,7 @@ import type { NeutronState, QuotaResource, Standard } from './state.ts';
 
 export const PREFIX = '/network/v2.0';
 
-export type NeutronHandler = (req: EmuRequest, auth: AuthContext) => EmuResponse | Promise<EmuResponse>;
+type NeutronHandler = (req: EmuRequest, auth: AuthContext) => EmuResponse | Promise<EmuResponse>;
 
 export interface NeutronApi {
   readonly state: NeutronState;
@@ -45,8 +45,6 @@ export function ownerOf(auth: AuthContext, body: JsonObject): string {
   }
   return auth.projectId ?? '';
 }
-
-export const visible = (auth: AuthContext, resource: Standard): boolean => mayAccessProject(auth, resource.projectId);
 
 /** The attributes every standard-attr resource shows. */
 export function standardView(resource: Standard): JsonObject {

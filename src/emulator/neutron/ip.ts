@@ -4,7 +4,7 @@ import { formatIPv4, parseIPv4, parsePrefix, prefixSize, type Prefix } from '../
 /** A CIDR as Neutron reads one: host bits cleared (`10.0.0.5/24` → `10.0.0.0/24`), a bare address as a /32. */
 export const parseCidr = (text: string): Prefix | undefined => parsePrefix(text.includes('/') ? text : `${text}/32`);
 
-export interface Pool {
+interface Pool {
   readonly start: string;
   readonly end: string;
 }

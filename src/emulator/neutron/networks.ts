@@ -53,7 +53,7 @@ export function subnetFor(api: NeutronApi, auth: AuthContext, id: string): NSubn
   return subnet;
 }
 
-export function networkView(api: NeutronApi, n: NNetwork, auth: AuthContext): JsonObject {
+function networkView(api: NeutronApi, n: NNetwork, auth: AuthContext): JsonObject {
   const view: JsonObject = {
     ...standardView(n),
     admin_state_up: n.adminStateUp,
@@ -77,7 +77,7 @@ export function networkView(api: NeutronApi, n: NNetwork, auth: AuthContext): Js
   return view;
 }
 
-export function subnetView(s: NSubnet): JsonObject {
+function subnetView(s: NSubnet): JsonObject {
   return {
     ...standardView(s),
     network_id: s.networkId,

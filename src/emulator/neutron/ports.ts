@@ -24,7 +24,7 @@ import { networkFor } from './networks.ts';
 import { groupFor } from './security-groups.ts';
 import type { NAddressPair, NFixedIp, NNetwork, NPort } from './state.ts';
 
-export function portView(p: NPort): JsonObject {
+function portView(p: NPort): JsonObject {
   return {
     ...standardView(p),
     network_id: p.networkId,
@@ -51,7 +51,7 @@ export function portFor(api: NeutronApi, auth: AuthContext, id: string): NPort {
 }
 
 /** The fixed IPs a new port gets: those asked for (each by subnet, address or both), else one from the first subnet. */
-export function allocate(api: NeutronApi, network: NNetwork, requested: unknown[] | undefined): NFixedIp[] {
+function allocate(api: NeutronApi, network: NNetwork, requested: unknown[] | undefined): NFixedIp[] {
   const subnets = [...api.state.subnets.values()].filter((s) => s.networkId === network.id);
   const wanted = requested?.filter(isObject) ?? (subnets[0] ? [{ subnet_id: subnets[0].id }] : []);
   const out: NFixedIp[] = [];
@@ -99,7 +99,7 @@ export function allocate(api: NeutronApi, network: NNetwork, requested: unknown[
   return out;
 }
 
-export interface PortInit {
+interface PortInit {
   readonly projectId: string;
   readonly network: NNetwork;
   readonly name?: string | undefined;

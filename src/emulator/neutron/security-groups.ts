@@ -18,7 +18,7 @@ export function groupFor(api: NeutronApi, auth: AuthContext, id: string): NSecur
   return group;
 }
 
-export function ruleView(r: NRule): JsonObject {
+function ruleView(r: NRule): JsonObject {
   return {
     ...standardView(r),
     security_group_id: r.groupId,
@@ -36,7 +36,7 @@ export function ruleView(r: NRule): JsonObject {
   };
 }
 
-export function groupView(api: NeutronApi, g: NSecurityGroup): JsonObject {
+function groupView(api: NeutronApi, g: NSecurityGroup): JsonObject {
   return {
     ...standardView(g),
     stateful: g.stateful,

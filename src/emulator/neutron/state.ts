@@ -61,7 +61,7 @@ export interface NPort extends Standard {
   readonly novaOwned: boolean;
 }
 
-export interface NGateway {
+interface NGateway {
   readonly networkId: string;
   readonly enableSnat: boolean;
   readonly portId: string;

@@ -26,7 +26,7 @@ function requireUnlocked(server: NServer, call: NovaCall): void {
 }
 
 /** Whether the flavor puts the server on an Ironic node (custom resource class, no VCPU). */
-export const isBaremetal = (server: NServer): boolean =>
+const isBaremetal = (server: NServer): boolean =>
   Object.keys(server.flavor.extraSpecs).some((k) => k.startsWith('resources:CUSTOM_')) &&
   server.flavor.extraSpecs['resources:VCPU'] === '0';
 

@@ -16,7 +16,7 @@ export interface NovaCall {
   readonly mv: Microversion;
 }
 
-export type NovaHandler = (req: EmuRequest, call: NovaCall) => EmuResponse | Promise<EmuResponse>;
+type NovaHandler = (req: EmuRequest, call: NovaCall) => EmuResponse | Promise<EmuResponse>;
 
 export interface NovaApi {
   readonly state: NovaState;
@@ -48,7 +48,7 @@ export function touch(api: NovaApi, server: NServer): void {
   server.op++;
 }
 
-export function faultOf(api: NovaApi, code: number, message: string): NServer['fault'] {
+function faultOf(api: NovaApi, code: number, message: string): NServer['fault'] {
   return {
     code,
     message,

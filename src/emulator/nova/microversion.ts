@@ -14,7 +14,7 @@ const parse = (text: string): Microversion | undefined => {
 
 export const atLeast = (v: Microversion, minor: number): boolean => v.major > 2 || (v.major === 2 && v.minor >= minor);
 
-export const formatVersion = (v: Microversion): string => `${String(v.major)}.${String(v.minor)}`;
+const formatVersion = (v: Microversion): string => `${String(v.major)}.${String(v.minor)}`;
 
 /** The version a request asks for (`OpenStack-API-Version: compute X` wins over the legacy header). */
 export function negotiate(req: EmuRequest, max: string): Microversion {

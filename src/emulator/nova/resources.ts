@@ -111,7 +111,7 @@ function registerFlavors(api: NovaApi): void {
 }
 
 /** The MD5 fingerprint of an OpenSSH public key line, colon-separated, as Nova computes it. */
-export function fingerprint(publicKey: string): string | undefined {
+function fingerprint(publicKey: string): string | undefined {
   const [, blob] = publicKey.trim().split(/\s+/);
   if (blob === undefined || !/^[A-Za-z0-9+/]+=*$/.test(blob)) return undefined;
   const bytes = Buffer.from(blob, 'base64');

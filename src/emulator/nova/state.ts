@@ -14,7 +14,7 @@ export interface NFlavor {
   extraSpecs: Record<string, string>;
 }
 
-export interface NFault {
+interface NFault {
   readonly code: number;
   readonly message: string;
   readonly created: number;
@@ -108,7 +108,7 @@ export interface InjectedFailure {
 }
 
 /** Policy switches a cloud's operator may flip: fields a project member no longer sees. */
-export interface NovaPolicy {
+interface NovaPolicy {
   hideTaskState: boolean;
   hideLaunchedAt: boolean;
 }

@@ -11,20 +11,20 @@ import { finishBuild } from './servers.ts';
 import type { NovaState, NServer } from './state.ts';
 
 /** A failure the transition ends in instead of its success: the fault's code and message. */
-export interface Refusal {
+interface Refusal {
   readonly status: number;
   readonly message: string;
 }
 
 /** What each transition carries besides the server. */
-export interface NovaTransitions {
+interface NovaTransitions {
   'nova.build': { readonly failure: Refusal | null };
   'nova.rebuild': { readonly failure: Refusal | null };
   'nova.power': { readonly vmState: NServer['vmState']; readonly powerState: number };
   'nova.snapshot': { readonly imageId: string };
   'nova.delete': Readonly<Record<string, never>>;
 }
-export type NovaTransition = keyof NovaTransitions;
+type NovaTransition = keyof NovaTransitions;
 
 /** Schedules a transition of `server` after its named delay. */
 export type Later = <K extends NovaTransition>(server: NServer, kind: K, payload: NovaTransitions[K]) => void;

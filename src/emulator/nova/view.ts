@@ -5,7 +5,7 @@ import { HOST, PREFIX, type NovaApi } from './api.ts';
 import { atLeast, type Microversion } from './microversion.ts';
 import { statusOf, type NFlavor, type NServer } from './state.ts';
 
-export interface ViewOptions {
+interface ViewOptions {
   readonly auth: AuthContext;
   readonly mv: Microversion;
   /** List responses omit `fault`; by-id reads carry it. */

@@ -32,7 +32,7 @@ const READERS = [
 const WRITERS = ['admin', 'load-balancer_admin', 'load-balancer_member'];
 const GLOBAL = ['admin', 'load-balancer_admin', 'load-balancer_global_observer'];
 
-export const refused = (): EmuFault => octaviaFault(403, 'Policy does not allow this request to be performed.');
+const refused = (): EmuFault => octaviaFault(403, 'Policy does not allow this request to be performed.');
 export const notFound = (what: string, id: string): EmuFault => octaviaFault(404, `${what} ${id} not found.`);
 export const invalid = (message: string): EmuFault => octaviaFault(400, `Validation failure: ${message}`);
 
@@ -40,7 +40,7 @@ export function authorize(auth: AuthContext, write: boolean): void {
   if (!(write ? WRITERS : READERS).some((role) => hasRole(auth, role))) throw refused();
 }
 
-export const seesAll = (auth: AuthContext): boolean => GLOBAL.some((role) => hasRole(auth, role));
+const seesAll = (auth: AuthContext): boolean => GLOBAL.some((role) => hasRole(auth, role));
 export const visible = (auth: AuthContext, record: ORecord): boolean =>
   seesAll(auth) || record.projectId === auth.projectId;
 

@@ -12,7 +12,7 @@ import type { KubeObject } from '../object.ts';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
-export interface Row {
+interface Row {
   readonly resource: string;
   readonly namespace: string;
   readonly name: string;
@@ -21,7 +21,7 @@ export interface Row {
   readonly body: string;
 }
 
-export interface ChangeRow {
+interface ChangeRow {
   readonly rv: number;
   readonly resource: string;
   readonly namespace: string;
@@ -48,7 +48,7 @@ CREATE TABLE IF NOT EXISTS changes (
   type TEXT NOT NULL, body TEXT NOT NULL, old_body TEXT);
 `;
 
-export interface DbOptions {
+interface DbOptions {
   /** How many change-log entries watches can resume from; older resourceVersions answer Gone. */
   readonly changeRetention: number;
 }

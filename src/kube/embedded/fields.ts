@@ -29,7 +29,7 @@ export function leafPaths(object: JsonObject, include: (path: FieldPath) => bool
   return out;
 }
 
-export function getPath(object: unknown, path: FieldPath): unknown {
+function getPath(object: unknown, path: FieldPath): unknown {
   let cur = object;
   for (const k of path) {
     if (!isPlainObject(cur) || !Object.hasOwn(cur, k)) return undefined;
@@ -39,7 +39,7 @@ export function getPath(object: unknown, path: FieldPath): unknown {
 }
 
 /** Sets a value, creating maps on the way; `object` is mutated (callers pass their own copy). */
-export function setPath(object: JsonObject, path: FieldPath, value: unknown): void {
+function setPath(object: JsonObject, path: FieldPath, value: unknown): void {
   let cur = object;
   path.forEach((k, i) => {
     if (i === path.length - 1) {
@@ -54,14 +54,14 @@ export function setPath(object: JsonObject, path: FieldPath, value: unknown): vo
   });
 }
 
-export function deletePath(object: JsonObject, path: FieldPath): void {
+function deletePath(object: JsonObject, path: FieldPath): void {
   const parent = getPath(object, path.slice(0, -1));
   const last = path[path.length - 1];
   if (isPlainObject(parent) && last !== undefined) Reflect.deleteProperty(parent, last);
 }
 
 /** Two paths overlap when one is the other or contains it. */
-export function overlaps(a: FieldPath, b: FieldPath): boolean {
+function overlaps(a: FieldPath, b: FieldPath): boolean {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
   return true;
@@ -176,12 +176,12 @@ export function recordUpdate(
   return entries;
 }
 
-export interface ApplyConflict {
+interface ApplyConflict {
   readonly manager: string;
   readonly path: FieldPath;
 }
 
-export interface ApplyResult {
+interface ApplyResult {
   readonly object: JsonObject;
   readonly entries: OwnedEntry[];
   readonly conflicts: readonly ApplyConflict[];

@@ -19,11 +19,6 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
-/** A deep copy through JSON: what the store would hand back anyway. */
-export function clone<T>(v: T): T {
-  return JSON.parse(JSON.stringify(v)) as T;
-}
-
 export function asObject(v: unknown): JsonObject {
   return isPlainObject(v) ? v : {};
 }

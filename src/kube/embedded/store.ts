@@ -28,7 +28,7 @@ import { Kinds, type Kind } from './kinds.ts';
 import { Hub, Subscription } from './watch.ts';
 import { Writer } from './write.ts';
 
-export interface EmbeddedStoreOptions {
+interface EmbeddedStoreOptions {
   readonly clock: Clock;
   /** How often to look for other processes' writes (PRAGMA data_version). */
   readonly pollIntervalMs?: number;

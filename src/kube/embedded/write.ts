@@ -34,7 +34,7 @@ export const FOREGROUND = 'foregroundDeletion';
 export const ORPHAN = 'orphan';
 const DEFAULT_MANAGER = 'openregion';
 
-export interface WriterDeps {
+interface WriterDeps {
   readonly db: Db;
   readonly kinds: Kinds;
   readonly clock: Clock;
@@ -43,7 +43,7 @@ export interface WriterDeps {
   readonly nameSuffix: () => string;
 }
 
-export function rfc3339(ms: number): string {
+function rfc3339(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 

@@ -57,7 +57,7 @@ interface APIGroupBody {
   readonly preferredVersion?: { readonly version?: string };
 }
 
-export interface KubernetesClientOptions {
+interface KubernetesClientOptions {
   /** Where a namespaced object without metadata.namespace goes: the kubeconfig context's namespace. */
   readonly defaultNamespace?: string;
 }

@@ -3,7 +3,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { KubernetesClient } from './client.ts';
 import { kubeConfigTransport, type TransportOptions } from './transport.ts';
 
-export interface KubeClientSource extends TransportOptions {
+interface KubeClientSource extends TransportOptions {
   /** A kubeconfig's YAML text; its current context picks the cluster, the user and the default namespace. */
   readonly kubeconfig?: string;
   /**

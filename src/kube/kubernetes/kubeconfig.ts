@@ -18,7 +18,7 @@ import { parse, stringify } from 'yaml';
 
 export const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
-export interface KubeconfigFlags {
+interface KubeconfigFlags {
   /** `--kubeconfig`: a file, used alone. */
   readonly kubeconfig?: string | undefined;
   /** `--context`: a context of the loaded kubeconfig, instead of its current-context. */
@@ -95,7 +95,7 @@ function readDoc(path: string, environment: LoadingEnvironment): KubeconfigDoc {
 }
 
 /** kubectl's merge: the first file to define a name keeps it; the first current-context set wins. */
-export function mergeKubeconfigs(docs: readonly KubeconfigDoc[]): KubeconfigDoc {
+function mergeKubeconfigs(docs: readonly KubeconfigDoc[]): KubeconfigDoc {
   const merged: KubeconfigDoc = { apiVersion: 'v1', kind: 'Config', clusters: [], users: [], contexts: [] };
   for (const doc of docs) {
     if (

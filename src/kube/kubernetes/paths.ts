@@ -1,7 +1,7 @@
 /** URL paths of the Kubernetes REST API: the core group under /api/v1, every other group under /apis/group/version. */
 import type { ResourceType } from '../resource-type.ts';
 
-export function groupVersionPath(type: Pick<ResourceType, 'group' | 'version'>): string {
+function groupVersionPath(type: Pick<ResourceType, 'group' | 'version'>): string {
   return type.group === '' ? `/api/${type.version}` : `/apis/${type.group}/${type.version}`;
 }
 

@@ -17,13 +17,13 @@ export interface RequestInit {
   readonly signal?: AbortSignal | undefined;
 }
 
-export interface Response {
+interface Response {
   readonly status: number;
   readonly body: string;
 }
 
 /** A streaming answer: either an error answer read in full, or 200 with its body split into lines. */
-export type StreamResponse =
+type StreamResponse =
   | { readonly ok: false; readonly status: number; readonly body: string }
   | { readonly ok: true; readonly lines: AsyncIterable<string>; readonly close: () => void };
 

@@ -56,7 +56,7 @@ const child = (path: string, name: string) => (path === '' ? name : `${path}.${n
  * SchemaDeclType: the CEL declaration of the schema node at `path`; the resource root gains kind, apiVersion and
  * metadata.
  */
-export function declOf(schema: JSONSchemaProps, isRoot = false, path = ''): Decl {
+function declOf(schema: JSONSchemaProps, isRoot = false, path = ''): Decl {
   const at = path === '' ? '<root>' : path;
   if (schema['x-kubernetes-int-or-string'] === true)
     return schema.maxLength !== undefined
@@ -362,7 +362,7 @@ class Estimator {
 }
 
 /** One evaluation's maximum cost (cel-go), and the unbounded schema nodes it walks (iterates, or traverses). */
-export function estimateRule(
+function estimateRule(
   rule: string,
   schema: JSONSchemaProps,
   isRoot = false,
@@ -375,7 +375,7 @@ export function estimateRule(
 
 export const estimateRuleCost = (rule: string, schema: JSONSchemaProps): number => estimateRule(rule, schema).cost;
 
-export interface RuleCost {
+interface RuleCost {
   /** Where the rule sits: `<root>`, `spec.listeners[*]`, `spec.tags{*}`. */
   readonly path: string;
   readonly rule: string;

@@ -17,7 +17,7 @@ const BUILTIN_OPERATORS = new Set(['_&&_', '_||_', '_?_:_', '_[_]', '@not_strict
 
 const env: CelEnv = celEnv({ funcs: strings });
 
-export interface CompiledRule {
+interface CompiledRule {
   readonly rule: ValidationRule;
   readonly program: Program;
   readonly transition: boolean;

@@ -16,13 +16,13 @@ export interface RecordedRequest {
   json(): unknown;
 }
 
-export interface FakeReply {
+interface FakeReply {
   readonly status?: number;
   readonly body?: unknown;
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-export type Handler = (req: RecordedRequest, params: Record<string, string>) => FakeReply | Promise<FakeReply>;
+type Handler = (req: RecordedRequest, params: Record<string, string>) => FakeReply | Promise<FakeReply>;
 
 /** Where each service lives on the fake, below its origin. */
 export const fakeServicePaths = {
@@ -36,7 +36,7 @@ export const fakeServicePaths = {
   baremetal: '/baremetal',
 } as const;
 
-export interface TokenIssue {
+interface TokenIssue {
   /** Lifetime of issued tokens in ms, measured on `now()`. */
   lifetimeMs: number;
   now: () => number;

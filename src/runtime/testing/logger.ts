@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import { createLogger } from '../logger.ts';
 
-export interface CapturedLogger {
+interface CapturedLogger {
   readonly log: Logger;
   /** The lines written so far, oldest first. */
   readonly lines: string[];
