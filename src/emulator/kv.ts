@@ -24,6 +24,16 @@ interface Secret {
   updatedAt: number;
 }
 
+/** A path nothing was written to yet. */
+const emptySecret = (now: number): Secret => ({
+  versions: [],
+  customMetadata: {},
+  maxVersions: 0,
+  casRequired: false,
+  createdAt: now,
+  updatedAt: now,
+});
+
 const kvFault = (status: number, errors: string[]): EmuFault =>
   new EmuFault(status, { errors }, errors[0] ?? `HTTP ${String(status)}`);
 
@@ -116,14 +126,7 @@ class Kv implements EmulatedService {
       const data = objectAt(req.body, 'data');
       if (!data) throw kvFault(400, ['no data provided']);
       const now = clock.now();
-      const s = this.secrets.get(key) ?? {
-        versions: [],
-        customMetadata: {},
-        maxVersions: 0,
-        casRequired: false,
-        createdAt: now,
-        updatedAt: now,
-      };
+      const s = this.secrets.get(key) ?? emptySecret(now);
       const cas = numberAt(objectAt(req.body, 'options'), 'cas');
       if (s.casRequired && cas === undefined) throw kvFault(400, ['check-and-set parameter required for this call']);
       if (cas !== undefined && cas !== s.versions.length)
@@ -188,14 +191,7 @@ class Kv implements EmulatedService {
     router.add('GET', '/v1/{mount}/metadata/{path+}', readMetadata);
     const writeMetadata = guard((req, key) => {
       const now = clock.now();
-      const s = this.secrets.get(key) ?? {
-        versions: [],
-        customMetadata: {},
-        maxVersions: 0,
-        casRequired: false,
-        createdAt: now,
-        updatedAt: now,
-      };
+      const s = this.secrets.get(key) ?? emptySecret(now);
       const custom = objectAt(req.body, 'custom_metadata');
       if (custom) s.customMetadata = Object.fromEntries(Object.entries(custom).map(([k, v]) => [k, String(v)]));
       s.maxVersions = numberAt(req.body, 'max_versions') ?? s.maxVersions;

@@ -35,21 +35,20 @@ export interface ServerNic {
   readonly mac: string;
 }
 
+/** What Nova asks Neutron to plug a server into: a network (a new port) or an existing port. */
+export interface PlugRequest {
+  readonly serverId: string;
+  readonly networkId?: string | undefined;
+  readonly portId?: string | undefined;
+  readonly fixedIp?: string | undefined;
+}
+
 export interface NetworkLookup {
   /**
    * Plugs a server into a network (making a port) or an existing port; throws `notFound(what)` for a network or
    * port the caller cannot see.
    */
-  plug(
-    auth: AuthContext,
-    request: {
-      readonly serverId: string;
-      readonly networkId?: string | undefined;
-      readonly portId?: string | undefined;
-      readonly fixedIp?: string | undefined;
-    },
-    notFound: (what: string) => Error,
-  ): ServerNic;
+  plug(auth: AuthContext, request: PlugRequest, notFound: (what: string) => Error): ServerNic;
   /** Releases the ports a server holds (deleting those Nova made). */
   unplug(serverId: string): void;
   /**

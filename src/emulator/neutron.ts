@@ -6,7 +6,7 @@
 import type { AuthContext, EmulatedService, ServiceContext, ServiceModule } from './context.ts';
 import { neutronFault } from './faults.ts';
 import { EmuFault, json } from './http.ts';
-import type { Lookups, NetworkLookup, ServerNic, ServicePort, ServicePortRequest } from './lookups.ts';
+import type { Lookups, NetworkLookup, PlugRequest, ServerNic, ServicePort, ServicePortRequest } from './lookups.ts';
 import { fault, PREFIX, type NeutronApi } from './neutron/api.ts';
 import { registerQuotas, registerTags } from './neutron/extras.ts';
 import { networkFor, registerNetworks, subnetFor } from './neutron/networks.ts';
@@ -88,16 +88,7 @@ class Neutron implements EmulatedService, NetworkLookup {
   }
 
   // ------------------------------------------------------------------------------------------ NetworkLookup (Nova)
-  plug(
-    auth: AuthContext,
-    request: {
-      readonly serverId: string;
-      readonly networkId?: string | undefined;
-      readonly portId?: string | undefined;
-      readonly fixedIp?: string | undefined;
-    },
-    notFound: (what: string) => Error,
-  ): ServerNic {
+  plug(auth: AuthContext, request: PlugRequest, notFound: (what: string) => Error): ServerNic {
     const api = this.#api;
     const rethrow = (what: string, run: () => ServerNic): ServerNic => {
       try {

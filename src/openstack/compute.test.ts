@@ -36,6 +36,7 @@ import {
   updateQuotaSet,
   type ComputeClient,
   type Server,
+  type ServerCreate,
 } from './compute.ts';
 import { ConflictError, ConsistencyError, NotFoundError } from './errors.ts';
 import { startHarness, type Harness } from './testing/harness.ts';
@@ -104,26 +105,21 @@ describe('compute', () => {
         status: 202,
         body: { server: { id: 's-new', links: [], adminPass: 'x', 'OS-DCF:diskConfig': 'MANUAL' } },
       });
-      const created = await createServer(
-        nova,
-        {
-          name: 'web-1',
-          flavorRef: 'f-1',
-          imageRef: 'img-1',
-          networks: [{ port: 'port-1' }],
-          key_name: 'unikorn-openstack-provider',
-          user_data: new TextEncoder().encode('#cloud-config\n'),
-          metadata: { serverID: 's-1' },
-          security_groups: [{ name: 'sg-1' }],
-          availability_zone: 'nova',
-          block_device_mapping_v2: [
-            { source_type: 'volume', destination_type: 'volume', uuid: 'vol-9', boot_index: 1 },
-          ],
-          hostname: 'web-1',
-          hypervisor_hostname: 'node-7',
-        },
-        { group: 'sg-group-1' },
-      );
+      const sent: ServerCreate = {
+        name: 'web-1',
+        flavorRef: 'f-1',
+        imageRef: 'img-1',
+        networks: [{ port: 'port-1' }],
+        key_name: 'unikorn-openstack-provider',
+        user_data: new TextEncoder().encode('#cloud-config\n'),
+        metadata: { serverID: 's-1' },
+        security_groups: [{ name: 'sg-1' }],
+        availability_zone: 'nova',
+        block_device_mapping_v2: [{ source_type: 'volume', destination_type: 'volume', uuid: 'vol-9', boot_index: 1 }],
+        hostname: 'web-1',
+        hypervisor_hostname: 'node-7',
+      };
+      const created = await createServer(nova, sent, { group: 'sg-group-1' });
       assert.equal(created.id, 's-new');
       assert.equal(created['OS-DCF:diskConfig'], 'MANUAL');
       const req = h.cloud.last('POST', `${base}/servers`);
@@ -131,22 +127,7 @@ describe('compute', () => {
       assert.equal(req.headers['x-openstack-nova-api-version'], '2.90');
       assert.equal(req.headers['content-type'], 'application/json');
       assert.deepEqual(req.json(), {
-        server: {
-          name: 'web-1',
-          flavorRef: 'f-1',
-          imageRef: 'img-1',
-          networks: [{ port: 'port-1' }],
-          key_name: 'unikorn-openstack-provider',
-          user_data: Buffer.from('#cloud-config\n').toString('base64'),
-          metadata: { serverID: 's-1' },
-          security_groups: [{ name: 'sg-1' }],
-          availability_zone: 'nova',
-          block_device_mapping_v2: [
-            { source_type: 'volume', destination_type: 'volume', uuid: 'vol-9', boot_index: 1 },
-          ],
-          hostname: 'web-1',
-          hypervisor_hostname: 'node-7',
-        },
+        server: { ...sent, user_data: Buffer.from('#cloud-config\n').toString('base64') },
         'os:scheduler_hints': { group: 'sg-group-1' },
       });
     });

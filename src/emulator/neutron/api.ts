@@ -5,7 +5,7 @@
 import { isAdmin, type AuthContext, type ServiceContext } from '../context.ts';
 import { neutronFault } from '../faults.ts';
 import type { EmuFault, EmuRequest, EmuResponse, Method } from '../http.ts';
-import { isoSeconds, type JsonObject } from '../json.ts';
+import { isoSeconds, stringAt, type JsonObject } from '../json.ts';
 import type { NeutronState, QuotaResource, Standard } from './state.ts';
 
 export const PREFIX = '/network/v2.0';
@@ -44,6 +44,21 @@ export function ownerOf(auth: AuthContext, body: JsonObject): string {
     return asked;
   }
   return auth.projectId ?? '';
+}
+
+/** A new resource's standard attributes: a fresh id, the name and description the body gives, no tags. */
+export function newStandard(api: NeutronApi, projectId: string, body: JsonObject, revision: 0 | 1): Standard {
+  const now = api.ctx.clock.now();
+  return {
+    id: api.ctx.newId(),
+    projectId,
+    name: stringAt(body, 'name') ?? '',
+    description: stringAt(body, 'description') ?? '',
+    tags: [],
+    createdAt: now,
+    updatedAt: now,
+    revision,
+  };
 }
 
 /** The attributes every standard-attr resource shows. */

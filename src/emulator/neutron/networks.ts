@@ -9,6 +9,7 @@ import {
   badRequest,
   fault,
   listAnswer,
+  newStandard,
   notFound,
   ownerOf,
   policy,
@@ -174,16 +175,8 @@ export function registerNetworks(api: NeutronApi): void {
     const projectId = ownerOf(auth, body);
     quotaCheck(api, projectId, 'network', [...state.networks.values()].filter((n) => n.projectId === projectId).length);
     const segment = segmentOf(api, body);
-    const now = api.ctx.clock.now();
     const network: NNetwork = {
-      id: api.ctx.newId(),
-      projectId,
-      name: stringAt(body, 'name') ?? '',
-      description: stringAt(body, 'description') ?? '',
-      tags: [],
-      createdAt: now,
-      updatedAt: now,
-      revision: 1,
+      ...newStandard(api, projectId, body, 1),
       adminStateUp: booleanAt(body, 'admin_state_up') ?? true,
       shared: booleanAt(body, 'shared') ?? false,
       external: booleanAt(body, 'router:external') ?? false,
@@ -283,16 +276,8 @@ function registerSubnets(api: NeutronApi): void {
       throw badRequest(`Gateway IP ${gatewayText} conflicts with the subnet ${formatPrefix(cidr)}.`);
     }
     const pools = arrayAt(body, 'allocation_pools');
-    const now = api.ctx.clock.now();
     const subnet: NSubnet = {
-      id: api.ctx.newId(),
-      projectId,
-      name: stringAt(body, 'name') ?? '',
-      description: stringAt(body, 'description') ?? '',
-      tags: [],
-      createdAt: now,
-      updatedAt: now,
-      revision: 0,
+      ...newStandard(api, projectId, body, 0),
       networkId: network.id,
       cidr: formatPrefix(cidr),
       gatewayIp: gateway === undefined ? null : (gatewayText ?? formatIPv4(cidr.base + 1)),

@@ -10,6 +10,7 @@ import {
   badRequest,
   fault,
   listAnswer,
+  newStandard,
   notFound,
   ownerOf,
   quotaCheck,
@@ -100,16 +101,8 @@ export function registerRouters(api: NeutronApi): void {
     if (!body) throw fault(400, 'BadRequest', 'Bad router request: no router in the body.');
     const projectId = ownerOf(auth, body);
     quotaCheck(api, projectId, 'router', [...state.routers.values()].filter((r) => r.projectId === projectId).length);
-    const now = api.ctx.clock.now();
     const router: NRouter = {
-      id: api.ctx.newId(),
-      projectId,
-      name: stringAt(body, 'name') ?? '',
-      description: stringAt(body, 'description') ?? '',
-      tags: [],
-      createdAt: now,
-      updatedAt: now,
-      revision: 1,
+      ...newStandard(api, projectId, body, 1),
       adminStateUp: booleanAt(body, 'admin_state_up') ?? true,
       gateway: null,
       routes: [],

@@ -12,7 +12,7 @@ import { CONDITION_DELIVERY_READY, PUSH_HASH_ANNOTATION, PUSH_SYNCED_BEFORE_ANNO
 import { secretValue } from './children.ts';
 import { deliverCredentials } from './delivery.ts';
 import { passContext } from './pass-context.ts';
-import { CP, CP_NS, failing, userFixture, NAME, NS, TARGET, type UserFixture } from './testing/fixture.ts';
+import { CP, CP_NS, userFixture, NAME, NS, TARGET, type UserFixture } from './testing/fixture.ts';
 
 const PUBLISHED = { services: { keystone: { publicEndpoint: 'https://ks.example/v3' } } };
 const delivery = (h: UserFixture) => h.condition(CONDITION_DELIVERY_READY);
@@ -170,16 +170,13 @@ describe('Credential delivery', () => {
     let refuse = false;
     const h = userFixture({
       cluster: TARGET,
-      wrap: (c, client) =>
-        c === TARGET
-          ? failing(
-              client,
-              'apply',
-              'secrets',
-              () => new KubeForbiddenError('secrets is forbidden'),
-              () => refuse,
-            )
-          : client,
+      refuse: {
+        cluster: TARGET,
+        method: 'apply',
+        plural: 'secrets',
+        error: () => new KubeForbiddenError('secrets is forbidden'),
+        when: () => refuse,
+      },
     });
     await h.seedAll({}, PUBLISHED);
     await untilBackup(h);
@@ -194,16 +191,12 @@ describe('Credential delivery', () => {
   it('PushSecretReadErrorIsReported: DeliveryError, and the pass fails for a retry', async () => {
     let refuse = false;
     const h = userFixture({
-      wrap: (c, client) =>
-        c === ''
-          ? failing(
-              client,
-              'get',
-              'pushsecrets',
-              () => new KubeForbiddenError('pushsecrets is forbidden'),
-              () => refuse,
-            )
-          : client,
+      refuse: {
+        method: 'get',
+        plural: 'pushsecrets',
+        error: () => new KubeForbiddenError('pushsecrets is forbidden'),
+        when: () => refuse,
+      },
     });
     await h.seedAll();
     await untilBackup(h);

@@ -7,7 +7,7 @@ import { keystoneUserType, type KeystoneUser } from '../apis/keystoneuser.ts';
 import { korcUserType } from '../apis/korc.ts';
 import { CONDITION_USER_READY, PASSWORD_GENERATION_ANNOTATION, UNLATCHED_AT_ANNOTATION } from './constants.ts';
 import { secretValue } from './children.ts';
-import { CP_NS, failing, userFixture, korcTerminal, korcWaiting, NAME, type UserFixture } from './testing/fixture.ts';
+import { CP_NS, userFixture, korcTerminal, korcWaiting, NAME, type UserFixture } from './testing/fixture.ts';
 
 const userReady = (h: UserFixture) => h.condition(CONDITION_USER_READY);
 const managedUser = (h: UserFixture) => h.management.get(korcUserType, CP_NS, h.names.user);
@@ -180,16 +180,7 @@ describe('User provisioning', () => {
   it('a latched transport error is cleared so K-ORC retries; a failed clear is TransportErrorRetryFailed', async () => {
     let refuse = false;
     const h = userFixture({
-      wrap: (c, client) =>
-        c === ''
-          ? failing(
-              client,
-              'patch',
-              'users',
-              () => new KubeForbiddenError('denied'),
-              () => refuse,
-            )
-          : client,
+      refuse: { method: 'patch', plural: 'users', error: () => new KubeForbiddenError('denied'), when: () => refuse },
     });
     await h.seedAll();
     await h.converge();

@@ -199,16 +199,12 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
   it('a status write that fails fails the pass', async () => {
     let fail = false;
     const h = userFixture({
-      wrap: (c, client) =>
-        c === ''
-          ? failing(
-              client,
-              'update',
-              'keystoneusers',
-              () => new KubeForbiddenError('no'),
-              () => fail,
-            )
-          : client,
+      refuse: {
+        method: 'update',
+        plural: 'keystoneusers',
+        error: () => new KubeForbiddenError('no'),
+        when: () => fail,
+      },
     });
     await h.seedAll();
     await h.pass();

@@ -9,7 +9,7 @@ import { korcUserType } from '../apis/korc.ts';
 import { keystoneApplicationCredentialType, keystoneRoleAssignmentType } from '../apis/orders.ts';
 import { childLabels } from '../order/names.ts';
 import { CONDITION_USER_READY, KEYSTONE_USER_FINALIZER } from './constants.ts';
-import { CP, CP_NS, failing, userFixture, NAME, NS, TARGET, type UserFixture } from './testing/fixture.ts';
+import { CP, CP_NS, userFixture, NAME, NS, TARGET, type UserFixture } from './testing/fixture.ts';
 
 const PUBLISHED = { services: { keystone: { publicEndpoint: 'https://ks.example/v3' } } };
 
@@ -83,23 +83,20 @@ describe('Deletion and teardown', () => {
     assert.deepEqual(await finalizers(h), []);
   });
 
-  it('DeleteFailsOpenWithoutTheControlPlane: the finalizer goes at once, errors and all', async () => {
+  /** An order converged, after which every delete of a K-ORC User is refused. */
+  async function convergedRefusingUserDeletes(): Promise<UserFixture> {
     let refuse = false;
     const h = userFixture({
-      wrap: (c, client) =>
-        c === ''
-          ? failing(
-              client,
-              'delete',
-              'users',
-              () => new KubeForbiddenError('no'),
-              () => refuse,
-            )
-          : client,
+      refuse: { method: 'delete', plural: 'users', error: () => new KubeForbiddenError('no'), when: () => refuse },
     });
     await h.seedAll();
     await h.converge();
     refuse = true;
+    return h;
+  }
+
+  it('DeleteFailsOpenWithoutTheControlPlane: the finalizer goes at once, errors and all', async () => {
+    const h = await convergedRefusingUserDeletes();
     await h.management.delete(controlPlaneType, CP_NS, CP);
     await startDeleting(h);
     assert.deepEqual(await h.pass(), {});
@@ -108,22 +105,7 @@ describe('Deletion and teardown', () => {
   });
 
   it('TeardownFailures: with the ControlPlane present a failed delete fails the pass and keeps the finalizer', async () => {
-    let refuse = false;
-    const h = userFixture({
-      wrap: (c, client) =>
-        c === ''
-          ? failing(
-              client,
-              'delete',
-              'users',
-              () => new KubeForbiddenError('no'),
-              () => refuse,
-            )
-          : client,
-    });
-    await h.seedAll();
-    await h.converge();
-    refuse = true;
+    const h = await convergedRefusingUserDeletes();
     await startDeleting(h);
     await assert.rejects(h.pass(), AggregateError);
     assert.deepEqual(await finalizers(h), [KEYSTONE_USER_FINALIZER]);

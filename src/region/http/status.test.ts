@@ -48,26 +48,12 @@ describe('read status', () => {
       serverProvisioningStatusOf(server({ conditions: provisioned, observed: { image: 'img-1' } })),
       'provisioning',
     );
-    assert.equal(
+    const afterRebuild = (state: 'Rebuilding' | 'Failed') =>
       serverProvisioningStatusOf(
-        server({
-          conditions: provisioned,
-          observed: { image: 'img-2' },
-          rebuild: { targetImageID: 'img-2', state: 'Rebuilding' },
-        }),
-      ),
-      'provisioning',
-    );
-    assert.equal(
-      serverProvisioningStatusOf(
-        server({
-          conditions: provisioned,
-          observed: { image: 'img-2' },
-          rebuild: { targetImageID: 'img-2', state: 'Failed' },
-        }),
-      ),
-      'provisioned',
-    );
+        server({ conditions: provisioned, observed: { image: 'img-2' }, rebuild: { targetImageID: 'img-2', state } }),
+      );
+    assert.equal(afterRebuild('Rebuilding'), 'provisioning');
+    assert.equal(afterRebuild('Failed'), 'provisioned');
     assert.equal(
       serverProvisioningStatusOf(server({ conditions: provisioned, observed: { image: 'img-2' } })),
       'provisioned',

@@ -7,7 +7,12 @@
 import { findCondition } from '../../kube/conditions.ts';
 import type { Condition, KubeObject } from '../../kube/object.ts';
 import { conditionTypes, labels, type Server } from '../apis/index.ts';
-import type { HealthStatus, ProjectScopedResourceReadMetadata, ProvisioningStatus } from './schemas/common.ts';
+import {
+  PROVISIONING_DETAIL_REASONS,
+  type HealthStatus,
+  type ProjectScopedResourceReadMetadata,
+  type ProvisioningStatus,
+} from './schemas/common.ts';
 
 export const annotations = {
   description: 'unikorn-cloud.org/description',
@@ -18,16 +23,7 @@ export const annotations = {
 
 const PROVISIONING_REASONS = ['Provisioning', 'DependencyNotReady'];
 const ERROR_REASONS = ['Errored', 'DependencyFailed', 'DependencyNotFound', 'Cancelled'];
-const DETAIL_REASONS = new Set([
-  'Provisioning',
-  'Provisioned',
-  'Errored',
-  'Deprovisioning',
-  'Deprovisioned',
-  'DependencyNotReady',
-  'DependencyFailed',
-  'DependencyNotFound',
-]);
+const DETAIL_REASONS: ReadonlySet<string> = new Set(PROVISIONING_DETAIL_REASONS);
 
 const conditionsOf = (object: KubeObject): readonly Condition[] | undefined =>
   (object['status'] as { conditions?: Condition[] } | undefined)?.conditions;

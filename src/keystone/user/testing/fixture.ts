@@ -31,6 +31,18 @@ interface UserFixtureOptions {
   readonly cluster?: string;
   /** Wraps a cluster's client, to inject failures. */
   readonly wrap?: (cluster: string, client: Client) => Client;
+  /** One kind of call refused on one cluster: the common failure to inject. */
+  readonly refuse?: Refusal;
+}
+
+interface Refusal {
+  /** '' (default, the management cluster) or TARGET. */
+  readonly cluster?: string;
+  readonly method: FailingMethod;
+  readonly plural: string;
+  readonly error: () => Error;
+  /** While this holds (default: always). */
+  readonly when?: () => boolean;
 }
 
 export type UserFixture = ReturnType<typeof userFixture>;
@@ -38,7 +50,13 @@ export type UserFixture = ReturnType<typeof userFixture>;
 export function userFixture(options: UserFixtureOptions = {}) {
   const cluster = options.cluster ?? '';
   const fakes = { management: new FakeClient(), target: new FakeClient() };
-  const wrap = options.wrap ?? ((_c: string, c: Client) => c);
+  const { refuse } = options;
+  const wrap =
+    options.wrap ??
+    ((c: string, client: Client) =>
+      refuse !== undefined && c === (refuse.cluster ?? '')
+        ? failing(client, refuse.method, refuse.plural, refuse.error, refuse.when)
+        : client);
   const clients = new Map<string, Client>([
     ['', wrap('', fakes.management)],
     [TARGET, wrap(TARGET, fakes.target)],
@@ -198,9 +216,11 @@ export function korcTerminal(generation: number, reason: string, message: string
 }
 
 /** A client whose calls of one kind fail with `error` while `when()` holds. */
+type FailingMethod = 'get' | 'list' | 'apply' | 'patch' | 'delete' | 'update';
+
 export function failing(
   client: Client,
-  method: 'get' | 'list' | 'apply' | 'patch' | 'delete' | 'update',
+  method: FailingMethod,
   plural: string,
   error: () => Error,
   when: () => boolean = () => true,

@@ -54,17 +54,20 @@ export const HealthStatus = Type.Enum(['unknown', 'healthy', 'degraded', 'error'
 });
 export type HealthStatus = Type.Static<typeof HealthStatus>;
 
+/** The Available reasons a resource's provisioning detail may show. */
+export const PROVISIONING_DETAIL_REASONS = [
+  'Provisioning',
+  'Provisioned',
+  'Errored',
+  'Deprovisioning',
+  'Deprovisioned',
+  'DependencyNotReady',
+  'DependencyFailed',
+  'DependencyNotFound',
+] as const;
+
 const ProvisioningStatusDetail = Type.Object({
-  reason: Type.Enum([
-    'Provisioning',
-    'Provisioned',
-    'Errored',
-    'Deprovisioning',
-    'Deprovisioned',
-    'DependencyNotReady',
-    'DependencyFailed',
-    'DependencyNotFound',
-  ]),
+  reason: Type.Enum(PROVISIONING_DETAIL_REASONS),
   message: Type.String({ description: 'A user-safe description of the provisioning state.' }),
 });
 
