@@ -4,7 +4,7 @@
  * records and ids, the same tokens, and the transitions that were still due.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -28,6 +28,12 @@ describe('a persistent emulator', () => {
   after(async () => {
     await cloud.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the file holding the cloud’s passwords, and SQLite’s files beside it, are the owner’s alone', () => {
+    for (const suffix of ['', '-wal', '-shm']) {
+      assert.equal((statSync(`${stateFile}${suffix}`).mode & 0o777).toString(8), '600', `cloud.db${suffix}`);
+    }
   });
 
   it('a second emulator on the file resumes the cloud as acknowledged: records, ids, tokens, pending work', async () => {

@@ -4,9 +4,8 @@
  * after every request and before the answer goes out, in one transaction, WAL with synchronous=FULL (fsynced
  * before the commit returns), so a kill -9 or a power cut loses nothing the cloud acknowledged.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { ownerOnlySqlite } from '../util/owner-only.ts';
 
 /** Bumped when a service's records change shape: an older file is refused rather than misread. */
 export const STATE_FORMAT = 1;
@@ -30,7 +29,7 @@ export class StateFile {
 
   constructor(path: string) {
     this.path = path;
-    mkdirSync(dirname(path), { recursive: true });
+    ownerOnlySqlite(path);
     this.#db = new Database(path);
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('synchronous = FULL');

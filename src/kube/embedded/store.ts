@@ -3,8 +3,6 @@
  * each sees the others' writes in its watches within one poll interval.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type {
   ApplyConfiguration,
   ApplyOptions,
@@ -17,6 +15,7 @@ import type {
   WatchOptions,
   WriteOptions,
 } from '../client.ts';
+import { ownerOnlySqlite } from '../../util/owner-only.ts';
 import { KubeBadRequestError, KubeNotFoundError } from '../errors.ts';
 import type { KubeObject } from '../object.ts';
 import { builtin, type ResourceType } from '../resource-type.ts';
@@ -54,7 +53,8 @@ export interface EmbeddedStore extends Client {
 const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
 export function openEmbeddedStore(path: string, options: EmbeddedStoreOptions): EmbeddedStore {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  // It holds identity passwords, application-credential secrets and SSH keys.
+  if (path !== ':memory:') ownerOnlySqlite(path);
   const db = new Db(path, { changeRetention: options.changeRetention ?? 10_000 });
   const random = options.random ?? Math.random;
   const kinds = new Kinds(db);
