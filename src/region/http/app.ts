@@ -6,7 +6,7 @@
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
-import { DEFAULT_BODY_LIMIT, type ApiDeps } from './context.ts';
+import { DEFAULT_BODY_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS, MAX_PARAM_LENGTH, type ApiDeps } from './context.ts';
 import { errorHandler, sendProblem, type Challenge } from './errors.ts';
 import { setPrincipal } from './principal.ts';
 import { problems } from './problem.ts';
@@ -29,6 +29,9 @@ import { serverRoutes } from './routes/server.ts';
 import { sshCertificateAuthorityRoutes } from './routes/ssh-certificate-authority.ts';
 import { volumeRoutes } from './routes/volume.ts';
 import { typeboxValidatorCompiler } from './validation.ts';
+
+/** Headers arrive well before a whole request may (Node's default is a minute). */
+const HEADERS_TIMEOUT_MS = 10_000;
 
 const API_TITLE = 'openregion region API';
 const API_VERSION = '2.0.0';
@@ -63,17 +66,47 @@ const routeTables = new WeakMap<object, RouteEntry[]>();
 /** Every route the API registered (method and path), for checking the OpenAPI document covers them. */
 export const routesOf = (app: Api): readonly RouteEntry[] => routeTables.get(app) ?? [];
 
+/** Answers carry tenant data and keys: never cached, never sniffed into another type, never framed. */
+function hardening(url: string): Record<string, string> {
+  const always = { 'x-content-type-options': 'nosniff' };
+  if (!url.startsWith('/api/')) return always;
+  return {
+    ...always,
+    'cache-control': 'no-store',
+    'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+    'x-frame-options': 'DENY',
+  };
+}
+
 export async function buildApi(deps: ApiDeps): Promise<Api> {
   const bodyLimit = deps.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  const app = Fastify({ bodyLimit, logger: false }).withTypeProvider<TypeBoxTypeProvider>();
+  const requestTimeout = deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  // RFC 9728 §5.1: a 401 says where to learn how to get a token.
+  const challenge: Challenge = (request) =>
+    `Bearer resource_metadata="${resourceOf(request, deps.protectedResource?.resource)}${PROTECTED_RESOURCE_PATH}"`;
+  const app = Fastify({
+    bodyLimit,
+    logger: false,
+    // A client trickling its headers or body cannot hold a connection: the whole request within the timeout.
+    requestTimeout,
+    // Node looks for overdue requests on this period (30 s by default): a tenth of the timeout.
+    http: {
+      headersTimeout: Math.min(requestTimeout, HEADERS_TIMEOUT_MS),
+      connectionsCheckingInterval: Math.max(100, Math.floor(requestTimeout / 10)),
+    },
+    maxParamLength: MAX_PARAM_LENGTH,
+    // The router's own refusals (a path segment too long, a malformed URL) are problem documents too.
+    frameworkErrors: (error, request, reply) => {
+      const problem =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? problems.uriTooLong(MAX_PARAM_LENGTH) : problems.badUrl();
+      void sendProblem(reply.headers(hardening(request.url)), request, problem, challenge);
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(typeboxValidatorCompiler);
   // Response schemas document; they do not filter what a handler returns.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   // JSON only: a text body is refused (415) instead of reaching a handler as a string.
   app.removeContentTypeParser('text/plain');
-  // RFC 9728 §5.1: a 401 says where to learn how to get a token.
-  const challenge: Challenge = (request) =>
-    `Bearer resource_metadata="${resourceOf(request, deps.protectedResource?.resource)}${PROTECTED_RESOURCE_PATH}"`;
   app.setErrorHandler(errorHandler(deps.log, bodyLimit, challenge));
   app.setNotFoundHandler((request, reply) => sendProblem(reply, request, problems.routeNotFound(), challenge));
 
@@ -110,6 +143,9 @@ export async function buildApi(deps: ApiDeps): Promise<Api> {
       (headers['content-length'] === undefined || headers['content-length'] === '0');
     if (empty && request.routeOptions.schema?.body === undefined) delete headers['content-type'];
     done();
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.headers(hardening(request.url));
   });
   app.addHook('onRequest', async (request) => {
     if (!request.url.startsWith('/api/')) return;

@@ -56,6 +56,8 @@ export interface ApiDeps {
   readonly capabilities: Capabilities;
   /** Largest request body, bytes (default 1 MiB). */
   readonly bodyLimit?: number;
+  /** Longest a client may take to send a whole request, headers and body (default 30 s); then 408 and close. */
+  readonly requestTimeoutMs?: number;
   /** The build `/api/version` reports; a build with no release version reports 0.0.0. */
   readonly service?: { readonly version: string };
   /** RFC 9728 metadata: the token issuer, and this API's public URL (default: what a request was sent to). */
@@ -66,3 +68,6 @@ export interface ApiDeps {
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** The longest path segment a route takes (ids are UUIDs); a longer one is refused before anything else runs. */
+export const MAX_PARAM_LENGTH = 100;

@@ -25,7 +25,9 @@ const catalogue = {
   'not-found': { status: 404, title: 'Not Found', oauth: 'not_found' },
   'method-not-allowed': { status: 405, title: 'Method Not Allowed', oauth: 'method_not_allowed' },
   conflict: { status: 409, title: 'Conflict', oauth: 'conflict' },
+  'request-timeout': { status: 408, title: 'Request Timeout', oauth: 'invalid_request' },
   'payload-too-large': { status: 413, title: 'Content Too Large', oauth: 'request_entity_too_large' },
+  'uri-too-long': { status: 414, title: 'URI Too Long', oauth: 'invalid_request' },
   'unsupported-media-type': { status: 415, title: 'Unsupported Media Type', oauth: 'unsupported_media_type' },
   'unprocessable-content': { status: 422, title: 'Unprocessable Content', oauth: 'unprocessable_content' },
   'internal-error': { status: 500, title: 'Internal Server Error', oauth: 'server_error' },
@@ -110,6 +112,11 @@ export const problems = {
     new Problem('payload-too-large', `the request body is larger than ${String(limit)} bytes`, [
       violation('', 'maxBytes', `the request body must not exceed ${String(limit)} bytes`),
     ]),
+  uriTooLong: (max: number) =>
+    new Problem('uri-too-long', `a path segment is longer than ${String(max)} characters`, [
+      violation('', 'maxParamLength', `a path segment must not exceed ${String(max)} characters`),
+    ]),
+  badUrl: () => new Problem('bad-request', 'the URL is not valid (a malformed percent-encoding?)'),
   unsupportedMediaType: () => new Problem('unsupported-media-type', 'request bodies must be application/json'),
   unauthorized: () => new Problem('unauthorized', 'a valid bearer token is required'),
   forbidden: (detail: string) => new Problem('forbidden', detail),

@@ -156,7 +156,7 @@ export interface ApiFixture {
 
 export async function apiFixture(
   capabilities: Capabilities = allCapabilities,
-  overrides: Partial<Pick<ApiDeps, 'imageSource' | 'service' | 'protectedResource'>> = {},
+  overrides: Partial<Pick<ApiDeps, 'imageSource' | 'service' | 'protectedResource' | 'requestTimeoutMs'>> = {},
 ): Promise<ApiFixture> {
   const clock = new ManualClock();
   const store = openEmbeddedStore(':memory:', { clock, garbageCollection: false });
