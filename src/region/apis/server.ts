@@ -35,6 +35,17 @@ export function resolveSSHInjection(mode: SSHInjection | undefined, hasCertifica
 
 const Ref = (description: string) => Type.Object({ id: ID(description) });
 
+/** A guest device name (`/dev/vdb`): a hint the cloud may not honour; the status row reports the device it chose. */
+export const DEVICE_PATTERN = '^/dev/[a-z][a-z0-9]*$';
+
+/** One attachment the server wants, in order: volumes attach one after another, so devices follow the list. */
+const ServerVolume = Type.Object({
+  id: ID('The Volume; one of the identity the server runs in, claimed by no other server.'),
+  device: Type.Optional(
+    Type.String({ pattern: DEVICE_PATTERN, maxLength: 32, description: 'The guest device to ask for (a hint).' }),
+  ),
+});
+
 const ServerNetwork = Type.Object({
   id: ID('The Network.'),
   allowedAddressPairs: Type.Optional(
@@ -56,7 +67,14 @@ export const ServerSpec = Type.Object(
     securityGroups: Type.Optional(Type.Array(Ref('A SecurityGroup.'))),
     publicIPAllocation: Type.Optional(Type.Object({ enabled: Type.Boolean({ description: 'Attach a floating IP.' }) })),
     networks: Type.Array(ServerNetwork, { minItems: 1, description: 'The networks; only the first is used.' }),
-    volumes: Type.Optional(Type.Array(Ref('A Volume to attach.'), { description: 'Volumes to attach.' })),
+    volumes: Type.Optional(
+      Type.Array(ServerVolume, {
+        maxItems: 16,
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['id'],
+        description: 'Volumes to attach, in order; removing one detaches it.',
+      }),
+    ),
     sshCertificateAuthorityID: Type.Optional(ID('The SSHCertificateAuthority.')),
     sshInjection: Type.Optional(SSHInjection),
     userData: Type.Optional(Bytes('cloud-init user data.')),

@@ -32,3 +32,9 @@ export const VolumeSchema = envelope('A block storage volume.', {
 });
 
 export type Volume = Resource<VolumeSpec, VolumeStatus>;
+
+/**
+ * The reference a Server holds on a Volume it claims (with `spec.claimRef`), set before it attaches and removed once
+ * it has detached: like any reference, it holds the Volume's deletion until released.
+ */
+export const serverClaimFinalizer = (serverID: string): string => `servers.${volumeType.group}/${serverID}`;

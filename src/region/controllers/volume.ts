@@ -2,19 +2,24 @@
  * The Volume controller (docs/spec/openstack-provider.md §Cinder Volume create/delete): once the service-principal
  * Identity the Volume names is Available, it drives the provider's VolumeProvider create; its delete always goes to the
  * provider, which treats a never-realised identity as proof that no Cinder volume exists, so deletion delegates
- * unconditionally. Attachments are not this controller's: they are Server.spec.volumes, driven by the server side.
+ * unconditionally. Attachments are not this controller's: they are Server.spec.volumes, driven by the server side,
+ * which claims a Volume (spec.claimRef and a reference finalizer) before attaching it; like any reference, the claim
+ * holds the Volume's deletion until the server has detached it and released it.
  */
 import type { Client } from '../../kube/client.ts';
 import { quantityBytes } from '../../kube/quantity.ts';
 import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
-import { labels } from '../apis/shared.ts';
+import { or } from '../../runtime/predicates.ts';
+import { labels, referencesOf } from '../apis/shared.ts';
 import { volumeType, type Volume } from '../apis/volume.ts';
 import type { ProviderLookup, VolumeProvider } from '../provider/contract.ts';
 import type { VolumeInput } from '../provider/inputs.ts';
+import { referencesGate } from './decide.ts';
 import { ownershipOf } from './ownership.ts';
 import type { RowObserver } from './metrics.ts';
 import { provisionerReconciler, type Provisioner } from './provisioner.ts';
+import { referenceReleased, specOrDeletionChanged } from './watches.ts';
 import { workloadController, workloadProvisioner } from './workload.ts';
 
 export const VOLUME_CONTROLLER = 'region-volume';
@@ -45,12 +50,13 @@ export function volumeProvisioner(
   client: Client,
   lookup: ProviderLookup<VolumeProvider>,
 ): Provisioner<Volume, VolumeProvider, undefined> {
-  return workloadProvisioner(client, lookup, {
+  const workload = workloadProvisioner(client, lookup, {
     type: volumeType,
     inputOf: volumeInputOf,
     create: (provider, ctx, identity, input) => provider.createVolume(ctx, identity, input),
     delete: (provider, ctx, identity, input) => provider.deleteVolume(ctx, identity, input),
   });
+  return { ...workload, holdDeletion: (volume) => Promise.resolve(referencesGate(referencesOf(volume))) };
 }
 
 /** Needs the identity index on Volumes (`manager.index(volumeType, IDENTITY_INDEX, byIdentity)`), as networks do. */
@@ -60,7 +66,7 @@ export function registerVolumeController(
   options: ControllerOptions = {},
   observe?: RowObserver,
 ): Controller {
-  return workloadController(manager, VOLUME_CONTROLLER, volumeType)
+  return workloadController(manager, VOLUME_CONTROLLER, volumeType, [or(specOrDeletionChanged, referenceReleased)])
     .withOptions(options)
     .complete(provisionerReconciler(manager, (client) => volumeProvisioner(client, lookup), observe));
 }

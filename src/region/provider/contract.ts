@@ -11,6 +11,7 @@ import type { Region } from '../apis/region.ts';
 import type { ServerStatus } from '../apis/server.ts';
 import { ResourceNotFoundError } from './errors.ts';
 import type {
+  AttachmentInput,
   IdentityInput,
   LoadBalancerInput,
   LoadBalancerRealisation,
@@ -185,14 +186,14 @@ export interface VolumeProvider {
     ctx: CallContext,
     identity: IdentityInput,
     server: ServerInput,
-    volume: VolumeInput,
+    volume: AttachmentInput,
   ): Promise<Outcome<ServerVolumeAttachment>>;
   /** Anything already absent counts as detached. */
   detachVolume(
     ctx: CallContext,
     identity: IdentityInput,
     server: ServerInput,
-    volume: VolumeInput,
+    volume: Pick<AttachmentInput, 'id'>,
   ): Promise<Outcome<undefined>>;
 }
 

@@ -134,6 +134,12 @@ export interface ServerPollResult {
   readonly found: boolean;
 }
 
+/** One attachment: the Volume, and the guest device to ask for (a hint the cloud may not honour). */
+export interface AttachmentInput {
+  readonly id: string;
+  readonly device?: string;
+}
+
 export interface VolumeInput extends Ownership {
   readonly id: string;
   readonly networkID: string;

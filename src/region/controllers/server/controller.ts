@@ -7,7 +7,9 @@
  *    and, once the monitor's read confirms it gone, recreated, at most N creates in all, then terminal;
  * 2. the provider's create-or-converge (the image rows R1–R4″ included); a rebuilding yield (R4″'s acceptance, R3)
  *    also writes the fixed accepted stamp (Active Rebuilding, Healthy Unknown), the one time this reconciler writes
- *    those axes; every other row leaves them to the monitor.
+ *    those axes; every other row leaves them to the monitor;
+ * 3. once the server has converged, its volume attachments (attachments.ts): status.volumes rows, and the server
+ *    reads provisioned only when every volume in spec.volumes is attached. A delete detaches every volume first.
  *
  * Available is written as for every region kind (../decide.ts): yields re-check every 10 s, a park or terminal has
  * no requeue and waits for a wake (watches.ts). Events of the create-retry are logged with their reason.
@@ -26,8 +28,10 @@ import {
 } from '../../apis/server.ts';
 import { labels } from '../../apis/shared.ts';
 import { sshCertificateAuthorityType } from '../../apis/ssh-certificate-authority.ts';
+import { volumeType } from '../../apis/volume.ts';
 import type { ProviderLookup, ServerProvider } from '../../provider/contract.ts';
 import { ResourceNotFoundError } from '../../provider/errors.ts';
+import { Outcome } from '../../provider/outcome.ts';
 import type { IdentityInput, ServerAddresses, ServerInput } from '../../provider/inputs.ts';
 import { dependencyReasons, RECHECK_MS, type Verdict } from '../decide.ts';
 import { ownershipOf, workloadIdentityOf } from '../ownership.ts';
@@ -39,7 +43,7 @@ import {
   type Provisioned,
   type Provisioner,
 } from '../provisioner.ts';
-import { byIdentity, IDENTITY_INDEX, specOrDeletionChanged } from '../watches.ts';
+import { becameAvailable, byIdentity, deleted, IDENTITY_INDEX, specOrDeletionChanged } from '../watches.ts';
 import { gateOnIdentity, workloadController } from '../workload.ts';
 import {
   confirmCreateRetryDelete,
@@ -47,12 +51,18 @@ import {
   DEFAULT_PROVIDER_CREATE_MAX_ATTEMPTS,
   type CreateRetryEvent,
 } from './decide.ts';
-import { createFailureEdge, observedChanged, vanishedEdge } from './watches.ts';
+import { byVolume, createFailureEdge, observedChanged, serversNaming, vanishedEdge, VOLUME_INDEX } from './watches.ts';
+import { detachAll, reconcileAttachments, type AttachmentLifecycle } from './attachments.ts';
+import { ATTACHMENT_PARKED_MESSAGE, ATTACHMENT_PARKED_REASON } from './decide-attachments.ts';
 
 export const SERVER_CONTROLLER = 'region-server';
 
-/** What the controller drives: create-or-converge, delete, and the one-server poll the create-retry gate reads. */
-export type ServerLifecycle = Pick<ServerProvider, 'createServer' | 'deleteServer' | 'updateServerState'>;
+/**
+ * What the controller drives: create-or-converge, delete, the one-server poll the create-retry gate reads, and the
+ * volume attachments spec.volumes asks for.
+ */
+export type ServerLifecycle = Pick<ServerProvider, 'createServer' | 'deleteServer' | 'updateServerState'> &
+  AttachmentLifecycle;
 
 interface ServerControllerOptions {
   /** Upstream's `--provider-create-max-attempts`. */
@@ -140,9 +150,12 @@ function serverProvisioner(
         },
         provision: (provider, ctx) => {
           const withCA = caKey === undefined ? input : { ...input, sshCertificateAuthorityPublicKey: caKey };
-          return provisionServer(provider, ctx, { server, identity, input: withCA, maxAttempts });
+          return provisionServer(provider, ctx, { client, server, identity, input: withCA, maxAttempts });
         },
-        deprovision: (provider, ctx) => provider.deleteServer(ctx, identity, input),
+        deprovision: async (provider, ctx) => {
+          const detached = await detachAll(provider, ctx, { client, server, identity, input });
+          return detached.kind === 'done' ? provider.deleteServer(ctx, identity, input) : detached;
+        },
       };
     },
     realised: serverAddressesOf,
@@ -150,6 +163,7 @@ function serverProvisioner(
 }
 
 interface ServerPass {
+  readonly client: Client;
   readonly server: Server;
   readonly identity: IdentityInput;
   readonly input: ServerInput;
@@ -174,10 +188,55 @@ async function provisionServer(
       return retryDelete(provider, ctx, pass, retry.attempt);
     case 'proceed': {
       const outcome = await provider.createServer(ctx, pass.identity, pass.input);
+      if (outcome.kind === 'done') return attach(provider, ctx, pass, outcome.value, retry.status);
       const rebuilding = outcome.kind === 'yield' && outcome.rebuilding === true;
       return { outcome, status: rebuilding ? stamped(retry.status, new Date(ctx.clock.now())) : retry.status };
     }
   }
+}
+
+/**
+ * A converged server's attachments: done only once every volume is attached. Until then the pass yields (or parks
+ * on a volume the user must fix) with the addresses and rows written; a provider failure backs off after the write.
+ */
+async function attach(
+  provider: ServerLifecycle,
+  ctx: ProvisionContext<ServerStatus>,
+  pass: ServerPass,
+  addresses: ServerAddresses,
+  status: ServerStatus,
+): Promise<Provisioned<ServerAddresses, ServerStatus>> {
+  const observe = (row: string, volumeID: string) => {
+    ctx.log.debug({ row, volumeID }, 'attachment row');
+  };
+  const result = await reconcileAttachments(provider, ctx, { ...pass, observe });
+  const { volumes: _, ...rest } = status;
+  const next: ServerStatus = result.rows.length === 0 ? rest : { ...rest, volumes: result.rows };
+  if (result.failure !== undefined) {
+    await ctx.persist(next);
+    throw result.failure;
+  }
+  switch (result.verdict) {
+    case 'done':
+      return { outcome: Outcome.done(addresses), status: next };
+    case 'yield':
+      return { outcome: Outcome.yield('volumes-attaching'), status: withAddresses(next, addresses) };
+    case 'park':
+      return {
+        outcome: Outcome.park(ATTACHMENT_PARKED_REASON, ATTACHMENT_PARKED_MESSAGE),
+        status: withAddresses(next, addresses),
+      };
+  }
+}
+
+/** The realised addresses on a pass that is not done yet (a done pass sets them through `realised`). */
+function withAddresses(status: ServerStatus, addresses: ServerAddresses): ServerStatus {
+  const { privateIP: _p, publicIP: _q, ...rest } = status;
+  return {
+    ...rest,
+    ...(addresses.privateIP === undefined ? {} : { privateIP: addresses.privateIP }),
+    ...(addresses.publicIP === undefined ? {} : { publicIP: addresses.publicIP }),
+  };
 }
 
 /** C2/C5: delete the failed server, then the confirmed-gone gate (the monitor's read surfacing not found). */
@@ -224,8 +283,8 @@ async function reportEvent(ctx: ProvisionContext<ServerStatus>, event: CreateRet
 }
 
 /**
- * Registers the Server controller and the identity index on Servers its identity watch reads (`IDENTITY_INDEX`);
- * call it before `manager.start()`, and register no other index of that name on Servers.
+ * Registers the Server controller and the indexes on Servers its identity and Volume watches read (`IDENTITY_INDEX`,
+ * `VOLUME_INDEX`); call it before `manager.start()`, and register no other index of those names on Servers.
  */
 export function registerServerController(
   manager: Manager,
@@ -233,9 +292,14 @@ export function registerServerController(
   options: ServerControllerOptions = {},
 ): Controller {
   manager.index(serverType, IDENTITY_INDEX, byIdentity);
+  manager.index(serverType, VOLUME_INDEX, byVolume);
   const provisionerFor = (client: Client) => serverProvisioner(client, lookup, options.maxCreateAttempts);
   const wakes = [or(specOrDeletionChanged, observedChanged, createFailureEdge, vanishedEdge)];
   return workloadController(manager, SERVER_CONTROLLER, serverType, wakes)
+    .watches(volumeType, serversNaming(manager.list.bind(manager)), {
+      clusters: 'management',
+      predicates: [or(becameAvailable, specOrDeletionChanged, deleted)],
+    })
     .withOptions(options.controller ?? {})
     .complete(provisionerReconciler(manager, provisionerFor, options.observe));
 }

@@ -3,12 +3,18 @@
  * deletion and label edits: a spec edit (generation), the monitor's status.observed write (an image ref flip, an ERROR,
  * a recovery), the create-failure edge, and a vanished server (the monitor's absent observation moves Active to
  * Pending). A foreign operation that changes none of them, such as a rebuild in flight on the spec image, wakes
- * nothing: the provisioning axis does not move.
+ * nothing: the provisioning axis does not move. Beyond upstream's three: a Volume the spec names changing (it
+ * became Available, or another server released it).
  */
 import { isDeepStrictEqual } from 'node:util';
 import { findCondition } from '../../../kube/conditions.ts';
 import type { ObjectEvent, Predicate } from '../../../runtime/predicates.ts';
-import type { ServerStatus } from '../../apis/server.ts';
+import type { KubeObject } from '../../../kube/object.ts';
+import type { ResourceType } from '../../../kube/resource-type.ts';
+import type { IndexFunc } from '../../../runtime/cache.ts';
+import type { Mapper } from '../../../runtime/controller.ts';
+import type { Request } from '../../../runtime/types.ts';
+import { serverType, type Server, type ServerStatus } from '../../apis/server.ts';
 import { providerCreateFailureEdge } from './decide.ts';
 
 const statusOf = (object: ObjectEvent['object'] | undefined): ServerStatus | undefined =>
@@ -32,3 +38,29 @@ export const vanishedEdge: Predicate = onUpdate((old, next) => {
   const before = activeReason(old);
   return before !== undefined && before !== 'Pending' && activeReason(next) === 'Pending';
 });
+
+/** The cache index of Servers by the Volumes their spec.volumes names: what the Volume watch fans out through. */
+export const VOLUME_INDEX = 'regions.unikorn-cloud.org/volume-id';
+
+export const byVolume: IndexFunc = (object) => ((object as Server).spec.volumes ?? []).map((v) => v.id);
+
+/**
+ * The Servers naming a Volume, from the index (mappers do no I/O): a Volume becoming Available, or its claim being
+ * released, is what their waiting or parked attachment rows wait for.
+ */
+export function serversNaming(list: IndexedList): Mapper {
+  return (volume, event) => {
+    if (event.type === 'update' && volume !== event.object) return [];
+    return list(serverType, {
+      cluster: event.cluster,
+      ...(volume.metadata.namespace === undefined ? {} : { namespace: volume.metadata.namespace }),
+      index: VOLUME_INDEX,
+      value: volume.metadata.name,
+    }).map((o): Request => ({ cluster: event.cluster, namespace: o.metadata.namespace ?? '', name: o.metadata.name }));
+  };
+}
+
+type IndexedList = (
+  type: ResourceType,
+  options: { cluster: string; namespace?: string; index: string; value: string },
+) => readonly KubeObject[];

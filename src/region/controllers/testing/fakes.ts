@@ -26,6 +26,7 @@ import type {
 } from '../../provider/contract.ts';
 import { ResourceNotFoundError } from '../../provider/errors.ts';
 import type {
+  AttachmentInput,
   IdentityInput,
   LoadBalancerInput,
   LoadBalancerRealisation,
@@ -37,7 +38,7 @@ import type {
   VolumeInput,
 } from '../../provider/inputs.ts';
 import { Outcome } from '../../provider/outcome.ts';
-import type { ExternalNetwork } from '../../provider/types.ts';
+import type { ExternalNetwork, ServerVolumeAttachment } from '../../provider/types.ts';
 import type { ServerLifecycle } from '../server/controller.ts';
 
 export const NAMESPACE = 'default';
@@ -182,9 +183,28 @@ export class FakeVolumeProvider implements VolumeProvider {
 
 /** Server lifecycle calls answered from scripts; the monitor's poll is not the controller's to make. */
 export class FakeServerLifecycle implements ServerLifecycle {
+  /** `create|delete <server>`, `attach|detach <volume>` (with `@device` when one is asked for), in call order. */
   readonly calls: string[] = [];
   readonly creates = new Script<ServerAddresses>(() => Outcome.done({}));
   readonly deletes = new Script<undefined>(() => Outcome.ok());
+  /** Attaches answer done on /dev/vdb unless scripted; detaches done. */
+  readonly attaches = new Script<ServerVolumeAttachment>(() => Outcome.done({ device: '/dev/vdb' }));
+  readonly detaches = new Script<undefined>(() => Outcome.ok());
+
+  attachVolume(
+    _ctx: unknown,
+    _identity: IdentityInput,
+    _server: ServerInput,
+    volume: AttachmentInput,
+  ): Promise<Outcome<ServerVolumeAttachment>> {
+    this.calls.push(`attach ${volume.id}${volume.device === undefined ? '' : `@${volume.device}`}`);
+    return this.attaches.take();
+  }
+
+  detachVolume(_ctx: unknown, _identity: IdentityInput, _server: ServerInput, volume: { id: string }) {
+    this.calls.push(`detach ${volume.id}`);
+    return this.detaches.take();
+  }
 
   createServer(_ctx: unknown, _identity: IdentityInput, server: ServerInput): Promise<Outcome<ServerAddresses>> {
     this.calls.push(`create ${server.id}`);

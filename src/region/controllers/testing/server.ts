@@ -12,6 +12,7 @@ import { Manager } from '../../../runtime/manager.ts';
 import { ManualScheduler } from '../../../runtime/scheduler.ts';
 import { serverType, type Server, type ServerSpec } from '../../apis/server.ts';
 import { serverProviderFor } from '../../openstack/server/provider.ts';
+import { volumeProviderFor } from '../../openstack/volume/provider.ts';
 import type { RegionStore } from '../../openstack/testing/region.ts';
 import { serverFixture, storeAvailableIdentity, type ServerFixture } from '../../openstack/testing/server.ts';
 import { ServerMonitor } from '../../monitor/server.ts';
@@ -56,10 +57,14 @@ export async function serverControllerFixture(where: RegionStore = {}): Promise<
   const rows: string[] = [];
   const observeRow = (row: string) => void rows.push(row);
   const provider = async () => serverProviderFor(await w.context(), { kube: w.store, clock, log, observeRow });
+  const volumes = async () => volumeProviderFor(await w.context(), { kube: w.store, log });
   const controller = registerServerController(manager, async () => {
     const p = await provider();
+    const v = await volumes();
     return {
       ...p,
+      attachVolume: v.attachVolume,
+      detachVolume: v.detachVolume,
       createServer: (ctx, identity, server) => {
         calls.set(server.id, (calls.get(server.id) ?? 0) + 1);
         return p.createServer(ctx, identity, server);

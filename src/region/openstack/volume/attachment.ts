@@ -11,7 +11,7 @@ import * as cinder from '../../../openstack/blockstorage.ts';
 import * as nova from '../../../openstack/compute.ts';
 import { ConflictError, NotFoundError } from '../../../openstack/errors.ts';
 import { ResourceConflictError, ResourceKind, ResourceNotFoundError } from '../../provider/errors.ts';
-import type { ServerInput, VolumeInput } from '../../provider/inputs.ts';
+import type { AttachmentInput, ServerInput } from '../../provider/inputs.ts';
 import { Outcome } from '../../provider/outcome.ts';
 import type { ServerVolumeAttachment } from '../../provider/types.ts';
 import { volumeName } from '../names.ts';
@@ -21,7 +21,7 @@ import { cinderOf, VolumeErroredDetail, type VolumeDeps } from './lifecycle.ts';
 import type { UserIdentity } from '../realised.ts';
 
 export type AttachServer = Pick<ServerInput, 'id' | 'name'>;
-type AttachVolume = Pick<VolumeInput, 'id'>;
+type AttachVolume = AttachmentInput;
 
 const attachment = { resource: ResourceKind.VolumeAttachment };
 
@@ -61,7 +61,9 @@ export async function attachVolume(
       case 'yield':
         return Outcome.yield(`${decision.row}/${vol.status}`);
       case 'attach':
-        return await step.run('create nova attachment', () => createAttachment(compute, found.id, vol.id));
+        return await step.run('create nova attachment', () =>
+          createAttachment(compute, found.id, vol.id, volume.device),
+        );
     }
   } catch (error) {
     return step.fail(error);
@@ -73,9 +75,10 @@ async function createAttachment(
   compute: nova.ComputeClient,
   serverID: string,
   volumeID: string,
+  device: string | undefined,
 ): Promise<Outcome<ServerVolumeAttachment>> {
   try {
-    await nova.attachVolume(compute, serverID, { volumeId: volumeID });
+    await nova.attachVolume(compute, serverID, { volumeId: volumeID, ...(device === undefined ? {} : { device }) });
     // Accepted, not attached: Cinder reports the attachment (row A1) once it completes.
     return Outcome.yield('A4/accepted');
   } catch (error) {
@@ -99,7 +102,7 @@ export async function detachVolume(
   deps: VolumeDeps,
   identity: UserIdentity | undefined,
   server: AttachServer,
-  volume: AttachVolume,
+  volume: Pick<AttachVolume, 'id'>,
 ): Promise<Outcome<undefined>> {
   if (identity === undefined) return Outcome.ok();
   const compute = deps.clients.identity(identity.credentials).client('compute');
