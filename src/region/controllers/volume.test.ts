@@ -6,8 +6,9 @@ import type { EmbeddedStore } from '../../kube/embedded/store.ts';
 import { ManualClock } from '../../util/clock.ts';
 import { identityType } from '../apis/identity.ts';
 import { API_VERSION, labels } from '../apis/shared.ts';
-import { volumeType, type Volume, type VolumeSpec } from '../apis/volume.ts';
+import { serverClaimFinalizer, volumeType, type Volume, type VolumeSpec } from '../apis/volume.ts';
 import { Outcome } from '../provider/outcome.ts';
+import { messages } from './decide.ts';
 import { identityProvisioner } from './identity.ts';
 import { FINALIZER, reconcileProvisioned } from './provisioner.ts';
 import {
@@ -104,6 +105,36 @@ describe('Volume controller', () => {
     assert.deepEqual(await pass(), { requeueAfterMs: 10_000 });
     assert.deepEqual(await pass(), {});
     assert.deepEqual(provider.calls, ['create vol-1', 'delete vol-1', 'delete vol-1']);
+    await assert.rejects(get(), { name: 'KubeNotFoundError' });
+  });
+
+  it("a server's claim holds the deletion (Deprovisioning, no provider delete) until the server releases it", async () => {
+    const { store, provider, pass, identityPass, get, available } = await setup();
+    await store.create(identityType, identityObject('id-1'));
+    await identityPass();
+    await pass();
+    const claim = serverClaimFinalizer('s-1');
+    const made = await get();
+    await store.update(volumeType, {
+      ...made,
+      metadata: { ...made.metadata, finalizers: [...(made.metadata.finalizers ?? []), claim] },
+      spec: { ...made.spec, claimRef: { kind: 'Server', id: 's-1' } },
+    });
+    await store.delete(volumeType, NAMESPACE, 'vol-1');
+    assert.deepEqual(await pass(), { requeueAfterMs: 10_000 });
+    assert.deepEqual(
+      [(await available())?.reason, (await available())?.message],
+      ['Deprovisioning', messages.referencesHeld],
+    );
+    assert.deepEqual(provider.calls, ['create vol-1'], 'no delete while a server holds it');
+    const held = await get();
+    await store.update(volumeType, {
+      ...held,
+      metadata: { ...held.metadata, finalizers: [FINALIZER] },
+      spec: { volumeClassID: held.spec.volumeClassID, size: held.spec.size },
+    });
+    assert.deepEqual(await pass(), {});
+    assert.deepEqual(provider.calls, ['create vol-1', 'delete vol-1']);
     await assert.rejects(get(), { name: 'KubeNotFoundError' });
   });
 });

@@ -123,6 +123,9 @@ export const problems = {
   notFound: (what: string) => new Problem('not-found', `${what} not found`),
   routeNotFound: () => new Problem('not-found', 'no such route'),
   conflict: (detail: string) => new Problem('conflict', detail),
+  /** The request names something another resource holds: a conflict with the current state, naming the fields. */
+  inUse: (errors: readonly FieldViolation[]) =>
+    new Problem('conflict', describe(errors, 'the request names a resource another one holds'), errors),
   notImplemented: (capability: string) =>
     new Problem('not-implemented', `${capability} is not available in this region service yet`),
   unavailable: (detail: string) => new Problem('unavailable', detail),

@@ -2,7 +2,7 @@
  * v1 servers, pure: a v1 body is a v2 one in other words (its network in `networks[0]`, security groups as
  * objects, address pairs for the allowed source addresses), so it is translated and checked by the v2 rules, the
  * violations pointed back at the v1 fields. Two v1 specifics: an address pair may name a MAC, and an update keeps
- * the image (upstream: v1 cannot rebuild) and the network.
+ * the image (upstream: v1 cannot rebuild), the network and the volumes (v1 has no field for them).
  */
 import type { Server, ServerSpec } from '../../apis/index.ts';
 import { violation, type FieldViolation } from '../problem.ts';
@@ -32,10 +32,17 @@ export function asV2Spec(spec: V1Spec, imageId: string): ServerV2CreateSpec {
   };
 }
 
-/** The v2 update spec (no network, no SSH settings) a v1 body means. */
+/**
+ * The v2 update spec (no network, no SSH settings) a v1 body means. Upstream's v1 schema has no volumes, so a v1
+ * update keeps the server's as they are (a v2 PUT that leaves one out detaches it).
+ */
 export function asV2UpdateSpec(spec: V1Spec, current: Server): ServerV2Spec {
   const { networkId: _, ...rest } = asV2Spec(spec, current.spec.image?.id ?? '');
-  return rest;
+  const volumes = current.spec.volumes?.map((v) => ({
+    volumeId: v.id,
+    ...(v.device === undefined ? {} : { device: v.device }),
+  }));
+  return volumes === undefined ? rest : { ...rest, volumes };
 }
 
 const V1_POINTERS: readonly (readonly [RegExp, string])[] = [

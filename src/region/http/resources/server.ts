@@ -10,12 +10,14 @@ import {
   type Server,
   type ServerSpec,
   type SSHInjection,
+  type Volume,
 } from '../../apis/index.ts';
 import { imageFitsFlavorDisk } from '../../provider/disk.ts';
 import type { Flavor, Image } from '../../provider/types.ts';
 import type { Principal } from '../auth.ts';
 import { violation, type FieldViolation } from '../problem.ts';
 import type { ResourceWriteMetadata } from '../schemas/common.ts';
+import type { ProvisioningStatus } from '../schemas/common.ts';
 import type { ServerV2CreateSpec, ServerV2Read, ServerV2Spec } from '../schemas/server.ts';
 import { powerStateOf, readMetadataOf, serverProvisioningStatusOf } from '../status.ts';
 import { newMetadata, resource, tenancyOf } from './meta.ts';
@@ -30,6 +32,51 @@ export interface ServerReferences {
   /** Each named security group, with the network it belongs to. */
   readonly securityGroups: readonly (KubeObject | undefined)[];
   readonly sshCertificateAuthority?: KubeObject | undefined;
+  /** Each volume spec.volumes names, in order: undefined when absent or not visible. */
+  readonly volumes: readonly (Volume | undefined)[];
+  /** Which server claims or requests each volume: every server but the one being written. */
+  readonly claimants: ReadonlyMap<string, string>;
+}
+
+type V2Volumes = ServerV2Spec['volumes'];
+
+/**
+ * spec.volumes' rules (422): each named once, existing, and on the server's network (its identity's project, the
+ * only place the server can see it). The claim rule is volumeConflicts (409).
+ */
+function volumeViolations(volumes: V2Volumes, identityID: string, refs: ServerReferences): FieldViolation[] {
+  const seen = new Set<string>();
+  return (volumes ?? []).flatMap((v, i) => {
+    const at = `/spec/volumes/${String(i)}/volumeId`;
+    if (seen.has(v.volumeId)) return [violation(at, 'unique', 'a volume may be named once')];
+    seen.add(v.volumeId);
+    const volume = refs.volumes[i];
+    if (volume === undefined) return [violation(at, 'exists', 'no such volume')];
+    if (tenancyOf(volume).identityID !== identityID) {
+      return [violation(at, 'sameNetwork', 'a volume must belong to the same network as the server')];
+    }
+    return [];
+  });
+}
+
+/**
+ * A volume another server holds (its claim) or asks for (its spec), or one being deleted, cannot be given to this
+ * one: a conflict with the current state (409), naming the field.
+ */
+export function volumeConflicts(volumes: V2Volumes, serverID: string | undefined, refs: ServerReferences) {
+  return (volumes ?? []).flatMap((v, i) => {
+    const at = `/spec/volumes/${String(i)}/volumeId`;
+    const volume = refs.volumes[i];
+    const claim = volume?.spec.claimRef?.id;
+    const holder = claim !== undefined && claim !== serverID ? claim : refs.claimants.get(v.volumeId);
+    if (holder !== undefined) {
+      return [violation(at, 'available', `the volume is attached to (or requested by) server ${holder}`)];
+    }
+    if (volume?.metadata.deletionTimestamp !== undefined && claim !== serverID) {
+      return [violation(at, 'available', 'the volume is being deleted')];
+    }
+    return [];
+  });
 }
 
 export function imageViolations(image: Image | undefined, flavor: Flavor | undefined): FieldViolation[] {
@@ -134,6 +181,7 @@ export function serverCreateViolations(
   }
   errors.push(...imageViolations(refs.image, refs.flavor));
   errors.push(...networkingViolations(network, refs));
+  errors.push(...volumeViolations(spec.volumes, tenancyOf(network).identityID, refs));
   errors.push(...userDataViolations(spec.userData));
   return errors;
 }
@@ -150,6 +198,7 @@ export function serverUpdateViolations(
   }
   if (refs.checkImage) errors.push(...imageViolations(refs.image, refs.flavor));
   errors.push(...networkingViolations(network, refs));
+  errors.push(...volumeViolations(spec.volumes, tenancyOf(current).identityID, refs));
   // Legacy payloads PUT back unchanged keep working: user data is checked only when it changes.
   if (spec.userData !== current.spec.userData) errors.push(...userDataViolations(spec.userData));
   return errors;
@@ -158,7 +207,7 @@ export function serverUpdateViolations(
 function mutableSpec(
   spec: ServerV2Spec,
   networkID: string,
-): Pick<ServerSpec, 'image' | 'securityGroups' | 'publicIPAllocation' | 'networks' | 'userData'> {
+): Pick<ServerSpec, 'image' | 'securityGroups' | 'publicIPAllocation' | 'networks' | 'volumes' | 'userData'> {
   const networking = spec.networking;
   const pairs = networking?.allowedSourceAddresses?.map((cidr) => ({ cidr }));
   return {
@@ -168,6 +217,14 @@ function mutableSpec(
       : { securityGroups: networking.securityGroups.map((id) => ({ id })) }),
     ...(networking?.publicIP === undefined ? {} : { publicIPAllocation: { enabled: networking.publicIP } }),
     networks: [{ id: networkID, ...(pairs === undefined || pairs.length === 0 ? {} : { allowedAddressPairs: pairs }) }],
+    ...(spec.volumes === undefined || spec.volumes.length === 0
+      ? {}
+      : {
+          volumes: spec.volumes.map((v) => ({
+            id: v.volumeId,
+            ...(v.device === undefined ? {} : { device: v.device }),
+          })),
+        }),
     ...(spec.userData === undefined ? {} : { userData: spec.userData }),
   };
 }
@@ -193,7 +250,10 @@ export function serverFor(
   return resource('Server', newMetadata(id, metadata, tenancy, principal, network), body) as Server;
 }
 
-/** An update's spec: what the body may change, everything create-time kept. User data omitted clears it. */
+/**
+ * An update's spec: what the body may change, everything create-time kept. User data or volumes omitted clear them
+ * (a PUT replaces; a volume left out is detached).
+ */
 export function updatedServerSpec(
   spec: ServerV2Spec,
   current: Server,
@@ -204,6 +264,7 @@ export function updatedServerSpec(
     securityGroups: _s,
     publicIPAllocation: _p,
     networks,
+    volumes: _v,
     userData: _u,
     tags: _t,
     ...kept
@@ -234,6 +295,14 @@ export function serverRead(server: Server): ServerV2Read {
         ...(spec.publicIPAllocation === undefined ? {} : { publicIP: spec.publicIPAllocation.enabled }),
         ...(pairs === undefined ? {} : { allowedSourceAddresses: pairs }),
       },
+      ...(spec.volumes === undefined
+        ? {}
+        : {
+            volumes: spec.volumes.map((v) => ({
+              volumeId: v.id,
+              ...(v.device === undefined ? {} : { device: v.device }),
+            })),
+          }),
       ...(spec.userData === undefined ? {} : { userData: spec.userData }),
     },
     status: {
@@ -248,6 +317,23 @@ export function serverRead(server: Server): ServerV2Read {
       ...(status?.privateIP === undefined ? {} : { privateIP: status.privateIP }),
       ...(status?.publicIP === undefined ? {} : { publicIP: status.publicIP }),
       ...(status?.macAddress === undefined ? {} : { macAddress: status.macAddress }),
+      ...(status?.volumes === undefined
+        ? {}
+        : {
+            volumes: status.volumes.map((row) => ({
+              volumeId: row.id,
+              provisioningStatus: ROW_STATUS[row.provisioningStatus],
+              ...(row.device === undefined ? {} : { device: row.device }),
+              ...(row.message === undefined ? {} : { message: row.message }),
+            })),
+          }),
     },
   };
 }
+
+const ROW_STATUS = {
+  Provisioning: 'provisioning',
+  Provisioned: 'provisioned',
+  Errored: 'error',
+  Deprovisioning: 'deprovisioning',
+} as const satisfies Record<string, ProvisioningStatus>;

@@ -85,6 +85,7 @@ export function volumeRead(volume: Volume): VolumeV2Read {
       regionId: tenancy.regionID,
       networkId: volume.spec.networkID ?? tenancy.networkID,
       ...(provisioned === undefined ? {} : { sizeGiB: provisioned }),
+      ...(volume.spec.claimRef === undefined ? {} : { serverId: volume.spec.claimRef.id }),
     },
   };
 }

@@ -44,6 +44,8 @@ interface ChildKind<T extends KubeObject, C extends WriteBody, U extends WriteBo
   /** The new spec: the body's, with what the update may not touch kept from `current`. */
   readonly updateSpec: (body: U, current: T) => object;
   readonly toRead: (object: T) => R;
+  /** Refuses a delete the object's state forbids (a volume a server holds), by throwing the problem. */
+  readonly refuseDelete?: (current: T) => Promise<void>;
 }
 
 export function childRoutes<T extends KubeObject, C extends WriteBody, U extends WriteBody, R>(
@@ -117,6 +119,7 @@ export function childRoutes<T extends KubeObject, C extends WriteBody, U extends
     { schema: doc(kind.tag, `Delete a ${kind.what}`, { params: Params }, { 202: Accepted }) },
     async (request, reply) => {
       const current = await find(request);
+      await kind.refuseDelete?.(current);
       await repo.delete(kind.type, current.metadata.name);
       return reply.code(202).send();
     },

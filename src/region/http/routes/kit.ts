@@ -90,6 +90,11 @@ export { Accepted } from '../schemas/common.ts';
  * Refuses the request when the rules found anything; nothing has been written yet. 422 by default; `badRequest` on
  * routes whose contract (upstream's v1) documents only 400 for a refused request.
  */
+/** Throws the 409 for fields naming something another resource holds; nothing when there are none. */
+export function refuseInUse(errors: readonly FieldViolation[]): void {
+  if (errors.length > 0) throw problems.inUse(errors);
+}
+
 export function refuseIf(
   errors: readonly FieldViolation[],
   as: 'unprocessable' | 'badRequest' = 'unprocessable',

@@ -16,6 +16,7 @@ import {
   PROJECT_A,
   REGION_ID,
   violationsOf,
+  VOLUME_CLASS,
   type ApiFixture,
 } from '../testing/api.ts';
 
@@ -138,6 +139,20 @@ describe('v1 servers (the v2 Server object, the v2 rules)', () => {
     );
     assert.equal(refused.status, 400);
     assert.deepEqual(violationsOf(refused.body).sort(), ['spec.flavorId:immutable', 'spec.networks[0].id:immutable']);
+  });
+
+  it('an update keeps the volumes a v2 client attached (upstream v1 has no field for them)', async () => {
+    const volume = await post('/api/v2/volumes', {
+      metadata: { name: 'data' },
+      spec: { networkId: network, volumeClassId: VOLUME_CLASS, sizeGiB: 10 },
+    });
+    assert.equal(volume.status, 201, JSON.stringify(volume.body));
+    const stored = await f.store.get(serverType, NAMESPACE, server);
+    const volumes = [{ id: volume.body.metadata.id, device: '/dev/vdc' }];
+    await f.store.update(serverType, { ...stored, spec: { ...stored.spec, volumes } });
+    const kept = await call<Read>(f, f.tokens.a, 'PUT', `${base()}/servers/${server}`, body());
+    assert.equal(kept.status, 202, JSON.stringify(kept.body));
+    assert.deepEqual((await f.store.get(serverType, NAMESPACE, server)).spec.volumes, volumes);
   });
 
   it("refuses another identity's network or security group, naming the v1 field (400), writing nothing", async () => {

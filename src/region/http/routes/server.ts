@@ -3,10 +3,13 @@
  * creating or updating a server needs the inventory capability as well as a running server controller.
  */
 import type { FastifyRequest } from 'fastify';
+import type { KubeObject } from '../../../kube/object.ts';
+import type { ResourceType } from '../../../kube/resource-type.ts';
 import {
   securityGroupType,
   serverType,
   sshCertificateAuthorityType,
+  volumeType,
   type Network,
   type Server,
 } from '../../apis/index.ts';
@@ -23,6 +26,7 @@ import {
   serverRead,
   serverUpdateViolations,
   updatedServerSpec,
+  volumeConflicts,
   type ServerReferences,
 } from '../resources/server.ts';
 import {
@@ -35,7 +39,7 @@ import {
 } from '../schemas/server.ts';
 import { networkType } from '../../apis/index.ts';
 import { childRoutes } from './children.ts';
-import type { Api, RouteDeps } from './kit.ts';
+import { refuseInUse, type Api, type RouteDeps } from './kit.ts';
 
 /**
  * What the server rules look up, for v2 and v1 alike: the flavor and image in the region's inventory, and the
@@ -69,12 +73,23 @@ export function serverLookups(deps: RouteDeps) {
       throw problems.unavailable('the region inventory cannot be read right now');
     }
   };
-  const visible = async (principal: Principal, type: typeof securityGroupType, id: string) => {
+  const visible = async <T extends KubeObject>(principal: Principal, type: ResourceType<T>, id: string) => {
     const object = await repo.find(type, id);
     return object !== undefined && visibleTo(principal, object) ? object : undefined;
   };
   const securityGroups = (principal: Principal, ids: readonly string[] | undefined) =>
     Promise.all((ids ?? []).map((id) => visible(principal, securityGroupType, id)));
+  /** The named volumes, and which other server (any, in scope or not) claims or asks for each. */
+  const volumes = async (principal: Principal, wanted: ServerV2Spec['volumes'], serverID?: string) => {
+    if (wanted === undefined || wanted.length === 0) return { volumes: [], claimants: new Map<string, string>() };
+    const named = await Promise.all(wanted.map((v) => visible(principal, volumeType, v.volumeId)));
+    const claimants = new Map<string, string>();
+    for (const server of await repo.unscoped(serverType)) {
+      if (server.metadata.name === serverID) continue;
+      for (const v of server.spec.volumes ?? []) claimants.set(v.id, server.metadata.name);
+    }
+    return { volumes: named, claimants };
+  };
 
   return {
     /** What a create's rules need. */
@@ -86,6 +101,7 @@ export function serverLookups(deps: RouteDeps) {
         image: await imageOf(inventory, tenancy.organizationID, spec.imageId),
         checkImage: true,
         securityGroups: await securityGroups(principal, spec.networking?.securityGroups),
+        ...(await volumes(principal, spec.volumes)),
         ...(spec.sshCertificateAuthorityId === undefined
           ? {}
           : {
@@ -114,6 +130,7 @@ export function serverLookups(deps: RouteDeps) {
         ...(inventory === undefined ? {} : { image: await imageOf(inventory, tenancy.organizationID, spec.imageId) }),
         checkImage: imageChanged,
         securityGroups: await securityGroups(principal, spec.networking?.securityGroups),
+        ...(await volumes(principal, spec.volumes, current.metadata.name)),
       };
       return { network, refs };
     },
@@ -135,12 +152,18 @@ export function serverRoutes(app: Api, deps: RouteDeps): void {
     writable: deps.capabilities.controllers.servers && deps.capabilities.inventory !== undefined,
     capability: 'servers',
     networkIdOf: (body) => body.spec.networkId,
-    validateCreate: async (body, network, principal) =>
-      serverCreateViolations(body.spec, network, await lookups.forCreate(body.spec, network, principal)),
+    validateCreate: async (body, network, principal) => {
+      const refs = await lookups.forCreate(body.spec, network, principal);
+      const errors = serverCreateViolations(body.spec, network, refs);
+      if (errors.length === 0) refuseInUse(volumeConflicts(body.spec.volumes, undefined, refs));
+      return errors;
+    },
     build: (id, body, network, principal) => serverFor(id, body.metadata, body.spec, network, principal),
     validateUpdate: async (body, current, principal) => {
       const { network, refs } = await lookups.forUpdate(body.spec, current, principal);
-      return serverUpdateViolations(body.spec, current, network, refs);
+      const errors = serverUpdateViolations(body.spec, current, network, refs);
+      if (errors.length === 0) refuseInUse(volumeConflicts(body.spec.volumes, current.metadata.name, refs));
+      return errors;
     },
     updateSpec: (body, current) => updatedServerSpec(body.spec, current, body.metadata.tags),
     toRead: serverRead,

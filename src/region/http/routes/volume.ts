@@ -1,5 +1,5 @@
 /** `/api/v2/volumes` (openregion's v2-style path); writes need the volume controller and the region inventory. */
-import { volumeType, type Volume } from '../../apis/index.ts';
+import { serverType, volumeType, type Volume } from '../../apis/index.ts';
 import { ResourceNotFoundError } from '../../provider/errors.ts';
 import type { VolumeClass } from '../../provider/types.ts';
 import { problems } from '../problem.ts';
@@ -22,6 +22,10 @@ export function volumeRoutes(app: Api, deps: RouteDeps): void {
     }
   };
 
+  /** The server whose spec.volumes names the volume, if any (its claim may not be set yet). */
+  const requestedBy = async (id: string): Promise<string | undefined> =>
+    (await deps.repository.unscoped(serverType)).find((s) => s.spec.volumes?.some((v) => v.id === id))?.metadata.name;
+
   childRoutes<Volume, VolumeV2Create, VolumeV2Update, Read>(app, deps, {
     tag: 'Volumes',
     path: '/api/v2/volumes',
@@ -41,5 +45,13 @@ export function volumeRoutes(app: Api, deps: RouteDeps): void {
       volumeUpdateViolations(body.spec, current, await classOf(tenancyOf(current).regionID, body.spec.volumeClassId)),
     updateSpec: (body, current) => withTags({ ...current.spec, size: `${String(body.spec.sizeGiB)}Gi` }, body.metadata),
     toRead: volumeRead,
+    refuseDelete: async (current) => {
+      const holder = current.spec.claimRef?.id ?? (await requestedBy(current.metadata.name));
+      if (holder !== undefined) {
+        throw problems.conflict(
+          `the volume is attached to (or requested by) server ${holder}; remove it from that server's spec.volumes first`,
+        );
+      }
+    },
   });
 }

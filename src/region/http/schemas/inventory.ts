@@ -173,6 +173,9 @@ export const VolumeV2Read = Type.Object({
     regionId: Type.String(),
     networkId: Type.String(),
     sizeGiB: Type.Optional(Type.Integer()),
+    serverId: Type.Optional(
+      Type.String({ description: 'The server the volume is attached to (or being attached to or detached from).' }),
+    ),
   }),
 });
 export type VolumeV2Read = Type.Static<typeof VolumeV2Read>;

@@ -1,6 +1,13 @@
 /** Servers (upstream `serverV2*`) and their actions' bodies. */
 import Type from 'typebox';
-import { Id, Ipv4Prefix, ProjectScopedResourceReadMetadata, ResourceWriteMetadata } from './common.ts';
+import { DEVICE_PATTERN } from '../../apis/index.ts';
+import {
+  Id,
+  Ipv4Prefix,
+  ProjectScopedResourceReadMetadata,
+  ProvisioningStatus,
+  ResourceWriteMetadata,
+} from './common.ts';
 
 const SSHInjection = Type.Enum(['ca', 'identityKeypair', 'none'], {
   description: 'The create-time SSH access material; ca when a CA is named, else identityKeypair.',
@@ -21,6 +28,20 @@ const ServerV2Networking = Type.Object(
   { additionalProperties: false },
 );
 
+const ServerV2Volume = Type.Object(
+  {
+    volumeId: Id('A volume on the same network as the server, attached to (or requested by) no other server.'),
+    device: Type.Optional(
+      Type.String({
+        pattern: DEVICE_PATTERN,
+        maxLength: 32,
+        description: 'The guest device to ask for, e.g. /dev/vdb; a hint the cloud may not honour.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 /** Base64 (standard alphabet, padded), what `format: byte` means. */
 export const BASE64_PATTERN = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$';
 
@@ -28,6 +49,13 @@ const specProperties = {
   flavorId: Id('The server flavor; immutable.'),
   imageId: Id('The desired image; changing it rebuilds the server, destroying its root disk.'),
   networking: Type.Optional(ServerV2Networking),
+  volumes: Type.Optional(
+    Type.Array(ServerV2Volume, {
+      maxItems: 16,
+      description:
+        'Volumes to attach, in order (each attaches once the ones before it have); an update that leaves one out detaches it.',
+    }),
+  ),
   userData: Type.Optional(
     Type.String({
       format: 'byte',
@@ -69,6 +97,17 @@ const ServerV2Status = Type.Object({
   privateIP: Type.Optional(Type.String()),
   publicIP: Type.Optional(Type.String()),
   macAddress: Type.Optional(Type.String()),
+  volumes: Type.Optional(
+    Type.Array(
+      Type.Object({
+        volumeId: Type.String(),
+        provisioningStatus: ProvisioningStatus,
+        device: Type.Optional(Type.String({ description: 'The guest device the cloud reports.' })),
+        message: Type.Optional(Type.String()),
+      }),
+      { description: 'Where each attachment is: attaching, attached, detaching or in error (with why).' },
+    ),
+  ),
 });
 
 export const ServerV2Read = Type.Object({
