@@ -1,7 +1,8 @@
 /**
  * `openregion up` as a newcomer lives it, as a child process (issue 19's Done means):
  *
- * 1. The README's walkthrough, its sh block run verbatim in a second shell: create, wait, rebuild, delete.
+ * 1. The README's walkthrough, its sh block run verbatim in a second shell: create, wait, rebuild, attach a volume,
+ *    delete.
  * 2. At the same time, through the REST API: a network, a server, a volume and a load balancer with a public IP,
  *    all provisioned.
  * 3. `kill -9` and a fresh start, then Ctrl-C (SIGINT) and a fresh start. After each start, once every resource has
@@ -90,9 +91,9 @@ describe('up as a newcomer runs it: the README walkthrough, then kill -9 and Ctr
   };
 
   describe('the first run: two terminals at once', { concurrency: 2 }, () => {
-    it('the README walkthrough, verbatim: create, wait, rebuild, delete; nothing of it is left in the cloud', async () => {
+    it('the README walkthrough, verbatim: create, wait, rebuild, attach, delete; nothing of it is left in the cloud', async () => {
       // Only the harness's last line is added: it prints the ids the walkthrough made, to look for them afterwards.
-      const script = `${walkthrough()}\necho "walkthrough ids: $NETWORK_ID $SERVER_ID"\n`;
+      const script = `${walkthrough()}\necho "walkthrough ids: $NETWORK_ID $SERVER_ID $VOLUME_ID"\n`;
       const env = Object.fromEntries(
         Object.entries(process.env).filter(([key]) => !key.startsWith('OS_') && !key.startsWith('OPENREGION_')),
       );
@@ -108,9 +109,16 @@ describe('up as a newcomer runs it: the README walkthrough, then kill -9 and Ctr
       assert.equal(code, 0, `the walkthrough failed:\n${output}`);
       assert.match(output, /servers\.region\.unikorn-cloud\.org\/[0-9a-f-]{36} condition met/);
       assert.match(output, /scope: +project /, 'cloud check reached the built-in cloud');
-      const [, networkId, serverId] = /walkthrough ids: (\S+) (\S+)/.exec(output) ?? assert.fail(output);
+      const [, networkId, serverId, volumeId = '-'] =
+        /walkthrough ids: (\S+) (\S+) (\S+)/.exec(output) ?? assert.fail(output);
+      assert.match(
+        output,
+        new RegExp(`"volumes":\\[\\{"volumeId":"${volumeId}","provisioningStatus":"provisioned","device":"/dev/vd`),
+        'the server read its volume attached',
+      );
       const state = JSON.stringify(await cloudState(dir));
       assert.ok(!state.includes(serverId ?? '-'), 'the server is gone from the cloud');
+      assert.ok(!state.includes(volumeId), 'the volume is gone from the cloud');
       assert.ok(!state.includes(networkId ?? '-'), 'the network is gone from the cloud');
     });
 
@@ -161,12 +169,13 @@ describe('up as a newcomer runs it: the README walkthrough, then kill -9 and Ctr
       assert.match(String(lb.publicIP), /^\d+\.\d+\.\d+\.\d+$/, 'a public IP');
       const state = await cloudState(dir);
       const nova = state.nova as { servers: { vmState: string }[] };
-      const cinder = state.cinder as { volumes: { status: string }[] };
+      const cinder = state.cinder as { volumes: { name: string; status: string }[] };
       const octavia = state.octavia as { loadbalancers: { provisioning: string }[] };
       const neutron = state.neutron as { floatingIps: { portId: string | null }[] };
       assert.ok(nova.servers.length >= 1 && nova.servers.every((s) => s.vmState === 'active'));
+      // The walkthrough, running meanwhile, has a volume of its own.
       assert.deepEqual(
-        cinder.volumes.map((v) => v.status),
+        cinder.volumes.filter((v) => v.name === `volume-${volume}`).map((v) => v.status),
         ['available'],
       );
       assert.deepEqual(
