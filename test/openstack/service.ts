@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { wireRegionService, type RegionService } from '../../src/cli/up/region-service.ts';
+import { wireRegionService } from '../../src/cli/up/region-service.ts';
 import { KubeAlreadyExistsError } from '../../src/kube/errors.ts';
 import { builtin } from '../../src/kube/resource-type.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
@@ -53,7 +53,7 @@ export async function contractService(c: ContractCloud, services: ServiceConfig 
   const log = createLogger({ level: 'debug', destination: { write: (line: string) => void logLines.push(line) } });
   const scheduler = systemScheduler(systemClock);
   const manager = new Manager({ client: store, clock: systemClock, scheduler, log });
-  const service: RegionService = wireRegionService({
+  const service = wireRegionService({
     manager,
     client: store,
     namespace: REGION_NAMESPACE,

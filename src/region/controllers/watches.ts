@@ -56,18 +56,21 @@ type IndexedList = (
 ) => readonly KubeObject[];
 
 /**
- * The resources of `type` that name an Identity, from the cache index (mappers must not do I/O). An update maps
- * only its new object: the name is the same in both, and the work queue hands the first request to an idle worker
- * at once, so mapping the old object too would queue a second, redundant pass.
+ * The resources of `type` whose cache index `index` holds the event object's name (mappers must not do I/O). An
+ * update maps only its new object: the name is the same in both, and the work queue hands the first request to an
+ * idle worker at once, so mapping the old object too would queue a second, redundant pass.
  */
-export function usersOf(list: IndexedList, type: ResourceType): Mapper {
-  return (identity, event) => {
-    if (event.type === 'update' && identity !== event.object) return [];
+export function indexedBy(list: IndexedList, type: ResourceType, index: string): Mapper {
+  return (named, event) => {
+    if (event.type === 'update' && named !== event.object) return [];
     return list(type, {
       cluster: event.cluster,
-      ...(identity.metadata.namespace === undefined ? {} : { namespace: identity.metadata.namespace }),
-      index: IDENTITY_INDEX,
-      value: identity.metadata.name,
+      ...(named.metadata.namespace === undefined ? {} : { namespace: named.metadata.namespace }),
+      index,
+      value: named.metadata.name,
     }).map((o): Request => ({ cluster: event.cluster, namespace: o.metadata.namespace ?? '', name: o.metadata.name }));
   };
 }
+
+/** The resources of `type` that name an Identity. */
+export const usersOf = (list: IndexedList, type: ResourceType): Mapper => indexedBy(list, type, IDENTITY_INDEX);

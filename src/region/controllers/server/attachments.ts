@@ -40,7 +40,7 @@ interface AttachmentPass {
   readonly observe?: (row: string, volumeID: string) => void;
 }
 
-export interface AttachmentsResult {
+interface AttachmentsResult {
   readonly rows: AttachmentRow[];
   readonly verdict: AttachmentsVerdict;
   /** A provider call threw: write the rows, then fail the pass with it (backoff). */

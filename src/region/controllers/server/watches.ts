@@ -9,12 +9,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import { findCondition } from '../../../kube/conditions.ts';
 import type { ObjectEvent, Predicate } from '../../../runtime/predicates.ts';
-import type { KubeObject } from '../../../kube/object.ts';
-import type { ResourceType } from '../../../kube/resource-type.ts';
 import type { IndexFunc } from '../../../runtime/cache.ts';
 import type { Mapper } from '../../../runtime/controller.ts';
-import type { Request } from '../../../runtime/types.ts';
 import { serverType, type Server, type ServerStatus } from '../../apis/server.ts';
+import { indexedBy } from '../watches.ts';
 import { providerCreateFailureEdge } from './decide.ts';
 
 const statusOf = (object: ObjectEvent['object'] | undefined): ServerStatus | undefined =>
@@ -45,22 +43,8 @@ export const VOLUME_INDEX = 'regions.unikorn-cloud.org/volume-id';
 export const byVolume: IndexFunc = (object) => ((object as Server).spec.volumes ?? []).map((v) => v.id);
 
 /**
- * The Servers naming a Volume, from the index (mappers do no I/O): a Volume becoming Available, or its claim being
- * released, is what their waiting or parked attachment rows wait for.
+ * The Servers naming a Volume, from the index: a Volume becoming Available, or its claim being released, is what
+ * their waiting or parked attachment rows wait for.
  */
-export function serversNaming(list: IndexedList): Mapper {
-  return (volume, event) => {
-    if (event.type === 'update' && volume !== event.object) return [];
-    return list(serverType, {
-      cluster: event.cluster,
-      ...(volume.metadata.namespace === undefined ? {} : { namespace: volume.metadata.namespace }),
-      index: VOLUME_INDEX,
-      value: volume.metadata.name,
-    }).map((o): Request => ({ cluster: event.cluster, namespace: o.metadata.namespace ?? '', name: o.metadata.name }));
-  };
-}
-
-type IndexedList = (
-  type: ResourceType,
-  options: { cluster: string; namespace?: string; index: string; value: string },
-) => readonly KubeObject[];
+export const serversNaming = (list: Parameters<typeof indexedBy>[0]): Mapper =>
+  indexedBy(list, serverType, VOLUME_INDEX);

@@ -63,8 +63,8 @@ export async function serverControllerFixture(where: RegionStore = {}): Promise<
     const v = await volumes();
     return {
       ...p,
-      attachVolume: v.attachVolume,
-      detachVolume: v.detachVolume,
+      attachVolume: (ctx, identity, server, volume) => v.attachVolume(ctx, identity, server, volume),
+      detachVolume: (ctx, identity, server, volume) => v.detachVolume(ctx, identity, server, volume),
       createServer: (ctx, identity, server) => {
         calls.set(server.id, (calls.get(server.id) ?? 0) + 1);
         return p.createServer(ctx, identity, server);
