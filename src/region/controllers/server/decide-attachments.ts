@@ -42,6 +42,7 @@ export const attachmentMessages = {
   volumeNotFound: 'the volume does not exist',
   claimedElsewhere: 'the volume is attached to (or requested by) another server',
   volumeDeleting: 'the volume is being deleted',
+  refused: 'the cloud refused the attachment (the volume may be attached elsewhere); retrying',
 } as const;
 
 /** The server's own message while any row is Errored: which one and why is in status.volumes. */

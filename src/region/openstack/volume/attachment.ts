@@ -47,7 +47,7 @@ export async function attachVolume(
         resource: ResourceKind.Volume,
       });
     }
-    const decision = decideAttach(vol, found.id);
+    const decision = decideAttach(vol, found.id, found);
     deps.observe?.('attach volume', decision.row);
     switch (decision.action) {
       case 'done':
@@ -59,7 +59,7 @@ export async function attachVolume(
       case 'errored':
         return Outcome.terminal(VOLUME_ERRORED_REASON, VOLUME_ERRORED_MESSAGE, new VolumeErroredDetail(vol));
       case 'yield':
-        return Outcome.yield(`${decision.row}/${vol.status}`);
+        return Outcome.yield(decision.row === 'A0' ? `A0/${found.status}` : `${decision.row}/${vol.status}`);
       case 'attach':
         return await step.run('create nova attachment', () =>
           createAttachment(compute, found.id, vol.id, volume.device),

@@ -79,6 +79,22 @@ describe('attach rows', () => {
     assert.deepEqual(decideAttach({ status: 'in-use', attachments: [{ ...on('me'), device: '' }] }, 'me').row, 'A1');
   });
 
+  it('A0: a server Nova would not attach to now (building, or a task holds it) waits; attached here is still A1', () => {
+    const available = { status: 'available', attachments: [] };
+    for (const server of [
+      { status: 'BUILD' },
+      { status: 'ACTIVE', 'OS-EXT-STS:task_state': 'image_snapshot' },
+      { status: 'REBUILD', 'OS-EXT-STS:task_state': 'rebuilding' },
+      { status: 'ERROR' },
+    ]) {
+      assert.deepEqual(decideAttach(available, 'me', server), { row: 'A0', action: 'yield' }, JSON.stringify(server));
+    }
+    for (const status of ['ACTIVE', 'SHUTOFF', 'PAUSED']) {
+      assert.equal(decideAttach(available, 'me', { status, 'OS-EXT-STS:task_state': null }).row, 'A4', status);
+    }
+    assert.equal(decideAttach({ status: 'in-use', attachments: [on('me')] }, 'me', { status: 'BUILD' }).row, 'A1');
+  });
+
   it('A2 elsewhere conflicts; then A3 error…, A4 available, A5 anything else', () => {
     for (const status of STATUSES) {
       assert.equal(decideAttach({ status, attachments: [on('other')] }, 'me').row, 'A2', status);

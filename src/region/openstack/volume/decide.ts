@@ -67,7 +67,28 @@ export function decideDelete(found: Pick<Volume, 'status' | 'attachments'> | und
   return { row: 'D6', action: 'yield' };
 }
 
+/** The Nova statuses attach_volume accepts (nova/compute/api.py `check_instance_state` on attach), with no task. */
+const ATTACHABLE: ReadonlySet<string> = new Set([
+  'ACTIVE',
+  'PAUSED',
+  'SHUTOFF',
+  'VERIFY_RESIZE',
+  'SOFT_DELETED',
+  'SHELVED',
+  'SHELVED_OFFLOADED',
+]);
+
+/** What attach reads of the Nova server: whether Nova would take an attachment now. */
+export interface AttachTarget {
+  readonly status: string;
+  readonly 'OS-EXT-STS:task_state'?: string | null | undefined;
+}
+
+const takesAttachment = (server: AttachTarget): boolean =>
+  ATTACHABLE.has(server.status) && (server['OS-EXT-STS:task_state'] ?? null) === null;
+
 type AttachRow =
+  | { readonly row: 'A0'; readonly action: 'yield' }
   | { readonly row: 'A1'; readonly action: 'done'; readonly device: string | undefined }
   | { readonly row: 'A2'; readonly action: 'conflict' }
   | { readonly row: 'A3'; readonly action: 'errored' }
@@ -77,15 +98,21 @@ type AttachRow =
 /**
  * Cinder's attachment rows are the observation (docs/spec/openstack-provider.md §Existing-volume server attachments):
  * A1 attached to this server → done with its device, no Nova read; A2 attached to any other server → conflict (no
- * multi-attach, even for a multiattach volume); with no attachment, A3 `error…` → terminal, A4 available → Nova create,
- * A5 anything else (attaching, reserved, detaching, creating …) → yield: Nova refuses those with a 400, and the
- * in-flight change settles on its own.
+ * multi-attach, even for a multiattach volume); with no attachment, A3 `error…` → terminal; A0 the server is in no
+ * state Nova attaches in (building, or a task holds it) → yield, since Nova would answer 409 and the server settles
+ * on its own; A4 available → Nova create; A5 anything else (attaching, reserved, detaching, creating …) → yield:
+ * Nova refuses those with a 400, and the in-flight change settles on its own.
  */
-export function decideAttach(volume: Pick<Volume, 'status' | 'attachments'>, serverID: string): AttachRow {
+export function decideAttach(
+  volume: Pick<Volume, 'status' | 'attachments'>,
+  serverID: string,
+  server: AttachTarget = { status: 'ACTIVE' },
+): AttachRow {
   const mine = volume.attachments.find((a) => a.server_id === serverID);
   if (mine !== undefined) return { row: 'A1', action: 'done', device: mine.device || undefined };
   if (volume.attachments.length > 0) return { row: 'A2', action: 'conflict' };
   if (isErrorStatus(volume.status)) return { row: 'A3', action: 'errored' };
+  if (!takesAttachment(server)) return { row: 'A0', action: 'yield' };
   if (volume.status === 'available') return { row: 'A4', action: 'attach' };
   return { row: 'A5', action: 'yield' };
 }
