@@ -79,7 +79,7 @@ const ATTACHABLE: ReadonlySet<string> = new Set([
 ]);
 
 /** What attach reads of the Nova server: whether Nova would take an attachment now. */
-export interface AttachTarget {
+interface AttachTarget {
   readonly status: string;
   readonly 'OS-EXT-STS:task_state'?: string | null | undefined;
 }
