@@ -12,7 +12,6 @@ import {
 } from '../provider/index.ts';
 import {
   RECHECK_MS,
-  dependentsGate,
   deprovisionVerdict,
   failureVerdict,
   identityGate,
@@ -178,18 +177,7 @@ describe('referencesGate', () => {
   });
 });
 
-describe('dependentsGate and missing labels', () => {
-  it('no dependents: no verdict', () => {
-    assert.equal(dependentsGate(0), undefined);
-  });
-  it('dependents remain: Deprovisioning with a fixed message, re-check in 10 s', () => {
-    assert.deepEqual(dependentsGate(3), {
-      action: 'report',
-      row: 'dependents-remain',
-      available: { status: 'False', reason: 'Deprovisioning', message: messages.dependentsRemain },
-      requeueAfterMs: RECHECK_MS,
-    });
-  });
+describe('missing labels', () => {
   it('missing labels: Errored, no requeue (a label edit wakes the resource)', () => {
     assert.deepEqual(missingLabelsVerdict(), {
       action: 'report',

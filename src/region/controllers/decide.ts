@@ -32,7 +32,6 @@ export const messages = {
   identityNotFound: 'the identity this resource uses does not exist',
   identityNotReady: 'waiting for the identity this resource uses to become available',
   identityFailed: 'the identity this resource uses failed to provision',
-  dependentsRemain: 'waiting for the resources that use this identity to be deleted',
   referencesHeld: 'deletion is blocked: another service still holds a reference on this resource',
   missingLabels: 'the resource lacks an ownership label (organization, project, region or identity)',
 } as const;
@@ -141,17 +140,6 @@ export function identityGate(identity: IdentityView | undefined): Verdict | unde
 export interface IdentityView {
   readonly metadata: { readonly deletionTimestamp?: string };
   readonly status?: { readonly conditions?: readonly Condition[] };
-}
-
-/** An Identity's deletion waits while any resource labelled with it remains: their cloud resources live in it. */
-export function dependentsGate(remaining: number): Verdict | undefined {
-  if (remaining === 0) return undefined;
-  return {
-    action: 'report',
-    row: 'dependents-remain',
-    available: available('False', conditionReasons.deprovisioning, messages.dependentsRemain),
-    requeueAfterMs: RECHECK_MS,
-  };
 }
 
 /**

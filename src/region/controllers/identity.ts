@@ -1,11 +1,11 @@
 /**
  * The Identity controller: realises an identity through the provider's IdentityProvider (Keystone project, user,
  * application credential and the rest, all the provider's business). Deleting an identity deletes the provider
- * project every workload of it lives in, so the deletion waits while any resource labelled with the identity
- * remains; otherwise their cloud resources would leak out of reach.
+ * project every workload of it lives in, so the deletion first deletes every resource labelled with the identity,
+ * in cascade order (cascade.ts), and waits until they are gone; otherwise their cloud resources would leak out of
+ * reach.
  */
 import type { Client } from '../../kube/client.ts';
-import { ignoreNotFound } from '../../kube/errors.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
 import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
@@ -15,10 +15,9 @@ import { loadBalancerType } from '../apis/load-balancer.ts';
 import { networkType } from '../apis/network.ts';
 import { securityGroupType } from '../apis/security-group.ts';
 import { serverType } from '../apis/server.ts';
-import { labels } from '../apis/shared.ts';
 import { volumeType } from '../apis/volume.ts';
 import type { IdentityProvider, ProviderLookup } from '../provider/contract.ts';
-import { dependentsGate } from './decide.ts';
+import { cascade, cascadeVerdict, identityDependents } from './cascade.ts';
 import { ownershipOf } from './ownership.ts';
 import type { RowObserver } from './metrics.ts';
 import { provisionerReconciler, type Provisioner } from './provisioner.ts';
@@ -43,7 +42,6 @@ export function identityInputOf(identity: Identity): IdentityInput | undefined {
 export function identityProvisioner(
   client: Client,
   lookup: ProviderLookup<IdentityProvider>,
-  dependents: readonly ResourceType[] = IDENTITY_DEPENDENTS,
 ): Provisioner<Identity, IdentityProvider, undefined> {
   return {
     type: identityType,
@@ -57,24 +55,8 @@ export function identityProvisioner(
         deprovision: (provider, ctx) => provider.deleteIdentity(ctx, input),
       };
     },
-    holdDeletion: async (identity) => dependentsGate(await countDependents(client, identity, dependents)),
+    holdDeletion: async (identity) => cascadeVerdict(await cascade(client, identityDependents(identity)), 'identity'),
   };
-}
-
-/** How many resources still name the identity, read fresh: a stale cache here would leak cloud resources. */
-export async function countDependents(
-  client: Client,
-  identity: Identity,
-  dependents: readonly ResourceType[],
-): Promise<number> {
-  const labelSelector = `${labels.identityID}=${identity.metadata.name}`;
-  let count = 0;
-  for (const type of dependents) {
-    // A kind the server does not serve has no objects.
-    const listed = await ignoreNotFound(client.list(type, { namespace: identity.metadata.namespace, labelSelector }));
-    count += listed?.items.length ?? 0;
-  }
-  return count;
 }
 
 export function registerIdentityController(

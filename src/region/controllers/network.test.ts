@@ -4,7 +4,12 @@ import { after, describe, it } from 'node:test';
 import { findCondition } from '../../kube/conditions.ts';
 import type { EmbeddedStore } from '../../kube/embedded/store.ts';
 import { ManualClock } from '../../util/clock.ts';
+import type { ResourceType } from '../../kube/resource-type.ts';
 import { identityType } from '../apis/identity.ts';
+import { securityGroupType } from '../apis/security-group.ts';
+import { serverType } from '../apis/server.ts';
+import { API_VERSION, labels } from '../apis/shared.ts';
+import { volumeType, type Volume } from '../apis/volume.ts';
 import { networkType, type Network } from '../apis/network.ts';
 import { Outcome } from '../provider/index.ts';
 import { messages } from './decide.ts';
@@ -24,12 +29,28 @@ import {
   openRegionStore,
   ownerLabels,
   passContext,
+  securityGroupObject,
+  serverObject,
 } from './testing/fakes.ts';
 
 const stores: EmbeddedStore[] = [];
 after(async () => {
   await Promise.all(stores.map((s) => s.close()));
 });
+
+function volumeOn(name: string, extra: Record<string, string>, finalizers: string[]): Volume {
+  return {
+    apiVersion: API_VERSION,
+    kind: volumeType.kind,
+    metadata: {
+      name,
+      namespace: NAMESPACE,
+      labels: ownerLabels({ [labels.identityID]: 'id-1', ...extra }),
+      finalizers,
+    },
+    spec: { networkID: 'net-1', volumeClassID: 'vc', size: '1Gi' },
+  };
+}
 
 async function setup(network: Network = networkObject('net-1', 'id-1')) {
   const clock = new ManualClock();
@@ -173,6 +194,66 @@ describe('Network controller', () => {
     assert.deepEqual(await pass(), {});
     assert.deepEqual(provider.calls, ['create net-1', 'delete net-1']);
     await assert.rejects(get(), { name: 'KubeNotFoundError' });
+  });
+
+  it('deletes what is on it first, in order, and asks the provider only once it is all gone', async () => {
+    const { store, provider, pass, identityPass, get, available } = await setup();
+    await store.create(identityType, identityObject('id-1'));
+    await identityPass();
+    await pass();
+    const network = await get();
+    const hold = ['test.example/hold'];
+    const on = { [labels.networkID]: 'net-1' };
+    // A server that names the network by label and in its spec, a security group the API made (owner reference
+    // only), a volume; a server of the same identity on another network stays.
+    await store.create(serverType, {
+      ...serverObject(undefined, {}, on),
+      metadata: { ...serverObject().metadata, finalizers: hold },
+    });
+    const owned = securityGroupObject('sg-1', 'id-1');
+    const ownerReferences = [
+      {
+        apiVersion: API_VERSION,
+        kind: 'Network',
+        name: 'net-1',
+        uid: network.metadata.uid ?? '',
+        blockOwnerDeletion: true,
+      },
+    ];
+    await store.create(securityGroupType, {
+      ...owned,
+      metadata: { ...owned.metadata, ownerReferences, finalizers: hold },
+    });
+    await store.create(volumeType, volumeOn('vol-1', on, hold));
+    const elsewhere = serverObject(undefined, { networks: [{ id: 'net-2' }] }, { [labels.networkID]: 'net-2' });
+    await store.create(serverType, { ...elsewhere, metadata: { ...elsewhere.metadata, name: 's-2' } });
+    await store.delete(networkType, NAMESPACE, 'net-1');
+
+    const deleting = async (type: ResourceType, name: string) =>
+      (await store.get(type, NAMESPACE, name)).metadata.deletionTimestamp !== undefined;
+    const release = async (type: ResourceType, name: string) => {
+      const current = await store.get(type, NAMESPACE, name);
+      await store.update(type, { ...current, metadata: { ...current.metadata, finalizers: [] } });
+    };
+
+    assert.deepEqual(await pass(), { requeueAfterMs: 10_000 });
+    assert.ok(await deleting(serverType, 's-1'), 'the server goes first');
+    assert.equal(await deleting(securityGroupType, 'sg-1'), false, 'the security group waits for the server');
+    assert.equal(await deleting(volumeType, 'vol-1'), false, 'the volume waits for the server');
+    assert.equal((await available())?.message, 'waiting for the resources that use this network to be deleted');
+    await release(serverType, 's-1');
+
+    assert.deepEqual(await pass(), { requeueAfterMs: 10_000 });
+    assert.ok(await deleting(securityGroupType, 'sg-1'));
+    assert.ok(await deleting(volumeType, 'vol-1'));
+    assert.deepEqual(provider.calls, ['create net-1'], 'Neutron is not asked while anything is on the network');
+    await release(securityGroupType, 'sg-1');
+    await release(volumeType, 'vol-1');
+
+    assert.deepEqual(await pass(), {});
+    assert.deepEqual(provider.calls, ['create net-1', 'delete net-1']);
+    await assert.rejects(get(), { name: 'KubeNotFoundError' });
+    assert.equal(await deleting(serverType, 's-2'), false, 'a server on another network stays');
   });
 
   it('a network without its identity label: Errored, no provider call', async () => {

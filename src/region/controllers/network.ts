@@ -2,7 +2,9 @@
  * The Network controller: realises a tenant network through the provider's NetworkProvider, inside the project of
  * the Identity it names by label, and records the provider's ids in `status.openstack` (for display; the provider
  * re-finds everything by name). A workload (workload.ts): it provisions once its Identity is Available. Its delete
- * waits while another service holds a reference on it (upstream core: such a reference blocks deletion).
+ * waits while another service holds a reference on it (upstream core: such a reference blocks deletion), then
+ * deletes what is on it (servers and load balancers, then security groups and volumes; cascade.ts) and waits until
+ * they are gone, so Neutron is never asked to delete a network that is still in use.
  */
 import type { Client } from '../../kube/client.ts';
 import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
@@ -18,11 +20,12 @@ import type { NetworkProvider, ProviderLookup } from '../provider/contract.ts';
 import type { NetworkInput, NetworkRealisation } from '../provider/inputs.ts';
 import { or } from '../../runtime/predicates.ts';
 import { referencesOf } from '../apis/shared.ts';
+import { CASCADE_STAGES, cascade, cascadeVerdict, networkDependents } from './cascade.ts';
 import { referencesGate } from './decide.ts';
 import type { RowObserver } from './metrics.ts';
 import { ownershipOf } from './ownership.ts';
 import { provisionerReconciler, type Provisioner } from './provisioner.ts';
-import { referenceReleased, specOrDeletionChanged } from './watches.ts';
+import { deleted, networkOf, referenceReleased, specOrDeletionChanged } from './watches.ts';
 import { workloadController, workloadProvisioner } from './workload.ts';
 
 export const NETWORK_CONTROLLER = 'region-network';
@@ -72,7 +75,10 @@ export function networkProvisioner(
     realised: (realisation) => ({ openstack: networkStatusOf(realisation) }),
   });
   // Another service's reference (the reference API's finalizer) blocks the delete until it is released.
-  return { ...workload, holdDeletion: (network) => Promise.resolve(referencesGate(referencesOf(network))) };
+  const holdDeletion = async (network: Network) =>
+    referencesGate(referencesOf(network)) ??
+    cascadeVerdict(await cascade(client, networkDependents(network)), 'network');
+  return { ...workload, holdDeletion };
 }
 
 /** Needs the identity index on Networks (registerRegionControllers registers it). */
@@ -82,7 +88,14 @@ export function registerNetworkController(
   options: ControllerOptions = {},
   observe?: RowObserver,
 ): Controller {
-  return workloadController(manager, NETWORK_CONTROLLER, networkType, [or(specOrDeletionChanged, referenceReleased)])
+  const builder = workloadController(manager, NETWORK_CONTROLLER, networkType, [
+    or(specOrDeletionChanged, referenceReleased),
+  ]);
+  // A held deletion re-checks every 10 s anyway; the watches make it prompt.
+  for (const type of CASCADE_STAGES.flat().filter((t) => t !== networkType)) {
+    builder.watches(type, networkOf, { clusters: 'management', predicates: [deleted] });
+  }
+  return builder
     .withOptions(options)
     .complete(provisionerReconciler(manager, (client) => networkProvisioner(client, lookup), observe));
 }

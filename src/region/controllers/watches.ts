@@ -10,7 +10,7 @@ import type { IndexFunc } from '../../runtime/cache.ts';
 import type { Mapper } from '../../runtime/controller.ts';
 import { deletionStarted, generationChanged, labelChanged, or, type Predicate } from '../../runtime/predicates.ts';
 import type { Request } from '../../runtime/types.ts';
-import { conditionTypes, referencesOf } from '../apis/shared.ts';
+import { conditionTypes, labels, referencesOf } from '../apis/shared.ts';
 import { identityIDOf } from './ownership.ts';
 
 /** A spec edit, a label edit (ownership labels are inputs) or the start of deletion; not a status or finalizer write. */
@@ -47,6 +47,14 @@ export const byIdentity: IndexFunc = (object) => {
 export const identityOf: Mapper = (object, event) => {
   const id = identityIDOf(object);
   return id === undefined ? [] : [{ cluster: event.cluster, namespace: object.metadata.namespace ?? '', name: id }];
+};
+
+/** The Network a resource is on, by its network label, in its own namespace: its deletion waits for the resource. */
+export const networkOf: Mapper = (object, event) => {
+  const id = object.metadata.labels?.[labels.networkID];
+  return id === undefined || id === ''
+    ? []
+    : [{ cluster: event.cluster, namespace: object.metadata.namespace ?? '', name: id }];
 };
 
 /** Reads cached objects through an index, as `Manager.list` does. */
