@@ -4,6 +4,7 @@ import { ConfigError, ConsistencyError, httpError, TransportError, type HttpFail
 import { classify, REJECTED_MESSAGE, REJECTED_REASON, terminalOrThrow } from './classify.ts';
 import {
   ProviderErrorCode,
+  QuotaExceededError,
   ResourceConflictError,
   ResourceConsistencyError,
   ResourceKind,
@@ -87,4 +88,65 @@ describe('terminalOrThrow', () => {
     assert.throws(() => terminalOrThrow(http(404)), ResourceNotFoundError);
     assert.throws(() => terminalOrThrow(http(502)), TransientError);
   });
+});
+
+describe('classify: quota refusals', () => {
+  const refusal = (serviceType: string, status: number, body: unknown) =>
+    httpError({
+      serviceType,
+      method: 'POST',
+      urlTemplate: '/x',
+      status,
+      requestId: 'req-9',
+      body: JSON.stringify(body),
+    });
+  const cases: [string, unknown, string][] = [
+    [
+      'Nova 403',
+      refusal('compute', 403, {
+        forbidden: { message: 'Quota exceeded for instances: Requested 1, but already used 10 of 10 instances' },
+      }),
+      "the project's quota for servers is exhausted",
+    ],
+    [
+      'Neutron 409 OverQuota',
+      refusal('network', 409, {
+        NeutronError: { type: 'OverQuota', message: "Quota exceeded for resources: ['security_group']." },
+      }),
+      "the project's quota for security groups is exhausted",
+    ],
+    [
+      'Cinder 413',
+      refusal('block-storage', 413, {
+        overLimit: {
+          message: "VolumeLimitExceeded: Maximum number of volumes allowed (10) exceeded for quota 'volumes'.",
+        },
+      }),
+      "the project's quota for volumes is exhausted",
+    ],
+    [
+      'Octavia 403',
+      refusal('load-balancer', 403, { faultstring: 'Quota has been met for resources: Load Balancer' }),
+      "the project's quota for load balancers is exhausted",
+    ],
+    [
+      'a quota OpenStack does not name',
+      refusal('block-storage', 400, { badRequest: { message: 'quota exceeded somewhere' } }),
+      'a quota of the project is exhausted',
+    ],
+  ];
+  for (const [name, error, start] of cases) {
+    it(`${name}: a quota error naming the quota, never "in use" and never OpenStack's words`, () => {
+      const result = classify(error, { resource: ResourceKind.SecurityGroup, operation: 'create' });
+      assert.ok(result instanceof QuotaExceededError);
+      assert.equal(result.code, ProviderErrorCode.Quota);
+      assert.ok(result.userMessage.startsWith(start), result.userMessage);
+      assert.match(result.userMessage, /delete unused resources or ask an operator to raise it/);
+      assert.doesNotMatch(
+        result.userMessage,
+        /in use|Requested|req-9|VolumeLimitExceeded|Quota exceeded|Quota has been met/,
+      );
+      assert.equal(result.cause, error, 'the raw answer rides in the cause, for operators');
+    });
+  }
 });

@@ -1,5 +1,7 @@
 /**
- * How an OpenStack client error becomes a provider disposition. Call sites whose specified rows distinguish answers
+ * How an OpenStack client error becomes a provider disposition. A quota refusal comes first, whatever its status
+ * (Nova and Octavia 403, Neutron 409, Cinder 413 or 400): it is the tenant's to act on and must not read as a
+ * conflict or a rejected configuration. Call sites whose specified rows distinguish answers
  * (the rebuild 400 "Cannot find image for rebuild" parks, a 409 yields awaiting quiescence) decide those first and
  * hand everything else here.
  */
@@ -10,8 +12,10 @@ import {
   NotFoundError,
   OpenStackError,
 } from '../../openstack/errors.ts';
+import { quotaRefusal } from '../../openstack/quota.ts';
 import {
   ProviderError,
+  QuotaExceededError,
   ResourceConflictError,
   ResourceConsistencyError,
   ResourceNotFoundError,
@@ -39,6 +43,8 @@ export function classify(err: unknown, options: ClassifyOptions = {}): ProviderE
   if (err instanceof ProviderError) return err;
   const what = options.operation ?? 'provider call';
   const opts = { cause: err, ...(options.resource === undefined ? {} : { resource: options.resource }) };
+  const quota = quotaRefusal(err);
+  if (quota !== undefined) return new QuotaExceededError(`${what}: quota exceeded`, quota, opts);
   if (err instanceof NotFoundError) return new ResourceNotFoundError(`${what}: not found`, opts);
   if (err instanceof ConflictError) return new ResourceConflictError(`${what}: conflict`, opts);
   if (err instanceof ConsistencyError) return new ResourceConsistencyError(`${what}: duplicate names`, opts);

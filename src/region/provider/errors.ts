@@ -10,6 +10,7 @@ export const ProviderErrorCode = {
   Consistency: 'PROVIDER_CONSISTENCY',
   Transient: 'PROVIDER_TRANSIENT',
   Exhausted: 'PROVIDER_EXHAUSTED',
+  Quota: 'PROVIDER_QUOTA',
 } as const;
 export type ProviderErrorCode = (typeof ProviderErrorCode)[keyof typeof ProviderErrorCode];
 
@@ -94,5 +95,56 @@ export class CapacityExhaustedError extends ProviderError {
   readonly code = ProviderErrorCode.Exhausted;
   get userMessage(): string {
     return `the region has no capacity left for another ${this.resource ?? 'resource'}; retrying until some is freed`;
+  }
+}
+
+/** What a tenant reads for each quota OpenStack names; a quota not listed reads as "a project quota". */
+const QUOTA_LABELS: Readonly<Record<string, string>> = {
+  instances: 'servers',
+  cores: 'CPU cores',
+  ram: 'memory',
+  key_pairs: 'key pairs',
+  server_groups: 'server groups',
+  server_group_members: 'server group members',
+  metadata_items: 'server metadata items',
+  network: 'networks',
+  subnet: 'subnets',
+  port: 'ports',
+  router: 'routers',
+  floatingip: 'floating IPs',
+  security_group: 'security groups',
+  security_group_rule: 'security group rules',
+  rbac_policy: 'network RBAC policies',
+  volumes: 'volumes',
+  gigabytes: 'volume gigabytes',
+  per_volume_gigabytes: 'gigabytes per volume',
+  snapshots: 'volume snapshots',
+  load_balancer: 'load balancers',
+  listener: 'load balancer listeners',
+  pool: 'load balancer pools',
+  member: 'load balancer pool members',
+  health_monitor: 'load balancer health monitors',
+};
+
+/**
+ * The project's quota in OpenStack refuses the request (user action: free some, or have an operator raise it).
+ * Retried with backoff, never parked, for the reason CapacityExhaustedError gives: the remedy (another resource
+ * deleted, a quota raised) moves nothing that would wake a parked resource (ADR 0019). The quota is named from a
+ * fixed table; OpenStack's own text stays in the cause, for operators.
+ */
+export class QuotaExceededError extends ProviderError {
+  readonly code = ProviderErrorCode.Quota;
+  /** OpenStack's key for the quota (`security_group`, `instances`, …); `''` when the refusal names none. */
+  readonly quota: string;
+
+  constructor(message: string, quota: string, options: ProviderErrorOptions = {}) {
+    super(message, options);
+    this.quota = quota;
+  }
+
+  get userMessage(): string {
+    const label = QUOTA_LABELS[this.quota];
+    const which = label === undefined ? 'a quota of the project' : `the project's quota for ${label}`;
+    return `${which} is exhausted: delete unused resources or ask an operator to raise it; retrying`;
   }
 }
