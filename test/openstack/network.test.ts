@@ -618,4 +618,29 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
     assert.equal(typeof ownQuota.network, 'number');
     await assert.rejects(updateNetworkQuota(tenant, own, { network: -1 }), ForbiddenError);
   });
+  it("a project's default security group: made on first use, removable by an admin only", async () => {
+    const identity = cloud.admin.client('identity');
+    const adminToken = await cloud.admin.token();
+    const project = await createProject(identity, {
+      name: cloud.name('default-sg'),
+      domain_id: adminToken.project?.domain.id ?? 'default',
+    });
+    defer(`project ${project.name}`, () => deleteProject(identity, project.id));
+    // Listing a project's groups makes its default group, as its first network use would.
+    const [made, ...others] = await listSecurityGroups(admin, { project_id: project.id, name: 'default' });
+    assert.ok(made, 'the project has its default group');
+    assert.deepEqual(others, []);
+
+    const own = (await cloud.regionProject.token()).project?.id;
+    const [mine] = await listSecurityGroups(tenant, { project_id: own, name: 'default' });
+    assert.ok(mine, "the region project's own default group");
+    await assert.rejects(
+      deleteSecurityGroup(tenant, mine.id),
+      (e: unknown) => e instanceof ConflictError && e.fault.type === 'SecurityGroupCannotRemoveDefault',
+      'a project manager may not remove its default group',
+    );
+
+    await deleteSecurityGroup(admin, made.id);
+    await assert.rejects(getSecurityGroup(admin, made.id), NotFoundError, 'an admin may');
+  });
 });

@@ -141,9 +141,14 @@ const SAME: readonly (keyof RuleSpec)[] = [
 export function registerSecurityGroups(api: NeutronApi): void {
   const { state } = api;
   const mine = (auth: AuthContext) => (x: { projectId: string }) => isAdmin(auth) || x.projectId === auth.projectId;
-  api.route('GET', '/security-groups', (req, auth) =>
-    listAnswer(api, req, 'security_groups', [...state.groups.values()].filter(mine(auth)), (g) => groupView(api, g)),
-  );
+  api.route('GET', '/security-groups', (req, auth) => {
+    // Neutron makes the default group of the project a list names, as of the caller's own (on every request).
+    const named = req.query.get('project_id') ?? req.query.get('tenant_id');
+    if (named !== null && named !== '' && (isAdmin(auth) || named === auth.projectId)) api.defaultGroup(named);
+    return listAnswer(api, req, 'security_groups', [...state.groups.values()].filter(mine(auth)), (g) =>
+      groupView(api, g),
+    );
+  });
   api.route('GET', '/security-groups/{security_group_id}', (req, auth) =>
     json({ security_group: groupView(api, groupFor(api, auth, req.params.security_group_id ?? '')) }),
   );
@@ -176,6 +181,10 @@ export function registerSecurityGroups(api: NeutronApi): void {
     const group = groupFor(api, auth, req.params.security_group_id ?? '');
     if ([...state.ports.values()].some((p) => p.securityGroups.includes(group.id))) {
       throw fault(409, 'SecurityGroupInUse', `Security Group ${group.id} in use.`);
+    }
+    // Neutron lets only an admin remove a project's default group, whatever the policy says.
+    if (group.name === 'default' && !isAdmin(auth)) {
+      throw fault(409, 'SecurityGroupCannotRemoveDefault', 'Insufficient rights for removing default security group.');
     }
     for (const r of [...state.rules.values()]) if (r.groupId === group.id) state.rules.delete(r.id);
     state.groups.delete(group.id);

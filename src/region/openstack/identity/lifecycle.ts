@@ -41,6 +41,7 @@ import {
   ensureServerGroup,
   ensureUnlimitedQuotas,
   ensureUser,
+  removeDefaultSecurityGroup,
 } from './steps.ts';
 import { IDENTITY_KEYPAIR_NAME, identityName, organizationTag, projectTag } from '../names.ts';
 import type { ManagerIdentityClient } from '../principals.ts';
@@ -150,7 +151,8 @@ export async function createIdentity(
 }
 
 /**
- * Deletes in upstream's order — keypair, server group, application credential, user, project — then the record.
+ * Deletes in upstream's order — keypair, server group, application credential, user, project — then the record;
+ * before the user and project, the project's `default` security group, which Neutron would keep for ever.
  * No record means nothing was ever made (the record is written before any OpenStack call). With a record, the
  * project and user are re-found by name when the record lacks their ids, so an interrupted create is cleaned up.
  */
@@ -164,6 +166,7 @@ export async function deleteIdentity(
   const { domainID } = clients.credentials;
   const records = new IdentityRecords(deps.kube, region.namespace);
   const name = identityName(identity.id);
+  const log = (deps.log ?? silentLogger()).child({ identityID: identity.id });
 
   return guarded('delete identity', ctx.signal, async (at) => {
     at('record');
@@ -193,6 +196,16 @@ export async function deleteIdentity(
       const credential = await findApplicationCredentialByName(own.client('identity'), user.id, name);
       if (credential !== undefined) {
         await ignoreNotFound(deleteApplicationCredential(own.client('identity'), user.id, credential.id));
+      }
+    }
+    if (project !== undefined) {
+      at('default security group');
+      const removal = await removeDefaultSecurityGroup(clients.privileged(project.id));
+      if (removal.kind === 'refused') {
+        log.warn(
+          { projectID: project.id, securityGroupID: removal.id },
+          "Neutron keeps the project's default security group: only an admin may remove it; it outlives the project",
+        );
       }
     }
     if (user !== undefined) {

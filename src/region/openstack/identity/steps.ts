@@ -12,7 +12,7 @@
  *   keypair made by the region user would be shared by (and collide across) every identity.
  */
 import type { ServiceType } from '../../../openstack/catalog.ts';
-import { EndpointNotFoundError, ForbiddenError, isNotFound } from '../../../openstack/errors.ts';
+import { ConflictError, EndpointNotFoundError, ForbiddenError, isNotFound } from '../../../openstack/errors.ts';
 import {
   createApplicationCredential,
   createProject,
@@ -43,7 +43,12 @@ import {
   type ServerGroup,
   type ServerGroupPolicy,
 } from '../../../openstack/compute.ts';
-import { unlimitedNetworkQuota, updateNetworkQuota } from '../../../openstack/network.ts';
+import {
+  deleteSecurityGroup,
+  listSecurityGroups,
+  unlimitedNetworkQuota,
+  updateNetworkQuota,
+} from '../../../openstack/network.ts';
 import { updateQuotaSet as updateVolumeQuota, type QuotaSetUpdate } from '../../../openstack/blockstorage.ts';
 import { TransientError } from '../../provider/errors.ts';
 import type { IdentityClient, ManagerIdentityClient, PrivilegedClient, ProjectClients } from '../principals.ts';
@@ -210,6 +215,42 @@ async function getKeypairOrUndefined(compute: IdentityClient<'compute'>): Promis
     return await getKeypair(compute, IDENTITY_KEYPAIR_NAME);
   } catch (error) {
     if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+/** What became of a project's `default` security group at teardown. */
+export type DefaultGroupRemoval =
+  | { readonly kind: 'removed' | 'absent' }
+  /** Neutron lets only an admin remove a `default` group (SecurityGroupCannotRemoveDefault), or policy refused. */
+  | { readonly kind: 'refused'; readonly id: string };
+
+/**
+ * Removes the `default` security group Neutron makes in every project on first network use, which Neutron keeps when
+ * the project is deleted. Called by the identity's teardown once every workload is gone (nothing else uses the
+ * group then). Neutron refuses the removal to any credential but an admin; the caller reports that to operators
+ * and goes on, as with the quotas above.
+ */
+export async function removeDefaultSecurityGroup(
+  privileged: ProjectClients<'privileged'>,
+): Promise<DefaultGroupRemoval> {
+  const neutron = privileged.client('network');
+  try {
+    await neutron.baseUrl();
+  } catch (error) {
+    if (error instanceof EndpointNotFoundError) return { kind: 'absent' };
+    throw error;
+  }
+  const groups = await listSecurityGroups(neutron, { name: 'default', project_id: privileged.projectID });
+  const group = groups.find((g) => g.name === 'default' && g.project_id === privileged.projectID);
+  if (group === undefined) return { kind: 'absent' };
+  try {
+    await deleteSecurityGroup(neutron, group.id);
+    return { kind: 'removed' };
+  } catch (error) {
+    if (isNotFound(error)) return { kind: 'removed' };
+    const cannot = error instanceof ConflictError && error.fault.type === 'SecurityGroupCannotRemoveDefault';
+    if (cannot || error instanceof ForbiddenError) return { kind: 'refused', id: group.id };
     throw error;
   }
 }
