@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { getQuotaSet as getComputeQuota } from '../../../openstack/compute.ts';
 import { setUserPassword } from '../../../openstack/identity.ts';
-import { getNetworkQuota } from '../../../openstack/network.ts';
+import { deleteSecurityGroup, getNetworkQuota, listSecurityGroups } from '../../../openstack/network.ts';
 import { API_VERSION, openstackIdentityType, regionType } from '../../apis/index.ts';
 import { ResourceNotFoundError, TransientError } from '../../provider/errors.ts';
 import type { IdentityInput } from '../../provider/inputs.ts';
@@ -79,6 +79,36 @@ for (const account of ['configured', 'admin'] as const) {
         'deleting again is done',
       );
     });
+
+    it(
+      account === 'admin'
+        ? "removes the project's default security group before the project"
+        : "tells operators when Neutron keeps the project's default security group from the region credential",
+      async () => {
+        const identity = newIdentity();
+        assert.deepEqual(await createIdentity(await region(), deps(), ctx, identity), Outcome.ok());
+        const projectID = (await record(identity.id)).spec.projectID ?? '';
+        const neutron = fx.admin.client('network');
+        // Listed without a project filter, which would make the group again.
+        const left = async () =>
+          (await listSecurityGroups(neutron, { name: 'default' })).filter((g) => g.project_id === projectID);
+        assert.equal((await left()).length, 1, "Neutron made the project's default group on its first use");
+
+        assert.deepEqual(await deleteIdentity(await region(), deps(), ctx, identity), Outcome.ok());
+        await assertGone(identity);
+        if (account === 'admin') {
+          assert.deepEqual(await left(), [], 'no default group outlives the project');
+          return;
+        }
+        const [kept] = await left();
+        assert.ok(kept, 'only an admin may remove a default group');
+        assert.ok(
+          logLines.some((line) => line.includes(kept.id) && line.includes("the project's default security group")),
+          'the operator log names the group left behind',
+        );
+        await deleteSecurityGroup(neutron, kept.id);
+      },
+    );
 
     it('serves the contract through a region lookup; a region of another provider is terminal', async () => {
       const registry = await fx.registry();
