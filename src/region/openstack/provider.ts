@@ -10,9 +10,11 @@
 import type { Client } from '../../kube/client.ts';
 import { systemClock, type Clock } from '../../util/clock.ts';
 import type { Logger } from 'pino';
-import { TransientError } from '../provider/errors.ts';
-import type { ProviderLookup, RegionProvider } from '../provider/contract.ts';
-import type { IdentityInput } from '../provider/inputs.ts';
+import { isNotFound, UnauthorizedError } from '../../openstack/errors.ts';
+import { getProject } from '../../openstack/identity.ts';
+import { CredentialsRejectedError, ResourceKind, TransientError } from '../provider/errors.ts';
+import type { CallContext, ProviderLookup, RegionProvider } from '../provider/contract.ts';
+import type { IdentityInput, NetworkInput, SecurityGroupInput } from '../provider/inputs.ts';
 import { Outcome } from '../provider/outcome.ts';
 import { identityProviderFor } from './identity/lifecycle.ts';
 import type { IdentitySecretSource } from './identity/secrets.ts';
@@ -42,6 +44,48 @@ interface ProviderDeps {
   readonly observeServerRow?: ((row: string) => void) | undefined;
 }
 
+/** Whether an error, or anything in its cause chain, is Keystone or a service refusing the credential (401). */
+function credentialRefused(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof UnauthorizedError) return true;
+  }
+  return false;
+}
+
+/**
+ * A workload delete that survives the loss of its identity's credentials (ADR 0019). When the cloud refuses them,
+ * the region's manager credential looks for the identity's project: gone means everything in it is out of reach
+ * for good (a cloud reset, a project removed out of band), so the delete is done; still there means someone broke
+ * the identity's user, which an operator must repair, so the error says that instead of "temporarily unavailable".
+ */
+function survivingCredentialLoss<A extends unknown[]>(
+  region: RegionContext,
+  records: IdentityRecords,
+  resource: ResourceKind,
+  remove: (ctx: CallContext, identity: IdentityInput, ...rest: A) => Promise<Outcome<undefined>>,
+): (ctx: CallContext, identity: IdentityInput, ...rest: A) => Promise<Outcome<undefined>> {
+  return async (ctx, identity, ...rest) => {
+    try {
+      return await remove(ctx, identity, ...rest);
+    } catch (error) {
+      if (!credentialRefused(error)) throw error;
+      const realised = await records.realised(identity.id);
+      if (realised === undefined) throw error;
+      try {
+        await getProject(region.clients.manager(), realised.projectID);
+      } catch (lookup) {
+        if (!isNotFound(lookup)) throw error;
+        region.clients.forgetProject(realised.projectID);
+        return Outcome.ok();
+      }
+      throw new CredentialsRejectedError(`delete ${resource}: the identity's credentials are refused`, {
+        resource,
+        cause: error,
+      });
+    }
+  };
+}
+
 function openstackProvider(region: RegionContext, deps: ProviderDeps): RegionProvider {
   const records = new IdentityRecords(deps.kube, region.namespace);
   const physicalNetwork = region.config.network?.providerNetworks?.physicalNetwork;
@@ -63,26 +107,41 @@ function openstackProvider(region: RegionContext, deps: ProviderDeps): RegionPro
   const forCreate = async (identity: IdentityInput) =>
     realisedForCreate(await records.realised(identity.id), identity.id);
 
+  const volumes = volumeProviderFor(region, deps);
+  const loadBalancers = loadBalancerProviderFor(region, deps);
+  const servers = serverProviderFor(region, {
+    kube: deps.kube,
+    clock: deps.clock ?? systemClock,
+    log: deps.log,
+    observeRow: deps.observeServerRow,
+  });
+  const surviving = <A extends unknown[]>(
+    resource: ResourceKind,
+    remove: (ctx: CallContext, identity: IdentityInput, ...rest: A) => Promise<Outcome<undefined>>,
+  ) => survivingCredentialLoss(region, records, resource, remove);
+
   return {
     ...identityProviderFor(region, deps),
-    ...volumeProviderFor(region, deps),
-    ...loadBalancerProviderFor(region, deps),
-    ...serverProviderFor(region, {
-      kube: deps.kube,
-      clock: deps.clock ?? systemClock,
-      log: deps.log,
-      observeRow: deps.observeServerRow,
-    }),
+    ...volumes,
+    deleteVolume: surviving(ResourceKind.Volume, volumes.deleteVolume),
+    ...loadBalancers,
+    deleteLoadBalancer: surviving(ResourceKind.LoadBalancer, loadBalancers.deleteLoadBalancer),
+    ...servers,
+    deleteServer: surviving(ResourceKind.Server, servers.deleteServer),
     ...inventoryProviderFor(region, { caches: deps.inventory, log: deps.log }),
     createNetwork: async (ctx, identity, network) =>
       createNetwork(networkDeps(ctx.signal), await forCreate(identity), network),
-    deleteNetwork: async (ctx, identity, network) =>
+    deleteNetwork: surviving(ResourceKind.Network, async (ctx, identity, network: NetworkInput) =>
       deleteNetwork(networkDeps(ctx.signal), await records.realised(identity.id), network),
+    ),
     listExternalNetworks: (ctx) => listExternalNetworks(networkDeps(ctx.signal)),
     createSecurityGroup: async (ctx, identity, securityGroup) =>
       createSecurityGroup(networkDeps(ctx.signal), await forCreate(identity), securityGroup),
-    deleteSecurityGroup: async (ctx, identity, securityGroup) =>
-      deleteSecurityGroup(networkDeps(ctx.signal), await records.realised(identity.id), securityGroup),
+    deleteSecurityGroup: surviving(
+      ResourceKind.SecurityGroup,
+      async (ctx, identity, securityGroup: SecurityGroupInput) =>
+        deleteSecurityGroup(networkDeps(ctx.signal), await records.realised(identity.id), securityGroup),
+    ),
   };
 }
 

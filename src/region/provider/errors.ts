@@ -11,6 +11,7 @@ export const ProviderErrorCode = {
   Transient: 'PROVIDER_TRANSIENT',
   Exhausted: 'PROVIDER_EXHAUSTED',
   Quota: 'PROVIDER_QUOTA',
+  Credentials: 'PROVIDER_CREDENTIALS',
 } as const;
 export type ProviderErrorCode = (typeof ProviderErrorCode)[keyof typeof ProviderErrorCode];
 
@@ -95,6 +96,17 @@ export class CapacityExhaustedError extends ProviderError {
   readonly code = ProviderErrorCode.Exhausted;
   get userMessage(): string {
     return `the region has no capacity left for another ${this.resource ?? 'resource'}; retrying until some is freed`;
+  }
+}
+
+/**
+ * The cloud refuses the credentials of the identity a resource runs in while the identity's project still exists
+ * (a user or password changed out of band). Only an operator can repair that; retried with backoff meanwhile.
+ */
+export class CredentialsRejectedError extends ProviderError {
+  readonly code = ProviderErrorCode.Credentials;
+  get userMessage(): string {
+    return "the cloud rejects the credentials of this resource's identity; an operator has been notified; retrying";
   }
 }
 
