@@ -27,7 +27,7 @@ export const CASCADE_STAGES: readonly (readonly ResourceType[])[] = [
 ];
 
 /** What an owner does next about its dependents (pure). */
-export type CascadeStep =
+type CascadeStep =
   /** Nothing depends on the owner any more: its own delete may go ahead. */
   | { readonly kind: 'clear' }
   /** Mark these for deletion (the earliest stage that still has dependents), then wait. */
@@ -76,7 +76,7 @@ export function cascadeVerdict(step: CascadeStep, what: string): Verdict | undef
 }
 
 /** Which objects of a kind depend on the owner: a label selector narrows the read, a predicate decides. */
-export interface DependentsQuery {
+interface DependentsQuery {
   readonly namespace: string;
   readonly labelSelector: string;
   readonly dependsOn?: (object: KubeObject) => boolean;

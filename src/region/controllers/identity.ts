@@ -26,7 +26,7 @@ import { deleted, identityOf, specOrDeletionChanged } from './watches.ts';
 export const IDENTITY_CONTROLLER = 'region-identity';
 
 /** Every kind whose provider resources live in an identity's project, found by the identity-id label. */
-export const IDENTITY_DEPENDENTS: readonly ResourceType[] = [
+const IDENTITY_DEPENDENTS: readonly ResourceType[] = [
   networkType,
   securityGroupType,
   serverType,

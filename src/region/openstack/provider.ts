@@ -14,7 +14,14 @@ import { isNotFound, UnauthorizedError } from '../../openstack/errors.ts';
 import { getProject } from '../../openstack/identity.ts';
 import { CredentialsRejectedError, ResourceKind, TransientError } from '../provider/errors.ts';
 import type { CallContext, ProviderLookup, RegionProvider } from '../provider/contract.ts';
-import type { IdentityInput, NetworkInput, SecurityGroupInput } from '../provider/inputs.ts';
+import type {
+  IdentityInput,
+  LoadBalancerInput,
+  NetworkInput,
+  SecurityGroupInput,
+  ServerInput,
+  VolumeInput,
+} from '../provider/inputs.ts';
 import { Outcome } from '../provider/outcome.ts';
 import { identityProviderFor } from './identity/lifecycle.ts';
 import type { IdentitySecretSource } from './identity/secrets.ts';
@@ -123,11 +130,13 @@ function openstackProvider(region: RegionContext, deps: ProviderDeps): RegionPro
   return {
     ...identityProviderFor(region, deps),
     ...volumes,
-    deleteVolume: surviving(ResourceKind.Volume, volumes.deleteVolume),
+    deleteVolume: surviving(ResourceKind.Volume, (c, i, v: VolumeInput) => volumes.deleteVolume(c, i, v)),
     ...loadBalancers,
-    deleteLoadBalancer: surviving(ResourceKind.LoadBalancer, loadBalancers.deleteLoadBalancer),
+    deleteLoadBalancer: surviving(ResourceKind.LoadBalancer, (c, i, lb: LoadBalancerInput) =>
+      loadBalancers.deleteLoadBalancer(c, i, lb),
+    ),
     ...servers,
-    deleteServer: surviving(ResourceKind.Server, servers.deleteServer),
+    deleteServer: surviving(ResourceKind.Server, (c, i, s: ServerInput) => servers.deleteServer(c, i, s)),
     ...inventoryProviderFor(region, { caches: deps.inventory, log: deps.log }),
     createNetwork: async (ctx, identity, network) =>
       createNetwork(networkDeps(ctx.signal), await forCreate(identity), network),

@@ -220,7 +220,7 @@ async function getKeypairOrUndefined(compute: IdentityClient<'compute'>): Promis
 }
 
 /** What became of a project's `default` security group at teardown. */
-export type DefaultGroupRemoval =
+type DefaultGroupRemoval =
   | { readonly kind: 'removed' | 'absent' }
   /** Neutron lets only an admin remove a `default` group (SecurityGroupCannotRemoveDefault), or policy refused. */
   | { readonly kind: 'refused'; readonly id: string };
