@@ -627,12 +627,12 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
     });
     defer(`project ${project.name}`, () => deleteProject(identity, project.id));
     // Listing a project's groups makes its default group, as its first network use would.
-    const [made, ...others] = await listSecurityGroups(admin, { project_id: project.id, name: 'default' });
+    const [made, ...others] = await listSecurityGroups(admin, { projectId: project.id, name: 'default' });
     assert.ok(made, 'the project has its default group');
     assert.deepEqual(others, []);
 
     const own = (await cloud.regionProject.token()).project?.id;
-    const [mine] = await listSecurityGroups(tenant, { project_id: own, name: 'default' });
+    const [mine] = await listSecurityGroups(tenant, { projectId: own, name: 'default' });
     assert.ok(mine, "the region project's own default group");
     await assert.rejects(
       deleteSecurityGroup(tenant, mine.id),

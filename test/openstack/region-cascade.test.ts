@@ -192,7 +192,7 @@ describe('deleting a network with a server and a security group on it finishes',
       [],
       'no server',
     );
-    assert.deepEqual(await listPorts(neutron, { project_id: projectID }), [], 'no port');
+    assert.deepEqual(await listPorts(neutron, { projectId: projectID }), [], 'no port');
     assert.deepEqual(await listSecurityGroups(neutron, { name: securityGroupName(ids.group) }), [], 'no group');
     assert.deepEqual(await listNetworks(neutron, { name: networkName(ids.network) }), [], 'no network');
     assert.deepEqual(await listRouters(neutron, { name: networkName(ids.network) }), [], 'no router');

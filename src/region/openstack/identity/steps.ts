@@ -241,7 +241,7 @@ export async function removeDefaultSecurityGroup(
     if (error instanceof EndpointNotFoundError) return { kind: 'absent' };
     throw error;
   }
-  const groups = await listSecurityGroups(neutron, { name: 'default', project_id: privileged.projectID });
+  const groups = await listSecurityGroups(neutron, { name: 'default', projectId: privileged.projectID });
   const group = groups.find((g) => g.name === 'default' && g.project_id === privileged.projectID);
   if (group === undefined) return { kind: 'absent' };
   try {
