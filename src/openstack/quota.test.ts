@@ -106,6 +106,10 @@ describe('quotaRefusal: each service says "quota" its own way', () => {
     ],
     ['Nova 404', answer('compute', 404, { itemNotFound: { message: 'Quota exceeded for instances' } })],
     ['not an HTTP error', new Error('Quota exceeded for instances')],
+    [
+      'Keystone 400 quoting quota text',
+      answer('identity', 400, { error: { code: 400, message: 'Quota exceeded for instances' } }),
+    ],
   ];
   for (const [name, error] of others) {
     it(`${name} is not a quota refusal`, () => {

@@ -7,8 +7,6 @@
  */
 import { OpenStackHttpError } from './errors.ts';
 
-const QUOTA_STATUSES: ReadonlySet<number> = new Set([400, 403, 409, 413]);
-
 /** Octavia names its quotas in words; these are its resource keys. */
 const OCTAVIA_RESOURCES: Readonly<Record<string, string>> = {
   'load balancer': 'load_balancer',
@@ -32,21 +30,34 @@ const NOVA_PHRASES: readonly (readonly [RegExp, string])[] = [
  * refusal that names none, or undefined when the error is not a quota refusal.
  */
 export function quotaRefusal(error: unknown): string | undefined {
-  if (!(error instanceof OpenStackHttpError) || !QUOTA_STATUSES.has(error.status)) return undefined;
+  if (!(error instanceof OpenStackHttpError)) return undefined;
   const message = error.fault.message ?? error.body;
-  if (error.status === 409) {
-    // Neutron: only its OverQuota type is a quota refusal; every other 409 is a conflict.
-    if (error.fault.type !== 'OverQuota') return undefined;
-    return /\['([a-z_]+)'/.exec(message)?.[1] ?? '';
+  switch (error.serviceType) {
+    case 'compute':
+      return error.status === 403 ? novaQuota(message) : undefined;
+    case 'network':
+      // Only Neutron's OverQuota type is a quota refusal; every other 409 is a conflict.
+      if (error.status !== 409 || error.fault.type !== 'OverQuota') return undefined;
+      return /\['([a-z_]+)'/.exec(message)?.[1] ?? '';
+    case 'block-storage':
+      if (error.status !== 413 && !(error.status === 400 && /\bquota\b/i.test(message))) return undefined;
+      return (
+        (/exceeded for quota '([a-z_]+)'/i.exec(message) ?? /exceeds allowed ([a-z_]+) quota/i.exec(message))?.[1] ?? ''
+      );
+    case 'load-balancer': {
+      if (error.status !== 403) return undefined;
+      const named = /Quota has been met for resources?:\s*([A-Za-z0-9 ]+)/i.exec(message)?.[1];
+      return named === undefined ? undefined : (OCTAVIA_RESOURCES[named.trim().toLowerCase()] ?? '');
+    }
+    default:
+      return undefined;
   }
-  const octavia = /Quota has been met for resources?:\s*([A-Za-z0-9 ]+)/i.exec(message);
-  if (octavia?.[1] !== undefined) return OCTAVIA_RESOURCES[octavia[1].trim().toLowerCase()] ?? '';
-  const nova = /Quota exceeded for ([a-z_]+)/i.exec(message);
-  if (nova?.[1] !== undefined && nova[1] !== 'resources') return nova[1];
+}
+
+/** Nova's 403 names the quota ("Quota exceeded for cores: …") or says it in words; other 403s are policy. */
+function novaQuota(message: string): string | undefined {
+  const named = /Quota exceeded for ([a-z_]+)/i.exec(message)?.[1];
+  if (named !== undefined) return named;
   for (const [phrase, key] of NOVA_PHRASES) if (phrase.test(message)) return key;
-  const cinderLimit =
-    /exceeded for quota '([a-z_]+)'/i.exec(message) ?? /exceeds allowed ([a-z_]+) quota/i.exec(message);
-  if (cinderLimit?.[1] !== undefined) return cinderLimit[1];
-  if (error.status === 413 || /\bquota\b/i.test(message)) return '';
-  return undefined;
+  return /quota exceeded/i.test(message) ? '' : undefined;
 }

@@ -619,25 +619,24 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
     await assert.rejects(updateNetworkQuota(tenant, own, { network: -1 }), ForbiddenError);
   });
   it("a project's default security group: made on first use, removable by an admin only", async () => {
-    const identity = cloud.admin.client('identity');
-    const adminToken = await cloud.admin.token();
-    const project = await createProject(identity, {
-      name: cloud.name('default-sg'),
-      domain_id: adminToken.project?.domain.id ?? 'default',
-    });
-    defer(`project ${project.name}`, () => deleteProject(identity, project.id));
-    // Listing a project's groups makes its default group, as its first network use would.
-    const [made, ...others] = await listSecurityGroups(admin, { projectId: project.id, name: 'default' });
-    assert.ok(made, 'the project has its default group');
-    assert.deepEqual(others, []);
+    // A fresh project of the region's domain, so no port anyone else makes holds its default group.
+    const region = cloud.region.client('identity');
+    const domainId = (await cloud.region.token()).domain?.id ?? assert.fail('a domain-scoped region token');
+    const project = await createProject(region, { name: cloud.name('default-sg'), domain_id: domainId });
+    defer(`project ${project.name}`, () => deleteProject(region, project.id));
+    const manager = cloud
+      .sessionFor(cloud.regionAuth, { kind: 'project', project: { id: project.id } })
+      .client('network');
 
-    const own = (await cloud.regionProject.token()).project?.id;
-    const [mine] = await listSecurityGroups(tenant, { projectId: own, name: 'default' });
-    assert.ok(mine, "the region project's own default group");
+    // The project's first network call makes its default group.
+    const [made, ...others] = await listSecurityGroups(manager, { name: 'default' });
+    assert.ok(made, 'the project has its default group');
+    assert.equal(made.project_id, project.id);
+    assert.deepEqual(others, []);
     await assert.rejects(
-      deleteSecurityGroup(tenant, mine.id),
+      deleteSecurityGroup(manager, made.id),
       (e: unknown) => e instanceof ConflictError && e.fault.type === 'SecurityGroupCannotRemoveDefault',
-      'a project manager may not remove its default group',
+      'a manager of the project may not remove its default group',
     );
 
     await deleteSecurityGroup(admin, made.id);

@@ -108,7 +108,7 @@ describe('registerRegionControllers', () => {
     assert.deepEqual(Object.keys(only).sort(), ['server', 'volume']);
   });
 
-  it('workloads wait for their identity and are woken when it becomes Available; its deletion waits for them', async () => {
+  it('workloads wait for their identity and are woken when it becomes Available; its deletion deletes them first', async () => {
     const { store, manager, identities, networks, securityGroups, reason } = await setup();
     await manager.start();
     await store.create(networkType, networkObject('net-1', 'id-1'));
@@ -125,10 +125,9 @@ describe('registerRegionControllers', () => {
     assert.deepEqual(securityGroups.calls, ['create sg-1']);
 
     await store.delete(identityType, NAMESPACE, 'id-1');
-    await until(async () => (await reason(identityType, 'id-1')) === 'Deprovisioning', 'identity deletion held');
-    await store.delete(networkType, NAMESPACE, 'net-1');
-    await store.delete(securityGroupType, NAMESPACE, 'sg-1');
     await until(async () => (await reason(identityType, 'id-1')) === 'gone', 'identity released after its dependents');
+    assert.equal(await reason(networkType, 'net-1'), 'gone', 'the identity deleted its network');
+    assert.equal(await reason(securityGroupType, 'sg-1'), 'gone', 'and its security group');
     assert.deepEqual(identities.calls, ['create id-1', 'delete id-1']);
     assert.deepEqual(networks.calls, ['create net-1', 'delete net-1']);
     assert.deepEqual(securityGroups.calls, ['create sg-1', 'delete sg-1']);

@@ -244,7 +244,7 @@ for (const account of ['configured', 'admin'] as const) {
       assert.ok(n - 1 >= 8, `a delete makes ${String(n - 1)} calls`);
     });
 
-    it('uses the manager for Keystone, privileged for quotas, and the identity user for its own resources', async () => {
+    it('uses the manager for Keystone, privileged for quotas and the default group, and the identity user for its own resources', async () => {
       const identity = newIdentity();
       const start = fx.transport.requests.length;
       assert.deepEqual(await createIdentity(await region(), deps(), ctx, identity), Outcome.ok());
@@ -312,6 +312,8 @@ function principalFor(service: string, path: string): 'manager' | 'privileged' |
   if (service === 'identity')
     return path.startsWith('/users/{user_id}/application_credentials') ? 'identity' : 'manager';
   if (path === '/os-quota-sets/{project_id}' || path === '/quotas/{project_id}') return 'privileged';
+  // The project's default security group, removed at teardown by the region user in the project.
+  if (service === 'network' && path.startsWith('/security-groups')) return 'privileged';
   if (service === 'compute' && (path.startsWith('/os-server-groups') || path.startsWith('/os-keypairs')))
     return 'identity';
   return undefined;
