@@ -233,6 +233,7 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
           authenticate: createAuthenticator({
             key: authKeyOf(options),
             clock,
+            log: log.child({ component: 'auth' }),
             ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
             ...(options.audience === undefined ? {} : { audience: options.audience }),
           }),

@@ -226,7 +226,11 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       namespace: REGION_NAMESPACE,
       clock,
       newId: randomUUID,
-      authenticate: createAuthenticator({ key: { publicJwk: keys.publicJwk, algorithm: DEV_ALGORITHM }, clock }),
+      authenticate: createAuthenticator({
+        key: { publicJwk: keys.publicJwk, algorithm: DEV_ALGORITHM },
+        clock,
+        log: log.child({ component: 'auth' }),
+      }),
       capabilities: region.capabilities,
       log,
     });

@@ -8,7 +8,8 @@
  *
  * A token's scope decides visibility: what it may not see is answered exactly as what does not exist (404).
  */
-import { createRemoteJWKSet, importJWK, importSPKI, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, errors, importJWK, importSPKI, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import type { Logger } from 'pino';
 import type { Clock } from '../../util/clock.ts';
 import { problems } from './problem.ts';
 
@@ -36,15 +37,67 @@ interface AuthConfig {
   readonly issuer?: string;
   readonly audience?: string;
   readonly clock: Clock;
+  /** Where a refusal's reason goes (operators only: the caller reads just "a valid bearer token is required"). */
+  readonly log?: Logger | undefined;
+}
+
+/** Why a token was refused, as an operator reads it in the log; never the token itself. */
+export type RefusalReason =
+  | 'no bearer token'
+  | 'malformed'
+  | 'expired'
+  | 'no expiry'
+  | 'not yet valid'
+  | 'wrong issuer'
+  | 'wrong audience'
+  | 'invalid claims'
+  | 'unknown key'
+  | 'bad signature'
+  | 'algorithm not allowed'
+  | 'key set unavailable'
+  | 'no organization scope';
+
+export interface Refusal {
+  readonly reason: RefusalReason;
+  /** The claim that failed validation, when one did. */
+  readonly claim?: string;
+}
+
+/** The reason a verification error stands for (jose's error classes, by their stable codes). */
+export function refusalOf(error: unknown): Refusal {
+  if (error instanceof errors.JWTExpired) return { reason: 'expired', claim: 'exp' };
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'exp') return { reason: 'no expiry', claim: 'exp' };
+    const byClaim: Record<string, RefusalReason> = { iss: 'wrong issuer', aud: 'wrong audience', nbf: 'not yet valid' };
+    return { reason: byClaim[error.claim] ?? 'invalid claims', claim: error.claim };
+  }
+  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) {
+    return { reason: 'unknown key' };
+  }
+  if (error instanceof errors.JWSSignatureVerificationFailed) return { reason: 'bad signature' };
+  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) {
+    return { reason: 'algorithm not allowed' };
+  }
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid)
+    return { reason: 'key set unavailable' };
+  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) return { reason: 'malformed' };
+  // Anything else (a JWKS URL that does not answer, a key that does not import) is ours, not the caller's.
+  return { reason: 'key set unavailable' };
 }
 
 export type Authenticator = (authorization: string | undefined) => Promise<Principal>;
 
 export function createAuthenticator(config: AuthConfig): Authenticator {
   const keyOf = resolveKey(config.key);
+  const refuse = (refusal: Refusal, cause?: unknown) => {
+    // A request without a token is routine (probes, a forgotten header): info; a presented token refused is a warning.
+    const level = refusal.reason === 'no bearer token' ? 'info' : 'warn';
+    config.log?.[level]({ ...refusal, ...(cause instanceof Error ? { error: cause.message } : {}) }, 'token refused');
+    return Object.assign(problems.unauthorized(), { cause });
+  };
   return async (authorization) => {
     const token = bearerOf(authorization);
-    if (token === undefined) throw problems.unauthorized();
+    if (token === undefined) throw refuse({ reason: 'no bearer token' });
     let payload: JWTPayload;
     try {
       const key = await keyOf();
@@ -60,10 +113,10 @@ export function createAuthenticator(config: AuthConfig): Authenticator {
           ? (await jwtVerify(token, key, options)).payload
           : (await jwtVerify(token, key, options)).payload;
     } catch (error) {
-      throw Object.assign(problems.unauthorized(), { cause: error });
+      throw refuse(refusalOf(error), error);
     }
     const principal = principalOf(payload);
-    if (principal === undefined) throw problems.unauthorized();
+    if (principal === undefined) throw refuse({ reason: 'no organization scope', claim: 'organizationIds' });
     return principal;
   };
 }

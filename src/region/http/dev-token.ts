@@ -7,7 +7,7 @@ import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import type { Clock } from '../../util/clock.ts';
 
 export const DEV_ALGORITHM = 'ES256';
-const DEV_ISSUER = 'openregion-dev';
+export const DEV_ISSUER = 'openregion-dev';
 
 export interface DevKeyPair {
   readonly privateJwk: JWK;
@@ -25,19 +25,23 @@ interface DevTokenClaims {
   readonly projectIDs?: readonly string[];
   /** Seconds; default 30 days. */
   readonly lifetimeSeconds?: number;
+  /** Default openregion-dev. */
+  readonly issuer?: string;
+  readonly audience?: string;
 }
 
 export async function signDevToken(keys: DevKeyPair, claims: DevTokenClaims, clock: Clock): Promise<string> {
   const key = await importJWK(keys.privateJwk, DEV_ALGORITHM);
   const now = Math.floor(clock.now() / 1000);
-  return new SignJWT({
+  const jwt = new SignJWT({
     organizationIds: [...claims.organizationIDs],
     ...(claims.projectIDs === undefined ? {} : { projectIds: [...claims.projectIDs] }),
   })
     .setProtectedHeader({ alg: DEV_ALGORITHM })
     .setSubject(claims.subject)
-    .setIssuer(DEV_ISSUER)
+    .setIssuer(claims.issuer ?? DEV_ISSUER)
     .setIssuedAt(now)
-    .setExpirationTime(now + (claims.lifetimeSeconds ?? 30 * 24 * 3600))
-    .sign(key);
+    .setExpirationTime(now + (claims.lifetimeSeconds ?? 30 * 24 * 3600));
+  if (claims.audience !== undefined) jwt.setAudience(claims.audience);
+  return jwt.sign(key);
 }
