@@ -191,6 +191,7 @@ describe('Manager with leader election', () => {
     assert.equal(manager.isLeader, false);
     assert.equal(manager.health.readyz().status, 200, 'a standby is Ready: its caches serve');
     assert.doesNotMatch(manager.health.readyz().body, /leader/);
+    assert.match(manager.health.healthz().body, /\[\+\]leader-election ok/, "liveness watches the election's loop");
     assert.match(await manager.metrics.registry.metrics(), /leader_election_master_status\{name="openregion"\} 0/);
     assert.deepEqual(passes, [], 'a standby does not reconcile');
 
@@ -210,5 +211,41 @@ describe('Manager with leader election', () => {
     assert.deepEqual(passes, ['a'], 'no reconcile after losing the lease');
     await manager.stop();
     assert.equal(lost, 1, 'a graceful stop is not reported as a loss');
+  });
+});
+
+describe('leader election liveness', () => {
+  it('stays live while the loop makes attempts, standby or leader; fails once an attempt hangs past lease + tolerance', async () => {
+    const scheduler = new ManualScheduler(new ManualClock(0));
+    const store = new FakeClient();
+    let hang = false;
+    const view = partitionable(store);
+    const client: Client = {
+      ...view.client,
+      get: (t, ns, n) => (hang ? new Promise(() => undefined) : store.get(t, ns, n)),
+    };
+    await store.create(builtin.lease, {
+      ...objectOf(builtin.lease, 'kube-system', 'live'),
+      spec: { holderIdentity: 'other', leaseDurationSeconds: 15 },
+    });
+    const elector = new LeaderElector({
+      client,
+      scheduler,
+      log: silentLogger(),
+      namespace: 'kube-system',
+      name: 'live',
+      identity: 'me',
+      onStartedLeading: () => undefined,
+      onStoppedLeading: () => undefined,
+    });
+    elector.start();
+    await scheduler.advance(60_000);
+    assert.equal(elector.isLeader, true, 'took the lease once the other holder lapsed');
+    assert.equal(elector.check(20_000), true);
+    hang = true;
+    await scheduler.advance(30_000);
+    assert.equal(elector.check(20_000), true, 'within a lease plus the tolerance');
+    await scheduler.advance(10_000);
+    assert.match(String(elector.check(20_000)), /leader has not renewed lease live for \d+s/);
   });
 });

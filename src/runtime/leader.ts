@@ -42,6 +42,8 @@ export class LeaderElector {
   #leading = false;
   #stopped = false;
   #lastRenew = 0;
+  /** When the last acquire/renew attempt finished (or the loop started): how liveness sees a stalled loop. */
+  #lastAttempt = 0;
   #observed: string | undefined;
   #observedAt = 0;
   #cancel: (() => void) | undefined;
@@ -61,7 +63,26 @@ export class LeaderElector {
 
   start(): void {
     this.#stopped = false;
+    this.#lastAttempt = this.#o.scheduler.clock.now();
     this.#schedule(0);
+  }
+
+  /**
+   * Liveness, as client-go's HealthzAdaptor judges it: healthy unless the election loop has made no attempt, or a
+   * leader no renewal, for a lease duration plus `toleranceMs`. Either means the process is wedged (a leader would
+   * keep reconciling past its lease; a standby would never take over), which a restart cures. Readiness never asks.
+   */
+  check(toleranceMs: number): true | string {
+    if (this.#stopped) return true;
+    const now = this.#o.scheduler.clock.now();
+    const limit = this.#leaseMs + toleranceMs;
+    if (this.#leading && now - this.#lastRenew > limit) {
+      return `leader has not renewed lease ${this.#o.name} for ${String(Math.round((now - this.#lastRenew) / 1000))}s`;
+    }
+    if (now - this.#lastAttempt > limit) {
+      return `no attempt on lease ${this.#o.name} for ${String(Math.round((now - this.#lastAttempt) / 1000))}s`;
+    }
+    return true;
   }
 
   /** Stops trying; a leader releases the lease so a standby takes over without waiting for it to expire. */
@@ -105,6 +126,7 @@ export class LeaderElector {
     });
     if (this.#isStopped()) return;
     const now = this.#o.scheduler.clock.now();
+    this.#lastAttempt = now;
     if (outcome === 'held') {
       this.#lastRenew = now;
       if (!this.#leading) {

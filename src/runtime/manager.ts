@@ -80,6 +80,9 @@ interface EngagedCluster {
   readonly bindings: Binding[];
 }
 
+/** client-go's HealthzAdaptor timeout: past a lease plus this with no election progress, liveness fails. */
+const LEADER_LIVENESS_TOLERANCE_MS = 20_000;
+
 const typeKey = (t: ResourceType) => `${t.group}/${t.version}/${t.plural}`;
 
 export class Manager {
@@ -142,8 +145,14 @@ export class Manager {
     if (options.leaderElection !== undefined) this.metrics.leaderStatus.set({ name: options.leaderElection.name }, 0);
     // Readiness never asks for leadership: a standby's caches and API serve, so a standby pod is Ready (leadership
     // is in leader_election_master_status).
+    const elector = this.#elector;
     this.health = healthHandlers({
-      live: [{ name: 'ping', check: () => true }],
+      live: [
+        { name: 'ping', check: () => true },
+        ...(elector === undefined
+          ? []
+          : [{ name: 'leader-election', check: () => elector.check(LEADER_LIVENESS_TOLERANCE_MS) }]),
+      ],
       ready: [{ name: 'caches', check: () => this.#managementSynced() }],
     });
   }
