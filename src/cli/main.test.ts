@@ -3,7 +3,8 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { FakeCloud } from '../openstack/testing/fake-cloud.ts';
-import { buildProgram, COMMAND_MODULES, packageVersion } from './program.ts';
+import { packageVersion } from '../util/version.ts';
+import { buildProgram, COMMAND_MODULES } from './program.ts';
 
 const run = promisify(execFile);
 const cli = (args: string[], env: Record<string, string> = {}) =>

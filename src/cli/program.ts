@@ -2,8 +2,8 @@
  * The `openregion` program: its commands, each in its own module. A command's module (and what it imports: fastify, the Kubernetes client, SQLite …) loads only when that command
  * runs, so `openregion --version` and a short command start in a fraction of a second.
  */
-import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { packageVersion } from '../util/version.ts';
 
 interface CommandModule {
   /** The top-level command names the module defines. */
@@ -24,14 +24,6 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['up'], load: async () => [(await import('./up.ts')).upCommand()] },
   { names: ['wait'], load: async () => [(await import('./wait.ts')).waitCommand()] },
 ];
-
-/** The package's version; package.json sits two levels up from both src/cli/ and the built dist/cli/. */
-export function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  return manifest.version;
-}
 
 /**
  * The program with the modules `args` (argv after the node and script paths) needs: the named command's alone,

@@ -12,6 +12,7 @@ import { KubeConflictError, KubeGoneError, KubeInvalidError, KubeNotFoundError }
 import type { KubeObject } from '../object.ts';
 import { builtin, type ResourceType } from '../resource-type.ts';
 import type { KubernetesClient } from './client.ts';
+import { userAgent } from '../../util/version.ts';
 import { kubeClientFrom } from './connect.ts';
 
 interface Seen {
@@ -20,6 +21,7 @@ interface Seen {
   query: URLSearchParams;
   contentType: string | undefined;
   authorization: string | undefined;
+  userAgent: string | undefined;
   body: unknown;
 }
 
@@ -69,6 +71,7 @@ describe('KubernetesClient on the wire', () => {
           query: url.searchParams,
           contentType: req.headers['content-type'],
           authorization: req.headers.authorization,
+          userAgent: req.headers['user-agent'],
           body: text === '' ? undefined : (JSON.parse(text) as unknown),
         };
         seen.push(s);
@@ -119,6 +122,8 @@ current-context: x
     });
     assert.equal(at(0).path, '/apis/example.com/v1/namespaces/n1/widgets/w1');
     assert.equal(at(0).authorization, 'Bearer s3cret');
+    assert.equal(at(0).userAgent, userAgent(), 'the API server sees who calls');
+    assert.match(at(0).userAgent ?? '', /^openregion\/\d+\.\d+\.\d+/);
   });
 
   it("defaults a namespaced kind to the context's namespace", async () => {

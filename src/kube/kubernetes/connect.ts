@@ -1,5 +1,6 @@
 /** Building the Kubernetes backend from kubeconfig text or the pod's service account. */
 import { KubeConfig } from '@kubernetes/client-node';
+import { userAgent } from '../../util/version.ts';
 import { KubernetesClient } from './client.ts';
 import { kubeConfigTransport, type TransportOptions } from './transport.ts';
 
@@ -26,7 +27,10 @@ export function kubeConfigFrom(source: KubeClientSource): KubeConfig {
 export function kubeClientFrom(source: KubeClientSource): KubernetesClient {
   const kc = kubeConfigFrom(source);
   const context = kc.getContextObject(kc.getCurrentContext());
-  const transportOptions = source.requestTimeoutMs !== undefined ? { requestTimeoutMs: source.requestTimeoutMs } : {};
+  const transportOptions = {
+    userAgent: source.userAgent ?? userAgent(),
+    ...(source.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: source.requestTimeoutMs }),
+  };
   return new KubernetesClient(kubeConfigTransport(kc, transportOptions), {
     ...(context?.namespace !== undefined ? { defaultNamespace: context.namespace } : {}),
   });

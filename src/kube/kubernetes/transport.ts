@@ -38,6 +38,8 @@ export interface Transport {
 export interface TransportOptions {
   /** Limit for a non-streaming request, so a stuck connection fails instead of hanging a reconcile. */
   readonly requestTimeoutMs?: number;
+  /** The User-Agent every request sends (the API server's audit log and metrics name the client by it). */
+  readonly userAgent?: string;
 }
 
 type TlsOptions = Pick<
@@ -51,6 +53,7 @@ export function kubeConfigTransport(kc: KubeConfig, options: TransportOptions = 
   const server = cluster.server.replace(/\/+$/, '');
   const secure = server.startsWith('https:');
   const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+  const userAgent = options.userAgent ?? 'openregion';
   let agent: http.Agent | undefined;
 
   // One kept-alive agent per client (client-node builds a fresh agent per call); a proxying cluster keeps
@@ -58,7 +61,7 @@ export function kubeConfigTransport(kc: KubeConfig, options: TransportOptions = 
   async function prepare(): Promise<{ headers: http.OutgoingHttpHeaders; agent: http.Agent | undefined }> {
     const opts: https.RequestOptions = {};
     await kc.applyToHTTPSOptions(opts);
-    const headers: http.OutgoingHttpHeaders = { accept: 'application/json' };
+    const headers: http.OutgoingHttpHeaders = { accept: 'application/json', 'user-agent': userAgent };
     // applyToHTTPSOptions only ever sets a header record (token, exec and OIDC auth), never the array form.
     if (opts.headers !== undefined && !Array.isArray(opts.headers)) Object.assign(headers, opts.headers);
     if (opts.auth !== undefined && opts.auth !== null) {
