@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CommanderError, InvalidArgumentError } from 'commander';
-import { bundledActuatorsNeedKeystone, hostPort, positiveInteger, selectedGroups, serveCommand } from './serve.ts';
+import { keystoneUserType } from '../keystone/apis/keystoneuser.ts';
+import { builtin } from '../kube/resource-type.ts';
+import { regionType } from '../region/apis/index.ts';
+import {
+  bundledActuatorsNeedKeystone,
+  hostPort,
+  positiveInteger,
+  regionKindsIn,
+  selectedGroups,
+  serveCommand,
+} from './serve.ts';
 
 describe('serve options', () => {
   it('reads a concurrency as a positive whole number, and refuses anything else', () => {
@@ -56,5 +66,23 @@ describe('serve options', () => {
     assert.throws(() => {
       bundledActuatorsNeedKeystone(true, selectedGroups(['networks']));
     }, /--bundled-actuators runs with the keystone controller group/);
+  });
+});
+
+describe('serve: where the caches watch', () => {
+  it('region kinds in --namespace; everything else every namespace, or only --watch-namespaces when given', () => {
+    const parsed = serveCommand().parseOptions(['--watch-namespaces', 'orders,control', '--namespace', 'region']);
+    assert.deepEqual(parsed.unknown, []);
+    const opts = serveCommand();
+    opts.parseOptions(['--watch-namespaces', 'orders,control', '--watch-namespaces', 'more']);
+    assert.deepEqual(opts.opts()['watchNamespaces'], ['orders', 'control', 'more']);
+    const scoped = regionKindsIn('region', ['orders', 'control']);
+    assert.deepEqual(scoped(regionType), ['region']);
+    assert.deepEqual(scoped(builtin.secret), ['orders', 'control'], 'no cluster-wide Secret list or watch');
+    assert.deepEqual(scoped(keystoneUserType), ['orders', 'control']);
+    const open = regionKindsIn('region');
+    assert.deepEqual(open(regionType), ['region']);
+    assert.equal(open(builtin.secret), undefined, 'without --watch-namespaces, orders may be anywhere');
+    assert.equal(regionKindsIn('region', [])(builtin.secret), undefined);
   });
 });

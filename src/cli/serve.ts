@@ -49,12 +49,13 @@ const GROUPS = [...CONTROLLER_GROUPS, 'keystone'] as const;
 
 /**
  * The region service's kinds live in its namespace, so its caches watch only there (less to hold, and its RBAC is
- * a Role in that namespace); the Keystone operator's orders can be anywhere.
+ * a Role in that namespace); the Keystone operator's orders can be anywhere, unless `others` names where: then its
+ * caches (orders, their ControlPlanes, K-ORC and ESO children, Secrets) list and watch only those namespaces.
  */
 export const regionKindsIn =
-  (namespace: string) =>
+  (namespace: string, others?: readonly string[]) =>
   (type: ResourceType): readonly string[] | undefined =>
-    type.group === regionType.group ? [namespace] : undefined;
+    type.group === regionType.group ? [namespace] : others !== undefined && others.length > 0 ? others : undefined;
 
 /** The Leases `--leader-election` elects through: the controllers', and the server monitor's. */
 export const CONTROLLERS_LEASE = 'openregion-controllers';
@@ -67,6 +68,8 @@ interface ServeOptions {
   context?: string;
   inCluster?: boolean;
   namespace: string;
+  /** Where the management cluster's other caches (the Keystone group's) watch; default every namespace. */
+  watchNamespaces?: string[];
   /** Where the Keystone group reads target clusters' registration Secrets. */
   clustersNamespace: string;
   controllers?: string[];
@@ -88,6 +91,8 @@ interface ServeOptions {
   providerCreateMaxAttempts?: number;
   /** Upstream's --poll-period: the server monitor's period, in ms. */
   pollPeriod?: number;
+  /** How often flavors, volume types and external networks are re-listed, in ms. */
+  inventoryRefreshPeriod?: number;
 }
 
 /** A commander parser for counts. */
@@ -156,7 +161,7 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
     clock,
     scheduler,
     log,
-    namespacesOf: regionKindsIn(options.namespace),
+    namespacesOf: regionKindsIn(options.namespace, options.watchNamespaces),
     ...(keystone ? { targetClusters: { namespace: options.clustersNamespace, clientFor: targets.clientFor } } : {}),
     ...(options.leaderElection === true
       ? { leaderElection: { namespace: leaseNamespace, name: CONTROLLERS_LEASE, identity } }
@@ -189,6 +194,9 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
           api: options.api !== undefined,
           concurrency: options.concurrency,
           ...(options.pollPeriod === undefined ? {} : { monitorPeriodMs: options.pollPeriod }),
+          ...(options.inventoryRefreshPeriod === undefined
+            ? {}
+            : { inventoryRefreshMs: options.inventoryRefreshPeriod }),
           ...(options.providerCreateMaxAttempts === undefined
             ? {}
             : { maxServerCreateAttempts: options.providerCreateMaxAttempts }),
@@ -325,6 +333,12 @@ export function serveCommand(): Command {
     .option('--in-cluster', "use the pod's service account, whatever the environment says")
     .option('--namespace <ns>', 'the region service namespace (Regions, Identities, workloads)', 'unikorn-region')
     .option(
+      '--watch-namespaces <ns>',
+      'where the Keystone group lists and watches orders, their control planes and Secrets (comma-separated; ' +
+        'default every namespace)',
+      list,
+    )
+    .option(
       '--clusters-namespace <ns>',
       "where target clusters' kubeconfig Secrets are registered (the Keystone group)",
       DEFAULT_CLUSTERS_NAMESPACE,
@@ -357,6 +371,11 @@ export function serveCommand(): Command {
       positiveInteger,
     )
     .option('--poll-period <duration>', "the server monitor's period, e.g. 30s or 1m (default 1m)", positiveDuration)
+    .option(
+      '--inventory-refresh-period <duration>',
+      'how often flavors, volume types and external networks are re-listed (default 5m)',
+      positiveDuration,
+    )
     .action(async (flags: Omit<ServeOptions, 'env'>) => {
       const options = { ...flags, env: process.env };
       if (options.api !== undefined) authKeyOf(options);

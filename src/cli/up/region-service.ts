@@ -48,6 +48,8 @@ interface RegionServiceOptions {
   readonly maxServerCreateAttempts?: number;
   /** Whether this process serves the REST API (it then warms the image cache); default true. */
   readonly api?: boolean;
+  /** How often flavors, volume types and external networks are re-listed (default five minutes). */
+  readonly inventoryRefreshMs?: number;
   /** Passes each region controller runs at once (different resources; one resource never twice at once). */
   readonly concurrency?: number;
 }
@@ -76,7 +78,16 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
   const context = (regionID: string, signal: AbortSignal) => registry.lookup(regionID, signal);
   const running: string[] = [];
 
-  const core = openstackLookup(context, { kube: client, log, clock });
+  // One set of inventory caches for the controllers and the API. Only the API server warms the image cache
+  // (upstream's WarmImageCache).
+  const caches = new InventoryCaches({
+    clock,
+    imageCache: options.api ?? true,
+    scheduler: everyOn(options.scheduler),
+    log,
+    ...(options.inventoryRefreshMs === undefined ? {} : { inventoryRefreshMs: options.inventoryRefreshMs }),
+  });
+  const core = openstackLookup(context, { kube: client, log, clock, inventory: caches });
   const servers = async (regionID: string, signal: AbortSignal) =>
     serverProviderFor(await context(regionID, signal), { kube: client, clock, log });
   const controllerGroups = REGION_CONTROLLER_GROUPS.filter((group) => groups.has(group));
@@ -93,13 +104,6 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
   if (groups.has('volumes')) running.push('volumes');
   if (groups.has('monitor')) running.push('server monitor');
 
-  // Only the API server warms the image cache (upstream's WarmImageCache).
-  const caches = new InventoryCaches({
-    clock,
-    imageCache: options.api ?? true,
-    scheduler: everyOn(options.scheduler),
-    log,
-  });
   const inventory = async (regionID: string, signal: AbortSignal) =>
     inventoryProviderFor(await context(regionID, signal), { caches, log });
 

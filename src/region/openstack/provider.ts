@@ -143,7 +143,10 @@ function openstackProvider(region: RegionContext, deps: ProviderDeps): RegionPro
     deleteNetwork: surviving(ResourceKind.Network, async (ctx, identity, network: NetworkInput) =>
       deleteNetwork(networkDeps(ctx.signal), await records.realised(identity.id), network),
     ),
-    listExternalNetworks: (ctx) => listExternalNetworks(networkDeps(ctx.signal)),
+    listExternalNetworks: (ctx) =>
+      listExternalNetworks(networkDeps(ctx.signal), async () => {
+        return (await deps.inventory.for(region).externalNetworks.list()).items;
+      }),
     createSecurityGroup: async (ctx, identity, securityGroup) =>
       createSecurityGroup(networkDeps(ctx.signal), await forCreate(identity), securityGroup),
     deleteSecurityGroup: surviving(

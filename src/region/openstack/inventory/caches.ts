@@ -1,10 +1,13 @@
 /**
  * The inventory caches of each region, held with its client set (docs/spec/openstack-provider.md §VolumeClass
  * configuration: "the block-storage service client is cached with the other OpenStack service clients so Cinder
- * volume-type inventory cache survives repeated provider calls and is refreshed only when Region configuration or
- * credentials change"). The registry rebuilds a region's client set exactly when its configuration or credentials
- * change (registry.ts), so a bundle lives as long as the client set it was made for: a new set gets new caches, and the
- * old image cache's timer is stopped.
+ * volume-type inventory cache survives repeated provider calls"). The registry rebuilds a region's client set exactly
+ * when its configuration or credentials change (registry.ts), so a bundle lives as long as the client set it was made
+ * for: a new set gets new caches, and the old ones' timers are stopped.
+ *
+ * Flavors, volume types and external networks are refresh-ahead caches like the image cache (ADR 0020): readers get
+ * the last listing at once, and a timer re-lists every inventory period, so a flavor an operator adds shows without a
+ * restart or a Region edit.
  *
  * One InventoryCaches is made at wiring time and handed to every inventory provider call.
  */
@@ -13,6 +16,7 @@ import type { VolumeType } from '../../../openstack/blockstorage.ts';
 import { listVolumeTypes } from '../../../openstack/blockstorage.ts';
 import type { Flavor as NovaFlavor } from '../../../openstack/compute.ts';
 import { listFlavors } from '../../../openstack/compute.ts';
+import { listNetworks, type Network } from '../../../openstack/network.ts';
 import type { Clock } from '../../../util/clock.ts';
 import type { Image } from '../../provider/types.ts';
 import type { ManagedRegionClientSet } from '../client-set.ts';
@@ -21,14 +25,11 @@ import { regionArchitecture } from './flavors.ts';
 import { signingKeyOf } from './image-signature.ts';
 import { byCreated, loadImages } from './images.ts';
 import { RefreshAheadCache, timerScheduler, type Scheduler } from './refresh-ahead.ts';
-import { TtlCache } from './ttl-cache.ts';
 
-/**
- * docs/spec/upstream-region.md §Image cache: flavors and volume types are kept an hour; images are refreshed every
- * minute.
- */
-const INVENTORY_TTL_MS = 60 * 60 * 1000;
+/** docs/spec/upstream-region.md §Image cache: images are refreshed every minute. */
 const IMAGE_REFRESH_MS = 60 * 1000;
+/** Flavors, volume types and external networks: re-listed every five minutes (ADR 0020). */
+export const INVENTORY_REFRESH_MS = 5 * 60 * 1000;
 
 interface InventoryCacheOptions {
   readonly clock: Clock;
@@ -36,15 +37,24 @@ interface InventoryCacheOptions {
   readonly imageCache: boolean;
   readonly scheduler?: Scheduler | undefined;
   readonly imageRefreshMs?: number | undefined;
-  readonly ttlMs?: number | undefined;
+  /** How often flavors, volume types and external networks are re-listed. */
+  readonly inventoryRefreshMs?: number | undefined;
   readonly log?: Logger | undefined;
 }
 
 interface RegionInventoryCaches {
-  readonly flavors: TtlCache<NovaFlavor[]>;
-  readonly volumeTypes: TtlCache<VolumeType[]>;
+  readonly flavors: RefreshAheadCache<NovaFlavor>;
+  readonly volumeTypes: RefreshAheadCache<VolumeType>;
+  /** Every `router:external` network the region credential sees; the Region's selector narrows it on read. */
+  readonly externalNetworks: RefreshAheadCache<Network>;
   readonly images: RefreshAheadCache<Image> | undefined;
 }
+
+const stopAll = (caches: RegionInventoryCaches) => {
+  for (const cache of [caches.flavors, caches.volumeTypes, caches.externalNetworks, caches.images]) cache?.stop();
+};
+/** Nova lists flavors by id unless asked otherwise; every inventory list keeps that order. */
+const byId = (a: { readonly id: string }, b: { readonly id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 interface Held {
   readonly clients: ManagedRegionClientSet;
@@ -64,20 +74,20 @@ export class InventoryCaches {
     const name = region.region.metadata.name;
     const held = this.#held.get(name);
     if (held?.clients === region.clients) return held.caches;
-    held?.caches.images?.stop();
+    if (held !== undefined) stopAll(held.caches);
     const caches = this.#build(region);
     this.#held.set(name, { clients: region.clients, caches });
     return caches;
   }
 
-  /** Stops every image refresh (process shutdown). */
+  /** Stops every refresh (process shutdown). */
   stop(): void {
-    for (const { caches } of this.#held.values()) caches.images?.stop();
+    for (const { caches } of this.#held.values()) stopAll(caches);
   }
 
   #build(region: RegionContext): RegionInventoryCaches {
     const { clock, log } = this.#options;
-    const ttl = this.#options.ttlMs ?? INVENTORY_TTL_MS;
+    const scheduler = this.#options.scheduler ?? timerScheduler;
     const client = region.clients.region();
     const readOptions = {
       defaultArchitecture: regionArchitecture(region.config),
@@ -95,15 +105,28 @@ export class InventoryCaches {
           },
           key: (image) => image.id,
           compare: byCreated,
-          scheduler: this.#options.scheduler ?? timerScheduler,
+          scheduler,
           clock,
           periodMs: this.#options.imageRefreshMs ?? IMAGE_REFRESH_MS,
           onRefreshError: (error) => log?.warn({ err: error }, 'image cache refresh failed'),
         })
       : undefined;
+    const inventory = <T extends { readonly id: string }>(what: string, load: () => Promise<readonly T[]>) =>
+      new RefreshAheadCache<T>({
+        load,
+        key: (item) => item.id,
+        compare: byId,
+        scheduler,
+        clock,
+        periodMs: this.#options.inventoryRefreshMs ?? INVENTORY_REFRESH_MS,
+        onRefreshError: (error) => log?.warn({ err: error }, `${what} refresh failed`),
+      });
     return {
-      flavors: new TtlCache(clock, ttl, () => listFlavors(client.client('compute'), { isPublic: true })),
-      volumeTypes: new TtlCache(clock, ttl, () => listVolumeTypes(client.client('block-storage'), { isPublic: true })),
+      flavors: inventory('flavor', () => listFlavors(client.client('compute'), { isPublic: true })),
+      volumeTypes: inventory('volume type', () => listVolumeTypes(client.client('block-storage'), { isPublic: true })),
+      externalNetworks: inventory('external network', () =>
+        listNetworks(client.client('network'), { routerExternal: true }),
+      ),
       images,
     };
   }

@@ -115,6 +115,22 @@ describe('flavors and volume classes', () => {
     assert.ok(tb.log().length > afterFirst, 'a rebuilt client set loads afresh');
   });
 
+  it('a flavor an operator adds shows once the periodic refresh has run, with no restart or Region edit', async () => {
+    const held = caches();
+    const region = context();
+    const names = async () => (await inventoryProviderFor(region, { caches: held }).flavors(ctx)).map((f) => f.name);
+    assert.ok(!(await names()).includes('inv.later'));
+    await tb.admin.client('compute').request({
+      method: 'POST',
+      path: '/flavors',
+      body: { flavor: { name: 'inv.later', vcpus: 1, ram: 512, disk: 1 } },
+    });
+    assert.ok(!(await names()).includes('inv.later'), 'readers get the listing in hand: no request per read');
+    for (const task of fired) task();
+    await held.for(region).flavors.refresh();
+    assert.ok((await names()).includes('inv.later'), 'the refresh re-listed Nova');
+  });
+
   it('volume classes fail closed with no selector (no Cinder call) and follow the allowlist', async () => {
     const start = tb.log().length;
     assert.deepEqual(await inventoryProviderFor(context(), { caches: caches() }).volumeClasses(ctx), []);

@@ -25,12 +25,19 @@ export function inventoryProviderFor(region: RegionContext, deps: InventoryDeps)
   const images = new ImageInventory({ glance: () => region.clients.region().client('image'), cache: caches.images });
   const flavors = async (ctx: CallContext): Promise<Flavor[]> => {
     ctx.signal.throwIfAborted();
-    return exportFlavors(await reading('list flavors', ResourceKind.Flavor, () => caches.flavors.get()), region.config);
+    return exportFlavors(
+      await reading('list flavors', ResourceKind.Flavor, async () => (await caches.flavors.list()).items),
+      region.config,
+    );
   };
   const volumeClasses = async (ctx: CallContext): Promise<VolumeClass[]> => {
     // Fail closed before any call: no selected ids, no classes.
     if ((region.config.blockStorage?.volumeClasses?.selector?.ids ?? []).length === 0) return [];
-    const types = await reading('list volume types', ResourceKind.VolumeClass, () => caches.volumeTypes.get());
+    const types = await reading(
+      'list volume types',
+      ResourceKind.VolumeClass,
+      async () => (await caches.volumeTypes.list()).items,
+    );
     // Flavors are read only when some class names supported flavors: otherwise Nova has no say in the answer.
     const metadata = region.config.blockStorage?.volumeClasses?.metadata ?? [];
     const needsFlavors = metadata.some((m) => (m.supportedFlavors?.selector?.ids ?? []).length > 0);

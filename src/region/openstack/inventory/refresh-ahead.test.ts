@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ManualClock } from '../../../util/clock.ts';
 import { RefreshAheadCache, type Scheduler } from './refresh-ahead.ts';
-import { TtlCache } from './ttl-cache.ts';
 
 interface Item {
   readonly id: string;
@@ -150,25 +149,5 @@ describe('refresh-ahead cache', () => {
     assert.equal(errors.length, 2);
     cache.stop();
     assert.ok(scheduler.tasks.every((t) => t.cancelled));
-  });
-});
-
-describe('ttl cache', () => {
-  it('loads once per period, shares a load in flight, and does not keep a failure', async () => {
-    const clock = new ManualClock();
-    let loads = 0;
-    let fail = false;
-    const cache = new TtlCache(clock, 1000, () => {
-      loads++;
-      return fail ? Promise.reject(new Error('x')) : Promise.resolve(loads);
-    });
-    assert.deepEqual(await Promise.all([cache.get(), cache.get()]), [1, 1]);
-    clock.advance(999);
-    assert.equal(await cache.get(), 1);
-    clock.advance(1);
-    fail = true;
-    await assert.rejects(cache.get());
-    fail = false;
-    assert.equal(await cache.get(), 3);
   });
 });

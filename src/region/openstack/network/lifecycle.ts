@@ -117,23 +117,33 @@ export async function deleteNetwork(
 /**
  * The external networks the region offers (`router:external`), narrowed by `network.externalNetworks.selector`:
  * Neutron tags (all must match) and ids (an allowlist; its order decides which network a router's gateway uses).
+ * `cached` answers from the inventory cache (caches.ts) instead of asking Neutron: the API's listing; a router's
+ * gateway asks Neutron afresh.
  */
-export async function listExternalNetworks(deps: NetworkDeps): Promise<readonly ExternalNetwork[]> {
+export async function listExternalNetworks(
+  deps: NetworkDeps,
+  cached?: () => Promise<readonly neutron.Network[]>,
+): Promise<readonly ExternalNetwork[]> {
   const selector = deps.config.network?.externalNetworks?.selector;
-  let networks: neutron.Network[];
+  let networks: readonly neutron.Network[];
   try {
     deps.signal.throwIfAborted();
-    networks = await neutron.listNetworks(deps.clients.region().client('network'), {
-      routerExternal: true,
-      tags: selector?.tags,
-    });
+    networks =
+      cached !== undefined
+        ? await cached()
+        : await neutron.listNetworks(deps.clients.region().client('network'), {
+            routerExternal: true,
+            tags: selector?.tags,
+          });
   } catch (error) {
     if (deps.signal.aborted) throw error;
     const result = classify(error, { resource: ResourceKind.Network, operation: 'list external networks' });
     throw result instanceof ProviderError ? result : new TransientError('list external networks', { cause: error });
   }
+  const tags = selector?.tags ?? [];
+  const tagged = networks.filter((n) => tags.every((tag) => n.tags.includes(tag)));
   const ids = selector?.ids ?? [];
-  const chosen = ids.length === 0 ? networks : ids.flatMap((id) => networks.filter((n) => n.id === id));
+  const chosen = ids.length === 0 ? tagged : ids.flatMap((id) => tagged.filter((n) => n.id === id));
   return chosen.map((n) => ({ id: n.id, name: n.name }));
 }
 
