@@ -7,16 +7,19 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { getOptional, type Client } from '../kube/client.ts';
 import { customResourceDefinition } from '../kube/crd.ts';
+import { KubeAlreadyExistsError } from '../kube/errors.ts';
 import { openEmbeddedStore } from '../kube/embedded/store.ts';
 import { kubeClientFrom } from '../kube/kubernetes/connect.ts';
 import { builtin } from '../kube/resource-type.ts';
 import { Transport } from '../openstack/transport.ts';
 import { regionKinds, regionType } from '../region/apis/index.ts';
+import { deregisterRegion } from '../region/registration/deregister.ts';
 import { discoverInventory, renderInventory } from '../region/registration/discover.ts';
 import type { RegionCredentials } from '../region/registration/credentials.ts';
 import { readEnvFile } from '../region/registration/env-file.ts';
 import {
   applyManifests,
+  namespaceManifest,
   regionExists,
   regionsNamed,
   registerTarget,
@@ -63,6 +66,14 @@ export async function register(options: RegisterOptions, out: Out, err: Out): Pr
   const target = openTarget(options, options.dryRun !== true);
   try {
     const client = target?.client;
+    // Refused before any side effect: a cluster must serve Regions (the embedded store is given the CRD below).
+    if (client !== undefined && target?.embedded === false && options.dryRun !== true) {
+      if ((await client.servedVersions(regionType.group, regionType.plural)).length === 0) {
+        throw new RegistrationError(
+          'the cluster does not serve Regions: install the CRDs first (openregion crds --out DIR; kubectl apply -f DIR)',
+        );
+      }
+    }
     const requested =
       options.regionId === undefined
         ? undefined
@@ -92,9 +103,9 @@ export async function register(options: RegisterOptions, out: Out, err: Out): Pr
       out.write(renderManifests(manifests, options.output));
       return;
     }
-    if (target?.embedded === true) {
-      await ensureRegionCrd(client);
-      for (const name of new Set([plan.namespace, plan.secret.namespace])) await ensureNamespace(client, name);
+    if (target?.embedded === true) await ensureRegionCrd(client);
+    for (const name of new Set([plan.namespace, plan.secret.namespace])) {
+      if (await ensureNamespace(client, name)) out.write(`namespace/${name} created\n`);
     }
     if (options.createSecret !== true) {
       if ((await getOptional(client, builtin.secret, plan.secret.namespace, plan.secret.name)) === undefined) {
@@ -111,6 +122,54 @@ export async function register(options: RegisterOptions, out: Out, err: Out): Pr
     );
   } finally {
     await target?.close();
+  }
+}
+
+export interface DeregisterOptions {
+  name?: string;
+  regionId?: string;
+  namespace: string;
+  store?: string;
+  kubeconfig?: string;
+  force?: boolean;
+}
+
+/** `region deregister`: the Region by --region-id or by --name; a Region already gone is nothing to do. */
+export async function deregister(options: DeregisterOptions, out: Out): Promise<void> {
+  if ((options.name === undefined) === (options.regionId === undefined)) {
+    throw new RegistrationError('give exactly one of --name and --region-id');
+  }
+  if (options.store !== undefined && options.kubeconfig !== undefined) {
+    throw new RegistrationError('--store and --kubeconfig exclude each other');
+  }
+  const target = openTarget({ ...options }, false);
+  if (target === undefined) {
+    out.write('nothing to deregister: the store does not exist\n');
+    return;
+  }
+  try {
+    let regionId = options.regionId;
+    if (options.name !== undefined) {
+      const named = await regionsNamed(target.client, options.namespace, options.name);
+      if (named.length > 1) {
+        throw new RegistrationError(
+          `${String(named.length)} Regions are named "${options.name}" (${named.join(', ')}): pass --region-id`,
+        );
+      }
+      regionId = named[0];
+    }
+    const changes =
+      regionId === undefined
+        ? []
+        : await deregisterRegion(target.client, {
+            namespace: options.namespace,
+            regionId,
+            force: options.force === true,
+          });
+    for (const change of changes) out.write(`${change}\n`);
+    if (changes.length === 0) out.write(`nothing to deregister: no such Region in ${options.namespace}\n`);
+  } finally {
+    await target.close();
   }
 }
 
@@ -175,11 +234,15 @@ interface RegisterClient {
 }
 
 /**
- * The embedded store (default) or the kubeconfig's cluster. The store is the operator's own: the Region CRD and
- * the namespaces are created there when missing; a cluster must have them already (deploy/crds/). Without
+ * The embedded store (default) or the kubeconfig's cluster. The store is the operator's own: the Region CRD is
+ * created there when missing; a cluster must serve it already (deploy/crds/). Namespaces are created where missing,
+ * labelled as register's (deregister removes them). Without
  * `create`, a store file that does not exist is not made (undefined).
  */
-function openTarget(options: RegisterOptions, create: boolean): RegisterClient | undefined {
+function openTarget(
+  options: Pick<RegisterOptions, 'store' | 'kubeconfig'>,
+  create: boolean,
+): RegisterClient | undefined {
   if (options.kubeconfig !== undefined) {
     const client = kubeClientFrom({ kubeconfig: readFileSync(options.kubeconfig, 'utf8') });
     return {
@@ -197,10 +260,20 @@ function openTarget(options: RegisterOptions, create: boolean): RegisterClient |
   return { client: store, embedded: true, close: () => store.close() };
 }
 
-async function ensureNamespace(client: Client, name: string): Promise<void> {
-  if ((await getOptional(client, builtin.namespace, undefined, name)) === undefined) {
-    await client.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+/** Creates the namespace when it is missing (labelled, so `deregister` knows it made it); true when it did. */
+async function ensureNamespace(client: Client, name: string): Promise<boolean> {
+  const existing = await getOptional(client, builtin.namespace, undefined, name);
+  if (existing?.metadata.deletionTimestamp !== undefined) {
+    throw new RegistrationError(`namespace ${name} is being deleted: wait until it is gone, then register again`);
   }
+  if (existing !== undefined) return false;
+  try {
+    await client.create(builtin.namespace, namespaceManifest(name));
+  } catch (error) {
+    if (error instanceof KubeAlreadyExistsError) return false;
+    throw error;
+  }
+  return true;
 }
 
 /** The embedded store serves a kind once its CRD is stored: install the Region's when it is missing. */

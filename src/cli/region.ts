@@ -4,7 +4,7 @@
  * the pure-ish core in src/region/registration/.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { Command } from 'commander';
 import { loadCloudConfig, type ConfigSources } from '../openstack/config.ts';
@@ -16,7 +16,8 @@ import { configureRegion, planFor, scaffoldingNames } from '../region/registrati
 import type { RegionCredentials } from '../region/registration/credentials.ts';
 import { readEnvFile, renderEnvFile, writeEnvFile } from '../region/registration/env-file.ts';
 import { passwordWorks, RegistrationError, validateCredentials } from '../region/registration/sessions.ts';
-import { register, type RegisterOptions } from './region-register.ts';
+import { unconfigureRegion } from '../region/registration/unconfigure.ts';
+import { deregister, register, type DeregisterOptions, type RegisterOptions } from './region-register.ts';
 import { systemClock } from '../util/clock.ts';
 
 export type Out = { write(text: string): unknown };
@@ -99,7 +100,64 @@ export function regionCommand(out: Out = process.stdout, err: Out = process.stde
     .option('--kubeconfig <path>', 'a Kubernetes cluster instead of the embedded store')
     .option('--no-discover', 'skip listing flavors, external networks and volume types')
     .action((options: RegisterOptions) => register(options, out, err));
+
+  region
+    .command('deregister')
+    .description(
+      'remove the Region (by --name or --region-id), the Secret and the namespace register created for it; ' +
+        'refuses while the region serves resources unless --force; a Region already gone is nothing to do',
+    )
+    .option('--name <name>', 'the display name')
+    .option('--region-id <uuid>', 'the region id')
+    .option('--namespace <ns>', 'the Region namespace', 'unikorn-region')
+    .option('--store <path>', 'the embedded store file')
+    .option('--kubeconfig <path>', 'a Kubernetes cluster instead of the embedded store')
+    .option('--force', 'remove the Region even while resources use it (they are left as they are)')
+    .action((options: DeregisterOptions) => deregister(options, out));
+
+  region
+    .command('unconfigure')
+    .description(
+      "undo configure: delete the deployment's Keystone user, project and domain; refuses while the domain holds " +
+        "the region's identities unless --force; what is gone already is skipped",
+    )
+    .requiredOption('--prefix <name>', 'the deployment configure made')
+    .option('--os-cloud <name>', 'admin credentials: the clouds.yaml entry (default OS_CLOUD, else OS_* variables)')
+    .option('--openrc <file>', 'admin credentials: an openrc file of `export OS_...=` lines')
+    .option('--provider-env <path>', 'also delete the provider environment file configure wrote')
+    .option('--force', "also delete the identities' projects and users (their cloud resources are left behind)")
+    .action((options: UnconfigureOptions) => unconfigure(options, out));
   return region;
+}
+
+interface UnconfigureOptions {
+  prefix: string;
+  osCloud?: string;
+  openrc?: string;
+  providerEnv?: string;
+  force?: boolean;
+}
+
+async function unconfigure(options: UnconfigureOptions, out: Out): Promise<void> {
+  const clock = systemClock;
+  planFor(options.prefix);
+  const config = loadCloudConfig(adminSources(options.openrc), options.osCloud);
+  const transport = transportFor(config, { clock, random: Math.random });
+  try {
+    const admin = new Session({ ...config, transport, clock });
+    const changes = await unconfigureRegion(admin.client('identity'), {
+      prefix: options.prefix,
+      force: options.force === true,
+    });
+    for (const change of changes) out.write(`${change}\n`);
+    if (options.providerEnv !== undefined && existsSync(options.providerEnv)) {
+      rmSync(options.providerEnv);
+      out.write(`deleted ${options.providerEnv}\n`);
+    }
+    if (changes.length === 0) out.write(`nothing to remove: no domain ${options.prefix}\n`);
+  } finally {
+    await transport.close();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------- configure

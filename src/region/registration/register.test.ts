@@ -10,11 +10,14 @@ import { customResourceDefinition } from '../../kube/crd.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../kube/embedded/store.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import { builtin } from '../../kube/resource-type.ts';
+import { createProject, listDomains } from '../../openstack/identity.ts';
 import { createNetwork } from '../../openstack/network.ts';
 import { Transport } from '../../openstack/transport.ts';
 import { ManualClock } from '../../util/clock.ts';
-import { regionKinds, regionType, type Region } from '../apis/index.ts';
+import { getOptional } from '../../kube/client.ts';
+import { identityType, labels, regionKinds, regionType, type Region } from '../apis/index.ts';
 import { configureRegion, planFor } from './configure.ts';
+import { unconfigureRegion } from './unconfigure.ts';
 import { SECRET_KEYS, type RegionCredentials } from './credentials.ts';
 import { discoverInventory, renderInventory } from './discover.ts';
 import { renderEnvFile, writeEnvFile } from './env-file.ts';
@@ -145,6 +148,93 @@ describe('register into the embedded store, twice', () => {
   });
 });
 
+describe('register creates its namespace; deregister undoes it', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'deregister-'));
+  const envFile = join(dir, 'region.env');
+  const storePath = join(dir, 'store.db');
+  before(() => {
+    writeEnvFile(envFile, renderEnvFile(credentials, 'test'));
+  });
+
+  async function run(args: string[]): Promise<string> {
+    let out = '';
+    const command = regionCommand({ write: (t: string) => (out += t) }, { write: () => true });
+    command.exitOverride();
+    await command.parseAsync(args, { from: 'user' });
+    return out;
+  }
+  const register = (name: string, namespace = 'regions-here') =>
+    run(
+      ['register', '--provider-env', envFile, '--no-discover', '--store', storePath, '--create-secret'].concat([
+        '--name',
+        name,
+        '--namespace',
+        namespace,
+      ]),
+    );
+  const deregister = (...args: string[]) =>
+    run(['deregister', '--store', storePath, '--namespace', 'regions-here', ...args]);
+  const inStore = async <T>(read: (store: EmbeddedStore) => Promise<T>): Promise<T> => {
+    const store = openEmbeddedStore(storePath, { clock: new ManualClock(), garbageCollection: false });
+    try {
+      return await read(store);
+    } finally {
+      await store.close();
+    }
+  };
+
+  it('removes the Region, the Secret and the namespace register made; a second run has nothing to do', async () => {
+    const first = await register('eu-1');
+    assert.match(first, /namespace\/regions-here created/);
+    const [, id] = /region ([0-9a-f-]{36}) \(eu-1\) created/.exec(first) ?? assert.fail(first);
+    await register('eu-2');
+    assert.match(
+      await deregister('--namespace', 'regions-here', '--name', 'eu-1'),
+      new RegExp(`deleted region ${id ?? ''}[^]*deleted secret`),
+    );
+    assert.deepEqual(
+      await inStore(async (store) => (await store.list(regionType, { namespace: 'regions-here' })).items.length),
+      1,
+      'the other Region stays, and so does the namespace it lives in',
+    );
+    assert.match(
+      await deregister('--namespace', 'regions-here', '--name', 'eu-2'),
+      /deleted namespace regions-here \(register created it\)/,
+    );
+    const namespace = await inStore((store) => getOptional(store, builtin.namespace, undefined, 'regions-here'));
+    assert.ok(
+      namespace?.metadata.deletionTimestamp !== undefined,
+      'the namespace is deleted (its content goes with it)',
+    );
+    await assert.rejects(register('eu-4'), /namespace regions-here is being deleted: wait until it is gone/);
+    assert.match(await deregister('--namespace', 'regions-here', '--name', 'eu-2'), /nothing to deregister/);
+  });
+
+  it('refuses while the region serves resources; --force removes the Region and leaves them', async () => {
+    const [, id = ''] = /region ([0-9a-f-]{36})/.exec(await register('eu-3', 'served')) ?? assert.fail('registered');
+    const identityKind = regionKinds.find((k) => k.type === identityType) ?? assert.fail('the Identity kind');
+    await inStore((store) => store.create(builtin.customResourceDefinition, customResourceDefinition(identityKind)));
+    await inStore((store) =>
+      store.create(identityType, {
+        apiVersion: identityType.group + '/' + identityType.version,
+        kind: identityType.kind,
+        metadata: { name: 'id-1', namespace: 'served', labels: { [labels.regionID]: id } },
+        spec: { provider: 'openstack' },
+      }),
+    );
+    await assert.rejects(
+      deregister('--namespace', 'served', '--region-id', id),
+      /still serves 1 Identity: delete them first/,
+    );
+    assert.match(await deregister('--namespace', 'served', '--region-id', id, '--force'), /deleted region/);
+    assert.equal(await inStore((store) => getOptional(store, regionType, 'served', id)), undefined);
+  });
+
+  it('refuses an ambiguous call', async () => {
+    await assert.rejects(deregister(), /exactly one of --name and --region-id/);
+  });
+});
+
 describe('register --dry-run -o yaml, applied to the embedded store', () => {
   let store: EmbeddedStore;
   const dir = mkdtempSync(join(tmpdir(), 'register-'));
@@ -262,5 +352,35 @@ describe('discovery against the emulator', () => {
     assert.deepEqual(inventory.externalNetworks, [{ id: external.id, name: 'ext' }]);
     assert.ok(inventory.volumeTypes.some((t) => t.name === 'ssd'));
     assert.match(renderInventory(inventory), /external networks \(spec\.openstack\.network\.externalNetworks/);
+  });
+
+  it('unconfigure removes what configure made, refuses while identities remain unless forced, and is idempotent', async () => {
+    const identity = cloud.admin.client('identity');
+    await configureRegion(planFor('undo'), 'pw', {
+      identity,
+      authUrl: cloud.emulator.authUrl,
+      regionName: 'RegionOne',
+      authenticates: () => Promise.resolve(true),
+      newPassword: () => 'unused',
+    });
+    const [domain] = await listDomains(identity, { name: 'undo' });
+    const extra = await createProject(identity, {
+      name: 'an-identity',
+      domain_id: domain?.id ?? assert.fail('domain'),
+    });
+    await assert.rejects(
+      unconfigureRegion(identity, { prefix: 'undo', force: false }),
+      /domain undo still holds project an-identity/,
+    );
+    const removed = await unconfigureRegion(identity, { prefix: 'undo', force: true });
+    assert.deepEqual(removed.at(-1), 'deleted domain undo');
+    assert.deepEqual([...removed].sort(), [
+      'deleted domain undo',
+      `deleted project ${extra.name}`,
+      'deleted project undo-region',
+      'deleted user undo-region',
+    ]);
+    assert.deepEqual(await listDomains(identity, { name: 'undo' }), []);
+    assert.deepEqual(await unconfigureRegion(identity, { prefix: 'undo', force: false }), [], 'nothing left to do');
   });
 });

@@ -30,6 +30,10 @@ export interface RegisterPlan {
   readonly services: ServiceConfig;
 }
 
+/** The label `register` puts on what it creates (a namespace, a Secret), so `deregister` removes only that. */
+export const CREATED_BY_LABEL = 'app.kubernetes.io/created-by';
+export const CREATED_BY = 'openregion-region-register';
+
 /** The roles each identity's user is granted (reference: region-registration.md, step 2). */
 export const DEFAULT_CLUSTER_ROLES = ['member', 'load-balancer_member'] as const;
 
@@ -78,7 +82,11 @@ function secretManifest(plan: RegisterPlan, credentials: RegionCredentials): Kub
   return {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name: plan.secret.name, namespace: plan.secret.namespace },
+    metadata: {
+      name: plan.secret.name,
+      namespace: plan.secret.namespace,
+      labels: { [CREATED_BY_LABEL]: CREATED_BY, [labels.regionID]: plan.regionId },
+    },
     type: 'Opaque',
     stringData: secretData(credentials),
   };
@@ -162,6 +170,11 @@ export async function regionExists(client: Client, namespace: string, id: string
 const FIELD_MANAGER = 'openregion-region-register';
 
 const typeOf = (object: KubeObject): ResourceType => (object.kind === 'Secret' ? builtin.secret : regionType);
+
+/** The namespace `register` makes when it is missing, labelled so `deregister` removes it again. */
+export function namespaceManifest(name: string): KubeObject {
+  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { [CREATED_BY_LABEL]: CREATED_BY } } };
+}
 
 /** Server-side applies each object (creates or updates); returns `kind/name` lines for the operator. */
 export async function applyManifests(client: Client, objects: readonly KubeObject[]): Promise<string[]> {
