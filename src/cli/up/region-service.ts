@@ -15,7 +15,8 @@ import type { Clock } from '../../util/clock.ts';
 import type { Server } from '../../region/apis/index.ts';
 import { registerRegionControllers, REGION_CONTROLLER_GROUPS } from '../../region/controllers/index.ts';
 import { serverInputOf } from '../../region/controllers/server/controller.ts';
-import { InventoryCaches } from '../../region/openstack/inventory/caches.ts';
+import { registerRegionController } from '../../region/controllers/region.ts';
+import { INVENTORY_REFRESH_MS, InventoryCaches } from '../../region/openstack/inventory/caches.ts';
 import { inventoryProviderFor } from '../../region/openstack/inventory/provider.ts';
 import type { Capabilities, ServerActions } from '../../region/http/context.ts';
 import { startServerMonitor, type ServerMonitor } from '../../region/monitor/server.ts';
@@ -98,6 +99,12 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
       ? {}
       : { maxServerCreateAttempts: options.maxServerCreateAttempts }),
   });
+  if (controllerGroups.length > 0) {
+    registerRegionController(manager, client, core, {
+      periodMs: options.inventoryRefreshMs ?? INVENTORY_REFRESH_MS,
+    });
+    running.push('region status');
+  }
   if (groups.has('identities') || groups.has('networks')) running.push('identities', 'networks', 'security groups');
   if (groups.has('servers')) running.push('servers');
   if (groups.has('loadbalancers')) running.push('load balancers');

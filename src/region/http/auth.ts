@@ -42,7 +42,7 @@ interface AuthConfig {
 }
 
 /** Why a token was refused, as an operator reads it in the log; never the token itself. */
-export type RefusalReason =
+type RefusalReason =
   | 'no bearer token'
   | 'malformed'
   | 'expired'
@@ -57,14 +57,14 @@ export type RefusalReason =
   | 'key set unavailable'
   | 'no organization scope';
 
-export interface Refusal {
+interface Refusal {
   readonly reason: RefusalReason;
   /** The claim that failed validation, when one did. */
   readonly claim?: string;
 }
 
 /** The reason a verification error stands for (jose's error classes, by their stable codes). */
-export function refusalOf(error: unknown): Refusal {
+function refusalOf(error: unknown): Refusal {
   if (error instanceof errors.JWTExpired) return { reason: 'expired', claim: 'exp' };
   if (error instanceof errors.JWTClaimValidationFailed) {
     if (error.claim === 'exp') return { reason: 'no expiry', claim: 'exp' };

@@ -7,7 +7,7 @@ import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import type { Clock } from '../../util/clock.ts';
 
 export const DEV_ALGORITHM = 'ES256';
-export const DEV_ISSUER = 'openregion-dev';
+const DEV_ISSUER = 'openregion-dev';
 
 export interface DevKeyPair {
   readonly privateJwk: JWK;
