@@ -33,13 +33,13 @@ export function lifetimeSeconds(value: string): number {
 }
 
 /** The public half of a development key pair as a PEM (SPKI), what `serve --public-key-file` reads. */
-export function publicKeyPem(keys: DevKeyPair): string {
+function publicKeyPem(keys: DevKeyPair): string {
   return createPublicKey({ key: keys.publicJwk as JsonWebKey, format: 'jwk' })
     .export({ type: 'spki', format: 'pem' })
     .toString();
 }
 
-export async function mintToken(options: TokenOptions, out: Out): Promise<void> {
+async function mintToken(options: TokenOptions, out: Out): Promise<void> {
   const organizations = options.organizationId ?? [];
   if (organizations.length === 0) {
     throw new InvalidArgumentError('--organization-id is required: the API grants nothing without an organization');
