@@ -42,9 +42,21 @@ import type { KubernetesClient } from '../../src/kube/kubernetes/client.ts';
 import { kubeClientFrom } from '../../src/kube/kubernetes/connect.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
 import { apiVersionOf, builtin, type ResourceType } from '../../src/kube/resource-type.ts';
-import { listFlavors, listServers } from '../../src/openstack/compute.ts';
-import { findUserByName, listDomains, listProjects, listUsers } from '../../src/openstack/identity.ts';
+import { deleteServer, listFlavors, listServers } from '../../src/openstack/compute.ts';
 import {
+  deleteDomain,
+  deleteProject,
+  deleteUser,
+  findUserByName,
+  listDomains,
+  listProjects,
+  listUsers,
+  updateDomain,
+} from '../../src/openstack/identity.ts';
+import {
+  deleteNetwork,
+  deletePort,
+  deleteRouter,
   deleteSecurityGroup,
   listFloatingIps,
   listNetworks,
@@ -136,6 +148,9 @@ await withRealApiServer('test/kube/operator-walk.test.ts', () => {
 
     after(async () => {
       for (const replica of replicas) if (replica.process.exitCode === null) replica.process.kill('SIGKILL');
+      await purgeWhatIsLeft().catch((error: unknown) => {
+        process.stderr.write(`operator walk: cleaning the cloud failed: ${String(error)}\n`);
+      });
       cluster.close();
       await server?.stop();
       await emulator.close();
@@ -415,6 +430,31 @@ await withRealApiServer('test/kube/operator-walk.test.ts', () => {
       const missing = shared.filter((i) => !now.ids.has(i.id));
       assert.deepEqual(missing, [], "the dev cloud's shared fixtures are all still there");
     });
+
+    /** After a failed step: what the walk made in the cloud, removed as the admin (a passing walk left nothing). */
+    async function purgeWhatIsLeft(): Promise<void> {
+      const [domain] = await listDomains(identity(), { name: PREFIX });
+      if (domain === undefined) return;
+      const projects = await listProjects(identity(), { domainId: domain.id });
+      const mine = new Set(projects.map((p) => p.id));
+      const compute = c.admin.client('compute');
+      const network = c.admin.client('network');
+      for (const s of await listServers(compute, { allTenants: true })) {
+        if (mine.has((s as { tenant_id?: string }).tenant_id ?? '')) await deleteServer(compute, s.id);
+      }
+      const owned = <T extends object>(items: T[]) =>
+        items.filter((i) => mine.has((i as { project_id?: string }).project_id ?? ''));
+      for (const port of owned(await listPorts(network))) await deletePort(network, port.id).catch(() => undefined);
+      for (const router of owned(await listRouters(network))) {
+        await deleteRouter(network, router.id).catch(() => undefined);
+      }
+      for (const net of owned(await listNetworks(network))) await deleteNetwork(network, net.id).catch(() => undefined);
+      for (const group of owned(await listSecurityGroups(network))) await deleteSecurityGroup(network, group.id);
+      for (const user of await listUsers(identity(), { domainId: domain.id })) await deleteUser(identity(), user.id);
+      for (const project of projects) await deleteProject(identity(), project.id);
+      await updateDomain(identity(), domain.id, { enabled: false });
+      await deleteDomain(identity(), domain.id);
+    }
 
     function identity() {
       return c.admin.client('identity');
