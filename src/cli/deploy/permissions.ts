@@ -31,6 +31,7 @@ import {
   volumeType,
 } from '../../region/apis/index.ts';
 import { vlanAllocationType } from '../../region/apis/vlan-allocation.ts';
+import { registerRegionController } from '../../region/controllers/region.ts';
 import { registerRegionControllers, REGION_CONTROLLER_GROUPS } from '../../region/controllers/index.ts';
 import { Manager } from '../../runtime/manager.ts';
 import { permission, READ, type Permission } from '../../runtime/rbac.ts';
@@ -80,6 +81,7 @@ export function regionServicePermissions(): Permission[] {
     registerRegionControllers(manager, () => Promise.reject(new Error('unused')), {
       groups: REGION_CONTROLLER_GROUPS,
     });
+    registerRegionController(manager, unused, () => Promise.reject(new Error('unused')), { periodMs: 60_000 });
   }, regionKindsIn('the operator namespace'));
   return [
     ...management,
@@ -95,6 +97,8 @@ export function regionServicePermissions(): Permission[] {
     permission(vlanAllocationType, ['get', 'create', 'update'], inNamespace),
     // The region registry: Regions and their credentials Secrets, read uncached (openstack/registry.ts).
     permission(regionType, ['get', 'list'], inNamespace),
+    // The Region's Ready condition (controllers/region.ts).
+    permission(regionType, ['update'], { ...inNamespace, subresource: 'status' }),
     permission(builtin.secret, ['get'], inNamespace),
     // The server monitor lists Servers and writes their status (monitor/server-monitor.ts).
     permission(serverType, ['list'], inNamespace),
