@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  hasRole,
   isAdmin,
   mayAccessProject,
   type AuthContext,
@@ -194,7 +195,8 @@ export class Glance implements EmulatedService, ImageLookup {
         return;
       case 'visibility':
         if (typeof value !== 'string' || !['public', 'private', 'shared', 'community'].includes(value)) throw bad();
-        if (value === 'public' && !isAdmin(auth))
+        // deploy/policies/glance.yaml: admin, or a manager of the image's own project (`is_project_manager_owner`).
+        if (value === 'public' && !isAdmin(auth) && !(hasRole(auth, 'manager') && auth.projectId === image.owner))
           throw glanceFault(403, 'You are not authorized to complete publicize_image action.');
         image.visibility = value;
         return;

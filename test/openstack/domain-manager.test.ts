@@ -38,6 +38,7 @@ import {
   type NetworkClient,
 } from '../../src/openstack/network.ts';
 import type { Session } from '../../src/openstack/session.ts';
+import { createImage, deleteImage, updateImage } from '../../src/openstack/image.ts';
 import { configureRegion, planFor } from '../../src/region/registration/configure.ts';
 import { passwordWorks, RegistrationError, validateCredentials } from '../../src/region/registration/sessions.ts';
 import { systemClock } from '../../src/util/clock.ts';
@@ -266,6 +267,21 @@ describe('domain-manager contract (the region credential from `region configure`
     );
     // Neutron checks update_quota against the caller's project, not the URL's, so it stays admin-only.
     await assert.rejects(updateNetworkQuota(session.client('network'), project.id, { network: -1 }), forbidden);
+  });
+
+  it("publishes its domain's projects' images (a snapshot), but not as a plain member (403)", async () => {
+    const { project, user } = must(own, 'the project and user the region made');
+    const member = c.sessionFor(
+      { type: 'password', user: { id: user.id }, password: PASSWORD },
+      { kind: 'project', project: { id: project.id } },
+    );
+    const glance = member.client('image');
+    const snapshot = await createImage(glance, { name: c.name('dm-snapshot'), visibility: 'private' });
+    cleanup.add(`image ${snapshot.id}`, () => deleteImage(c.admin.client('image'), snapshot.id));
+    const publish = [{ op: 'replace', property: 'visibility', value: 'public' }] as const;
+    await assert.rejects(updateImage(glance, snapshot.id, publish), forbidden);
+    const published = await updateImage(inProject(project.id).client('image'), snapshot.id, publish);
+    assert.equal(published.visibility, 'public');
   });
 });
 

@@ -62,6 +62,8 @@ export async function contractService(c: ContractCloud, services: ServiceConfig 
     scheduler,
     log,
     monitorPeriodMs: 2_000,
+    // A snapshot joins the list at once (pending); its later states arrive with a refresh.
+    imageRefreshMs: 5_000,
   });
   await manager.start();
   service.start();

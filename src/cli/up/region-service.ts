@@ -45,6 +45,8 @@ interface RegionServiceOptions {
   readonly groups?: readonly ControllerGroup[];
   /** The server monitor's poll period (default one minute). */
   readonly monitorPeriodMs?: number;
+  /** How often the image list is refreshed from the cloud (default one minute, as upstream). */
+  readonly imageRefreshMs?: number;
   /** Creates a never-booted server gets before it reads terminal (the create-retry's default otherwise). */
   readonly maxServerCreateAttempts?: number;
   /** Whether this process serves the REST API (it then warms the image cache); default true. */
@@ -87,6 +89,7 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
     scheduler: everyOn(options.scheduler),
     log,
     ...(options.inventoryRefreshMs === undefined ? {} : { inventoryRefreshMs: options.inventoryRefreshMs }),
+    ...(options.imageRefreshMs === undefined ? {} : { imageRefreshMs: options.imageRefreshMs }),
   });
   const core = openstackLookup(context, { kube: client, log, clock, inventory: caches });
   const servers = async (regionID: string, signal: AbortSignal) =>

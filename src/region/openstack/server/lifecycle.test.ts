@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as nova from '../../../openstack/compute.ts';
+import { getImage } from '../../../openstack/image.ts';
 import { ServerGoneError } from '../../provider/contract.ts';
 import type { Outcome } from '../../provider/outcome.ts';
 import type { Image } from '../../provider/types.ts';
@@ -13,6 +14,21 @@ import type { OpenstackServerProvider } from './provider.ts';
 import { serverFixture, type ServerFixture } from '../testing/server.ts';
 
 const ctx = { signal: new AbortController().signal };
+
+/** What the REST API hands the provider: the server's image, renamed, owned by the organization. */
+const template: Image = {
+  id: 'source',
+  name: 'snap-1',
+  tags: { team: 'web' },
+  organizationID: 'org-snap',
+  created: '2026-01-01T00:00:00Z',
+  modified: '2026-01-01T00:00:00Z',
+  architecture: 'x86_64',
+  sizeGiB: 1,
+  virtualization: 'virtualized',
+  os: { kernel: 'linux', family: 'debian', distro: 'ubuntu', version: '24.04' },
+  status: 'ready',
+};
 
 let w: ServerFixture;
 let provider: OpenstackServerProvider;
@@ -83,9 +99,7 @@ describe('deleteServer and the rest of the lifecycle', () => {
     w.advance(1000);
     assert.match(await provider.getConsoleOutput(ctx, w.identity, input, 1), /login/);
     assert.match(await provider.createConsoleSession(ctx, w.identity, input), /vnc_auto\.html\?path=.*token/);
-    const image = { id: '', name: 'snap-1', tags: {} } as unknown as Image;
-    const snapshot = await provider.createSnapshot(ctx, w.identity, input, image);
-    assert.equal(snapshot.status, 'creating');
+    const snapshot = await provider.createSnapshot(ctx, w.identity, input, template);
     assert.equal(snapshot.identityID, w.identity.id);
     assert.ok(snapshot.id !== '');
     w.advance(1000);
@@ -99,6 +113,56 @@ describe('deleteServer and the rest of the lifecycle', () => {
     assert.deepEqual(await w.floatingIPs(port?.id ?? ''), []);
     assert.equal((await provider.deleteServer(ctx, w.identity, input)).kind, 'done', 'idempotent');
     await assert.rejects(provider.getConsoleOutput(ctx, w.identity, input), { name: 'ResourceNotFoundError' });
+  });
+
+  it('a snapshot carries the image properties upstream sets and is published with the privileged client', async () => {
+    const input = w.input();
+    await w.converge(provider, input);
+    const from = w.transport.requests.length;
+    const snapshot = await provider.createSnapshot(ctx, w.identity, input, template);
+    assert.deepEqual(
+      w.requestsSince(from).filter((r) => !r.includes(' GET ')),
+      [
+        `identity project:${w.projectID} POST compute /servers/{server_id}/action`,
+        `region project:${w.projectID} PATCH image /images/{image_id}`,
+      ],
+      'taken as the identity, published by the region credential in the identity project',
+    );
+    assert.equal(snapshot.name, 'snap-1');
+    assert.equal(snapshot.organizationID, 'org-snap');
+    assert.equal(snapshot.identityID, w.identity.id);
+    assert.deepEqual(snapshot.os, template.os);
+    assert.equal(snapshot.status, 'pending', 'queued until the hypervisor has uploaded it');
+    const glance = await getImage(w.admin.client('image'), snapshot.id);
+    assert.equal(glance.visibility, 'public');
+    assert.equal(glance.owner, w.projectID, "the identity's project owns it");
+    const props = glance as unknown as Record<string, unknown>;
+    for (const [key, value] of Object.entries({
+      'unikorn:organization:id': 'org-snap',
+      'unikorn:identity_id': w.identity.id,
+      'unikorn:os:kernel': 'linux',
+      'unikorn:os:distro': 'ubuntu',
+      'unikorn:os:version': '24.04',
+      'unikorn:virtualization': 'virtualized',
+      'unikorn:tag:team': 'web',
+      architecture: 'x86_64',
+      hw_firmware_type: 'uefi',
+      hw_machine_type: 'q35',
+    })) {
+      assert.equal(props[key], value, key);
+    }
+    w.advance(1000);
+  });
+
+  it('refuses to snapshot into an image no organization owns: published, it would be everyone’s', async () => {
+    const input = w.input();
+    await w.converge(provider, input);
+    const from = w.transport.requests.length;
+    const { organizationID: _, ...unowned } = template;
+    await assert.rejects(provider.createSnapshot(ctx, w.identity, input, unowned), {
+      name: 'ResourceConsistencyError',
+    });
+    assert.deepEqual(w.requestsSince(from), [], 'nothing asked of the cloud');
   });
 
   it('a never-realised identity: delete is done without a request; a create waits', async () => {

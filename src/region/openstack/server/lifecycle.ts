@@ -9,12 +9,20 @@
  */
 import * as nova from '../../../openstack/compute.ts';
 import { ConflictError } from '../../../openstack/errors.ts';
+import * as glance from '../../../openstack/image.ts';
 import * as neutron from '../../../openstack/network.ts';
 import { classify } from '../../provider/classify.ts';
-import { ProviderError, ResourceKind, ResourceNotFoundError, TransientError } from '../../provider/errors.ts';
+import {
+  ProviderError,
+  ResourceConsistencyError,
+  ResourceKind,
+  ResourceNotFoundError,
+  TransientError,
+} from '../../provider/errors.ts';
 import type { ServerInput } from '../../provider/inputs.ts';
 import { Outcome } from '../../provider/outcome.ts';
 import type { Image } from '../../provider/types.ts';
+import { imageStatusOf, imageWriteProperties, readImage } from '../inventory/image-convert.ts';
 import { gone, Steps } from '../steps.ts';
 import { identityClient, type ServerDeps } from './deps.ts';
 import { deleteFloatingIPs } from './floating-ip.ts';
@@ -73,7 +81,14 @@ export function consoleOutput(
   );
 }
 
-/** Snapshots the server into Glance under the image's name; the new image starts `creating`. */
+/**
+ * Snapshots the server into Glance as upstream does: Nova's createImage, as the identity's user, carries the image's
+ * properties (OS, architecture, virtualization, tags, packages, the hardware hints, and the organization and
+ * identity that own it); then the privileged client (region credentials in the identity's project) publishes it, so
+ * it joins the region's inventory, which lists public images and shows an organization's only to that organization.
+ * A snapshot that cannot be published is deleted again (best effort) rather than left private and invisible. The
+ * answer is the image as Glance now holds it.
+ */
 export function snapshotServer(
   deps: ServerDeps,
   identity: UserIdentity,
@@ -82,11 +97,34 @@ export function snapshotServer(
 ): Promise<Image> {
   const compute = identityClient(deps, identity, 'compute');
   return read(deps, 'snapshot server', async () => {
+    // Published means visible to every tenant of the cloud: only an organization's own image may be, so the
+    // region's inventory shows it to that organization alone.
+    if (image.organizationID === undefined) {
+      throw new ResourceConsistencyError('a snapshot must be scoped to an organization', image_);
+    }
     const found = await mustFind(compute, server);
-    const id = await nova.createServerImage(compute, found.id, { name: image.name });
-    return { ...image, id, status: 'creating', identityID: identity.identityID };
+    const metadata = imageWriteProperties({ ...image, identityID: identity.identityID });
+    const id = await nova.createServerImage(compute, found.id, { name: image.name, metadata });
+    const privileged = deps.clients.privileged(identity.projectID).client('image');
+    let published: glance.Image;
+    try {
+      published = await glance.updateImage(privileged, id, [
+        { op: 'replace', property: 'visibility', value: 'public' },
+      ]);
+    } catch (error) {
+      await glance.deleteImage(privileged, id).catch((cleanup: unknown) => {
+        deps.log.error({ imageID: id, err: cleanup }, 'a snapshot that could not be published could not be deleted');
+      });
+      throw error;
+    }
+    const reading = readImage(published, { defaultArchitecture: image.architecture });
+    return reading.ok
+      ? reading.image
+      : { ...image, id, status: imageStatusOf(published.status), identityID: identity.identityID };
   });
 }
+
+const image_ = { resource: ResourceKind.Image };
 
 export async function deleteServer(
   deps: ServerDeps,
