@@ -393,8 +393,9 @@ export interface PortCreate {
   readonly device_owner?: string | undefined;
 }
 
-/** What a server's port converges in place: its security groups and the spec's allowed address pairs. */
+/** What a server's port converges in place: its security groups, the spec's allowed address pairs, an address. */
 interface PortUpdate {
+  readonly fixed_ips?: PortCreate['fixed_ips'];
   readonly security_groups?: readonly string[] | undefined;
   readonly allowed_address_pairs?:
     readonly { readonly ip_address: string; readonly mac_address?: string | undefined }[] | undefined;

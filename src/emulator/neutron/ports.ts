@@ -210,8 +210,11 @@ export function registerPorts(api: NeutronApi): void {
     const body = objectAt(req.body, 'port') ?? {};
     const groups = arrayAt(body, 'security_groups');
     const pairs = arrayAt(body, 'allowed_address_pairs');
+    const fixed = arrayAt(body, 'fixed_ips');
     // Validated before anything changes: Neutron applies an update whole or not at all.
     const nextGroups = groups === undefined ? undefined : groupsOf(api, auth, groups);
+    const network = api.state.networks.get(port.networkId);
+    const nextFixed = fixed === undefined || network === undefined ? undefined : allocate(api, network, fixed);
     port.name = stringAt(body, 'name') ?? port.name;
     port.description = stringAt(body, 'description') ?? port.description;
     port.adminStateUp = booleanAt(body, 'admin_state_up') ?? port.adminStateUp;
@@ -219,6 +222,7 @@ export function registerPorts(api: NeutronApi): void {
     port.deviceOwner = stringAt(body, 'device_owner') ?? port.deviceOwner;
     port.portSecurity = booleanAt(body, 'port_security_enabled') ?? port.portSecurity;
     if (nextGroups) port.securityGroups = nextGroups;
+    if (nextFixed) port.fixedIps = nextFixed;
     if (pairs) port.allowedAddressPairs = pairsOf(port, pairs);
     touch(api, port);
     return json({ port: portView(port) });

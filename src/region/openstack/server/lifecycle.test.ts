@@ -4,6 +4,7 @@
  * the not-found surfacing of a vanished server.
  */
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import * as nova from '../../../openstack/compute.ts';
 import { getImage } from '../../../openstack/image.ts';
@@ -11,6 +12,7 @@ import { ServerGoneError } from '../../provider/contract.ts';
 import type { Outcome } from '../../provider/outcome.ts';
 import type { Image } from '../../provider/types.ts';
 import type { OpenstackServerProvider } from './provider.ts';
+import { networkName, serverPortName } from '../names.ts';
 import { serverFixture, type ServerFixture } from '../testing/server.ts';
 
 const ctx = { signal: new AbortController().signal };
@@ -189,5 +191,31 @@ describe('deleteServer and the rest of the lifecycle', () => {
       .catch((e: unknown) => e);
     assert.ok(gone instanceof ServerGoneError);
     assert.deepEqual(gone.status.observed, { generation: 1, image: w.images.a, errored: false });
+  });
+});
+
+describe('a server created while its network is still being provisioned', () => {
+  it('waits for the subnet rather than make a port Nova refuses, and addresses a port made before it', async () => {
+    const admin = w.admin.client('network');
+    const make = async <T>(kind: 'network' | 'port' | 'subnet', body: Record<string, unknown>) =>
+      (
+        await admin.request<Record<string, T>>({
+          method: 'POST',
+          path: `/${kind}s`,
+          body: { [kind]: { project_id: w.projectID, ...body } },
+        })
+      ).body[kind] as T;
+    const networkID = randomUUID();
+    const bare = await make<{ id: string }>('network', { name: networkName(networkID) });
+    const input = w.input({ networkID });
+    await assert.rejects(provider.createServer(ctx, w.identity, input), { name: 'TransientError' });
+    assert.deepEqual(await w.ports(input), [], 'no port before the network has a subnet');
+    // What an earlier version made in that window: the server's port, without an address.
+    await make('port', { network_id: bare.id, name: serverPortName(input.id) });
+    await make('subnet', { network_id: bare.id, cidr: '192.168.99.0/24', ip_version: 4 });
+    await w.converge(provider, input);
+    const [port, ...more] = await w.ports(input);
+    assert.equal(more.length, 0);
+    assert.match(port?.fixed_ips[0]?.ip_address ?? '', /^192\.168\.99\./);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { exactlyNamed } from '../../../openstack/exact.ts';
 import * as neutron from '../../../openstack/network.ts';
-import { ResourceKind, ResourceNotFoundError } from '../../provider/errors.ts';
+import { ResourceKind, ResourceNotFoundError, TransientError } from '../../provider/errors.ts';
 import type { ServerInput } from '../../provider/inputs.ts';
 import { networkName, securityGroupName, serverPortName } from '../names.ts';
 import type { IdentityClient } from '../principals.ts';
@@ -48,9 +48,31 @@ export async function ensureServerPort(
   const desired = { security_groups: securityGroups, allowed_address_pairs: addressPairs(server) };
   const existing = await findServerPort(client, identity, server.id);
   if (existing === undefined) {
+    await addressableSubnet(client, identity, network.id, server.networkID);
     return neutron.createPort(client, { network_id: network.id, name: serverPortName(server.id), ...desired });
   }
+  if (existing.fixed_ips.length === 0) {
+    // Made while the network's subnet was still being created: Nova refuses a port without an address.
+    const subnet = await addressableSubnet(client, identity, network.id, server.networkID);
+    return neutron.updatePort(client, existing.id, { ...desired, fixed_ips: [{ subnet_id: subnet.id }] });
+  }
   return portConverged(existing, desired) ? existing : neutron.updatePort(client, existing.id, desired);
+}
+
+/**
+ * The subnet a server's port takes its address from. A server may be created while its network is still being
+ * provisioned; a port made before the subnet exists has no address, so wait (a transient retry) until it does.
+ */
+async function addressableSubnet(
+  client: Neutron,
+  identity: UserIdentity,
+  neutronNetworkID: string,
+  networkID: string,
+): Promise<neutron.Subnet> {
+  const subnets = await neutron.listSubnets(client, { networkId: neutronNetworkID, projectId: identity.projectID });
+  const subnet = subnets.find((s) => s.ip_version === 4);
+  if (subnet === undefined) throw new TransientError(`network ${networkID} has no subnet yet`);
+  return subnet;
 }
 
 /** The spec's pairs as Neutron takes them; a pair without a MAC uses the port's own. */
