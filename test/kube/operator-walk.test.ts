@@ -24,24 +24,13 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { CoreV1Api, KubeConfig, V1Namespace, V1NamespaceSpec, V1ObjectMeta } from '@kubernetes/client-node';
 import { Emulator } from '../../src/emulator/emulator.ts';
-import { cloudsSecret, installCrds } from '../../src/keystone/actuators/testing/real-crds.ts';
-import {
-  ADMIN_CREDENTIAL_READY,
-  controlPlaneType,
-  discoverStoreType,
-  keystoneCrds,
-  keystoneUserType,
-  korcDomainType,
-  type ControlPlane,
-  type KeystoneUser,
-} from '../../src/keystone/apis/index.ts';
-import { planeFacts } from '../../src/keystone/user/plane.ts';
+import { installCrds } from '../../src/keystone/actuators/testing/real-crds.ts';
+import { discoverStoreType, keystoneCrds, keystoneUserType, type KeystoneUser } from '../../src/keystone/apis/index.ts';
 import { customResourceDefinition } from '../../src/kube/crd.ts';
 import { isKubeNotFound } from '../../src/kube/errors.ts';
 import type { KubernetesClient } from '../../src/kube/kubernetes/client.ts';
 import { kubeClientFrom } from '../../src/kube/kubernetes/connect.ts';
-import type { KubeObject } from '../../src/kube/object.ts';
-import { apiVersionOf, builtin, type ResourceType } from '../../src/kube/resource-type.ts';
+import { builtin, type ResourceType } from '../../src/kube/resource-type.ts';
 import { deleteServer, listFlavors, listServers } from '../../src/openstack/compute.ts';
 import {
   deleteDomain,
@@ -67,6 +56,7 @@ import {
 import { regionKinds, regionType } from '../../src/region/apis/index.ts';
 import { esoCrds, korcCrds } from '../fixtures/third-party-crds/index.ts';
 import { cloudsFile, contractCloud } from '../openstack/cloud.ts';
+import { setUpExternalControlPlane } from './control-plane-fixture.ts';
 import { freePort } from './deploy-fixture.ts';
 import { eventually } from './fixtures.ts';
 import { startPrivateApiServer, type PrivateApiServer } from './keystone-clusters.ts';
@@ -344,7 +334,15 @@ await withRealApiServer('test/kube/operator-walk.test.ts', () => {
 
     it('a KeystoneUser reaches Ready under --bundled-actuators against the real Keystone; deleted, its user goes', async () => {
       const storeType = (await discoverStoreType(cluster, 'SecretStore')) ?? assert.fail('SecretStore served');
-      await setUpControlPlane(storeType);
+      await setUpExternalControlPlane(cluster, {
+        namespace: CP_NS,
+        name: 'cp',
+        namespaceAssignments: [{ namespace: CP_NS }],
+        keystoneAuthUrl: c.authUrl,
+        adminCloudsYaml: c.adminCloudsYaml,
+        kv: { url: emulator.url, token: KV_TOKEN },
+        storeType,
+      });
       const name = `walk-${run}-user`;
       await cluster.create(keystoneUserType, {
         apiVersion: 'c5c3.io/v1alpha1',
@@ -490,78 +488,6 @@ await withRealApiServer('test/kube/operator-walk.test.ts', () => {
           return response.status === 404 ? true : undefined;
         },
         CONVERGE_MS,
-      );
-    }
-
-    /** What a ControlPlane's own reconciler would have set up: credentials for the real Keystone, the KV, itself. */
-    async function setUpControlPlane(storeType: ResourceType): Promise<void> {
-      const cp: ControlPlane = {
-        apiVersion: 'c5c3.io/v1alpha1',
-        kind: 'ControlPlane',
-        metadata: { name: 'cp', namespace: CP_NS },
-        spec: {
-          namespaceAssignments: [{ namespace: CP_NS }],
-          services: { keystone: { mode: 'External', external: { authURL: c.authUrl } } },
-        },
-      };
-      const plane = planeFacts(cp);
-      const create = (type: ResourceType, object: KubeObject) => cluster.create(type, object);
-      for (const ref of [plane.probeCredentials, plane.managedCredentials]) {
-        await create(builtin.secret, cloudsSecret(CP_NS, ref.secretName, c.adminCloudsYaml));
-      }
-      await create(builtin.secret, {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: 'kv-token', namespace: CP_NS },
-        data: { token: Buffer.from(KV_TOKEN).toString('base64') },
-      });
-      await create(storeType, {
-        apiVersion: apiVersionOf(storeType),
-        kind: 'SecretStore',
-        metadata: { name: plane.store.name, namespace: CP_NS },
-        spec: {
-          provider: {
-            vault: {
-              server: emulator.url,
-              path: 'kv-v2',
-              version: 'v2',
-              auth: { tokenSecretRef: { name: 'kv-token', key: 'token' } },
-            },
-          },
-        },
-      });
-      await create(korcDomainType, {
-        apiVersion: 'openstack.k-orc.cloud/v1alpha1',
-        kind: 'Domain',
-        metadata: { name: plane.domainRef, namespace: CP_NS },
-        spec: {
-          managementPolicy: 'unmanaged',
-          cloudCredentialsRef: plane.probeCredentials,
-          import: { filter: { name: plane.adminDomainName } },
-        },
-      });
-      await create(controlPlaneType, cp);
-      await cluster.patch(
-        controlPlaneType,
-        CP_NS,
-        'cp',
-        {
-          type: 'merge',
-          patch: {
-            status: {
-              conditions: [
-                {
-                  type: ADMIN_CREDENTIAL_READY,
-                  status: 'True',
-                  reason: 'Ready',
-                  message: 'set up by the test',
-                  lastTransitionTime: '2026-01-01T00:00:00Z',
-                },
-              ],
-            },
-          },
-        },
-        { subresource: 'status' },
       );
     }
 

@@ -4,7 +4,7 @@ import type { Client } from '../../kube/client.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import { keystoneUserType } from '../../keystone/apis/keystoneuser.ts';
 import { userFixture, NAME, NS, TARGET, type UserFixture } from '../../keystone/user/testing/fixture.ts';
-import { AuthorizingClient, type Permission } from '../../runtime/rbac.ts';
+import { allows, AuthorizingClient, type Permission } from '../../runtime/rbac.ts';
 import { grantsOf, KEYSTONE_OPERATOR_NAMESPACE } from './rbac.ts';
 import {
   keystoneOperatorPermissions,
@@ -71,6 +71,14 @@ describe('generated RBAC', () => {
       writes.filter((p) => p.scope !== 'namespace'),
       [],
     );
+  });
+
+  it('lets the region service record Events in its namespace: the first created, a repeat patched onto it', () => {
+    const grants = grantsOf(regionServicePermissions(), 'unikorn-region');
+    for (const verb of ['create', 'patch'] as const) {
+      assert.ok(allows(grants, { group: '', resource: 'events', verb, namespace: 'unikorn-region' }), verb);
+      assert.ok(!allows(grants, { group: '', resource: 'events', verb, namespace: 'kube-system' }), verb);
+    }
   });
 
   for (const cluster of ['', TARGET]) {

@@ -109,6 +109,8 @@ export function regionServicePermissions(): Permission[] {
     ),
     permission(networkType, ['update'], { ...inNamespace, subresource: 'finalizers' }),
     permission(identityType, ['update'], { ...inNamespace, subresource: 'finalizers' }),
+    // Events on the objects a pass failed for, a repeat patched onto the first (kube/events.ts, provisioner.ts).
+    permission(builtin.event, ['create', 'patch'], inNamespace),
     ...leaderElection(),
   ];
 }

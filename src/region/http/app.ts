@@ -94,7 +94,7 @@ export async function buildApi(deps: ApiDeps): Promise<Api> {
       headersTimeout: Math.min(requestTimeout, HEADERS_TIMEOUT_MS),
       connectionsCheckingInterval: Math.max(100, Math.floor(requestTimeout / 10)),
     },
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // The router's own refusals (a path segment too long, a malformed URL) are problem documents too.
     frameworkErrors: (error, request, reply) => {
       const problem =
