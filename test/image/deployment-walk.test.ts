@@ -30,6 +30,7 @@ import type { KubernetesClient } from '../../src/kube/kubernetes/client.ts';
 import { kubeClientFrom } from '../../src/kube/kubernetes/connect.ts';
 import { builtin } from '../../src/kube/resource-type.ts';
 import { findUserByName, listDomains, listProjects } from '../../src/openstack/identity.ts';
+import { deleteSecurityGroup, listSecurityGroups } from '../../src/openstack/network.ts';
 import { regionKinds } from '../../src/region/apis/index.ts';
 import { Manager } from '../../src/runtime/manager.ts';
 import { KUBECONFIG_SECRET_LABEL } from '../../src/runtime/multicluster.ts';
@@ -187,6 +188,8 @@ if (missing !== undefined) {
       let regionHealth = '';
       let operatorHealth = '';
       let apiToken = '';
+      /** The identity projects the region service made, for the admin's clean-up of what Neutron keeps. */
+      const projects = new Set<string>();
 
       before(async () => {
         emulator = await Emulator.start({ config: { kvToken: KV_TOKEN } });
@@ -377,6 +380,9 @@ if (missing !== undefined) {
           );
         }
         const [domain] = await listDomains(c.admin.client('identity'), { name: PREFIX });
+        for (const p of await listProjects(c.admin.client('identity'), { domainId: domain?.id ?? '' })) {
+          projects.add(p.id);
+        }
         await eventually(
           'the identity project gone',
           async () =>
@@ -485,6 +491,12 @@ if (missing !== undefined) {
         );
         assert.match(unconfigured, new RegExp(`deleted domain ${PREFIX}`));
         assert.deepEqual(await listDomains(c.admin.client('identity'), { name: PREFIX }), []);
+        // Neutron keeps a deleted project's `default` security group, which only an admin may remove (ADR 0019).
+        const network = c.admin.client('network');
+        for (const group of await listSecurityGroups(network, { name: 'default' })) {
+          if (projects.has(group.project_id)) await deleteSecurityGroup(network, group.id);
+        }
+        for (const group of await listSecurityGroups(network)) assert.ok(!projects.has(group.project_id), group.id);
       });
 
       function auth(): Record<string, string> {
