@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { Client } from '../kube/client.ts';
+import type { PrinterColumn } from '../kube/crd.ts';
 import { openEmbeddedStore } from '../kube/embedded/store.ts';
 import type { KubeObject } from '../kube/object.ts';
 import { apiVersionOf, builtin, type ResourceType } from '../kube/resource-type.ts';
@@ -50,10 +51,12 @@ export async function connect(target: Target, options: { readonly create?: boole
   return { client: store, close: () => store.close() };
 }
 
-interface KindEntry {
+export interface KindEntry {
   readonly type: ResourceType;
   readonly singular: string;
   readonly shortNames: readonly string[];
+  /** The CRD's additionalPrinterColumns at that version (none for built-in kinds and CRDs without). */
+  readonly printerColumns: readonly PrinterColumn[];
 }
 
 interface CrdNames {
@@ -61,7 +64,12 @@ interface CrdNames {
     group?: string;
     scope?: string;
     names?: { kind?: string; plural?: string; singular?: string; shortNames?: string[] };
-    versions?: { name: string; served?: boolean; storage?: boolean }[];
+    versions?: {
+      name: string;
+      served?: boolean;
+      storage?: boolean;
+      additionalPrinterColumns?: PrinterColumn[];
+    }[];
   };
 }
 
@@ -71,6 +79,7 @@ export async function kindsOf(client: Client): Promise<KindEntry[]> {
     singular: type.kind.toLowerCase(),
     shortNames:
       type.plural === 'namespaces' ? ['ns'] : type.plural === 'customresourcedefinitions' ? ['crd', 'crds'] : [],
+    printerColumns: [],
   }));
   const { items } = await client.list(builtin.customResourceDefinition);
   const custom = items.flatMap((crd): KindEntry[] => {
@@ -88,18 +97,30 @@ export async function kindsOf(client: Client): Promise<KindEntry[]> {
       plural: names.plural,
       namespaced: spec.scope !== 'Cluster',
     };
-    return [{ type, singular: names.singular ?? names.kind.toLowerCase(), shortNames: names.shortNames ?? [] }];
+    return [
+      {
+        type,
+        singular: names.singular ?? names.kind.toLowerCase(),
+        shortNames: names.shortNames ?? [],
+        printerColumns: version.additionalPrinterColumns ?? [],
+      },
+    ];
   });
   return [...builtins, ...custom];
 }
 
 /** The kind a name on the command line means: kind, plural, singular, short name, optionally `.group`-qualified. */
 export function resolveKind(kinds: readonly KindEntry[], name: string): ResourceType {
+  return resolveEntry(kinds, name).type;
+}
+
+/** resolveKind with what the cluster says of the kind (its printer columns). */
+export function resolveEntry(kinds: readonly KindEntry[], name: string): KindEntry {
   const wanted = name.toLowerCase();
   for (const k of kinds) {
     const names = [k.type.kind.toLowerCase(), k.type.plural, k.singular, ...k.shortNames];
     const qualified = names.map((n) => (k.type.group === '' ? n : `${n}.${k.type.group}`));
-    if (names.includes(wanted) || qualified.includes(wanted)) return k.type;
+    if (names.includes(wanted) || qualified.includes(wanted)) return k;
   }
   throw new CliError(`the server doesn't have a resource type "${name}"`);
 }
@@ -109,5 +130,3 @@ export function kindOfObject(kinds: readonly KindEntry[], object: KubeObject): R
   if (found === undefined) throw new CliError(`no matches for kind "${object.kind}" in version "${object.apiVersion}"`);
   return found.type;
 }
-
-export const displayType = (type: ResourceType): string => `${type.plural}${type.group ? `.${type.group}` : ''}`;

@@ -65,17 +65,21 @@ describe('openregion apply/get/delete', () => {
     const applied = await run('apply', '-f', file);
     assert.equal(
       applied.out,
-      'customresourcedefinitions.apiextensions.k8s.io/gizmos.cli.openregion.dev serverside-applied\ngizmos.cli.openregion.dev/one serverside-applied\n',
+      'customresourcedefinition.apiextensions.k8s.io/gizmos.cli.openregion.dev serverside-applied\ngizmo.cli.openregion.dev/one serverside-applied\n',
     );
     const got = parse((await run('get', 'gz', 'one', '-o', 'yaml')).out) as {
       spec: { size: number };
-      metadata: { managedFields: { manager: string }[] };
+      metadata: { managedFields?: unknown };
     };
     assert.equal(got.spec.size, 3);
-    assert.equal(got.metadata.managedFields[0]?.manager, 'openregion-cli');
+    assert.equal(got.metadata.managedFields, undefined, 'managedFields hidden, as kubectl hides them');
+    const full = parse((await run('get', 'gz', 'one', '-o', 'yaml', '--show-managed-fields')).out) as {
+      metadata: { managedFields: { manager: string }[] };
+    };
+    assert.equal(full.metadata.managedFields[0]?.manager, 'openregion-cli');
     const listed = await run('get', 'gizmos');
     assert.match(listed.out, /^NAMESPACE\s+NAME\s+AGE\ndefault\s+one\s+\d+s\n$/);
-    assert.equal((await run('delete', 'Gizmo', 'one')).out, 'gizmos.cli.openregion.dev "one" deleted\n');
+    assert.equal((await run('delete', 'Gizmo', 'one')).out, 'gizmo.cli.openregion.dev "one" deleted\n');
     const missing = await run('get', 'gizmo', 'one');
     assert.match(missing.err, /NotFound/);
     assert.equal(process.exitCode, 1);
@@ -83,7 +87,7 @@ describe('openregion apply/get/delete', () => {
 
   it('apply -f - reads the manifest from standard input, as kubectl does', async () => {
     const applied = await runWith(manifest.replace('name: one', 'name: piped'), 'apply', '-f', '-');
-    assert.match(applied.out, /gizmos\.cli\.openregion\.dev\/piped serverside-applied\n$/);
+    assert.match(applied.out, /gizmo\.cli\.openregion\.dev\/piped serverside-applied\n$/);
     assert.equal(process.exitCode, undefined);
     assert.match((await run('get', 'gizmo', 'piped')).out, /piped/);
   });

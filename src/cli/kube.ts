@@ -4,20 +4,32 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { parseAllDocuments, stringify } from 'yaml';
-import type { Client } from '../kube/client.ts';
+import { parseAllDocuments } from 'yaml';
+import type { Client, ObjectList } from '../kube/client.ts';
 import { KubeError } from '../kube/errors.ts';
 import type { KubeObject } from '../kube/object.ts';
 import { systemClock } from '../util/clock.ts';
 import {
+  asJson,
+  asYaml,
+  customColumns,
+  DEFAULT_COLUMNS,
+  jsonpathTemplate,
+  kindName,
+  objectName,
+  table,
+  withoutManagedFields,
+} from './printer.ts';
+import {
   CliError,
   connect,
   DEFAULT_STORE,
-  displayType,
   type Connection,
   STORE_VARIABLE,
   kindOfObject,
   kindsOf,
+  type KindEntry,
+  resolveEntry,
   resolveKind,
   type Target,
 } from './connect.ts';
@@ -94,28 +106,90 @@ export const targetOptions = (c: Command): Command =>
     )
     .option('--kubeconfig <path>', 'a Kubernetes cluster instead of the embedded store');
 
-function age(created: string | undefined, now: number): string {
-  if (created === undefined) return '<unknown>';
-  const s = Math.max(0, Math.floor((now - Date.parse(created)) / 1000));
-  if (s < 120) return `${s}s`;
-  if (s < 7200) return `${Math.floor(s / 60)}m`;
-  if (s < 172800) return `${Math.floor(s / 3600)}h`;
-  return `${Math.floor(s / 86400)}d`;
+interface GetOptions extends Target {
+  readonly namespace?: string;
+  readonly allNamespaces?: boolean;
+  readonly output?: string;
+  readonly selector?: string;
+  readonly fieldSelector?: string;
+  readonly showManagedFields?: boolean;
+  readonly watch?: boolean;
 }
 
-function table(items: readonly KubeObject[], namespaced: boolean, now: number): string {
-  const rows = items.map((o) => [
-    ...(namespaced ? [o.metadata.namespace ?? ''] : []),
-    o.metadata.name,
-    age(o.metadata.creationTimestamp, now),
-  ]);
-  const header = [...(namespaced ? ['NAMESPACE'] : []), 'NAME', 'AGE'];
-  const all = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
-  return (
-    all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd((widths[i] ?? 0) + 3))).join('')).join('\n') +
-    '\n'
-  );
+interface Printer {
+  /** A table on a terminal (an empty list says so on stderr, as kubectl does). */
+  readonly tabular: boolean;
+  one(object: KubeObject): string;
+  list(list: ObjectList<KubeObject>): string;
+  /** One changed object during --watch: a table row without the header, or the object in the format. */
+  change(object: KubeObject): string;
+}
+
+/** A table's rows without its header line. */
+const withoutHeader = (tableText: string) => tableText.slice(tableText.indexOf('\n') + 1);
+
+const noResources = (namespace: string | undefined) =>
+  namespace === undefined ? 'No resources found\n' : `No resources found in ${namespace} namespace.\n`;
+
+/** The printer -o asks for, over the kind's printer columns. */
+function printerFor(entry: KindEntry, options: GetOptions, now: number): Printer {
+  const format = options.output ?? '';
+  const shown = (o: KubeObject) => (options.showManagedFields === true ? o : withoutManagedFields(o));
+  const listDoc = (list: ObjectList<KubeObject>) => ({
+    apiVersion: 'v1',
+    kind: 'List',
+    metadata: { resourceVersion: list.resourceVersion },
+    items: list.items.map(shown),
+  });
+  const perObject = (render: (o: KubeObject) => string): Printer => ({
+    tabular: false,
+    one: (o) => render(o),
+    list: (l) => l.items.map(render).join(''),
+    change: render,
+  });
+  if (format === 'yaml') return { ...perObject((o) => asYaml(shown(o))), list: (l) => asYaml(listDoc(l)) };
+  if (format === 'json') return { ...perObject((o) => asJson(shown(o))), list: (l) => asJson(listDoc(l)) };
+  if (format === 'name') return perObject((o) => `${objectName(entry.type, o.metadata.name)}\n`);
+  if (format.startsWith('jsonpath=')) {
+    const template = format.slice('jsonpath='.length);
+    return {
+      ...perObject((o) => jsonpathTemplate(shown(o), template)),
+      list: (l) => jsonpathTemplate(listDoc(l), template),
+    };
+  }
+  if (format.startsWith('custom-columns=')) {
+    const spec = format.slice('custom-columns='.length);
+    return {
+      tabular: true,
+      one: (o) => customColumns([o], spec),
+      list: (l) => customColumns(l.items, spec),
+      change: (o) => withoutHeader(customColumns([o], spec)),
+    };
+  }
+  if (format !== '' && format !== 'wide') {
+    throw new CliError(`unknown output format "${format}": wide, name, yaml, json, jsonpath=…, custom-columns=…`);
+  }
+  const columns = entry.printerColumns.length > 0 ? entry.printerColumns : DEFAULT_COLUMNS;
+  const withNamespace = entry.type.namespaced && (options.allNamespaces === true || options.namespace === undefined);
+  const render = (items: readonly KubeObject[], single: boolean) =>
+    table(items, { columns, wide: format === 'wide', withNamespace: withNamespace && !single, now });
+  return {
+    tabular: true,
+    one: (o) => render([o], true),
+    list: (l) => render(l.items, false),
+    change: (o) => withoutHeader(render([o], false)),
+  };
+}
+
+/** Aborted on Ctrl-C or SIGTERM, so `get --watch` ends its watch and closes the store cleanly. */
+function interrupted(): AbortSignal {
+  const controller = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      controller.abort();
+    });
+  }
+  return controller.signal;
 }
 
 export function kubeCommands(
@@ -148,7 +222,7 @@ export function kubeCommands(
             ? { ...object, metadata: { ...object.metadata, namespace: object.metadata.namespace ?? options.namespace } }
             : object;
           await client.apply(type, body, { fieldManager: FIELD_MANAGER, force: true });
-          out.write(`${displayType(type)}/${object.metadata.name} serverside-applied\n`);
+          out.write(`${objectName(type, object.metadata.name)} serverside-applied\n`);
         }
       },
       { create: true },
@@ -157,39 +231,50 @@ export function kubeCommands(
 
   const get = targetOptions(
     new Command('get')
-      .description('show one object, or list a kind')
+      .description('show one object, or list a kind, as kubectl prints them')
       .argument('<kind>')
       .argument('[name]')
       .option('-n, --namespace <ns>', 'the namespace (default: all namespaces for a list, default for one object)')
-      .option('-o, --output <format>', 'yaml or json'),
-  ).action(
-    async (kind: string, name: string | undefined, options: { namespace?: string; output?: string } & Target) => {
-      await withClient(options, err, async (store) => {
-        const type = resolveKind(await kindsOf(store), kind);
-        const format = options.output;
-        if (format !== undefined && format !== 'yaml' && format !== 'json')
-          throw new CliError(`unknown output format "${format}"`);
-        if (name !== undefined) {
-          const object = await store.get(type, type.namespaced ? (options.namespace ?? 'default') : undefined, name);
-          if (format === 'json') out.write(JSON.stringify(object, null, 2) + '\n');
-          else if (format === 'yaml') out.write(stringify(object));
-          else out.write(table([object], type.namespaced, systemClock.now()));
-          return;
-        }
-        const list = await store.list(type, { namespace: options.namespace });
-        const doc = {
-          apiVersion: 'v1',
-          kind: 'List',
-          metadata: { resourceVersion: list.resourceVersion },
-          items: list.items,
-        };
-        if (format === 'json') out.write(JSON.stringify(doc, null, 2) + '\n');
-        else if (format === 'yaml') out.write(stringify(doc));
-        else if (list.items.length === 0) err.write('No resources found\n');
-        else out.write(table(list.items, type.namespaced, systemClock.now()));
+      .option('-A, --all-namespaces', 'list across every namespace')
+      .option(
+        '-o, --output <format>',
+        'wide, name, yaml, json, jsonpath=TEMPLATE or custom-columns=HEADER:PATH,… (default: the printer columns)',
+      )
+      .option('-l, --selector <selector>', 'only objects whose labels match (a=b, a!=b, a in (b,c), !a)')
+      .option('--field-selector <selector>', 'only objects whose fields match (metadata.name=x)')
+      .option('--show-managed-fields', 'keep metadata.managedFields in yaml and json')
+      .option('-w, --watch', 'after the list, print each change as it happens (until interrupted)'),
+  ).action(async (kind: string, name: string | undefined, options: GetOptions) => {
+    await withClient(options, err, async (client) => {
+      const entry = resolveEntry(await kindsOf(client), kind);
+      const print = printerFor(entry, options, systemClock.now());
+      const { type } = entry;
+      if (name !== undefined) {
+        const object = await client.get(type, type.namespaced ? (options.namespace ?? 'default') : undefined, name);
+        out.write(print.one(object));
+        return;
+      }
+      const namespace = options.allNamespaces === true ? undefined : options.namespace;
+      const list = await client.list(type, {
+        namespace,
+        labelSelector: options.selector,
+        fieldSelector: options.fieldSelector,
       });
-    },
-  );
+      if (list.items.length === 0 && print.tabular) err.write(noResources(namespace));
+      else out.write(print.list(list));
+      if (options.watch !== true) return;
+      const signal = interrupted();
+      for await (const event of client.watch(type, {
+        namespace,
+        labelSelector: options.selector,
+        fieldSelector: options.fieldSelector,
+        resourceVersion: list.resourceVersion,
+        signal,
+      })) {
+        if (event.type !== 'BOOKMARK') out.write(print.change(event.object));
+      }
+    });
+  });
 
   const del = targetOptions(
     new Command('delete')
@@ -201,7 +286,7 @@ export function kubeCommands(
     await withClient(options, err, async (client) => {
       const type = resolveKind(await kindsOf(client), kind);
       await client.delete(type, type.namespaced ? options.namespace : undefined, name);
-      out.write(`${displayType(type)} "${name}" deleted\n`);
+      out.write(`${kindName(type)} "${name}" deleted\n`);
     });
   });
 

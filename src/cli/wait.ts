@@ -9,7 +9,8 @@ import { findCondition } from '../kube/conditions.ts';
 import type { Condition, KubeObject } from '../kube/object.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
 import { parseGoDuration } from '../util/duration.ts';
-import { CliError, displayType, kindsOf, resolveKind, type Target } from './connect.ts';
+import { CliError, kindsOf, resolveKind, type Target } from './connect.ts';
+import { objectName } from './printer.ts';
 import { targetOptions, withClient, type Out } from './kube.ts';
 
 type WaitFor =
@@ -122,13 +123,13 @@ export function waitCommand(out: Out = process.stdout, err: Out = process.stderr
         const namespace = type.namespaced ? options.namespace : undefined;
         const read = () => getOptional(client, type, namespace, name);
         const live = 'isTTY' in out && out.isTTY === true;
-        const ok = await waitFor(read, `${displayType(type)}/${name}`, options.for, out, {
+        const ok = await waitFor(read, objectName(type, name), options.for, out, {
           timeoutMs: options.timeout,
           intervalMs: 1000,
           clock: systemClock,
           live,
         });
-        if (!ok) throw new CliError(`timed out waiting for ${displayType(type)}/${name}`);
+        if (!ok) throw new CliError(`timed out waiting for ${objectName(type, name)}`);
       });
     },
   );
