@@ -66,7 +66,7 @@ describe('wait', () => {
 
   it('prints a line per change until met, on the injected clock', async () => {
     const clock = new ManualClock();
-    const states = [undefined, object('False'), object('False'), object('True', 'Provisioned', 'ready')];
+    const states = [object('False'), object('False'), object('True', 'Provisioned', 'ready')];
     let lines = '';
     let reads = 0;
     const ok = await waitFor(
@@ -78,11 +78,29 @@ describe('wait', () => {
     );
     assert.equal(ok, true);
     assert.deepEqual(lines.trim().split('\n'), [
-      'servers/web-1  not found  (0s)',
-      'servers/web-1  Available=False  Provisioning: being created  (1s)',
-      'servers/web-1  Available=True  Provisioned: ready  (3s)',
+      'servers/web-1  Available=False  Provisioning: being created  (0s)',
+      'servers/web-1  Available=True  Provisioned: ready  (2s)',
       'servers/web-1 condition met',
     ]);
+  });
+
+  it('fails at once on an object that is not there, unless its deletion is awaited', async () => {
+    const options = { timeoutMs: 60_000, intervalMs: 1000, clock: new ManualClock(), live: false };
+    const absent = () => Promise.resolve(undefined);
+    await assert.rejects(
+      waitFor(absent, 'servers/web-1', parseFor('condition=Available'), { write: () => undefined }, options),
+      /^Error: servers\/web-1 not found$/,
+    );
+    assert.equal(await waitFor(absent, 'servers/web-1', parseFor('delete'), { write: () => undefined }, options), true);
+  });
+
+  it("waits for a jsonpath value, or a field's presence", () => {
+    const o = object('True', 'Provisioned', 'ready');
+    assert.equal(met(o, parseFor("jsonpath={.status.conditions[?(@.type=='Available')].reason}=Provisioned")), true);
+    assert.equal(met(o, parseFor('jsonpath={.status.conditions[0].reason}=Provisioning')), false);
+    assert.equal(met(o, parseFor('jsonpath={.status.conditions}')), true);
+    assert.equal(met(o, parseFor('jsonpath={.status.publicIP}')), false);
+    assert.throws(() => parseFor('jsonpath=.status.phase'), /jsonpath='\{PATH\}'/);
   });
 
   it('gives up after the timeout', async () => {

@@ -1,6 +1,7 @@
 /**
- * `openregion wait KIND NAME --for condition=Available[=True|False|Unknown]` (or `--for delete`): waits with a live
- * progress line (the condition's status, reason and message, and how long), rewritten in place on a terminal and
+ * `openregion wait KIND NAME --for condition=Available[=True|False|Unknown]` (or `jsonpath='{PATH}'=VALUE`, or
+ * `delete`), with kubectl's semantics (a missing object is an error at once unless its deletion is awaited; a
+ * condition of an older generation does not count): waits with a live progress line (the condition's status, reason and message, and how long), rewritten in place on a terminal and
  * printed on each change otherwise. Against the embedded store of a running `up`, or Kubernetes.
  */
 import { Command, InvalidArgumentError } from 'commander';
@@ -10,18 +11,22 @@ import type { Condition, KubeObject } from '../kube/object.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
 import { parseGoDuration } from '../util/duration.ts';
 import { CliError, kindsOf, resolveKind, type Target } from './connect.ts';
-import { objectName } from './printer.ts';
+import { objectName, select } from './printer.ts';
 import { targetOptions, withClient, type Out } from './kube.ts';
 
 type WaitFor =
   | { readonly kind: 'condition'; readonly type: string; readonly status: 'True' | 'False' | 'Unknown' }
-  | { readonly kind: 'delete' };
+  | { readonly kind: 'delete' }
+  /** kubectl's `jsonpath='{.status.phase}'=Running`; without `=value`, the field's presence. */
+  | { readonly kind: 'jsonpath'; readonly path: string; readonly value: string | undefined };
 
 export function parseFor(text: string): WaitFor {
   if (text === 'delete') return { kind: 'delete' };
+  const jsonpath = /^jsonpath=\{(.+)\}(?:=(.*))?$/s.exec(text);
+  if (jsonpath?.[1] !== undefined) return { kind: 'jsonpath', path: jsonpath[1], value: jsonpath[2] };
   const match = /^condition=([A-Za-z][A-Za-z0-9]*)(?:=(True|False|Unknown|true|false|unknown))?$/.exec(text);
   if (match?.[1] === undefined) {
-    throw new InvalidArgumentError('expected condition=TYPE[=True|False|Unknown] or delete');
+    throw new InvalidArgumentError("expected condition=TYPE[=True|False|Unknown], jsonpath='{PATH}'[=VALUE] or delete");
   }
   const status = match[2] === undefined ? 'True' : (match[2][0]?.toUpperCase() ?? '') + match[2].slice(1).toLowerCase();
   return { kind: 'condition', type: match[1], status: status as 'True' | 'False' | 'Unknown' };
@@ -34,6 +39,11 @@ export function parseFor(text: string): WaitFor {
  */
 export function met(object: KubeObject | undefined, wanted: WaitFor): boolean {
   if (wanted.kind === 'delete') return object === undefined;
+  if (wanted.kind === 'jsonpath') {
+    if (object === undefined) return false;
+    const values = select(object, wanted.path).map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
+    return wanted.value === undefined ? values.length > 0 : values.includes(wanted.value);
+  }
   const condition = findCondition(conditionsOf(object), wanted.type);
   if (condition === undefined) return false;
   const generation = object?.metadata.generation;
@@ -50,6 +60,10 @@ export function progressLine(what: string, object: KubeObject | undefined, wante
   const elapsed = `(${String(Math.floor(elapsedMs / 1000))}s)`;
   if (object === undefined) return `${what}  not found  ${elapsed}`;
   const deleting = object.metadata.deletionTimestamp === undefined ? '' : '  deleting';
+  if (wanted.kind === 'jsonpath') {
+    const values = select(object, wanted.path).map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
+    return `${what}  {${wanted.path}}=${values.length === 0 ? '<none>' : values.join(',')}${deleting}  ${elapsed}`;
+  }
   const type = wanted.kind === 'condition' ? wanted.type : 'Available';
   const condition = findCondition(conditionsOf(object), type);
   const state =
@@ -79,6 +93,11 @@ export async function waitFor(
   let last = '';
   for (;;) {
     const object = await read();
+    // As kubectl's: an object that is not there is an error at once, unless its deletion is awaited.
+    if (object === undefined && wanted.kind !== 'delete') {
+      if (options.live && last !== '') out.write('\n');
+      throw new CliError(`${what} not found`);
+    }
     const elapsed = options.clock.now() - start;
     const line = progressLine(what, object, wanted, elapsed);
     if (options.live) out.write(`\r\x1b[2K${line}`);
@@ -111,7 +130,7 @@ export function waitCommand(out: Out = process.stdout, err: Out = process.stderr
       .argument('<name>')
       .requiredOption(
         '--for <condition>',
-        'condition=Available (default status True), condition=X=False, or delete',
+        "condition=Available (default status True), condition=X=False, jsonpath='{.status.x}'=value, or delete",
         parseFor,
       )
       .option('-n, --namespace <ns>', 'the namespace', 'default')
