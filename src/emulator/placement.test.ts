@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createServer, getServer } from '../openstack/compute.ts';
-import { BadRequestError } from '../openstack/errors.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '../openstack/errors.ts';
 import { createImage } from '../openstack/image.ts';
 import { listResourceProviders, type PlacementClient } from '../openstack/placement.ts';
 import { cloudFixture, type CloudFixture } from './testing/cloud.ts';
@@ -76,6 +76,16 @@ describe('Placement emulation', () => {
         .length,
       0,
     );
+  });
+
+  it('a custom resource class is deleted once no inventory uses it (409 before, 404 after, 400 standard)', async () => {
+    const del = (name: string) =>
+      placement.request({ method: 'DELETE', path: '/resource_classes/{name}', params: { name } });
+    await placement.request({ method: 'PUT', path: '/resource_classes/{name}', params: { name: 'CUSTOM_SPARE' } });
+    await del('CUSTOM_SPARE');
+    await assert.rejects(del('CUSTOM_SPARE'), NotFoundError);
+    await assert.rejects(del('CUSTOM_GOLD'), ConflictError);
+    await assert.rejects(del('VCPU'), BadRequestError);
   });
 
   it('a custom trait needs the CUSTOM_ prefix; !forbidden needs 1.22', async () => {

@@ -239,6 +239,14 @@ class Placement implements EmulatedService, PlacementLookup {
     };
     route('PUT', '/resource_classes/{name}', named(this.classes, 'resource class'));
     route('GET', '/resource_classes', () => json({ resource_classes: [...this.classes].map((name) => ({ name })) }));
+    route('DELETE', '/resource_classes/{name}', (req) => {
+      const name = req.params.name ?? '';
+      if (!name.startsWith('CUSTOM_')) throw bad(`Cannot delete standard resource class ${name}.`);
+      if ([...this.providers.values()].some((p) => name in p.inventories))
+        throw conflict(`Unable to delete resource class ${name}. Class is in use in inventory`);
+      if (!this.classes.delete(name)) throw missing(`No such resource class ${name}.`);
+      return noContent();
+    });
     route('PUT', '/traits/{name}', named(this.traits, 'trait'));
     route('GET', '/traits', () => json({ traits: [...this.traits] }));
     route('GET', '/traits/{name}', (req) => {

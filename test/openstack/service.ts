@@ -38,7 +38,17 @@ export interface Response<T> {
   readonly body: T;
 }
 
-export async function contractService(c: ContractCloud, services: ServiceConfig = {}): Promise<ContractService> {
+/** How the region service runs, where a test needs it other than `up`'s defaults. */
+interface ServiceOptions {
+  /** Creates a never-booted server gets before it reads terminal (`serve --provider-create-max-attempts`). */
+  readonly maxServerCreateAttempts?: number;
+}
+
+export async function contractService(
+  c: ContractCloud,
+  services: ServiceConfig = {},
+  options: ServiceOptions = {},
+): Promise<ContractService> {
   const regionID = randomUUID();
   const organizationID = `ct-org-${randomUUID().slice(0, 8)}`;
   const projectID = `ct-project-${randomUUID().slice(0, 8)}`;
@@ -64,6 +74,9 @@ export async function contractService(c: ContractCloud, services: ServiceConfig 
     monitorPeriodMs: 2_000,
     // A snapshot joins the list at once (pending); its later states arrive with a refresh.
     imageRefreshMs: 5_000,
+    ...(options.maxServerCreateAttempts === undefined
+      ? {}
+      : { maxServerCreateAttempts: options.maxServerCreateAttempts }),
   });
   await manager.start();
   service.start();

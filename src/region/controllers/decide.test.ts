@@ -45,6 +45,12 @@ describe('provisionVerdict', () => {
       available: { status: 'True', reason: 'Provisioned', message: messages.provisioned },
     });
   });
+  it('a yield that says what it waits for shows that fixed text instead', () => {
+    const verdict = provisionVerdict(Outcome.yield('create-retrying', 'retrying (attempt 2 of 3)'));
+    assert.equal(verdict.action === 'report' ? verdict.available.message : '', 'retrying (attempt 2 of 3)');
+    assert.equal(verdict.action === 'report' ? verdict.available.reason : '', 'Provisioning');
+  });
+
   it('yield: False, Provisioning, the spec’s 10 s re-check', () => {
     assert.deepEqual(provisionVerdict(Outcome.yield('pending')), {
       action: 'report',

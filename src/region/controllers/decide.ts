@@ -75,7 +75,7 @@ export function provisionVerdict(outcome: Outcome<unknown>): Verdict {
       return {
         action: 'report',
         row: 'yield',
-        available: available('False', conditionReasons.provisioning, messages.provisioning),
+        available: available('False', conditionReasons.provisioning, outcome.message ?? messages.provisioning),
         requeueAfterMs: RECHECK_MS,
       };
     case 'park':

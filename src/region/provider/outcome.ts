@@ -17,6 +17,8 @@ export interface Done<T> {
 export interface Yield {
   readonly kind: 'yield';
   readonly reason: string;
+  /** Fixed tenant text saying what the wait is for, when the generic "being provisioned" says too little. */
+  readonly message?: string;
 }
 
 /** User action required: no requeue; a spec edit (or a watched observation) wakes the resource again. */
@@ -48,8 +50,8 @@ export const Outcome = {
   ok(): Done<undefined> {
     return { kind: 'done', value: undefined };
   },
-  yield(reason: string): Yield {
-    return { kind: 'yield', reason };
+  yield(reason: string, message?: string): Yield {
+    return message === undefined ? { kind: 'yield', reason } : { kind: 'yield', reason, message };
   },
   park(reason: string, message: string, cause?: unknown): Park {
     return cause === undefined ? { kind: 'park', reason, message } : { kind: 'park', reason, message, cause };

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { IMAGE_NOT_REALIZED_MESSAGE } from '../../openstack/server/messages.ts';
-import { providerCreateFailedMessage } from './decide.ts';
+import { providerCreateFailedMessage, providerCreateRetryingMessage } from './decide.ts';
 import { serverControllerFixture, type ServerControllerFixture } from '../testing/server.ts';
 
 let s: ServerControllerFixture;
@@ -28,7 +28,11 @@ describe('Server controller: bounded create-retry', () => {
     const failed = await s.nova(input);
     assert.equal(failed.status, 'ERROR');
     await s.poll();
-    for (let i = 0; i < 6 && (await s.available(input))?.reason !== 'Provisioned'; i++) await s.tick();
+    // A recreated server reads provisioned once it has booted: the monitor's poll latches that.
+    for (let i = 0; i < 6 && (await s.available(input))?.reason !== 'Provisioned'; i++) {
+      await s.tick();
+      await s.poll();
+    }
     const recreated = await s.nova(input);
     assert.notEqual(recreated.id, failed.id);
     assert.equal((await s.available(input))?.reason, 'Provisioned');
@@ -53,6 +57,37 @@ describe('Server controller: bounded create-retry', () => {
     const available = await s.available(input);
     assert.deepEqual([available?.reason, available?.message], ['Errored', providerCreateFailedMessage(3)]);
     assert.equal((await s.get(input)).status?.providerCreateFailures, 3);
+  });
+
+  it('while the retries run it reads provisioning with the attempt, never provisioned; then the terminal error', async () => {
+    const input = s.input();
+    for (let i = 0; i < 3; i++) controls().failNext({ operation: 'create' });
+    await s.create(input);
+    await s.tick(1_000);
+    await s.poll();
+    const seen: string[] = [];
+    const record = async () => {
+      const available = await s.available(input);
+      seen.push(`${available?.reason ?? '-'}: ${available?.message ?? '-'}`);
+    };
+    for (let i = 0; i < 12 && (await s.available(input))?.message !== providerCreateFailedMessage(3); i++) {
+      // Each step as the cloud and the loops would take it: the build fails, the 10 s re-check reads the server
+      // back, the monitor stamps the failure.
+      await s.tick(1_000);
+      await record();
+      await s.tick();
+      await record();
+      await s.poll();
+      await record();
+    }
+    assert.deepEqual(
+      seen.filter((line) => line.startsWith('Provisioned')),
+      [],
+      `never provisioned while retrying: ${seen.join(' | ')}`,
+    );
+    assert.ok(seen.includes(`Provisioning: ${providerCreateRetryingMessage(2, 3)}`), seen.join(' | '));
+    assert.ok(seen.includes(`Provisioning: ${providerCreateRetryingMessage(3, 3)}`), seen.join(' | '));
+    assert.equal(seen.at(-1), `Errored: ${providerCreateFailedMessage(3)}`);
   });
 
   it('a booted server in ERROR is never destroyed: it parks on the image rows instead', async () => {

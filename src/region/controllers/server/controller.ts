@@ -49,6 +49,7 @@ import {
   confirmCreateRetryDelete,
   decideCreateRetry,
   DEFAULT_PROVIDER_CREATE_MAX_ATTEMPTS,
+  duringCreateRetry,
   type CreateRetryEvent,
 } from './decide.ts';
 import { byVolume, createFailureEdge, observedChanged, serversNaming, vanishedEdge, VOLUME_INDEX } from './watches.ts';
@@ -187,7 +188,8 @@ async function provisionServer(
       await ctx.persist(retry.status);
       return retryDelete(provider, ctx, pass, retry.attempt);
     case 'proceed': {
-      const outcome = await provider.createServer(ctx, pass.identity, pass.input);
+      const created = await provider.createServer(ctx, pass.identity, pass.input);
+      const outcome = duringCreateRetry(retry.status, created, pass.maxAttempts);
       if (outcome.kind === 'done') return attach(provider, ctx, pass, outcome.value, retry.status);
       const rebuilding = outcome.kind === 'yield' && outcome.rebuilding === true;
       return { outcome, status: rebuilding ? stamped(retry.status, new Date(ctx.clock.now())) : retry.status };

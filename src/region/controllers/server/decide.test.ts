@@ -6,11 +6,14 @@ import {
   confirmCreateRetryDelete,
   decideCreateRetry,
   DEFAULT_PROVIDER_CREATE_MAX_ATTEMPTS,
+  duringCreateRetry,
   providerCreateFailure,
+  providerCreateRetryingMessage,
   providerCreateFailureEdge,
   type CreateRetryDecision,
 } from './decide.ts';
 import { observeServer } from '../../openstack/server/observe.ts';
+import { Outcome } from '../../provider/outcome.ts';
 
 const NOW = new Date('2026-11-30T13:00:00Z');
 const T = '2026-11-30T12:00:00Z';
@@ -183,7 +186,11 @@ describe('confirmCreateRetryDelete', () => {
   it('C6: gone resets the runtime status, ends the retry, and yields so the next pass recreates', () => {
     const c = confirmCreateRetryDelete(during, true, { attempt: 1, maxAttempts: 3, now: NOW });
     assert.equal(c.row, 'C6');
-    assert.deepEqual(c.outcome, { kind: 'yield', reason: 'C6' });
+    assert.deepEqual(c.outcome, {
+      kind: 'yield',
+      reason: 'C6',
+      message: 'the server could not be created; retrying (attempt 2 of 3)',
+    });
     assert.equal(c.status.providerCreateRetrying, false);
     assert.equal(c.status.privateIP, undefined);
     assert.equal(c.status.publicIP, undefined);
@@ -207,6 +214,7 @@ describe('confirmCreateRetryDelete', () => {
   it('C7: still present keeps the retry open and recreates nothing', () => {
     const c = confirmCreateRetryDelete(during, false, { attempt: 1, maxAttempts: 3, now: NOW });
     assert.equal(c.row, 'C7');
+    assert.equal(c.outcome.message, providerCreateRetryingMessage(2, 3));
     assert.equal(c.status.providerCreateRetrying, true);
     assert.equal(c.event, undefined);
     assert.equal(
@@ -219,6 +227,46 @@ describe('confirmCreateRetryDelete', () => {
   it('keeps a provisionedAt latch through the reset', () => {
     const c = confirmCreateRetryDelete({ ...during, provisionedAt: T }, true, { attempt: 1, maxAttempts: 3, now: NOW });
     assert.equal(c.status.provisionedAt, T);
+  });
+});
+
+describe('duringCreateRetry: what a converge pass reports while a retry is in progress', () => {
+  const retrying: ServerStatus = { providerCreateFailures: 1, conditions: [cond('Active', 'False', 'Pending')] };
+  const addresses = { privateIP: '10.0.0.5' };
+
+  it('a recreated server Nova accepted is not provisioned before it boots: it waits, naming the attempt', () => {
+    assert.deepEqual(duringCreateRetry(retrying, Outcome.done(addresses), 3), {
+      kind: 'yield',
+      reason: 'create-retrying',
+      message: 'the server could not be created; retrying (attempt 2 of 3)',
+    });
+    assert.deepEqual(duringCreateRetry(retrying, Outcome.yield('created'), 3), {
+      kind: 'yield',
+      reason: 'created',
+      message: providerCreateRetryingMessage(2, 3),
+    });
+  });
+
+  it('the attempt never reads past the cap', () => {
+    const last = duringCreateRetry({ ...retrying, providerCreateFailures: 5 }, Outcome.yield('created'), 3);
+    assert.equal(last.kind === 'yield' ? last.message : '', providerCreateRetryingMessage(3, 3));
+  });
+
+  it('changes nothing without a failure, once the server booted, or for a park, terminal or rebuild', () => {
+    const done = Outcome.done(addresses);
+    assert.equal(duringCreateRetry({}, done, 3), done);
+    assert.equal(duringCreateRetry({ ...retrying, provisionedAt: T }, done, 3), done);
+    assert.equal(duringCreateRetry({ ...retrying, launchedAt: T }, done, 3), done);
+    const park = Outcome.park('r', 'm');
+    assert.equal(duringCreateRetry(retrying, park, 3), park);
+    const terminal = Outcome.terminal('r', 'm');
+    assert.equal(duringCreateRetry(retrying, terminal, 3), terminal);
+    const rebuilding = { ...Outcome.yield('R3'), rebuilding: true as const };
+    assert.equal(duringCreateRetry(retrying, rebuilding, 3), rebuilding);
+  });
+
+  it('the message names no cause', () => {
+    assert.doesNotMatch(providerCreateRetryingMessage(2, 3), /valid host|nova|fault|error/i);
   });
 });
 

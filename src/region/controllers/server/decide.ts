@@ -15,15 +15,26 @@
  *
  * provisionedAt is the guard because launchedAt is cleared by the retry reset, and Available is re-derived every
  * pass; the latch is write-once and only the monitor writes it (observe.ts).
+ *
+ * While a retry is in progress (an attempt failed and the server has not booted since) Available reads
+ * Provisioning with a cause-neutral message naming the attempt, never Provisioned: Nova's acceptance of the
+ * recreate proves nothing until the server boots. The fault itself stays in the operator log.
  */
 import { findCondition, setCondition } from '../../../kube/conditions.ts';
 import { activeCondition, type ServerStatus } from '../../apis/server.ts';
+import type { ServerOutcome } from '../../provider/contract.ts';
 import { Outcome, type Terminal, type Yield } from '../../provider/outcome.ts';
 
 const PROVIDER_CREATE_FAILED_REASON = 'provider_create_failed';
 
 export const providerCreateFailedMessage = (attempts: number): string =>
   `provider server create failed after ${attempts} attempts`;
+
+/** Available's message while a failed create is retried: no cause, the attempt now running and the cap. */
+export const providerCreateRetryingMessage = (attempt: number, max: number): string =>
+  `the server could not be created; retrying (attempt ${String(attempt)} of ${String(max)})`;
+
+const CREATE_RETRYING_REASON = 'create-retrying';
 
 /** The Healthy message while a failed create is deleted and recreated. */
 const CREATE_RETRY_DELETING_MESSAGE = 'Deleting failed provider server before retrying create';
@@ -133,18 +144,34 @@ export function confirmCreateRetryDelete(
 ): CreateRetryConfirmation {
   const message = gone ? CREATE_RETRY_READY_MESSAGE : CREATE_RETRY_DELETING_MESSAGE;
   const reset = { ...resetRuntimeStatus(status, message, context.now), providerCreateRetrying: !gone };
-  if (!gone) return { row: 'C7', status: reset, outcome: Outcome.yield('C7') };
   const max = Math.max(1, Math.floor(context.maxAttempts));
+  const retrying = providerCreateRetryingMessage(Math.min(context.attempt + 1, max), max);
+  if (!gone) return { row: 'C7', status: reset, outcome: Outcome.yield('C7', retrying) };
   return {
     row: 'C6',
     status: reset,
-    outcome: Outcome.yield('C6'),
+    outcome: Outcome.yield('C6', retrying),
     event: {
       type: 'Normal',
       reason: 'ProviderCreateRetryReady',
       message: `Failed provider server deleted; retrying provider server create (attempt ${context.attempt}/${max})`,
     },
   };
+}
+
+/**
+ * The provider's create-or-converge outcome as this pass reports it: while a retry is in progress a converged
+ * server is not provisioned until it boots (the monitor's provisionedAt latch), so done waits, and a wait says
+ * which attempt it is. Outside a retry the outcome is unchanged.
+ */
+export function duringCreateRetry(status: ServerStatus, outcome: ServerOutcome, maxAttempts: number): ServerOutcome {
+  const failures = status.providerCreateFailures ?? 0;
+  const booted = status.provisionedAt !== undefined || status.launchedAt !== undefined;
+  if (failures === 0 || booted || outcome.kind === 'park' || outcome.kind === 'terminal') return outcome;
+  if (outcome.kind === 'yield' && outcome.rebuilding === true) return outcome;
+  const max = Math.max(1, Math.floor(maxAttempts));
+  const message = providerCreateRetryingMessage(Math.min(failures + 1, max), max);
+  return Outcome.yield(outcome.kind === 'yield' ? outcome.reason : CREATE_RETRYING_REASON, message);
 }
 
 function resetRuntimeStatus(status: ServerStatus, message: string, now: Date): ServerStatus {
