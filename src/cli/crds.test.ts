@@ -14,7 +14,8 @@ import {
 } from '../kube/schema/cel-cost.ts';
 import type { CrdSpec } from '../kube/schema/types.ts';
 import { regionKinds } from '../region/apis/index.ts';
-import { allCrds, CRDS_HEADER, crdsCommand, renderCrds } from './crds.ts';
+import { withoutCelRules } from '../kube/crd.ts';
+import { allCrds, CRDS_HEADER, crdsCommand, PRE_CEL_FOLDER, renderCrds } from './crds.ts';
 
 const committed = fileURLToPath(new URL('../../deploy/crds/', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'openregion-crds-'));
@@ -62,14 +63,39 @@ describe('openregion crds', () => {
     writeFileSync(join(dir, 'external-secrets.io_pushsecrets.yaml'), `${CRDS_HEADER}kind: CustomResourceDefinition\n`);
     writeFileSync(join(dir, 'someone-elses.yaml'), 'kind: ConfigMap\n');
     await run('--out', dir);
-    assert.deepEqual(readdirSync(dir).sort(), [...renderCrds().keys(), 'someone-elses.yaml'].sort());
+    assert.deepEqual(readdirSync(dir).sort(), [...renderCrds().keys(), PRE_CEL_FOLDER, 'someone-elses.yaml'].sort());
+    assert.deepEqual(readdirSync(join(dir, PRE_CEL_FOLDER)).sort(), [...renderCrds('pre-1.25').keys()].sort());
+  });
+
+  it('the CRDs for clusters before 1.25 are the same CRDs without a single CEL rule', async () => {
+    const rules = (value: unknown): number =>
+      Array.isArray(value)
+        ? value.reduce((n: number, v) => n + rules(v), 0)
+        : typeof value === 'object' && value !== null
+          ? Object.entries(value).reduce((n, [k, v]) => n + (k === 'x-kubernetes-validations' ? 1 : 0) + rules(v), 0)
+          : 0;
+    const current = allCrds();
+    const before = allCrds('pre-1.25');
+    assert.ok(rules(current) > 0, 'the CRDs for 1.25 on keep their CEL rules');
+    assert.equal(rules(before), 0);
+    assert.deepEqual(before, current.map(withoutCelRules));
+    assert.deepEqual(
+      before.map((c) => c.metadata.name),
+      current.map((c) => c.metadata.name),
+    );
+    const printed = parseAllDocuments(await run('--without-cel')).map((d) => d.toJS() as unknown);
+    assert.deepEqual(printed, before);
   });
 
   it('deploy/crds is up to date with the schemas (regenerate: openregion crds --out deploy/crds)', () => {
-    const expected = renderCrds();
-    const present = readdirSync(committed).filter((f) => f.endsWith('.yaml'));
-    assert.deepEqual(present.sort(), [...expected.keys()].sort(), 'stale or missing files in deploy/crds');
-    for (const [name, text] of expected) assert.equal(readFileSync(join(committed, name), 'utf8'), text, name);
+    for (const [folder, expected] of [
+      [committed, renderCrds()],
+      [join(committed, PRE_CEL_FOLDER), renderCrds('pre-1.25')],
+    ] as const) {
+      const present = readdirSync(folder).filter((f) => f.endsWith('.yaml'));
+      assert.deepEqual(present.sort(), [...expected.keys()].sort(), `stale or missing files in ${folder}`);
+      for (const [name, text] of expected) assert.equal(readFileSync(join(folder, name), 'utf8'), text, name);
+    }
   });
 
   describe('CEL cost on Kubernetes 1.25+ (only 1.20 runs here, which ignores CEL)', () => {

@@ -165,3 +165,20 @@ export function customResourceDefinition(kind: KindDefinition): KubeObject {
     },
   };
 }
+
+/** The key Kubernetes spells a schema node's CEL rules with. */
+const CEL_RULES = 'x-kubernetes-validations';
+
+/**
+ * The same CRD for Kubernetes before 1.25 (ADR 0022): every CEL rule removed, nothing else changed. 1.20–1.22 do
+ * not know the field (kubectl's validation refuses it; the API server drops it, so every re-apply reports drift),
+ * and 1.23–1.24 drop it while their CEL feature gate is off, its default. Those clusters never enforced the rules.
+ */
+export function withoutCelRules(crd: KubeObject): KubeObject {
+  const strip = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(strip);
+    if (!isRecord(value)) return value;
+    return Object.fromEntries(Object.entries(value).flatMap(([k, v]) => (k === CEL_RULES ? [] : [[k, strip(v)]])));
+  };
+  return { ...crd, spec: strip(crd['spec']) };
+}
