@@ -213,8 +213,10 @@ class Placement implements EmulatedService, PlacementLookup {
           if (minor > MAX_MINOR)
             throw placementFault(406, 'placement.undefined_code', `Unacceptable version header: 1.${String(minor)}`);
           const auth = ctx.authenticate(req, (msg) => placementFault(401, 'placement.undefined_code', msg));
-          // Placement's default policy is admin-only for everything openregion uses.
-          if (!isAdmin(auth) && !auth.roles.includes('service'))
+          // Placement's default policy is admin-only for everything openregion uses; deploy/policies/placement.yaml
+          // lets a manager list providers.
+          const listing = method === 'GET' && path === '/resource_providers' && auth.roles.includes('manager');
+          if (!isAdmin(auth) && !auth.roles.includes('service') && !listing)
             throw placementFault(
               403,
               'placement.undefined_code',

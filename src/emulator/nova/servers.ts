@@ -3,7 +3,7 @@
  * injected), list with Nova's filters (the name filter is a regular expression) and `servers_links` paging, show,
  * update and delete.
  */
-import { isAdmin } from '../context.ts';
+import { hasRole, isAdmin } from '../context.ts';
 import { novaFault } from '../faults.ts';
 import { json, noContent, type EmuRequest } from '../http.ts';
 import { arrayAt, isObject, objectAt, stringAt, stringMapAt, stringsOf } from '../json.ts';
@@ -100,6 +100,13 @@ function create(api: NovaApi, req: EmuRequest, call: NovaCall) {
   const group = groupId === undefined ? undefined : state.groups.get(groupId);
   if (groupId !== undefined && !group) throw badRequest(`Invalid server group ${groupId}: not found.`);
   const projectId = auth.projectId ?? '';
+  const destination = stringAt(body, 'hypervisor_hostname');
+  if (destination !== undefined) {
+    // deploy/policies/nova.yaml: admin, or a manager of the project the server is created in.
+    if (!isAdmin(auth) && !hasRole(auth, 'manager'))
+      throw novaFault(403, "Policy doesn't allow compute:servers:create:requested_destination to be performed.");
+    if (destination !== HOST) throw badRequest(`Compute host ${destination} could not be found.`);
+  }
   quotaCheck(api, projectId, flavor);
   const metadata = stringMapAt(body, 'metadata') ?? {};
   if (
