@@ -8,7 +8,7 @@ import {
   type ComputeClient,
   type Server,
 } from '../openstack/compute.ts';
-import { BadRequestError, ConflictError, NotFoundError, ServerError } from '../openstack/errors.ts';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ServerError } from '../openstack/errors.ts';
 import { createProject, createUser, findRoleByName, grantRole } from '../openstack/identity.ts';
 import { createImage } from '../openstack/image.ts';
 import type { ServiceModule } from './context.ts';
@@ -95,6 +95,29 @@ describe('Nova emulation', () => {
     cloud.emulator.control.advance(ms);
   };
   const imageOf = (s: Server) => (s.image === '' ? '' : s.image.id);
+
+  it("reset-state: the admin's only; sets ERROR or ACTIVE and touches nothing else", async () => {
+    const id = await boot('reset');
+    settle(50);
+    const reset = (client: ComputeClient, state: string) =>
+      client.request({
+        method: 'POST',
+        path: '/servers/{id}/action',
+        params: { id },
+        body: { 'os-resetState': { state } },
+      });
+    await assert.rejects(reset(compute, 'error'), ForbiddenError);
+    await assert.rejects(reset(admin, 'deleted'), BadRequestError);
+    await reset(admin, 'error');
+    const errored = await getServer(compute, id);
+    assert.equal(errored.status, 'ERROR');
+    assert.equal(imageOf(errored), images.a);
+    assert.ok(errored['OS-SRV-USG:launched_at']);
+    await reset(admin, 'active');
+    assert.equal((await getServer(compute, id)).status, 'ACTIVE');
+    await compute.request({ method: 'DELETE', path: '/servers/{id}', params: { id } });
+    settle(5_000);
+  });
 
   it('microversions: both headers answered; above the maximum is 406', async () => {
     const { headers } = await compute.request({ method: 'GET', path: '/flavors' });

@@ -2,8 +2,8 @@
  * Contract (issue 7, Done means 2): servers through the region provider with the region's non-admin credential
  * from `region configure`, against the real dev cloud (Nova's fake driver) or the emulator. An identity, its
  * network and security group are made the way the region service makes them; then a server is created and reads
- * Running, an image change rebuilds it onto the new image, a rebuild toward a deleted image parks, and deleting it
- * leaves no server, port or floating IP (listed as admin).
+ * Running, an image change rebuilds it onto the new image, an ERROR on the spec image parks (R3′), a rebuild toward
+ * a deleted image parks, and deleting it leaves no server, port or floating IP (listed as admin).
  *
  * Runs against the dev cloud (`node --import tsx --test test/openstack/region-server.test.ts`) and the emulator
  * (the same with OPENREGION_CONTRACT_TARGET=emulator).
@@ -26,7 +26,7 @@ import { serverPortName } from '../../src/region/openstack/names.ts';
 import { createNetwork, deleteNetwork } from '../../src/region/openstack/network/lifecycle.ts';
 import type { RegionContext } from '../../src/region/openstack/registry.ts';
 import { createSecurityGroup, deleteSecurityGroup } from '../../src/region/openstack/security-group/lifecycle.ts';
-import { IMAGE_NOT_FOUND_MESSAGE } from '../../src/region/openstack/server/messages.ts';
+import { IMAGE_NOT_FOUND_MESSAGE, IMAGE_NOT_REALIZED_MESSAGE } from '../../src/region/openstack/server/messages.ts';
 import { serverProviderFor, type OpenstackServerProvider } from '../../src/region/openstack/server/provider.ts';
 import { cloudTarget, contractCloud, waitFor } from './cloud.ts';
 import { contractRegions, REGION_NAMESPACE, type ContractRegions } from './region.ts';
@@ -163,6 +163,32 @@ describe('region servers (the region credential from `region configure`)', { ski
     assert.equal(fresh.status, 'ACTIVE');
     const observed = await waitFor(poll, (s) => s.observed?.image === images.b, { ...SETTLE, what: 'observed' });
     assert.equal(findCondition(observed.conditions, 'Active')?.reason, 'Running');
+  });
+
+  // R3′ as the dev cloud can show it. Nova's fake driver never fails a rebuild, and a rebuild its scheduler refuses
+  // rolls the image ref back (R4's ground, not R3′'s), so the ERROR on the spec image is the admin's reset-state:
+  // docs/spec/openstack-provider.md §Image rebuild has a host failure after a rebuild present exactly so.
+  it('R3′: a launched server in ERROR on its spec image parks as not realized; back to ACTIVE it is done', async () => {
+    const [found] = await nova();
+    assert.ok(found);
+    const reset = (state: 'error' | 'active') =>
+      c.admin.client('compute').request({
+        method: 'POST',
+        path: '/servers/{id}/action',
+        params: { id: found.id },
+        body: { 'os-resetState': { state } },
+      });
+    await reset('error');
+    try {
+      const parked = await provider.createServer(ctx, identity, server);
+      assert.ok(parked.kind === 'park', JSON.stringify(parked));
+      assert.equal(parked.message, IMAGE_NOT_REALIZED_MESSAGE);
+      const [still] = await nova();
+      assert.equal(still?.id, found.id, 'parked, never recreated');
+    } finally {
+      await reset('active');
+    }
+    done(await provider.createServer(ctx, identity, server));
   });
 
   it('a rebuild toward a deleted image parks and touches nothing', async () => {

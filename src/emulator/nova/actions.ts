@@ -1,10 +1,11 @@
 /**
  * Server actions: rebuild (compare-and-swap on the task state; the new image ref and `rebuilding` committed
- * together before the 202), reboot, stop, start, createImage, console output, and remote consoles.
+ * together before the 202), reboot, stop, start, createImage, console output, the admin's reset-state, and remote
+ * consoles.
  */
 import { isAdmin } from '../context.ts';
 import { novaFault } from '../faults.ts';
-import { json, type EmuRequest } from '../http.ts';
+import { json, noContent, type EmuRequest } from '../http.ts';
 import { isObject, numberAt, objectAt, stringAt, stringMapAt } from '../json.ts';
 import { badRequest, conflict, PREFIX, serverFor, touch, type NovaApi, type NovaCall } from './api.ts';
 import { atLeast } from './microversion.ts';
@@ -52,6 +53,8 @@ export function registerActions(api: NovaApi): void {
         return createImage(api, server, req, call);
       case 'os-getConsoleOutput':
         return consoleOutput(server, req);
+      case 'os-resetState':
+        return resetState(api, server, req, call);
       default:
         throw badRequest(`There is no such action: ${action ?? ''}`);
     }
@@ -71,6 +74,25 @@ export function registerActions(api: NovaApi): void {
       remote_console: { protocol, type, url: `${api.ctx.origin()}/vnc_auto.html?path=%3Ftoken%3D${token}` },
     });
   });
+}
+
+/** The admin's reset-state: the vm_state it names (active or error), no task, nothing else touched. */
+function resetState(api: NovaApi, server: NServer, req: EmuRequest, call: NovaCall) {
+  if (!isAdmin(call.auth)) {
+    throw novaFault(403, "Policy doesn't allow os_compute_api:os-admin-actions:reset_state to be performed.");
+  }
+  const state = stringAt(objectAt(req.body, 'os-resetState'), 'state');
+  if (state !== 'active' && state !== 'error') {
+    throw badRequest(
+      'Invalid input for field/attribute state. Value: ' +
+        String(state) +
+        ". 'state' must be one of ['active', 'error']",
+    );
+  }
+  touch(api, server);
+  server.vmState = state;
+  server.taskState = null;
+  return noContent(202);
 }
 
 function rebuild(api: NovaApi, server: NServer, req: EmuRequest, call: NovaCall) {
