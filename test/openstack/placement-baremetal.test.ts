@@ -15,7 +15,8 @@ import {
   type ResourceProvider,
 } from '../../src/openstack/placement.ts';
 import type { ServiceClient } from '../../src/openstack/session.ts';
-import { contractCloud } from './cloud.ts';
+import { mapServerActive } from '../../src/region/openstack/server/decide-monitor.ts';
+import { contractCloud, waitFor } from './cloud.ts';
 import { Cleanup } from './cleanup.ts';
 
 const cloud = await contractCloud();
@@ -218,5 +219,68 @@ describe('baremetal contract (Ironic 1.11)', { skip: cloud === undefined }, () =
       [...NODE_FIELDS].sort(),
     );
     await assert.rejects(getNode(ironic, randomUUID()), NotFoundError);
+  });
+
+  // The monitor's Ironic phases (docs/spec/openstack-provider.md §Baremetal progress) on a real node's states. What
+  // cannot run here: the monitor consults Ironic only while Nova reports BUILD for a flavor marked baremetal, and the
+  // dev cloud's Nova runs the fake virt driver, not Ironic's, so no Nova server is ever backed by a node, and its
+  // builds settle in about 4 s with nothing that can hold one in BUILD. The read the monitor makes (the node by
+  // instance uuid) and its mapping are exercised below on a fake-hardware node driven through its provision states;
+  // the monitor's own path, Nova BUILD included, runs on the emulator (src/region/monitor/server.test.ts).
+  it('the monitor reads Queued while the node waits (enroll, manageable, available) and Building once deployed', async () => {
+    const phase = async () => {
+      const found = await getNodeByInstanceUuid(ironic, instanceUuid);
+      const lookup =
+        found === undefined
+          ? ({ kind: 'absent' } as const)
+          : ({ kind: 'node', provisionState: found.provision_state } as const);
+      return {
+        state: found?.provision_state,
+        active: mapServerActive({ status: 'BUILD' }, { baremetal: true, ironic: lookup }).reason,
+      };
+    };
+    const settled = async (target: string, state: string) => {
+      await ironic.request({
+        method: 'PUT',
+        path: '/nodes/{node_ident}/states/provision',
+        params: { node_ident: node.uuid },
+        body: { target },
+      });
+      return waitFor(phase, (p) => p.state === state, { timeoutMs: 120_000, intervalMs: 500, what: state });
+    };
+    const seen = [await phase()];
+    seen.push(await settled('manage', 'manageable'));
+    seen.push(await settled('provide', 'available'));
+    await ironic.request({
+      method: 'PATCH',
+      path: '/nodes/{node_ident}',
+      params: { node_ident: node.uuid },
+      body: [
+        { op: 'add', path: '/instance_info/image_source', value: 'http://127.0.0.1/none.img' },
+        { op: 'add', path: '/instance_info/root_gb', value: '1' },
+      ],
+    });
+    cleanup.add(`node ${node.uuid} undeployed`, async () => {
+      await ironic.request({
+        method: 'PUT',
+        path: '/nodes/{node_ident}/states/provision',
+        params: { node_ident: node.uuid },
+        body: { target: 'deleted' },
+      });
+      await waitFor(
+        () => getNode(ironic, node.uuid),
+        (n) => n.provision_state === 'available',
+        { timeoutMs: 120_000, intervalMs: 500 },
+      );
+    });
+    seen.push(await settled('active', 'active'));
+    assert.deepEqual(seen, [
+      { state: 'enroll', active: 'Queued' },
+      { state: 'manageable', active: 'Queued' },
+      { state: 'available', active: 'Queued' },
+      { state: 'active', active: 'Building' },
+    ]);
+    const none = await getNodeByInstanceUuid(ironic, randomUUID());
+    assert.equal(none, undefined, 'no node yet reads as absent, which the monitor maps to Queued');
   });
 });
