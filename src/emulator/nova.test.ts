@@ -96,6 +96,21 @@ describe('Nova emulation', () => {
   };
   const imageOf = (s: Server) => (s.image === '' ? '' : s.image.id);
 
+  it('a requested host (hypervisor_hostname) is for an admin or a project manager, not a member', async () => {
+    const pinned = { name: 'pinned', flavorRef: flavors.small, imageRef: images.a, networks: 'none' as const };
+    await assert.rejects(
+      compute.request({ method: 'POST', path: '/servers', body: { server: { ...pinned, hypervisor_hostname: 'h' } } }),
+      ForbiddenError,
+    );
+    const { body } = await admin.request<{ server: { id: string } }>({
+      method: 'POST',
+      path: '/servers',
+      body: { server: { ...pinned, hypervisor_hostname: 'h' } },
+    });
+    await admin.request({ method: 'DELETE', path: '/servers/{id}', params: { id: body.server.id } });
+    settle(5_000);
+  });
+
   it("reset-state: the admin's only; sets ERROR or ACTIVE and touches nothing else", async () => {
     const id = await boot('reset');
     settle(50);
