@@ -55,8 +55,8 @@ const run = randomBytes(3).toString('hex');
 
 /** The cloud under contract, or undefined after a loud skip notice (outside CI) when none answers. */
 export async function contractCloud(): Promise<ContractCloud | undefined> {
-  // One fresh emulator per test file, seeded like the dev cloud and configured like it (no VNC consoles).
-  const emulator = cloudTarget === 'emulator' ? await Emulator.start({ config: { novaConsoles: false } }) : undefined;
+  // One fresh emulator per test file, seeded like the dev cloud and configured like it.
+  const emulator = cloudTarget === 'emulator' ? await Emulator.start() : undefined;
   const emulatedClouds = emulator && contractCloudsYaml(emulator, await seedEmulator(emulator));
   let configs: Record<'admin' | 'region' | 'regionProject', CloudConfig>;
   let adminCloudsYaml: string;

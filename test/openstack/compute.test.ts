@@ -454,18 +454,16 @@ describe('compute contract (Nova 2.90)', { skip: cloud === undefined }, () => {
       assert.ok(whole.includes(last.trim()));
     });
 
-    // Console sessions on the real cloud: Nova's fake driver answers a VNC console once nova-compute runs with
-    // [vnc] enabled = true, but the shared dev cloud runs with it off (devcloud.sh), and turning it on means
-    // restarting the nova-compute every suite shares, which a test run must not do. So the real cloud shows the
-    // refusal here, and the console session through the region API (a URL with a token, never logged) runs on the
-    // emulator with its consoles on (src/region/openstack/server/lifecycle.test.ts).
-    it('remote console: VNC is disabled on the devcloud → 400 BadRequestError', async (t) => {
-      await assert.rejects(createRemoteConsole(compute, main.id), (e: unknown) => {
-        assert.ok(e instanceof BadRequestError, String(e));
-        t.diagnostic(`remote console refusal: ${e.fault.message ?? e.body}`);
-        assert.match(e.fault.message ?? '', /console type/i);
-        return true;
-      });
+    it('remote console: a noVNC URL carrying a token, once per request', async () => {
+      const first = await createRemoteConsole(compute, main.id);
+      assert.equal(first.protocol, 'vnc');
+      assert.equal(first.type, 'novnc');
+      const url = new URL(first.url);
+      assert.equal(url.pathname, '/vnc_auto.html');
+      const token = url.searchParams.get('token') ?? url.searchParams.get('path') ?? '';
+      assert.ok(token.length >= 16, `a console token in ${url.pathname}?…`);
+      const second = await createRemoteConsole(compute, main.id);
+      assert.notEqual(second.url, first.url, 'each session has its own token');
     });
 
     it('createImage (snapshot) → a Glance image owned by the project', async (t) => {

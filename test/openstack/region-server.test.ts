@@ -153,6 +153,15 @@ describe('region servers (the region credential from `region configure`)', { ski
     assert.equal((await nova()).length, 1);
   });
 
+  it('a console session is a noVNC URL with its own token each time, and the console output reads', async () => {
+    const first = new URL(await provider.createConsoleSession(ctx, identity, server));
+    const second = new URL(await provider.createConsoleSession(ctx, identity, server));
+    assert.equal(first.pathname, '/vnc_auto.html');
+    assert.ok((first.searchParams.get('path') ?? '').includes('token='), 'the session carries its token');
+    assert.notEqual(first.href, second.href);
+    assert.ok((await provider.getConsoleOutput(ctx, identity, server, 5)).length > 0);
+  });
+
   it('an image change rebuilds the server and converges on the new image', async () => {
     server = { ...server, imageID: images.b };
     done(await converge(server));
