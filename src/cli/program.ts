@@ -14,6 +14,7 @@ interface CommandModule {
 export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['cloud'], load: async () => [(await import('./cloud.ts')).cloudCommand()] },
   { names: ['crds'], load: async () => [(await import('./crds.ts')).crdsCommand()] },
+  { names: ['describe'], load: async () => [(await import('./describe.ts')).describeCommand()] },
   { names: ['devcloud'], load: async () => [(await import('./devcloud.ts')).devcloudCommand()] },
   { names: ['emulator'], load: async () => [(await import('./emulator.ts')).emulatorCommand()] },
   { names: ['apply', 'get', 'delete'], load: async () => (await import('./kube.ts')).kubeCommands() },

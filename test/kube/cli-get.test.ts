@@ -2,7 +2,8 @@
  * `openregion get` prints what `kubectl get` prints: the same objects, applied by kubectl to the real kube-apiserver
  * 1.20 and by `openregion apply` to an embedded store, read back by kubectl and by openregion from both. Covered:
  * printer columns (a condition filter, an escaped-dot label key, a wide-only column, an age), -o wide, -o name,
- * -o jsonpath with range, -o custom-columns, -l, -A, one object by name, and the messages of apply and delete.
+ * -o jsonpath with range, -o custom-columns, -l, -A, one object by name, the messages of apply and delete, and
+ * `describe` (kubectl's layout, not its exact text: the same from both backends).
  * Skipped loudly without kubectl or the kube-apiserver binary; a failure under CI.
  */
 import assert from 'node:assert/strict';
@@ -12,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Command } from 'commander';
+import { describeCommand } from '../../src/cli/describe.ts';
 import { kubeCommands } from '../../src/cli/kube.ts';
 import { kubectl, kubectlPresent } from './deploy-fixture.ts';
 import { withRealApiServer } from './real-apiserver.ts';
@@ -156,6 +158,22 @@ if (!hasKubectl) {
           assert.equal(ageless((await openregion('store', ...args)).out), expected, 'from the embedded store');
         });
       }
+
+      it('describe reads the same from both backends: labels, spec, the conditions table, the rest of the status', async () => {
+        const describe = async (target: 'kube' | 'store') => {
+          const program = new Command('openregion').exitOverride();
+          let out = '';
+          program.addCommand(describeCommand({ write: (t: string) => (out += t) }));
+          const where = target === 'kube' ? ['--kubeconfig', kubeconfig] : ['--store', store];
+          await program.parseAsync(['node', 'openregion', 'describe', 'gadget', 'alpha', '-n', NS, ...where]);
+          return ageless(out).replace(/\d{4}-\d\d-\d\dT[\d:]+Z/g, '<time>');
+        };
+        const fromKube = await describe('kube');
+        assert.match(fromKube, /^Labels: {7}example\.org\/name=alpha-display$/m);
+        assert.match(fromKube, /^ {2}Available {2}True {4}Provisioned {2}<unknown>\s*$/m);
+        assert.match(fromKube, /^Status:\n {2}address: 10\.0\.0\.7$/m);
+        assert.equal(await describe('store'), fromKube);
+      });
 
       it('says what apply and delete did in kubectl’s words', async () => {
         const again = await openregion('kube', 'apply', '-f', manifest);
