@@ -33,6 +33,7 @@ import { ironicModule } from './ironic.ts';
 import { Keystone, keystoneModule } from './keystone.ts';
 import { kvModule } from './kv.ts';
 import { Lookups } from './lookups.ts';
+import { Chaos } from './chaos.ts';
 import { cinderModule } from './cinder.ts';
 import { neutronModule } from './neutron.ts';
 import { Nova, novaModule } from './nova.ts';
@@ -90,6 +91,8 @@ interface EmulatorControl {
   /** A JSON-safe snapshot of every service's state. */
   dump(): Record<string, unknown>;
   readonly faults: RouteFaults;
+  /** Random faults at seeded rates; off until configured. */
+  readonly chaos: Chaos;
   /** Moves a ManualClock forward and settles what fell due; refused on any other clock. */
   advance(ms: number): void;
 }
@@ -100,6 +103,7 @@ export class Emulator {
   readonly #controls = new Router();
   readonly #timeline = new Timeline();
   readonly #faults = new RouteFaults();
+  readonly #chaos = new Chaos();
   readonly #clock: Clock;
   readonly #services = new Map<string, EmulatedService>();
   readonly #modules: ServiceModule[];
@@ -256,10 +260,12 @@ export class Emulator {
     reset: () => {
       this.#timeline.clear();
       this.#faults.clear();
+      this.#chaos.reset();
       for (const service of this.#services.values()) service.reset();
     },
     dump: () => Object.fromEntries([...this.#services].map(([name, service]) => [name, service.dump()])),
     faults: this.#faults,
+    chaos: this.#chaos,
     advance: (ms) => {
       if (!(this.#clock instanceof ManualClock))
         throw new Error('the emulator runs on a real clock: it cannot be advanced');
@@ -308,6 +314,7 @@ export class Emulator {
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
     const faultOf = this.#faultShape(path);
     let answer: EmuResponse;
+    let lostAnswer = false;
     try {
       const type = req.headers['content-type'] ?? '';
       let body: unknown;
@@ -348,6 +355,18 @@ export class Emulator {
             throw faultOf(hit.status, hit.message ?? `Injected fault: HTTP ${String(hit.status)}.`);
           }
         }
+        const chaos = this.#chaos.decide(method, match.template);
+        if (chaos?.kind === 'reset') {
+          req.socket.destroy();
+          return;
+        }
+        if (chaos?.kind === 'latency') {
+          await systemClock.sleep(chaos.ms);
+          this.#timeline.settle(this.#clock.now());
+        }
+        if (chaos?.kind === 'burst') throw faultOf(chaos.status, 'Injected fault: the service is unavailable.');
+        if (chaos?.kind === 'conflict') throw faultOf(409, 'Injected fault: a concurrent request changed this.');
+        lostAnswer = chaos?.kind === 'lost-answer';
         answer = await match.handler(request(match.params));
       }
     } catch (error) {
@@ -361,6 +380,11 @@ export class Emulator {
     } catch (error) {
       // Nothing is acknowledged that is not on disk.
       answer = errorAnswer(faultOf, error);
+    }
+    // The change is made and on disk, but the connection drops before the client hears of it.
+    if (lostAnswer) {
+      req.socket.destroy();
+      return;
     }
     write(res, method, answer, requestId);
   }
