@@ -40,7 +40,7 @@ const POLL_MS = 1_000;
 /** A kill on average every this many operations, and at least one per seed. */
 const OPS_PER_KILL = 25;
 /** The cloud's fault rates per OpenStack request while the workload runs. */
-const RATES = { burst: 0.03, reset: 0.01, 'lost-answer': 0.01, latency: 0.05, conflict: 0.02 };
+const RATES = { burst: 0.03, reset: 0.02, 'lost-answer': 0.03, latency: 0.05, conflict: 0.04 };
 const NAMESPACE = 'unikorn-region';
 
 const seeds = SEED !== undefined ? [SEED] : Array.from({ length: SEEDS }, (_, i) => BASE_SEED + i);
@@ -54,6 +54,8 @@ interface SeedReport {
   restarts: number;
   leaks: number;
   seconds: number;
+  /** Where the time went: the workload, settling, the teardown. */
+  phases: Record<string, number>;
 }
 
 const reports: SeedReport[] = [];
@@ -110,6 +112,12 @@ async function runSeed(seed: number): Promise<SeedReport> {
     restarts: 0,
     leaks: 0,
     seconds: 0,
+    phases: {},
+  };
+  let phaseStart = Date.now();
+  const phase = (name: string) => {
+    report.phases[name] = Math.round((Date.now() - phaseStart) / 1000);
+    phaseStart = Date.now();
   };
   const addFaults = (counts: ChaosCounts) => {
     for (const [kind, n] of Object.entries(counts)) report.faults[kind] = (report.faults[kind] ?? 0) + n;
@@ -158,6 +166,7 @@ async function runSeed(seed: number): Promise<SeedReport> {
     const sabotage = Object.entries(report.byOperation).filter(([op]) => /^(ERROR|out-of-band)/.test(op));
     for (const [op, n] of sabotage) report.faults[op] = n;
     assert.equal((await cloud.control('DELETE', '/chaos')).status, 200);
+    phase('workload');
     // One more kill and start: every object gets a pass against a healthy cloud, as the informers' periodic resync
     // (ten minutes) would give it; that pass is what repairs out-of-band deletes of what no monitor polls.
     assert.equal(await up.stop('SIGKILL'), null, 'killed');
@@ -171,6 +180,7 @@ async function runSeed(seed: number): Promise<SeedReport> {
       const open = unsettled(now);
       return open.length === 0 ? now : open;
     });
+    phase('settle');
     // 2. The cloud holds exactly what the store says.
     const disagree = disagreements(await cloud.state(), settled, baseline);
     assert.deepEqual(disagree, [], 'the cloud holds exactly what the store says');
@@ -189,6 +199,7 @@ async function runSeed(seed: number): Promise<SeedReport> {
       const left = Object.entries(now).flatMap(([kind, items]) => items.map((i) => `${kind} ${summary(i)}`));
       return left.length === 0 ? true : left;
     });
+    phase('teardown');
     const leaks = leaksAfterTeardown(await cloud.state(), baseline);
     report.leaks = leaks.length;
     assert.deepEqual(leaks, [], 'the cloud holds what it held before the workload');
@@ -202,7 +213,7 @@ async function runSeed(seed: number): Promise<SeedReport> {
     process.stdout.write(
       `chaos seed ${String(seed)}: ${String(report.operations)} operations ${JSON.stringify(report.byOperation)}, ` +
         `${String(report.refusals)} refused, faults ${JSON.stringify(report.faults)}, ${String(report.restarts)} restarts, ` +
-        `${String(report.leaks)} leaks, ${report.seconds.toFixed(0)} s${ok ? '' : `; kept ${root}`}\n`,
+        `${String(report.leaks)} leaks, ${report.seconds.toFixed(0)} s ${JSON.stringify(report.phases)}${ok ? '' : `; kept ${root}`}\n`,
     );
     if (!ok) {
       const errors = up.logs.filter((l) => l.level >= 50).slice(-10);

@@ -66,6 +66,9 @@ const networkOf = (read: Read): string | undefined =>
       ? read.status.networkId
       : undefined;
 
+/** How many operations a step draws before giving up on finding one with something to act on. */
+const DRAWS_PER_STEP = 10;
+
 type Operation = (random: () => number, now: Inventory) => Promise<string | undefined>;
 
 /**
@@ -92,17 +95,19 @@ export class Workload {
     this.#tenancy = tenancy;
   }
 
-  /** Draws and applies one operation; undefined when the one drawn had nothing to act on. */
+  /** Draws operations until one finds something to act on (a few tries), and applies it. */
   async step(random: () => number): Promise<StepResult | undefined> {
     const now = await inventory(this.#rest, this.#tenancy);
     const total = OPERATIONS.reduce((sum, [, weight]) => sum + weight, 0);
-    let roll = random() * total;
-    const [name, , pick] =
-      OPERATIONS.find(([, weight]) => (roll -= weight) < 0) ?? OPERATIONS[OPERATIONS.length - 1] ?? assert.fail();
-    this.#last = undefined;
-    const detail = await pick.call(this, random, now);
-    if (detail === undefined) return undefined;
-    return { operation: name, ...this.#lastAnswer(), detail };
+    for (let attempt = 0; attempt < DRAWS_PER_STEP; attempt++) {
+      let roll = random() * total;
+      const [name, , operation] =
+        OPERATIONS.find(([, weight]) => (roll -= weight) < 0) ?? OPERATIONS[OPERATIONS.length - 1] ?? assert.fail();
+      this.#last = undefined;
+      const detail = await operation.call(this, random, now);
+      if (detail !== undefined) return { operation: name, ...this.#lastAnswer(), detail };
+    }
+    return undefined;
   }
 
   #last: { status: number; problem?: string } | undefined;
