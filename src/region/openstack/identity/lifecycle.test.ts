@@ -9,7 +9,15 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { getQuotaSet as getComputeQuota } from '../../../openstack/compute.ts';
 import { setUserPassword } from '../../../openstack/identity.ts';
-import { deleteSecurityGroup, getNetworkQuota, listSecurityGroups } from '../../../openstack/network.ts';
+import {
+  createNetwork,
+  createSubnet,
+  deleteNetwork,
+  deleteSecurityGroup,
+  getNetworkQuota,
+  listFloatingIps,
+  listSecurityGroups,
+} from '../../../openstack/network.ts';
 import { API_VERSION, openstackIdentityType, regionType } from '../../apis/index.ts';
 import { ResourceNotFoundError, TransientError } from '../../provider/errors.ts';
 import type { IdentityInput } from '../../provider/inputs.ts';
@@ -109,6 +117,28 @@ for (const account of ['configured', 'admin'] as const) {
         await deleteSecurityGroup(neutron, kept.id);
       },
     );
+
+    it('releases the floating IPs the project still holds, which no resource finds once their port is gone', async () => {
+      const identity = newIdentity();
+      assert.deepEqual(await createIdentity(await region(), deps(), ctx, identity), Outcome.ok());
+      const projectID = (await record(identity.id)).spec.projectID ?? '';
+      const neutron = fx.admin.client('network');
+      const external = await createNetwork(neutron, { name: `public-${identity.id}`, 'router:external': true });
+      await createSubnet(neutron, { network_id: external.id, name: 'public', cidr: '203.0.113.0/24', ip_version: 4 });
+      // What a server's floating IP is after its port was deleted out of band: allocated, associated with nothing.
+      await neutron.request({
+        method: 'POST',
+        path: '/floatingips',
+        body: { floatingip: { floating_network_id: external.id, project_id: projectID } },
+      });
+      const held = async () => (await listFloatingIps(neutron)).filter((ip) => ip.project_id === projectID);
+      assert.equal((await held()).length, 1);
+
+      assert.deepEqual(await deleteIdentity(await region(), deps(), ctx, identity), Outcome.ok());
+      await assertGone(identity);
+      assert.deepEqual(await held(), [], 'no floating IP outlives the project');
+      await deleteNetwork(neutron, external.id);
+    });
 
     it('serves the contract through a region lookup; a region of another provider is terminal', async () => {
       const registry = await fx.registry();
@@ -314,6 +344,8 @@ function principalFor(service: string, path: string): 'manager' | 'privileged' |
   if (path === '/os-quota-sets/{project_id}' || path === '/quotas/{project_id}') return 'privileged';
   // The project's default security group, removed at teardown by the region user in the project.
   if (service === 'network' && path.startsWith('/security-groups')) return 'privileged';
+  // Floating IPs the project still holds, released at teardown by the identity's own user.
+  if (service === 'network' && path.startsWith('/floatingips')) return 'identity';
   if (service === 'compute' && (path.startsWith('/os-server-groups') || path.startsWith('/os-keypairs')))
     return 'identity';
   return undefined;

@@ -41,6 +41,7 @@ import {
   ensureServerGroup,
   ensureUnlimitedQuotas,
   ensureUser,
+  releaseFloatingIPs,
   removeDefaultSecurityGroup,
 } from './steps.ts';
 import { IDENTITY_KEYPAIR_NAME, identityName, organizationTag, projectTag } from '../names.ts';
@@ -152,7 +153,8 @@ export async function createIdentity(
 
 /**
  * Deletes in upstream's order — keypair, server group, application credential, user, project — then the record;
- * before the user and project, the project's `default` security group, which Neutron would keep for ever.
+ * first any floating IP the project still holds, and before the user and project, the project's `default` security
+ * group: Neutron would keep both for ever.
  * No record means nothing was ever made (the record is written before any OpenStack call). With a record, the
  * project and user are re-found by name when the record lacks their ids, so an interrupted create is cleaned up.
  */
@@ -187,6 +189,11 @@ export async function deleteIdentity(
       if (!(await clients.authenticates(auth))) await setUserPassword(manager, user.id, password);
       const own = clients.identity({ projectID: project.id, userID: user.id, password });
 
+      at('floating IPs');
+      const released = await releaseFloatingIPs(own);
+      if (released.length > 0) {
+        log.info({ projectID: project.id, floatingIPs: released }, 'released floating IPs no resource held any more');
+      }
       at('keypair');
       await ignoreNotFound(deleteKeypair(own.client('compute'), IDENTITY_KEYPAIR_NAME));
       at('server group');

@@ -44,7 +44,9 @@ import {
   type ServerGroupPolicy,
 } from '../../../openstack/compute.ts';
 import {
+  deleteFloatingIp,
   deleteSecurityGroup,
+  listFloatingIps,
   listSecurityGroups,
   unlimitedNetworkQuota,
   updateNetworkQuota,
@@ -217,6 +219,31 @@ async function getKeypairOrUndefined(compute: IdentityClient<'compute'>): Promis
     if (isNotFound(error)) return undefined;
     throw error;
   }
+}
+
+/**
+ * Releases the floating IPs still allocated to the identity's project at teardown; returns their ids. A server or
+ * load balancer finds its floating IP by the port it is attached to, so one whose port went out of band (deleted by
+ * hand, or by Octavia with a load balancer deleted by hand) is found by nothing, and Neutron keeps it, address and
+ * all, after the project is gone. Called once every workload is gone, when whatever the project holds is such a one.
+ */
+export async function releaseFloatingIPs(own: ProjectClients<'identity'>): Promise<string[]> {
+  const neutron = own.client('network');
+  try {
+    await neutron.baseUrl();
+  } catch (error) {
+    if (error instanceof EndpointNotFoundError) return [];
+    throw error;
+  }
+  const left = await listFloatingIps(neutron, { projectId: own.projectID });
+  for (const ip of left) {
+    try {
+      await deleteFloatingIp(neutron, ip.id);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+  return left.map((ip) => ip.id);
 }
 
 /** What became of a project's `default` security group at teardown. */
