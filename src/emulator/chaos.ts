@@ -19,7 +19,7 @@ export interface ChaosSettings {
 }
 
 /** What chaos does to one request, decided before it is served. */
-export type ChaosFault =
+type ChaosFault =
   | { readonly kind: 'burst'; readonly status: number }
   | { readonly kind: 'reset' }
   | { readonly kind: 'lost-answer' }
@@ -32,7 +32,7 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Keystone's token issue is how every client starts; a 409 there is no race any cloud has. */
 const NO_CONFLICT_PREFIX = '/identity/';
 
-/** mulberry32: a small, well-distributed 32-bit PRNG; the same seed gives the same sequence. */
+/** mulberry32: a small, well-distributed 32-bit PRNG; the same start value gives the same sequence. */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {

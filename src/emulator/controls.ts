@@ -4,7 +4,7 @@
  */
 import { EmuFault, json, noContent, type Router } from './http.ts';
 import { booleanAt, isObject, numberAt, stringAt } from './json.ts';
-import { CHAOS_FAULT_KINDS, type Chaos, type ChaosSettings } from './chaos.ts';
+import { CHAOS_FAULT_KINDS, type Chaos, type ChaosFaultKind, type ChaosSettings } from './chaos.ts';
 import type { RouteFaultKind, RouteFaultRule, RouteFaults } from './route-faults.ts';
 
 interface CoreControls {
@@ -37,8 +37,8 @@ export function registerCoreControls(router: Router, control: CoreControls): voi
     return json({ faults: control.faults.list() }, 201);
   });
   const chaosState = () => ({ settings: control.chaos.settings ?? null, counts: control.chaos.counts });
-  // {"seed": 7, "rates": {"burst": 0.02, "reset": 0.01, "lost-answer": 0.01, "latency": 0.05, "conflict": 0.02},
-  //  "burstLength": 3, "latencyMs": 300}: random faults on every OpenStack route until DELETE.
+  // ChaosSettings as JSON, e.g. rates {"burst": 0.02, "reset": 0.01, "lost-answer": 0.01, "latency": 0.05,
+  // "conflict": 0.02}, "burstLength": 3, "latencyMs": 300: random faults on every OpenStack route until DELETE.
   router.add('POST', '/_emulator/chaos', (req) => {
     control.chaos.configure(parseChaos(req.body));
     return json(chaosState(), 201);
@@ -81,13 +81,13 @@ function parseChaos(body: unknown): ChaosSettings {
   if (!isObject(body) || seed === undefined || !Number.isInteger(seed))
     throw controlError(400, 'chaos needs "seed": an integer');
   const rates = isObject(body.rates) ? body.rates : {};
-  const parsed: Partial<Record<(typeof CHAOS_FAULT_KINDS)[number], number>> = {};
+  const parsed: Partial<Record<ChaosFaultKind, number>> = {};
   for (const [kind, rate] of Object.entries(rates)) {
     if (!(CHAOS_FAULT_KINDS as readonly string[]).includes(kind))
       throw controlError(400, `"rates.${kind}": not a fault kind (${CHAOS_FAULT_KINDS.join(', ')})`);
     if (typeof rate !== 'number' || rate < 0 || rate > 1)
       throw controlError(400, `"rates.${kind}": a probability between 0 and 1`);
-    parsed[kind as (typeof CHAOS_FAULT_KINDS)[number]] = rate;
+    parsed[kind as ChaosFaultKind] = rate;
   }
   const burstLength = numberAt(body, 'burstLength');
   const latencyMs = numberAt(body, 'latencyMs');
