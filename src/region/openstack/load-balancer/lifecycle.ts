@@ -20,6 +20,7 @@ import { REJECTED_REASON } from '../../provider/classify.ts';
 import { ResourceConsistencyError, ResourceKind, TransientError } from '../../provider/errors.ts';
 import type { LoadBalancerInput, LoadBalancerRealisation } from '../../provider/inputs.ts';
 import { Outcome } from '../../provider/outcome.ts';
+import { allocateFloatingIP } from '../floating-ips.ts';
 import { listExternalNetworks } from '../network/lifecycle.ts';
 import {
   listenerName,
@@ -198,7 +199,7 @@ async function act(
           resource: ResourceKind.LoadBalancer,
         });
       }
-      await neutron.createFloatingIp(net, { floating_network_id: external.id, port_id: step.portID });
+      await allocateFloatingIP(net, identity.projectID, external.id, step.portID);
       return;
     }
     case 'delete-floating-ip':

@@ -5,6 +5,7 @@
  */
 import * as neutron from '../../../openstack/network.ts';
 import { ResourceKind, ResourceConsistencyError, TransientError } from '../../provider/errors.ts';
+import { allocateFloatingIP } from '../floating-ips.ts';
 import { listExternalNetworks } from '../network/lifecycle.ts';
 import type { IdentityClient } from '../principals.ts';
 import { gone } from '../steps.ts';
@@ -44,7 +45,7 @@ export async function convergeFloatingIP(
       resource: ResourceKind.Server,
     });
   }
-  const made = await neutron.createFloatingIp(client, { floating_network_id: external.id, port_id: portID });
+  const made = await allocateFloatingIP(client, identity.projectID, external.id, portID);
   return made.floating_ip_address;
 }
 
