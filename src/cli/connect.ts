@@ -4,7 +4,7 @@
  * built-in ones plus every CustomResourceDefinition the cluster stores, by kind, plural, singular or short name.
  * Only `apply` (a write) creates a store; the others refuse one that is not there, saying how to start one.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { Client } from '../kube/client.ts';
 import type { PrinterColumn } from '../kube/crd.ts';
 import { openEmbeddedStore } from '../kube/embedded/store.ts';
@@ -21,6 +21,8 @@ export class CliError extends Error {}
 export interface Target {
   readonly store: string;
   readonly kubeconfig?: string | undefined;
+  /** A kubeconfig context: Kubernetes, found by kubectl's rules ($KUBECONFIG, ~/.kube/config) unless --kubeconfig. */
+  readonly context?: string | undefined;
 }
 
 export interface Connection {
@@ -29,10 +31,18 @@ export interface Connection {
 }
 
 export async function connect(target: Target, options: { readonly create?: boolean } = {}): Promise<Connection> {
-  if (target.kubeconfig !== undefined) {
+  if (target.kubeconfig !== undefined || target.context !== undefined) {
     // Loaded only here: the Kubernetes client library is most of a short command's start-up time.
     const { kubeClientFrom } = await import('../kube/kubernetes/connect.ts');
-    const client = kubeClientFrom({ kubeconfig: readFileSync(target.kubeconfig, 'utf8') });
+    const { fileEnvironment, KubeconfigError, resolveKubeconfig } = await import('../kube/kubernetes/kubeconfig.ts');
+    let source;
+    try {
+      source = resolveKubeconfig(target, fileEnvironment(process.env));
+    } catch (error) {
+      if (error instanceof KubeconfigError) throw new CliError(error.message);
+      throw error;
+    }
+    const client = kubeClientFrom(source.kind === 'in-cluster' ? { inCluster: true } : { kubeconfig: source.text });
     return {
       client,
       close: () => {

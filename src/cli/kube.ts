@@ -104,7 +104,11 @@ export const targetOptions = (c: Command): Command =>
         .env(STORE_VARIABLE)
         .default(DEFAULT_STORE),
     )
-    .option('--kubeconfig <path>', 'a Kubernetes cluster instead of the embedded store');
+    .option('--kubeconfig <path>', 'a Kubernetes cluster instead of the embedded store')
+    .option(
+      '--context <name>',
+      "a kubeconfig context ($KUBECONFIG or ~/.kube/config unless --kubeconfig), as kubectl's",
+    );
 
 interface GetOptions extends Target {
   readonly namespace?: string;

@@ -8,11 +8,12 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Command } from 'commander';
+import { parse, stringify } from 'yaml';
 import { describeCommand } from '../../src/cli/describe.ts';
 import { kubeCommands } from '../../src/cli/kube.ts';
 import { kubectl, kubectlPresent } from './deploy-fixture.ts';
@@ -173,6 +174,48 @@ if (!hasKubectl) {
         assert.match(fromKube, /^ {2}Available {2}True {4}Provisioned {2}<unknown>\s*$/m);
         assert.match(fromKube, /^Status:\n {2}address: 10\.0\.0\.7$/m);
         assert.equal(await describe('store'), fromKube);
+      });
+
+      it('--context picks a context from $KUBECONFIG as kubectl does', async () => {
+        const admin = parse(readFileSync(kubeconfig, 'utf8')) as {
+          clusters: { name: string; cluster: Record<string, unknown> }[];
+          users: { name: string; user: unknown }[];
+        };
+        const [cluster, user] = [admin.clusters[0], admin.users[0]];
+        assert.ok(cluster !== undefined && user !== undefined);
+        const merged = join(dir, 'contexts');
+        writeFileSync(
+          merged,
+          stringify({
+            apiVersion: 'v1',
+            kind: 'Config',
+            'current-context': 'nowhere',
+            clusters: [
+              { name: 'real', cluster: cluster.cluster },
+              { name: 'nowhere', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } },
+            ],
+            users: [{ name: 'admin', user: user.user }],
+            contexts: [
+              { name: 'real', context: { cluster: 'real', user: 'admin' } },
+              { name: 'nowhere', context: { cluster: 'nowhere', user: 'admin' } },
+            ],
+          }),
+          { mode: 0o600 },
+        );
+        const args = ['get', 'gadgets', '-n', NS, '-o', 'name'];
+        const expected = await kubectl(merged, [...args, '--context', 'real']);
+        const saved = process.env['KUBECONFIG'];
+        process.env['KUBECONFIG'] = merged;
+        try {
+          let out = '';
+          const program = new Command('openregion').exitOverride();
+          for (const c of kubeCommands({ write: (t: string) => (out += t) })) program.addCommand(c);
+          await program.parseAsync(['node', 'openregion', ...args, '--context', 'real']);
+          assert.equal(out, expected);
+        } finally {
+          if (saved === undefined) delete process.env['KUBECONFIG'];
+          else process.env['KUBECONFIG'] = saved;
+        }
       });
 
       it('says what apply and delete did in kubectl’s words', async () => {
