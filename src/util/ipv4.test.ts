@@ -5,6 +5,7 @@ import {
   contains,
   formatIPv4,
   formatPrefix,
+  isCanonicalPrefix,
   overlaps,
   parseIPv4,
   parsePrefix,
@@ -88,5 +89,20 @@ describe('IPv4 prefixes', () => {
         return overlaps(a, b) === shared && overlaps(b, a) === overlaps(a, b);
       }),
     );
+  });
+});
+
+describe('canonical prefixes', () => {
+  it('are the network address in plain decimal: what formatPrefix writes', () => {
+    fc.assert(fc.property(prefixes, (p) => isCanonicalPrefix(formatPrefix(p))));
+    for (const good of ['0.0.0.0/0', '10.0.0.0/8', '192.168.0.0/24', '10.0.0.5/32']) {
+      assert.equal(isCanonicalPrefix(good), true, good);
+    }
+  });
+
+  it('refuse host bits, leading zeros and anything that is not a prefix', () => {
+    for (const bad of ['10.0.0.5/24', '010.050.000.000/24', '10.0.0.0/08', '10.0.0.0', '10.0.0.0/33', '']) {
+      assert.equal(isCanonicalPrefix(bad), false, bad);
+    }
   });
 });

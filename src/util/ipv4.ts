@@ -32,6 +32,15 @@ export function parsePrefix(text: string): Prefix | undefined {
 
 export const formatPrefix = (prefix: Prefix): string => `${formatIPv4(prefix.base)}/${String(prefix.length)}`;
 
+/**
+ * Whether `text` is a prefix written as Neutron and Kubernetes write one: its network address (no host bits set),
+ * decimal octets without leading zeros. `10.0.0.5/24` and `010.000.000.000/24` are not; `10.0.0.0/24` is.
+ */
+export function isCanonicalPrefix(text: string): boolean {
+  const prefix = parsePrefix(text);
+  return prefix !== undefined && formatPrefix(prefix) === text;
+}
+
 /** How many addresses the prefix spans, network and broadcast addresses included. */
 export const prefixSize = (prefix: Prefix): number => 2 ** (32 - prefix.length);
 

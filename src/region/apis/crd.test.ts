@@ -8,7 +8,8 @@ import { builtin } from '../../kube/resource-type.ts';
 import { checkCrd, prepareCustomResource, servedVersion } from '../../kube/schema/crd.ts';
 import { systemClock } from '../../util/clock.ts';
 import { customResourceDefinition } from '../../kube/crd.ts';
-import { regionKinds } from './index.ts';
+import { networkPrefixProblem, networkType, regionKinds } from './index.ts';
+import { formatIPv4, formatPrefix, isCanonicalPrefix, parsePrefix } from '../../util/ipv4.ts';
 import { expectedDefaults, invalidSamples, sampleType, validSamples, withSpec } from './testing/samples.ts';
 import { vlanAllocationName } from '../openstack/names.ts';
 import { vlanAllocationType } from './vlan-allocation.ts';
@@ -39,6 +40,32 @@ describe('VLANAllocation schema (property)', () => {
           assert.equal(accepted, valid, JSON.stringify(ids));
         },
       ),
+    );
+  });
+});
+
+describe('Network prefix rules in CEL (property)', () => {
+  const kind = regionKinds.find((k) => k.type === networkType) ?? assert.fail('Network is listed');
+  const served = servedVersion(checkCrd(customResourceDefinition(kind)).spec, 'v1alpha1') ?? assert.fail('served');
+
+  it('accept exactly the canonical prefixes from /8 to /24, as request validation does', () => {
+    const prefixes = fc
+      .record({ address: fc.integer({ min: 0, max: 2 ** 32 - 1 }), length: fc.integer({ min: 0, max: 32 }) })
+      .map(({ address, length }) => `${formatIPv4(address)}/${String(length)}`);
+    const canonical = prefixes.map((p) => formatPrefix(parsePrefix(p) ?? assert.fail(p)));
+    fc.assert(
+      fc.property(fc.oneof(prefixes, canonical), (prefix) => {
+        const valid = isCanonicalPrefix(prefix) && networkPrefixProblem(prefix) === undefined;
+        let accepted = true;
+        try {
+          prepareCustomResource(withSpec('Network', { prefix }), undefined, served);
+        } catch (error) {
+          assert.ok(error instanceof KubeInvalidError);
+          accepted = false;
+        }
+        assert.equal(accepted, valid, prefix);
+      }),
+      { numRuns: 500 },
     );
   });
 });

@@ -14,7 +14,10 @@ import {
   commonSpec,
   envelope,
   regionResourceType,
+  type FieldRule,
 } from './shared.ts';
+import { gatewayAddress } from './network.ts';
+import { contains, parseIPv4, parsePrefix, prefixSize } from '../../util/ipv4.ts';
 
 export const loadBalancerType = regionResourceType<LoadBalancer>('LoadBalancer', 'loadbalancers');
 
@@ -39,6 +42,26 @@ export const loadBalancerRules = {
       "an existing listener's proxyProtocolV2 cannot change (its pool's protocol is fixed); add a listener with a new name instead",
   },
 } as const;
+
+const vipRules = {
+  inNetwork: { rule: 'inNetwork', message: 'the VIP must fall within the network prefix' },
+  usable: {
+    rule: 'usableAddress',
+    message: 'the VIP must be a host address of the network, not its network, gateway or broadcast address',
+  },
+} as const satisfies Record<string, FieldRule>;
+
+/**
+ * The rule a requested VIP breaks on a network of `prefix`, if any: Octavia takes the VIP port on the network's
+ * subnet, where the network, gateway and broadcast addresses are never free.
+ */
+export function vipProblem(vip: string, prefix: string): FieldRule | undefined {
+  const network = parsePrefix(prefix);
+  const address = parseIPv4(vip);
+  if (network === undefined || address === undefined || !contains(network, address)) return vipRules.inNetwork;
+  const reserved = [network.base, gatewayAddress(network), network.base + prefixSize(network) - 1];
+  return reserved.includes(address) ? vipRules.usable : undefined;
+}
 
 /**
  * Bounds that keep the CEL rules within kube-apiserver's cost budget (the listener rules compare every pair):

@@ -3,9 +3,10 @@
  * common field shapes and the object envelope. Each schema is written once and gives the TypeScript type, the
  * CRD openAPIV3Schema (crd.ts) and request validation.
  */
-import Type from 'typebox';
+import Type, { type TSchema } from 'typebox';
 import type { KubeObject } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
+import { isCanonicalPrefix } from '../../util/ipv4.ts';
 
 const GROUP = 'region.unikorn-cloud.org';
 const VERSION = 'v1alpha1';
@@ -66,7 +67,8 @@ export const activeReasons = {
 } as const;
 export type ActiveReason = (typeof activeReasons)[keyof typeof activeReasons];
 
-const IPV4_OCTET = '(25[0-5]|2[0-4][0-9]|[01]?[0-9]?[0-9])';
+// Plain decimal octets, no leading zeros: `010.050.000.000` is not how Neutron or Kubernetes write 10.50.0.0.
+const IPV4_OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
 const IPV4_PATTERN = `^(${IPV4_OCTET}\\.){3}${IPV4_OCTET}$`;
 const IPV4_PREFIX_PATTERN = `^(${IPV4_OCTET}\\.){3}${IPV4_OCTET}/(3[0-2]|[12]?[0-9])$`;
 /** Kubernetes resource.Quantity, as controller-gen emits it. */
@@ -78,8 +80,33 @@ export const DNS_LABEL_PATTERN = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
 // Every string a CEL rule compares or walks carries a maxLength, so kube-apiserver 1.25+ costs it by its real size
 // (src/kube/schema/cel-cost.ts); these are the longest values the patterns admit.
 export const IPv4Address = (description: string) => Type.String({ pattern: IPV4_PATTERN, maxLength: 15, description });
+/** A prefix is written canonically: its network address, no host bits set (what Neutron stores). */
 export const IPv4Prefix = (description: string) =>
-  Type.String({ pattern: IPV4_PREFIX_PATTERN, maxLength: 18, description });
+  refined(Type.String({ pattern: IPV4_PREFIX_PATTERN, maxLength: 18, description }), prefixRules.canonical, (v) =>
+    isCanonicalPrefix(v),
+  );
+
+/** A rule of a field with its stable name and the message a refusal gives, as field violations carry them. */
+export interface FieldRule {
+  readonly rule: string;
+  readonly message: string;
+}
+
+export const prefixRules = {
+  canonical: {
+    rule: 'canonicalPrefix',
+    message: 'must be a network address with no host bits set, in plain decimal (e.g. 10.0.0.0/24)',
+  },
+} as const satisfies Record<string, FieldRule>;
+
+/**
+ * A check no JSON Schema keyword expresses, run by request validation (TypeBox's refinements are not serialised, so
+ * the CRD carries a CEL twin where one can be written). The error reads `<rule>: <message>`, which request
+ * validation splits back into a field violation's rule and message.
+ */
+function refined<S extends TSchema>(schema: S, rule: FieldRule, check: (value: Type.Static<S>) => boolean) {
+  return Type.Refine(schema, check, () => `${rule.rule}: ${rule.message}`);
+}
 /** A reference to another resource or an OpenStack object by ID; IDs are opaque here (Nova's flavor IDs: 255). */
 export const ID = (description: string) => Type.String({ minLength: 1, maxLength: 255, description });
 export const Port = (description: string) => Type.Integer({ minimum: 1, maximum: 65535, description });

@@ -210,6 +210,22 @@ describe('LoadBalancer controller', () => {
     await assert.rejects(get(), { name: 'KubeNotFoundError' });
   });
 
+  it("a requested VIP on the network's gateway: Errored naming the rule, no provider call, no requeue", async () => {
+    const lb = lbObject('lb-1');
+    const { store, provider, pass, identityPass, networkPass, available } = await setup({
+      ...lb,
+      spec: { ...lb.spec, requestedVIPAddress: '192.168.0.1' },
+    });
+    await store.create(identityType, identityObject('id-1'));
+    await identityPass();
+    await store.create(networkType, networkObject('net-1', 'id-1'));
+    await networkPass();
+    assert.deepEqual(await pass(), {});
+    assert.equal((await available())?.reason, 'Errored');
+    assert.match((await available())?.message ?? '', /not its network, gateway or broadcast address/);
+    assert.deepEqual(provider.calls, []);
+  });
+
   it('a load balancer without its network label: Errored, no provider call', async () => {
     const { store, provider, pass, identityPass, available } = await setup(
       lbObject('lb-1', ownerLabels({ [labels.identityID]: 'id-1' })),

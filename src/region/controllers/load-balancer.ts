@@ -15,6 +15,7 @@ import type { Request } from '../../runtime/types.ts';
 import {
   DEFAULT_TCP_IDLE_TIMEOUT_SECONDS,
   loadBalancerType,
+  vipProblem,
   type LoadBalancer,
   type Listener as ListenerSpec,
 } from '../apis/load-balancer.ts';
@@ -94,8 +95,11 @@ const loadBalancerStatusOf = (realisation: LoadBalancerRealisation): Record<stri
   publicIP: realisation.publicIP,
 });
 
-/** The network gate, judged on the Network the load balancer names; undefined when it is Available. */
-function networkGate(network: Network | undefined): Verdict | undefined {
+/**
+ * The network gate, judged on the Network the load balancer names; undefined when it is Available and a requested
+ * VIP is one of its usable hosts (the CRD cannot see the network's prefix: the REST API refuses such a VIP itself).
+ */
+function networkGate(network: Network | undefined, requestedVIP: string | undefined): Verdict | undefined {
   const report = (reason: string, message: string, requeueAfterMs?: number): Verdict => ({
     action: 'report',
     row: `gate:network:${reason}`,
@@ -108,7 +112,11 @@ function networkGate(network: Network | undefined): Verdict | undefined {
     return report(conditionReasons.dependencyNotReady, networkNotReady, RECHECK_MS);
   }
   const conditions = network.status?.conditions;
-  if (isConditionTrue(conditions, conditionTypes.available)) return undefined;
+  if (isConditionTrue(conditions, conditionTypes.available)) {
+    const vip = requestedVIP === undefined ? undefined : vipProblem(requestedVIP, network.spec.prefix);
+    // No timer: a corrected spec is a new generation, which wakes the load balancer.
+    return vip === undefined ? undefined : report(conditionReasons.errored, vip.message);
+  }
   if (findCondition(conditions, conditionTypes.available)?.reason === conditionReasons.errored) {
     // No timer: the network watch wakes this load balancer when its network becomes Available.
     return report(conditionReasons.dependencyFailed, networkFailed);
@@ -126,7 +134,10 @@ export function loadBalancerProvisioner(
     create: (provider, ctx, identity, input) => provider.createLoadBalancer(ctx, identity, input),
     delete: (provider, ctx, identity, input) => provider.deleteLoadBalancer(ctx, identity, input),
     gate: async (lb, input) =>
-      networkGate(await getOptional(client, networkType, lb.metadata.namespace ?? '', input.networkID)),
+      networkGate(
+        await getOptional(client, networkType, lb.metadata.namespace ?? '', input.networkID),
+        input.requestedVIPAddress,
+      ),
     realised: loadBalancerStatusOf,
   });
 }

@@ -57,5 +57,12 @@ function expand(error: SchemaError, pointer: string): FieldViolation[] {
     const names = (error.params['additionalProperties'] as string[] | undefined) ?? [];
     return names.map((name) => violation(`${pointer}/${name}`, 'additionalProperties', 'is not a known field'));
   }
+  if (error.keyword === REFINE_KEYWORD) {
+    // A refinement's error is `<rule>: <message>` (refined() in the apis' shared schemas).
+    const [rule = error.keyword, ...message] = error.message.split(': ');
+    return [violation(pointer, rule, message.join(': '))];
+  }
   return [violation(pointer, error.keyword, error.message)];
 }
+
+const REFINE_KEYWORD = '~refine';

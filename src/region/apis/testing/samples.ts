@@ -271,6 +271,11 @@ export const invalidSamples: readonly InvalidSample[] = [
   rule('cloudConfig is base64', 'OpenstackIdentity', 'cloudConfig', 'not base64!', 'spec.cloudConfig'),
 
   rule('prefix is an IPv4 CIDR', 'Network', 'prefix', '192.168.0.0', 'spec.prefix'),
+  rule('prefix octets have no leading zeros', 'Network', 'prefix', '010.050.000.000/24', 'spec.prefix'),
+  rule('prefix has no host bits set', 'Network', 'prefix', '192.168.0.5/24', 'spec.prefix', true),
+  rule('prefix is no larger than a /8', 'Network', 'prefix', '0.0.0.0/0', 'spec.prefix', true),
+  rule('prefix is no smaller than a /24', 'Network', 'prefix', '192.168.0.0/29', 'spec.prefix', true),
+  rule('route prefixes have no leading zeros', 'Network', 'routes.0.prefix', '10.0.0.00/8', 'spec.routes[0].prefix'),
   rule(
     'reservation prefix length at most 30',
     'Network',

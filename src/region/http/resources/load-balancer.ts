@@ -1,24 +1,16 @@
 /**
  * v2 load balancers, pure. Beyond the schema: listener names unique, protocol and port unique, idle timeouts on TCP
- * only, health-check timeout below its interval, members unique, a requested VIP inside the network. On update
+ * only, health-check timeout below its interval, members unique, a requested VIP a usable host of the network. On update
  * (docs/spec/openstack-provider.md §Octavia Load Balancers): an existing listener keeps its protocol and port, and its
  * proxyProtocolV2 (that changes the Octavia pool protocol, which Octavia cannot update in place).
  */
-import type { Listener, LoadBalancer, Network } from '../../apis/index.ts';
-import { contains, parseIPv4, parsePrefix } from '../../../util/ipv4.ts';
+import { vipProblem, type Listener, type LoadBalancer, type Network } from '../../apis/index.ts';
 import type { Principal } from '../auth.ts';
 import { violation, type FieldViolation } from '../problem.ts';
 import type { ResourceWriteMetadata } from '../schemas/common.ts';
 import type { LoadBalancerListenerV2, LoadBalancerV2Read, LoadBalancerV2Spec } from '../schemas/load-balancer.ts';
 import { readMetadataOf } from '../status.ts';
 import { newMetadata, resource, tenancyOf } from './meta.ts';
-
-/** Whether `address` falls inside `prefix`; a text that is not an address or a prefix is outside. */
-export function inPrefix(address: string, prefix: string): boolean {
-  const network = parsePrefix(prefix);
-  const value = parseIPv4(address);
-  return network !== undefined && value !== undefined && contains(network, value);
-}
 
 function listenerViolations(listeners: readonly LoadBalancerListenerV2[]): FieldViolation[] {
   const errors: FieldViolation[] = [];
@@ -68,9 +60,8 @@ export function loadBalancerCreateViolations(
   network: Network,
 ): FieldViolation[] {
   const errors = listenerViolations(spec.listeners);
-  if (spec.vipAddress !== undefined && !inPrefix(spec.vipAddress, network.spec.prefix)) {
-    errors.push(violation('/spec/vipAddress', 'inNetwork', 'the VIP must fall within the network prefix'));
-  }
+  const vip = spec.vipAddress === undefined ? undefined : vipProblem(spec.vipAddress, network.spec.prefix);
+  if (vip !== undefined) errors.push(violation('/spec/vipAddress', vip.rule, vip.message));
   return errors;
 }
 

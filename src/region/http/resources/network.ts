@@ -7,12 +7,13 @@
 import {
   DEFAULT_PROVIDER_RESERVED_PREFIX_LENGTH,
   DEFAULT_RESERVED_PREFIX_LENGTH,
+  networkPrefixProblem,
   type Identity,
   type Network,
   type NetworkSpec,
   type Region,
 } from '../../apis/index.ts';
-import { parseIPv4, parsePrefix } from '../../../util/ipv4.ts';
+import { parsePrefix } from '../../../util/ipv4.ts';
 import type { Principal } from '../auth.ts';
 import { violation, type FieldViolation } from '../problem.ts';
 import type { ResourceWriteMetadata } from '../schemas/common.ts';
@@ -21,20 +22,14 @@ import { identityFor } from './identity.ts';
 import { newMetadata, resource, tenancyOf } from './meta.ts';
 import { readMetadataOf } from '../status.ts';
 
-/** Upstream: "minimum network prefix size is /24". */
-const MAX_NETWORK_PREFIX_LENGTH = 24;
 const IDENTITY_DISPLAY_NAME = 'networkv2-service-principal';
 
 export function validateNetworkCreate(spec: NetworkV2CreateSpec): FieldViolation[] {
   const errors: FieldViolation[] = [];
-  // The schema's pattern refuses a prefix that does not parse, so these rules judge parsed ones only.
+  // The schema refuses a prefix that does not parse or is not canonical, so these rules judge canonical ones only.
   const network = parsePrefix(spec.prefix);
-  if (network !== undefined && network.length > MAX_NETWORK_PREFIX_LENGTH) {
-    errors.push(violation('/spec/prefix', 'minimumPrefixSize', 'minimum network prefix size is /24'));
-  }
-  if (network !== undefined && parseIPv4(spec.prefix.split('/')[0] ?? '') !== network.base) {
-    errors.push(violation('/spec/prefix', 'networkAddress', 'the prefix must name a network address'));
-  }
+  const prefixProblem = networkPrefixProblem(spec.prefix);
+  if (prefixProblem !== undefined) errors.push(violation('/spec/prefix', prefixProblem.rule, prefixProblem.message));
   const reservations = spec.reservations;
   if (reservations !== undefined) {
     if (network !== undefined && reservations.prefixLength <= network.length) {

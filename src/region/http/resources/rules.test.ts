@@ -1,7 +1,7 @@
 /** The specification's rules that need no store: pure checks over one request. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { inPrefix } from './load-balancer.ts';
+import { vipProblem } from '../../apis/index.ts';
 import { validateNetworkCreate } from './network.ts';
 import { imageViolations } from './server.ts';
 import { userDataProblem } from './server-user-data.ts';
@@ -22,19 +22,25 @@ describe('request rules', () => {
     assert.match(userDataProblem(b64('Content-Type: multipart/mixed\n')) ?? '', /boundary/);
   });
 
-  it('a VIP must fall inside the network prefix', () => {
-    assert.equal(inPrefix('192.168.0.50', '192.168.0.0/24'), true);
-    assert.equal(inPrefix('192.168.1.50', '192.168.0.0/24'), false);
-    assert.equal(inPrefix('10.0.255.255', '10.0.0.0/16'), true);
+  it('a VIP must be a usable host of the network: inside it, not its network, gateway or broadcast address', () => {
+    assert.equal(vipProblem('192.168.0.50', '192.168.0.0/24'), undefined);
+    assert.equal(vipProblem('192.168.1.50', '192.168.0.0/24')?.rule, 'inNetwork');
+    assert.equal(vipProblem('10.0.255.254', '10.0.0.0/16'), undefined);
+    assert.equal(vipProblem('10.0.0.2', '10.0.0.0/16'), undefined);
+    for (const reserved of ['192.168.0.0', '192.168.0.1', '192.168.0.255']) {
+      assert.equal(vipProblem(reserved, '192.168.0.0/24')?.rule, 'usableAddress', reserved);
+    }
+    assert.equal(vipProblem('10.0.255.255', '10.0.0.0/16')?.rule, 'usableAddress');
   });
 
-  it('a network is at least a /24, on its network address, with a reservation inside it', () => {
+  it('a network is between a /8 and a /24, with a reservation inside it', () => {
     const spec = { organizationId: 'o', projectId: 'p', regionId: 'r', dnsNameservers: [] };
     assert.deepEqual(validateNetworkCreate({ ...spec, prefix: '10.0.0.0/16' }), []);
-    assert.deepEqual(
-      validateNetworkCreate({ ...spec, prefix: '10.0.0.1/24' }).map((v) => v.rule),
-      ['networkAddress'],
-    );
+    assert.deepEqual(validateNetworkCreate({ ...spec, prefix: '10.0.0.0/8' }), []);
+    const rules = (prefix: string) => validateNetworkCreate({ ...spec, prefix }).map((v) => v.rule);
+    assert.deepEqual(rules('0.0.0.0/0'), ['maximumPrefixSize']);
+    assert.deepEqual(rules('10.0.0.0/7'), ['maximumPrefixSize']);
+    assert.deepEqual(rules('10.0.0.0/25'), ['minimumPrefixSize']);
     assert.deepEqual(
       validateNetworkCreate({
         ...spec,

@@ -9,6 +9,7 @@ import {
   ORG_A,
   PROJECT_A,
   VOLUME_CLASS,
+  violationsOf,
   type ApiFixture,
 } from '../testing/api.ts';
 
@@ -72,6 +73,28 @@ describe('load balancers, volumes and SSH certificate authorities', () => {
       ['web', 'dns'],
     );
     assert.equal(after.spec.requestedVIPAddress, '192.168.0.50', 'the VIP is kept');
+  });
+
+  it("refuses a VIP that is the network's network, gateway or broadcast address, or outside it", async () => {
+    const before = await f.snapshot();
+    for (const [vipAddress, rule] of [
+      ['192.168.0.0', 'usableAddress'],
+      ['192.168.0.1', 'usableAddress'],
+      ['192.168.0.255', 'usableAddress'],
+      ['192.168.1.10', 'inNetwork'],
+    ] as const) {
+      const refused = await call(f, f.tokens.a, 'POST', '/api/v2/loadbalancers', {
+        metadata: { name: 'lb-vip' },
+        spec: {
+          networkId: network,
+          vipAddress,
+          listeners: [{ name: 'web', protocol: 'tcp', port: 80, pool: { members: [] } }],
+        },
+      });
+      assert.equal(refused.status, 422, vipAddress);
+      assert.deepEqual(violationsOf(refused.body), [`spec.vipAddress:${rule}`], vipAddress);
+    }
+    assert.deepEqual(await f.snapshot(), before);
   });
 
   it('creates a volume with its size as a quantity, grows it, and deletes it', async () => {

@@ -86,6 +86,21 @@ describe('v1 networks and security groups (a view over the v2 objects)', () => {
     assert.deepEqual(await f.snapshot(), before);
   });
 
+  it('refuses 0.0.0.0/0 and a prefix with host bits set, naming the field and rule', async () => {
+    const before = await f.snapshot();
+    const refusal = async (prefix: string) => {
+      const refused = await call(f, f.tokens.a, 'POST', `${base()}/networks`, {
+        metadata: { name: 'wrong' },
+        spec: { prefix, dnsNameservers: [] },
+      });
+      return [refused.status, ...violationsOf(refused.body)];
+    };
+    assert.deepEqual(await refusal('0.0.0.0/0'), [400, 'spec.prefix:maximumPrefixSize']);
+    assert.deepEqual(await refusal('10.2.0.9/24'), [400, 'spec.prefix:canonicalPrefix']);
+    assert.deepEqual(await refusal('010.002.000.000/24'), [400, 'spec.prefix:pattern']);
+    assert.deepEqual(await f.snapshot(), before);
+  });
+
   it("lists the organization's networks, v2's among them, and deletes in the foreground (202)", async () => {
     const v2 = await createNetwork(f, f.tokens.a);
     const listed = await call<Read[]>(f, f.tokens.a, 'GET', `/api/v1/organizations/${ORG_A}/networks`);

@@ -104,6 +104,25 @@ describe('/api/v2/networks', () => {
     assert.deepEqual(await f.snapshot(), before);
   });
 
+  it('refuses 0.0.0.0/0, host bits and non-canonical octets in any prefix, naming the field and rule', async () => {
+    const before = await f.snapshot();
+    const refusal = async (spec: Record<string, unknown>) => {
+      const response = await create(spec);
+      const errors = response.json<{ errors: { field: string; rule: string }[] }>().errors;
+      return [response.statusCode, ...errors.map((e) => `${e.field}:${e.rule}`)];
+    };
+    assert.deepEqual(await refusal({ prefix: '0.0.0.0/0' }), [422, 'spec.prefix:maximumPrefixSize']);
+    assert.deepEqual(await refusal({ prefix: '10.50.0.5/24' }), [400, 'spec.prefix:canonicalPrefix']);
+    assert.deepEqual(await refusal({ prefix: '010.050.000.000/24' }), [400, 'spec.prefix:pattern']);
+    assert.deepEqual(await refusal({ routes: [{ prefix: '10.1.2.3/16', nexthop: '192.168.0.9' }] }), [
+      400,
+      'spec.routes[0].prefix:canonicalPrefix',
+    ]);
+    const message = (await create({ prefix: '10.50.0.5/24' })).json<{ errors: { message: string }[] }>().errors[0];
+    assert.match(message?.message ?? '', /no host bits set/);
+    assert.deepEqual(await f.snapshot(), before);
+  });
+
   it('refuses an unknown region without writing anything', async () => {
     const before = await f.snapshot();
     const response = await create({ regionId: 'no-such-region' });

@@ -5,12 +5,8 @@
  */
 import Type from 'typebox';
 
-const IPV4_OCTET = '(?:25[0-5]|2[0-4][0-9]|[01]?[0-9]?[0-9])';
-const IPV4 = `^(?:${IPV4_OCTET}\\.){3}${IPV4_OCTET}$`;
-const IPV4_PREFIX = `^(?:${IPV4_OCTET}\\.){3}${IPV4_OCTET}\\/(?:3[0-2]|[1-2]?[0-9])$`;
-
-export const Ipv4Address = (description: string) => Type.String({ pattern: IPV4, description });
-export const Ipv4Prefix = (description: string) => Type.String({ pattern: IPV4_PREFIX, description });
+// Addresses and prefixes follow the same rules in the API as in the CRDs.
+export { IPv4Address as Ipv4Address, IPv4Prefix as Ipv4Prefix } from '../../apis/shared.ts';
 export const PortNumber = (description: string) => Type.Integer({ minimum: 1, maximum: 65535, description });
 export const Id = (description: string) => Type.String({ minLength: 1, maxLength: 253, description });
 

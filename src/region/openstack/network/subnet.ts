@@ -11,6 +11,7 @@
 import type { HostRoute, SubnetUpdate } from '../../../openstack/network.ts';
 import { formatIPv4, formatPrefix, parsePrefix, prefixSize } from '../../../util/ipv4.ts';
 import type { NetworkInput } from '../../provider/inputs.ts';
+import { gatewayAddress } from '../../apis/network.ts';
 
 interface AddressRange {
   readonly start: string;
@@ -55,7 +56,7 @@ export function planSubnet(prefix: string, reservations: NetworkInput['reservati
   const reserved = 2 ** (32 - prefixLength);
   const plan = {
     cidr: formatPrefix(network),
-    gatewayIP: formatIPv4(base + 1),
+    gatewayIP: formatIPv4(gatewayAddress(network)),
     // The last address is the broadcast address.
     allocationPool: { start: formatIPv4(base + reserved), end: formatIPv4(base + size - 2) },
   };
