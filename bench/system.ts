@@ -45,6 +45,8 @@ export async function startSystem(options: SystemOptions): Promise<BenchSystem> 
     port: 0,
     log: silentLogger(),
     monitorPeriodMs: options.monitorPeriodMs,
+    // The figures are the system's, not the rate limiter's: the memory scenario creates 10,000 servers in a row.
+    rateLimits: {},
   });
   const emulatorUrl = up.emulator?.url;
   if (emulatorUrl === undefined) throw new Error('the bench needs the built-in emulator');

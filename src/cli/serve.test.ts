@@ -6,6 +6,7 @@ import { builtin } from '../kube/resource-type.ts';
 import { regionType } from '../region/apis/index.ts';
 import {
   bundledActuatorsNeedKeystone,
+  expectedClaimsOf,
   hostPort,
   positiveInteger,
   regionKindsIn,
@@ -46,6 +47,19 @@ describe('serve options', () => {
         argv.join(' '),
       );
     }
+  });
+
+  it('--api requires --issuer and --audience, unless told explicitly to accept any', () => {
+    assert.throws(() => expectedClaimsOf({}), /--api needs --issuer and --audience/);
+    assert.throws(() => expectedClaimsOf({ issuer: 'https://idp' }), /--api needs --audience/);
+    assert.throws(() => expectedClaimsOf({ audience: 'region' }), /--api needs --issuer:/);
+    assert.deepEqual(expectedClaimsOf({ issuer: 'https://idp', audience: 'region' }), {
+      issuer: 'https://idp',
+      audience: 'region',
+    });
+    assert.deepEqual(expectedClaimsOf({ insecureAnyIssuerAndAudience: true }), {});
+    const flags = serveCommand().parseOptions(['--insecure-any-issuer-and-audience']);
+    assert.deepEqual(flags.unknown, []);
   });
 
   it('reads host:port', () => {

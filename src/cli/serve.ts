@@ -38,6 +38,7 @@ import { systemScheduler, type Scheduler } from '../runtime/scheduler.ts';
 import { systemClock } from '../util/clock.ts';
 import { list } from './region.ts';
 import { duration } from './wait.ts';
+import { rateLimitsOf, withRateLimitOptions, type RateLimitFlags } from './rate-limit-options.ts';
 import {
   CONTROLLER_GROUPS,
   DEFAULT_REGION_CONCURRENCY,
@@ -61,7 +62,7 @@ export const regionKindsIn =
 export const CONTROLLERS_LEASE = 'openregion-controllers';
 export const MONITOR_LEASE = 'openregion-server-monitor';
 
-interface ServeOptions {
+interface ServeOptions extends RateLimitFlags {
   /** The environment kubectl's loading rules read ($KUBECONFIG, a pod's KUBERNETES_SERVICE_HOST). */
   env: Readonly<Record<string, string | undefined>>;
   kubeconfig?: string;
@@ -83,6 +84,8 @@ interface ServeOptions {
   publicKeyAlgorithm: string;
   issuer?: string;
   audience?: string;
+  /** Accept tokens of any iss and aud: development only (exp is still required). */
+  insecureAnyIssuerAndAudience?: boolean;
   health: string;
   region?: string;
   logLevel: string;
@@ -124,6 +127,31 @@ function authKeyOf(options: Pick<ServeOptions, 'jwksUrl' | 'publicKeyFile' | 'pu
     return { publicKeyPem: readFileSync(options.publicKeyFile, 'utf8'), algorithm: options.publicKeyAlgorithm };
   }
   throw new InvalidArgumentError('--api needs --jwks-url or --public-key-file to verify tokens');
+}
+
+/**
+ * The claims a token must carry to be accepted besides exp: the issuer and audience the operator names. A token
+ * from another issuer, or minted for another service, must not work here, so both are required unless the operator
+ * explicitly opts out.
+ */
+export function expectedClaimsOf(options: Pick<ServeOptions, 'issuer' | 'audience' | 'insecureAnyIssuerAndAudience'>): {
+  issuer?: string;
+  audience?: string;
+} {
+  const missing = [
+    ...(options.issuer === undefined ? ['--issuer'] : []),
+    ...(options.audience === undefined ? ['--audience'] : []),
+  ];
+  if (missing.length > 0 && options.insecureAnyIssuerAndAudience !== true) {
+    throw new InvalidArgumentError(
+      `--api needs ${missing.join(' and ')}: the iss and aud every token must carry ` +
+        '(or --insecure-any-issuer-and-audience, for development only)',
+    );
+  }
+  return {
+    ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
+    ...(options.audience === undefined ? {} : { audience: options.audience }),
+  };
 }
 
 export function selectedGroups(names: readonly string[] | undefined): Set<(typeof GROUPS)[number]> {
@@ -242,10 +270,10 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
             key: authKeyOf(options),
             clock,
             log: log.child({ component: 'auth' }),
-            ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
-            ...(options.audience === undefined ? {} : { audience: options.audience }),
+            ...expectedClaimsOf(options),
           }),
           capabilities: region.capabilities,
+          rateLimits: rateLimitsOf(options),
           log,
         });
   if (app !== undefined && options.api !== undefined) await app.listen(hostPort(options.api));
@@ -324,7 +352,7 @@ function targetClusterClients() {
 }
 
 export function serveCommand(): Command {
-  return new Command('serve')
+  const command = new Command('serve')
     .description(
       'Run the controllers against real clouds and Kubernetes (leader election, selectable groups, REST API)',
     )
@@ -354,8 +382,13 @@ export function serveCommand(): Command {
     .option('--jwks-url <url>', "the token issuer's JWKS URL")
     .option('--public-key-file <pem>', 'a PEM public key (SPKI) tokens are signed with, instead of a JWKS')
     .option('--public-key-algorithm <alg>', 'the public key algorithm', 'ES256')
-    .option('--issuer <iss>', 'the token issuer to require')
-    .option('--audience <aud>', 'the token audience to require')
+    .option('--issuer <iss>', 'the iss every token must carry (required with --api)')
+    .option('--audience <aud>', 'the aud every token must carry (required with --api)')
+    .option(
+      '--insecure-any-issuer-and-audience',
+      'accept tokens of any iss and aud instead (development only; exp is still required)',
+    );
+  return withRateLimitOptions(command)
     .option('--health <host:port>', 'the probe port: /healthz, /livez, /readyz and /metrics', '0.0.0.0:8081')
     .option('--region <name>', 'the catalog region endpoints are picked from')
     .option('--log-level <level>', 'log level', 'info')
@@ -378,7 +411,10 @@ export function serveCommand(): Command {
     )
     .action(async (flags: Omit<ServeOptions, 'env'>) => {
       const options = { ...flags, env: process.env };
-      if (options.api !== undefined) authKeyOf(options);
+      if (options.api !== undefined) {
+        authKeyOf(options);
+        expectedClaimsOf(options);
+      }
       let stop: () => Promise<void>;
       try {
         stop = await serve(options);

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { decodeJwt } from 'jose';
 import { createAuthenticator } from '../region/http/auth.ts';
 import { Problem } from '../region/http/problem.ts';
 import { systemClock } from '../util/clock.ts';
@@ -45,6 +46,9 @@ describe('openregion token', () => {
         projectIDs: ['p-1', 'p-2'],
       });
       const again = await mint(['--key', key, '--organization-id', 'org-2']);
+      const claims = decodeJwt(again);
+      assert.deepEqual([claims.iss, claims.aud], ['openregion-dev', 'openregion'], 'iss and aud by default');
+      assert.ok(typeof claims.exp === 'number' && claims.exp > Date.now() / 1000, 'and an expiry');
       assert.deepEqual(
         (
           await createAuthenticator({

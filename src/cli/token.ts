@@ -1,12 +1,20 @@
 /**
  * `openregion token`: a development bearer token for `serve --api`, signed with a local key the way `up` signs
- * its own (region/http/dev-token.ts), carrying the claims the API reads (sub, organizationIds, projectIds). The key
+ * its own (region/http/dev-token.ts), carrying the claims the API reads (sub, organizationIds, projectIds) and
+ * always exp, iss and aud, which serve checks. The key
  * pair is kept in --key (made on first use, 0600); --public-key writes its public half as the PEM `serve
  * --public-key-file` verifies with. Never for production: there, an identity provider issues tokens (--jwks-url).
  */
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { Command, InvalidArgumentError } from 'commander';
-import { DEV_ALGORITHM, generateDevKeyPair, signDevToken, type DevKeyPair } from '../region/http/dev-token.ts';
+import {
+  DEV_ALGORITHM,
+  DEV_AUDIENCE,
+  DEV_ISSUER,
+  generateDevKeyPair,
+  signDevToken,
+  type DevKeyPair,
+} from '../region/http/dev-token.ts';
 import { systemClock } from '../util/clock.ts';
 import { list, type Out } from './region.ts';
 import { readKeyPair, writePrivate } from './up/files.ts';
@@ -73,7 +81,7 @@ export function tokenCommand(out: Out = process.stdout): Command {
     .option('--organization-id <id>', 'an organization the token may act in (repeatable, required)', list)
     .option('--project-id <id>', 'only these projects (repeatable; default: every project of the organizations)', list)
     .option('--lifetime <duration>', 'how long it is valid: 30m, 12h, 7d (default 30 days)', lifetimeSeconds)
-    .option('--issuer <iss>', 'the iss claim (default openregion-dev; match serve --issuer)')
-    .option('--audience <aud>', 'the aud claim (match serve --audience)')
+    .option('--issuer <iss>', `the iss claim (default ${DEV_ISSUER}; serve --issuer must match)`)
+    .option('--audience <aud>', `the aud claim (default ${DEV_AUDIENCE}; serve --audience must match)`)
     .action((options: TokenOptions) => mintToken(options, out));
 }

@@ -21,7 +21,7 @@ import { Session } from '../openstack/session.ts';
 import { Transport } from '../openstack/transport.ts';
 import { buildApi } from '../region/http/app.ts';
 import { createAuthenticator } from '../region/http/auth.ts';
-import { DEV_ALGORITHM, generateDevKeyPair, signDevToken } from '../region/http/dev-token.ts';
+import { DEV_ALGORITHM, DEV_AUDIENCE, DEV_ISSUER, generateDevKeyPair, signDevToken } from '../region/http/dev-token.ts';
 import { clientSetFactory, RegionRegistry } from '../region/openstack/registry.ts';
 import { readEnvFile, renderEnvFile } from '../region/registration/env-file.ts';
 import { probeRoutes, serveHealth } from '../runtime/health.ts';
@@ -49,6 +49,8 @@ import {
   setUpKeystoneDemo,
 } from './up/keystone.ts';
 import { wireRegionService } from './up/region-service.ts';
+import { rateLimitsOf, withRateLimitOptions, type RateLimitFlags } from './rate-limit-options.ts';
+import type { RateLimits } from '../region/http/rate-limit.ts';
 
 /** A cloud administrator of any scope. */
 type AdminSession = Session<'project'> | Session<'domain'> | Session<'system'>;
@@ -80,6 +82,8 @@ interface UpOptions {
    * tests hold it to the shipped RBAC with an AuthorizingClient.
    */
   readonly runtimeClient?: (store: Client) => Client;
+  /** The REST API's rate limits (default DEFAULT_RATE_LIMITS). */
+  readonly rateLimits?: RateLimits;
 }
 
 export interface RunningUp extends DevIdentity {
@@ -228,10 +232,13 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       newId: randomUUID,
       authenticate: createAuthenticator({
         key: { publicJwk: keys.publicJwk, algorithm: DEV_ALGORITHM },
+        issuer: DEV_ISSUER,
+        audience: DEV_AUDIENCE,
         clock,
         log: log.child({ component: 'auth' }),
       }),
       capabilities: region.capabilities,
+      ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
       log,
     });
     manager.metrics.collectProcessMetrics();
@@ -330,7 +337,7 @@ function port(value: string): number {
   return n;
 }
 
-interface UpCommandOptions {
+interface UpCommandOptions extends RateLimitFlags {
   dir: string;
   host: string;
   port: number;
@@ -341,7 +348,7 @@ interface UpCommandOptions {
 }
 
 export function upCommand(): Command {
-  return new Command('up')
+  const command = new Command('up')
     .description('Run everything in one process: store, OpenStack emulator with a demo region, controllers, REST API')
     .option('--dir <path>', 'where the store, token and dev files go', './.openregion')
     .option('--host <host>', 'the REST API address', '127.0.0.1')
@@ -357,23 +364,24 @@ export function upCommand(): Command {
       new Option('--log-format <format>', 'logs on stdout: text lines, or one JSON object a line')
         .choices(['text', 'json'])
         .default('text'),
-    )
-    .action(async (options: UpCommandOptions) => {
-      const up = await startUp({
-        dir: options.dir,
-        host: options.host,
-        port: options.port,
-        cloud: options.cloud,
-        health: options.health,
-        env: process.env,
-        log: createLogger({ level: options.logLevel, format: options.logFormat }),
-      });
-      process.stdout.write(banner(up, options.dir));
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
-      process.stdout.write('openregion: stopping…\n');
-      await up.stop();
+    );
+  return withRateLimitOptions(command).action(async (options: UpCommandOptions) => {
+    const up = await startUp({
+      dir: options.dir,
+      host: options.host,
+      port: options.port,
+      cloud: options.cloud,
+      health: options.health,
+      env: process.env,
+      log: createLogger({ level: options.logLevel, format: options.logFormat }),
+      rateLimits: rateLimitsOf(options),
     });
+    process.stdout.write(banner(up, options.dir));
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    process.stdout.write('openregion: stopping…\n');
+    await up.stop();
+  });
 }

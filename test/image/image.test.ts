@@ -158,6 +158,8 @@ if (name === undefined) {
             '--controllers=identities,networks,servers,loadbalancers,volumes,monitor',
             `--api=127.0.0.1:${String(apiPort)}`,
             '--public-key-file=/kube/public.pem',
+            '--issuer=https://issuer.test',
+            '--audience=openregion',
           ],
           {
             env: {

@@ -61,6 +61,7 @@ import { freePort } from './deploy-fixture.ts';
 import { eventually } from './fixtures.ts';
 import { startPrivateApiServer, type PrivateApiServer } from './keystone-clusters.ts';
 import { withRealApiServer } from './real-apiserver.ts';
+import { DEV_AUDIENCE, DEV_ISSUER } from '../../src/region/http/dev-token.ts';
 
 const exec = promisify(execFile);
 const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -204,7 +205,14 @@ await withRealApiServer('test/kube/operator-walk.test.ts', () => {
       ).trim();
       const apiPort = await freePort();
       api = `http://127.0.0.1:${String(apiPort)}`;
-      for (const extra of [[`--api=127.0.0.1:${String(apiPort)}`, `--public-key-file=${files.publicKey}`], []]) {
+      // openregion token's iss and aud by default, which serve requires it be told.
+      const apiFlags = [
+        `--api=127.0.0.1:${String(apiPort)}`,
+        `--public-key-file=${files.publicKey}`,
+        `--issuer=${DEV_ISSUER}`,
+        `--audience=${DEV_AUDIENCE}`,
+      ];
+      for (const extra of [apiFlags, []]) {
         const port = await freePort();
         const process = spawn(
           globalThis.process.execPath,

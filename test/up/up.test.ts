@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { decodeJwt } from 'jose';
 import {
   bundledActuatorPermissions,
   keystoneOperatorPermissions,
@@ -17,7 +18,8 @@ import {
 } from '../../src/cli/deploy/permissions.ts';
 import { grantsOf } from '../../src/cli/deploy/rbac.ts';
 import { REGION_NAMESPACE, startUp, type RunningUp } from '../../src/cli/up.ts';
-import { parseDevEnv } from '../../src/cli/up/files.ts';
+import { parseDevEnv, upFiles } from '../../src/cli/up/files.ts';
+import { DEV_AUDIENCE, DEV_ISSUER, signDevToken, type DevKeyPair } from '../../src/region/http/dev-token.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
 import { AuthorizingClient } from '../../src/runtime/rbac.ts';
 import { ManualScheduler } from '../../src/runtime/scheduler.ts';
@@ -190,6 +192,20 @@ describe('openregion up, end to end through HTTP', () => {
     const neutron = up.emulator?.control.dump()['neutron'] as { networks?: { name: string }[] } | undefined;
     const left = (neutron?.networks ?? []).filter((n) => n.name.includes(network));
     assert.deepEqual(left, [], 'the Neutron network is deleted too');
+  });
+
+  it('its token carries exp, iss and aud, and up refuses a token of its own key for another issuer or audience', async () => {
+    const token = readFileSync(join(dir, 'token'), 'utf8').trim();
+    const claims = decodeJwt(token);
+    assert.deepEqual([claims.iss, claims.aud], [DEV_ISSUER, DEV_AUDIENCE]);
+    assert.ok(typeof claims.exp === 'number' && claims.exp * 1000 > clock.now());
+    const keys = JSON.parse(readFileSync(upFiles(dir).key, 'utf8')) as DevKeyPair;
+    const scope = { subject: 'developer', organizationIDs: [up.organizationID] };
+    const list = async (bearer: string) =>
+      (await fetch(`${up.api}/api/v2/networks`, { headers: { authorization: `Bearer ${bearer}` } })).status;
+    assert.equal(await list(await signDevToken(keys, scope, clock)), 200);
+    assert.equal(await list(await signDevToken(keys, { ...scope, audience: 'another-service' }, clock)), 401);
+    assert.equal(await list(await signDevToken(keys, { ...scope, issuer: 'https://elsewhere' }, clock)), 401);
   });
 
   it('answers the probes and /metrics on the API port, without a token', async () => {

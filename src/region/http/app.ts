@@ -10,6 +10,7 @@ import { DEFAULT_BODY_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS, MAX_PARAM_LENGTH, type 
 import { errorHandler, sendProblem, type Challenge } from './errors.ts';
 import { setPrincipal } from './principal.ts';
 import { problems } from './problem.ts';
+import { DEFAULT_RATE_LIMITS, rateLimiter } from './rate-limit.ts';
 import { Repository } from './repository.ts';
 import { fileStorageRoutes } from './routes/file-storage.ts';
 import { discoveryRoutes, PROTECTED_RESOURCE_PATH, resourceOf } from './routes/discovery.ts';
@@ -146,6 +147,14 @@ export async function buildApi(deps: ApiDeps): Promise<Api> {
   });
   app.addHook('onSend', async (request, reply) => {
     reply.headers(hardening(request.url));
+  });
+  const limit = rateLimiter(deps.rateLimits ?? DEFAULT_RATE_LIMITS, deps.clock);
+  app.addHook('onRequest', async (request, reply) => {
+    const waitMs = limit(request.ip, request.headers.authorization);
+    if (waitMs === 0) return undefined;
+    // The problem is sent here, and returning the reply ends the request: no authentication, no handler.
+    const seconds = Math.ceil(waitMs / 1000);
+    return sendProblem(reply.header('retry-after', String(seconds)), request, problems.tooManyRequests(seconds));
   });
   app.addHook('onRequest', async (request) => {
     if (!request.url.startsWith('/api/')) return;

@@ -10,6 +10,7 @@ import type { Server } from '../apis/server.ts';
 import type { CommonProvider, ImageRead, ImageWrite } from '../provider/contract.ts';
 import type { ExternalNetwork, Image } from '../provider/types.ts';
 import type { Authenticator } from './auth.ts';
+import type { RateLimits } from './rate-limit.ts';
 
 /** One region's inventory: flavors, volume classes and images (read, and an organization's own written). */
 export type RegionInventory = Pick<CommonProvider, 'flavors' | 'volumeClasses'> &
@@ -58,6 +59,8 @@ export interface ApiDeps {
   readonly bodyLimit?: number;
   /** Longest a client may take to send a whole request, headers and body (default 30 s); then 408 and close. */
   readonly requestTimeoutMs?: number;
+  /** Per-token and per-address request rates (default DEFAULT_RATE_LIMITS; an absent limit is off). */
+  readonly rateLimits?: RateLimits;
   /** The build `/api/version` reports; a build with no release version reports 0.0.0. */
   readonly service?: { readonly version: string };
   /** RFC 9728 metadata: the token issuer, and this API's public URL (default: what a request was sent to). */

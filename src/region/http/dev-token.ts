@@ -7,7 +7,9 @@ import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import type { Clock } from '../../util/clock.ts';
 
 export const DEV_ALGORITHM = 'ES256';
-const DEV_ISSUER = 'openregion-dev';
+/** What development tokens say they are from and for, unless told otherwise; `up` requires both. */
+export const DEV_ISSUER = 'openregion-dev';
+export const DEV_AUDIENCE = 'openregion';
 
 export interface DevKeyPair {
   readonly privateJwk: JWK;
@@ -27,6 +29,7 @@ interface DevTokenClaims {
   readonly lifetimeSeconds?: number;
   /** Default openregion-dev. */
   readonly issuer?: string;
+  /** Default openregion. */
   readonly audience?: string;
 }
 
@@ -40,8 +43,8 @@ export async function signDevToken(keys: DevKeyPair, claims: DevTokenClaims, clo
     .setProtectedHeader({ alg: DEV_ALGORITHM })
     .setSubject(claims.subject)
     .setIssuer(claims.issuer ?? DEV_ISSUER)
+    .setAudience(claims.audience ?? DEV_AUDIENCE)
     .setIssuedAt(now)
     .setExpirationTime(now + (claims.lifetimeSeconds ?? 30 * 24 * 3600));
-  if (claims.audience !== undefined) jwt.setAudience(claims.audience);
   return jwt.sign(key);
 }

@@ -30,6 +30,7 @@ const catalogue = {
   'uri-too-long': { status: 414, title: 'URI Too Long', oauth: 'invalid_request' },
   'unsupported-media-type': { status: 415, title: 'Unsupported Media Type', oauth: 'unsupported_media_type' },
   'unprocessable-content': { status: 422, title: 'Unprocessable Content', oauth: 'unprocessable_content' },
+  'too-many-requests': { status: 429, title: 'Too Many Requests', oauth: 'temporarily_unavailable' },
   'internal-error': { status: 500, title: 'Internal Server Error', oauth: 'server_error' },
   'not-implemented': { status: 501, title: 'Not Implemented', oauth: 'server_error' },
   unavailable: { status: 503, title: 'Service Unavailable', oauth: 'server_error' },
@@ -129,6 +130,10 @@ export const problems = {
   notImplemented: (capability: string) =>
     new Problem('not-implemented', `${capability} is not available in this region service yet`),
   unavailable: (detail: string) => new Problem('unavailable', detail),
+  tooManyRequests: (retryAfterSeconds: number) =>
+    new Problem('too-many-requests', `too many requests; retry after ${String(retryAfterSeconds)} s`, [
+      violation('', 'rateLimit', 'requests from this token or address exceed the rate limit'),
+    ]),
   internal: () => new Problem('internal-error', 'internal error'),
 };
 

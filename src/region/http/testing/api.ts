@@ -13,7 +13,7 @@ import type { Flavor, Image, VolumeClass } from '../../provider/types.ts';
 import { buildApi } from '../app.ts';
 import { createAuthenticator } from '../auth.ts';
 import type { ApiDeps, Capabilities, RegionInventory } from '../context.ts';
-import { DEV_ALGORITHM, generateDevKeyPair, signDevToken } from '../dev-token.ts';
+import { DEV_ALGORITHM, DEV_AUDIENCE, DEV_ISSUER, generateDevKeyPair, signDevToken } from '../dev-token.ts';
 import type { Api } from '../routes/kit.ts';
 
 export const NAMESPACE = 'unikorn-region';
@@ -156,7 +156,9 @@ export interface ApiFixture {
 
 export async function apiFixture(
   capabilities: Capabilities = allCapabilities,
-  overrides: Partial<Pick<ApiDeps, 'imageSource' | 'service' | 'protectedResource' | 'requestTimeoutMs'>> = {},
+  overrides: Partial<
+    Pick<ApiDeps, 'imageSource' | 'service' | 'protectedResource' | 'requestTimeoutMs' | 'rateLimits'>
+  > = {},
 ): Promise<ApiFixture> {
   const clock = new ManualClock();
   const store = openEmbeddedStore(':memory:', { clock, garbageCollection: false });
@@ -181,7 +183,12 @@ export async function apiFixture(
     namespace: NAMESPACE,
     clock,
     newId: () => `00000000-0000-4000-8000-${String(++next).padStart(12, '0')}`,
-    authenticate: createAuthenticator({ key: { publicJwk: keys.publicJwk, algorithm: DEV_ALGORITHM }, clock }),
+    authenticate: createAuthenticator({
+      key: { publicJwk: keys.publicJwk, algorithm: DEV_ALGORITHM },
+      issuer: DEV_ISSUER,
+      audience: DEV_AUDIENCE,
+      clock,
+    }),
     capabilities,
     // No fetch from tests: every image URL serves a raw image unless a test says otherwise.
     imageSource: () => Promise.resolve(undefined),
