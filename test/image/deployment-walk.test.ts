@@ -50,6 +50,7 @@ import { eventually } from '../kube/fixtures.ts';
 import { startPrivateApiServer, type PrivateApiServer } from '../kube/keystone-clusters.ts';
 import { withRealApiServer } from '../kube/real-apiserver.ts';
 import { cloudsFile, contractCloud } from '../openstack/cloud.ts';
+import { DEV_AUDIENCE, DEV_ISSUER } from '../../src/region/http/dev-token.ts';
 
 const execute = promisify(execFile);
 const script = fileURLToPath(new URL('../../scripts/image.sh', import.meta.url));
@@ -102,14 +103,19 @@ function deploymentArgs(rendered: Rendered): string[] {
 
 /**
  * The overlay's args as the pod would run them, outside a pod: the kubeconfig mounted at /kube/config instead of
- * the in-cluster service account, the Downward API's namespace filled in, the ports on the host's loopback.
+ * the in-cluster service account, the Downward API's namespace and the Secret's token claims filled in, the ports on
+ * the host's loopback.
  */
 function asContainerArgs(args: readonly string[], namespace: string, ports: { health: number; api?: number }) {
   return args.map((arg) => {
     if (arg === '--in-cluster') return '--kubeconfig=/kube/config';
     if (arg.startsWith('--health=')) return `--health=127.0.0.1:${String(ports.health)}`;
     if (arg.startsWith('--api=')) return `--api=127.0.0.1:${String(ports.api)}`;
-    return arg.replace('$(POD_NAMESPACE)', namespace);
+    // The API key Secret's issuer and audience, as the pod's environment fills them in: openregion token's.
+    return arg
+      .replace('$(POD_NAMESPACE)', namespace)
+      .replace('$(API_TOKEN_ISSUER)', DEV_ISSUER)
+      .replace('$(API_TOKEN_AUDIENCE)', DEV_AUDIENCE);
   });
 }
 
