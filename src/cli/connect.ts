@@ -7,10 +7,12 @@
 import { existsSync } from 'node:fs';
 import type { Client } from '../kube/client.ts';
 import type { PrinterColumn } from '../kube/crd.ts';
+import type { StoreEncryption } from '../kube/embedded/encryption.ts';
 import { openEmbeddedStore } from '../kube/embedded/store.ts';
 import type { KubeObject } from '../kube/object.ts';
 import { apiVersionOf, builtin, type ResourceType } from '../kube/resource-type.ts';
 import { systemClock } from '../util/clock.ts';
+import { KeyFileError, storeEncryption } from './store-encryption.ts';
 
 export const DEFAULT_STORE = './.openregion/store.db';
 /** What `--store` defaults to when set; `openregion up`'s dev.env exports it. */
@@ -23,6 +25,8 @@ export interface Target {
   readonly kubeconfig?: string | undefined;
   /** A kubeconfig context: Kubernetes, found by kubectl's rules ($KUBECONFIG, ~/.kube/config) unless --kubeconfig. */
   readonly context?: string | undefined;
+  /** The store's encryption keys (default: the key file beside the store, when there is one). */
+  readonly encryptionKeyFile?: string | undefined;
 }
 
 export interface Connection {
@@ -57,7 +61,18 @@ export async function connect(target: Target, options: { readonly create?: boole
         `source its .openregion/dev.env (it sets ${STORE_VARIABLE}), or pass --store PATH or --kubeconfig FILE`,
     );
   }
-  const store = openEmbeddedStore(target.store, { clock: systemClock, garbageCollection: false });
+  let encryption: StoreEncryption | undefined;
+  try {
+    encryption = storeEncryption(target.store, { keyFile: target.encryptionKeyFile, clock: systemClock });
+  } catch (error) {
+    if (error instanceof KeyFileError) throw new CliError(error.message);
+    throw error;
+  }
+  const store = openEmbeddedStore(target.store, {
+    clock: systemClock,
+    garbageCollection: false,
+    encryption,
+  });
   return { client: store, close: () => store.close() };
 }
 

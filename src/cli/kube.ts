@@ -108,6 +108,10 @@ export const targetOptions = (c: Command): Command =>
     .option(
       '--context <name>',
       "a kubeconfig context ($KUBECONFIG or ~/.kube/config unless --kubeconfig), as kubectl's",
+    )
+    .option(
+      '--encryption-key-file <path>',
+      "the embedded store's encryption keys (default: store-encryption.yaml beside the store, when there)",
     );
 
 interface GetOptions extends Target {

@@ -32,6 +32,7 @@ import { projectSession, RegistrationError } from '../region/registration/sessio
 import { systemClock } from '../util/clock.ts';
 import { DEFAULT_STORE } from './connect.ts';
 import type { Out } from './region.ts';
+import { storeEncryption } from './store-encryption.ts';
 
 export interface RegisterOptions {
   providerEnv: string;
@@ -256,7 +257,12 @@ function openTarget(
   }
   const path = options.store ?? DEFAULT_STORE;
   if (!create && !existsSync(path)) return undefined;
-  const store = openEmbeddedStore(path, { clock: systemClock, garbageCollection: false });
+  const encryption = storeEncryption(path, { clock: systemClock });
+  const store = openEmbeddedStore(path, {
+    clock: systemClock,
+    garbageCollection: false,
+    encryption,
+  });
   return { client: store, embedded: true, close: () => store.close() };
 }
 

@@ -49,6 +49,7 @@ import {
   setUpKeystoneDemo,
 } from './up/keystone.ts';
 import { wireRegionService } from './up/region-service.ts';
+import { storeEncryption } from './store-encryption.ts';
 import { rateLimitsOf, withRateLimitOptions, type RateLimitFlags } from './rate-limit-options.ts';
 import type { RateLimits } from '../region/http/rate-limit.ts';
 
@@ -113,7 +114,9 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
   };
   let store: EmbeddedStore;
   try {
-    store = openEmbeddedStore(files.store, { clock, garbageCollection: true });
+    // Secrets and identities' credentials are sealed at rest with the key beside the store, made on first start.
+    const encryption = storeEncryption(files.store, { create: true, clock });
+    store = openEmbeddedStore(files.store, { clock, garbageCollection: true, encryption });
   } catch (error) {
     await stop();
     throw error;

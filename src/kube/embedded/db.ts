@@ -6,9 +6,14 @@
  * Durability: WAL with synchronous=FULL, so a commit is fsynced before the call that made it returns. NORMAL would
  * survive a kill -9 (the WAL is in the kernel's page cache) but not a power cut; etcd fsyncs every commit, and an
  * acknowledged write that vanishes after a power cut is exactly what the store promises not to do.
+ *
+ * Secrets at rest (ADR 0023): the codec seals the bodies of the resources it is given; rows are decoded here, so
+ * nothing above this file sees ciphertext. The change log keeps a change only for the watch window (and at most
+ * `changeRetention` of them), so a deleted object's data leaves it too; secure_delete zeroes what SQLite frees.
  */
 import Database from 'better-sqlite3';
 import type { KubeObject } from '../object.ts';
+import { BodyCodec } from './encryption.ts';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -45,17 +50,23 @@ CREATE TABLE IF NOT EXISTS owner_refs (
 CREATE INDEX IF NOT EXISTS owner_refs_dependent ON owner_refs (dependent_uid);
 CREATE TABLE IF NOT EXISTS changes (
   rv INTEGER PRIMARY KEY, resource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
-  type TEXT NOT NULL, body TEXT NOT NULL, old_body TEXT);
+  type TEXT NOT NULL, body TEXT NOT NULL, old_body TEXT, at INTEGER);
 `;
 
 interface DbOptions {
   /** How many change-log entries watches can resume from; older resourceVersions answer Gone. */
   readonly changeRetention: number;
+  /** Seals and opens stored bodies (default: stores them as they are). */
+  readonly codec?: BodyCodec;
+  /** The time a change is logged at (ms), for the watch window. */
+  readonly now?: () => number;
 }
 
 export class Db {
   readonly sqlite: Database.Database;
   readonly #retention: number;
+  readonly #codec: BodyCodec;
+  readonly #now: () => number;
   readonly #stmts;
 
   constructor(path: string, options: DbOptions) {
@@ -63,8 +74,15 @@ export class Db {
     this.sqlite.pragma('journal_mode = WAL');
     this.sqlite.pragma('synchronous = FULL');
     this.sqlite.pragma('busy_timeout = 10000');
+    // What a delete or an update frees is overwritten with zeros, not left readable in free pages.
+    this.sqlite.pragma('secure_delete = ON');
     this.sqlite.exec(SCHEMA);
+    // A store written before the watch window had no time on its changes: they count as old.
+    const columns = this.sqlite.pragma('table_info(changes)') as { name: string }[];
+    if (!columns.some((c) => c.name === 'at')) this.sqlite.exec('ALTER TABLE changes ADD COLUMN at INTEGER');
     this.#retention = options.changeRetention;
+    this.#codec = options.codec ?? new BodyCodec(undefined);
+    this.#now = options.now ?? Date.now;
     const s = this.sqlite;
     this.#stmts = {
       nextRv: s.prepare<[], { value: number }>(`UPDATE meta SET value = value + 1 WHERE key = 'rv' RETURNING value`),
@@ -83,8 +101,24 @@ export class Db {
         `INSERT OR REPLACE INTO objects (resource, namespace, name, uid, rv, body) VALUES (?, ?, ?, ?, ?, ?)`,
       ),
       del: s.prepare<[string, string, string]>(`DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?`),
-      change: s.prepare<[number, string, string, string, string, string, string | null]>(
-        `INSERT INTO changes (rv, resource, namespace, name, type, body, old_body) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      change: s.prepare<[number, string, string, string, string, string, string | null, number]>(
+        `INSERT INTO changes (rv, resource, namespace, name, type, body, old_body, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      // The last resourceVersion up to which every change is older than the cutoff (a change without a time is).
+      lastExpired: s.prepare<[{ compacted: number; cutoff: number }], { rv: number | null }>(
+        `SELECT COALESCE((SELECT MIN(rv) - 1 FROM changes WHERE rv > @compacted AND at > @cutoff),
+                         (SELECT MAX(rv) FROM changes WHERE rv > @compacted)) AS rv`,
+      ),
+      deleting: s.prepare<[], Row>(
+        `SELECT * FROM objects WHERE body LIKE '%"deletionTimestamp"%' OR body NOT LIKE '{%'`,
+      ),
+      objectsOf: s.prepare<[string], Row>(`SELECT * FROM objects WHERE resource = ?`),
+      changesOf: s.prepare<[string], ChangeRow>(`SELECT * FROM changes WHERE resource = ?`),
+      reseal: s.prepare<[string, string, string, string]>(
+        `UPDATE objects SET body = ? WHERE resource = ? AND namespace = ? AND name = ?`,
+      ),
+      resealChange: s.prepare<[string, string | null, number]>(
+        `UPDATE changes SET body = ?, old_body = ? WHERE rv = ?`,
       ),
       changesAfter: s.prepare<[number, number], ChangeRow>(`SELECT * FROM changes WHERE rv > ? ORDER BY rv LIMIT ?`),
       compact: s.prepare<[number]>(`DELETE FROM changes WHERE rv <= ?`),
@@ -128,19 +162,83 @@ export class Db {
   }
 
   get(resource: string, namespace: string, name: string): Row | undefined {
-    return this.#stmts.get.get(resource, namespace, name);
+    return this.#open(this.#stmts.get.get(resource, namespace, name));
   }
 
   byUid(uid: string): Row | undefined {
-    return this.#stmts.byUid.get(uid);
+    return this.#open(this.#stmts.byUid.get(uid));
   }
 
   list(resource: string, namespace: string | undefined): Row[] {
-    return namespace === undefined ? this.#stmts.listAll.all(resource) : this.#stmts.listNs.all(resource, namespace);
+    const rows =
+      namespace === undefined ? this.#stmts.listAll.all(resource) : this.#stmts.listNs.all(resource, namespace);
+    return rows.map((r) => this.#open(r));
   }
 
   inNamespace(namespace: string): Row[] {
-    return this.#stmts.inNamespace.all(namespace);
+    return this.#stmts.inNamespace.all(namespace).map((r) => this.#open(r));
+  }
+
+  /** Objects being deleted (a sealed body is opened to see). */
+  deleting(): Row[] {
+    return this.#stmts.deleting
+      .all()
+      .map((r) => this.#open(r))
+      .filter((r) => r.body.includes('"deletionTimestamp"'));
+  }
+
+  #open<R extends Row | undefined>(row: R): R {
+    if (row === undefined || row.body.startsWith('{')) return row;
+    return { ...row, body: this.#codec.decode(row, row.body) };
+  }
+
+  #openChange(row: ChangeRow): ChangeRow {
+    return {
+      ...row,
+      body: this.#codec.decode(row, row.body),
+      old_body: row.old_body === null ? null : this.#codec.decode(row, row.old_body),
+    };
+  }
+
+  /**
+   * Rewrites every stored body the codec would now write differently: plain rows of sealed resources, rows sealed
+   * with a key that is no longer the first. In place, under the same resourceVersions: only the bytes at rest change.
+   * Returns how many rows it rewrote.
+   */
+  reseal(): number {
+    let rewritten = 0;
+    this.write(() => {
+      for (const resource of this.#codec.sealed) {
+        for (const row of this.#stmts.objectsOf.all(resource)) {
+          if (!this.#codec.stale(resource, row.body)) continue;
+          const json = this.#codec.decode(row, row.body);
+          this.#stmts.reseal.run(this.#codec.encode(row, json), row.resource, row.namespace, row.name);
+          rewritten++;
+        }
+        for (const raw of this.#stmts.changesOf.all(resource)) {
+          if (
+            !this.#codec.stale(resource, raw.body) &&
+            (raw.old_body === null || !this.#codec.stale(resource, raw.old_body))
+          )
+            continue;
+          const row = this.#openChange(raw);
+          const old = row.old_body === null ? null : this.#codec.encode(row, row.old_body);
+          this.#stmts.resealChange.run(this.#codec.encode(row, row.body), old, row.rv);
+          rewritten++;
+        }
+      }
+    });
+    // Rebuild the file, so no page keeps what was there before, then empty the WAL that holds the old pages. Once
+    // per migration or rotation; another process holding the file open makes this best effort.
+    if (rewritten > 0) {
+      try {
+        this.sqlite.exec('VACUUM');
+      } catch {
+        // Busy: secure_delete has zeroed what the rewrite freed; the rest goes at the next reseal.
+      }
+      this.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    }
+    return rewritten;
   }
 
   dependents(ownerUid: string): string[] {
@@ -152,7 +250,7 @@ export class Db {
   }
 
   changesAfter(rv: number, limit: number): ChangeRow[] {
-    return this.#stmts.changesAfter.all(rv, limit);
+    return this.#stmts.changesAfter.all(rv, limit).map((r) => this.#openChange(r));
   }
 
   /** Stores `object` under a fresh resourceVersion and logs the change; returns the stored object. */
@@ -161,9 +259,11 @@ export class Db {
     const stored: KubeObject = { ...object, metadata: { ...object.metadata, resourceVersion: String(rv) } };
     const ns = stored.metadata.namespace ?? '';
     const uid = stored.metadata.uid ?? '';
-    const body = JSON.stringify(stored);
+    const at = { resource, namespace: ns, name: stored.metadata.name };
+    const body = this.#codec.encode(at, JSON.stringify(stored));
+    const oldBody = old ? this.#codec.encode(at, JSON.stringify(old)) : null;
     this.#stmts.put.run(resource, ns, stored.metadata.name, uid, rv, body);
-    this.#stmts.change.run(rv, resource, ns, stored.metadata.name, type, body, old ? JSON.stringify(old) : null);
+    this.#stmts.change.run(rv, resource, ns, stored.metadata.name, type, body, oldBody, this.#now());
     this.#stmts.refsDel.run(uid);
     for (const ref of stored.metadata.ownerReferences ?? []) this.#stmts.refAdd.run(ref.uid, uid);
     this.#maybeCompact(rv);
@@ -176,7 +276,8 @@ export class Db {
     const gone: KubeObject = { ...object, metadata: { ...object.metadata, resourceVersion: String(rv) } };
     const ns = gone.metadata.namespace ?? '';
     this.#stmts.del.run(resource, ns, gone.metadata.name);
-    this.#stmts.change.run(rv, resource, ns, gone.metadata.name, 'DELETED', JSON.stringify(gone), null);
+    const body = this.#codec.encode({ resource, namespace: ns, name: gone.metadata.name }, JSON.stringify(gone));
+    this.#stmts.change.run(rv, resource, ns, gone.metadata.name, 'DELETED', body, null, this.#now());
     this.#stmts.refsDel.run(gone.metadata.uid ?? '');
     this.#maybeCompact(rv);
     return gone;
@@ -189,6 +290,21 @@ export class Db {
       if (upTo <= this.compactedRv()) return;
       this.#stmts.compact.run(upTo);
       this.#stmts.setMeta.run(upTo, 'compacted');
+    });
+  }
+
+  /**
+   * Forgets changes logged `windowMs` or longer ago, as kube-apiserver compacts etcd: a watch from before them gets
+   * 410 Gone and relists, and a deleted object's last state leaves the log. Returns the compacted resourceVersion.
+   */
+  compactOlderThan(windowMs: number): number {
+    return this.write(() => {
+      const compacted = this.compactedRv();
+      const upTo = this.#stmts.lastExpired.get({ compacted, cutoff: this.#now() - windowMs })?.rv ?? null;
+      if (upTo === null || upTo <= compacted) return compacted;
+      this.#stmts.compact.run(upTo);
+      this.#stmts.setMeta.run(upTo, 'compacted');
+      return upTo;
     });
   }
 

@@ -59,12 +59,7 @@ export class GarbageCollector {
   /** Everything that may need work, found from the tables: at start, and after falling behind the change log. */
   #sweep(): void {
     for (const uid of this.db.danglingDependents()) this.#dependents.add(uid);
-    const deleting = this.db.sqlite
-      .prepare<[], { resource: string; name: string; uid: string }>(
-        `SELECT resource, name, uid FROM objects WHERE body LIKE '%"deletionTimestamp"%'`,
-      )
-      .all();
-    for (const r of deleting) {
+    for (const r of this.db.deleting()) {
       if (r.resource === 'namespaces') this.#namespaces.add(r.name);
       else this.#owners.add(r.uid);
     }

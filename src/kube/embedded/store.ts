@@ -22,6 +22,7 @@ import { builtin, type ResourceType } from '../resource-type.ts';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from '../selector.ts';
 import type { Clock, Random } from '../../util/clock.ts';
 import { Db } from './db.ts';
+import { BodyCodec, type StoreEncryption } from './encryption.ts';
 import { GarbageCollector } from './gc.ts';
 import { Kinds, type Kind } from './kinds.ts';
 import { Hub, Subscription } from './watch.ts';
@@ -40,22 +41,37 @@ interface EmbeddedStoreOptions {
   readonly random?: Random;
   /** Errors from background work (the garbage collector); they are retried on the next change. */
   readonly onError?: (error: unknown) => void;
+  /** Seal these resources' bodies at rest with these keys (ADR 0023). */
+  readonly encryption?: StoreEncryption | undefined;
+  /** How long a change stays in the log for watches to resume from (default 5 minutes, as kube compacts etcd). */
+  readonly watchWindowMs?: number;
 }
 
 export interface EmbeddedStore extends Client {
   /** Forgets change-log history except the last `keep` entries: watches from older versions get GoneError. */
   compact(keep?: number): void;
+  /** Forgets changes older than the watch window (done every minute too); returns the compacted resourceVersion. */
+  expireChanges(): number;
   /** The kinds served now: built-ins and every version of every stored CRD. */
   servedKinds(): ReturnType<Kinds['all']>;
   close(): Promise<void>;
 }
+
+const DEFAULT_WATCH_WINDOW_MS = 5 * 60_000;
+const EXPIRY_PERIOD_MS = 60_000;
 
 const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
 export function openEmbeddedStore(path: string, options: EmbeddedStoreOptions): EmbeddedStore {
   // It holds identity passwords, application-credential secrets and SSH keys.
   if (path !== ':memory:') ownerOnlySqlite(path);
-  const db = new Db(path, { changeRetention: options.changeRetention ?? 10_000 });
+  const db = new Db(path, {
+    changeRetention: options.changeRetention ?? 10_000,
+    codec: new BodyCodec(options.encryption),
+    now: () => options.clock.now(),
+  });
+  // Rows written before encryption was on, or under a key that is no longer first, are sealed anew.
+  db.reseal();
   const random = options.random ?? Math.random;
   const kinds = new Kinds(db);
   const writer = new Writer({
@@ -79,7 +95,20 @@ export function openEmbeddedStore(path: string, options: EmbeddedStoreOptions): 
     options.garbageCollection === false
       ? undefined
       : new GarbageCollector(db, writer, hub, options.onError ?? (() => undefined));
-  return new EmbeddedClient(db, kinds, writer, hub, gc, options.bookmarkIntervalMs ?? 10_000);
+  const windowMs = options.watchWindowMs ?? DEFAULT_WATCH_WINDOW_MS;
+  const expire = setInterval(() => {
+    try {
+      db.compactOlderThan(windowMs);
+    } catch (error) {
+      options.onError?.(error);
+    }
+  }, EXPIRY_PERIOD_MS).unref();
+  return new EmbeddedClient(db, kinds, writer, hub, gc, options.bookmarkIntervalMs ?? 10_000, {
+    expire: () => db.compactOlderThan(windowMs),
+    stop: () => {
+      clearInterval(expire);
+    },
+  });
 }
 
 class EmbeddedClient implements EmbeddedStore {
@@ -92,6 +121,7 @@ class EmbeddedClient implements EmbeddedStore {
     private readonly hub: Hub,
     private readonly gc: GarbageCollector | undefined,
     private readonly bookmarkMs: number,
+    private readonly expiry: { readonly expire: () => number; readonly stop: () => void },
   ) {}
 
   #ns(kind: Kind, namespace: string | undefined): string {
@@ -168,6 +198,10 @@ class EmbeddedClient implements EmbeddedStore {
     this.db.compact(keep);
   }
 
+  expireChanges(): number {
+    return this.expiry.expire();
+  }
+
   servedKinds(): ReturnType<Kinds['all']> {
     return this.kinds.all();
   }
@@ -176,6 +210,7 @@ class EmbeddedClient implements EmbeddedStore {
     if (!this.#closed) {
       this.#closed = true;
       this.gc?.stop();
+      this.expiry.stop();
       this.hub.stop();
       this.db.close();
     }

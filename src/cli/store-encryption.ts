@@ -1,0 +1,88 @@
+/**
+ * The embedded store's encryption key file (ADR 0023; rotation in docs/deploying.md): YAML, 0600, beside the store
+ * unless `--encryption-key-file` names another. The first key encrypts, every key decrypts:
+ *
+ *   keys:
+ *     - name: k20261202-3f9a
+ *       secret: <32 random bytes, base64>
+ *
+ * What is sealed: Secrets, and OpenstackIdentities (identity passwords, application-credential secrets, SSH keys).
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, basename } from 'node:path';
+import Type from 'typebox';
+import { Value } from 'typebox/value';
+import { parse, stringify } from 'yaml';
+import { KEY_BYTES, type EncryptionKey, type StoreEncryption } from '../kube/embedded/encryption.ts';
+import { builtin, qualifiedResource } from '../kube/resource-type.ts';
+import { openstackIdentityType } from '../region/apis/index.ts';
+import type { Clock } from '../util/clock.ts';
+import { writePrivate } from './up/files.ts';
+
+/** A key file that is missing, unreadable or malformed. */
+export class KeyFileError extends Error {}
+
+const SEALED_RESOURCES = [qualifiedResource(builtin.secret), qualifiedResource(openstackIdentityType)];
+
+const KeyFile = Type.Object({
+  keys: Type.Array(
+    Type.Object({
+      name: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }),
+      secret: Type.String({ minLength: 1 }),
+    }),
+    { minItems: 1 },
+  ),
+});
+
+/** `store.db` → `store-encryption.yaml` in the same directory. */
+export const encryptionKeyFileBeside = (store: string): string =>
+  join(dirname(store), `${basename(store).replace(/\.db$/, '')}-encryption.yaml`);
+
+export function readEncryptionKeys(path: string): EncryptionKey[] {
+  let raw: unknown;
+  try {
+    raw = parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new KeyFileError(`cannot read the encryption key file ${path}: ${(error as Error).message}`);
+  }
+  const problem = Value.Errors(KeyFile, raw)[0];
+  if (problem !== undefined) {
+    throw new KeyFileError(`encryption key file ${path}: ${problem.instancePath || 'the file'} ${problem.message}`);
+  }
+  return (raw as Type.Static<typeof KeyFile>).keys.map(({ name, secret }) => {
+    const bytes = Buffer.from(secret, 'base64');
+    if (bytes.length !== KEY_BYTES) {
+      throw new KeyFileError(`encryption key file ${path}: key ${name} must be ${String(KEY_BYTES)} bytes, base64`);
+    }
+    return { name, secret: bytes };
+  });
+}
+
+/** A key file with one fresh key, named for the day it was made, owner-only. */
+function createEncryptionKeyFile(path: string, clock: Clock): void {
+  const day = new Date(clock.now()).toISOString().slice(0, 10).replaceAll('-', '');
+  const name = `k${day}-${randomBytes(2).toString('hex')}`;
+  const header =
+    "# The embedded store's encryption keys: the first encrypts, every one decrypts (docs/deploying.md).\n";
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  writePrivate(path, header + stringify({ keys: [{ name, secret: randomBytes(KEY_BYTES).toString('base64') }] }));
+}
+
+/**
+ * The encryption a store opens with: the named key file (which must exist), else the one beside the store when
+ * there is one, made first when `create` says so (`up`); undefined without any (nothing is sealed).
+ */
+export function storeEncryption(
+  store: string,
+  options: { readonly keyFile?: string | undefined; readonly create?: boolean; readonly clock: Clock },
+): StoreEncryption | undefined {
+  if (store === ':memory:' && options.keyFile === undefined) return undefined;
+  const path = options.keyFile ?? encryptionKeyFileBeside(store);
+  if (!existsSync(path)) {
+    if (options.keyFile !== undefined) throw new KeyFileError(`no encryption key file at ${path}`);
+    if (options.create !== true) return undefined;
+    createEncryptionKeyFile(path, options.clock);
+  }
+  return { keys: readEncryptionKeys(path), resources: SEALED_RESOURCES };
+}
