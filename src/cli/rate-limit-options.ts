@@ -1,4 +1,4 @@
-/** The REST API's rate-limit flags, as `serve` and `up` both take them (ADR 0023). */
+/** The REST API's rate-limit flags, as `serve` and `up` both take them (ADR 0024). */
 import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_RATE_LIMITS, rateLimitOf, type RateLimits } from '../region/http/rate-limit.ts';
 

@@ -1,5 +1,5 @@
 /**
- * The embedded store's encryption key file (ADR 0024; rotation in docs/deploying.md): YAML, 0600, beside the store
+ * The embedded store's encryption key file (ADR 0025; rotation in docs/deploying.md): YAML, 0600, beside the store
  * unless `--encryption-key-file` names another. The first key encrypts, every key decrypts:
  *
  *   keys:

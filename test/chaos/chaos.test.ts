@@ -22,6 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import { parseDevEnv } from '../../src/cli/up/files.ts';
 import { seededRandom } from '../../src/emulator/chaos.ts';
+import { storeEncryption } from '../../src/cli/store-encryption.ts';
 import { openEmbeddedStore } from '../../src/kube/embedded/store.ts';
 import { regionKinds, regionType } from '../../src/region/apis/index.ts';
 import { systemClock } from '../../src/util/clock.ts';
@@ -279,7 +280,12 @@ const isOpenList = (value: unknown): value is string[] =>
 
 /** Objects of every region kind but the Region itself still in the store after the teardown. */
 async function storeLeftovers(path: string): Promise<string[]> {
-  const store = openEmbeddedStore(path, { clock: systemClock });
+  // Up's store, opened as the CLI does: with the encryption key beside it, and no garbage collector of its own.
+  const store = openEmbeddedStore(path, {
+    clock: systemClock,
+    garbageCollection: false,
+    encryption: storeEncryption(path, { clock: systemClock }),
+  });
   try {
     const left: string[] = [];
     for (const { type } of regionKinds) {

@@ -7,7 +7,7 @@
  * survive a kill -9 (the WAL is in the kernel's page cache) but not a power cut; etcd fsyncs every commit, and an
  * acknowledged write that vanishes after a power cut is exactly what the store promises not to do.
  *
- * Secrets at rest (ADR 0024): the codec seals the bodies of the resources it is given; rows are decoded here, so
+ * Secrets at rest (ADR 0025): the codec seals the bodies of the resources it is given; rows are decoded here, so
  * nothing above this file sees ciphertext. The change log keeps a change only for the watch window (and at most
  * `changeRetention` of them), so a deleted object's data leaves it too; secure_delete zeroes what SQLite frees.
  */

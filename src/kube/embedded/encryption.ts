@@ -1,5 +1,5 @@
 /**
- * Encryption at rest for the embedded store (ADR 0024), as kube-apiserver's `aesgcm` provider does it: the chosen
+ * Encryption at rest for the embedded store (ADR 0025), as kube-apiserver's `aesgcm` provider does it: the chosen
  * resources' stored bodies are AES-256-GCM ciphertext with a prefix naming the key, so keys can rotate. The first key
  * encrypts; every key decrypts. The row's resource, namespace and name are the additional authenticated data, so a
  * ciphertext moved to another row does not decrypt. A body that is plain JSON (written before encryption was on)

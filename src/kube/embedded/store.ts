@@ -41,7 +41,7 @@ interface EmbeddedStoreOptions {
   readonly random?: Random;
   /** Errors from background work (the garbage collector); they are retried on the next change. */
   readonly onError?: (error: unknown) => void;
-  /** Seal these resources' bodies at rest with these keys (ADR 0024). */
+  /** Seal these resources' bodies at rest with these keys (ADR 0025). */
   readonly encryption?: StoreEncryption | undefined;
   /** How long a change stays in the log for watches to resume from (default 5 minutes, as kube compacts etcd). */
   readonly watchWindowMs?: number;

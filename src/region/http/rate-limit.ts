@@ -1,5 +1,5 @@
 /**
- * Token buckets per bearer token and per client address (ADR 0023): each request takes a token from both; a bucket
+ * Token buckets per bearer token and per client address (ADR 0024): each request takes a token from both; a bucket
  * refills at `perSecond` up to `burst`, so a client may burst, then proceeds at the rate. An empty bucket answers
  * 429 with Retry-After, before the token is even verified, so a flood costs no signature checks.
  */
