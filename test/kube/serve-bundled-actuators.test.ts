@@ -18,30 +18,21 @@ import { parse } from 'yaml';
 import { Emulator } from '../../src/emulator/emulator.ts';
 import { BUNDLED_CRD_LABEL } from '../../src/keystone/actuators/crds.ts';
 import { KvClient } from '../../src/keystone/actuators/eso/kv.ts';
-import { cloudsSecret, installCrds } from '../../src/keystone/actuators/testing/real-crds.ts';
-import {
-  ADMIN_CREDENTIAL_READY,
-  controlPlaneType,
-  discoverStoreType,
-  keystoneCrds,
-  keystoneUserType,
-  korcDomainType,
-  type ControlPlane,
-  type KeystoneUser,
-} from '../../src/keystone/apis/index.ts';
+import { installCrds } from '../../src/keystone/actuators/testing/real-crds.ts';
+import { discoverStoreType, keystoneCrds, keystoneUserType, type KeystoneUser } from '../../src/keystone/apis/index.ts';
 import { keystoneUserKind, orderRemoteKey } from '../../src/keystone/order/names.ts';
-import { planeFacts } from '../../src/keystone/user/plane.ts';
 import { isKubeNotFound } from '../../src/kube/errors.ts';
 import type { KubernetesClient } from '../../src/kube/kubernetes/client.ts';
 import { kubeClientFrom } from '../../src/kube/kubernetes/connect.ts';
 import type { KubeObject } from '../../src/kube/object.ts';
-import { apiVersionOf, builtin, type ResourceType } from '../../src/kube/resource-type.ts';
+import { builtin } from '../../src/kube/resource-type.ts';
 import { loadCloudConfig } from '../../src/openstack/config.ts';
 import { findUserByName } from '../../src/openstack/identity.ts';
 import { Session } from '../../src/openstack/session.ts';
 import { Transport } from '../../src/openstack/transport.ts';
 import { systemClock } from '../../src/util/clock.ts';
 import { esoCrds } from '../fixtures/third-party-crds/index.ts';
+import { setUpExternalControlPlane } from './control-plane-fixture.ts';
 import { freePort } from './deploy-fixture.ts';
 import { eventually } from './fixtures.ts';
 import { startPrivateApiServer, type PrivateApiServer } from './keystone-clusters.ts';
@@ -142,7 +133,15 @@ await withRealApiServer('test/kube/serve-bundled-actuators.test.ts', () => {
 
     it('a KeystoneUser reaches Ready: a clouds.yaml that authenticates, backed up in the KV; deleted, all gone', async () => {
       const storeType = (await discoverStoreType(cluster, 'SecretStore')) ?? assert.fail('SecretStore served');
-      await setUpControlPlane(storeType);
+      await setUpExternalControlPlane(cluster, {
+        namespace: CP_NS,
+        name: 'cp',
+        namespaceAssignments: [{ namespace: ORDERS_NS }],
+        keystoneAuthUrl: emulator.authUrl,
+        adminCloudsYaml: emulator.cloudsYaml('admin'),
+        kv: { url: emulator.url, token: KV_TOKEN },
+        storeType: storeType,
+      });
       const name = 'bundled-order';
       const order = () => cluster.get(keystoneUserType, ORDERS_NS, name);
       await cluster.create(keystoneUserType, {
@@ -200,77 +199,5 @@ await withRealApiServer('test/kube/serve-bundled-actuators.test.ts', () => {
       const [code] = (await exited) as [number | null];
       assert.equal(code, 0, output);
     });
-
-    /** What a ControlPlane's own reconciler would have set up: its credentials, store, domain import, itself. */
-    async function setUpControlPlane(storeType: ResourceType): Promise<void> {
-      const cp: ControlPlane = {
-        apiVersion: 'c5c3.io/v1alpha1',
-        kind: 'ControlPlane',
-        metadata: { name: 'cp', namespace: CP_NS },
-        spec: {
-          namespaceAssignments: [{ namespace: ORDERS_NS }],
-          services: { keystone: { mode: 'External', external: { authURL: emulator.authUrl } } },
-        },
-      };
-      const plane = planeFacts(cp);
-      const create = (type: ResourceType, object: KubeObject) => cluster.create(type, object);
-      for (const ref of [plane.probeCredentials, plane.managedCredentials]) {
-        await create(builtin.secret, cloudsSecret(CP_NS, ref.secretName, emulator.cloudsYaml(ref.cloudName)));
-      }
-      await create(builtin.secret, {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: 'kv-token', namespace: CP_NS },
-        data: { token: Buffer.from(KV_TOKEN).toString('base64') },
-      });
-      await create(storeType, {
-        apiVersion: apiVersionOf(storeType),
-        kind: 'SecretStore',
-        metadata: { name: plane.store.name, namespace: CP_NS },
-        spec: {
-          provider: {
-            vault: {
-              server: emulator.url,
-              path: 'kv-v2',
-              version: 'v2',
-              auth: { tokenSecretRef: { name: 'kv-token', key: 'token' } },
-            },
-          },
-        },
-      });
-      await create(korcDomainType, {
-        apiVersion: 'openstack.k-orc.cloud/v1alpha1',
-        kind: 'Domain',
-        metadata: { name: plane.domainRef, namespace: CP_NS },
-        spec: {
-          managementPolicy: 'unmanaged',
-          cloudCredentialsRef: plane.probeCredentials,
-          import: { filter: { name: plane.adminDomainName } },
-        },
-      });
-      await create(controlPlaneType, cp);
-      await cluster.patch(
-        controlPlaneType,
-        CP_NS,
-        'cp',
-        {
-          type: 'merge',
-          patch: {
-            status: {
-              conditions: [
-                {
-                  type: ADMIN_CREDENTIAL_READY,
-                  status: 'True',
-                  reason: 'Ready',
-                  message: 'set up by the test',
-                  lastTransitionTime: '2026-01-01T00:00:00Z',
-                },
-              ],
-            },
-          },
-        },
-        { subresource: 'status' },
-      );
-    }
   });
 });
