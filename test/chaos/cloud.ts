@@ -56,7 +56,7 @@ export class BuiltInCloud {
   /** An admin request to an OpenStack API of the cloud (`{project}` in the path is admin's project); its status. */
   async admin(method: string, path: string): Promise<number> {
     const token = await this.#adminToken();
-    const response = await fetch(`${this.origin}${path.replace('{project}', token.projectId)}`, {
+    const response = await asAnAdminWould(`${this.origin}${path.replace('{project}', token.projectId)}`, {
       method,
       headers: { 'x-auth-token': token.value },
     });
@@ -66,7 +66,7 @@ export class BuiltInCloud {
 
   async #adminToken(): Promise<{ value: string; projectId: string }> {
     if (this.#token !== undefined) return this.#token;
-    const response = await fetch(`${this.origin}/identity/v3/auth/tokens`, {
+    const response = await asAnAdminWould(`${this.origin}/identity/v3/auth/tokens`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -90,6 +90,23 @@ export class BuiltInCloud {
     this.#token = undefined;
   }
 }
+
+/** The admin meets the same chaos as the service (resets, 5xx bursts) and, like a person, tries again. */
+async function asAnAdminWould(url: string, init: RequestInit): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    const last = attempt === ADMIN_ATTEMPTS;
+    try {
+      const response = await fetch(url, init);
+      if (response.status < 500 || last) return response;
+      await response.arrayBuffer();
+    } catch (error) {
+      if (last) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+const ADMIN_ATTEMPTS = 8;
 
 /** The records of `service.collection` in a dump; Octavia keeps a record's name among its wire `fields`. */
 export function recordsOf(state: CloudState, service: string, collection: string): CloudRecord[] {
