@@ -152,6 +152,16 @@ describe('decide: named rows', () => {
       { kind: 'setPassword', id: 'u1', ref: 'pw-2' },
     ],
     [
+      'an import keeps its password even when the ref moved',
+      f({
+        policy: 'unmanaged',
+        lookup: { by: 'statusId', ids: ['u1'] },
+        password: { ref: 'pw-2', applied: 'pw-1', secret: 'ok' },
+      }),
+      'A0-available',
+      { kind: 'available', id: 'u1' },
+    ],
+    [
       'the same ref never re-applies',
       f({ lookup: { by: 'statusId', ids: ['u1'] }, password: { ref: 'pw-1', applied: 'pw-1', secret: 'ok' } }),
       'A0-available',
@@ -193,16 +203,25 @@ const passwordArb: fc.Arbitrary<PasswordFacts | undefined> = fc.option(
   }),
   { nil: undefined },
 );
-const factsArb: fc.Arbitrary<Facts> = fc.record({
-  deleting: fc.boolean(),
-  hasFinalizer: fc.boolean(),
-  policy: fc.constantFrom('managed' as const, 'unmanaged' as const),
-  onDelete: fc.constantFrom('delete' as const, 'detach' as const),
-  terminalAtGeneration: fc.boolean(),
-  dependencyWait: fc.option(fc.constant('Waiting for Domain/d to be ready'), { nil: undefined }),
-  lookup: lookupArb,
-  password: passwordArb,
-});
+const factsArb: fc.Arbitrary<Facts> = fc
+  .record({
+    deleting: fc.boolean(),
+    hasFinalizer: fc.boolean(),
+    policy: fc.constantFrom('managed' as const, 'unmanaged' as const),
+    onDelete: fc.constantFrom('delete' as const, 'detach' as const),
+    terminalAtGeneration: fc.boolean(),
+    dependencyWait: fc.option(fc.constant('Waiting for Domain/d to be ready'), { nil: undefined }),
+    lookup: lookupArb,
+    password: passwordArb,
+  })
+  .filter(reachable);
+
+/** The gatherers look a managed object up by name and an import by its id or filter, never the other way round. */
+function reachable(facts: Facts): boolean {
+  if (facts.lookup.by === 'name') return facts.policy === 'managed';
+  if (facts.lookup.by === 'importId' || facts.lookup.by === 'filter') return facts.policy === 'unmanaged';
+  return true;
+}
 
 describe('decide: properties', () => {
   it('never touches Keystone for an import, and deletes only what a managed object owns', () => {

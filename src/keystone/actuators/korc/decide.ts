@@ -162,6 +162,8 @@ export function decide(f: Facts): Decision {
 /** The resource exists and is recorded: apply the password when its ref moved, else report it available. */
 function synced(f: Facts, id: string): Decision {
   const pw = f.password;
+  // K-ORC applies spec changes to managed objects only: an import's password stays as Keystone has it.
+  if (f.policy !== 'managed') return d('A0-available', { kind: 'available', id });
   if (pw?.ref === undefined || pw.ref === pw.applied) return d('A0-available', { kind: 'available', id });
   // An empty applied ref is the first pass after create or adoption: K-ORC records it without a PATCH.
   if (pw.applied === undefined || pw.applied === '') {
