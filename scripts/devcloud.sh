@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # devcloud: real OpenStack Zed from Debian 12's packages, on 127.0.0.1, for integration tests.
 #
+#   scripts/devcloud.sh install  only install Debian's packages (CI does it while other suites run)
 #   scripts/devcloud.sh up       install (if needed), configure, start and seed; a no-op when already up
 #   scripts/devcloud.sh down     stop everything this script started (MariaDB last)
 #   scripts/devcloud.sh status   per service: running or not, port, logs; exit 1 if anything is down
@@ -938,11 +939,18 @@ cmd_status() {
 }
 
 usage() {
-  echo "usage: $0 up|down|status|reset   (state: $STATE)" >&2
+  echo "usage: $0 install|up|down|status|reset   (state: $STATE)" >&2
   exit 2
 }
 
+cmd_install() {
+  [[ $EUID -eq 0 ]] || { echo "devcloud: must run as root" >&2; exit 1; }
+  mkdir -p "$LOG" "$RUN"
+  install_packages
+}
+
 case "${1:-}" in
+  install) cmd_install ;;
   up) cmd_up ;;
   down) cmd_down ;;
   status) cmd_status ;;
