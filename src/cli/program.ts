@@ -13,6 +13,7 @@ interface CommandModule {
 
 export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['cloud'], load: async () => [(await import('./cloud.ts')).cloudCommand()] },
+  { names: ['completion'], load: async () => [(await import('./completion.ts')).completionCommand()] },
   { names: ['crds'], load: async () => [(await import('./crds.ts')).crdsCommand()] },
   { names: ['describe'], load: async () => [(await import('./describe.ts')).describeCommand()] },
   { names: ['devcloud'], load: async () => [(await import('./devcloud.ts')).devcloudCommand()] },

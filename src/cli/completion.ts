@@ -1,0 +1,184 @@
+/**
+ * `openregion completion bash|zsh|fish` prints a script the shell sources; the script asks the program itself what
+ * may come next (`openregion __complete WORD… PARTIAL`, as kubectl's `__complete`), so verbs, flags, kinds and the
+ * names of the objects the store or cluster holds now complete with no list baked into the script. A candidate
+ * list that comes back empty leaves the shell to complete file names (after `-f`, `--store`, …).
+ */
+import { Command, type Option } from 'commander';
+import type { Client } from '../kube/client.ts';
+import { builtin } from '../kube/resource-type.ts';
+import { connect, DEFAULT_STORE, kindsOf, resolveKind, STORE_VARIABLE, type Target } from './connect.ts';
+import type { Out } from './kube.ts';
+import { COMMAND_MODULES } from './program.ts';
+
+const SHELLS = ['bash', 'zsh', 'fish'] as const;
+type Shell = (typeof SHELLS)[number];
+
+/** The formats `-o` takes, for `get -o <TAB>`. */
+const OUTPUT_FORMATS = ['wide', 'name', 'yaml', 'json', 'jsonpath=', 'custom-columns='];
+
+const SCRIPTS: Readonly<Record<Shell, string>> = {
+  bash: `# openregion completion for bash. Load it with: source <(openregion completion bash)
+_openregion() {
+  local cur=\${COMP_WORDS[COMP_CWORD]} IFS=$'\\n' candidates
+  candidates=$(openregion __complete "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null) || return 0
+  COMPREPLY=($(compgen -W "$candidates" -- "$cur"))
+}
+complete -o default -F _openregion openregion
+`,
+  zsh: `#compdef openregion
+# openregion completion for zsh. Load it with: source <(openregion completion zsh)
+_openregion() {
+  local -a candidates
+  candidates=("\${(@f)$(openregion __complete "\${(@)words[2,CURRENT]}" 2>/dev/null)}")
+  candidates=("\${(@)candidates:#}")
+  if (( \${#candidates} )); then compadd -a candidates; else _files; fi
+}
+if [ "$funcstack[1]" = "_openregion" ]; then _openregion "$@"; else compdef _openregion openregion; fi
+`,
+  fish: `# openregion completion for fish. Load it with: openregion completion fish | source
+function __openregion_complete
+  set -l candidates (openregion __complete (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null)
+  if test (count $candidates) -gt 0
+    printf '%s\\n' $candidates
+  else
+    __fish_complete_path (commandline -ct)
+  end
+end
+complete -c openregion -f -a '(__openregion_complete)'
+`,
+};
+
+export function completionScript(shell: string): string {
+  if (!(SHELLS as readonly string[]).includes(shell))
+    throw new Error(`no completion for "${shell}": bash, zsh or fish`);
+  return SCRIPTS[shell as Shell];
+}
+
+/** What the words typed so far say about where to look: the flags `get` and friends would read. */
+interface Scope extends Target {
+  readonly namespace?: string | undefined;
+  readonly allNamespaces: boolean;
+}
+
+const takesValue = (option: Option) => option.required || option.optional;
+
+/**
+ * The command line so far, read as commander would: the command the words name (descending into subcommands),
+ * its positional arguments, the flag whose value is being typed (if any), and the target flags' values.
+ */
+function readLine(root: Command, words: readonly string[]) {
+  let command = root;
+  const positionals: string[] = [];
+  const flags = new Map<string, string>();
+  let pendingFlag: Option | undefined;
+  for (const word of words) {
+    if (pendingFlag !== undefined) {
+      flags.set(pendingFlag.attributeName(), word);
+      pendingFlag = undefined;
+      continue;
+    }
+    if (word.startsWith('-') && word !== '-') {
+      const [name = '', value] = word.split(/=(.*)/s, 2);
+      const option = command.options.find((o) => o.long === name || o.short === name);
+      if (option === undefined) continue;
+      if (!takesValue(option)) flags.set(option.attributeName(), 'true');
+      else if (value !== undefined) flags.set(option.attributeName(), value);
+      else pendingFlag = option;
+      continue;
+    }
+    const sub = positionals.length === 0 ? command.commands.find((c) => c.name() === word) : undefined;
+    if (sub !== undefined) command = sub;
+    else positionals.push(word);
+  }
+  return { command, positionals, flags, pendingFlag };
+}
+
+function scopeOf(flags: ReadonlyMap<string, string>, env: NodeJS.ProcessEnv): Scope {
+  return {
+    store: flags.get('store') ?? env[STORE_VARIABLE] ?? DEFAULT_STORE,
+    kubeconfig: flags.get('kubeconfig'),
+    context: flags.get('context'),
+    encryptionKeyFile: flags.get('encryptionKeyFile'),
+    namespace: flags.get('namespace'),
+    allNamespaces: flags.get('allNamespaces') === 'true',
+  };
+}
+
+/** The names a kind's objects go by in the scope (every namespace's with -A), sorted. */
+async function objectNames(client: Client, kind: string, scope: Scope): Promise<string[]> {
+  const type = resolveKind(await kindsOf(client), kind);
+  const namespace = !type.namespaced || scope.allNamespaces ? undefined : (scope.namespace ?? 'default');
+  const { items } = await client.list(type, { namespace });
+  return items.map((o) => o.metadata.name);
+}
+
+/** The kinds as kubectl completes them: plural names, `plural.group` where two groups share a plural. */
+async function kindNames(client: Client): Promise<string[]> {
+  const kinds = await kindsOf(client);
+  return kinds.map(({ type }) => {
+    const shared = kinds.filter((k) => k.type.plural === type.plural).length > 1;
+    return shared && type.group !== '' ? `${type.plural}.${type.group}` : type.plural;
+  });
+}
+
+/** Candidates from the store or cluster; none when it cannot be reached (completion must never fail loudly). */
+async function fromTarget(scope: Scope, read: (client: Client) => Promise<string[]>): Promise<string[]> {
+  let connection;
+  try {
+    connection = await connect(scope);
+    return await read(connection.client);
+  } catch {
+    return [];
+  } finally {
+    await connection?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * What may stand at the end of `words` (the words after `openregion`, the last one being typed, possibly empty):
+ * verbs, subcommands, flags, `-o` formats, namespaces, kinds, or the names of a kind's objects.
+ */
+export async function completions(words: readonly string[], env: NodeJS.ProcessEnv): Promise<string[]> {
+  const typed = words.at(-1) ?? '';
+  const before = words.slice(0, -1);
+  const verb = before.find((w) => !w.startsWith('-'));
+  const module = COMMAND_MODULES.find((m) => verb !== undefined && m.names.includes(verb));
+  const root = new Command('openregion').option('--debug').option('-V, --version');
+  for (const command of module === undefined ? [] : await module.load()) root.addCommand(command);
+  const { command, positionals, flags, pendingFlag } = readLine(root, before);
+  const scope = scopeOf(flags, env);
+  let candidates: string[];
+  if (pendingFlag !== undefined) {
+    if (pendingFlag.long === '--output') candidates = OUTPUT_FORMATS;
+    else if (pendingFlag.long === '--namespace') {
+      candidates = await fromTarget(scope, async (c) =>
+        (await c.list(builtin.namespace)).items.map((n) => n.metadata.name),
+      );
+    } else candidates = [];
+  } else if (typed.startsWith('-')) {
+    candidates = [...command.options.flatMap((o) => (o.long === undefined ? [] : [o.long])), '--help'];
+  } else if (command === root) {
+    candidates = COMMAND_MODULES.flatMap((m) => m.names);
+  } else if (command.commands.length > 0 && positionals.length === 0) {
+    candidates = command.commands.map((c) => c.name());
+  } else {
+    const argument = command.registeredArguments[positionals.length]?.name();
+    const kind = positionals[0];
+    if (argument === 'kind') candidates = await fromTarget(scope, kindNames);
+    else if (argument === 'name' && kind !== undefined) {
+      candidates = await fromTarget(scope, (c) => objectNames(c, kind, scope));
+    } else if (argument === 'shell') candidates = [...SHELLS];
+    else candidates = [];
+  }
+  return [...new Set(candidates.filter((c) => c.startsWith(typed)))].sort();
+}
+
+export function completionCommand(out: Out = process.stdout): Command {
+  return new Command('completion')
+    .description('print a shell completion script: source <(openregion completion bash), likewise zsh; fish: | source')
+    .argument('<shell>', 'bash, zsh or fish')
+    .action((shell: string) => {
+      out.write(completionScript(shell));
+    });
+}
