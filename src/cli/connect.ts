@@ -12,13 +12,22 @@ import { openEmbeddedStore } from '../kube/embedded/store.ts';
 import type { KubeObject } from '../kube/object.ts';
 import { apiVersionOf, builtin, type ResourceType } from '../kube/resource-type.ts';
 import { systemClock } from '../util/clock.ts';
+import type { FailureClass } from './failure.ts';
 import { KeyFileError, storeEncryption } from './store-encryption.ts';
 
 export const DEFAULT_STORE = './.openregion/store.db';
 /** What `--store` defaults to when set; `openregion up`'s dev.env exports it. */
 export const STORE_VARIABLE = 'OPENREGION_STORE';
 
-export class CliError extends Error {}
+/** A failure the CLI words itself, with its class (failure.ts): the command line's fault unless it says otherwise. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly failureClass: FailureClass = 'usage',
+  ) {
+    super(message);
+  }
+}
 
 export interface Target {
   readonly store: string;
@@ -43,7 +52,7 @@ export async function connect(target: Target, options: { readonly create?: boole
     try {
       source = resolveKubeconfig(target, fileEnvironment(process.env));
     } catch (error) {
-      if (error instanceof KubeconfigError) throw new CliError(error.message);
+      if (error instanceof KubeconfigError) throw new CliError(error.message, 'rejected');
       throw error;
     }
     const client = kubeClientFrom(source.kind === 'in-cluster' ? { inCluster: true } : { kubeconfig: source.text });
@@ -59,13 +68,14 @@ export async function connect(target: Target, options: { readonly create?: boole
     throw new CliError(
       `no store at ${target.store}: start one with \`npm start\` (openregion up) and run this where it runs, or ` +
         `source its .openregion/dev.env (it sets ${STORE_VARIABLE}), or pass --store PATH or --kubeconfig FILE`,
+      'unreachable',
     );
   }
   let encryption: StoreEncryption | undefined;
   try {
     encryption = storeEncryption(target.store, { keyFile: target.encryptionKeyFile, clock: systemClock });
   } catch (error) {
-    if (error instanceof KeyFileError) throw new CliError(error.message);
+    if (error instanceof KeyFileError) throw new CliError(error.message, 'rejected');
     throw error;
   }
   const store = openEmbeddedStore(target.store, {
@@ -147,11 +157,13 @@ export function resolveEntry(kinds: readonly KindEntry[], name: string): KindEnt
     const qualified = names.map((n) => (k.type.group === '' ? n : `${n}.${k.type.group}`));
     if (names.includes(wanted) || qualified.includes(wanted)) return k;
   }
-  throw new CliError(`the server doesn't have a resource type "${name}"`);
+  throw new CliError(`the server doesn't have a resource type "${name}"`, 'failed');
 }
 
 export function kindOfObject(kinds: readonly KindEntry[], object: KubeObject): ResourceType {
   const found = kinds.find((k) => apiVersionOf(k.type) === object.apiVersion && k.type.kind === object.kind);
-  if (found === undefined) throw new CliError(`no matches for kind "${object.kind}" in version "${object.apiVersion}"`);
+  if (found === undefined) {
+    throw new CliError(`no matches for kind "${object.kind}" in version "${object.apiVersion}"`, 'rejected');
+  }
   return found.type;
 }

@@ -92,32 +92,35 @@ describe('openregion apply/get/delete', () => {
     assert.match((await run('get', 'gizmo', 'piped')).out, /piped/);
   });
 
-  it('bad input is one line naming the problem, exit code 1, never a stack trace', async () => {
-    const cases: [string, string[], RegExp][] = [
-      ['', ['apply', '-f', join(dir, 'absent.yaml')], /^error: the path ".*absent\.yaml" does not exist\n$/],
-      ['key: [unclosed', ['apply', '-f', '-'], /^error: standard input: .*\n$/],
+  it('bad input is one line naming the problem, exit code by class (usage 2, rejected 3), never a stack trace', async () => {
+    const cases: [string, string[], RegExp, number][] = [
+      ['', ['apply', '-f', join(dir, 'absent.yaml')], /^error: the path ".*absent\.yaml" does not exist\n$/, 2],
+      ['key: [unclosed', ['apply', '-f', '-'], /^error: standard input: .*\n$/, 3],
       [
         'just a string',
         ['apply', '-f', '-'],
         /^error: standard input: not a Kubernetes object \(needs apiVersion, kind and metadata\.name\)\n$/,
+        3,
       ],
       [
         'apiVersion: v1\nkind: Secret\nmetadata: {name: ok}\n---\nkind: Secret\n',
         ['apply', '-f', '-'],
         /^error: standard input, document 2: not a Kubernetes object/,
+        3,
       ],
       [
         'apiVersion: nowhere/v1\nkind: Thing\nmetadata: {name: x}\n',
         ['apply', '-f', '-'],
         /^error: no matches for kind "Thing" in version "nowhere\/v1"\n$/,
+        3,
       ],
     ];
-    for (const [stdin, args, expected] of cases) {
+    for (const [stdin, args, expected, code] of cases) {
       process.exitCode = undefined;
       const r = await runWith(stdin, ...args);
       assert.match(r.err, expected, JSON.stringify(stdin));
       assert.equal(r.err.split('\n').length, 2, 'one line');
-      assert.equal(process.exitCode, 1);
+      assert.equal(process.exitCode, code);
     }
   });
 
@@ -135,7 +138,7 @@ describe('openregion apply/get/delete', () => {
       const r = await runOn(absent, '', ...verb);
       assert.match(r.err, /^error: no store at .*nothing-here\/store\.db: start one with `npm start`/);
       assert.equal(r.err.split('\n').length, 2, 'one line');
-      assert.equal(process.exitCode, 1);
+      assert.equal(process.exitCode, 4, 'the unreachable class');
     }
     assert.equal(existsSync(join(dir, 'nothing-here')), false);
   });

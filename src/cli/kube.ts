@@ -33,6 +33,7 @@ import {
   resolveKind,
   type Target,
 } from './connect.ts';
+import { exitCodeOf } from './failure.ts';
 
 const FIELD_MANAGER = 'openregion-cli';
 
@@ -68,12 +69,13 @@ function asObject(value: unknown, where: string): KubeObject {
     typeof o.kind === 'string' &&
     typeof o.metadata?.name === 'string' &&
     o.metadata.name !== '';
-  if (!ok) throw new CliError(`${where}: not a Kubernetes object (needs apiVersion, kind and metadata.name)`);
+  if (!ok)
+    throw new CliError(`${where}: not a Kubernetes object (needs apiVersion, kind and metadata.name)`, 'rejected');
   return o as KubeObject;
 }
 
 /**
- * Runs `fn` against the target, reporting known failures as kubectl does (and exit code 1). Only a write that may
+ * Runs `fn` against the target, reporting known failures as kubectl does (exit code by its class, failure.ts). Only a write that may
  * start from nothing (`apply`) passes `create`: every other verb refuses a store that does not exist.
  */
 export async function withClient(
@@ -90,7 +92,7 @@ export async function withClient(
     if (error instanceof KubeError) err.write(`Error from server (${error.reason}): ${error.message}\n`);
     else if (error instanceof CliError) err.write(`error: ${error.message}\n`);
     else throw error;
-    process.exitCode = 1;
+    process.exitCode = exitCodeOf(error);
   } finally {
     await connection?.close();
   }
@@ -220,7 +222,7 @@ export function kubeCommands(
         for (const [i, doc] of docs.entries()) {
           // The parser's messages carry a code frame on further lines: the first line says what and where.
           if (doc.errors.length > 0)
-            throw new CliError(`${source}: ${doc.errors.map((e) => e.message.split('\n')[0]).join('; ')}`);
+            throw new CliError(`${source}: ${doc.errors.map((e) => e.message.split('\n')[0]).join('; ')}`, 'rejected');
           const value: unknown = doc.toJS();
           if (value === null) continue;
           const object = asObject(value, docs.length === 1 ? source : `${source}, document ${String(i + 1)}`);

@@ -63,7 +63,7 @@ describe('openregion CLI', () => {
   it('names the missing setting and exits non-zero on bad configuration: one line, no stack', async () => {
     await assert.rejects(cli(['cloud', 'check'], { OS_USERNAME: 'admin' }), (e: unknown) => {
       const { stderr, code } = e as { stderr: string; code: number };
-      assert.equal(code, 1);
+      assert.equal(code, 3, 'the rejected-input class');
       assert.match(stderr, /^openregion: clouds\.envvars\.auth\.auth_url: is required \(OS_AUTH_URL\)\n$/);
       return true;
     });
@@ -72,13 +72,34 @@ describe('openregion CLI', () => {
   it('--debug (anywhere on the line) shows the failure with its stack trace', async () => {
     await assert.rejects(cli(['cloud', 'check', '--debug'], { OS_USERNAME: 'admin' }), (e: unknown) => {
       const { stderr, code } = e as { stderr: string; code: number };
-      assert.equal(code, 1);
+      assert.equal(code, 3);
       assert.match(
         stderr,
         /^openregion: ConfigError: clouds\.envvars\.auth\.auth_url: is required \(OS_AUTH_URL\)\n {4}at /,
       );
       return true;
     });
+  });
+
+  it('exits with the code of the failure’s class: usage 2, not found 1, unreachable 4; help and --version 0', async () => {
+    const exit = (args: string[]) =>
+      cli(args).then(
+        ({ stderr }) => ({ code: 0, stderr }),
+        (e: unknown) => {
+          const { code, stderr } = e as { code: number; stderr: string };
+          return { code, stderr };
+        },
+      );
+    assert.deepEqual(await exit(['get']), { code: 2, stderr: "error: missing required argument 'kind'\n" });
+    assert.deepEqual(await exit(['wait', 'server', 'x', '--for', 'condition=Ready', '--timeout', 'soon']), {
+      code: 2,
+      stderr: "error: option '--timeout <duration>' argument 'soon' is invalid. a duration such as 30s, 5m or 1h\n",
+    });
+    const store = await exit(['get', 'servers', '--store', '/nonexistent/store.db']);
+    assert.equal(store.code, 4);
+    assert.match(store.stderr, /^error: no store at \/nonexistent\/store\.db: start one with `npm start`/);
+    assert.equal((await exit(['get', '--help'])).code, 0);
+    assert.equal((await exit(['--version'])).code, 0);
   });
 
   it('cloud check --os-cloud NAME finds the clouds.yaml OS_CLIENT_CONFIG_FILE names, and lists what it searched', async () => {

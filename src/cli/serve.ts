@@ -39,6 +39,7 @@ import { systemClock } from '../util/clock.ts';
 import { list } from './region.ts';
 import { duration } from './wait.ts';
 import { rateLimitsOf, withRateLimitOptions, type RateLimitFlags } from './rate-limit-options.ts';
+import { exitCodeOf } from './failure.ts';
 import {
   CONTROLLER_GROUPS,
   DEFAULT_REGION_CONCURRENCY,
@@ -421,7 +422,7 @@ export function serveCommand(): Command {
       } catch (error) {
         if (!(error instanceof KubeconfigError)) throw error;
         process.stderr.write(`error: ${error.message}\n`);
-        process.exitCode = 1;
+        process.exitCode = exitCodeOf(error);
         return;
       }
       await new Promise<void>((resolve) => {

@@ -96,7 +96,7 @@ export async function waitFor(
     // As kubectl's: an object that is not there is an error at once, unless its deletion is awaited.
     if (object === undefined && wanted.kind !== 'delete') {
       if (options.live && last !== '') out.write('\n');
-      throw new CliError(`${what} not found`);
+      throw new CliError(`${what} not found`, 'failed');
     }
     const elapsed = options.clock.now() - start;
     const line = progressLine(what, object, wanted, elapsed);
@@ -148,7 +148,8 @@ export function waitCommand(out: Out = process.stdout, err: Out = process.stderr
           clock: systemClock,
           live,
         });
-        if (!ok) throw new CliError(`timed out waiting for ${objectName(type, name)}`);
+        // kubectl's words, which scripts match on.
+        if (!ok) throw new CliError(`timed out waiting for the condition on ${type.plural}/${name}`, 'failed');
       });
     },
   );
