@@ -106,9 +106,9 @@ function scopeOf(flags: ReadonlyMap<string, string>, env: NodeJS.ProcessEnv): Sc
 }
 
 /** The names a kind's objects go by in the scope (every namespace's with -A), sorted. */
-async function objectNames(client: Client, kind: string, scope: Scope): Promise<string[]> {
+async function objectNames(client: Client, kind: string, scope: Scope, contextNamespace: string): Promise<string[]> {
   const type = resolveKind(await kindsOf(client), kind);
-  const namespace = !type.namespaced || scope.allNamespaces ? undefined : (scope.namespace ?? 'default');
+  const namespace = !type.namespaced || scope.allNamespaces ? undefined : (scope.namespace ?? contextNamespace);
   const { items } = await client.list(type, { namespace });
   return items.map((o) => o.metadata.name);
 }
@@ -123,11 +123,14 @@ async function kindNames(client: Client): Promise<string[]> {
 }
 
 /** Candidates from the store or cluster; none when it cannot be reached (completion must never fail loudly). */
-async function fromTarget(scope: Scope, read: (client: Client) => Promise<string[]>): Promise<string[]> {
+async function fromTarget(
+  scope: Scope,
+  read: (client: Client, contextNamespace: string) => Promise<string[]>,
+): Promise<string[]> {
   let connection;
   try {
     connection = await connect(scope);
-    return await read(connection.client);
+    return await read(connection.client, connection.namespace);
   } catch {
     return [];
   } finally {
@@ -167,7 +170,7 @@ export async function completions(words: readonly string[], env: NodeJS.ProcessE
     const kind = positionals[0];
     if (argument === 'kind') candidates = await fromTarget(scope, kindNames);
     else if (argument === 'name' && kind !== undefined) {
-      candidates = await fromTarget(scope, (c) => objectNames(c, kind, scope));
+      candidates = await fromTarget(scope, (c, namespace) => objectNames(c, kind, scope, namespace));
     } else if (argument === 'shell') candidates = [...SHELLS];
     else candidates = [];
   }

@@ -4,7 +4,8 @@
  * built-in ones plus every CustomResourceDefinition the cluster stores, by kind, plural, singular or short name.
  * Only `apply` (a write) creates a store; the others refuse one that is not there, saying how to start one.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import type { Client } from '../kube/client.ts';
 import type { PrinterColumn } from '../kube/crd.ts';
 import type { StoreEncryption } from '../kube/embedded/encryption.ts';
@@ -14,6 +15,8 @@ import { apiVersionOf, builtin, type ResourceType } from '../kube/resource-type.
 import { systemClock } from '../util/clock.ts';
 import type { FailureClass } from './failure.ts';
 import { KeyFileError, storeEncryption } from './store-encryption.ts';
+
+const POD_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
 export const DEFAULT_STORE = './.openregion/store.db';
 /** What `--store` defaults to when set; `openregion up`'s dev.env exports it. */
@@ -40,6 +43,8 @@ export interface Target {
 
 export interface Connection {
   readonly client: Client;
+  /** Where a namespaced verb acts without -n: the kubeconfig context's namespace, else `default` (kubectl's rule). */
+  readonly namespace: string;
   close(): Promise<void>;
 }
 
@@ -58,6 +63,7 @@ export async function connect(target: Target, options: { readonly create?: boole
     const client = kubeClientFrom(source.kind === 'in-cluster' ? { inCluster: true } : { kubeconfig: source.text });
     return {
       client,
+      namespace: source.kind === 'in-cluster' ? podNamespace() : contextNamespace(source.text),
       close: () => {
         client.close();
         return Promise.resolve();
@@ -83,7 +89,26 @@ export async function connect(target: Target, options: { readonly create?: boole
     garbageCollection: false,
     encryption,
   });
-  return { client: store, close: () => store.close() };
+  return { client: store, namespace: 'default', close: () => store.close() };
+}
+
+/** The namespace the kubeconfig's current context names (resolveKubeconfig has set it to --context's). */
+function contextNamespace(kubeconfig: string): string {
+  const doc = parse(kubeconfig) as {
+    'current-context'?: string;
+    contexts?: { name: string; context?: { namespace?: string } }[];
+  };
+  const current = doc.contexts?.find((c) => c.name === doc['current-context']);
+  return current?.context?.namespace ?? 'default';
+}
+
+/** In a pod, the service account's namespace, as kubectl's in-cluster configuration reads it. */
+function podNamespace(): string {
+  try {
+    return readFileSync(POD_NAMESPACE, 'utf8').trim() || 'default';
+  } catch {
+    return 'default';
+  }
 }
 
 export interface KindEntry {

@@ -64,12 +64,14 @@ describe('openregion describe', () => {
       'Dependents:   volume.region.unikorn-cloud.org/data',
       '  flavorID: f1',
       '  Type       Status  Reason        Age  Message',
+      '  ----       ------  ------        ---  -------',
       '  Available  False   Provisioning  2m   the server is being rebuilt',
       '  observed:',
       '    image: img-1',
       '  rebuild:',
       '    state: Rebuilding',
       '  Type     Reason           Age       From           Message',
+      '  ----     ------           ---       ----           -------',
       '  Warning  ProvisionFailed  60s (x3)  region-server  the cloud refused the rebuild; retrying',
     ]) {
       assert.ok(text.split('\n').includes(line), `${line}\n--- in ---\n${text}`);

@@ -43,7 +43,9 @@ function pairs(label: string, map: Readonly<Record<string, string>> | undefined)
   return entries.map(([k, v], i) => `${(i === 0 ? label : '').padEnd(14)}${k}=${v}\n`).join('');
 }
 
-function columns(rows: readonly (readonly string[])[], indent: string): string {
+/** kubectl describe's tables: a header, a line of dashes under each heading, columns two spaces apart. */
+function columns([header = [], ...body]: readonly (readonly string[])[], indent: string): string {
+  const rows = [header, header.map((h) => '-'.repeat(h.length)), ...body];
   const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   return rows
     .map(
@@ -146,11 +148,15 @@ export function describeCommand(out: Out = process.stdout, err: Out = process.st
       .description('show one object with its conditions, owner, dependents and Events, as kubectl describe does')
       .argument('<kind>')
       .argument('<name>')
-      .option('-n, --namespace <ns>', 'the namespace', 'default'),
-  ).action(async (kind: string, name: string, options: { namespace: string } & Target) => {
-    await withClient(options, err, async (client) => {
+      .option('-n, --namespace <ns>', "the namespace (default: the kubeconfig context's, else default)"),
+  ).action(async (kind: string, name: string, options: { namespace?: string } & Target) => {
+    await withClient(options, err, async (client, contextNamespace) => {
       const type = resolveKind(await kindsOf(client), kind);
-      const object = await client.get(type, type.namespaced ? options.namespace : undefined, name);
+      const object = await client.get(
+        type,
+        type.namespaced ? (options.namespace ?? contextNamespace) : undefined,
+        name,
+      );
       out.write(describeText({ object, ...(await surroundings(client, type, object)), now: systemClock.now() }));
     });
   });

@@ -77,8 +77,10 @@ describe('openregion apply/get/delete', () => {
       metadata: { managedFields: { manager: string }[] };
     };
     assert.equal(full.metadata.managedFields[0]?.manager, 'openregion-cli');
-    const listed = await run('get', 'gizmos');
-    assert.match(listed.out, /^NAMESPACE\s+NAME\s+AGE\ndefault\s+one\s+\d+s\n$/);
+    // kubectl's rule: a list without -n is of the context's namespace (`default` for the store); -A spans them all.
+    assert.match((await run('get', 'gizmos')).out, /^NAME\s+AGE\none\s+\d+s\n$/);
+    assert.match((await run('get', 'gizmos', '-A')).out, /^NAMESPACE\s+NAME\s+AGE\ndefault\s+one\s+\d+s\n$/);
+    assert.equal((await run('get', 'gizmos', '-n', 'elsewhere')).err, 'No resources found in elsewhere namespace.\n');
     assert.equal((await run('delete', 'Gizmo', 'one')).out, 'gizmo.cli.openregion.dev "one" deleted\n');
     const missing = await run('get', 'gizmo', 'one');
     assert.match(missing.err, /NotFound/);

@@ -81,13 +81,14 @@ function asObject(value: unknown, where: string): KubeObject {
 export async function withClient(
   target: Target,
   err: Out,
-  fn: (client: Client) => Promise<void>,
+  /** `namespace`: where a namespaced verb acts without -n (the context's namespace, or `default`). */
+  fn: (client: Client, namespace: string) => Promise<void>,
   options: { readonly create?: boolean } = {},
 ): Promise<void> {
   let connection: Connection | undefined;
   try {
     connection = await connect(target, options);
-    await fn(connection.client);
+    await fn(connection.client, connection.namespace);
   } catch (error) {
     if (error instanceof KubeError) err.write(`Error from server (${error.reason}): ${error.message}\n`);
     else if (error instanceof CliError) err.write(`error: ${error.message}\n`);
@@ -180,7 +181,7 @@ function printerFor(entry: KindEntry, options: GetOptions, now: number): Printer
     throw new CliError(`unknown output format "${format}": wide, name, yaml, json, jsonpath=…, custom-columns=…`);
   }
   const columns = entry.printerColumns.length > 0 ? entry.printerColumns : DEFAULT_COLUMNS;
-  const withNamespace = entry.type.namespaced && (options.allNamespaces === true || options.namespace === undefined);
+  const withNamespace = entry.type.namespaced && options.allNamespaces === true;
   const render = (items: readonly KubeObject[], single: boolean) =>
     table(items, { columns, wide: format === 'wide', withNamespace: withNamespace && !single, now });
   return {
@@ -211,12 +212,12 @@ export function kubeCommands(
     new Command('apply')
       .description('server-side apply every document of a YAML file (field manager openregion-cli)')
       .requiredOption('-f, --filename <file>', 'a YAML file, one or more documents; - reads standard input')
-      .option('-n, --namespace <ns>', 'the namespace for namespaced objects that name none', 'default'),
-  ).action(async (options: { filename: string; namespace: string } & Target) => {
+      .option('-n, --namespace <ns>', "the namespace for namespaced objects that name none (default: the context's)"),
+  ).action(async (options: { filename: string; namespace?: string } & Target) => {
     await withClient(
       options,
       err,
-      async (client) => {
+      async (client, contextNamespace) => {
         const source = options.filename === '-' ? 'standard input' : options.filename;
         const docs = parseAllDocuments(await readManifest(options.filename, stdin));
         for (const [i, doc] of docs.entries()) {
@@ -229,7 +230,13 @@ export function kubeCommands(
           // Listed per document: a CRD earlier in the file makes its kind known to the documents after it.
           const type = kindOfObject(await kindsOf(client), object);
           const body = type.namespaced
-            ? { ...object, metadata: { ...object.metadata, namespace: object.metadata.namespace ?? options.namespace } }
+            ? {
+                ...object,
+                metadata: {
+                  ...object.metadata,
+                  namespace: object.metadata.namespace ?? options.namespace ?? contextNamespace,
+                },
+              }
             : object;
           await client.apply(type, body, { fieldManager: FIELD_MANAGER, force: true });
           out.write(`${objectName(type, object.metadata.name)} serverside-applied\n`);
@@ -244,7 +251,7 @@ export function kubeCommands(
       .description('show one object, or list a kind, as kubectl prints them')
       .argument('<kind>')
       .argument('[name]')
-      .option('-n, --namespace <ns>', 'the namespace (default: all namespaces for a list, default for one object)')
+      .option('-n, --namespace <ns>', "the namespace (default: the kubeconfig context's, else default)")
       .option('-A, --all-namespaces', 'list across every namespace')
       .option(
         '-o, --output <format>',
@@ -255,16 +262,21 @@ export function kubeCommands(
       .option('--show-managed-fields', 'keep metadata.managedFields in yaml and json')
       .option('-w, --watch', 'after the list, print each change as it happens (until interrupted)'),
   ).action(async (kind: string, name: string | undefined, options: GetOptions) => {
-    await withClient(options, err, async (client) => {
+    await withClient(options, err, async (client, contextNamespace) => {
       const entry = resolveEntry(await kindsOf(client), kind);
       const print = printerFor(entry, options, systemClock.now());
       const { type } = entry;
       if (name !== undefined) {
-        const object = await client.get(type, type.namespaced ? (options.namespace ?? 'default') : undefined, name);
+        const object = await client.get(
+          type,
+          type.namespaced ? (options.namespace ?? contextNamespace) : undefined,
+          name,
+        );
         out.write(print.one(object));
         return;
       }
-      const namespace = options.allNamespaces === true ? undefined : options.namespace;
+      const namespace =
+        options.allNamespaces === true || !type.namespaced ? undefined : (options.namespace ?? contextNamespace);
       const list = await client.list(type, {
         namespace,
         labelSelector: options.selector,
@@ -291,11 +303,11 @@ export function kubeCommands(
       .description('delete one object (background propagation)')
       .argument('<kind>')
       .argument('<name>')
-      .option('-n, --namespace <ns>', 'the namespace', 'default'),
-  ).action(async (kind: string, name: string, options: { namespace: string } & Target) => {
-    await withClient(options, err, async (client) => {
+      .option('-n, --namespace <ns>', "the namespace (default: the kubeconfig context's, else default)"),
+  ).action(async (kind: string, name: string, options: { namespace?: string } & Target) => {
+    await withClient(options, err, async (client, contextNamespace) => {
       const type = resolveKind(await kindsOf(client), kind);
-      await client.delete(type, type.namespaced ? options.namespace : undefined, name);
+      await client.delete(type, type.namespaced ? (options.namespace ?? contextNamespace) : undefined, name);
       out.write(`${kindName(type)} "${name}" deleted\n`);
     });
   });

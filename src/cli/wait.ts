@@ -133,13 +133,13 @@ export function waitCommand(out: Out = process.stdout, err: Out = process.stderr
         "condition=Available (default status True), condition=X=False, jsonpath='{.status.x}'=value, or delete",
         parseFor,
       )
-      .option('-n, --namespace <ns>', 'the namespace', 'default')
+      .option('-n, --namespace <ns>', "the namespace (default: the kubeconfig context's, else default)")
       .option('--timeout <duration>', 'give up after this long (exit code 1)', duration, 300_000),
   ).action(
-    async (kind: string, name: string, options: { for: WaitFor; namespace: string; timeout: number } & Target) => {
-      await withClient(options, err, async (client) => {
+    async (kind: string, name: string, options: { for: WaitFor; namespace?: string; timeout: number } & Target) => {
+      await withClient(options, err, async (client, contextNamespace) => {
         const type = resolveKind(await kindsOf(client), kind);
-        const namespace = type.namespaced ? options.namespace : undefined;
+        const namespace = type.namespaced ? (options.namespace ?? contextNamespace) : undefined;
         const read = () => getOptional(client, type, namespace, name);
         const live = 'isTTY' in out && out.isTTY === true;
         const ok = await waitFor(read, objectName(type, name), options.for, out, {

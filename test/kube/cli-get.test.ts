@@ -2,8 +2,10 @@
  * `openregion get` prints what `kubectl get` prints: the same objects, applied by kubectl to the real kube-apiserver
  * 1.20 and by `openregion apply` to an embedded store, read back by kubectl and by openregion from both. Covered:
  * printer columns (a condition filter, an escaped-dot label key, a wide-only column, an age), -o wide, -o name,
- * -o jsonpath with range, -o custom-columns, -l, -A, one object by name, the messages of apply and delete, and
- * `describe` (kubectl's layout, not its exact text: the same from both backends).
+ * -o jsonpath with range, -o custom-columns, -l, -A, one object by name, the context's namespace, the messages of
+ * apply and delete, completion of object names (kubectl's `__complete`), `wait`'s exit codes, and `describe`: its
+ * conditions hold what kubectl describe's do (kubectl has no conditions table for a custom resource, so the
+ * comparison is by content), and the rest reads the same from both backends.
  * Skipped loudly without kubectl or the kube-apiserver binary; a failure under CI.
  */
 import assert from 'node:assert/strict';
@@ -14,8 +16,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Command } from 'commander';
 import { parse, stringify } from 'yaml';
+import { once } from 'node:events';
+import { spawn } from 'node:child_process';
+import { completions } from '../../src/cli/completion.ts';
 import { describeCommand } from '../../src/cli/describe.ts';
 import { kubeCommands } from '../../src/cli/kube.ts';
+import { waitCommand } from '../../src/cli/wait.ts';
 import { kubectl, kubectlPresent } from './deploy-fixture.ts';
 import { withRealApiServer } from './real-apiserver.ts';
 
@@ -61,10 +67,54 @@ const objects = [
   gadget(
     'alpha',
     'web',
-    'status: {address: 10.0.0.7, conditions: [{type: Available, status: "True", reason: Provisioned}]}',
+    'status: {address: 10.0.0.7, conditions: [{type: Available, status: "True", reason: Provisioned, message: up and serving}, {type: Degraded, status: "False", reason: Healthy}]}',
   ),
   gadget('beta-long-name', 'db', 'status: {}'),
 ].join('\n---\n');
+
+/** `kubectl ARGS`'s exit code (and how long it took), where a failure is the point. */
+async function kubectlExit(kubeconfig: string, args: readonly string[]): Promise<number> {
+  const child = spawn('kubectl', [`--kubeconfig=${kubeconfig}`, ...args], { stdio: 'ignore' });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return code ?? -1;
+}
+
+/** The conditions kubectl's generic describer prints under Status (one `Key:  value` block each, Type last). */
+function kubectlConditions(text: string): Record<string, string>[] {
+  const lines = text.split('\n');
+  const start = lines.indexOf('  Conditions:');
+  const records: Record<string, string>[] = [];
+  let record: Record<string, string> = {};
+  for (const line of lines.slice(start + 1)) {
+    const field = /^ {4}([A-Z][\w ]*):\s*(.*)$/.exec(line);
+    if (field?.[1] === undefined) break;
+    record[field[1]] = field[2] ?? '';
+    if (field[1] === 'Type') {
+      records.push(record);
+      record = {};
+    }
+  }
+  return records.map((r) => ({
+    type: r['Type'] ?? '',
+    status: r['Status'] ?? '',
+    reason: r['Reason'] ?? '',
+    message: r['Message'] ?? '',
+  }));
+}
+
+/** The rows of openregion describe's conditions table, cut at its headings' columns. */
+function tableConditions(text: string): Record<string, string>[] {
+  const lines = text.split('\n');
+  const header = lines[lines.indexOf('Conditions:') + 1] ?? '';
+  const starts = ['Type', 'Status', 'Reason', 'Age', 'Message'].map((h) => header.indexOf(h));
+  const rows = [];
+  for (const line of lines.slice(lines.indexOf('Conditions:') + 3)) {
+    if (!line.startsWith('  ')) break;
+    const cell = (i: number) => line.slice(starts[i], starts[i + 1]).trim();
+    rows.push({ type: cell(0), status: cell(1), reason: cell(2), message: cell(4) });
+  }
+  return rows;
+}
 
 /** Ages differ by the second between two commands: the comparison reads them as "an age". */
 const ageless = (text: string) => text.replace(/\b\d+(s|m\d+s|m)\b/g, '<age>');
@@ -90,15 +140,13 @@ if (!hasKubectl) {
         let err = '';
         const program = new Command('openregion').exitOverride();
         const sink = (write: (t: string) => void) => ({ write });
-        for (const c of kubeCommands(
-          sink((t) => (out += t)),
-          sink((t) => (err += t)),
-        ))
-          program.addCommand(c);
+        const [stdout, stderr] = [sink((t) => (out += t)), sink((t) => (err += t))];
+        for (const c of [...kubeCommands(stdout, stderr), waitCommand(stdout, stderr)]) program.addCommand(c);
         const where = target === 'kube' ? ['--kubeconfig', kubeconfig] : ['--store', store];
         await program.parseAsync(['node', 'openregion', ...args, ...where]);
+        const code = Number(process.exitCode ?? 0);
         process.exitCode = undefined;
-        return { out, err };
+        return { out, err, code };
       }
 
       before(async () => {
@@ -160,6 +208,66 @@ if (!hasKubectl) {
         });
       }
 
+      it('completes the names of a kind’s objects as kubectl’s __complete does, from both backends', async () => {
+        const words = ['get', 'gadgets', '-n', NS, ''];
+        const fromKubectl = (await kubectl(kubeconfig, ['__complete', ...words]))
+          .split('\n')
+          .filter((l) => l !== '' && !l.startsWith(':'));
+        assert.deepEqual(fromKubectl, ['alpha', 'beta-long-name']);
+        const at = (where: string[]) => completions([...words.slice(0, -1), ...where, ''], {});
+        assert.deepEqual(await at(['--kubeconfig', kubeconfig]), fromKubectl, 'from kube-apiserver');
+        assert.deepEqual(await at(['--store', store]), fromKubectl, 'from the embedded store');
+      });
+
+      it('wait exits as kubectl wait does: met 0, timed out 1, not found 1 at once, awaited deletion of nothing 0', async () => {
+        const cases: [string, string[]][] = [
+          [
+            'a condition met',
+            ['wait', 'gadget', 'alpha', '-n', NS, '--for', 'condition=Available', '--timeout', '20s'],
+          ],
+          ['a condition=False met', ['wait', 'gadget', 'alpha', '-n', NS, '--for', 'condition=Degraded=False']],
+          ['a jsonpath value met', ['wait', 'gadget', 'alpha', '-n', NS, '--for', 'jsonpath={.spec.size}=5']],
+          [
+            'a condition not met in time',
+            ['wait', 'gadget', 'beta-long-name', '-n', NS, '--for', 'condition=Available', '--timeout', '1s'],
+          ],
+          [
+            'an object that is not there',
+            ['wait', 'gadget', 'nonesuch', '-n', NS, '--for', 'condition=Available', '--timeout', '5m'],
+          ],
+          [
+            'the deletion of an object not there',
+            ['wait', 'gadget', 'nonesuch', '-n', NS, '--for', 'delete', '--timeout', '5s'],
+          ],
+        ];
+        for (const [what, args] of cases) {
+          const started = Date.now();
+          const expected = await kubectlExit(kubeconfig, args);
+          for (const target of ['kube', 'store'] as const) {
+            assert.equal((await openregion(target, ...args)).code, expected, `${what}, from ${target}`);
+          }
+          // A missing object is an error at once (within a minute of a five-minute timeout), as kubectl's.
+          assert.ok(Date.now() - started < 60_000, `${what}: returned before its timeout`);
+        }
+      });
+
+      it('describe’s conditions are kubectl describe’s: the same conditions, types, statuses, reasons and messages', async () => {
+        const fromKubectl = kubectlConditions(await kubectl(kubeconfig, ['describe', 'gadget', 'alpha', '-n', NS]));
+        assert.deepEqual(fromKubectl, [
+          { type: 'Available', status: 'True', reason: 'Provisioned', message: 'up and serving' },
+          { type: 'Degraded', status: 'False', reason: 'Healthy', message: '' },
+        ]);
+        for (const target of ['kube', 'store'] as const) {
+          const program = new Command('openregion').exitOverride();
+          let out = '';
+          program.addCommand(describeCommand({ write: (t: string) => (out += t) }));
+          const where = target === 'kube' ? ['--kubeconfig', kubeconfig] : ['--store', store];
+          await program.parseAsync(['node', 'openregion', 'describe', 'gadget', 'alpha', '-n', NS, ...where]);
+          assert.match(out, /^Conditions:\n {2}Type +Status +Reason +Age +Message\n {2}---- +------ /m, target);
+          assert.deepEqual(tableConditions(out), fromKubectl, `from ${target}`);
+        }
+      });
+
       it('describe reads the same from both backends: labels, spec, the conditions table, the rest of the status', async () => {
         const describe = async (target: 'kube' | 'store') => {
           const program = new Command('openregion').exitOverride();
@@ -171,12 +279,12 @@ if (!hasKubectl) {
         };
         const fromKube = await describe('kube');
         assert.match(fromKube, /^Labels: {7}example\.org\/name=alpha-display$/m);
-        assert.match(fromKube, /^ {2}Available {2}True {4}Provisioned {2}<unknown>\s*$/m);
+        assert.match(fromKube, /^ {2}Available {2}True {4}Provisioned {2}<unknown> {2}up and serving$/m);
         assert.match(fromKube, /^Status:\n {2}address: 10\.0\.0\.7$/m);
         assert.equal(await describe('store'), fromKube);
       });
 
-      it('--context picks a context from $KUBECONFIG as kubectl does', async () => {
+      it('--context picks a context (and its namespace) from $KUBECONFIG as kubectl does', async () => {
         const admin = parse(readFileSync(kubeconfig, 'utf8')) as {
           clusters: { name: string; cluster: Record<string, unknown> }[];
           users: { name: string; user: unknown }[];
@@ -196,14 +304,16 @@ if (!hasKubectl) {
             ],
             users: [{ name: 'admin', user: user.user }],
             contexts: [
-              { name: 'real', context: { cluster: 'real', user: 'admin' } },
+              { name: 'real', context: { cluster: 'real', user: 'admin', namespace: NS } },
               { name: 'nowhere', context: { cluster: 'nowhere', user: 'admin' } },
             ],
           }),
           { mode: 0o600 },
         );
-        const args = ['get', 'gadgets', '-n', NS, '-o', 'name'];
+        // No -n: the context's namespace, as kubectl's.
+        const args = ['get', 'gadgets', '-o', 'name'];
         const expected = await kubectl(merged, [...args, '--context', 'real']);
+        assert.match(expected, /gadget\.[^/]+\/alpha\n/);
         const saved = process.env['KUBECONFIG'];
         process.env['KUBECONFIG'] = merged;
         try {
