@@ -8,7 +8,7 @@ import { Command, type Option } from 'commander';
 import type { Client } from '../kube/client.ts';
 import { builtin } from '../kube/resource-type.ts';
 import { connect, DEFAULT_STORE, kindsOf, resolveKind, STORE_VARIABLE, type Target } from './connect.ts';
-import type { Out } from './kube.ts';
+import type { Out } from './target.ts';
 import { COMMAND_MODULES } from './program.ts';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;

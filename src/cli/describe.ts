@@ -11,7 +11,7 @@ import type { Condition, KubeObject } from '../kube/object.ts';
 import { builtin, type ResourceType } from '../kube/resource-type.ts';
 import { systemClock } from '../util/clock.ts';
 import { kindsOf, resolveKind, type Target } from './connect.ts';
-import { targetOptions, withClient, type Out } from './kube.ts';
+import { targetOptions, withClient, type Out } from './target.ts';
 import { humanDuration, objectName } from './printer.ts';
 
 interface RecordedEvent extends KubeObject {

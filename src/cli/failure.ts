@@ -9,7 +9,7 @@
  */
 import { CommanderError } from 'commander';
 
-export const EXIT_CODES = {
+const EXIT_CODES = {
   /** Not found, a wait not met in time, or a failure of no other class. */
   failed: 1,
   /** The command line is wrong: an unknown flag, a missing argument, a value out of its form. */

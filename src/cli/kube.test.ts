@@ -65,7 +65,7 @@ describe('openregion apply/get/delete', () => {
     const applied = await run('apply', '-f', file);
     assert.equal(
       applied.out,
-      'customresourcedefinition.apiextensions.k8s.io/gizmos.cli.openregion.dev serverside-applied\ngizmo.cli.openregion.dev/one serverside-applied\n',
+      'customresourcedefinition.apiextensions.k8s.io/gizmos.cli.openregion.dev created\ngizmo.cli.openregion.dev/one created\n',
     );
     const got = parse((await run('get', 'gz', 'one', '-o', 'yaml')).out) as {
       spec: { size: number };
@@ -89,7 +89,7 @@ describe('openregion apply/get/delete', () => {
 
   it('apply -f - reads the manifest from standard input, as kubectl does', async () => {
     const applied = await runWith(manifest.replace('name: one', 'name: piped'), 'apply', '-f', '-');
-    assert.match(applied.out, /gizmo\.cli\.openregion\.dev\/piped serverside-applied\n$/);
+    assert.match(applied.out, /gizmo\.cli\.openregion\.dev\/piped created\n$/);
     assert.equal(process.exitCode, undefined);
     assert.match((await run('get', 'gizmo', 'piped')).out, /piped/);
   });

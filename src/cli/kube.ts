@@ -1,14 +1,12 @@
 /**
  * `openregion apply|get|delete`: kubectl's everyday verbs against the embedded store file a running `openregion up`
- * uses (--store, the default) or a Kubernetes cluster (--kubeconfig).
+ * uses (--store, the default) or a Kubernetes cluster (--kubeconfig). `apply` is apply.ts's.
  */
-import { readFileSync } from 'node:fs';
-import { Command, Option } from 'commander';
-import { parseAllDocuments } from 'yaml';
-import type { Client, ObjectList } from '../kube/client.ts';
-import { KubeError } from '../kube/errors.ts';
+import { Command } from 'commander';
+import type { ObjectList } from '../kube/client.ts';
 import type { KubeObject } from '../kube/object.ts';
 import { systemClock } from '../util/clock.ts';
+import { applyCommand } from './apply.ts';
 import {
   asJson,
   asYaml,
@@ -20,102 +18,8 @@ import {
   table,
   withoutManagedFields,
 } from './printer.ts';
-import {
-  CliError,
-  connect,
-  DEFAULT_STORE,
-  type Connection,
-  STORE_VARIABLE,
-  kindOfObject,
-  kindsOf,
-  type KindEntry,
-  resolveEntry,
-  resolveKind,
-  type Target,
-} from './connect.ts';
-import { exitCodeOf } from './failure.ts';
-
-const FIELD_MANAGER = 'openregion-cli';
-
-export type Out = { write(text: string): unknown };
-
-/** All of standard input, as `apply -f -` reads it. */
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** The manifest `-f` names: a file, or standard input for `-`, as kubectl reads it. */
-async function readManifest(filename: string, stdin: () => Promise<string>): Promise<string> {
-  if (filename === '-') return stdin();
-  try {
-    return readFileSync(filename, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new CliError(`the path "${filename}" does not exist`);
-    if (code === 'EISDIR') throw new CliError(`${filename} is a directory; name a YAML file`);
-    throw error;
-  }
-}
-
-/** A document that can be applied: an object with apiVersion, kind and metadata.name. */
-function asObject(value: unknown, where: string): KubeObject {
-  const o = value as Partial<KubeObject> | null;
-  const ok =
-    typeof o === 'object' &&
-    o !== null &&
-    typeof o.apiVersion === 'string' &&
-    typeof o.kind === 'string' &&
-    typeof o.metadata?.name === 'string' &&
-    o.metadata.name !== '';
-  if (!ok)
-    throw new CliError(`${where}: not a Kubernetes object (needs apiVersion, kind and metadata.name)`, 'rejected');
-  return o as KubeObject;
-}
-
-/**
- * Runs `fn` against the target, reporting known failures as kubectl does (exit code by its class, failure.ts). Only a write that may
- * start from nothing (`apply`) passes `create`: every other verb refuses a store that does not exist.
- */
-export async function withClient(
-  target: Target,
-  err: Out,
-  /** `namespace`: where a namespaced verb acts without -n (the context's namespace, or `default`). */
-  fn: (client: Client, namespace: string) => Promise<void>,
-  options: { readonly create?: boolean } = {},
-): Promise<void> {
-  let connection: Connection | undefined;
-  try {
-    connection = await connect(target, options);
-    await fn(connection.client, connection.namespace);
-  } catch (error) {
-    if (error instanceof KubeError) err.write(`Error from server (${error.reason}): ${error.message}\n`);
-    else if (error instanceof CliError) err.write(`error: ${error.message}\n`);
-    else throw error;
-    process.exitCode = exitCodeOf(error);
-  } finally {
-    await connection?.close();
-  }
-}
-
-/** --store (default: $OPENREGION_STORE, which up's dev.env exports, else ./.openregion/store.db) and --kubeconfig. */
-export const targetOptions = (c: Command): Command =>
-  c
-    .addOption(
-      new Option('--store <path>', 'the embedded store file of a running `openregion up`')
-        .env(STORE_VARIABLE)
-        .default(DEFAULT_STORE),
-    )
-    .option('--kubeconfig <path>', 'a Kubernetes cluster instead of the embedded store')
-    .option(
-      '--context <name>',
-      "a kubeconfig context ($KUBECONFIG or ~/.kube/config unless --kubeconfig), as kubectl's",
-    )
-    .option(
-      '--encryption-key-file <path>',
-      "the embedded store's encryption keys (default: store-encryption.yaml beside the store, when there)",
-    );
+import { CliError, kindsOf, type KindEntry, resolveEntry, resolveKind, type Target } from './connect.ts';
+import { targetOptions, withClient, type Out } from './target.ts';
 
 interface GetOptions extends Target {
   readonly namespace?: string;
@@ -206,46 +110,9 @@ function interrupted(): AbortSignal {
 export function kubeCommands(
   out: Out = process.stdout,
   err: Out = process.stderr,
-  stdin: () => Promise<string> = readStdin,
+  stdin?: () => Promise<string>,
 ): Command[] {
-  const apply = targetOptions(
-    new Command('apply')
-      .description('server-side apply every document of a YAML file (field manager openregion-cli)')
-      .requiredOption('-f, --filename <file>', 'a YAML file, one or more documents; - reads standard input')
-      .option('-n, --namespace <ns>', "the namespace for namespaced objects that name none (default: the context's)"),
-  ).action(async (options: { filename: string; namespace?: string } & Target) => {
-    await withClient(
-      options,
-      err,
-      async (client, contextNamespace) => {
-        const source = options.filename === '-' ? 'standard input' : options.filename;
-        const docs = parseAllDocuments(await readManifest(options.filename, stdin));
-        for (const [i, doc] of docs.entries()) {
-          // The parser's messages carry a code frame on further lines: the first line says what and where.
-          if (doc.errors.length > 0)
-            throw new CliError(`${source}: ${doc.errors.map((e) => e.message.split('\n')[0]).join('; ')}`, 'rejected');
-          const value: unknown = doc.toJS();
-          if (value === null) continue;
-          const object = asObject(value, docs.length === 1 ? source : `${source}, document ${String(i + 1)}`);
-          // Listed per document: a CRD earlier in the file makes its kind known to the documents after it.
-          const type = kindOfObject(await kindsOf(client), object);
-          const body = type.namespaced
-            ? {
-                ...object,
-                metadata: {
-                  ...object.metadata,
-                  namespace: object.metadata.namespace ?? options.namespace ?? contextNamespace,
-                },
-              }
-            : object;
-          await client.apply(type, body, { fieldManager: FIELD_MANAGER, force: true });
-          out.write(`${objectName(type, object.metadata.name)} serverside-applied\n`);
-        }
-      },
-      { create: true },
-    );
-  });
-
+  const apply = applyCommand(out, err, stdin);
   const get = targetOptions(
     new Command('get')
       .description('show one object, or list a kind, as kubectl prints them')

@@ -12,7 +12,7 @@ import { systemClock, type Clock } from '../util/clock.ts';
 import { parseGoDuration } from '../util/duration.ts';
 import { CliError, kindsOf, resolveKind, type Target } from './connect.ts';
 import { objectName, select } from './printer.ts';
-import { targetOptions, withClient, type Out } from './kube.ts';
+import { targetOptions, withClient, type Out } from './target.ts';
 
 type WaitFor =
   | { readonly kind: 'condition'; readonly type: string; readonly status: 'True' | 'False' | 'Unknown' }

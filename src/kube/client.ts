@@ -59,6 +59,8 @@ export interface ApplyOptions {
   /** Take fields another manager owns instead of failing with KubeConflictError. */
   readonly force?: boolean | undefined;
   readonly subresource?: 'status' | undefined;
+  /** Validate and answer with the result, writing nothing (the API's `dryRun=All`). */
+  readonly dryRun?: boolean | undefined;
 }
 
 export interface DeleteOptions {

@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -328,8 +328,35 @@ if (!hasKubectl) {
         }
       });
 
+      it('apply says what kubectl apply says, dry runs, directories and kustomizations included, on both backends', async () => {
+        const fresh = (name: string) => gadget(name, 'new', 'status: {}');
+        writeFileSync(join(dir, 'fresh.yaml'), fresh('gamma'));
+        writeFileSync(join(dir, 'kz-gadgets.yaml'), [fresh('zeta'), fresh('delta')].join('\n---\n'));
+        writeFileSync(
+          join(dir, 'kustomization.yaml'),
+          `namespace: ${NS}\nnamePrefix: k-\nresources: [kz-gadgets.yaml]\n`,
+        );
+        mkdirSync(join(dir, 'tree', 'sub'), { recursive: true });
+        writeFileSync(join(dir, 'tree', 'b.yaml'), fresh('eta'));
+        writeFileSync(join(dir, 'tree', 'sub', 'a.yaml'), fresh('theta'));
+        const cases: string[][] = [
+          ['apply', '-f', join(dir, 'fresh.yaml'), '--dry-run=client'],
+          ['apply', '-R', '-f', join(dir, 'tree'), '--dry-run=server'],
+          ['apply', '-f', join(dir, 'fresh.yaml'), '--dry-run=server'],
+          ['apply', '--server-side', '-f', manifest, '--dry-run=server'],
+          ['apply', '-k', dir, '--dry-run=server'],
+        ];
+        for (const args of cases) {
+          const expected = await kubectl(kubeconfig, args);
+          assert.match(expected, /dry run\)\n$/);
+          assert.equal((await openregion('kube', ...args)).out, expected, `${args.join(' ')} on kube-apiserver`);
+          assert.equal((await openregion('store', ...args)).out, expected, `${args.join(' ')} on the embedded store`);
+        }
+        assert.equal((await openregion('kube', 'get', 'gadget', 'k-delta', '-n', NS)).code, 1, 'nothing written');
+      });
+
       it('says what apply and delete did in kubectl’s words', async () => {
-        const again = await openregion('kube', 'apply', '-f', manifest);
+        const again = await openregion('kube', 'apply', '--server-side', '-f', manifest);
         const expected = await kubectl(kubeconfig, ['apply', '--server-side', '-f', manifest]);
         assert.equal(again.out, expected);
         const deleted = await openregion('store', 'delete', 'gadget', 'alpha', '-n', NS);

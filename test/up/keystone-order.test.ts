@@ -105,7 +105,7 @@ describe('npm start: the first Keystone order through the openregion commands', 
   it('apply -f - takes the order from standard input, and it is Ready within 30 s', async () => {
     const applied = await openregion(['apply', '-f', '-', ...store], ORDER);
     assert.equal(applied.code, 0, applied.err);
-    assert.equal(applied.out, `keystoneuser.c5c3.io/${USER} serverside-applied\n`);
+    assert.equal(applied.out, `keystoneuser.c5c3.io/${USER} created\n`);
     const ready = await openregion([
       'wait',
       'keystoneuser',

@@ -29,6 +29,9 @@ import { CRD_RESOURCE, type Kind, type Kinds } from './kinds.ts';
 import { invalid, prepareForKind, validateMetadata } from './meta.ts';
 import { jsonPatch, mergePatch } from './patch.ts';
 
+/** Thrown to end a dry run's transaction, rolling back what it wrote. */
+const ROLL_BACK = new Error('dry run: rolled back');
+
 /** Finalizers the garbage collector owns, as kube-controller-manager names them. */
 export const FOREGROUND = 'foregroundDeletion';
 export const ORPHAN = 'orphan';
@@ -259,6 +262,21 @@ export class Writer {
   }
 
   apply(type: ResourceType, object: KubeObject, options: ApplyOptions): KubeObject {
+    if (options.dryRun !== true) return this.#apply(type, object, options);
+    // A dry run is the whole apply, validation and all, in a transaction rolled back: what it would have written.
+    let wouldBe: KubeObject | undefined;
+    try {
+      this.d.db.write(() => {
+        wouldBe = this.#apply(type, object, options);
+        throw ROLL_BACK;
+      });
+    } catch (error) {
+      if (error !== ROLL_BACK) throw error;
+    }
+    return wouldBe as KubeObject;
+  }
+
+  #apply(type: ResourceType, object: KubeObject, options: ApplyOptions): KubeObject {
     return this.d.db.write(() => {
       const kind = this.d.kinds.resolve(type);
       if (!object.apiVersion || !object.kind || !object.metadata.name) {

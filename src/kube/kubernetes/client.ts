@@ -143,6 +143,7 @@ export class KubernetesClient implements Client {
     const path = resourcePath(type, namespace, object.metadata.name, options.subresource);
     const query = new URLSearchParams({ fieldManager: options.fieldManager });
     if (options.force === true) query.set('force', 'true');
+    if (options.dryRun === true) query.set('dryRun', 'All');
     const init = { query, body: JSON.stringify(object), contentType: contentTypes.apply };
     return this.#object(type, await this.#call('PATCH', path, init)) as T;
   }
