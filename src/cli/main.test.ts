@@ -45,19 +45,37 @@ describe('openregion CLI', () => {
   });
 
   it('checks a cloud from OS_* variables, showing the catalog but never the token or password', async () => {
-    const { stdout } = await cli(['cloud', 'check'], {
+    const env = {
       OS_AUTH_URL: cloud.authUrl,
       OS_USERNAME: 'admin',
       OS_PASSWORD: 'hunter2-secret',
       OS_USER_DOMAIN_NAME: 'Default',
       OS_PROJECT_NAME: 'demo',
       OS_PROJECT_DOMAIN_NAME: 'Default',
-    });
-    assert.match(stdout, /user: +admin \(u-1\)/);
-    assert.match(stdout, /scope: +project demo \(p-1\)/);
-    assert.match(stdout, /compute +public +RegionOne/);
+    };
+    const { stdout } = await cli(['cloud', 'check'], env);
+    // The OpenStack CLI's table: a Field/Value box, the catalog a line per endpoint.
+    assert.match(stdout, /^\+-+\+-+\+\n\| Field +\| Value +\|\n\+-+\+-+\+\n/);
+    assert.match(stdout, /^\| user +\| admin \(u-1\) in domain Default +\|$/m);
+    assert.match(stdout, /^\| scope +\| project demo \(p-1\) in domain Default +\|$/m);
+    assert.match(stdout, /^\| +\| compute +public +RegionOne +http/m);
     const token = cloud.issuedTokens.at(-1) ?? 'no token issued';
     assert.ok(!stdout.includes(token) && !stdout.includes('hunter2'));
+    // -f json|yaml|value and -c, as the OpenStack CLI's.
+    const json = JSON.parse((await cli(['cloud', 'check', '-f', 'json'], env)).stdout) as {
+      scope: string;
+      catalog: { service: string; interface: string }[];
+    };
+    assert.equal(json.scope, 'project demo (p-1) in domain Default');
+    assert.ok(json.catalog.some((e) => e.service === 'compute' && e.interface === 'public'));
+    assert.equal(
+      (await cli(['cloud', 'check', '-f', 'value', '-c', 'user', '-c', 'roles'], env)).stdout,
+      'admin (u-1) in domain Default\nmember\n',
+    );
+    assert.match(
+      (await cli(['cloud', 'check', '-f', 'yaml', '-c', 'scope'], env)).stdout,
+      /^scope: project demo \(p-1\) in domain Default\n$/,
+    );
   });
 
   it('names the missing setting and exits non-zero on bad configuration: one line, no stack', async () => {

@@ -108,7 +108,7 @@ describe('up as a newcomer runs it: the README walkthrough, then kill -9 and Ctr
       const [code] = (await once(shell, 'exit')) as [number | null];
       assert.equal(code, 0, `the walkthrough failed:\n${output}`);
       assert.match(output, /server\.region\.unikorn-cloud\.org\/[0-9a-f-]{36} condition met/);
-      assert.match(output, /scope: +project /, 'cloud check reached the built-in cloud');
+      assert.match(output, /^\| scope +\| project /m, 'cloud check reached the built-in cloud');
       const [, networkId, serverId, volumeId = '-'] =
         /walkthrough ids: (\S+) (\S+) (\S+)/.exec(output) ?? assert.fail(output);
       assert.match(
