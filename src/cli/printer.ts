@@ -238,5 +238,18 @@ export function withoutManagedFields<T extends KubeObject>(object: T): T {
   return { ...object, metadata };
 }
 
-export const asYaml = (value: unknown): string => stringify(value);
-export const asJson = (value: unknown): string => `${JSON.stringify(value, null, 4)}\n`;
+/** The value with every map's keys sorted, as kubectl prints any object (its maps go through Go's encoding/json). */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(entries.map(([k, v]) => [k, sortedKeys(v)]));
+}
+
+/**
+ * YAML as kubectl writes it (go-yaml): keys sorted, a sequence level with its key, no folding, and strings YAML 1.1
+ * would read as something else (timestamps, yes/no, numbers) quoted.
+ */
+export const asYaml = (value: unknown): string =>
+  stringify(sortedKeys(value), { indentSeq: false, lineWidth: 0, version: '1.1' });
+export const asJson = (value: unknown): string => `${JSON.stringify(sortedKeys(value), null, 4)}\n`;

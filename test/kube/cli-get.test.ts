@@ -116,8 +116,14 @@ function tableConditions(text: string): Record<string, string>[] {
   return rows;
 }
 
-/** Ages differ by the second between two commands: the comparison reads them as "an age". */
-const ageless = (text: string) => text.replace(/\b\d+(s|m\d+s|m)\b/g, '<age>');
+/**
+ * Ages differ by the second between two commands: the comparison reads them as "an age". What each server sets on
+ * its own (uid, resourceVersion, creationTimestamp) is read as "a value".
+ */
+const ageless = (text: string) =>
+  text
+    .replace(/\b\d+(s|m\d+s|m)\b/g, '<age>')
+    .replace(/^(\s*"?(?:uid|resourceVersion|creationTimestamp)"?: ).*$/gm, '$1<server-set>');
 
 const hasKubectl = await kubectlPresent();
 if (!hasKubectl) {
@@ -198,6 +204,8 @@ if (!hasKubectl) {
         ['-l', ['get', 'gadgets', '-n', NS, '-l', 'tier=web']],
         ['one object by name', ['get', 'gadget', 'beta-long-name', '-n', NS]],
         ['one object as jsonpath', ['get', 'gadget', 'alpha', '-n', NS, '-o', 'jsonpath={.metadata.labels.tier}']],
+        ['one object as YAML', ['get', 'gadget', 'alpha', '-n', NS, '-o', 'yaml']],
+        ['one object as JSON', ['get', 'gadget', 'alpha', '-n', NS, '-o', 'json']],
       ];
       for (const [what, args] of cases) {
         it(what, async () => {
