@@ -121,6 +121,25 @@ describe('WorkQueue', () => {
     assert.equal(queue.depth, 1, 'no delay adds at once');
   });
 
+  it('a pass that starts takes its key’s pending re-check with it, whichever way it reached a worker', async () => {
+    const { queue, scheduler } = setup();
+    queue.addAfter('a', 10_000);
+    queue.addAfter('b', 10_000);
+    queue.add('a');
+    assert.equal(queue.delayed, 2, 'queued, not started: the re-check still stands');
+    assert.equal(await queue.get(), 'a');
+    assert.equal(queue.delayed, 1, 'started: a’s re-check is this pass');
+    queue.done('a');
+    const waiting = queue.get();
+    queue.add('b');
+    assert.equal(await waiting, 'b', 'handed straight to a waiting worker');
+    assert.equal(queue.delayed, 0);
+    queue.addAfter('b', 10_000);
+    queue.done('b');
+    await scheduler.advance(10_000);
+    assert.equal(queue.depth, 1, 'a re-check asked for by the pass itself still comes');
+  });
+
   it('drop forgets queued, delayed and re-queued items that match, with their backoff', async () => {
     const { queue, scheduler } = setup();
     queue.add('edge/a');

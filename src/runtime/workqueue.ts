@@ -2,6 +2,10 @@
  * A rate-limited work queue as client-go's workqueue has it: a key is queued at most once, at most one pass per key
  * is in flight (a key added meanwhile is queued once more after `done`), failures back off exponentially per key
  * with jitter and a cap, and delayed adds keep the earliest due time. All timing goes through the Scheduler.
+ *
+ * Unlike client-go, a pass that starts takes its key's pending delayed add with it: the re-check (or retry) an
+ * earlier pass asked for is what this pass, reading afresh, does now, and this pass asks for its own if it needs
+ * one. With several workers a key rarely waits in the queue, so this is where duplicate passes merge (ADR 0026).
  */
 import type { Random } from '../util/clock.ts';
 import { delay, type Scheduler } from './scheduler.ts';
@@ -103,7 +107,7 @@ export class WorkQueue<T> {
     this.#observer?.add();
     const waiter = this.#waiters.shift();
     if (waiter !== undefined) {
-      this.#processing.set(key, item);
+      this.#start(key, item);
       waiter(item);
       return;
     }
@@ -162,10 +166,24 @@ export class WorkQueue<T> {
       const [key, item] = first.value;
       this.#queue.delete(key);
       this.#observer?.depth(this.#queue.size);
-      this.#processing.set(key, item);
+      this.#start(key, item);
       return Promise.resolve(item);
     }
     return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  /** Keys with a delayed add pending (a re-check or a retry). */
+  get delayed(): number {
+    return this.#delayed.size;
+  }
+
+  /** Hands `key` to a worker; the pass subsumes the key's pending delayed add. */
+  #start(key: string, item: T): void {
+    this.#processing.set(key, item);
+    const pending = this.#delayed.get(key);
+    if (pending === undefined) return;
+    pending.cancel();
+    this.#delayed.delete(key);
   }
 
   done(item: T): void {

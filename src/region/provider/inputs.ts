@@ -98,6 +98,11 @@ export interface ServerInput extends Ownership {
   readonly flavorID: string;
   readonly imageID?: string;
   readonly networkID: string;
+  /**
+   * The Neutron network and subnet the Network's reconciler recorded in its status, when it has: the port is made
+   * on them rather than on a network and subnet re-found by name.
+   */
+  readonly neutronNetwork?: { readonly networkID: string; readonly subnetID?: string | undefined };
   readonly allowedAddressPairs: readonly { readonly cidr: string; readonly macAddress?: string }[];
   readonly securityGroupIDs: readonly string[];
   readonly publicIP: boolean;

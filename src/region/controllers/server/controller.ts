@@ -28,6 +28,7 @@ import {
 } from '../../apis/server.ts';
 import { labels } from '../../apis/shared.ts';
 import { sshCertificateAuthorityType } from '../../apis/ssh-certificate-authority.ts';
+import { networkType } from '../../apis/network.ts';
 import { volumeType } from '../../apis/volume.ts';
 import type { ProviderLookup, ServerProvider } from '../../provider/contract.ts';
 import { ResourceNotFoundError } from '../../provider/errors.ts';
@@ -137,8 +138,9 @@ function serverProvisioner(
       const identity = workloadIdentityOf(server);
       const input = serverInputOf(server);
       if (identity === undefined || input === undefined) return undefined;
-      // The gate reads the CA; the create carries its key.
+      // The gate reads the CA and the network; the create carries the CA's key and the network's Neutron ids.
       let caKey: string | undefined;
+      let neutronNetwork: ServerInput['neutronNetwork'];
       return {
         regionID: input.regionID,
         gate: async () => {
@@ -147,11 +149,16 @@ function serverProvisioner(
           const ca = await certificateAuthority(client, server);
           if (ca === null) return caNotFoundVerdict();
           caKey = ca;
+          neutronNetwork = await recordedNeutronNetwork(client, server, input.networkID);
           return undefined;
         },
         provision: (provider, ctx) => {
-          const withCA = caKey === undefined ? input : { ...input, sshCertificateAuthorityPublicKey: caKey };
-          return provisionServer(provider, ctx, { client, server, identity, input: withCA, maxAttempts });
+          const full: ServerInput = {
+            ...input,
+            ...(caKey === undefined ? {} : { sshCertificateAuthorityPublicKey: caKey }),
+            ...(neutronNetwork === undefined ? {} : { neutronNetwork }),
+          };
+          return provisionServer(provider, ctx, { client, server, identity, input: full, maxAttempts });
         },
         deprovision: async (provider, ctx) => {
           const detached = await detachAll(provider, ctx, { client, server, identity, input });
@@ -274,6 +281,18 @@ async function certificateAuthority(client: Client, server: Server): Promise<str
   const namespace = server.metadata.namespace ?? '';
   const ca = await getOptional(client, sshCertificateAuthorityType, namespace, id);
   return ca === undefined ? null : ca.spec.publicKey;
+}
+
+/** The Neutron network and subnet the server's Network recorded in its status; undefined until it has. */
+async function recordedNeutronNetwork(
+  client: Client,
+  server: Server,
+  networkID: string,
+): Promise<ServerInput['neutronNetwork']> {
+  const network = await getOptional(client, networkType, server.metadata.namespace ?? '', networkID);
+  const recorded = network?.status?.openstack;
+  if (recorded?.networkID === undefined) return undefined;
+  return { networkID: recorded.networkID, subnetID: recorded.subnetID };
 }
 
 /** A create-retry event: logged, and recorded on the Server under the reason its decision table names. */

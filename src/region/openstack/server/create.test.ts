@@ -5,9 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { deleteServer as deleteNovaServer } from '../../../openstack/compute.ts';
 import { ensureRole, grantRole } from '../../../openstack/identity.ts';
+import { listNetworks, listSubnets } from '../../../openstack/network.ts';
 import type { Outcome } from '../../provider/outcome.ts';
-import { IDENTITY_KEYPAIR_NAME } from '../names.ts';
+import { IDENTITY_KEYPAIR_NAME, networkName } from '../names.ts';
 import { PLACEMENT_MISS } from './create.ts';
 import { serverProviderFor, type OpenstackServerProvider } from './provider.ts';
 import { serverFixture, type ServerFixture } from '../testing/server.ts';
@@ -107,6 +109,47 @@ describe('createServer', () => {
       ['10.9.0.1/32'],
     );
     assert.equal((await w.floatingIPs(port?.id ?? '')).length, 0);
+  });
+
+  it('made on the network and subnet its Network recorded: no network or subnet lookup, no floating-IP list', async () => {
+    const [network] = await listNetworks(w.admin.client('network'), { name: networkName(w.networkID) });
+    const [subnet] = await listSubnets(w.admin.client('network'), { networkId: network?.id ?? '' });
+    assert.ok(network && subnet);
+    const input = w.input({ neutronNetwork: { networkID: network.id, subnetID: subnet.id } });
+    const from = w.transport.requests.length;
+    assert.equal((await provider.createServer(ctx, w.identity, input)).kind, 'yield');
+    const calls = w.requestsSince(from).map((l) => l.split(' ').slice(2).join(' '));
+    assert.deepEqual(calls, [
+      'GET network /security-groups',
+      'GET network /ports',
+      'POST network /ports',
+      'GET compute /servers/detail',
+      'POST compute /servers',
+    ]);
+    const [port] = await w.ports(input);
+    assert.equal(port?.fixed_ips[0]?.subnet_id, subnet.id);
+  });
+
+  it('a later pass with the same spec reads only the server; a server gone out of band is re-found by name', async () => {
+    const input = w.input();
+    await w.converge(provider, input);
+    let from = w.transport.requests.length;
+    assert.equal((await provider.createServer(ctx, w.identity, input)).kind, 'done');
+    assert.deepEqual(
+      w.requestsSince(from).map((l) => l.split(' ').slice(2).join(' ')),
+      ['GET compute /servers/detail'],
+      'the remembered port, checked against the server read',
+    );
+    const [server] = await w.novaServers(input.name);
+    await deleteNovaServer(w.admin.client('compute'), server?.id ?? '');
+    w.advance(1_000);
+    from = w.transport.requests.length;
+    assert.equal((await provider.createServer(ctx, w.identity, input)).kind, 'yield');
+    const calls = w.requestsSince(from).map((l) => l.split(' ').slice(2).join(' '));
+    assert.ok(calls.includes('GET network /ports'), `the port re-found: ${calls.join(', ')}`);
+    await w.converge(provider, input);
+    assert.equal((await w.ports(input)).length, 1, 'the same port');
+    assert.equal((await w.novaServers(input.name)).length, 1, 'one server again');
   });
 
   it('without an image there is nothing to create: R1 parks', async () => {

@@ -25,6 +25,7 @@ import { identityClient, type ServerDeps } from './deps.ts';
 import { convergeFloatingIP } from './floating-ip.ts';
 import { convergeServerImage } from './rebuild.ts';
 import { ensureServerPort, privateIPOf } from './port.ts';
+import { attachedAt, KnownPorts, type KnownPort } from './known-ports.ts';
 import type { UserIdentity } from '../realised.ts';
 
 export const PLACEMENT_MISS = 'placement-preflight-miss';
@@ -34,22 +35,65 @@ export async function createServer(
   identity: UserIdentity,
   server: ServerInput,
 ): Promise<ServerOutcome> {
+  const known = new KnownPorts(deps.clients);
+  const remembered = known.take(identity, server);
+  if (remembered !== undefined) {
+    const outcome = await converge(deps, identity, server, known, remembered);
+    // The remembered port did not hold up against Nova's read: re-find everything by name, this pass.
+    if (outcome !== RE_FIND) return outcome;
+  }
+  return converge(deps, identity, server, known, undefined);
+}
+
+const RE_FIND = Symbol('re-find the port');
+
+/** The port (re-found, or as remembered), its floating IP, then the Nova server. */
+function converge(
+  deps: ServerDeps,
+  identity: UserIdentity,
+  server: ServerInput,
+  known: KnownPorts,
+  remembered: undefined,
+): Promise<ServerOutcome>;
+function converge(
+  deps: ServerDeps,
+  identity: UserIdentity,
+  server: ServerInput,
+  known: KnownPorts,
+  remembered: KnownPort,
+): Promise<ServerOutcome | typeof RE_FIND>;
+async function converge(
+  deps: ServerDeps,
+  identity: UserIdentity,
+  server: ServerInput,
+  known: KnownPorts,
+  remembered: KnownPort | undefined,
+): Promise<ServerOutcome | typeof RE_FIND> {
   const neutron = identityClient(deps, identity, 'network');
   const compute = identityClient(deps, identity, 'compute');
   const step = new Steps(deps.signal, 'create server', ResourceKind.Server);
   try {
-    const port = await step.run('ensure port', () => ensureServerPort(neutron, identity, server));
-    const publicIP = await step.run('converge floating IP', () =>
-      convergeFloatingIP(deps, neutron, identity, port.id, server.publicIP),
-    );
-    const privateIP = privateIPOf(port);
+    let port: Omit<KnownPort, 'spec'>;
+    if (remembered === undefined) {
+      const ensured = await step.run('ensure port', () => ensureServerPort(neutron, identity, server));
+      const { id } = ensured.port;
+      const publicIP = await step.run('converge floating IP', () =>
+        convergeFloatingIP(deps, neutron, identity, { id, fresh: ensured.created }, server.publicIP),
+      );
+      port = { portID: id, privateIP: privateIPOf(ensured.port), publicIP };
+    } else {
+      port = remembered;
+    }
+    const { privateIP, publicIP } = port;
     const addresses: ServerAddresses = {
       ...(privateIP === undefined ? {} : { privateIP }),
       ...(publicIP === undefined ? {} : { publicIP }),
     };
     const found = await step.run('find server', () => nova.findServerByName(compute, server.name));
+    if (remembered !== undefined && !attachedAt(found?.addresses, server.networkID, privateIP)) return RE_FIND;
     if (found !== undefined) {
       const outcome = await step.run('converge image', () => convergeServerImage(deps, compute, found, server.imageID));
+      known.remember(identity, server, port);
       return outcome.kind === 'done' ? Outcome.done(addresses) : notDone(outcome);
     }
     // No server: the image is a create parameter, and without one there is nothing to create (R1's park).
@@ -66,13 +110,16 @@ export async function createServer(
     const pinned = server.infrastructureRef;
     if (placementPreflightApplies(deps.config.compute?.placementPreflight, pinned)) {
       const verdict = await step.run('placement preflight', () => placementPreflight(deps, identity, server, pinned));
-      if (verdict === 'miss') return Outcome.yield(PLACEMENT_MISS);
+      if (verdict === 'miss') {
+        known.remember(identity, server, port);
+        return Outcome.yield(PLACEMENT_MISS);
+      }
     }
     const create: nova.ServerCreate = {
       name: server.name,
       flavorRef: server.flavorID,
       imageRef: server.imageID,
-      networks: [{ port: port.id }],
+      networks: [{ port: port.portID }],
       metadata,
       ...(ssh.key_name === undefined ? {} : { key_name: ssh.key_name }),
       ...(ssh.userData === undefined ? {} : { user_data: ssh.userData }),
@@ -84,6 +131,7 @@ export async function createServer(
     const client = pinned === undefined ? compute : deps.clients.privileged(identity.projectID).client('compute');
     const made = await step.run('create server', () => nova.createServer(client, create, hints));
     deps.log.info({ serverID: server.id, novaID: made.id, pinned: pinned !== undefined }, 'server created');
+    known.remember(identity, server, port);
     return Outcome.yield('created');
   } catch (error) {
     return step.fail(error);

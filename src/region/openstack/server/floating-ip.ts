@@ -18,15 +18,19 @@ function floatingIPsOf(client: Neutron, identity: UserIdentity, portID: string):
   return neutron.listFloatingIps(client, { portId: portID, projectId: identity.projectID });
 }
 
-/** The floating IP address the port has once converged, undefined when the spec asks for none. */
+/**
+ * The floating IP address the port has once converged, undefined when the spec asks for none. A port this pass
+ * just made (`fresh`) has none yet, so nothing is listed for it.
+ */
 export async function convergeFloatingIP(
   deps: ServerDeps,
   client: Neutron,
   identity: UserIdentity,
-  portID: string,
+  port: { readonly id: string; readonly fresh: boolean },
   wanted: boolean,
 ): Promise<string | undefined> {
-  const found = await floatingIPsOf(client, identity, portID);
+  const portID = port.id;
+  const found = port.fresh ? [] : await floatingIPsOf(client, identity, portID);
   if (!wanted) {
     for (const ip of found) await gone(neutron.deleteFloatingIp(client, ip.id));
     return undefined;

@@ -27,6 +27,7 @@ import { gone, Steps } from '../steps.ts';
 import { identityClient, type ServerDeps } from './deps.ts';
 import { deleteFloatingIPs } from './floating-ip.ts';
 import { findServerPort } from './port.ts';
+import { KnownPorts } from './known-ports.ts';
 import type { UserIdentity } from '../realised.ts';
 
 type PowerAction = 'start' | 'stop' | 'soft-reboot' | 'hard-reboot';
@@ -133,6 +134,7 @@ export async function deleteServer(
 ): Promise<Outcome<undefined>> {
   // Never realised (no project, or no user to have made anything): no server, port or floating IP can exist.
   if (identity === undefined) return Outcome.ok();
+  new KnownPorts(deps.clients).forget(identity, server);
   const compute = identityClient(deps, identity, 'compute');
   const neutronClient = identityClient(deps, identity, 'network');
   const step = new Steps(deps.signal, 'delete server', ResourceKind.Server);

@@ -23,18 +23,18 @@ export async function findServerPort(
   return exactlyNamed(await neutron.listPorts(client, { name, projectId: identity.projectID }), name, 'port');
 }
 
+/** The port, and whether this call made it (a port just made carries no floating IP yet). */
+interface EnsuredPort {
+  readonly port: neutron.Port;
+  readonly created: boolean;
+}
+
 export async function ensureServerPort(
   client: Neutron,
   identity: UserIdentity,
   server: ServerInput,
-): Promise<neutron.Port> {
+): Promise<EnsuredPort> {
   const mine = { projectId: identity.projectID };
-  const network = await neutron.findNetworkByName(client, networkName(server.networkID), mine);
-  if (network === undefined) {
-    throw new ResourceNotFoundError(`network ${server.networkID} has no Neutron network`, {
-      resource: ResourceKind.Network,
-    });
-  }
   const securityGroups: string[] = [];
   for (const id of server.securityGroupIDs) {
     const group = await neutron.findSecurityGroupByName(client, securityGroupName(id), mine);
@@ -48,15 +48,39 @@ export async function ensureServerPort(
   const desired = { security_groups: securityGroups, allowed_address_pairs: addressPairs(server) };
   const existing = await findServerPort(client, identity, server.id);
   if (existing === undefined) {
-    await addressableSubnet(client, identity, network.id, server.networkID);
-    return neutron.createPort(client, { network_id: network.id, name: serverPortName(server.id), ...desired });
+    const network = await neutronNetworkOf(client, identity, server);
+    const subnetID = server.neutronNetwork?.subnetID ?? (await addressableSubnet(client, identity, network, server)).id;
+    const port = await neutron.createPort(client, {
+      network_id: network,
+      name: serverPortName(server.id),
+      fixed_ips: [{ subnet_id: subnetID }],
+      ...desired,
+    });
+    return { port, created: true };
   }
   if (existing.fixed_ips.length === 0) {
     // Made while the network's subnet was still being created: Nova refuses a port without an address.
-    const subnet = await addressableSubnet(client, identity, network.id, server.networkID);
-    return neutron.updatePort(client, existing.id, { ...desired, fixed_ips: [{ subnet_id: subnet.id }] });
+    const subnet = await addressableSubnet(client, identity, existing.network_id, server);
+    const port = await neutron.updatePort(client, existing.id, { ...desired, fixed_ips: [{ subnet_id: subnet.id }] });
+    return { port, created: false };
   }
-  return portConverged(existing, desired) ? existing : neutron.updatePort(client, existing.id, desired);
+  const port = portConverged(existing, desired) ? existing : await neutron.updatePort(client, existing.id, desired);
+  return { port, created: false };
+}
+
+/** The Neutron network as the Network's status records it, or re-found by its deterministic name. */
+async function neutronNetworkOf(client: Neutron, identity: UserIdentity, server: ServerInput): Promise<string> {
+  const recorded = server.neutronNetwork?.networkID;
+  if (recorded !== undefined) return recorded;
+  const network = await neutron.findNetworkByName(client, networkName(server.networkID), {
+    projectId: identity.projectID,
+  });
+  if (network === undefined) {
+    throw new ResourceNotFoundError(`network ${server.networkID} has no Neutron network`, {
+      resource: ResourceKind.Network,
+    });
+  }
+  return network.id;
 }
 
 /**
@@ -67,11 +91,11 @@ async function addressableSubnet(
   client: Neutron,
   identity: UserIdentity,
   neutronNetworkID: string,
-  networkID: string,
+  server: ServerInput,
 ): Promise<neutron.Subnet> {
   const subnets = await neutron.listSubnets(client, { networkId: neutronNetworkID, projectId: identity.projectID });
   const subnet = subnets.find((s) => s.ip_version === 4);
-  if (subnet === undefined) throw new TransientError(`network ${networkID} has no subnet yet`);
+  if (subnet === undefined) throw new TransientError(`network ${server.networkID} has no subnet yet`);
   return subnet;
 }
 

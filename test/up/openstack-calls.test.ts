@@ -1,0 +1,181 @@
+/**
+ * The OpenStack calls a server costs, counted as the bench counts them (bench/emulator-calls.ts: every request the
+ * built-in emulator receives, by service, verb and path template) on the whole `openregion up` system: created
+ * through the REST API until provisioned and quiet, an idle reconcile pass (nothing to change), an image rebuild.
+ * On one ManualClock the counts are exact, so the limits below are the targets of bench/README.md and a
+ * regression fails here rather than in a bench nobody reads. Nothing here is timed.
+ *
+ * The monitor's listing (one per project per poll, whatever the number of servers) is counted apart.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { EmulatorCalls, totalOf } from '../../bench/emulator-calls.ts';
+import { REGION_NAMESPACE, startUp, type RunningUp } from '../../src/cli/up.ts';
+import { serverType, type Server } from '../../src/region/apis/server.ts';
+import { silentLogger } from '../../src/runtime/logger.ts';
+import { ManualScheduler } from '../../src/runtime/scheduler.ts';
+import { ManualClock } from '../../src/util/clock.ts';
+import { restClient } from './child.ts';
+
+const SERVERS = 12;
+const MONITOR_PERIOD_MS = 5_000;
+const MONITOR_LIST = 'compute GET /v2.1/servers/detail';
+
+interface Read {
+  metadata: { id: string; provisioningStatus: string };
+  spec: Record<string, unknown>;
+  status: Record<string, unknown>;
+}
+
+describe('OpenStack calls per server on the whole system', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'openregion-calls-'));
+  const clock = new ManualClock(Date.now());
+  const scheduler = new ManualScheduler(clock);
+  let up: RunningUp;
+  let calls: EmulatorCalls;
+  const http = restClient(dir, () => up.api);
+  const api = async <T = Read>(method: string, path: string, body?: unknown): Promise<T> => {
+    const { status, json } = await http(method, path, body);
+    assert.ok(status < 300, `${method} ${path}: ${String(status)} ${JSON.stringify(json)}`);
+    return json as T;
+  };
+
+  /** Lets the system work until `probe` holds: real turns for I/O, then a second of the shared clock. */
+  const until = async (what: string, probe: () => Promise<boolean>): Promise<void> => {
+    for (let i = 0; i < 600; i++) {
+      if (await probe()) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      await scheduler.advance(1_000);
+    }
+    assert.fail(`${what}: did not happen`);
+  };
+  /** Waits for `probe` on real time only: the clock stands still, so no timer can add a pass or a call. */
+  const settled = async (what: string, probe: () => Promise<boolean>): Promise<void> => {
+    for (let i = 0; i < 3_000; i++) {
+      if (await probe()) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.fail(`${what}: did not happen`);
+  };
+  /** Server passes finished so far (the runtime's own counter, as /metrics shows it). */
+  const passes = async (): Promise<number> => {
+    const text = await (await fetch(`${up.api}/metrics`)).text();
+    return [...text.matchAll(/^controller_runtime_reconcile_total\{[^}]*controller="region-server"[^}]*\} (\d+)/gm)]
+      .map((m) => Number(m[1]))
+      .reduce((a, b) => a + b, 0);
+  };
+  const servers = async (): Promise<Server[]> =>
+    (await up.store.list(serverType, { namespace: REGION_NAMESPACE })).items;
+  /** The calls since the last take, the monitor's listing apart. */
+  const taken = (): { perServer: number; monitor: number; keys: string } => {
+    const counts = calls.take();
+    const monitor = counts.get(MONITOR_LIST) ?? 0;
+    counts.delete(MONITOR_LIST);
+    return { perServer: totalOf(counts) / SERVERS, monitor, keys: JSON.stringify(Object.fromEntries(counts)) };
+  };
+
+  let flavorId = '';
+  let imageIds: string[] = [];
+  const ids: string[] = [];
+
+  before(async () => {
+    up = await startUp({
+      dir,
+      host: '127.0.0.1',
+      port: 0,
+      clock,
+      scheduler,
+      log: silentLogger(),
+      monitorPeriodMs: MONITOR_PERIOD_MS,
+      rateLimits: {},
+    });
+    calls = new EmulatorCalls(up.emulator?.url ?? assert.fail('the built-in emulator'));
+    const network = await api('POST', '/api/v2/networks', {
+      metadata: { name: 'calls-net' },
+      spec: {
+        organizationId: up.organizationID,
+        projectId: up.projectID,
+        regionId: up.regionID,
+        prefix: '192.168.0.0/24',
+        dnsNameservers: [],
+      },
+    });
+    const path = `/api/v2/networks/${network.metadata.id}`;
+    await until(
+      'the network is provisioned',
+      async () => (await api('GET', path)).metadata.provisioningStatus === 'provisioned',
+    );
+    const region = `/api/v2/regions/${up.regionID}`;
+    flavorId = (await api<Read[]>('GET', `${region}/flavors`))[0]?.metadata.id ?? assert.fail('a flavor');
+    imageIds = (await api<Read[]>('GET', `${region}/images`)).map((i) => i.metadata.id);
+    assert.ok(imageIds.length >= 2, 'two images to rebuild between');
+
+    // Created with the clock standing still: every create pass runs and yields, no build finishes, no timer fires.
+    calls.take();
+    const before = await passes();
+    for (let i = 0; i < SERVERS; i++) {
+      const created = await api('POST', '/api/v2/servers', {
+        metadata: { name: `calls-${String(i)}` },
+        spec: { networkId: network.metadata.id, flavorId, imageId: imageIds[0] },
+      });
+      ids.push(created.metadata.id);
+    }
+    await settled('every create pass ran', async () => (await passes()) - before >= SERVERS);
+  });
+  after(async () => {
+    calls.close();
+    await up.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a created server costs at most 5 calls until provisioned and quiet', async () => {
+    // The builds finish and the monitor's first poll sees them; its observation wakes each server once.
+    await scheduler.advance(MONITOR_PERIOD_MS);
+    await settled('every server is provisioned', async () => {
+      const all = await api<Read[]>('GET', '/api/v2/servers');
+      return all.length === SERVERS && all.every((s) => s.metadata.provisioningStatus === 'provisioned');
+    });
+    const beforeQuiet = await passes();
+    // Past the 10 s re-check the create passes asked for: the passes since have already done it.
+    await scheduler.advance(15_000);
+    await settled('the monitor polled', () => Promise.resolve(calls.snapshot().has(MONITOR_LIST)));
+    assert.equal(await passes(), beforeQuiet, 'no pass after provisioned: the pending re-checks merged away');
+    const { perServer, keys } = taken();
+    assert.ok(perServer <= 5, `${String(perServer)} calls per server: ${keys}`);
+  });
+
+  it('an idle reconcile pass costs at most 1 call per server', async () => {
+    const before = await passes();
+    for (const server of await servers()) {
+      const labels = { ...server.metadata.labels, 'test.openregion.dev/pass': '1' };
+      await up.store.update(serverType, { ...server, metadata: { ...server.metadata, labels } });
+    }
+    await settled('every server passed again', async () => (await passes()) - before >= SERVERS);
+    const { perServer, keys } = taken();
+    assert.ok(perServer <= 1, `${String(perServer)} calls per server: ${keys}`);
+  });
+
+  it('a rebuild wave costs at most 3 calls per server', async () => {
+    const before = await passes();
+    for (const [i, id] of ids.entries()) {
+      await api('PUT', `/api/v2/servers/${id}`, {
+        metadata: { name: `calls-${String(i)}` },
+        spec: { flavorId, imageId: imageIds[1] },
+      });
+    }
+    await settled('every rebuild was submitted', async () => (await passes()) - before >= SERVERS);
+    await until('every server is rebuilt and provisioned', async () => {
+      const all = await api<Read[]>('GET', '/api/v2/servers');
+      return all.every((s) => s.spec['imageId'] === imageIds[1] && s.metadata.provisioningStatus === 'provisioned');
+    });
+    const done = await passes();
+    await scheduler.advance(15_000);
+    await settled('the monitor polled', () => Promise.resolve(calls.snapshot().has(MONITOR_LIST)));
+    assert.equal(await passes(), done, 'no pass after rebuilt');
+    const { perServer, keys } = taken();
+    assert.ok(perServer <= 3, `${String(perServer)} calls per server: ${keys}`);
+  });
+});
