@@ -12,7 +12,7 @@ export const MONITOR_PERIOD_MS = 2_000;
 /** The monitor's poll: one unfiltered listing per project. */
 export const MONITOR_LIST = 'compute GET /v2.1/servers/detail';
 /** Longer than the controllers' 10 s re-check, so a pending one shows before the system counts as quiet. */
-const QUIET_MS = 12_000;
+export const QUIET_MS = 12_000;
 
 export interface Fleet {
   readonly system: BenchSystem;
@@ -26,10 +26,22 @@ export async function startFleetSystem(): Promise<BenchSystem> {
   return startSystem({ projects: PROJECTS, monitorPeriodMs: MONITOR_PERIOD_MS });
 }
 
-/** POSTs `count` servers round-robin over the projects' networks; returns their ids. */
+/** Concurrent API clients, as a fleet tool would create or update many servers. */
+export const CLIENTS = 16;
+
+/** Runs `each` for 0..count-1 on CLIENTS concurrent lanes. */
+export async function inLanes(count: number, each: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < count; i = next++) await each(i);
+  };
+  await Promise.all(Array.from({ length: Math.min(CLIENTS, count) }, lane));
+}
+
+/** POSTs `count` servers round-robin over the projects' networks from CLIENTS concurrent clients; their ids. */
 export async function createServers(system: BenchSystem, count: number, prefix = 'bench'): Promise<string[]> {
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) {
+  const ids: string[] = new Array<string>(count);
+  await inLanes(count, async (i) => {
     const created = await system.api('POST', '/api/v2/servers', {
       metadata: { name: `${prefix}-${String(i)}` },
       spec: {
@@ -38,8 +50,8 @@ export async function createServers(system: BenchSystem, count: number, prefix =
         imageId: system.imageIds[0],
       },
     });
-    ids.push(created.metadata.id);
-  }
+    ids[i] = created.metadata.id;
+  });
   return ids;
 }
 
@@ -76,9 +88,9 @@ export async function closeFleet(): Promise<void> {
 /** Waits until QUIET_MS pass with no OpenStack call but the monitor's listing. */
 export async function quiet(system: BenchSystem): Promise<void> {
   for (let i = 0; i < 50; i++) {
-    const before = system.calls.snapshot();
+    const before = await system.calls.snapshot();
     await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
-    const after = system.calls.snapshot();
+    const after = await system.calls.snapshot();
     if ([...after].every(([key, n]) => key === MONITOR_LIST || n === (before.get(key) ?? 0))) return;
   }
   throw new Error('the system never went quiet');

@@ -13,7 +13,7 @@ import { createProject, findRoleByName, grantRole } from '../src/openstack/ident
 import { findImageByName } from '../src/openstack/image.ts';
 import { createNetwork, createPort, createSubnet } from '../src/openstack/network.ts';
 import { systemClock } from '../src/util/clock.ts';
-import type { EmulatorCalls } from './emulator-calls.ts';
+import type { RemoteEmulator } from './emulator-process.ts';
 
 export interface LimitRun {
   readonly wallMs: number;
@@ -31,7 +31,7 @@ const session = (authUrl: string, transport: Transport, project: string) =>
 
 export async function runLimit(
   authUrl: string,
-  calls: EmulatorCalls,
+  calls: RemoteEmulator,
   projects: number,
   servers: number,
 ): Promise<LimitRun> {
@@ -59,7 +59,7 @@ export async function runLimit(
       await createSubnet(neutron, { network_id: network.id, name, ip_version: 4, cidr: '192.168.0.0/24' });
       lanes.push({ name, network: network.id });
     }
-    calls.take();
+    await calls.take();
 
     const start = performance.now();
     const sessions = lanes.map((lane) => session(authUrl, transport, lane.name));
@@ -85,7 +85,7 @@ export async function runLimit(
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     }
-    return { wallMs: performance.now() - start, calls: calls.take() };
+    return { wallMs: performance.now() - start, calls: await calls.take() };
   } finally {
     await transport.close();
   }

@@ -69,6 +69,16 @@ try {
 } finally {
   await closeFleet();
 }
+
+// Every figure with a target, together: what the issue's table asks after.
+process.stdout.write('\ntargets\n');
+for (const [name, figures] of Object.entries(results)) {
+  if ('skipped' in figures) continue;
+  for (const [figure, value] of Object.entries(figures)) {
+    if (typeof value === 'string' && value.includes('(target '))
+      process.stdout.write(`  ${name}: ${figure} = ${value}\n`);
+  }
+}
 writeFileSync(
   new URL('./results.json', import.meta.url),
   `${JSON.stringify({ at: new Date().toISOString(), machine, quick, results }, null, 2)}\n`,

@@ -1,7 +1,8 @@
 /**
- * Resident memory of the whole system in one process (what `openregion up` runs: store, emulator, controllers,
- * monitor, REST API) at 0, 1,000 and 10,000 servers, each after a full GC. Runs in a child process of its own
- * (`node --expose-gc`), so the other scenarios' garbage is not counted.
+ * Resident memory of the control plane (what `openregion up` runs but the emulator: store, controllers, monitor,
+ * REST API) at 0, 1,000 and 10,000 servers, each after a full GC, with the emulator in a process of its own (its
+ * RSS reported apart); and at each size the latency of `GET /api/v2/servers` (every server, as a console lists
+ * them). Runs in a child process of its own (`node --expose-gc`), so the other scenarios' garbage is not counted.
  *
  * 0: up, with the 10 projects' identities and networks provisioned. 1,000: servers created through the REST API,
  * converged and quiet. 10,000: the 1,000 plus, to keep the run short, 9,000 more Server objects written straight
@@ -23,20 +24,45 @@ import { serverType } from '../src/region/apis/index.ts';
 import { labels as LABELS } from '../src/region/apis/shared.ts';
 import { systemClock } from '../src/util/clock.ts';
 import { round } from './emulator-calls.ts';
+import { judged, percentile, timed } from './stats.ts';
 import { allServers, createServers, PROJECTS, quiet, startFleetSystem } from './fleet.ts';
 import type { BenchSystem } from './system.ts';
 
-export async function benchMemory(sizes: readonly number[]): Promise<Record<string, number>> {
+export async function benchMemory(sizes: readonly number[]): Promise<Record<string, number | string>> {
   const args = ['--expose-gc', '--import', 'tsx', new URL(import.meta.url).pathname, ...sizes.map(String)];
-  const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 2 ** 20, timeout: 900_000 });
-  return JSON.parse(stdout) as Record<string, number>;
+  const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 2 ** 20, timeout: 1_800_000 });
+  const figures = JSON.parse(stdout) as Record<string, number>;
+  const largest = sizes.at(-1)?.toLocaleString('en') ?? '0';
+  const rss = figures[`RSS, ${largest} servers (MiB)`];
+  const list = figures[`GET /api/v2/servers p99, ${largest} servers (ms)`];
+  return {
+    ...figures,
+    ...(rss === undefined || largest !== '10,000'
+      ? {}
+      : { 'control plane RSS at 10,000 (MiB)': judged(rss, '<', 250) }),
+    ...(list === undefined || largest !== '10,000'
+      ? {}
+      : { 'GET /api/v2/servers p99 at 10,000 (ms)': judged(list, '<', 100) }),
+  };
+}
+
+const LIST_SAMPLES = 30;
+
+/** `GET /api/v2/servers` (every server) LIST_SAMPLES times in a row: p50 and p99, ms. */
+async function listLatency(system: BenchSystem, servers: string): Promise<Record<string, number>> {
+  const samples: number[] = [];
+  for (let i = 0; i < LIST_SAMPLES; i++) samples.push(await timed(() => system.api('GET', '/api/v2/servers')));
+  return {
+    [`GET /api/v2/servers p50, ${servers} servers (ms)`]: percentile(samples, 50),
+    [`GET /api/v2/servers p99, ${servers} servers (ms)`]: percentile(samples, 99),
+  };
 }
 
 async function measure(sizes: readonly number[]): Promise<Record<string, number>> {
   const figures: Record<string, number> = {};
   const system = await startFleetSystem();
   try {
-    Object.assign(figures, usage('0'));
+    Object.assign(figures, usage('0'), await emulatorUsage(system, '0'));
     let count = 0;
     for (const size of sizes) {
       const start = performance.now();
@@ -50,7 +76,8 @@ async function measure(sizes: readonly number[]): Promise<Record<string, number>
       figures[`reach ${size.toLocaleString('en')} servers (s)`] = round((performance.now() - start) / 1000);
       await quiet(system);
       count = size;
-      Object.assign(figures, usage(size.toLocaleString('en')));
+      const label = size.toLocaleString('en');
+      Object.assign(figures, usage(label), await emulatorUsage(system, label), await listLatency(system, label));
     }
     figures['projects'] = PROJECTS;
     return figures;
@@ -80,8 +107,7 @@ async function storeServers(system: BenchSystem, count: number): Promise<void> {
 
 /** `count` servers made directly in the emulator, as its admin, in the admin project. */
 async function emulatorServers(system: BenchSystem, count: number): Promise<void> {
-  const emulator = system.up.emulator;
-  if (emulator === undefined) throw new Error('no emulator');
+  const emulator = system.calls;
   const transport = new Transport({ clock: systemClock, random: Math.random });
   try {
     const admin = new Session<'project'>({
@@ -108,6 +134,10 @@ async function emulatorServers(system: BenchSystem, count: number): Promise<void
   } finally {
     await transport.close();
   }
+}
+
+async function emulatorUsage(system: BenchSystem, servers: string): Promise<Record<string, number>> {
+  return { [`  emulator RSS (its own process), ${servers} servers (MiB)`]: (await system.calls.usage()).rssMiB };
 }
 
 /** RSS after a full GC, and where it is: the V8 heap in use, and memory outside it (SQLite's cache, buffers). */

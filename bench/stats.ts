@@ -1,5 +1,5 @@
 /** Small helpers every benchmark shares. */
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 
 /** Milliseconds `run` took. */
 export async function timed(run: () => Promise<unknown>): Promise<number> {
@@ -15,3 +15,31 @@ export function percentile(samples: readonly number[], p: number): number {
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return Math.round((sorted[rank] ?? Number.NaN) * 100) / 100;
 }
+
+/** A figure beside its target: `5.02 (target ≤ 5: missed)`. */
+export function judged(value: number, relation: '≤' | '<' | '≥', target: number): string {
+  const met = relation === '≤' ? value <= target : relation === '<' ? value < target : value >= target;
+  return `${String(value)} (target ${relation} ${String(target)}: ${met ? 'met' : 'missed'})`;
+}
+
+/** The event loop's delay while `run` runs (perf_hooks.monitorEventLoopDelay, 10 ms resolution): p99 and max, ms. */
+export async function loopDelayDuring<T>(run: () => Promise<T>): Promise<{ result: T; p99Ms: number; maxMs: number }> {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  try {
+    const result = await run();
+    return { result, p99Ms: round2(histogram.percentile(99) / 1e6), maxMs: round2(histogram.max / 1e6) };
+  } finally {
+    histogram.disable();
+  }
+}
+
+/** CPU time (user + system) this process spent while `run` ran, ms. */
+export async function cpuDuring<T>(run: () => Promise<T>): Promise<{ result: T; cpuMs: number }> {
+  const before = process.cpuUsage();
+  const result = await run();
+  const used = process.cpuUsage(before);
+  return { result, cpuMs: (used.user + used.system) / 1000 };
+}
+
+const round2 = (n: number): number => Math.round(n * 100) / 100;

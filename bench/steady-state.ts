@@ -8,17 +8,18 @@
 import { REGION_NAMESPACE } from '../src/cli/up.ts';
 import { serverType } from '../src/region/apis/index.ts';
 import { perUnitByVerb, round, totalOf } from './emulator-calls.ts';
-import { fleet, MONITOR_LIST, MONITOR_PERIOD_MS, PROJECTS, quiet } from './fleet.ts';
+import { fleet, MONITOR_LIST, MONITOR_PERIOD_MS, PROJECTS, quiet, QUIET_MS } from './fleet.ts';
+import { judged, loopDelayDuring } from './stats.ts';
 
 const POLLS = 5;
 
-export async function benchSteadyState(): Promise<Record<string, number>> {
+export async function benchSteadyState(): Promise<Record<string, number | string>> {
   const { system, servers } = fleet();
   await quiet(system);
-  system.calls.take();
+  await system.calls.take();
   await sleep(POLLS * MONITOR_PERIOD_MS);
-  const polls = bursts(system.calls.times(MONITOR_LIST));
-  const idle = system.calls.take();
+  const polls = bursts(await system.calls.times(MONITOR_LIST));
+  const idle = await system.calls.take();
   const perPoll = totalOf(idle) / Math.max(1, polls);
 
   const objects = await system.up.store.list(serverType, { namespace: REGION_NAMESPACE });
@@ -26,8 +27,10 @@ export async function benchSteadyState(): Promise<Record<string, number>> {
     const labels = { ...server.metadata.labels, 'bench.openregion.dev/pass': '1' };
     await system.up.store.update(serverType, { ...server, metadata: { ...server.metadata, labels } });
   }
-  await quiet(system);
-  const pass = system.calls.take();
+  const passStart = performance.now();
+  const { p99Ms } = await loopDelayDuring(() => quiet(system));
+  const passMs = performance.now() - passStart - QUIET_MS;
+  const pass = await system.calls.take();
   const monitor = pass.get(MONITOR_LIST) ?? 0;
   pass.delete(MONITOR_LIST);
   return {
@@ -36,8 +39,10 @@ export async function benchSteadyState(): Promise<Record<string, number>> {
     'monitor period (s)': MONITOR_PERIOD_MS / 1000,
     'polls observed': polls,
     'calls per monitor poll': round(perPoll),
-    'calls per poll / projects (target 1)': round(perPoll / PROJECTS),
-    'idle reconcile pass: calls per server': round(totalOf(pass) / servers.length),
+    'calls per poll / projects': judged(round(perPoll / PROJECTS), '≤', 1),
+    'idle reconcile pass: calls per server': judged(round(totalOf(pass) / servers.length), '≤', 1),
+    'idle reconcile pass: wall time (s)': round(passMs / 1000),
+    'idle reconcile pass: event-loop delay p99 (ms)': judged(p99Ms, '<', 50),
     'idle reconcile pass: calls / projects': round(totalOf(pass) / PROJECTS),
     'monitor polls during the pass': round(monitor / PROJECTS),
     ...Object.fromEntries(

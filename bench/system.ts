@@ -1,8 +1,10 @@
 /**
- * The whole system in this process, started by `openregion up`'s own entry point (store, emulator with the demo
- * region configured and registered, controllers, server monitor, REST API), driven through its REST API over
- * loopback HTTP, with the emulator's received calls counted. One option shortens the run: the monitor's period
- * (60 s by default). Every other timer, the controllers' 10 s re-checks among them, runs at its product value.
+ * The whole control plane in this process, started by `openregion up`'s own entry point (store, the demo region
+ * configured and registered, controllers, server monitor, REST API) against the emulator in a process of its own
+ * (emulator-process.ts, seeded with the demo cloud as `up` seeds its built-in one, given to `up` as a clouds.yaml
+ * cloud), driven through its REST API over loopback HTTP, with the emulator's received calls counted where they
+ * arrive. One option shortens the run: the monitor's period (60 s by default). Every other timer, the controllers'
+ * 10 s re-checks among them, runs at its product value.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +15,7 @@ import { upFiles } from '../src/cli/up/files.ts';
 import { signDevToken, type DevKeyPair } from '../src/region/http/dev-token.ts';
 import { silentLogger } from '../src/runtime/logger.ts';
 import { systemClock } from '../src/util/clock.ts';
-import { EmulatorCalls } from './emulator-calls.ts';
+import { RemoteEmulator } from './emulator-process.ts';
 
 export interface SystemOptions {
   readonly projects: number;
@@ -28,7 +30,8 @@ export interface Read {
 
 export interface BenchSystem {
   readonly up: RunningUp;
-  readonly calls: EmulatorCalls;
+  /** The emulator's process, and the calls it received. */
+  readonly calls: RemoteEmulator;
   /** One network per project: the server's tenancy. */
   readonly networks: readonly string[];
   readonly flavorId: string;
@@ -39,18 +42,25 @@ export interface BenchSystem {
 
 export async function startSystem(options: SystemOptions): Promise<BenchSystem> {
   const dir = mkdtempSync(join(tmpdir(), 'openregion-bench-up-'));
-  const up = await startUp({
-    dir,
-    host: '127.0.0.1',
-    port: 0,
-    log: silentLogger(),
-    monitorPeriodMs: options.monitorPeriodMs,
-    // The figures are the system's, not the rate limiter's: the memory scenario creates 10,000 servers in a row.
-    rateLimits: {},
-  });
-  const emulatorUrl = up.emulator?.url;
-  if (emulatorUrl === undefined) throw new Error('the bench needs the built-in emulator');
-  const calls = new EmulatorCalls(emulatorUrl);
+  const cloudsYaml = join(dir, 'bench-clouds.yaml');
+  const calls = await RemoteEmulator.start(cloudsYaml);
+  let up: RunningUp;
+  try {
+    up = await startUp({
+      dir,
+      host: '127.0.0.1',
+      port: 0,
+      cloud: 'bench',
+      env: { OS_CLIENT_CONFIG_FILE: cloudsYaml },
+      log: silentLogger(),
+      monitorPeriodMs: options.monitorPeriodMs,
+      // The figures are the system's, not the rate limiter's: the memory scenario creates 10,000 servers in a row.
+      rateLimits: {},
+    });
+  } catch (error) {
+    await calls.close();
+    throw error;
+  }
   const projects = Array.from({ length: options.projects }, () => randomUUID());
   const keys = JSON.parse(readFileSync(upFiles(dir).key, 'utf8')) as DevKeyPair;
   const token = await signDevToken(
@@ -72,8 +82,8 @@ export async function startSystem(options: SystemOptions): Promise<BenchSystem> 
     return (text === '' ? undefined : JSON.parse(text)) as T;
   };
   const stop = async () => {
-    calls.close();
     await up.stop();
+    await calls.close();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
