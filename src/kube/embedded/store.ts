@@ -24,6 +24,7 @@ import type { Clock, Random } from '../../util/clock.ts';
 import { Db } from './db.ts';
 import { BodyCodec, type StoreEncryption } from './encryption.ts';
 import { GarbageCollector } from './gc.ts';
+import { GroupCommit } from './group-commit.ts';
 import { Kinds, type Kind } from './kinds.ts';
 import { Hub, Subscription } from './watch.ts';
 import { Writer } from './write.ts';
@@ -113,6 +114,7 @@ export function openEmbeddedStore(path: string, options: EmbeddedStoreOptions): 
 
 class EmbeddedClient implements EmbeddedStore {
   #closed = false;
+  readonly #group: GroupCommit;
 
   constructor(
     private readonly db: Db,
@@ -122,7 +124,9 @@ class EmbeddedClient implements EmbeddedStore {
     private readonly gc: GarbageCollector | undefined,
     private readonly bookmarkMs: number,
     private readonly expiry: { readonly expire: () => number; readonly stop: () => void },
-  ) {}
+  ) {
+    this.#group = new GroupCommit(db);
+  }
 
   #ns(kind: Kind, namespace: string | undefined): string {
     if (!kind.type.namespaced) return '';
@@ -163,11 +167,11 @@ class EmbeddedClient implements EmbeddedStore {
   }
 
   create<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>, options?: WriteOptions): Promise<T> {
-    return run(() => this.writer.create(type, object, options) as T);
+    return this.#group.write(() => this.writer.create(type, object, options) as T);
   }
 
   update<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>, options?: WriteOptions): Promise<T> {
-    return run(() => this.writer.update(type, object, options) as T);
+    return this.#group.write(() => this.writer.update(type, object, options) as T);
   }
 
   patch<T extends KubeObject>(
@@ -177,15 +181,15 @@ class EmbeddedClient implements EmbeddedStore {
     patch: Patch,
     options?: WriteOptions,
   ): Promise<T> {
-    return run(() => this.writer.patch(type, namespace, name, patch, options) as T);
+    return this.#group.write(() => this.writer.patch(type, namespace, name, patch, options) as T);
   }
 
   apply<T extends KubeObject>(type: ResourceType<T>, object: ApplyConfiguration, options: ApplyOptions): Promise<T> {
-    return run(() => this.writer.apply(type, object, options) as T);
+    return this.#group.write(() => this.writer.apply(type, object, options) as T);
   }
 
   delete(type: ResourceType, namespace: string | undefined, name: string, options?: DeleteOptions): Promise<void> {
-    return run(() => {
+    return this.#group.write(() => {
       this.writer.delete(type, namespace, name, options);
     });
   }
@@ -209,6 +213,7 @@ class EmbeddedClient implements EmbeddedStore {
   close(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
+      this.#group.flush();
       this.gc?.stop();
       this.expiry.stop();
       this.hub.stop();

@@ -53,7 +53,15 @@ import {
   duringCreateRetry,
   type CreateRetryEvent,
 } from './decide.ts';
-import { byVolume, createFailureEdge, observedChanged, serversNaming, vanishedEdge, VOLUME_INDEX } from './watches.ts';
+import {
+  buildFinishedEdge,
+  byVolume,
+  createFailureEdge,
+  observedChanged,
+  serversNaming,
+  vanishedEdge,
+  VOLUME_INDEX,
+} from './watches.ts';
 import { detachAll, reconcileAttachments, type AttachmentLifecycle } from './attachments.ts';
 import { ATTACHMENT_PARKED_MESSAGE, ATTACHMENT_PARKED_REASON } from './decide-attachments.ts';
 
@@ -315,7 +323,7 @@ export function registerServerController(
   manager.index(serverType, IDENTITY_INDEX, byIdentity);
   manager.index(serverType, VOLUME_INDEX, byVolume);
   const provisionerFor = (client: Client) => serverProvisioner(client, lookup, options.maxCreateAttempts);
-  const wakes = [or(specOrDeletionChanged, observedChanged, createFailureEdge, vanishedEdge)];
+  const wakes = [or(specOrDeletionChanged, observedChanged, createFailureEdge, vanishedEdge, buildFinishedEdge)];
   return workloadController(manager, SERVER_CONTROLLER, serverType, wakes)
     .watches(volumeType, serversNaming(manager.list.bind(manager)), {
       clusters: 'management',

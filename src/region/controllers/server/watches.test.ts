@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ObjectEvent } from '../../../runtime/predicates.ts';
 import type { ServerStatus } from '../../apis/server.ts';
-import { createFailureEdge, observedChanged, vanishedEdge } from './watches.ts';
+import { buildFinishedEdge, createFailureEdge, observedChanged, vanishedEdge } from './watches.ts';
 import { observeServer } from '../../openstack/server/observe.ts';
 import { condition, serverObject } from '../testing/fakes.ts';
 
@@ -68,5 +68,27 @@ describe('the Server controller’s wakes', () => {
     assert.equal(vanishedEdge(update(running, gone)), true);
     assert.equal(vanishedEdge(update(gone, gone)), false);
     assert.equal(vanishedEdge(update({}, gone)), false, 'a server never seen is not a vanished one');
+  });
+
+  it('buildFinishedEdge: Active reaches Running while the server is not yet provisioned', () => {
+    const building: ServerStatus = {
+      ...running,
+      conditions: [condition('Active', 'False', 'Building'), condition('Available', 'False', 'Provisioning')],
+    };
+    const built: ServerStatus = {
+      ...running,
+      conditions: [condition('Active', 'True', 'Running'), condition('Available', 'False', 'Provisioning')],
+    };
+    assert.equal(buildFinishedEdge(update(building, built)), true);
+    assert.equal(buildFinishedEdge(update(built, built)), false, 'no edge');
+    const stopped: ServerStatus = {
+      ...running,
+      conditions: [condition('Active', 'False', 'Stopped'), condition('Available', 'True', 'Provisioned')],
+    };
+    const started: ServerStatus = {
+      ...running,
+      conditions: [condition('Active', 'True', 'Running'), condition('Available', 'True', 'Provisioned')],
+    };
+    assert.equal(buildFinishedEdge(update(stopped, started)), false, 'a provisioned server started again');
   });
 });

@@ -4,7 +4,7 @@
  * a recovery), the create-failure edge, and a vanished server (the monitor's absent observation moves Active to
  * Pending). A foreign operation that changes none of them, such as a rebuild in flight on the spec image, wakes
  * nothing: the provisioning axis does not move. Beyond upstream's three: a Volume the spec names changing (it
- * became Available, or another server released it).
+ * became Available, or another server released it), and a build finishing while the server is not yet provisioned.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { findCondition } from '../../../kube/conditions.ts';
@@ -35,6 +35,15 @@ const activeReason = (status: ServerStatus | undefined) => findCondition(status?
 export const vanishedEdge: Predicate = onUpdate((old, next) => {
   const before = activeReason(old);
   return before !== undefined && before !== 'Pending' && activeReason(next) === 'Pending';
+});
+
+/**
+ * The build a pass yielded on has finished: the monitor moved Active to Running while Available is not yet True.
+ * Without it a server the monitor first saw building would wait for its 10 s re-check.
+ */
+export const buildFinishedEdge: Predicate = onUpdate((old, next) => {
+  const provisioned = findCondition(next?.conditions, 'Available')?.status === 'True';
+  return !provisioned && activeReason(old) !== 'Running' && activeReason(next) === 'Running';
 });
 
 /** The cache index of Servers by the Volumes their spec.volumes names: what the Volume watch fans out through. */

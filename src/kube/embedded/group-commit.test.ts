@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { KubeAlreadyExistsError } from '../errors.ts';
+import { builtin } from '../resource-type.ts';
+import { ManualClock } from '../../util/clock.ts';
+import type { Db } from './db.ts';
+import { GroupCommit } from './group-commit.ts';
+import { openEmbeddedStore } from './store.ts';
+
+/** A Db whose transactions only count: outermost ones are commits. */
+function countingDb(): { db: Db; commits: () => number } {
+  let depth = 0;
+  let commits = 0;
+  const db = {
+    write<T>(fn: () => T): T {
+      depth++;
+      try {
+        return fn();
+      } finally {
+        depth--;
+        if (depth === 0) commits++;
+      }
+    },
+  } as unknown as Db;
+  return { db, commits: () => commits };
+}
+
+const configMap = (name: string) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default' },
+  data: { name },
+});
+
+describe('GroupCommit', () => {
+  it('commits the writes asked for in one turn together, each settling on its own', async () => {
+    const { db, commits } = countingDb();
+    const group = new GroupCommit(db);
+    const asked = [
+      group.write(() => 1),
+      group.write(() => {
+        throw new Error('refused');
+      }),
+      group.write(() => 3),
+    ];
+    assert.equal(commits(), 0, 'nothing runs in the turn that asked');
+    const settled = await Promise.allSettled(asked);
+    assert.deepEqual(
+      settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message)),
+      [1, 'refused', 3],
+    );
+    assert.equal(commits(), 1, 'one transaction for the three');
+  });
+
+  it('on the store: a failed write rolls back alone, and a writer awaiting writes in turn lets the loop run', async () => {
+    const store = openEmbeddedStore(':memory:', { clock: new ManualClock() });
+    try {
+      await store.create(builtin.configMap, configMap('taken'));
+      const asked = ['a', 'taken', 'b'].map((name) => store.create(builtin.configMap, configMap(name)));
+      const settled = await Promise.allSettled(asked);
+      assert.equal(settled[0]?.status, 'fulfilled');
+      assert.ok(settled[1]?.status === 'rejected' && settled[1].reason instanceof KubeAlreadyExistsError);
+      assert.equal(settled[2]?.status, 'fulfilled');
+      const names = (await store.list(builtin.configMap, { namespace: 'default' })).items.map((c) => c.metadata.name);
+      assert.deepEqual(names.sort(), ['a', 'b', 'taken']);
+
+      let turned = false;
+      setImmediate(() => {
+        turned = true;
+      });
+      let sawTurn = false;
+      for (let i = 0; i < 3; i++) {
+        await store.create(builtin.configMap, configMap(`in-turn-${String(i)}`));
+        sawTurn ||= turned;
+      }
+      assert.ok(sawTurn, 'the event loop turned between awaited writes');
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * Group commit: the writes asked for within one turn of the event loop run together in one transaction, one
+ * fsync, on the next turn; each in a savepoint of its own, so one that fails rolls back alone and rejects alone.
+ * A write is acknowledged only once its group has committed, exactly as before. A writer awaiting its writes one
+ * after another (the server monitor's poll) now lets the event loop run between them instead of holding it for
+ * the whole loop (ADR 0027).
+ */
+import type { Db } from './db.ts';
+
+interface Pending {
+  readonly fn: () => unknown;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: Error) => void;
+}
+
+/** At most this many writes in one transaction, so one group never holds the event loop for long. */
+const MAX_GROUP = 64;
+
+export class GroupCommit {
+  readonly #db: Db;
+  #pending: Pending[] = [];
+  #scheduled: NodeJS.Immediate | undefined;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  /** Runs `fn` (store work that writes through `db.write`) in the next group; resolves once that has committed. */
+  write<T>(fn: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      if (this.#scheduled !== undefined) return;
+      this.#scheduled = setImmediate(() => {
+        this.#scheduled = undefined;
+        this.flush();
+      });
+    });
+  }
+
+  /** Commits what is pending now, a group at a time (close calls it so nothing asked for is dropped). */
+  flush(): void {
+    while (this.#pending.length > 0) {
+      const group = this.#pending.splice(0, MAX_GROUP);
+      const outcomes: (() => void)[] = [];
+      try {
+        this.#db.write(() => {
+          for (const pending of group) {
+            try {
+              // Nested in the group's transaction, the write's own becomes a savepoint.
+              const value = this.#db.write(pending.fn);
+              outcomes.push(() => {
+                pending.resolve(value);
+              });
+            } catch (error) {
+              outcomes.push(() => {
+                pending.reject(asError(error));
+              });
+            }
+          }
+        });
+      } catch (error) {
+        // The commit itself failed: nothing of the group is on disk.
+        for (const pending of group) pending.reject(asError(error));
+        continue;
+      }
+      for (const settle of outcomes) settle();
+    }
+  }
+}
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
