@@ -88,6 +88,17 @@ export class RemoteEmulator {
   }
 }
 
+/** The emulator's bootstrap admin, in project admin. */
+export function emulatorAdmin(authUrl: string, transport: Transport): Session<'project'> {
+  return new Session<'project'>({
+    authUrl,
+    auth: { type: 'password', user: { name: 'admin', domain: { id: 'default' } }, password: 'secret' },
+    scope: { kind: 'project', project: { name: 'admin', domain: { id: 'default' } } },
+    transport,
+    clock: systemClock,
+  });
+}
+
 /** The child: the emulator as `openregion up` configures it, the demo cloud, the counter, then requests. */
 async function serve(cloudsYaml: string): Promise<void> {
   const emulator = await Emulator.start({
@@ -95,16 +106,7 @@ async function serve(cloudsYaml: string): Promise<void> {
     config: { kvToken: 'bench', octaviaNetworkDriver: 'allowed_address_pairs' },
   });
   const transport = new Transport({ clock: systemClock, random: Math.random });
-  await seedDemoCloud(
-    new Session<'project'>({
-      authUrl: emulator.authUrl,
-      auth: { type: 'password', user: { name: 'admin', domain: { id: 'default' } }, password: 'secret' },
-      scope: { kind: 'project', project: { name: 'admin', domain: { id: 'default' } } },
-      transport,
-      clock: systemClock,
-      region: 'RegionOne',
-    }),
-  );
+  await seedDemoCloud(emulatorAdmin(emulator.authUrl, transport));
   await transport.close();
   writeFileSync(cloudsYaml, emulator.cloudsYaml('bench'), { mode: 0o600 });
   const calls = new EmulatorCalls(emulator.url);

@@ -6,10 +6,10 @@ import { pathToFileURL } from 'node:url';
 import { Emulator } from '../src/emulator/emulator.ts';
 import { createServer, findServerByName, listServers, updateQuotaSet } from '../src/openstack/compute.ts';
 import { findImageByName } from '../src/openstack/image.ts';
-import { Session } from '../src/openstack/session.ts';
 import { Transport } from '../src/openstack/transport.ts';
 import { systemClock } from '../src/util/clock.ts';
 import { seedEmulator } from '../test/openstack/seed.ts';
+import { emulatorAdmin } from './emulator-process.ts';
 import { percentile, timed } from './stats.ts';
 
 const SERVERS = 1_000;
@@ -19,14 +19,7 @@ const LISTS = 30;
 export async function benchEmulator(): Promise<Record<string, number>> {
   const emulator = await Emulator.start();
   const transport = new Transport({ clock: systemClock, random: Math.random });
-  const session = () =>
-    new Session<'project'>({
-      authUrl: emulator.authUrl,
-      auth: { type: 'password', user: { name: 'admin', domain: { id: 'default' } }, password: 'secret' },
-      scope: { kind: 'project', project: { name: 'admin', domain: { id: 'default' } } },
-      transport,
-      clock: systemClock,
-    });
+  const session = () => emulatorAdmin(emulator.authUrl, transport);
   try {
     await seedEmulator(emulator);
     const tokenMs: number[] = [];

@@ -18,12 +18,12 @@ import { promisify } from 'node:util';
 import { REGION_NAMESPACE } from '../src/cli/up.ts';
 import { createServer, updateQuotaSet } from '../src/openstack/compute.ts';
 import { findImageByName } from '../src/openstack/image.ts';
-import { Session } from '../src/openstack/session.ts';
 import { Transport } from '../src/openstack/transport.ts';
 import { serverType } from '../src/region/apis/index.ts';
 import { labels as LABELS } from '../src/region/apis/shared.ts';
 import { systemClock } from '../src/util/clock.ts';
 import { round } from './emulator-calls.ts';
+import { emulatorAdmin } from './emulator-process.ts';
 import { judged, percentile, timed } from './stats.ts';
 import { allServers, createServers, PROJECTS, quiet, startFleetSystem } from './fleet.ts';
 import type { BenchSystem } from './system.ts';
@@ -110,13 +110,7 @@ async function emulatorServers(system: BenchSystem, count: number): Promise<void
   const emulator = system.calls;
   const transport = new Transport({ clock: systemClock, random: Math.random });
   try {
-    const admin = new Session<'project'>({
-      authUrl: emulator.authUrl,
-      auth: { type: 'password', user: { name: 'admin', domain: { id: 'default' } }, password: 'secret' },
-      scope: { kind: 'project', project: { name: 'admin', domain: { id: 'default' } } },
-      transport,
-      clock: systemClock,
-    });
+    const admin = emulatorAdmin(emulator.authUrl, transport);
     const compute = admin.client('compute');
     await updateQuotaSet(compute, (await admin.token()).project?.id ?? '', { instances: -1, cores: -1, ram: -1 });
     const flavors = await compute.request<{ flavors: { id: string }[] }>({ method: 'GET', path: '/flavors' });
