@@ -29,42 +29,50 @@ export class GroupCommit {
   write<T>(fn: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#pending.push({ fn, resolve: resolve as (value: unknown) => void, reject });
-      if (this.#scheduled !== undefined) return;
-      this.#scheduled = setImmediate(() => {
-        this.#scheduled = undefined;
-        this.flush();
-      });
+      this.#schedule();
     });
   }
 
-  /** Commits what is pending now, a group at a time (close calls it so nothing asked for is dropped). */
+  /** Commits what is pending now (close calls it so nothing asked for is dropped). */
   flush(): void {
-    while (this.#pending.length > 0) {
-      const group = this.#pending.splice(0, MAX_GROUP);
-      const outcomes: (() => void)[] = [];
-      try {
-        this.#db.write(() => {
-          for (const pending of group) {
-            try {
-              // Nested in the group's transaction, the write's own becomes a savepoint.
-              const value = this.#db.write(pending.fn);
-              outcomes.push(() => {
-                pending.resolve(value);
-              });
-            } catch (error) {
-              outcomes.push(() => {
-                pending.reject(asError(error));
-              });
-            }
+    while (this.#pending.length > 0) this.#commitGroup();
+  }
+
+  /** The next group on the next turn; a group at a time, so the loop turns between groups. */
+  #schedule(): void {
+    if (this.#scheduled !== undefined || this.#pending.length === 0) return;
+    this.#scheduled = setImmediate(() => {
+      this.#scheduled = undefined;
+      this.#commitGroup();
+      this.#schedule();
+    });
+  }
+
+  #commitGroup(): void {
+    const group = this.#pending.splice(0, MAX_GROUP);
+    const outcomes: (() => void)[] = [];
+    try {
+      this.#db.write(() => {
+        for (const pending of group) {
+          try {
+            // Nested in the group's transaction, the write's own becomes a savepoint.
+            const value = this.#db.write(pending.fn);
+            outcomes.push(() => {
+              pending.resolve(value);
+            });
+          } catch (error) {
+            outcomes.push(() => {
+              pending.reject(asError(error));
+            });
           }
-        });
-      } catch (error) {
-        // The commit itself failed: nothing of the group is on disk.
-        for (const pending of group) pending.reject(asError(error));
-        continue;
-      }
-      for (const settle of outcomes) settle();
+        }
+      });
+    } catch (error) {
+      // The commit itself failed: nothing of the group is on disk.
+      for (const pending of group) pending.reject(asError(error));
+      return;
     }
+    for (const settle of outcomes) settle();
   }
 }
 

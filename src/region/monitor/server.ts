@@ -3,7 +3,8 @@
  * scheduler, apart from the controllers. Each poll lists the Servers, groups them by region and identity, and asks each
  * identity's provider once (`pollServers`: one paginated Nova list per identity project, not one call per server). Each
  * server then gets at most one status write per poll, skipped when nothing changed, made against the resourceVersion
- * the poll read, so a reconciler write in between wins and the next poll observes again.
+ * the poll read, so a reconciler write in between wins and the next poll observes again. An identity's writes are
+ * asked for at once, so the store commits them in a few transactions (ADR 0027).
  *
  * The monitor writes only its own fields (observe.ts); what it writes is the stimulus that wakes the Server
  * controller (controllers/server/watches.ts), never an authorisation.
@@ -104,13 +105,17 @@ export class ServerMonitor {
       try {
         const provider = await this.#options.lookup(group.identity.regionID, signal);
         const results = await provider.pollServers({ signal }, group.identity, group.polls);
-        for (const result of results) {
-          const server = group.servers.get(result.id);
-          if (server === undefined) continue;
-          if (result.status.observed?.errored === true) this.#seenErrored.add(serverKey(server));
-          else this.#seenErrored.delete(serverKey(server));
-          if (await this.#write(server, result.status)) writes++;
-        }
+        // Asked for together, the writes commit together (the store groups them); each still settles alone.
+        const written = await Promise.all(
+          results.map((result) => {
+            const server = group.servers.get(result.id);
+            if (server === undefined) return Promise.resolve(false);
+            if (result.status.observed?.errored === true) this.#seenErrored.add(serverKey(server));
+            else this.#seenErrored.delete(serverKey(server));
+            return this.#write(server, result.status);
+          }),
+        );
+        writes += written.filter(Boolean).length;
       } catch (error) {
         if (signal.aborted) throw error;
         failures++;
