@@ -86,7 +86,10 @@ export class ScheduledClient extends DelegatingClient {
 
   async #gate<T>(op: string, call: () => Promise<T>): Promise<T> {
     await this.scheduler.schedule(Promise.resolve(), `${this.label} ${op}`);
-    return this.scheduler.schedule(call(), `${this.label} ${op} answer`);
+    const answer = call();
+    // The store settles a write a turn later; its refusal reaches the caller when the scheduler releases it.
+    answer.catch(() => undefined);
+    return this.scheduler.schedule(answer, `${this.label} ${op} answer`);
   }
 
   override get<T extends KubeObject>(type: ResourceType<T>, namespace: string | undefined, name: string): Promise<T> {
