@@ -14,10 +14,14 @@ export interface FormatFlags {
   readonly column: readonly string[];
 }
 
-/** Adds `-f/--format` and `-c/--column` to a command, as the OpenStack CLI has them. */
-export function withFormatOptions(command: Command): Command {
+/**
+ * Adds `-f/--format` and `-c/--column` to a command, as the OpenStack CLI has them. With `optional`, there is no
+ * default: the command keeps its own (kubectl-like) lines unless `-f` is given.
+ */
+export function withFormatOptions(command: Command, { optional = false } = {}): Command {
+  const format = new Option('-f, --format <format>', 'the output format').choices(FORMATS);
   return command
-    .addOption(new Option('-f, --format <format>', 'the output format').choices(FORMATS).default('table'))
+    .addOption(optional ? format : format.default('table'))
     .option(
       '-c, --column <name>',
       'show only this column (repeatable)',

@@ -17,6 +17,7 @@ import { deregisterRegion } from '../region/registration/deregister.ts';
 import { discoverInventory, renderInventory } from '../region/registration/discover.ts';
 import type { RegionCredentials } from '../region/registration/credentials.ts';
 import { readEnvFile } from '../region/registration/env-file.ts';
+import { formatShow, type FormatFlags } from './formatter.ts';
 import {
   applyManifests,
   namespaceManifest,
@@ -54,6 +55,9 @@ export interface RegisterOptions {
   store?: string;
   kubeconfig?: string;
   discover: boolean;
+  /** `-f`: the registration as one OpenStack-CLI record; without it, kubectl-like lines. */
+  format?: FormatFlags['format'];
+  column: readonly string[];
 }
 
 export async function register(options: RegisterOptions, out: Out, err: Out): Promise<void> {
@@ -63,6 +67,10 @@ export async function register(options: RegisterOptions, out: Out, err: Out): Pr
   if (options.store !== undefined && options.kubeconfig !== undefined) {
     throw new RegistrationError('--store and --kubeconfig exclude each other');
   }
+  if (options.format !== undefined && options.dryRun === true) {
+    throw new RegistrationError('-f formats a registration; a --dry-run prints manifests (-o yaml|json)');
+  }
+  const record = options.format === undefined ? undefined : { format: options.format, column: options.column };
   // A dry run reads what is there (to print the id a real run would use) but creates nothing.
   const target = openTarget(options, options.dryRun !== true);
   try {
@@ -97,8 +105,8 @@ export async function register(options: RegisterOptions, out: Out, err: Out): Pr
       services: serviceConfig(options),
     };
     const manifests = registrationManifests(plan, options.createSecret === true ? credentials : undefined);
-    // Notes go to stderr on a dry run, so stdout is exactly the manifests.
-    const notes = options.dryRun === true ? err : out;
+    // Notes go to stderr on a dry run or with -f, so stdout is exactly the manifests or the record.
+    const notes = options.dryRun === true || record !== undefined ? err : out;
     if (options.discover) await discover(credentials, regionId, notes);
     if (options.dryRun === true || client === undefined) {
       out.write(renderManifests(manifests, options.output));
@@ -106,7 +114,7 @@ export async function register(options: RegisterOptions, out: Out, err: Out): Pr
     }
     if (target?.embedded === true) await ensureRegionCrd(client);
     for (const name of new Set([plan.namespace, plan.secret.namespace])) {
-      if (await ensureNamespace(client, name)) out.write(`namespace/${name} created\n`);
+      if (await ensureNamespace(client, name)) notes.write(`namespace/${name} created\n`);
     }
     if (options.createSecret !== true) {
       if ((await getOptional(client, builtin.secret, plan.secret.namespace, plan.secret.name)) === undefined) {
@@ -116,7 +124,25 @@ export async function register(options: RegisterOptions, out: Out, err: Out): Pr
         );
       }
     }
-    for (const line of await applyManifests(client, manifests)) out.write(`${line}\n`);
+    for (const line of await applyManifests(client, manifests)) notes.write(`${line}\n`);
+    if (record !== undefined) {
+      out.write(
+        formatShow(
+          {
+            id: regionId,
+            name: plan.displayName,
+            namespace: plan.namespace,
+            provider: 'openstack',
+            endpoint: plan.endpoint,
+            secret: `${plan.secret.namespace}/${plan.secret.name}`,
+            organizations: plan.organizationIds,
+            result: exists ? 'updated' : 'created',
+          },
+          record,
+        ),
+      );
+      return;
+    }
     out.write(
       `region ${regionId} (${plan.displayName}) ${exists ? 'updated' : 'created'}: provider openstack, ` +
         `endpoint ${plan.endpoint}\n`,

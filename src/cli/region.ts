@@ -17,6 +17,7 @@ import type { RegionCredentials } from '../region/registration/credentials.ts';
 import { readEnvFile, renderEnvFile, writeEnvFile } from '../region/registration/env-file.ts';
 import { passwordWorks, RegistrationError, validateCredentials } from '../region/registration/sessions.ts';
 import { unconfigureRegion } from '../region/registration/unconfigure.ts';
+import { withFormatOptions } from './formatter.ts';
 import { deregister, register, type DeregisterOptions, type RegisterOptions } from './region-register.ts';
 import { systemClock } from '../util/clock.ts';
 
@@ -74,7 +75,7 @@ export function regionCommand(out: Out = process.stdout, err: Out = process.stde
     .option('--cloud-name <name>', 'the clouds.yaml entry name (default <prefix>-region)')
     .action((options: ConfigureOptions) => configure(options, out));
 
-  region
+  const registerCommand = region
     .command('register')
     .description(
       'create or update the Region resource in the embedded store or Kubernetes, referencing the credentials ' +
@@ -98,8 +99,10 @@ export function regionCommand(out: Out = process.stdout, err: Out = process.stde
     .option('-o, --output <format>', 'yaml or json (with --dry-run)', 'yaml')
     .option('--store <path>', 'the embedded store file')
     .option('--kubeconfig <path>', 'a Kubernetes cluster instead of the embedded store')
-    .option('--no-discover', 'skip listing flavors, external networks and volume types')
-    .action((options: RegisterOptions) => register(options, out, err));
+    .option('--no-discover', 'skip listing flavors, external networks and volume types');
+  withFormatOptions(registerCommand, { optional: true }).action((options: RegisterOptions) =>
+    register(options, out, err),
+  );
 
   region
     .command('deregister')
