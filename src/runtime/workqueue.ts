@@ -5,7 +5,7 @@
  *
  * Unlike client-go, a pass that starts takes its key's pending delayed add with it: the re-check (or retry) an
  * earlier pass asked for is what this pass, reading afresh, does now, and this pass asks for its own if it needs
- * one. With several workers a key rarely waits in the queue, so this is where duplicate passes merge (ADR 0026).
+ * one. With several workers a key rarely waits in the queue, so this is where duplicate passes merge (ADR 0027).
  */
 import type { Random } from '../util/clock.ts';
 import { delay, type Scheduler } from './scheduler.ts';

@@ -3,7 +3,7 @@
  * fsync, on the next turn; each in a savepoint of its own, so one that fails rolls back alone and rejects alone.
  * A write is acknowledged only once its group has committed, exactly as before. A writer awaiting its writes one
  * after another (the server monitor's poll) now lets the event loop run between them instead of holding it for
- * the whole loop (ADR 0027).
+ * the whole loop (ADR 0028).
  */
 import type { Db } from './db.ts';
 

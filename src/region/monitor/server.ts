@@ -4,7 +4,7 @@
  * identity's provider once (`pollServers`: one paginated Nova list per identity project, not one call per server). Each
  * server then gets at most one status write per poll, skipped when nothing changed, made against the resourceVersion
  * the poll read, so a reconciler write in between wins and the next poll observes again. An identity's writes are
- * asked for at once, so the store commits them in a few transactions (ADR 0027).
+ * asked for at once, so the store commits them in a few transactions (ADR 0028).
  *
  * The monitor writes only its own fields (observe.ts); what it writes is the stimulus that wakes the Server
  * controller (controllers/server/watches.ts), never an authorisation.

@@ -3,7 +3,7 @@
  * converged to, and its floating IP. A pass whose spec still asks for exactly that skips re-finding the port and
  * its floating IPs by name, and checks the memory against the one server read it makes anyway: the address must
  * still be on the server's network. Anything else (a different spec, a failed pass, a delete, a restart, a server
- * not found or not showing the address) forgets it, and the pass re-finds everything by name (ADR 0026).
+ * not found or not showing the address) forgets it, and the pass re-finds everything by name (ADR 0027).
  *
  * Held per region client set, so a region whose configuration or credentials change starts afresh. Nothing of it
  * is persisted: OpenStack stays the truth, re-found by deterministic names.
