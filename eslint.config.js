@@ -45,5 +45,12 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'off',
     },
   },
+  {
+    files: ['console/**/*.tsx'],
+    rules: {
+      // An event handler's arrow body is a call for its effect: `onInput={(e) => setName(e.currentTarget.value)}`.
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
+    },
+  },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
 );

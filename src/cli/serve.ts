@@ -28,6 +28,7 @@ import {
 } from '../keystone/actuators/bundled.ts';
 import { registerKeystoneUserController } from '../keystone/user/register.ts';
 import { buildApi } from '../region/http/app.ts';
+import { mountConsole } from './console/routes.ts';
 import { createAuthenticator, type AuthKey } from '../region/http/auth.ts';
 import { clientSetFactory, RegionRegistry } from '../region/openstack/registry.ts';
 import { serveHealth } from '../runtime/health.ts';
@@ -277,7 +278,10 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
           rateLimits: rateLimitsOf(options),
           log,
         });
-  if (app !== undefined && options.api !== undefined) await app.listen(hostPort(options.api));
+  if (app !== undefined && options.api !== undefined) {
+    mountConsole(app);
+    await app.listen(hostPort(options.api));
+  }
   const running = [...(region?.running ?? []), ...(keystone ? ['keystone users'] : []), ...(actuators?.running ?? [])];
   log.info(
     {

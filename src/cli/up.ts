@@ -20,6 +20,7 @@ import { loadCloudConfig, rawCloudEntry } from '../openstack/config.ts';
 import { Session } from '../openstack/session.ts';
 import { Transport } from '../openstack/transport.ts';
 import { buildApi } from '../region/http/app.ts';
+import { mountConsole } from './console/routes.ts';
 import { createAuthenticator } from '../region/http/auth.ts';
 import { DEV_ALGORITHM, DEV_AUDIENCE, DEV_ISSUER, generateDevKeyPair, signDevToken } from '../region/http/dev-token.ts';
 import { clientSetFactory, RegionRegistry } from '../region/openstack/registry.ts';
@@ -244,6 +245,7 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
       log,
     });
+    mountConsole(app);
     manager.metrics.collectProcessMetrics();
     const probes = probeRoutes(manager.health, manager.metrics.registry);
     for (const path of PROBE_PATHS) {
@@ -301,6 +303,9 @@ function banner(up: RunningUp, dir: string): string {
     '',
     `Development token (also in ${dir}/token, variables in ${dir}/dev.env):`,
     `  ${up.token}`,
+    '',
+    "The web console, signed in with it (the token stays in the link's fragment, which the browser never sends):",
+    `  ${up.api}/#token=${up.token}`,
     '',
     'In a second terminal, order a Keystone service account from the demo ControlPlane:',
     ...keystoneOrderExample(dir).map((line) => `  ${line}`),

@@ -1,0 +1,197 @@
+/**
+ * Load balancers: create one on a network (public IP, one listener with its pool's members and health monitor; more
+ * listeners through the API), watch each live — VIP, public IP, conditions, listeners and members — and delete.
+ */
+import { useState } from 'preact/hooks';
+import { LoadBalancerV2Create, type LoadBalancerV2Read } from '../../src/region/http/schemas/load-balancer.ts';
+import type { NetworkV2Read } from '../../src/region/http/schemas/network.ts';
+import { query } from '../api.ts';
+import {
+  Badge,
+  Conditions,
+  DeleteButton,
+  Empty,
+  Field,
+  Options,
+  ProblemNote,
+  Section,
+  usePoll,
+} from '../components.tsx';
+import { useScope } from '../context.ts';
+import { shownPointers, useSubmit } from '../form.ts';
+
+export function LoadBalancersView() {
+  const { api, organizationID, projectID } = useScope();
+  const scope = query({ organizationID, projectID });
+  const balancers = usePoll(() => api<LoadBalancerV2Read[]>('GET', `/api/v2/loadbalancers${scope}`), [api, scope]);
+  const networks = usePoll(() => api<NetworkV2Read[]>('GET', `/api/v2/networks${scope}`), [api, scope]);
+  return (
+    <>
+      <h1>Load balancers</h1>
+      <CreateLoadBalancer networks={networks.value ?? []} onCreated={balancers.refresh} />
+      <Section title="Your load balancers">
+        <ProblemNote problem={balancers.problem} />
+        {balancers.value?.length === 0 ? <Empty what="load balancers" /> : null}
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Status</th>
+              <th scope="col">Addresses</th>
+              <th scope="col">Listeners</th>
+              <th scope="col">Conditions</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(balancers.value ?? []).map((b) => (
+              <tr key={b.metadata.id} data-name={b.metadata.name}>
+                <td>{b.metadata.name}</td>
+                <td>
+                  <Badge value={b.metadata.provisioningStatus} />
+                </td>
+                <td>
+                  {b.status.vipAddress ?? '—'}
+                  {b.status.publicIP === undefined ? null : ` / ${b.status.publicIP}`}
+                </td>
+                <td>
+                  <ul>
+                    {b.spec.listeners.map((l) => (
+                      <li key={l.name}>
+                        {l.name}: {l.protocol}/{l.port} → {l.pool.members.length} member(s)
+                        {l.pool.members.map((m) => ` ${m.address}:${String(m.port)}`).join(',')}
+                        {l.pool.healthCheck === undefined ? '' : ', health monitor'}
+                      </li>
+                    ))}
+                  </ul>
+                </td>
+                <td>
+                  <Conditions meta={b.metadata} />
+                </td>
+                <td>
+                  <DeleteButton
+                    name={b.metadata.name}
+                    onDelete={() => api('DELETE', `/api/v2/loadbalancers/${b.metadata.id}`).then(balancers.refresh)}
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Section>
+    </>
+  );
+}
+
+const SHOWN = shownPointers('/metadata/name', '/spec/networkId', '/spec/listeners/0');
+
+/** `10.0.0.5:8080 10.0.0.6:8080` → members; what does not parse is kept as typed, for the schema to name. */
+function membersOf(text: string): { address: string; port: number }[] {
+  return text
+    .split(/[\s,]+/)
+    .filter((s) => s !== '')
+    .map((entry) => {
+      const [address = '', port = ''] = entry.split(':');
+      return { address, port: Number(port) };
+    });
+}
+
+function CreateLoadBalancer({ networks, onCreated }: { networks: readonly NetworkV2Read[]; onCreated: () => void }) {
+  const { api } = useScope();
+  const [name, setName] = useState('');
+  const [networkId, setNetworkId] = useState('');
+  const [publicIP, setPublicIP] = useState(false);
+  const [listener, setListener] = useState('http');
+  const [protocol, setProtocol] = useState<'tcp' | 'udp'>('tcp');
+  const [port, setPort] = useState('80');
+  const [members, setMembers] = useState('');
+  const [healthCheck, setHealthCheck] = useState(false);
+  const network = networkId === '' ? (networks[0]?.metadata.id ?? '') : networkId;
+  const submit = useSubmit(LoadBalancerV2Create);
+  const body = () => ({
+    metadata: { name },
+    spec: {
+      networkId: network,
+      ...(publicIP ? { publicIP } : {}),
+      listeners: [
+        {
+          name: listener,
+          protocol,
+          port: Number(port),
+          pool: { members: membersOf(members), ...(healthCheck ? { healthCheck: {} } : {}) },
+        },
+      ],
+    },
+  });
+  return (
+    <Section title="Create a load balancer">
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void submit
+            .run(body(), (b) => api('POST', '/api/v2/loadbalancers', b))
+            .then((ok) => {
+              if (!ok) return;
+              setName('');
+              onCreated();
+            });
+        }}
+      >
+        <Field label="Name" pointer="/metadata/name" errors={submit.errors}>
+          {(p) => <input {...p} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
+        </Field>
+        <Field label="Network" pointer="/spec/networkId" errors={submit.errors}>
+          {(p) => (
+            <select {...p} value={network} onChange={(e) => setNetworkId(e.currentTarget.value)}>
+              <Options items={networks} />
+            </select>
+          )}
+        </Field>
+        <Field label="Public IP" pointer="/spec/publicIP" errors={submit.errors}>
+          {(p) => (
+            <input {...p} type="checkbox" checked={publicIP} onChange={(e) => setPublicIP(e.currentTarget.checked)} />
+          )}
+        </Field>
+        <fieldset>
+          <legend>Listener</legend>
+          <Field label="Listener name" pointer="/spec/listeners/0/name" errors={submit.errors}>
+            {(p) => <input {...p} value={listener} onInput={(e) => setListener(e.currentTarget.value)} />}
+          </Field>
+          <Field label="Protocol" pointer="/spec/listeners/0/protocol" errors={submit.errors}>
+            {(p) => (
+              <select {...p} value={protocol} onChange={(e) => setProtocol(e.currentTarget.value as 'tcp' | 'udp')}>
+                <option value="tcp">TCP</option>
+                <option value="udp">UDP</option>
+              </select>
+            )}
+          </Field>
+          <Field label="Port" pointer="/spec/listeners/0/port" errors={submit.errors}>
+            {(p) => <input {...p} inputMode="numeric" value={port} onInput={(e) => setPort(e.currentTarget.value)} />}
+          </Field>
+          <Field
+            label="Pool members"
+            pointer="/spec/listeners/0/pool/members"
+            errors={submit.errors}
+            hint="address:port, separated by spaces, e.g. 192.168.0.10:8080"
+          >
+            {(p) => <input {...p} value={members} onInput={(e) => setMembers(e.currentTarget.value)} />}
+          </Field>
+          <Field label="Health monitor" pointer="/spec/listeners/0/pool/healthCheck" errors={submit.errors}>
+            {(p) => (
+              <input
+                {...p}
+                type="checkbox"
+                checked={healthCheck}
+                onChange={(e) => setHealthCheck(e.currentTarget.checked)}
+              />
+            )}
+          </Field>
+        </fieldset>
+        <ProblemNote problem={submit.problem} shown={SHOWN} />
+        <button type="submit" disabled={submit.busy || network === ''}>
+          Create load balancer
+        </button>
+      </form>
+    </Section>
+  );
+}

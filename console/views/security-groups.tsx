@@ -1,0 +1,273 @@
+/** Security groups: create one on a network with its rules, edit the rules of one, list them live, delete. */
+import { useState } from 'preact/hooks';
+import type { NetworkV2Read } from '../../src/region/http/schemas/network.ts';
+import {
+  SecurityGroupV2Create,
+  SecurityGroupV2Update,
+  type SecurityGroupRuleV2,
+  type SecurityGroupV2Read,
+} from '../../src/region/http/schemas/security-group.ts';
+import { query } from '../api.ts';
+import {
+  Badge,
+  Conditions,
+  DeleteButton,
+  Empty,
+  Field,
+  Options,
+  ProblemNote,
+  Section,
+  usePoll,
+} from '../components.tsx';
+import { useScope } from '../context.ts';
+import { shownPointers, useSubmit, type Submit } from '../form.ts';
+
+/** A rule as the editor holds it: text as typed, turned into the API's shape on submit. */
+interface RuleRow {
+  readonly direction: string;
+  readonly protocol: string;
+  readonly port: string;
+  readonly portMax: string;
+  readonly prefix: string;
+}
+
+const NEW_RULE: RuleRow = { direction: 'ingress', protocol: 'tcp', port: '22', portMax: '', prefix: '0.0.0.0/0' };
+
+const rowOf = (r: SecurityGroupRuleV2): RuleRow => ({
+  direction: r.direction,
+  protocol: r.protocol,
+  port: r.port === undefined ? '' : String(r.port),
+  portMax: r.portMax === undefined ? '' : String(r.portMax),
+  prefix: r.prefix ?? '',
+});
+
+const ruleOf = (row: RuleRow) => ({
+  direction: row.direction,
+  protocol: row.protocol,
+  ...(row.port === '' ? {} : { port: Number(row.port) }),
+  ...(row.portMax === '' ? {} : { portMax: Number(row.portMax) }),
+  ...(row.prefix === '' ? {} : { prefix: row.prefix }),
+});
+
+export function SecurityGroupsView() {
+  const { api, organizationID, projectID } = useScope();
+  const scope = query({ organizationID, projectID });
+  const groups = usePoll(() => api<SecurityGroupV2Read[]>('GET', `/api/v2/securitygroups${scope}`), [api, scope]);
+  const networks = usePoll(() => api<NetworkV2Read[]>('GET', `/api/v2/networks${scope}`), [api, scope]);
+  const [editing, setEditing] = useState<string | undefined>(undefined);
+  const edited = groups.value?.find((g) => g.metadata.id === editing);
+  return (
+    <>
+      <h1>Security groups</h1>
+      <CreateSecurityGroup networks={networks.value ?? []} onCreated={groups.refresh} />
+      <Section title="Your security groups">
+        <ProblemNote problem={groups.problem} />
+        {groups.value?.length === 0 ? <Empty what="security groups" /> : null}
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Status</th>
+              <th scope="col">Rules</th>
+              <th scope="col">Conditions</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(groups.value ?? []).map((g) => (
+              <tr key={g.metadata.id} data-name={g.metadata.name}>
+                <td>{g.metadata.name}</td>
+                <td>
+                  <Badge value={g.metadata.provisioningStatus} />
+                </td>
+                <td>
+                  <ul>
+                    {g.spec.rules.map((r, i) => (
+                      <li key={i}>
+                        {r.direction} {r.protocol} {r.port === undefined ? 'all ports' : r.port}
+                        {r.portMax === undefined ? '' : `-${String(r.portMax)}`} {r.prefix ?? '0.0.0.0/0'}
+                      </li>
+                    ))}
+                  </ul>
+                </td>
+                <td>
+                  <Conditions meta={g.metadata} />
+                </td>
+                <td>
+                  <button type="button" onClick={() => setEditing(g.metadata.id)}>
+                    Edit rules of {g.metadata.name}
+                  </button>{' '}
+                  <DeleteButton
+                    name={g.metadata.name}
+                    onDelete={() => api('DELETE', `/api/v2/securitygroups/${g.metadata.id}`).then(groups.refresh)}
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Section>
+      {edited === undefined ? null : (
+        <EditRules
+          key={edited.metadata.id}
+          group={edited}
+          onDone={() => {
+            setEditing(undefined);
+            groups.refresh();
+          }}
+        />
+      )}
+    </>
+  );
+}
+
+function CreateSecurityGroup({ networks, onCreated }: { networks: readonly NetworkV2Read[]; onCreated: () => void }) {
+  const { api } = useScope();
+  const [name, setName] = useState('');
+  const [networkId, setNetworkId] = useState('');
+  const [rules, setRules] = useState<RuleRow[]>([NEW_RULE]);
+  const network = networkId === '' ? (networks[0]?.metadata.id ?? '') : networkId;
+  const submit = useSubmit(SecurityGroupV2Create);
+  return (
+    <Section title="Create a security group">
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          const body = { metadata: { name }, spec: { networkId: network, rules: rules.map(ruleOf) } };
+          void submit
+            .run(body, (b) => api('POST', '/api/v2/securitygroups', b))
+            .then((ok) => {
+              if (!ok) return;
+              setName('');
+              setRules([NEW_RULE]);
+              onCreated();
+            });
+        }}
+      >
+        <Field label="Name" pointer="/metadata/name" errors={submit.errors}>
+          {(p) => <input {...p} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
+        </Field>
+        <Field label="Network" pointer="/spec/networkId" errors={submit.errors}>
+          {(p) => (
+            <select {...p} value={network} onChange={(e) => setNetworkId(e.currentTarget.value)}>
+              <Options items={networks} />
+            </select>
+          )}
+        </Field>
+        <RuleEditor rules={rules} onChange={setRules} submit={submit} idPrefix="new" />
+        <ProblemNote
+          problem={submit.problem}
+          shown={shownPointers('/metadata/name', '/spec/networkId', '/spec/rules')}
+        />
+        <button type="submit" disabled={submit.busy || network === ''}>
+          Create security group
+        </button>
+      </form>
+    </Section>
+  );
+}
+
+function EditRules({ group, onDone }: { group: SecurityGroupV2Read; onDone: () => void }) {
+  const { api } = useScope();
+  const [rules, setRules] = useState<RuleRow[]>(group.spec.rules.map(rowOf));
+  const submit = useSubmit(SecurityGroupV2Update);
+  return (
+    <Section title={`Rules of ${group.metadata.name}`}>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          const body = { metadata: { name: group.metadata.name }, spec: { rules: rules.map(ruleOf) } };
+          void submit
+            .run(body, (b) => api('PUT', `/api/v2/securitygroups/${group.metadata.id}`, b))
+            .then((ok) => {
+              if (ok) onDone();
+            });
+        }}
+      >
+        <RuleEditor rules={rules} onChange={setRules} submit={submit} idPrefix="edit" />
+        <ProblemNote problem={submit.problem} shown={shownPointers('/spec/rules')} />
+        <button type="submit" disabled={submit.busy}>
+          Save rules
+        </button>{' '}
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </form>
+    </Section>
+  );
+}
+
+/** One row of fields a rule, each field showing the violation at its own pointer (`/spec/rules/2/port`). */
+function RuleEditor(props: {
+  rules: RuleRow[];
+  onChange: (rules: RuleRow[]) => void;
+  submit: Submit;
+  idPrefix: string;
+}) {
+  const { rules, onChange, submit, idPrefix } = props;
+  const set = (i: number, change: Partial<RuleRow>) =>
+    onChange(rules.map((r, j) => (j === i ? { ...r, ...change } : r)));
+  return (
+    <fieldset>
+      <legend>Rules</legend>
+      {rules.map((rule, i) => {
+        const at = (field: string) => ({
+          pointer: `/spec/rules/${String(i)}/${field}`,
+          id: `${idPrefix}-rule-${String(i)}-${field}`,
+        });
+        return (
+          <div class="rule" key={i} role="group" aria-label={`Rule ${String(i + 1)}`}>
+            <Field label="Direction" {...at('direction')} errors={submit.errors}>
+              {(p) => (
+                <select {...p} value={rule.direction} onChange={(e) => set(i, { direction: e.currentTarget.value })}>
+                  <option value="ingress">ingress</option>
+                  <option value="egress">egress</option>
+                </select>
+              )}
+            </Field>
+            <Field label="Protocol" {...at('protocol')} errors={submit.errors}>
+              {(p) => (
+                <select {...p} value={rule.protocol} onChange={(e) => set(i, { protocol: e.currentTarget.value })}>
+                  {['any', 'icmp', 'tcp', 'udp', 'vrrp'].map((v) => (
+                    <option key={v} value={v}>
+                      {v}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            <Field label="Port" {...at('port')} errors={submit.errors}>
+              {(p) => (
+                <input
+                  {...p}
+                  inputMode="numeric"
+                  value={rule.port}
+                  onInput={(e) => set(i, { port: e.currentTarget.value })}
+                />
+              )}
+            </Field>
+            <Field label="Last port" {...at('portMax')} errors={submit.errors}>
+              {(p) => (
+                <input
+                  {...p}
+                  inputMode="numeric"
+                  value={rule.portMax}
+                  onInput={(e) => set(i, { portMax: e.currentTarget.value })}
+                />
+              )}
+            </Field>
+            <Field label="Remote prefix" {...at('prefix')} errors={submit.errors}>
+              {(p) => <input {...p} value={rule.prefix} onInput={(e) => set(i, { prefix: e.currentTarget.value })} />}
+            </Field>
+            <button type="button" onClick={() => onChange(rules.filter((_, j) => j !== i))}>
+              Remove rule {i + 1}
+            </button>
+          </div>
+        );
+      })}
+      <button type="button" onClick={() => onChange([...rules, NEW_RULE])}>
+        Add a rule
+      </button>
+    </fieldset>
+  );
+}

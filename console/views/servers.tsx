@@ -1,0 +1,371 @@
+/**
+ * Servers: create one (network, flavor, image, SSH mode, public IP, security groups), watch each live — its phase,
+ * the monitor's observation (power state and health), its conditions and addresses — and drive it: power actions,
+ * an image change (a rebuild), console output, a snapshot, volume attachments, delete.
+ */
+import { useState } from 'preact/hooks';
+import type { NetworkV2Read } from '../../src/region/http/schemas/network.ts';
+import type { SecurityGroupV2Read } from '../../src/region/http/schemas/security-group.ts';
+import {
+  ServerV2Create,
+  ServerV2Update,
+  SnapshotCreate,
+  type ServerV2Read,
+} from '../../src/region/http/schemas/server.ts';
+import type { VolumeV2Read } from '../../src/region/http/schemas/inventory.ts';
+import { query } from '../api.ts';
+import {
+  Badge,
+  Conditions,
+  DeleteButton,
+  Empty,
+  Field,
+  Options,
+  ProblemNote,
+  Section,
+  usePoll,
+} from '../components.tsx';
+import { useScope } from '../context.ts';
+import { shownPointers, useSubmit } from '../form.ts';
+import { useInventory, type Inventory } from '../inventory.ts';
+import { serverPhase } from '../phase.ts';
+
+export function ServersView() {
+  const { api, organizationID, projectID, regionID } = useScope();
+  const { inventory, problem } = useInventory(api, regionID, organizationID);
+  const scope = query({ organizationID, projectID });
+  const servers = usePoll(() => api<ServerV2Read[]>('GET', `/api/v2/servers${scope}`), [api, scope]);
+  const networks = usePoll(() => api<NetworkV2Read[]>('GET', `/api/v2/networks${scope}`), [api, scope]);
+  const [open, setOpen] = useState<string | undefined>(undefined);
+  const imageName = (id: string) => inventory?.images.find((i) => i.metadata.id === id)?.metadata.name ?? id;
+  return (
+    <>
+      <h1>Servers</h1>
+      <ProblemNote problem={problem} />
+      {inventory === undefined ? null : (
+        <CreateServer inventory={inventory} networks={networks.value ?? []} onCreated={servers.refresh} />
+      )}
+      <Section title="Your servers">
+        <ProblemNote problem={servers.problem} />
+        {servers.value?.length === 0 ? <Empty what="servers" /> : null}
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Phase</th>
+              <th scope="col">Image</th>
+              <th scope="col">Addresses</th>
+              <th scope="col">Conditions</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(servers.value ?? []).map((s) => (
+              <tr key={s.metadata.id} data-name={s.metadata.name}>
+                <td>{s.metadata.name}</td>
+                <td class="phase" aria-live="polite">
+                  <Badge value={serverPhase(s)} />
+                </td>
+                <td>{imageName(s.spec.imageId)}</td>
+                <td>
+                  {s.status.privateIP ?? '—'}
+                  {s.status.publicIP === undefined ? null : ` / ${s.status.publicIP}`}
+                </td>
+                <td>
+                  <Conditions meta={s.metadata} />
+                  <p class="observation">Monitor: {s.status.powerState ?? 'not observed yet'}</p>
+                </td>
+                <td>
+                  <button
+                    type="button"
+                    aria-expanded={open === s.metadata.id}
+                    onClick={() => setOpen(open === s.metadata.id ? undefined : s.metadata.id)}
+                  >
+                    Manage {s.metadata.name}
+                  </button>{' '}
+                  <DeleteButton
+                    name={s.metadata.name}
+                    onDelete={() => api('DELETE', `/api/v2/servers/${s.metadata.id}`).then(servers.refresh)}
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {inventory === undefined
+          ? null
+          : (servers.value ?? [])
+              .filter((s) => s.metadata.id === open)
+              .map((s) => (
+                <ManageServer key={s.metadata.id} server={s} inventory={inventory} onChange={servers.refresh} />
+              ))}
+      </Section>
+    </>
+  );
+}
+
+const CREATE_SHOWN = shownPointers(
+  '/metadata/name',
+  '/spec/networkId',
+  '/spec/flavorId',
+  '/spec/imageId',
+  '/spec/sshInjection',
+  '/spec/networking',
+);
+
+function CreateServer(props: { inventory: Inventory; networks: readonly NetworkV2Read[]; onCreated: () => void }) {
+  const { api, organizationID, projectID } = useScope();
+  const { inventory, networks } = props;
+  const [name, setName] = useState('');
+  const [networkId, setNetworkId] = useState('');
+  const [flavorId, setFlavorId] = useState(inventory.flavors[0]?.metadata.id ?? '');
+  const [imageId, setImageId] = useState(inventory.images[0]?.metadata.id ?? '');
+  const [sshInjection, setSshInjection] = useState<'' | 'identityKeypair' | 'none'>('');
+  const [publicIP, setPublicIP] = useState(false);
+  const [securityGroups, setSecurityGroups] = useState<string[]>([]);
+  const network = networkId === '' ? (networks[0]?.metadata.id ?? '') : networkId;
+  const groups = usePoll(
+    () => api<SecurityGroupV2Read[]>('GET', `/api/v2/securitygroups${query({ organizationID, projectID })}`),
+    [api, organizationID, projectID],
+  );
+  const submit = useSubmit(ServerV2Create);
+  const body = () => ({
+    metadata: { name },
+    spec: {
+      networkId: network,
+      flavorId,
+      imageId,
+      ...(sshInjection === '' ? {} : { sshInjection }),
+      ...(publicIP || securityGroups.length > 0
+        ? {
+            networking: { ...(publicIP ? { publicIP } : {}), ...(securityGroups.length > 0 ? { securityGroups } : {}) },
+          }
+        : {}),
+    },
+  });
+  const onNetwork = (groups.value ?? []).filter((g) => g.status.networkId === network);
+  return (
+    <Section title="Create a server">
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void submit
+            .run(body(), (b) => api('POST', '/api/v2/servers', b))
+            .then((ok) => {
+              if (!ok) return;
+              setName('');
+              props.onCreated();
+            });
+        }}
+      >
+        <Field label="Name" pointer="/metadata/name" errors={submit.errors}>
+          {(p) => <input {...p} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
+        </Field>
+        <Field label="Network" pointer="/spec/networkId" errors={submit.errors}>
+          {(p) => (
+            <select {...p} value={network} onChange={(e) => setNetworkId(e.currentTarget.value)}>
+              <Options items={networks} />
+            </select>
+          )}
+        </Field>
+        <Field label="Flavor" pointer="/spec/flavorId" errors={submit.errors}>
+          {(p) => (
+            <select {...p} value={flavorId} onChange={(e) => setFlavorId(e.currentTarget.value)}>
+              <Options items={inventory.flavors} />
+            </select>
+          )}
+        </Field>
+        <Field label="Image" pointer="/spec/imageId" errors={submit.errors}>
+          {(p) => (
+            <select {...p} value={imageId} onChange={(e) => setImageId(e.currentTarget.value)}>
+              <Options items={inventory.images} />
+            </select>
+          )}
+        </Field>
+        <Field label="SSH access" pointer="/spec/sshInjection" errors={submit.errors}>
+          {(p) => (
+            <select
+              {...p}
+              value={sshInjection}
+              onChange={(e) => setSshInjection(e.currentTarget.value as '' | 'identityKeypair' | 'none')}
+            >
+              <option value="">The default (the identity's key pair)</option>
+              <option value="identityKeypair">The identity's key pair</option>
+              <option value="none">None</option>
+            </select>
+          )}
+        </Field>
+        <Field label="Public IP" pointer="/spec/networking/publicIP" errors={submit.errors}>
+          {(p) => (
+            <input {...p} type="checkbox" checked={publicIP} onChange={(e) => setPublicIP(e.currentTarget.checked)} />
+          )}
+        </Field>
+        {onNetwork.length === 0 ? null : (
+          <Field label="Security groups" pointer="/spec/networking/securityGroups" errors={submit.errors}>
+            {(p) => (
+              <select
+                {...p}
+                multiple
+                onChange={(e) => setSecurityGroups([...e.currentTarget.selectedOptions].map((o) => o.value))}
+              >
+                {onNetwork.map((g) => (
+                  <option key={g.metadata.id} value={g.metadata.id} selected={securityGroups.includes(g.metadata.id)}>
+                    {g.metadata.name}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+        )}
+        <ProblemNote problem={submit.problem} shown={CREATE_SHOWN} />
+        <button type="submit" disabled={submit.busy || network === ''}>
+          Create server
+        </button>
+        {network === '' ? <p class="hint">Create a network first.</p> : null}
+      </form>
+    </Section>
+  );
+}
+
+function ManageServer({
+  server,
+  inventory,
+  onChange,
+}: {
+  server: ServerV2Read;
+  inventory: Inventory;
+  onChange: () => void;
+}) {
+  const { api, organizationID, projectID } = useScope();
+  const path = `/api/v2/servers/${server.metadata.id}`;
+  const [imageId, setImageId] = useState(server.spec.imageId);
+  const [output, setOutput] = useState<string | undefined>(undefined);
+  const [problem, setProblem] = useState<unknown>(undefined);
+  const [attach, setAttach] = useState('');
+  const update = useSubmit(ServerV2Update);
+  const snapshot = useSubmit(SnapshotCreate);
+  const [snapshotName, setSnapshotName] = useState(`${server.metadata.name}-snapshot`);
+  const volumes = usePoll(
+    () => api<VolumeV2Read[]>('GET', `/api/v2/volumes${query({ organizationID, projectID })}`),
+    [api, organizationID, projectID],
+  );
+  const attached = server.spec.volumes ?? [];
+  const free = (volumes.value ?? []).filter(
+    (v) => v.status.networkId === server.status.networkId && !attached.some((a) => a.volumeId === v.metadata.id),
+  );
+  const put = (spec: ServerV2Read['spec']) =>
+    update.run({ metadata: { name: server.metadata.name }, spec }, (b) => api('PUT', path, b)).then(onChange);
+  const act = (action: string) => {
+    setProblem(undefined);
+    api('POST', `${path}/${action}`).then(onChange, setProblem);
+  };
+  const volumeName = (id: string) => volumes.value?.find((v) => v.metadata.id === id)?.metadata.name ?? id;
+  return (
+    <Section title={`Manage ${server.metadata.name}`}>
+      <div class="toolbar" role="group" aria-label="Power">
+        <button type="button" onClick={() => act('start')}>
+          Start
+        </button>
+        <button type="button" onClick={() => act('stop')}>
+          Stop
+        </button>
+        <button type="button" onClick={() => act('softreboot')}>
+          Reboot
+        </button>
+        <button type="button" onClick={() => act('hardreboot')}>
+          Power cycle
+        </button>
+      </div>
+      <ProblemNote problem={problem} />
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void put({ ...server.spec, imageId });
+        }}
+      >
+        <Field
+          label="Image"
+          pointer="/spec/imageId"
+          errors={update.errors}
+          hint="Changing the image rebuilds the server, destroying its root disk"
+        >
+          {(p) => (
+            <select {...p} value={imageId} onChange={(e) => setImageId(e.currentTarget.value)}>
+              <Options items={inventory.images} />
+            </select>
+          )}
+        </Field>
+        <button type="submit" disabled={update.busy || imageId === server.spec.imageId}>
+          Change image
+        </button>
+      </form>
+      <h3>Volumes</h3>
+      <ul>
+        {attached.map((a) => {
+          const row = server.status.volumes?.find((v) => v.volumeId === a.volumeId);
+          return (
+            <li key={a.volumeId}>
+              {volumeName(a.volumeId)} <Badge value={row?.provisioningStatus ?? 'pending'} /> {row?.device ?? ''}{' '}
+              {row?.message ?? ''}{' '}
+              <button
+                type="button"
+                onClick={() => void put({ ...server.spec, volumes: attached.filter((v) => v.volumeId !== a.volumeId) })}
+              >
+                Detach {volumeName(a.volumeId)}
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (attach !== '') void put({ ...server.spec, volumes: [...attached, { volumeId: attach }] });
+        }}
+      >
+        <Field label="Attach a volume" pointer="/spec/volumes" errors={update.errors}>
+          {(p) => (
+            <select {...p} value={attach} onChange={(e) => setAttach(e.currentTarget.value)}>
+              <option value="">Choose a volume on this server's network</option>
+              <Options items={free} />
+            </select>
+          )}
+        </Field>
+        <button type="submit" disabled={attach === ''}>
+          Attach
+        </button>
+      </form>
+      <ProblemNote problem={update.problem} shown={shownPointers('/spec/imageId', '/spec/volumes')} />
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void snapshot.run({ metadata: { name: snapshotName }, spec: {} }, (b) => api('POST', `${path}/snapshot`, b));
+        }}
+      >
+        <Field label="Snapshot name" pointer="/metadata/name" id="snapshot-name" errors={snapshot.errors}>
+          {(p) => <input {...p} value={snapshotName} onInput={(e) => setSnapshotName(e.currentTarget.value)} />}
+        </Field>
+        <button type="submit" disabled={snapshot.busy}>
+          Take a snapshot
+        </button>
+        <ProblemNote problem={snapshot.problem} shown={shownPointers('/metadata/name')} />
+      </form>
+      <button
+        type="button"
+        onClick={() => {
+          api<{ contents: string }>('GET', `${path}/consoleoutput?length=100`).then(
+            (o) => setOutput(o.contents),
+            setProblem,
+          );
+        }}
+      >
+        Show console output
+      </button>
+      {output === undefined ? null : (
+        <pre class="console-output" tabIndex={0} aria-label="Console output">
+          {output}
+        </pre>
+      )}
+    </Section>
+  );
+}

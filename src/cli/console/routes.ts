@@ -1,0 +1,39 @@
+/**
+ * The console on the API's own origin: the page at `/`, its script and stylesheet under `/console/`. Nothing here
+ * needs a token (the page holds none until the browser signs in); what the page shows comes from /api/ with it.
+ */
+import type { FastifyReply } from 'fastify';
+import type { Api } from '../../region/http/routes/kit.ts';
+import { consoleAssets, type Assets } from './assets.ts';
+
+/** The page may load only its own script and style, and talk only to its own origin. */
+const CONSOLE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export function mountConsole(app: Api, assets: () => Promise<Assets> = consoleAssets()): void {
+  const serve = (name: string) => async (_request: unknown, reply: FastifyReply) => {
+    const asset = (await assets()).get(name);
+    if (asset === undefined) {
+      reply.callNotFound();
+      return reply;
+    }
+    return reply
+      .header('content-security-policy', CONSOLE_CSP)
+      .header('x-frame-options', 'DENY')
+      .header('referrer-policy', 'no-referrer')
+      .header('cache-control', 'no-cache')
+      .type(asset.contentType)
+      .send(asset.body);
+  };
+  app.get('/', { schema: { hide: true } }, serve('index.html'));
+  app.get('/console/app.js', { schema: { hide: true } }, serve('app.js'));
+  app.get('/console/app.css', { schema: { hide: true } }, serve('app.css'));
+}
