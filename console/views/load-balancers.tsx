@@ -47,7 +47,7 @@ export function LoadBalancersView() {
             {(balancers.value ?? []).map((b) => (
               <tr key={b.metadata.id} data-name={b.metadata.name}>
                 <td>{b.metadata.name}</td>
-                <td>
+                <td class="status">
                   <Badge value={b.metadata.provisioningStatus} />
                 </td>
                 <td>

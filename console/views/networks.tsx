@@ -34,7 +34,7 @@ export function NetworksView() {
               <tr key={n.metadata.id} data-name={n.metadata.name}>
                 <td>{n.metadata.name}</td>
                 <td>{n.status.prefix}</td>
-                <td>
+                <td class="status">
                   <Badge value={n.metadata.provisioningStatus} />
                 </td>
                 <td>

@@ -77,7 +77,7 @@ export function SecurityGroupsView() {
             {(groups.value ?? []).map((g) => (
               <tr key={g.metadata.id} data-name={g.metadata.name}>
                 <td>{g.metadata.name}</td>
-                <td>
+                <td class="status">
                   <Badge value={g.metadata.provisioningStatus} />
                 </td>
                 <td>

@@ -286,6 +286,7 @@ function ManageServer({
         <Field
           label="Image"
           pointer="/spec/imageId"
+          id="manage-image"
           errors={update.errors}
           hint="Changing the image rebuilds the server, destroying its root disk"
         >
@@ -323,7 +324,7 @@ function ManageServer({
           if (attach !== '') void put({ ...server.spec, volumes: [...attached, { volumeId: attach }] });
         }}
       >
-        <Field label="Attach a volume" pointer="/spec/volumes" errors={update.errors}>
+        <Field label="Attach a volume" pointer="/spec/volumes" id="manage-volumes" errors={update.errors}>
           {(p) => (
             <select {...p} value={attach} onChange={(e) => setAttach(e.currentTarget.value)}>
               <option value="">Choose a volume on this server's network</option>

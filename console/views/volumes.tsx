@@ -98,7 +98,7 @@ export function VolumesView() {
               <tr key={v.metadata.id} data-name={v.metadata.name}>
                 <td>{v.metadata.name}</td>
                 <td>{v.spec.sizeGiB}</td>
-                <td>
+                <td class="status">
                   <Badge value={v.metadata.provisioningStatus} />
                 </td>
                 <td>

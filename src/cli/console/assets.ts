@@ -1,7 +1,7 @@
 /**
  * The console's static assets (ADR 0026): the page, its script and its stylesheet. A built package (`npm run build`)
- * carries them in dist/console/; a source checkout bundles console/ with esbuild on the first request for them, in
- * memory, so `openregion up` needs no build step and starts no slower for the console.
+ * carries them in dist/console/ and reads them from there. A source checkout bundles console/ with esbuild on the
+ * first request for them, in memory, so `openregion up` needs no build step and starts no slower for the console.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -12,47 +12,26 @@ export interface Asset {
   readonly body: Buffer;
 }
 
-/** What the console serves, by file name: index.html, app.js, app.css. */
+/** What the console serves, by file name. */
 export type Assets = ReadonlyMap<string, Asset>;
 
-const CONTENT_TYPES: Readonly<Record<string, string>> = {
+export const CONTENT_TYPES: Readonly<Record<string, string>> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
 };
 
-/** The console's sources (a source checkout): the repository's console/ folder. */
-const SOURCES = fileURLToPath(new URL('../../../console/', import.meta.url));
-/** Where `npm run build` puts the assets, seen from the compiled module (dist/cli/console/ → dist/console/). */
-const BUILT = fileURLToPath(new URL('../../console/', import.meta.url));
-
-const assetsOf = (files: Readonly<Record<string, Buffer>>): Assets =>
+export const assetsOf = (files: Readonly<Record<string, Buffer>>): Assets =>
   new Map(Object.entries(files).map(([name, body]) => [name, { contentType: CONTENT_TYPES[name] ?? '', body }]));
 
-/** Bundles console/ (TypeScript, Preact, the API's own schemas) into one minified ES module, in memory. */
-export async function bundleConsole(sources = SOURCES): Promise<Assets> {
-  const esbuild = await import('esbuild');
-  const result = await esbuild.build({
-    entryPoints: [`${sources}main.tsx`],
-    tsconfig: `${sources}tsconfig.json`,
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    minify: true,
-    legalComments: 'none',
-    write: false,
-    outfile: 'app.js',
-    logLevel: 'silent',
-  });
-  const [script] = result.outputFiles;
-  if (script === undefined) throw new Error('esbuild wrote no console bundle');
-  return assetsOf({
-    'index.html': await readFile(`${sources}index.html`),
-    'app.js': Buffer.from(script.contents),
-    'app.css': await readFile(`${sources}style.css`),
-  });
-}
+/** Where `npm run build` puts the assets, seen from the compiled module (dist/cli/console/ → dist/console/). */
+const BUILT = fileURLToPath(new URL('../../console/', import.meta.url));
+/**
+ * The bundler, for a source checkout only. Named through a variable so the production closure (what tsc compiles
+ * into dist/) leaves it out: it needs esbuild, a dev dependency, and a built package never bundles.
+ */
+const BUNDLER = './bundle.ts';
+const fromSources = import.meta.url.endsWith('.ts');
 
 async function readBuilt(dir: string): Promise<Assets> {
   const names = Object.keys(CONTENT_TYPES);
@@ -60,13 +39,24 @@ async function readBuilt(dir: string): Promise<Assets> {
   return assetsOf(Object.fromEntries(names.map((name, i) => [name, bodies[i] ?? Buffer.alloc(0)])));
 }
 
-/** The assets, read or bundled once on first use: dist/console/ when built, else console/ bundled. */
-export function consoleAssets(built = BUILT): () => Promise<Assets> {
+async function bundled(): Promise<Assets> {
+  const bundler = (await import(BUNDLER)) as { bundleConsole: () => Promise<Assets> };
+  return bundler.bundleConsole();
+}
+
+/** The assets, read or bundled once, on first use: console/ bundled in a source checkout, else dist/console/. */
+export function consoleAssets(built = BUILT, bundle = fromSources): () => Promise<Assets> {
   let assets: Promise<Assets> | undefined;
   return () => {
-    assets ??= existsSync(`${built}index.html`) ? readBuilt(built) : bundleConsole();
-    // A failed bundle is tried again on the next request rather than remembered.
-    assets.catch(() => (assets = undefined));
+    if (assets === undefined) {
+      const loading = bundle ? bundled() : existsSync(`${built}index.html`) ? readBuilt(built) : missing(built);
+      // A failure is tried again on the next request rather than remembered.
+      loading.catch(() => (assets = undefined));
+      assets = loading;
+    }
     return assets;
   };
 }
+
+const missing = (built: string) =>
+  Promise.reject(new Error(`the console's assets are not in ${built}: run \`npm run build\``));
