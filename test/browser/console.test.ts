@@ -7,7 +7,7 @@
  * .cache/console-screenshots/ (ignored by git) for a reviewer to look at.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
@@ -25,8 +25,7 @@ if (missing !== undefined) {
 }
 
 describe('the web console in Chromium, against up', { skip: missing }, () => {
-  mkdirSync(join(REPO, '.cache'), { recursive: true });
-  const root = mkdtempSync(join(REPO, '.cache', 'console-'));
+  const root = join(REPO, '.cache', `console-${String(process.pid)}`);
   const dir = join(root, '.openregion');
   let up: ChildUp;
   let browser: Browser;
@@ -36,6 +35,7 @@ describe('the web console in Chromium, against up', { skip: missing }, () => {
   const looked = new Map<string, string[]>();
 
   before(async () => {
+    mkdirSync(root, { recursive: true });
     rmSync(SHOTS, { recursive: true, force: true });
     mkdirSync(SHOTS, { recursive: true });
     [up, browser] = await Promise.all([startChildUp(dir), launch()]);
