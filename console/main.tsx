@@ -12,6 +12,7 @@ import { ScopeContext, type Scope } from './context.ts';
 import { claimsOf, keepToken, signInFromFragment, signOut } from './session.ts';
 import { LoadBalancersView } from './views/load-balancers.tsx';
 import { NetworksView } from './views/networks.tsx';
+import { OperatorView } from './views/operator.tsx';
 import { RegionsView } from './views/regions.tsx';
 import { SecurityGroupsView } from './views/security-groups.tsx';
 import { ServersView } from './views/servers.tsx';
@@ -26,6 +27,7 @@ const PAGES = [
   { path: '#/load-balancers', title: 'Load balancers' },
   { path: '#/volumes', title: 'Volumes' },
   { path: '#/ssh-certificate-authorities', title: 'SSH CAs' },
+  { path: '#/operator', title: 'Operator' },
 ] as const;
 
 type PagePath = (typeof PAGES)[number]['path'];
@@ -104,7 +106,7 @@ function Console({ token, onSignOut }: { token: string; onSignOut: (expired: boo
         <strong class="brand">openregion</strong>
         <nav aria-label="Views">
           <ul>
-            {PAGES.map((p) => (
+            {PAGES.filter((p) => p.path !== '#/operator' || claims?.operator === true).map((p) => (
               <li key={p.path}>
                 <a href={p.path} aria-current={p.path === page ? 'page' : undefined}>
                   {p.title}
@@ -151,6 +153,8 @@ function Console({ token, onSignOut }: { token: string; onSignOut: (expired: boo
           <LoadBalancersView />
         ) : page === '#/volumes' ? (
           <VolumesView />
+        ) : page === '#/operator' ? (
+          <OperatorView />
         ) : (
           <SshCertificateAuthoritiesView />
         )}

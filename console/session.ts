@@ -9,6 +9,8 @@ export interface Claims {
   readonly subject: string;
   readonly organizationIDs: readonly string[];
   readonly projectIDs: readonly string[];
+  /** The operator claim: the console shows its operator view. */
+  readonly operator: boolean;
 }
 
 /** Takes a token out of `#token=…` if there is one, keeps it for this tab, and answers the one kept. */
@@ -35,12 +37,18 @@ export function claimsOf(token: string): Claims | undefined {
   if (payload === undefined) return undefined;
   try {
     const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
-    const claims = JSON.parse(json) as { sub?: unknown; organizationIds?: unknown; projectIds?: unknown };
+    const claims = JSON.parse(json) as {
+      sub?: unknown;
+      organizationIds?: unknown;
+      projectIds?: unknown;
+      operator?: unknown;
+    };
     const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
     return {
       subject: typeof claims.sub === 'string' ? claims.sub : '',
       organizationIDs: strings(claims.organizationIds),
       projectIDs: strings(claims.projectIds),
+      operator: claims.operator === true,
     };
   } catch {
     return undefined;

@@ -279,7 +279,7 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
           log,
         });
   if (app !== undefined && options.api !== undefined) {
-    mountConsole(app);
+    mountConsole(app, { operator: { client, metrics: manager.metrics.registry } });
     await app.listen(hostPort(options.api));
   }
   const running = [...(region?.running ?? []), ...(keystone ? ['keystone users'] : []), ...(actuators?.running ?? [])];

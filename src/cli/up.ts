@@ -225,7 +225,13 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
     writePrivate(files.key, JSON.stringify(keys));
     const token = await signDevToken(
       keys,
-      { subject: 'developer', organizationIDs: [identity.organizationID], projectIDs: [identity.projectID] },
+      // The developer runs the whole system here: they are its operator too.
+      {
+        subject: 'developer',
+        organizationIDs: [identity.organizationID],
+        projectIDs: [identity.projectID],
+        operator: true,
+      },
       clock,
     );
     writePrivate(files.token, `${token}\n`);
@@ -245,7 +251,7 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
       log,
     });
-    mountConsole(app);
+    mountConsole(app, { operator: { client: runtime, metrics: manager.metrics.registry } });
     manager.metrics.collectProcessMetrics();
     const probes = probeRoutes(manager.health, manager.metrics.registry);
     for (const path of PROBE_PATHS) {

@@ -2,7 +2,8 @@
  * The web console as a person uses it, in Debian's Chromium against `openregion up` (a child process, as a newcomer
  * runs it): sign in with the link `up` prints, read the region's inventory, be told beside the prefix field what the
  * API says of an invalid CIDR, create a network and a server and watch it reach running, change its image and see it
- * rebuild and run again, create a load balancer, then delete everything and see the built-in cloud hold none of it.
+ * rebuild and run again, create a load balancer, order a KeystoneUser from the operator view and see it Ready, then
+ * delete everything and see the built-in cloud hold none of it.
  * On every page axe-core finds no violation of serious or critical impact; each page's screenshot is written to
  * .cache/console-screenshots/ (ignored by git) for a reviewer to look at.
  */
@@ -181,6 +182,26 @@ describe('the web console in Chromium, against up', { skip: missing }, () => {
     await look('load-balancers');
   });
 
+  it("orders a KeystoneUser from the operator view and sees it Ready, with its Secret's name and none of its content", async () => {
+    await visit('operator');
+    await page.getByRole('region', { name: 'Controllers' }).locator('tbody tr').first().waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('console-order');
+    await page.getByRole('button', { name: 'Place order' }).click();
+    const order = row('default/console-order');
+    await order.waitFor();
+    await until('the order Ready', async () => (await order.locator('td.status').innerText()).trim() === 'True');
+    assert.equal((await order.locator('td').nth(5).innerText()).trim(), 'console-order-credentials');
+    // What the console reads of an order: where, from which ControlPlane, conditions, rotation, the Secret's name.
+    const { json } = await rest('GET', '/api/console/operator/keystoneusers');
+    const fields = new Set((json as object[]).flatMap((o) => Object.keys(o)));
+    const allowed = ['namespace', 'name', 'controlPlane', 'conditions', 'nextRotation', 'secretName', 'deleting'];
+    assert.deepEqual(
+      [...fields].filter((f) => !allowed.includes(f)),
+      [],
+    );
+    await look('operator');
+  });
+
   it('shows the other views without accessibility violations', async () => {
     for (const view of ['security-groups', 'volumes', 'ssh-certificate-authorities']) {
       await visit(view);
@@ -189,6 +210,9 @@ describe('the web console in Chromium, against up', { skip: missing }, () => {
   });
 
   it('deletes everything, and the built-in cloud holds none of it', async () => {
+    await visit('operator');
+    await deleteRow('default/console-order');
+    await until('the order gone', async () => (await row('default/console-order').count()) === 0);
     await visit('load-balancers');
     await deleteRow('lb-1');
     await until('lb-1 gone', async () => (await row('lb-1').count()) === 0);
@@ -203,6 +227,6 @@ describe('the web console in Chromium, against up', { skip: missing }, () => {
     const octavia = state['octavia'] as { loadbalancers: unknown[] };
     assert.deepEqual(nova.servers, []);
     assert.deepEqual(octavia.loadbalancers, []);
-    assert.ok(looked.size >= 9, `pages looked at: ${[...looked.keys()].join(', ')}`);
+    assert.ok(looked.size >= 10, `pages looked at: ${[...looked.keys()].join(', ')}`);
   });
 });

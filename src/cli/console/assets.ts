@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
-export interface Asset {
+interface Asset {
   readonly contentType: string;
   readonly body: Buffer;
 }
@@ -15,7 +15,7 @@ export interface Asset {
 /** What the console serves, by file name. */
 export type Assets = ReadonlyMap<string, Asset>;
 
-export const CONTENT_TYPES: Readonly<Record<string, string>> = {
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',

@@ -18,7 +18,7 @@ describe('the console on the API origin', () => {
   it('serves the page at / and its assets under /console/, without a token, under a CSP of its own origin', async () => {
     const fixture = await apiFixture();
     const app = fixture.api;
-    mountConsole(app, () => Promise.resolve(fixed));
+    mountConsole(app, { assets: () => Promise.resolve(fixed) });
     const page = await app.inject({ method: 'GET', url: '/' });
     assert.equal(page.statusCode, 200);
     assert.match(String(page.headers['content-type']), /^text\/html/);

@@ -5,6 +5,7 @@
 import type { FastifyReply } from 'fastify';
 import type { Api } from '../../region/http/routes/kit.ts';
 import { consoleAssets, type Assets } from './assets.ts';
+import { operatorRoutes, type OperatorDeps } from './operator.ts';
 
 /** The page may load only its own script and style, and talk only to its own origin. */
 const CONSOLE_CSP = [
@@ -18,7 +19,15 @@ const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export function mountConsole(app: Api, assets: () => Promise<Assets> = consoleAssets()): void {
+interface ConsoleOptions {
+  /** The operator API's store and metrics; without them the console has tenant views only. */
+  readonly operator?: OperatorDeps;
+  readonly assets?: () => Promise<Assets>;
+}
+
+export function mountConsole(app: Api, options: ConsoleOptions = {}): void {
+  const assets = options.assets ?? consoleAssets();
+  if (options.operator !== undefined) operatorRoutes(app, options.operator);
   const serve = (name: string) => async (_request: unknown, reply: FastifyReply) => {
     const asset = (await assets()).get(name);
     if (asset === undefined) {

@@ -13,6 +13,8 @@ describe('auth', () => {
   it('reads the scope claims; a token without organizations grants nothing', () => {
     assert.deepEqual(principalOf({ sub: 'u', organizationIds: ['o'] }), { subject: 'u', organizationIDs: ['o'] });
     assert.deepEqual(principalOf({ organizationIds: ['o'], projectIds: ['p'] })?.projectIDs, ['p']);
+    assert.equal(principalOf({ organizationIds: ['o'], operator: true })?.operator, true);
+    assert.equal(principalOf({ organizationIds: ['o'], operator: 'yes' })?.operator, undefined);
     assert.equal(principalOf({ organizationIds: [] }), undefined);
     assert.equal(principalOf({ organizationIds: 'o' }), undefined);
     assert.equal(principalOf({ organizationIds: ['o'], projectIds: [1] }), undefined);

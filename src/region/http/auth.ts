@@ -18,6 +18,8 @@ export interface Principal {
   readonly organizationIDs: readonly string[];
   /** Undefined: every project of the organizations. */
   readonly projectIDs?: readonly string[];
+  /** The `operator: true` claim: the console's operator views (controllers, KeystoneUser orders). */
+  readonly operator?: true;
 }
 
 /** Whether the principal may see (and act on) what belongs to `organizationID`/`projectID`. */
@@ -131,6 +133,7 @@ export function principalOf(payload: JWTPayload): Principal | undefined {
     subject: typeof payload.sub === 'string' ? payload.sub : 'unknown',
     organizationIDs: organizations,
     ...(projects === undefined ? {} : { projectIDs: projects }),
+    ...(payload['operator'] === true ? { operator: true as const } : {}),
   };
 }
 

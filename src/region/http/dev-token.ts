@@ -25,6 +25,8 @@ interface DevTokenClaims {
   readonly subject: string;
   readonly organizationIDs: readonly string[];
   readonly projectIDs?: readonly string[];
+  /** The `operator` claim (the console's operator views). */
+  readonly operator?: boolean;
   /** Seconds; default 30 days. */
   readonly lifetimeSeconds?: number;
   /** Default openregion-dev. */
@@ -39,6 +41,7 @@ export async function signDevToken(keys: DevKeyPair, claims: DevTokenClaims, clo
   const jwt = new SignJWT({
     organizationIds: [...claims.organizationIDs],
     ...(claims.projectIDs === undefined ? {} : { projectIds: [...claims.projectIDs] }),
+    ...(claims.operator === true ? { operator: true } : {}),
   })
     .setProtectedHeader({ alg: DEV_ALGORITHM })
     .setSubject(claims.subject)
