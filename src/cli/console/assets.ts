@@ -1,5 +1,5 @@
 /**
- * The console's static assets (ADR 0026): the page, its script and its stylesheet. A built package (`npm run build`)
+ * The console's static assets (ADR 0029): the page, its script and its stylesheet. A built package (`npm run build`)
  * carries them in dist/console/ and reads them from there. A source checkout bundles console/ with esbuild on the
  * first request for them, in memory, so `openregion up` needs no build step and starts no slower for the console.
  */

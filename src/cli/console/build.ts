@@ -1,6 +1,6 @@
 /**
  * `npm run build`'s last step: the console's assets written to dist/console/, where the compiled CLI reads them
- * (ADR 0026). Usage: node --import tsx src/cli/console/build.ts [OUT_DIR]
+ * (ADR 0029). Usage: node --import tsx src/cli/console/build.ts [OUT_DIR]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-/** The console bundled (ADR 0026): console/ (TypeScript, Preact, the API's own schemas) as one minified ES module. */
+/** The console bundled (ADR 0029): console/ (TypeScript, Preact, the API's own schemas) as one minified ES module. */
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
