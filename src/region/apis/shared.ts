@@ -77,6 +77,18 @@ const QUANTITY_PATTERN =
 /** A DNS label that starts with a letter: listener names. */
 export const DNS_LABEL_PATTERN = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
 
+/** What a refused value should have looked like, in words: a regular expression is no help to a tenant. */
+const PATTERN_MEANINGS: ReadonlyMap<string, string> = new Map([
+  [IPV4_PATTERN, 'must be an IPv4 address in dotted decimal, such as 192.0.2.10'],
+  [IPV4_PREFIX_PATTERN, 'must be an IPv4 prefix in CIDR notation, such as 10.0.0.0/24'],
+  [DNS_LABEL_PATTERN, 'must be lower-case letters, digits and hyphens, starting with a letter and ending alphanumeric'],
+]);
+
+/** The words for a pattern's refusal, when the pattern is one of ours that has them. */
+export function patternMeaning(pattern: string): string | undefined {
+  return PATTERN_MEANINGS.get(pattern);
+}
+
 // Every string a CEL rule compares or walks carries a maxLength, so kube-apiserver 1.25+ costs it by its real size
 // (src/kube/schema/cel-cost.ts); these are the longest values the patterns admit.
 export const IPv4Address = (description: string) => Type.String({ pattern: IPV4_PATTERN, maxLength: 15, description });

@@ -6,6 +6,7 @@ import type { FastifySchemaCompiler } from 'fastify';
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
+import { patternMeaning } from '../apis/shared.ts';
 import { violation, type FieldViolation } from './problem.ts';
 
 interface SchemaError {
@@ -61,6 +62,10 @@ function expand(error: SchemaError, pointer: string): FieldViolation[] {
     // A refinement's error is `<rule>: <message>` (refined() in the apis' shared schemas).
     const [rule = error.keyword, ...message] = error.message.split(': ');
     return [violation(pointer, rule, message.join(': '))];
+  }
+  if (error.keyword === 'pattern') {
+    const meaning = patternMeaning(String(error.params['pattern']));
+    if (meaning !== undefined) return [violation(pointer, 'pattern', meaning)];
   }
   return [violation(pointer, error.keyword, error.message)];
 }
