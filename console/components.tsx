@@ -86,7 +86,7 @@ export function ProblemNote({ problem, shown }: { problem: unknown; shown?: Read
   );
 }
 
-interface ReadMetadata {
+export interface ReadMetadata {
   readonly provisioningStatus: string;
   readonly healthStatus: string;
   readonly provisioningStatusDetail?: { readonly reason: string; readonly message: string };

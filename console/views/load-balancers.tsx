@@ -6,18 +6,9 @@ import { useState } from 'preact/hooks';
 import { LoadBalancerV2Create, type LoadBalancerV2Read } from '../../src/region/http/schemas/load-balancer.ts';
 import type { NetworkV2Read } from '../../src/region/http/schemas/network.ts';
 import { query } from '../api.ts';
-import {
-  Badge,
-  Conditions,
-  DeleteButton,
-  Empty,
-  Field,
-  Options,
-  ProblemNote,
-  Section,
-  usePoll,
-} from '../components.tsx';
+import { Field, Options, ProblemNote, Section, usePoll } from '../components.tsx';
 import { useScope } from '../context.ts';
+import { ResourceTable, statusColumn } from '../resource-table.tsx';
 import { shownPointers, useSubmit } from '../form.ts';
 
 export function LoadBalancersView() {
@@ -30,54 +21,37 @@ export function LoadBalancersView() {
       <h1>Load balancers</h1>
       <CreateLoadBalancer networks={networks.value ?? []} onCreated={balancers.refresh} />
       <Section title="Your load balancers">
-        <ProblemNote problem={balancers.problem} />
-        {balancers.value?.length === 0 ? <Empty what="load balancers" /> : null}
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Status</th>
-              <th scope="col">Addresses</th>
-              <th scope="col">Listeners</th>
-              <th scope="col">Conditions</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(balancers.value ?? []).map((b) => (
-              <tr key={b.metadata.id} data-name={b.metadata.name}>
-                <td>{b.metadata.name}</td>
-                <td class="status">
-                  <Badge value={b.metadata.provisioningStatus} />
-                </td>
-                <td>
+        <ResourceTable
+          what="load balancers"
+          listed={balancers}
+          columns={[
+            statusColumn,
+            {
+              title: 'Addresses',
+              cell: (b) => (
+                <>
                   {b.status.vipAddress ?? '—'}
                   {b.status.publicIP === undefined ? null : ` / ${b.status.publicIP}`}
-                </td>
-                <td>
-                  <ul>
-                    {b.spec.listeners.map((l) => (
-                      <li key={l.name}>
-                        {l.name}: {l.protocol}/{l.port} → {l.pool.members.length} member(s)
-                        {l.pool.members.map((m) => ` ${m.address}:${String(m.port)}`).join(',')}
-                        {l.pool.healthCheck === undefined ? '' : ', health monitor'}
-                      </li>
-                    ))}
-                  </ul>
-                </td>
-                <td>
-                  <Conditions meta={b.metadata} />
-                </td>
-                <td>
-                  <DeleteButton
-                    name={b.metadata.name}
-                    onDelete={() => api('DELETE', `/api/v2/loadbalancers/${b.metadata.id}`).then(balancers.refresh)}
-                  />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                </>
+              ),
+            },
+            {
+              title: 'Listeners',
+              cell: (b) => (
+                <ul>
+                  {b.spec.listeners.map((l) => (
+                    <li key={l.name}>
+                      {l.name}: {l.protocol}/{l.port} → {l.pool.members.length} member(s)
+                      {l.pool.members.map((m) => ` ${m.address}:${String(m.port)}`).join(',')}
+                      {l.pool.healthCheck === undefined ? '' : ', health monitor'}
+                    </li>
+                  ))}
+                </ul>
+              ),
+            },
+          ]}
+          path={(b) => `/api/v2/loadbalancers/${b.metadata.id}`}
+        />
       </Section>
     </>
   );

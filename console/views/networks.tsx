@@ -2,8 +2,9 @@
 import { useState } from 'preact/hooks';
 import { NetworkV2Create, type NetworkV2Read } from '../../src/region/http/schemas/network.ts';
 import { query } from '../api.ts';
-import { Badge, Conditions, DeleteButton, Empty, Field, ProblemNote, Section, usePoll } from '../components.tsx';
+import { Field, ProblemNote, Section, usePoll } from '../components.tsx';
 import { useScope } from '../context.ts';
+import { ResourceTable, statusColumn } from '../resource-table.tsx';
 import { shownPointers, useSubmit } from '../form.ts';
 
 export function NetworksView() {
@@ -17,39 +18,12 @@ export function NetworksView() {
       <h1>Networks</h1>
       <CreateNetwork onCreated={networks.refresh} />
       <Section title="Your networks">
-        <ProblemNote problem={networks.problem} />
-        {networks.value?.length === 0 ? <Empty what="networks" /> : null}
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Prefix</th>
-              <th scope="col">Status</th>
-              <th scope="col">Conditions</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(networks.value ?? []).map((n) => (
-              <tr key={n.metadata.id} data-name={n.metadata.name}>
-                <td>{n.metadata.name}</td>
-                <td>{n.status.prefix}</td>
-                <td class="status">
-                  <Badge value={n.metadata.provisioningStatus} />
-                </td>
-                <td>
-                  <Conditions meta={n.metadata} />
-                </td>
-                <td>
-                  <DeleteButton
-                    name={n.metadata.name}
-                    onDelete={() => api('DELETE', `/api/v2/networks/${n.metadata.id}`).then(networks.refresh)}
-                  />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ResourceTable
+          what="networks"
+          listed={networks}
+          columns={[{ title: 'Prefix', cell: (n) => n.status.prefix }, statusColumn]}
+          path={(n) => `/api/v2/networks/${n.metadata.id}`}
+        />
       </Section>
     </>
   );

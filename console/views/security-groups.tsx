@@ -8,18 +8,9 @@ import {
   type SecurityGroupV2Read,
 } from '../../src/region/http/schemas/security-group.ts';
 import { query } from '../api.ts';
-import {
-  Badge,
-  Conditions,
-  DeleteButton,
-  Empty,
-  Field,
-  Options,
-  ProblemNote,
-  Section,
-  usePoll,
-} from '../components.tsx';
+import { Field, Options, ProblemNote, Section, usePoll } from '../components.tsx';
 import { useScope } from '../context.ts';
+import { ResourceTable, statusColumn } from '../resource-table.tsx';
 import { shownPointers, useSubmit, type Submit } from '../form.ts';
 
 /** A rule as the editor holds it: text as typed, turned into the API's shape on submit. */
@@ -61,51 +52,32 @@ export function SecurityGroupsView() {
       <h1>Security groups</h1>
       <CreateSecurityGroup networks={networks.value ?? []} onCreated={groups.refresh} />
       <Section title="Your security groups">
-        <ProblemNote problem={groups.problem} />
-        {groups.value?.length === 0 ? <Empty what="security groups" /> : null}
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Status</th>
-              <th scope="col">Rules</th>
-              <th scope="col">Conditions</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(groups.value ?? []).map((g) => (
-              <tr key={g.metadata.id} data-name={g.metadata.name}>
-                <td>{g.metadata.name}</td>
-                <td class="status">
-                  <Badge value={g.metadata.provisioningStatus} />
-                </td>
-                <td>
-                  <ul>
-                    {g.spec.rules.map((r, i) => (
-                      <li key={i}>
-                        {r.direction} {r.protocol} {r.port === undefined ? 'all ports' : r.port}
-                        {r.portMax === undefined ? '' : `-${String(r.portMax)}`} {r.prefix ?? '0.0.0.0/0'}
-                      </li>
-                    ))}
-                  </ul>
-                </td>
-                <td>
-                  <Conditions meta={g.metadata} />
-                </td>
-                <td>
-                  <button type="button" onClick={() => setEditing(g.metadata.id)}>
-                    Edit rules of {g.metadata.name}
-                  </button>{' '}
-                  <DeleteButton
-                    name={g.metadata.name}
-                    onDelete={() => api('DELETE', `/api/v2/securitygroups/${g.metadata.id}`).then(groups.refresh)}
-                  />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ResourceTable
+          what="security groups"
+          listed={groups}
+          columns={[
+            statusColumn,
+            {
+              title: 'Rules',
+              cell: (g) => (
+                <ul>
+                  {g.spec.rules.map((r, i) => (
+                    <li key={i}>
+                      {r.direction} {r.protocol} {r.port === undefined ? 'all ports' : r.port}
+                      {r.portMax === undefined ? '' : `-${String(r.portMax)}`} {r.prefix ?? '0.0.0.0/0'}
+                    </li>
+                  ))}
+                </ul>
+              ),
+            },
+          ]}
+          path={(g) => `/api/v2/securitygroups/${g.metadata.id}`}
+          actions={(g) => (
+            <button type="button" onClick={() => setEditing(g.metadata.id)}>
+              Edit rules of {g.metadata.name}
+            </button>
+          )}
+        />
       </Section>
       {edited === undefined ? null : (
         <EditRules

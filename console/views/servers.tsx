@@ -14,18 +14,9 @@ import {
 } from '../../src/region/http/schemas/server.ts';
 import type { VolumeV2Read } from '../../src/region/http/schemas/inventory.ts';
 import { query } from '../api.ts';
-import {
-  Badge,
-  Conditions,
-  DeleteButton,
-  Empty,
-  Field,
-  Options,
-  ProblemNote,
-  Section,
-  usePoll,
-} from '../components.tsx';
+import { Badge, Field, Options, ProblemNote, Section, usePoll } from '../components.tsx';
 import { useScope } from '../context.ts';
+import { ResourceTable } from '../resource-table.tsx';
 import { shownPointers, useSubmit } from '../form.ts';
 import { useInventory, type Inventory } from '../inventory.ts';
 import { serverPhase } from '../phase.ts';
@@ -46,52 +37,34 @@ export function ServersView() {
         <CreateServer inventory={inventory} networks={networks.value ?? []} onCreated={servers.refresh} />
       )}
       <Section title="Your servers">
-        <ProblemNote problem={servers.problem} />
-        {servers.value?.length === 0 ? <Empty what="servers" /> : null}
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Phase</th>
-              <th scope="col">Image</th>
-              <th scope="col">Addresses</th>
-              <th scope="col">Conditions</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(servers.value ?? []).map((s) => (
-              <tr key={s.metadata.id} data-name={s.metadata.name}>
-                <td>{s.metadata.name}</td>
-                <td class="phase" aria-live="polite">
-                  <Badge value={serverPhase(s)} />
-                </td>
-                <td>{imageName(s.spec.imageId)}</td>
-                <td>
+        <ResourceTable
+          what="servers"
+          listed={servers}
+          columns={[
+            { title: 'Phase', class: 'phase', live: true, cell: (s) => <Badge value={serverPhase(s)} /> },
+            { title: 'Image', cell: (s) => imageName(s.spec.imageId) },
+            {
+              title: 'Addresses',
+              cell: (s) => (
+                <>
                   {s.status.privateIP ?? '—'}
                   {s.status.publicIP === undefined ? null : ` / ${s.status.publicIP}`}
-                </td>
-                <td>
-                  <Conditions meta={s.metadata} />
-                  <p class="observation">Monitor: {s.status.powerState ?? 'not observed yet'}</p>
-                </td>
-                <td>
-                  <button
-                    type="button"
-                    aria-expanded={open === s.metadata.id}
-                    onClick={() => setOpen(open === s.metadata.id ? undefined : s.metadata.id)}
-                  >
-                    Manage {s.metadata.name}
-                  </button>{' '}
-                  <DeleteButton
-                    name={s.metadata.name}
-                    onDelete={() => api('DELETE', `/api/v2/servers/${s.metadata.id}`).then(servers.refresh)}
-                  />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                </>
+              ),
+            },
+          ]}
+          path={(s) => `/api/v2/servers/${s.metadata.id}`}
+          more={(s) => <p class="observation">Monitor: {s.status.powerState ?? 'not observed yet'}</p>}
+          actions={(s) => (
+            <button
+              type="button"
+              aria-expanded={open === s.metadata.id}
+              onClick={() => setOpen(open === s.metadata.id ? undefined : s.metadata.id)}
+            >
+              Manage {s.metadata.name}
+            </button>
+          )}
+        />
         {inventory === undefined
           ? null
           : (servers.value ?? [])

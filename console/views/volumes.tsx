@@ -3,18 +3,9 @@ import { useState } from 'preact/hooks';
 import { VolumeV2Create, type VolumeV2Read } from '../../src/region/http/schemas/inventory.ts';
 import type { NetworkV2Read } from '../../src/region/http/schemas/network.ts';
 import { query } from '../api.ts';
-import {
-  Badge,
-  Conditions,
-  DeleteButton,
-  Empty,
-  Field,
-  Options,
-  ProblemNote,
-  Section,
-  usePoll,
-} from '../components.tsx';
+import { Field, Options, ProblemNote, Section, usePoll } from '../components.tsx';
 import { useScope } from '../context.ts';
+import { ResourceTable, statusColumn } from '../resource-table.tsx';
 import { shownPointers, useSubmit } from '../form.ts';
 import { useInventory } from '../inventory.ts';
 
@@ -81,39 +72,12 @@ export function VolumesView() {
         </form>
       </Section>
       <Section title="Your volumes">
-        <ProblemNote problem={volumes.problem} />
-        {volumes.value?.length === 0 ? <Empty what="volumes" /> : null}
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Size (GiB)</th>
-              <th scope="col">Status</th>
-              <th scope="col">Conditions</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(volumes.value ?? []).map((v) => (
-              <tr key={v.metadata.id} data-name={v.metadata.name}>
-                <td>{v.metadata.name}</td>
-                <td>{v.spec.sizeGiB}</td>
-                <td class="status">
-                  <Badge value={v.metadata.provisioningStatus} />
-                </td>
-                <td>
-                  <Conditions meta={v.metadata} />
-                </td>
-                <td>
-                  <DeleteButton
-                    name={v.metadata.name}
-                    onDelete={() => api('DELETE', `/api/v2/volumes/${v.metadata.id}`).then(volumes.refresh)}
-                  />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ResourceTable
+          what="volumes"
+          listed={volumes}
+          columns={[{ title: 'Size (GiB)', cell: (v) => v.spec.sizeGiB }, statusColumn]}
+          path={(v) => `/api/v2/volumes/${v.metadata.id}`}
+        />
       </Section>
     </>
   );
