@@ -45,7 +45,14 @@ describe('openregion token', () => {
         organizationIDs: ['org-1'],
         projectIDs: ['p-1', 'p-2'],
       });
+      const operator = await mint(['--key', key, '--organization-id', 'org-1', '--operator']);
+      const lenient = createAuthenticator({
+        key: { publicKeyPem: readFileSync(pem, 'utf8'), algorithm: 'ES256' },
+        clock: systemClock,
+      });
+      assert.equal((await lenient(`Bearer ${operator}`)).operator, true, '--operator adds the operator claim');
       const again = await mint(['--key', key, '--organization-id', 'org-2']);
+      assert.equal((await lenient(`Bearer ${again}`)).operator, undefined, 'and only --operator does');
       const claims = decodeJwt(again);
       assert.deepEqual([claims.iss, claims.aud], ['openregion-dev', 'openregion'], 'iss and aud by default');
       assert.ok(typeof claims.exp === 'number' && claims.exp > Date.now() / 1000, 'and an expiry');

@@ -28,6 +28,7 @@ interface TokenOptions {
   lifetime?: number;
   issuer?: string;
   audience?: string;
+  operator?: boolean;
 }
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
@@ -64,6 +65,7 @@ async function mintToken(options: TokenOptions, out: Out): Promise<void> {
       ...(options.lifetime === undefined ? {} : { lifetimeSeconds: options.lifetime }),
       ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
       ...(options.audience === undefined ? {} : { audience: options.audience }),
+      ...(options.operator === true ? { operator: true as const } : {}),
     },
     systemClock,
   );
@@ -83,5 +85,6 @@ export function tokenCommand(out: Out = process.stdout): Command {
     .option('--lifetime <duration>', 'how long it is valid: 30m, 12h, 7d (default 30 days)', lifetimeSeconds)
     .option('--issuer <iss>', `the iss claim (default ${DEV_ISSUER}; serve --issuer must match)`)
     .option('--audience <aud>', `the aud claim (default ${DEV_AUDIENCE}; serve --audience must match)`)
+    .option('--operator', "the operator claim: the console's operator views (controllers, KeystoneUser orders)")
     .action((options: TokenOptions) => mintToken(options, out));
 }
