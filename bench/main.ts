@@ -43,7 +43,7 @@ const benches: Record<string, () => Promise<Figures | Skipped>> = {
     await closeFleet();
     return benchMemory(quick ? [100] : [1_000, 10_000]);
   },
-  'client vs openstacksdk (dev cloud)': benchSdkCompare,
+  'client vs openstacksdk and gophercloud (dev cloud)': benchSdkCompare,
 };
 
 const machine = {

@@ -1,12 +1,14 @@
 /**
- * openregion's OpenStack client beside Debian's python3-openstacksdk on the real dev cloud: each authenticates
- * afresh (password, project-scoped admin) and lists the 500 servers of one project (`all_tenants`, `project_id`),
- * ROUNDS times, alternating; figures are the median wall time of a round and the HTTP requests one round makes. openstacksdk's
- * rounds are timed inside a Python process after its imports (bench/sdk_list.py), as ours are inside this one.
+ * openregion's OpenStack client beside Debian's python3-openstacksdk and gophercloud on the real dev cloud: each
+ * authenticates afresh (password, project-scoped admin) and lists the 500 servers of one project (`all_tenants`,
+ * `project_id`), ROUNDS times, alternating; figures are the median wall time of a round and the HTTP requests one
+ * round makes. The peers' rounds are timed inside their own processes after start-up (bench/sdk_list.py,
+ * bench/gophercloud_list/main.go), as ours are inside this one.
  *
  * The 500 servers (fake driver, no network) live in the dedicated project `openregion-bench-sdk` and are kept for
  * the next run: the first run creates them with batched POSTs (min_count/max_count) as admin, which takes minutes
- * on the dev cloud. When the dev cloud or openstacksdk is absent, the scenario says it was skipped and why.
+ * on the dev cloud. When the dev cloud or openstacksdk is absent, the scenario says it was skipped and why; when
+ * Go or gophercloud is absent, only gophercloud's figures are skipped.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -20,6 +22,7 @@ import type { ImageClient } from '../src/openstack/image.ts';
 import { Session } from '../src/openstack/session.ts';
 import { Transport } from '../src/openstack/transport.ts';
 import { systemClock } from '../src/util/clock.ts';
+import { gophercloudList } from './gophercloud.ts';
 import { judged, percentile, timed } from './stats.ts';
 
 const CLOUDS_YAML = '/var/lib/openregion-devcloud/clouds.yaml';
@@ -32,6 +35,8 @@ const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 const ROUNDS = 5;
 
 export type Skipped = { readonly skipped: string };
+/** What a peer's program prints for its rounds. */
+type PeerRounds = { readonly ms: number[]; readonly servers: number; readonly requests: number };
 
 export async function benchSdkCompare(): Promise<Record<string, number | string> | Skipped> {
   if (!existsSync(CLOUDS_YAML)) return { skipped: `no dev cloud (${CLOUDS_YAML} is absent)` };
@@ -51,13 +56,17 @@ export async function benchSdkCompare(): Promise<Record<string, number | string>
       return { skipped: `the dev cloud does not answer (${error instanceof Error ? error.message : String(error)})` };
     }
     const projectId = await ensureServers(admin, config, transport);
+    const gophercloud = await gophercloudList();
+    const peerArgs = [CLOUD, projectId, '1'];
 
-    // Rounds alternate, ours then theirs, so both see the same load on the shared dev cloud.
+    // Rounds alternate, ours then the peers', so all see the same load on the shared dev cloud.
     accounting.reset();
     const oursMs: number[] = [];
     const sdkMs: number[] = [];
+    const goMs: number[] = [];
     let listed = 0;
-    let sdk = { servers: 0, requests: 0 };
+    let sdk: PeerRounds = { ms: [], servers: 0, requests: 0 };
+    let go: PeerRounds = { ms: [], servers: 0, requests: 0 };
     for (let i = 0; i < ROUNDS; i++) {
       const fresh = new Transport({ clock: systemClock, random: Math.random, observer: accounting.observe });
       const session = new Session({ ...config, transport: fresh, clock: systemClock }) as Session<'project'>;
@@ -69,27 +78,36 @@ export async function benchSdkCompare(): Promise<Record<string, number | string>
       );
       await fresh.close();
       const script = new URL('./sdk_list.py', import.meta.url).pathname;
-      const round = JSON.parse((await run(PYTHON, [script, CLOUD, projectId, '1'], env)).stdout) as {
-        ms: number[];
-        servers: number;
-        requests: number;
-      };
-      sdkMs.push(...round.ms);
-      sdk = round;
+      sdk = JSON.parse((await run(PYTHON, [script, ...peerArgs], env)).stdout) as PeerRounds;
+      sdkMs.push(...sdk.ms);
+      if (typeof gophercloud === 'string') {
+        go = JSON.parse((await run(gophercloud, peerArgs, env)).stdout) as PeerRounds;
+        goMs.push(...go.ms);
+      }
     }
     const oursRequests = accounting.total() / ROUNDS;
     const listMs = accounting.counts().find((c) => c.serviceType === 'compute')?.totalMs ?? 0;
     const ours = percentile(oursMs, 50);
     const theirs = percentile(sdkMs, 50);
+    const goMedian = percentile(goMs, 50);
+    const ratio = (peer: number) => judged(Math.round((ours / peer) * 100) / 100, '≤', 1);
     return {
       'servers listed (openregion)': listed,
       'servers listed (openstacksdk)': sdk.servers,
       'openregion: authenticate + list, median (ms)': ours,
       'openstacksdk: authenticate + list, median (ms)': theirs,
-      'openregion / openstacksdk wall time': judged(Math.round((ours / theirs) * 100) / 100, '≤', 1),
+      'openregion / openstacksdk wall time': ratio(theirs),
       'openregion requests per round': oursRequests,
       'openregion: of a round, the server list request (ms, mean)': Math.round(listMs / ROUNDS),
       'openstacksdk requests per round': sdk.requests,
+      ...(typeof gophercloud === 'string'
+        ? {
+            'servers listed (gophercloud)': go.servers,
+            'gophercloud: authenticate + list, median (ms)': goMedian,
+            'openregion / gophercloud wall time': ratio(goMedian),
+            'gophercloud requests per round': go.requests,
+          }
+        : { gophercloud: `skipped: ${gophercloud.skipped}` }),
     };
   } finally {
     await transport.close();
