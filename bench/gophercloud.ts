@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Skipped } from './sdk-compare.ts';
@@ -41,6 +41,9 @@ export async function gophercloudList(): Promise<string | Skipped> {
     return { skipped: `bench/gophercloud_list does not build: ${stderr.trim()}` };
   }
   renameSync(partial, binary);
+  // Builds of older sources are never run again.
+  for (const old of readdirSync(cache).filter((f) => f.startsWith('gophercloud-list-') && join(cache, f) !== binary))
+    rmSync(join(cache, old), { force: true });
   return binary;
 }
 
