@@ -59,8 +59,8 @@ export async function benchSdkCompare(): Promise<Record<string, number | string>
     const projectId = await ensureServers(admin, config, transport);
     const gophercloud = await gophercloudList();
     const peerArgs = [CLOUD, projectId, '1'];
-    // gophercloud sends no compute microversion (Nova answers at 2.1, with less work per server than at ours), so it
-    // also runs at ours: that gap is the server's, the rest the clients'.
+    // gophercloud sends no compute microversion, so Nova answers it at 2.1 and does less per server than at ours. It
+    // also runs at ours: ours against that is the clients' own difference.
     const ourMicroversion = config.microversions.compute ?? DEFAULT_COMPUTE_MICROVERSION;
 
     // Rounds alternate, ours then the peers', so all see the same load on the shared dev cloud.
