@@ -12,6 +12,7 @@ import { benchConvergence } from './convergence.ts';
 import { benchEmulator } from './emulator.ts';
 import { closeFleet } from './fleet.ts';
 import { benchImageCache } from './image-cache.ts';
+import { benchKeystoneOrders } from './keystone-orders.ts';
 import { benchEmbedded } from './kube-embedded.ts';
 import { benchMemory } from './memory.ts';
 import { benchRebuildWave } from './rebuild-wave.ts';
@@ -43,6 +44,7 @@ const benches: Record<string, () => Promise<Figures | Skipped>> = {
     await closeFleet();
     return benchMemory(quick ? [100] : [1_000, 10_000]);
   },
+  [`KeystoneUser orders, ${fleet.toLocaleString('en')}`]: () => benchKeystoneOrders(fleet),
   'client vs openstacksdk and gophercloud (dev cloud)': benchSdkCompare,
 };
 
