@@ -13,6 +13,9 @@ import { Transport } from '../src/openstack/transport.ts';
 import { systemClock } from '../src/util/clock.ts';
 import { EmulatorCalls } from './emulator-calls.ts';
 
+/** The token the emulator's KV (OpenBao's stand-in) accepts. */
+export const BENCH_KV_TOKEN = 'bench';
+
 type Ask = { readonly op: 'take' | 'snapshot' | 'usage' } | { readonly op: 'times'; readonly key: string };
 type Request = Ask & { readonly id: number };
 
@@ -103,7 +106,7 @@ export function emulatorAdmin(authUrl: string, transport: Transport): Session<'p
 async function serve(cloudsYaml: string): Promise<void> {
   const emulator = await Emulator.start({
     clock: systemClock,
-    config: { kvToken: 'bench', octaviaNetworkDriver: 'allowed_address_pairs' },
+    config: { kvToken: BENCH_KV_TOKEN, octaviaNetworkDriver: 'allowed_address_pairs' },
   });
   const transport = new Transport({ clock: systemClock, random: Math.random });
   await seedDemoCloud(emulatorAdmin(emulator.authUrl, transport));

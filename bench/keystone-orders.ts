@@ -14,7 +14,7 @@ import { Transport } from '../src/openstack/transport.ts';
 import { CONTROL_PLANE_NAME, CONTROL_PLANE_NAMESPACE } from '../src/cli/up/keystone.ts';
 import { systemClock } from '../src/util/clock.ts';
 import { perUnitByVerb, round, totalOf } from './emulator-calls.ts';
-import { emulatorAdmin } from './emulator-process.ts';
+import { BENCH_KV_TOKEN, emulatorAdmin } from './emulator-process.ts';
 import { closeFleet, inLanes, QUIET_MS } from './fleet.ts';
 import { judged, loopDelayDuring, timed } from './stats.ts';
 import { startSystem, waitUntil, type BenchSystem } from './system.ts';
@@ -23,7 +23,6 @@ import { startSystem, waitUntil, type BenchSystem } from './system.ts';
 const STEADY_WINDOW_MS = 90_000;
 /** up's own demo period; the scenario has no server to poll. */
 const MONITOR_PERIOD_MS = 10_000;
-const KV_TOKEN = 'bench';
 const PREFIX = 'bench-ks';
 
 /** The calls an order strictly needs (README "KeystoneUser orders"): the collision probe's lookup, the create. */
@@ -100,7 +99,7 @@ const isDelivered = (o: KeystoneUser): boolean =>
 function kvPathsLeft(system: BenchSystem): Promise<number> {
   const url = new URL(`/v1/kv-v2/metadata/openstack/keystone/${CONTROL_PLANE_NAMESPACE}?list=true`, system.calls.url);
   return new Promise((resolve, reject) => {
-    request(url, { headers: { 'x-vault-token': KV_TOKEN } }, (res) => {
+    request(url, { headers: { 'x-vault-token': BENCH_KV_TOKEN } }, (res) => {
       let body = '';
       res.on('data', (chunk: Buffer) => (body += chunk.toString()));
       res.on('end', () => {

@@ -15,7 +15,7 @@ import { upFiles } from '../src/cli/up/files.ts';
 import { signDevToken, type DevKeyPair } from '../src/region/http/dev-token.ts';
 import { silentLogger } from '../src/runtime/logger.ts';
 import { systemClock } from '../src/util/clock.ts';
-import { RemoteEmulator } from './emulator-process.ts';
+import { BENCH_KV_TOKEN, RemoteEmulator } from './emulator-process.ts';
 
 export interface SystemOptions {
   readonly projects: number;
@@ -51,6 +51,8 @@ export async function startSystem(options: SystemOptions): Promise<BenchSystem> 
       host: '127.0.0.1',
       port: 0,
       cloud: 'bench',
+      // The emulator's KV as the demo ControlPlane's OpenBao, as `up` uses its built-in emulator's.
+      kv: { url: calls.url, token: BENCH_KV_TOKEN },
       env: { OS_CLIENT_CONFIG_FILE: cloudsYaml },
       log: silentLogger(),
       monitorPeriodMs: options.monitorPeriodMs,

@@ -72,6 +72,11 @@ interface UpOptions {
   readonly health?: { readonly host: string; readonly port: number } | undefined;
   /** A clouds.yaml entry (cloud admin) to use instead of the emulator. */
   readonly cloud?: string | undefined;
+  /**
+   * With `cloud`: a KV v2 store (an emulator's, or OpenBao) for the demo ControlPlane's SecretStore, so orders can
+   * be delivered; without it ESO is not started. The built-in emulator's KV is used when `cloud` is absent.
+   */
+  readonly kv?: { readonly url: string; readonly token: string } | undefined;
   readonly emulatorPort?: number;
   readonly clock?: Clock;
   readonly scheduler?: Scheduler;
@@ -182,7 +187,7 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       password: previous?.authUrl === authUrl ? previous.password : undefined,
     });
     writePrivate(files.regionEnv, renderEnvFile(demo.credentials, 'openregion up: the demo region account'));
-    const kv = emulator === undefined ? undefined : { url: emulator.url, token: KV_TOKEN };
+    const kv = emulator === undefined ? options.kv : { url: emulator.url, token: KV_TOKEN };
     const keystoneDemo = await setUpKeystoneDemo({ store, authUrl, adminCloudsYaml, kv, clock });
     for (const name of keystoneDemo.keptCrds) {
       log.warn({ crd: name }, 'kept the CRD the store already holds; the bundled actuator serves that one');

@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { KORC_WAITING_FOR_EXTERNAL, korcReasons } from '../../apis/korc.ts';
-import { decide, MESSAGE_AMBIGUOUS_IMPORT, type Facts, type Lookup, type PasswordFacts, type Row } from './decide.ts';
+import {
+  decide,
+  decideFromObject,
+  MESSAGE_AMBIGUOUS_IMPORT,
+  type Facts,
+  type Lookup,
+  type PasswordFacts,
+  type Row,
+} from './decide.ts';
 
 const base: Facts = {
   deleting: false,
@@ -256,5 +264,23 @@ describe('decide: properties', () => {
         if (!facts.hasFinalizer && !['none', 'addFinalizer'].includes(action.kind)) assert.fail(action.kind);
       }),
     );
+  });
+  it('the rows the object alone decides are the rows decide takes, whatever Keystone would answer', () => {
+    fc.assert(
+      fc.property(factsArb, (facts) => {
+        const early = decideFromObject(facts);
+        const full = decide(facts);
+        if (early !== undefined) assert.deepEqual(early, full);
+        else assert.ok(!['D0-gone', 'T0-terminal-latched', 'F0-add-finalizer'].includes(full.row), full.row);
+      }),
+    );
+  });
+  it('needs no lookup for a User without its finalizer, a latched one, or one deleted and released', () => {
+    const object = { deleting: false, hasFinalizer: true, terminalAtGeneration: false };
+    assert.equal(decideFromObject({ ...object, hasFinalizer: false })?.row, 'F0-add-finalizer');
+    assert.equal(decideFromObject({ ...object, terminalAtGeneration: true })?.row, 'T0-terminal-latched');
+    assert.equal(decideFromObject({ ...object, deleting: true, hasFinalizer: false })?.row, 'D0-gone');
+    assert.equal(decideFromObject({ ...object, deleting: true }), undefined);
+    assert.equal(decideFromObject(object), undefined);
   });
 });

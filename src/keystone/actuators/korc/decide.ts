@@ -96,18 +96,31 @@ function passwordSecretMessage(ref: string, secret: 'absent' | 'noKey'): string 
 
 const d = (row: Row, action: Action): Decision => ({ row, action });
 
+/** What the object alone says, before Keystone is asked anything. */
+type ObjectFacts = Pick<Facts, 'deleting' | 'hasFinalizer' | 'terminalAtGeneration'>;
+
+/**
+ * The rows the object alone decides (gone, latched, finalizer first): a pass takes them without looking the resource
+ * up in Keystone, since no lookup could change them. Undefined when the next step needs the lookup.
+ */
+export function decideFromObject(f: ObjectFacts): Decision | undefined {
+  if (f.deleting) return f.hasFinalizer ? undefined : d('D0-gone', { kind: 'none' });
+  if (f.terminalAtGeneration) return d('T0-terminal-latched', { kind: 'none' });
+  if (!f.hasFinalizer) return d('F0-add-finalizer', { kind: 'addFinalizer' });
+  return undefined;
+}
+
 export function decide(f: Facts): Decision {
+  const early = decideFromObject(f);
+  if (early !== undefined) return early;
   const ids = f.lookup.by === 'none' ? [] : f.lookup.ids;
   const [first] = ids;
   if (f.deleting) {
-    if (!f.hasFinalizer) return d('D0-gone', { kind: 'none' });
     // Only a managed object owns its resource; an import, or onDelete detach, is left in Keystone.
     const owned = f.policy === 'managed' && f.onDelete === 'delete';
     if (owned && first !== undefined) return d('D1-delete', { kind: 'delete', id: first });
     return d('D2-release', { kind: 'removeFinalizer' });
   }
-  if (f.terminalAtGeneration) return d('T0-terminal-latched', { kind: 'none' });
-  if (!f.hasFinalizer) return d('F0-add-finalizer', { kind: 'addFinalizer' });
   if (f.dependencyWait !== undefined || f.lookup.by === 'none') {
     return d('W0-dependency', { kind: 'wait', message: f.dependencyWait ?? 'Waiting for dependencies', poll: false });
   }

@@ -10,7 +10,7 @@ import type { ResourceType } from '../../../kube/resource-type.ts';
 import type { ReconcileContext, Request, Result } from '../../../runtime/types.ts';
 import { isNotFound } from '../../../openstack/errors.ts';
 import { korcConditionsFor, terminalAtGeneration, writeFailure, type PassEnd } from './conditions.ts';
-import { decide, type Facts } from './decide.ts';
+import { decide, decideFromObject, type Facts } from './decide.ts';
 
 const FIELD_MANAGER = 'openregion-korc-actuator';
 
@@ -23,12 +23,20 @@ interface KorcObject extends KubeObject {
   };
 }
 
+/**
+ * What `observe` found; `described` is status.resource of the resource it read by status.id, so the step that
+ * reports it available does not read it again.
+ */
+type Observed = Omit<Facts, 'deleting' | 'hasFinalizer' | 'terminalAtGeneration'> & {
+  readonly described?: Readonly<Record<string, unknown>>;
+};
+
 /** One kind's I/O: how to look it up, create and delete it in Keystone, and describe it in status.resource. */
 export interface KindActuator<T extends KorcObject> {
   readonly type: ResourceType<T>;
   readonly finalizer: string;
   /** Facts except the finalizer, deletion and terminal-latch fields, which the pass reads from the object itself. */
-  observe(object: T): Promise<Omit<Facts, 'deleting' | 'hasFinalizer' | 'terminalAtGeneration'>>;
+  observe(object: T): Promise<Observed>;
   create(object: T): Promise<string>;
   delete(object: T, id: string): Promise<void>;
   setPassword?(object: T, id: string): Promise<void>;
@@ -58,21 +66,26 @@ export async function runPass<T extends KorcObject>(
     const generation = object.metadata.generation ?? 0;
     const end = async (e: PassEnd, extra: Readonly<Record<string, unknown>> = {}) =>
       writeStatus(client, kind.type, object, { ...extra, conditions: conditionsAfter(object, e, ctx) });
-    let facts: Facts;
-    try {
-      facts = {
-        ...(await kind.observe(object)),
-        deleting: object.metadata.deletionTimestamp !== undefined,
-        hasFinalizer: (object.metadata.finalizers ?? []).includes(kind.finalizer),
-        terminalAtGeneration: terminalAtGeneration(object.status?.conditions, generation),
-      };
-    } catch (error) {
-      if (object.metadata.deletionTimestamp === undefined) {
-        await end({ kind: 'transient', message: error instanceof Error ? error.message : String(error) });
+    const objectFacts = {
+      deleting: object.metadata.deletionTimestamp !== undefined,
+      hasFinalizer: (object.metadata.finalizers ?? []).includes(kind.finalizer),
+      terminalAtGeneration: terminalAtGeneration(object.status?.conditions, generation),
+    };
+    // Rows the object alone decides cost Keystone nothing: no lookup could change them.
+    let decision = decideFromObject(objectFacts);
+    let observed: Observed | undefined;
+    if (decision === undefined) {
+      try {
+        observed = await kind.observe(object);
+      } catch (error) {
+        if (!objectFacts.deleting) {
+          await end({ kind: 'transient', message: error instanceof Error ? error.message : String(error) });
+        }
+        throw error;
       }
-      throw error;
+      decision = decide({ ...observed, ...objectFacts });
     }
-    const { row, action } = decide(facts);
+    const { row, action } = decision;
     ctx.log.debug({ row, action: action.kind, step }, 'korc decision');
     switch (action.kind) {
       case 'none':
@@ -108,7 +121,12 @@ export async function runPass<T extends KorcObject>(
         } catch (error) {
           return failed(await endWith(end, writeFailure(error, 'creating')), error);
         }
-        await writeStatus(client, kind.type, object, { id });
+        // The create set the password from passwordRef: record it with the id (row P0 would, one step later).
+        const ref = observed?.password?.ref;
+        await writeStatus(client, kind.type, object, {
+          id,
+          ...(ref === undefined ? {} : { resource: { appliedPasswordRef: ref } }),
+        });
         continue;
       }
       case 'recordPasswordRef':
@@ -129,7 +147,7 @@ export async function runPass<T extends KorcObject>(
         await end(action);
         return {};
       case 'available': {
-        const resource = await kind.describe(object, action.id);
+        const resource = observed?.described ?? (await kind.describe(object, action.id));
         // A write that changed only lastSyncTime would wake this controller again, for ever.
         if (upToDate(object, resource)) return {};
         await end({ kind: 'available' }, { resource, lastSyncTime: rfc3339(ctx.clock.now()) });

@@ -10,7 +10,7 @@ import { cloudFixture } from '../../../emulator/testing/cloud.ts';
 import type { Client } from '../../../kube/client.ts';
 import type { EmbeddedStore } from '../../../kube/embedded/store.ts';
 import { builtin } from '../../../kube/resource-type.ts';
-import { listUsers } from '../../../openstack/identity.ts';
+import { listUsers, type IdentityClient } from '../../../openstack/identity.ts';
 import { silentLogger } from '../../../runtime/logger.ts';
 import { Manager } from '../../../runtime/manager.ts';
 import type { ReconcileContext, Result } from '../../../runtime/types.ts';
@@ -56,12 +56,24 @@ const ctx = (): ReconcileContext => ({ signal: new AbortController().signal, log
 function harness(client: Client) {
   const cc = new CloudCredentials({ client, clock: cloud.clock });
   closing.push(cc);
+  /** Every Keystone request the actuator made, as `METHOD /path/template`. */
+  const calls: string[] = [];
+  const counted = (identity: IdentityClient): IdentityClient => ({
+    serviceType: identity.serviceType,
+    scope: identity.scope,
+    baseUrl: (signal) => identity.baseUrl(signal),
+    request: (spec) => {
+      calls.push(`${spec.method} ${spec.path}`);
+      return identity.request(spec);
+    },
+  });
   const actuator = userActuator({
     client,
-    identityFor: (u) => cc.identity(u.metadata.namespace ?? '', u.spec.cloudCredentialsRef),
+    identityFor: async (u) => counted(await cc.identity(u.metadata.namespace ?? '', u.spec.cloudCredentialsRef)),
     defaultDomainId: 'default',
   });
   return {
+    calls,
     pass: (name: string): Promise<Result> =>
       runPass(actuator, { client, pollMs: 10_000 }, { cluster: '', namespace: NS, name }, ctx()),
     get: (name: string) => client.get(korcUserType, NS, name),
@@ -126,6 +138,23 @@ describe('K-ORC User actuator against the emulator', () => {
     cloud.clock.advance(60_000);
     await h.pass('alice');
     assert.equal((await h.get('alice')).metadata.resourceVersion, u.metadata.resourceVersion);
+  });
+
+  it('a managed User costs Keystone one lookup by name, the create and one read; a pass with nothing to do, one read', async () => {
+    const store = await openStore();
+    const h = harness(store);
+    await store.create(builtin.secret, secret('carl-pw-1', 'carl-Password-1'));
+    await store.create(korcUserType, korcUser('carl', managed('svc-carl', 'carl-pw-1')));
+    await h.pass('carl');
+    const u = await h.get('carl');
+    assert.equal(condition(u, 'Available')?.status, 'True');
+    assert.equal(u.status?.resource?.appliedPasswordRef, 'carl-pw-1');
+    assert.equal(u.status.resource.name, 'svc-carl');
+    assert.deepEqual(h.calls.splice(0), ['GET /users', 'POST /users', 'GET /users/{user_id}']);
+    // The pass its own status write wakes: the user read once, found as recorded, nothing written.
+    await h.pass('carl');
+    assert.deepEqual(h.calls.splice(0), ['GET /users/{user_id}']);
+    assert.ok(await authenticates('svc-carl', 'carl-Password-1'));
   });
 
   it('applies a password only when passwordRef changes', async () => {

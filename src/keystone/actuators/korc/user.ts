@@ -42,10 +42,14 @@ export function userActuator(options: UserActuatorOptions): KindActuator<KorcUse
   const lookup = async (
     u: KorcUser,
     identity: IdentityClient,
-  ): Promise<{ lookup: Lookup; dependencyWait?: string }> => {
+  ): Promise<{ lookup: Lookup; dependencyWait?: string; found?: User }> => {
     const recorded = u.status?.id;
-    if (recorded !== undefined && recorded !== '')
-      return { lookup: { by: 'statusId', ids: await idIfExists(identity, recorded) } };
+    if (recorded !== undefined && recorded !== '') {
+      const found = await userIfExists(identity, recorded);
+      return found === undefined
+        ? { lookup: { by: 'statusId', ids: [] } }
+        : { lookup: { by: 'statusId', ids: [found.id] }, found };
+    }
     const imp = u.spec.import;
     if (u.spec.managementPolicy === 'unmanaged') {
       if (imp?.id !== undefined) return { lookup: { by: 'importId', ids: await idIfExists(identity, imp.id) } };
@@ -64,20 +68,24 @@ export function userActuator(options: UserActuatorOptions): KindActuator<KorcUse
     return { lookup: { by: 'name', ids: found === undefined ? [] : [found.id] } };
   };
 
-  const idIfExists = async (identity: IdentityClient, id: string): Promise<string[]> => {
+  const userIfExists = async (identity: IdentityClient, id: string): Promise<User | undefined> => {
     try {
-      return [(await getUser(identity, id)).id];
+      return await getUser(identity, id);
     } catch (error) {
-      if (isNotFound(error)) return [];
+      if (isNotFound(error)) return undefined;
       throw error;
     }
+  };
+  const idIfExists = async (identity: IdentityClient, id: string): Promise<string[]> => {
+    const found = await userIfExists(identity, id);
+    return found === undefined ? [] : [found.id];
   };
 
   return {
     type: korcUserType,
     finalizer: KORC_USER_FINALIZER,
     observe: async (u) => {
-      const { lookup: found, dependencyWait } = await lookup(u, await identityFor(u));
+      const { lookup: looked, dependencyWait, found } = await lookup(u, await identityFor(u));
       const ref = u.spec.resource?.passwordRef;
       const pw: PasswordFacts = {
         ref,
@@ -88,8 +96,10 @@ export function userActuator(options: UserActuatorOptions): KindActuator<KorcUse
         policy: u.spec.managementPolicy ?? 'managed',
         onDelete: u.spec.managedOptions?.onDelete ?? 'delete',
         dependencyWait,
-        lookup: found,
+        lookup: looked,
         password: pw,
+        // The user as just read by status.id: an available step reports it without reading it again.
+        ...(found === undefined ? {} : { described: describeUser(found) }),
       };
     },
     create: async (u) => {
