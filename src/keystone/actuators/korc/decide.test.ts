@@ -8,6 +8,7 @@ import {
   MESSAGE_AMBIGUOUS_IMPORT,
   type Facts,
   type Lookup,
+  type ObjectFacts,
   type PasswordFacts,
   type Row,
 } from './decide.ts';
@@ -275,12 +276,20 @@ describe('decide: properties', () => {
       }),
     );
   });
-  it('needs no lookup for a User without its finalizer, a latched one, or one deleted and released', () => {
-    const object = { deleting: false, hasFinalizer: true, terminalAtGeneration: false };
+  it('needs no lookup for a User without its finalizer, a latched one, one gone, or a deleted one it does not own', () => {
+    const object: ObjectFacts = {
+      deleting: false,
+      hasFinalizer: true,
+      terminalAtGeneration: false,
+      policy: 'managed',
+      onDelete: 'delete',
+    };
     assert.equal(decideFromObject({ ...object, hasFinalizer: false })?.row, 'F0-add-finalizer');
     assert.equal(decideFromObject({ ...object, terminalAtGeneration: true })?.row, 'T0-terminal-latched');
     assert.equal(decideFromObject({ ...object, deleting: true, hasFinalizer: false })?.row, 'D0-gone');
     assert.equal(decideFromObject({ ...object, deleting: true }), undefined);
+    assert.equal(decideFromObject({ ...object, deleting: true, policy: 'unmanaged' })?.row, 'D2-release');
+    assert.equal(decideFromObject({ ...object, deleting: true, onDelete: 'detach' })?.row, 'D2-release');
     assert.equal(decideFromObject(object), undefined);
   });
 });

@@ -97,14 +97,21 @@ function passwordSecretMessage(ref: string, secret: 'absent' | 'noKey'): string 
 const d = (row: Row, action: Action): Decision => ({ row, action });
 
 /** What the object alone says, before Keystone is asked anything. */
-type ObjectFacts = Pick<Facts, 'deleting' | 'hasFinalizer' | 'terminalAtGeneration'>;
+export type ObjectFacts = Pick<Facts, 'deleting' | 'hasFinalizer' | 'terminalAtGeneration' | 'policy' | 'onDelete'>;
+
+/** Only a managed object owns its resource; an import, or onDelete detach, is left in Keystone. */
+const owns = (f: ObjectFacts): boolean => f.policy === 'managed' && f.onDelete === 'delete';
 
 /**
- * The rows the object alone decides (gone, latched, finalizer first): a pass takes them without looking the resource
- * up in Keystone, since no lookup could change them. Undefined when the next step needs the lookup.
+ * The rows the object alone decides (gone, released without a delete, latched, finalizer first): a pass takes them
+ * without looking the resource up in Keystone, since no lookup could change them. Undefined when the next step needs
+ * the lookup.
  */
 export function decideFromObject(f: ObjectFacts): Decision | undefined {
-  if (f.deleting) return f.hasFinalizer ? undefined : d('D0-gone', { kind: 'none' });
+  if (f.deleting) {
+    if (!f.hasFinalizer) return d('D0-gone', { kind: 'none' });
+    return owns(f) ? undefined : d('D2-release', { kind: 'removeFinalizer' });
+  }
   if (f.terminalAtGeneration) return d('T0-terminal-latched', { kind: 'none' });
   if (!f.hasFinalizer) return d('F0-add-finalizer', { kind: 'addFinalizer' });
   return undefined;
@@ -116,9 +123,7 @@ export function decide(f: Facts): Decision {
   const ids = f.lookup.by === 'none' ? [] : f.lookup.ids;
   const [first] = ids;
   if (f.deleting) {
-    // Only a managed object owns its resource; an import, or onDelete detach, is left in Keystone.
-    const owned = f.policy === 'managed' && f.onDelete === 'delete';
-    if (owned && first !== undefined) return d('D1-delete', { kind: 'delete', id: first });
+    if (owns(f) && first !== undefined) return d('D1-delete', { kind: 'delete', id: first });
     return d('D2-release', { kind: 'removeFinalizer' });
   }
   if (f.dependencyWait !== undefined || f.lookup.by === 'none') {

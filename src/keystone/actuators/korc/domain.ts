@@ -48,8 +48,6 @@ export function domainActuator(identityFor: (d: KorcDomain) => Promise<IdentityC
     type: korcDomainType,
     finalizer: KORC_DOMAIN_FINALIZER,
     observe: async (d) => ({
-      policy: d.spec.managementPolicy ?? 'managed',
-      onDelete: d.spec.managedOptions?.onDelete ?? 'delete',
       dependencyWait: undefined,
       lookup: await lookup(d, await identityFor(d)),
     }),

@@ -10,12 +10,16 @@ import type { ResourceType } from '../../../kube/resource-type.ts';
 import type { ReconcileContext, Request, Result } from '../../../runtime/types.ts';
 import { isNotFound } from '../../../openstack/errors.ts';
 import { korcConditionsFor, terminalAtGeneration, writeFailure, type PassEnd } from './conditions.ts';
-import { decide, decideFromObject, type Facts } from './decide.ts';
+import { decide, decideFromObject, type Facts, type ObjectFacts } from './decide.ts';
 
 const FIELD_MANAGER = 'openregion-korc-actuator';
 
 /** What a pass needs from the object and from Keystone; `korc` status keeps `conditions`, `id` and `resource`. */
 interface KorcObject extends KubeObject {
+  readonly spec: {
+    readonly managementPolicy?: 'managed' | 'unmanaged' | undefined;
+    readonly managedOptions?: { readonly onDelete?: 'delete' | 'detach' | undefined } | undefined;
+  };
   readonly status?: {
     readonly conditions?: readonly Condition[];
     readonly id?: string;
@@ -27,7 +31,7 @@ interface KorcObject extends KubeObject {
  * What `observe` found; `described` is status.resource of the resource it read by status.id, so the step that
  * reports it available does not read it again.
  */
-type Observed = Omit<Facts, 'deleting' | 'hasFinalizer' | 'terminalAtGeneration'> & {
+type Observed = Omit<Facts, keyof ObjectFacts> & {
   readonly described?: Readonly<Record<string, unknown>>;
 };
 
@@ -35,7 +39,7 @@ type Observed = Omit<Facts, 'deleting' | 'hasFinalizer' | 'terminalAtGeneration'
 export interface KindActuator<T extends KorcObject> {
   readonly type: ResourceType<T>;
   readonly finalizer: string;
-  /** Facts except the finalizer, deletion and terminal-latch fields, which the pass reads from the object itself. */
+  /** Facts except those the pass reads from the object itself (ObjectFacts). */
   observe(object: T): Promise<Observed>;
   create(object: T): Promise<string>;
   delete(object: T, id: string): Promise<void>;
@@ -66,10 +70,12 @@ export async function runPass<T extends KorcObject>(
     const generation = object.metadata.generation ?? 0;
     const end = async (e: PassEnd, extra: Readonly<Record<string, unknown>> = {}) =>
       writeStatus(client, kind.type, object, { ...extra, conditions: conditionsAfter(object, e, ctx) });
-    const objectFacts = {
+    const objectFacts: ObjectFacts = {
       deleting: object.metadata.deletionTimestamp !== undefined,
       hasFinalizer: (object.metadata.finalizers ?? []).includes(kind.finalizer),
       terminalAtGeneration: terminalAtGeneration(object.status?.conditions, generation),
+      policy: object.spec.managementPolicy ?? 'managed',
+      onDelete: object.spec.managedOptions?.onDelete ?? 'delete',
     };
     // Rows the object alone decides cost Keystone nothing: no lookup could change them.
     let decision = decideFromObject(objectFacts);

@@ -93,8 +93,6 @@ export function userActuator(options: UserActuatorOptions): KindActuator<KorcUse
         secret: ref === undefined ? 'ok' : await secretState(client, namespaceOf(u), ref),
       };
       return {
-        policy: u.spec.managementPolicy ?? 'managed',
-        onDelete: u.spec.managedOptions?.onDelete ?? 'delete',
         dependencyWait,
         lookup: looked,
         password: pw,
