@@ -131,7 +131,7 @@ describe('OpenStack calls per server on the whole system', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('a created server costs at most 5 calls until provisioned and quiet', async () => {
+  it('a created server costs at most 3 calls until provisioned and quiet: the port, the server, one read', async () => {
     // The builds finish and the monitor's first poll sees them; its observation wakes each server once.
     await scheduler.advance(MONITOR_PERIOD_MS);
     await settled('every server is provisioned', async () => {
@@ -144,7 +144,7 @@ describe('OpenStack calls per server on the whole system', () => {
     await settled('the monitor polled', () => Promise.resolve(calls.snapshot().has(MONITOR_LIST)));
     assert.equal(await passes(), beforeQuiet, 'no pass after provisioned: the pending re-checks merged away');
     const { perServer, keys } = taken();
-    assert.ok(perServer <= 5, `${String(perServer)} calls per server: ${keys}`);
+    assert.ok(perServer <= 3, `${String(perServer)} calls per server: ${keys}`);
   });
 
   it('an idle reconcile pass costs at most 1 call per server', async () => {

@@ -58,6 +58,11 @@ export interface ProvisionContext<S> extends CallContext {
   readonly clock: Clock;
   /** The status as this pass read it, or as it last persisted it. */
   readonly status: S;
+  /**
+   * This pass put the finalizer on, so no provider call was ever made for the object: nothing named for it can exist
+   * yet, and a create may skip re-finding by name what it is about to make (ADR 0030).
+   */
+  readonly firstProvision: boolean;
   /** Writes `status` now, before the call it guards: bookkeeping a restart must neither lose nor repeat. */
   persist(status: S): Promise<void>;
   /** Records an Event about the object (kubectl describe shows it); never fails the pass. */
@@ -174,11 +179,11 @@ class Pass<R extends ProvisionedResource, P, V> {
     if (binding === undefined) return this.#settle(missingLabelsVerdict());
     const gated = await binding.gate?.(this.#ctx);
     if (gated !== undefined) return this.#settle(gated);
-    await this.#setFinalizer(true);
+    const firstProvision = await this.#setFinalizer(true);
     let status: StatusOf<R> | undefined;
     let owned: Readonly<Record<string, unknown>> = {};
     const verdict = await this.#call(binding.regionID, async (provider) => {
-      const provisioned = await binding.provision(provider, this.#provisionContext());
+      const provisioned = await binding.provision(provider, this.#provisionContext(firstProvision));
       const { outcome } = provisioned;
       logStopped(this.#ctx.log, 'provision', outcome);
       await this.#eventStopped(outcome);
@@ -232,13 +237,14 @@ class Pass<R extends ProvisionedResource, P, V> {
     await this.#ctx.events?.record(this.#object, type, reason, operatorSummary(failure));
   }
 
-  #provisionContext(): ProvisionContext<StatusOf<R>> {
+  #provisionContext(firstProvision: boolean): ProvisionContext<StatusOf<R>> {
     const { signal, log, clock } = this.#ctx;
     const current = () => this.#status();
     return {
       signal,
       log,
       clock,
+      firstProvision,
       get status() {
         return current();
       },
@@ -272,16 +278,20 @@ class Pass<R extends ProvisionedResource, P, V> {
     return this.#object.status ?? {};
   }
 
-  /** Adds or removes our finalizer; nothing to do when it already is as asked. */
-  async #setFinalizer(present: boolean): Promise<void> {
+  /**
+   * Adds or removes our finalizer; nothing to do when it already is as asked. True when this call wrote it: the
+   * write carries the resourceVersion the pass read, so two passes can never both believe they added it.
+   */
+  async #setFinalizer(present: boolean): Promise<boolean> {
     const object = this.#object;
     const finalizers = object.metadata.finalizers ?? [];
-    if (finalizers.includes(FINALIZER) === present) return;
+    if (finalizers.includes(FINALIZER) === present) return false;
     const next = present ? [...finalizers, FINALIZER] : finalizers.filter((f) => f !== FINALIZER);
     this.#object = await this.#client.update(this.#provisioner.type, {
       ...object,
       metadata: { ...object.metadata, finalizers: next },
     });
+    return true;
   }
 
   /** The Available condition on top of `status` and the owned fields; no write when that changes nothing. */

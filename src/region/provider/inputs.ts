@@ -113,6 +113,11 @@ export interface ServerInput extends Ownership {
   readonly tags: readonly Tag[];
   /** The public key of the SSHCertificateAuthority the server names: create merges its cloud-init part. */
   readonly sshCertificateAuthorityPublicKey?: string;
+  /**
+   * No provider call was ever made for this server (the pass asking put the provisioner's finalizer on): no port or
+   * Nova server named for it can exist yet, so the create makes them without re-finding them by name (ADR 0030).
+   */
+  readonly neverProvisioned?: true;
 }
 
 export interface ServerAddresses {

@@ -168,6 +168,40 @@ describe('Server controller and monitor: image changes', () => {
   });
 });
 
+describe('Server controller: the first provision', () => {
+  const calls = (from: number) =>
+    s
+      .requestsSince(from)
+      .filter((l) => l.startsWith('identity '))
+      .map((l) => l.split(' ').slice(2).join(' '));
+
+  it('makes the port and the server without re-finding them by name: nothing named for the Server exists yet', async () => {
+    const input = s.input();
+    const from = s.transport.requests.length;
+    await s.create(input);
+    const made = calls(from);
+    assert.ok(made.includes('POST network /ports') && made.includes('POST compute /servers'), made.join(', '));
+    assert.ok(!made.includes('GET network /ports'), `no port lookup: ${made.join(', ')}`);
+    assert.ok(!made.includes('GET compute /servers/detail'), `no server lookup: ${made.join(', ')}`);
+  });
+
+  it('a pass after a failed first provision re-finds by name: one port and one server', async () => {
+    const input = s.input();
+    // Groups, network, subnet, then the port is made and the pass dies on its way to Nova.
+    s.transport.interruptAfter(4);
+    await s.create(input);
+    s.transport.interruptAfter(undefined);
+    assert.equal((await s.ports(input)).length, 1, 'the port was made');
+    assert.equal((await s.novaServers(input.name)).length, 0, 'the server was not');
+    const from = s.transport.requests.length;
+    for (let i = 0; i < 5 && (await s.available(input))?.reason !== 'Provisioned'; i++) await s.tick(60_000);
+    assert.equal((await s.available(input))?.reason, 'Provisioned');
+    assert.ok(calls(from).includes('GET network /ports'), 'the finalizer was on: the port was re-found');
+    assert.equal((await s.ports(input)).length, 1);
+    assert.equal((await s.novaServers(input.name)).length, 1);
+  });
+});
+
 describe('Server controller: the SSH CA and delete', () => {
   it('a named CA that does not exist gates; once it exists its key reaches the create-time user data', async () => {
     const input = s.input({ sshInjection: 'ca' });

@@ -165,6 +165,7 @@ function serverProvisioner(
             ...input,
             ...(caKey === undefined ? {} : { sshCertificateAuthorityPublicKey: caKey }),
             ...(neutronNetwork === undefined ? {} : { neutronNetwork }),
+            ...(ctx.firstProvision ? { neverProvisioned: true } : {}),
           };
           return provisionServer(provider, ctx, { client, server, identity, input: full, maxAttempts });
         },

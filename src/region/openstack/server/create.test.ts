@@ -130,6 +130,23 @@ describe('createServer', () => {
     assert.equal(port?.fixed_ips[0]?.subnet_id, subnet.id);
   });
 
+  it('never provisioned: the port and the server are made without re-finding them by name', async () => {
+    const [network] = await listNetworks(w.admin.client('network'), { name: networkName(w.networkID) });
+    const [subnet] = await listSubnets(w.admin.client('network'), { networkId: network?.id ?? '' });
+    assert.ok(network && subnet);
+    const input = w.input({ neutronNetwork: { networkID: network.id, subnetID: subnet.id } });
+    const from = w.transport.requests.length;
+    const outcome = await provider.createServer(ctx, w.identity, { ...input, neverProvisioned: true });
+    assert.equal(outcome.kind, 'yield');
+    assert.deepEqual(
+      w.requestsSince(from).map((l) => l.split(' ').slice(2).join(' ')),
+      ['GET network /security-groups', 'POST network /ports', 'POST compute /servers'],
+    );
+    await w.converge(provider, input);
+    assert.equal((await w.ports(input)).length, 1);
+    assert.equal((await w.novaServers(input.name)).length, 1);
+  });
+
   it('a later pass with the same spec reads only the server; a server gone out of band is re-found by name', async () => {
     const input = w.input();
     await w.converge(provider, input);
@@ -163,7 +180,10 @@ describe('createServer', () => {
     for (let n = 1; ; n++) {
       const input = w.input({ publicIP: true });
       w.transport.interruptAfter(n);
-      const first = await provider.createServer(ctx, w.identity, input).catch((e: unknown) => e);
+      // The first pass of a new Server never re-finds (nothing was made yet); every later one does.
+      const first = await provider
+        .createServer(ctx, w.identity, { ...input, neverProvisioned: true })
+        .catch((e: unknown) => e);
       const interrupted = w.transport.requests.length > 0 && first instanceof Error;
       w.transport.interruptAfter(undefined);
       await w.converge(await w.provider(), input);

@@ -5,8 +5,9 @@
  * for the identityKeypair mode, and the identity's server group. A pinned server (infrastructureRef) is created with
  * the privileged client, optionally after a Placement preflight whose miss yields.
  *
- * A create yields: Nova has accepted a build that settles later, and the next pass (the 10 s re-check) reads
- * the server back through the image rows.
+ * A Server's first provision (nothing named for it can exist yet) makes the port and server without those lookups
+ * (ADR 0030). A create yields: Nova has accepted a build that settles later, and the next pass (the 10 s re-check)
+ * reads the server back through the image rows.
  */
 import * as nova from '../../../openstack/compute.ts';
 import { listResourceProviders } from '../../../openstack/placement.ts';
@@ -89,7 +90,10 @@ async function converge(
       ...(privateIP === undefined ? {} : { privateIP }),
       ...(publicIP === undefined ? {} : { publicIP }),
     };
-    const found = await step.run('find server', () => nova.findServerByName(compute, server.name));
+    const found =
+      server.neverProvisioned === true
+        ? undefined
+        : await step.run('find server', () => nova.findServerByName(compute, server.name));
     if (remembered !== undefined && !attachedAt(found?.addresses, server.networkID, privateIP)) return RE_FIND;
     if (found !== undefined) {
       const outcome = await step.run('converge image', () => convergeServerImage(deps, compute, found, server.imageID));

@@ -1,7 +1,8 @@
 /**
  * A server's port, `server-{id}`, on its network's Neutron network, in the identity's project: made before the
  * server (Nova is handed the port, one NIC), its security groups and allowed address pairs converged in place every
- * pass, re-found by exact name so an interrupted pass never leaves a second one.
+ * pass, re-found by exact name so an interrupted pass never leaves a second one (the first pass has nothing to
+ * re-find, ADR 0030).
  */
 import { exactlyNamed } from '../../../openstack/exact.ts';
 import * as neutron from '../../../openstack/network.ts';
@@ -46,7 +47,8 @@ export async function ensureServerPort(
     securityGroups.push(group.id);
   }
   const desired = { security_groups: securityGroups, allowed_address_pairs: addressPairs(server) };
-  const existing = await findServerPort(client, identity, server.id);
+  // Never provisioned: the port cannot exist yet, so there is nothing to re-find (ADR 0030).
+  const existing = server.neverProvisioned === true ? undefined : await findServerPort(client, identity, server.id);
   if (existing === undefined) {
     const network = await neutronNetworkOf(client, identity, server);
     const subnetID = server.neutronNetwork?.subnetID ?? (await addressableSubnet(client, identity, network, server)).id;
