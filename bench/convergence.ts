@@ -34,7 +34,7 @@ export async function benchConvergence(servers: number): Promise<Record<string, 
     let postedMs = 0;
     let ids: string[] = [];
     const run = await loopDelayDuring(() =>
-      cpuDuring(async () => {
+      cpuDuring(`convergence-${String(servers)}`, async () => {
         ids = await createServers(system, servers);
         postedMs = performance.now() - start;
         await allServers(system, servers);

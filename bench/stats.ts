@@ -1,4 +1,7 @@
 /** Small helpers every benchmark shares. */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 
 /** Milliseconds `run` took. */
@@ -34,11 +37,26 @@ export async function loopDelayDuring<T>(run: () => Promise<T>): Promise<{ resul
   }
 }
 
-/** CPU time (user + system) this process spent while `run` ran, ms. */
-export async function cpuDuring<T>(run: () => Promise<T>): Promise<{ result: T; cpuMs: number }> {
+/**
+ * CPU time (user + system) this process spent while `run` ran, ms. With BENCH_PROFILE=<dir>, the window is also
+ * written as a V8 CPU profile, `<dir>/<label>.cpuprofile` (open it in Chrome's DevTools), to explain a figure.
+ */
+export async function cpuDuring<T>(label: string, run: () => Promise<T>): Promise<{ result: T; cpuMs: number }> {
+  const dir = process.env['BENCH_PROFILE'];
+  const session = dir === undefined ? undefined : new Session();
+  if (session !== undefined) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+  }
   const before = process.cpuUsage();
   const result = await run();
   const used = process.cpuUsage(before);
+  if (session !== undefined && dir !== undefined) {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(join(dir, `${label.replace(/[^\w.-]+/g, '-')}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
   return { result, cpuMs: (used.user + used.system) / 1000 };
 }
 

@@ -3,9 +3,9 @@
  * resourceVersion counter. Every write runs in a BEGIN IMMEDIATE transaction, so writers in several processes are
  * serialised and the change log commits in resourceVersion order.
  *
- * Durability: WAL with synchronous=FULL, so a commit is fsynced before the call that made it returns. NORMAL would
- * survive a kill -9 (the WAL is in the kernel's page cache) but not a power cut; etcd fsyncs every commit, and an
- * acknowledged write that vanishes after a power cut is exactly what the store promises not to do.
+ * Durability: WAL with synchronous=NORMAL, so a commit writes the log without syncing it; durability.ts syncs the
+ * log off the event loop and only then is a write acknowledged or its change delivered (ADR 0031). An acknowledged
+ * write survives a power cut, as etcd's do; a commit not yet synced survives a kill -9 (it is in the page cache).
  *
  * Secrets at rest (ADR 0025): the codec seals the bodies of the resources it is given; rows are decoded here, so
  * nothing above this file sees ciphertext. The change log keeps a change only for the watch window (and at most
@@ -72,7 +72,8 @@ export class Db {
   constructor(path: string, options: DbOptions) {
     this.sqlite = new Database(path);
     this.sqlite.pragma('journal_mode = WAL');
-    this.sqlite.pragma('synchronous = FULL');
+    // The commit writes the log; durability.ts syncs it off the event loop before anything is acknowledged.
+    this.sqlite.pragma('synchronous = NORMAL');
     this.sqlite.pragma('busy_timeout = 10000');
     // What a delete or an update frees is overwritten with zeros, not left readable in free pages.
     this.sqlite.pragma('secure_delete = ON');

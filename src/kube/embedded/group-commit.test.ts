@@ -35,7 +35,7 @@ const configMap = (name: string) => ({
 describe('GroupCommit', () => {
   it('commits the writes asked for in one turn together, each settling on its own', async () => {
     const { db, commits } = countingDb();
-    const group = new GroupCommit(db);
+    const group = new GroupCommit(db, () => Promise.resolve());
     const asked = [
       group.write(() => 1),
       group.write(() => {

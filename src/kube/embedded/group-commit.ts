@@ -1,7 +1,8 @@
 /**
  * Group commit: the writes asked for within one turn of the event loop run together in one transaction, one
  * fsync, on the next turn; each in a savepoint of its own, so one that fails rolls back alone and rejects alone.
- * A write is acknowledged only once its group has committed, exactly as before. A writer awaiting its writes one
+ * A write is acknowledged only once its group is committed and on disk, exactly as before (the sync itself runs
+ * off the event loop, ADR 0031). A writer awaiting its writes one
  * after another (the server monitor's poll) now lets the event loop run between them instead of holding it for
  * the whole loop (ADR 0028).
  */
@@ -18,11 +19,14 @@ const MAX_GROUP = 64;
 
 export class GroupCommit {
   readonly #db: Db;
+  readonly #durable: () => Promise<void>;
   #pending: Pending[] = [];
   #scheduled: NodeJS.Immediate | undefined;
 
-  constructor(db: Db) {
+  /** `durable` resolves once what was committed before it was asked is on disk (durability.ts). */
+  constructor(db: Db, durable: () => Promise<void>) {
     this.#db = db;
+    this.#durable = durable;
   }
 
   /** Runs `fn` (store work that writes through `db.write`) in the next group; resolves once that has committed. */
@@ -72,7 +76,15 @@ export class GroupCommit {
       for (const pending of group) pending.reject(asError(error));
       return;
     }
-    for (const settle of outcomes) settle();
+    // Acknowledged only once on disk; the sync runs off the event loop, and the next group may commit meanwhile.
+    this.#durable().then(
+      () => {
+        for (const settle of outcomes) settle();
+      },
+      (error: unknown) => {
+        for (const pending of group) pending.reject(asError(error));
+      },
+    );
   }
 }
 

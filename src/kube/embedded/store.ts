@@ -24,6 +24,7 @@ import type { Clock, Random } from '../../util/clock.ts';
 import { Db } from './db.ts';
 import { BodyCodec, type StoreEncryption } from './encryption.ts';
 import { GarbageCollector } from './gc.ts';
+import { Durability } from './durability.ts';
 import { GroupCommit } from './group-commit.ts';
 import { Kinds, type Kind } from './kinds.ts';
 import { Hub, Subscription } from './watch.ts';
@@ -83,10 +84,15 @@ export function openEmbeddedStore(path: string, options: EmbeddedStoreOptions): 
     nameSuffix: () =>
       Array.from({ length: 5 }, () => SUFFIX_ALPHABET.charAt(Math.floor(random() * SUFFIX_ALPHABET.length))).join(''),
   });
-  const hub = new Hub(db, options.pollIntervalMs ?? 100);
-  db.onCommit = () => {
-    hub.pump();
+  const onError = options.onError ?? (() => undefined);
+  const durability = new Durability(path === ':memory:' ? undefined : `${path}-wal`, () => db.currentRv(), (rv) => {
+    hub.pump(rv);
+  });
+  const synced = () => {
+    durability.synced().catch(onError);
   };
+  const hub = new Hub(db, options.pollIntervalMs ?? 100, synced);
+  db.onCommit = synced;
   db.write(() => {
     if (db.get('namespaces', '', 'default') === undefined) {
       writer.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
@@ -95,7 +101,7 @@ export function openEmbeddedStore(path: string, options: EmbeddedStoreOptions): 
   const gc =
     options.garbageCollection === false
       ? undefined
-      : new GarbageCollector(db, writer, hub, options.onError ?? (() => undefined));
+      : new GarbageCollector(db, writer, hub, onError);
   const windowMs = options.watchWindowMs ?? DEFAULT_WATCH_WINDOW_MS;
   const expire = setInterval(() => {
     try {
@@ -104,7 +110,7 @@ export function openEmbeddedStore(path: string, options: EmbeddedStoreOptions): 
       options.onError?.(error);
     }
   }, EXPIRY_PERIOD_MS).unref();
-  return new EmbeddedClient(db, kinds, writer, hub, gc, options.bookmarkIntervalMs ?? 10_000, {
+  return new EmbeddedClient(db, kinds, writer, hub, gc, durability, options.bookmarkIntervalMs ?? 10_000, {
     expire: () => db.compactOlderThan(windowMs),
     stop: () => {
       clearInterval(expire);
@@ -122,10 +128,11 @@ class EmbeddedClient implements EmbeddedStore {
     private readonly writer: Writer,
     private readonly hub: Hub,
     private readonly gc: GarbageCollector | undefined,
+    private readonly durability: Durability,
     private readonly bookmarkMs: number,
     private readonly expiry: { readonly expire: () => number; readonly stop: () => void },
   ) {
-    this.#group = new GroupCommit(db);
+    this.#group = new GroupCommit(db, () => durability.synced());
   }
 
   #ns(kind: Kind, namespace: string | undefined): string {
@@ -214,10 +221,12 @@ class EmbeddedClient implements EmbeddedStore {
     if (!this.#closed) {
       this.#closed = true;
       this.#group.flush();
+      this.durability.syncNow();
       this.gc?.stop();
       this.expiry.stop();
       this.hub.stop();
       this.db.close();
+      this.durability.close();
     }
     return Promise.resolve();
   }

@@ -27,9 +27,14 @@ export class Hub {
   readonly #listeners = new Set<Listener>();
   readonly #timer: NodeJS.Timeout;
 
+  /**
+   * `foreignCommit` is told when another process has committed: it has the log synced and then pumps, so a watch
+   * here never delivers a change that is not on disk yet (ADR 0031).
+   */
   constructor(
     private readonly db: Db,
     pollMs: number,
+    foreignCommit: () => void,
   ) {
     this.#last = db.currentRv();
     this.#dataVersion = db.dataVersion();
@@ -37,7 +42,7 @@ export class Hub {
       const v = this.db.dataVersion();
       if (v !== this.#dataVersion) {
         this.#dataVersion = v;
-        this.pump();
+        foreignCommit();
       }
     }, pollMs);
     this.#timer.unref();
@@ -52,8 +57,8 @@ export class Hub {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Delivers every change committed since the last pump. */
-  pump(): void {
+  /** Delivers every change since the last pump up to `durableRv`: what is committed and on disk. */
+  pump(durableRv: number): void {
     for (;;) {
       if (this.db.compactedRv() > this.#last) {
         // This process fell behind the change log's window: its watchers must relist.
@@ -61,9 +66,11 @@ export class Hub {
         this.#last = this.db.currentRv();
         return;
       }
-      const rows = this.db.changesAfter(this.#last, 500);
+      if (this.#last >= durableRv) return;
+      const rows = this.db.changesAfter(this.#last, Math.min(500, durableRv - this.#last));
       if (rows.length === 0) return;
       for (const row of rows) {
+        if (row.rv > durableRv) return;
         this.#last = row.rv;
         const change: Change = {
           rv: row.rv,
