@@ -85,9 +85,13 @@ export function openEmbeddedStore(path: string, options: EmbeddedStoreOptions): 
       Array.from({ length: 5 }, () => SUFFIX_ALPHABET.charAt(Math.floor(random() * SUFFIX_ALPHABET.length))).join(''),
   });
   const onError = options.onError ?? (() => undefined);
-  const durability = new Durability(path === ':memory:' ? undefined : `${path}-wal`, () => db.currentRv(), (rv) => {
-    hub.pump(rv);
-  });
+  const durability = new Durability(
+    path === ':memory:' ? undefined : `${path}-wal`,
+    () => db.currentRv(),
+    (rv) => {
+      hub.pump(rv);
+    },
+  );
   const synced = () => {
     durability.synced().catch(onError);
   };
@@ -98,10 +102,7 @@ export function openEmbeddedStore(path: string, options: EmbeddedStoreOptions): 
       writer.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } });
     }
   });
-  const gc =
-    options.garbageCollection === false
-      ? undefined
-      : new GarbageCollector(db, writer, hub, onError);
+  const gc = options.garbageCollection === false ? undefined : new GarbageCollector(db, writer, hub, onError);
   const windowMs = options.watchWindowMs ?? DEFAULT_WATCH_WINDOW_MS;
   const expire = setInterval(() => {
     try {
