@@ -92,6 +92,9 @@ export class Db {
       get: s.prepare<[string, string, string], Row>(
         `SELECT * FROM objects WHERE resource = ? AND namespace = ? AND name = ?`,
       ),
+      rvOf: s.prepare<[string, string, string], { rv: number }>(
+        `SELECT rv FROM objects WHERE resource = ? AND namespace = ? AND name = ?`,
+      ),
       byUid: s.prepare<[string], Row>(`SELECT * FROM objects WHERE uid = ?`),
       listAll: s.prepare<[string], Row>(`SELECT * FROM objects WHERE resource = ? ORDER BY namespace, name`),
       listNs: s.prepare<[string, string], Row>(
@@ -164,6 +167,11 @@ export class Db {
 
   get(resource: string, namespace: string, name: string): Row | undefined {
     return this.#open(this.#stmts.get.get(resource, namespace, name));
+  }
+
+  /** The stored resourceVersion alone: a cache of a parsed body checks it without reading the body. */
+  rvOf(resource: string, namespace: string, name: string): number | undefined {
+    return this.#stmts.rvOf.get(resource, namespace, name)?.rv;
   }
 
   byUid(uid: string): Row | undefined {

@@ -4,10 +4,18 @@
  * reference, and a terminating namespace is emptied before it goes. It runs off the change log, so it also acts on
  * deletions made by other processes sharing the store file.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../object.ts';
 import type { Db } from './db.ts';
 import type { Change, Hub } from './watch.ts';
 import { FOREGROUND, ORPHAN, type Writer } from './write.ts';
+
+/**
+ * Whether a change may alter what the collector decides from the object's owner references: a new object, or
+ * references that differ. A status write leaves them as they were, and its owners' fate is not its own to change.
+ */
+const refsChanged = (c: Change): boolean =>
+  c.type === 'ADDED' || !isDeepStrictEqual(c.old?.metadata.ownerReferences, c.object.metadata.ownerReferences);
 
 export class GarbageCollector {
   readonly #dependents = new Set<string>();
@@ -46,13 +54,17 @@ export class GarbageCollector {
       for (const dep of this.db.dependents(uid)) this.#dependents.add(dep);
       if (m.namespace) this.#namespaces.add(m.namespace);
     } else {
-      if ((m.ownerReferences ?? []).length > 0) this.#dependents.add(uid);
+      if ((m.ownerReferences ?? []).length > 0 && refsChanged(c)) this.#dependents.add(uid);
       const f = m.finalizers ?? [];
       if (m.deletionTimestamp !== undefined && (f.includes(FOREGROUND) || f.includes(ORPHAN))) this.#owners.add(uid);
       if (c.resource === 'namespaces' && m.deletionTimestamp !== undefined) this.#namespaces.add(m.name);
     }
-    // A dependent that changed or went may unblock an owner waiting in the foreground.
-    for (const ref of m.ownerReferences ?? []) this.#owners.add(ref.uid);
+    // A dependent that went, or stopped naming an owner, may unblock an owner waiting in the foreground.
+    if (c.type === 'DELETED' || refsChanged(c)) {
+      for (const ref of [...(m.ownerReferences ?? []), ...(c.old?.metadata.ownerReferences ?? [])]) {
+        this.#owners.add(ref.uid);
+      }
+    }
     this.#schedule();
   }
 

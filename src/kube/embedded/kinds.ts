@@ -81,11 +81,12 @@ export class Kinds {
     return checkCrd(JSON.parse(row.body) as KubeObject).spec;
   }
 
+  /** Every store call resolves its kind: a cached CRD costs a resourceVersion lookup, not its (large) body. */
   private crd(name: string): CrdSpec | undefined {
+    const cached = this.#cache.get(name);
+    if (cached !== undefined && cached.rv === this.db.rvOf(CRD_RESOURCE, '', name)) return cached.spec;
     const row = this.db.get(CRD_RESOURCE, '', name);
     if (row === undefined) return undefined;
-    const cached = this.#cache.get(name);
-    if (cached?.rv === row.rv) return cached.spec;
     const spec = this.#parse(row);
     this.#cache.set(name, { rv: row.rv, spec });
     return spec;

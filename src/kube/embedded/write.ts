@@ -24,7 +24,7 @@ import {
   type FieldPath,
   type OwnedEntry,
 } from './fields.ts';
-import { deepEqual, isPlainObject, type JsonObject } from './json.ts';
+import { deepEqual, isPlainObject, jsonEqual, type JsonObject } from './json.ts';
 import { CRD_RESOURCE, type Kind, type Kinds } from './kinds.ts';
 import { invalid, prepareForKind, validateMetadata } from './meta.ts';
 import { jsonPatch, mergePatch } from './patch.ts';
@@ -481,7 +481,7 @@ function sameContent(old: KubeObject, next: KubeObject): boolean {
     meta.managedFields = (o.metadata.managedFields ?? []).map((e) => ({ ...e, time: undefined }));
     return { ...o, metadata: meta };
   };
-  return deepEqual(JSON.parse(JSON.stringify(strip(old))), JSON.parse(JSON.stringify(strip(next))));
+  return jsonEqual(strip(old), strip(next));
 }
 
 /** Kubernetes omits an empty finalizers or ownerReferences list. */
