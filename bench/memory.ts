@@ -24,7 +24,7 @@ import { labels as LABELS } from '../src/region/apis/shared.ts';
 import { systemClock } from '../src/util/clock.ts';
 import { round } from './emulator-calls.ts';
 import { emulatorAdmin } from './emulator-process.ts';
-import { judged, percentile, timed } from './stats.ts';
+import { judged, percentile, profiled, timed } from './stats.ts';
 import { allServers, createServers, PROJECTS, quiet, startFleetSystem } from './fleet.ts';
 import type { BenchSystem } from './system.ts';
 
@@ -51,7 +51,9 @@ const LIST_SAMPLES = 30;
 /** `GET /api/v2/servers` (every server) LIST_SAMPLES times in a row: p50 and p99, ms. */
 async function listLatency(system: BenchSystem, servers: string): Promise<Record<string, number>> {
   const samples: number[] = [];
-  for (let i = 0; i < LIST_SAMPLES; i++) samples.push(await timed(() => system.api('GET', '/api/v2/servers')));
+  await profiled(`list-${servers}`, async () => {
+    for (let i = 0; i < LIST_SAMPLES; i++) samples.push(await timed(() => system.api('GET', '/api/v2/servers')));
+  });
   return {
     [`GET /api/v2/servers p50, ${servers} servers (ms)`]: percentile(samples, 50),
     [`GET /api/v2/servers p99, ${servers} servers (ms)`]: percentile(samples, 99),

@@ -42,22 +42,29 @@ export async function loopDelayDuring<T>(run: () => Promise<T>): Promise<{ resul
  * written as a V8 CPU profile, `<dir>/<label>.cpuprofile` (open it in Chrome's DevTools), to explain a figure.
  */
 export async function cpuDuring<T>(label: string, run: () => Promise<T>): Promise<{ result: T; cpuMs: number }> {
+  return profiled(label, async () => {
+    const before = process.cpuUsage();
+    const result = await run();
+    const used = process.cpuUsage(before);
+    return { result, cpuMs: (used.user + used.system) / 1000 };
+  });
+}
+
+/** `run`, and with BENCH_PROFILE=<dir> its V8 CPU profile written to `<dir>/<label>.cpuprofile`. */
+export async function profiled<T>(label: string, run: () => Promise<T>): Promise<T> {
   const dir = process.env['BENCH_PROFILE'];
-  const session = dir === undefined ? undefined : new Session();
-  if (session !== undefined) {
-    session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.start');
-  }
-  const before = process.cpuUsage();
-  const result = await run();
-  const used = process.cpuUsage(before);
-  if (session !== undefined && dir !== undefined) {
+  if (dir === undefined) return run();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await run();
+  } finally {
     const { profile } = await session.post('Profiler.stop');
     writeFileSync(join(dir, `${label.replace(/[^\w.-]+/g, '-')}.cpuprofile`), JSON.stringify(profile));
     session.disconnect();
   }
-  return { result, cpuMs: (used.user + used.system) / 1000 };
 }
 
 const round2 = (n: number): number => Math.round(n * 100) / 100;

@@ -24,6 +24,7 @@ import { mountConsole } from './console/routes.ts';
 import { createAuthenticator } from '../region/http/auth.ts';
 import { DEV_ALGORITHM, DEV_AUDIENCE, DEV_ISSUER, generateDevKeyPair, signDevToken } from '../region/http/dev-token.ts';
 import { clientSetFactory, RegionRegistry } from '../region/openstack/registry.ts';
+import { CachedListClient } from '../runtime/cached-lists.ts';
 import { readEnvFile, renderEnvFile } from '../region/registration/env-file.ts';
 import { probeRoutes, serveHealth } from '../runtime/health.ts';
 import { createLogger, type LogFormat } from '../runtime/logger.ts';
@@ -241,7 +242,7 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
     );
     writePrivate(files.token, `${token}\n`);
     const app = await buildApi({
-      client: runtime,
+      client: new CachedListClient(runtime, manager),
       namespace: REGION_NAMESPACE,
       clock,
       newId: randomUUID,

@@ -34,6 +34,8 @@ interface TypeCacheOptions<T extends KubeObject> {
 
 export class TypeCache<T extends KubeObject = KubeObject> {
   readonly type: ResourceType<T>;
+  /** The namespaces its informers watch; undefined when they watch every one. */
+  readonly #namespaces: readonly string[] | undefined;
   readonly #informers: Informer<T>[];
   readonly #indexers: ReadonlyMap<string, IndexFunc>;
   /** index name → value → object keys. */
@@ -42,8 +44,8 @@ export class TypeCache<T extends KubeObject = KubeObject> {
   constructor(options: TypeCacheOptions<T>) {
     this.type = options.type;
     this.#indexers = options.indexers;
-    const scopes: (string | undefined)[] =
-      options.type.namespaced && options.namespaces !== undefined ? [...options.namespaces] : [undefined];
+    this.#namespaces = options.type.namespaced ? options.namespaces : undefined;
+    const scopes: (string | undefined)[] = this.#namespaces === undefined ? [undefined] : [...this.#namespaces];
     this.#informers = scopes.map(
       (namespace) =>
         new Informer({
@@ -70,6 +72,12 @@ export class TypeCache<T extends KubeObject = KubeObject> {
         },
       });
     }
+  }
+
+  /** Whether it holds every object of its kind in `namespace` (undefined: in every namespace). */
+  covers(namespace: string | undefined): boolean {
+    if (this.#namespaces === undefined) return true;
+    return namespace !== undefined && this.#namespaces.includes(namespace);
   }
 
   get hasSynced(): boolean {

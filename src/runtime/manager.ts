@@ -234,6 +234,16 @@ export class Manager {
     return this.#cache(type, req.cluster).get(type.namespaced ? req.namespace : undefined, req.name);
   }
 
+  /**
+   * The management cluster's cached objects of `type` (in `namespace`, if given) once its cache has synced;
+   * undefined when no watch of the kind is engaged or it has not synced, so the caller asks the store instead.
+   */
+  cachedList<T extends KubeObject>(type: ResourceType<T>, namespace?: string): T[] | undefined {
+    const cache = this.#engaged.get(MANAGEMENT_CLUSTER)?.caches.get(typeKey(type));
+    if (cache === undefined || !cache.hasSynced || !cache.covers(namespace)) return undefined;
+    return (cache as TypeCache<T>).list(namespace === undefined ? {} : { namespace });
+  }
+
   /** Starts caches on every engaged cluster, waits for the management caches, then elects or reconciles. */
   async start(): Promise<void> {
     if (this.#started) return;
