@@ -21,9 +21,10 @@ export interface Fleet {
 
 let kept: Fleet | undefined;
 
-export async function startFleetSystem(): Promise<BenchSystem> {
+/** `built`: the control plane from the built package, in a process of its own (system.ts). */
+export async function startFleetSystem(built = false): Promise<BenchSystem> {
   await closeFleet();
-  return startSystem({ projects: PROJECTS, monitorPeriodMs: MONITOR_PERIOD_MS });
+  return startSystem({ projects: PROJECTS, monitorPeriodMs: MONITOR_PERIOD_MS, built });
 }
 
 /** Concurrent API clients, as a fleet tool would create or update many servers. */

@@ -59,7 +59,7 @@ const writes = (counts: Counts): number =>
 
 /** Reconcile passes finished so far per controller (the runtime's counter, as /metrics shows it). */
 async function passes(system: BenchSystem): Promise<Map<string, number>> {
-  const text = await (await fetch(`${system.up.api}/metrics`)).text();
+  const text = await (await fetch(`${system.control.api}/metrics`)).text();
   const out = new Map<string, number>();
   for (const m of text.matchAll(/^controller_runtime_reconcile_total\{[^}]*controller="([^"]+)"[^}]*\} (\d+)/gm)) {
     out.set(m[1] ?? '', (out.get(m[1] ?? '') ?? 0) + Number(m[2]));
@@ -118,7 +118,7 @@ export async function benchKeystoneOrders(count: number): Promise<Record<string,
   const system = await startSystem({ projects: 0, monitorPeriodMs: MONITOR_PERIOD_MS });
   const transport = new Transport({ clock: systemClock, random: Math.random });
   try {
-    const { store } = system.up;
+    const { store } = system.control;
     const admin = emulatorAdmin(system.calls.authUrl, transport).client('identity');
     const benchUsers = async () => (await listUsers(admin)).filter((u) => u.name.startsWith(PREFIX)).length;
     const secretsBefore = (await store.list(builtin.secret, { namespace: CONTROL_PLANE_NAMESPACE })).items.length;

@@ -22,10 +22,10 @@ export async function benchSteadyState(): Promise<Record<string, number | string
   const idle = await system.calls.take();
   const perPoll = totalOf(idle) / Math.max(1, polls);
 
-  const objects = await system.up.store.list(serverType, { namespace: REGION_NAMESPACE });
+  const objects = await system.control.store.list(serverType, { namespace: REGION_NAMESPACE });
   for (const server of objects.items) {
     const labels = { ...server.metadata.labels, 'bench.openregion.dev/pass': '1' };
-    await system.up.store.update(serverType, { ...server, metadata: { ...server.metadata, labels } });
+    await system.control.store.update(serverType, { ...server, metadata: { ...server.metadata, labels } });
   }
   const passStart = performance.now();
   const { p99Ms } = await loopDelayDuring(() => quiet(system));

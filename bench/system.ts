@@ -1,17 +1,26 @@
 /**
- * The whole control plane in this process, started by `openregion up`'s own entry point (store, the demo region
- * configured and registered, controllers, server monitor, REST API) against the emulator in a process of its own
+ * The whole control plane, started by `openregion up`'s own entry point (store, the demo region configured and
+ * registered, controllers, server monitor, REST API) against the emulator in a process of its own
  * (emulator-process.ts, seeded with the demo cloud as `up` seeds its built-in one, given to `up` as a clouds.yaml
  * cloud), driven through its REST API over loopback HTTP, with the emulator's received calls counted where they
  * arrive. One option shortens the run: the monitor's period (60 s by default). Every other timer, the controllers'
  * 10 s re-checks among them, runs at its product value.
+ *
+ * By default the control plane runs in this process (its CPU is this process's). With `built`, it runs as the
+ * shipped command does, `node bin/openregion.js up` from the built package in a process of its own, so its memory
+ * is the product's alone (the TypeScript loader the source runs under costs about 130 MiB); the bench then reaches
+ * its store through a second connection to the same file, as `openregion apply` does from a second shell.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { startUp, type RunningUp } from '../src/cli/up.ts';
+import { startUp } from '../src/cli/up.ts';
+import { storeEncryption } from '../src/cli/store-encryption.ts';
 import { upFiles } from '../src/cli/up/files.ts';
+import type { Client } from '../src/kube/client.ts';
+import { openEmbeddedStore } from '../src/kube/embedded/store.ts';
 import { signDevToken, type DevKeyPair } from '../src/region/http/dev-token.ts';
 import { silentLogger } from '../src/runtime/logger.ts';
 import { systemClock } from '../src/util/clock.ts';
@@ -20,6 +29,19 @@ import { BENCH_KV_TOKEN, RemoteEmulator } from './emulator-process.ts';
 export interface SystemOptions {
   readonly projects: number;
   readonly monitorPeriodMs: number;
+  /** Run the control plane from the built package in a process of its own (see above). */
+  readonly built?: boolean;
+}
+
+/** The running control plane, wherever it runs. */
+interface ControlPlane {
+  readonly api: string;
+  readonly organizationID: string;
+  readonly regionID: string;
+  readonly store: Client;
+  /** The control plane's process's memory now, in MiB, when it has one of its own. */
+  readonly memory?: () => Promise<{ rssMiB: number; heapUsedMiB: number }>;
+  stop(): Promise<void>;
 }
 
 export interface Read {
@@ -29,7 +51,7 @@ export interface Read {
 }
 
 export interface BenchSystem {
-  readonly up: RunningUp;
+  readonly control: ControlPlane;
   /** The emulator's process, and the calls it received. */
   readonly calls: RemoteEmulator;
   /** One network per project: the server's tenancy. */
@@ -44,21 +66,9 @@ export async function startSystem(options: SystemOptions): Promise<BenchSystem> 
   const dir = mkdtempSync(join(tmpdir(), 'openregion-bench-up-'));
   const cloudsYaml = join(dir, 'bench-clouds.yaml');
   const calls = await RemoteEmulator.start(cloudsYaml);
-  let up: RunningUp;
+  let up: ControlPlane;
   try {
-    up = await startUp({
-      dir,
-      host: '127.0.0.1',
-      port: 0,
-      cloud: 'bench',
-      // The emulator's KV as the demo ControlPlane's OpenBao, as `up` uses its built-in emulator's.
-      kv: { url: calls.url, token: BENCH_KV_TOKEN },
-      env: { OS_CLIENT_CONFIG_FILE: cloudsYaml },
-      log: silentLogger(),
-      monitorPeriodMs: options.monitorPeriodMs,
-      // The figures are the system's, not the rate limiter's: the memory scenario creates 10,000 servers in a row.
-      rateLimits: {},
-    });
+    up = options.built === true ? await startBuilt(dir, cloudsYaml) : await startHere(dir, cloudsYaml, calls, options);
   } catch (error) {
     await calls.close();
     throw error;
@@ -112,7 +122,88 @@ export async function startSystem(options: SystemOptions): Promise<BenchSystem> 
     const images = await api<Read[]>('GET', `${region}/images`);
     const flavorId = flavors[0]?.metadata.id;
     if (flavorId === undefined || images.length < 2) throw new Error('the demo region lacks a flavor or two images');
-    return { up, calls, networks, flavorId, imageIds: images.map((i) => i.metadata.id), api, stop };
+    return { control: up, calls, networks, flavorId, imageIds: images.map((i) => i.metadata.id), api, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function startHere(
+  dir: string,
+  cloudsYaml: string,
+  emulator: RemoteEmulator,
+  options: SystemOptions,
+): Promise<ControlPlane> {
+  const up = await startUp({
+    dir,
+    host: '127.0.0.1',
+    port: 0,
+    cloud: 'bench',
+    // The emulator's KV as the demo ControlPlane's OpenBao, as `up` uses its built-in emulator's.
+    kv: { url: emulator.url, token: BENCH_KV_TOKEN },
+    env: { OS_CLIENT_CONFIG_FILE: cloudsYaml },
+    log: silentLogger(),
+    monitorPeriodMs: options.monitorPeriodMs,
+    // The figures are the system's, not the rate limiter's: the memory scenario creates 10,000 servers in a row.
+    rateLimits: {},
+  });
+  return { ...up, stop: () => up.stop() };
+}
+
+const BUILT = new URL('../dist/cli/main.js', import.meta.url).pathname;
+
+/** `openregion up` from the built package (`npm run build` first), its identity read from the dev.env it writes. */
+async function startBuilt(dir: string, cloudsYaml: string): Promise<ControlPlane> {
+  if (!existsSync(BUILT)) throw new Error('no built package: run `npm run build` first');
+  const args = [BUILT, 'up', '--dir', dir, '--port', '0', '--cloud', 'bench'];
+  const limits = ['--rate-limit-per-token', '0', '--rate-limit-per-address', '0'];
+  const child = spawn(process.execPath, [...args, ...limits], {
+    env: { ...process.env, OS_CLIENT_CONFIG_FILE: cloudsYaml },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4_000);
+  });
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      resolve();
+    }),
+  );
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    const files = upFiles(dir);
+    await waitUntil(() => Promise.resolve(existsSync(files.devEnv) || child.exitCode !== null), 100, 120_000);
+    if (child.exitCode !== null) throw new Error(`openregion up exited: ${stderr}`);
+    const env = new Map(
+      [...readFileSync(files.devEnv, 'utf8').matchAll(/^export (\w+)=(.*)$/gm)].map((m) => [m[1] ?? '', m[2] ?? '']),
+    );
+    const api = env.get('OPENREGION_API') ?? '';
+    const organizationID = env.get('OPENREGION_ORGANIZATION_ID') ?? '';
+    const regionID = env.get('OPENREGION_REGION_ID') ?? '';
+    const encryption = storeEncryption(files.store, { clock: systemClock });
+    const store = openEmbeddedStore(files.store, { clock: systemClock, garbageCollection: false, encryption });
+    const pid = child.pid ?? 0;
+    return {
+      api,
+      organizationID,
+      regionID,
+      store,
+      memory: async () => {
+        const rss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${String(pid)}/status`, 'utf8'))?.[1];
+        const metrics = await (await fetch(`${api}/metrics`)).text();
+        const heap = /^nodejs_heap_size_used_bytes (\S+)/m.exec(metrics)?.[1];
+        return { rssMiB: Math.round(Number(rss) / 1024), heapUsedMiB: Math.round(Number(heap) / 2 ** 20) };
+      },
+      stop: async () => {
+        await store.close();
+        await stop();
+      },
+    };
   } catch (error) {
     await stop();
     throw error;
