@@ -46,6 +46,9 @@ function hasTag(object: KubeObject, selector: string): boolean {
   return tags.some((t) => t.name === name && t.value === value);
 }
 
+/** Oldest first. RFC 3339 timestamps in one format order as strings: no locale collation needed. */
+const byCreation = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 export function regionVisibleTo(region: Region, organizationID: string): boolean {
   const allowed = region.spec.security?.organizations;
   return allowed === undefined || allowed.length === 0 || allowed.some((o) => o.id === organizationID);
@@ -70,7 +73,7 @@ export class Repository {
     const { items } = await this.#guard(() => this.#client.list(type, { namespace: this.#namespace }));
     return items
       .filter((o) => visibleTo(principal, o) && matches(o, filters))
-      .sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
+      .sort((a, b) => byCreation(a.metadata.creationTimestamp ?? '', b.metadata.creationTimestamp ?? ''));
   }
 
   /** Every object of the kind, whatever the principal may see: for a rule that spans scopes (a claim), never a read. */
