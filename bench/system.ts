@@ -158,7 +158,13 @@ async function startBuilt(dir: string, cloudsYaml: string): Promise<ControlPlane
   if (!existsSync(BUILT)) throw new Error('no built package: run `npm run build` first');
   const args = [BUILT, 'up', '--dir', dir, '--port', '0', '--cloud', 'bench'];
   const limits = ['--rate-limit-per-token', '0', '--rate-limit-per-address', '0'];
-  const child = spawn(process.execPath, [...args, ...limits], {
+  // BENCH_PROFILE: the control plane's whole run as a CPU profile, written when it stops.
+  const profiles = process.env['BENCH_PROFILE'];
+  const profile =
+    profiles === undefined
+      ? []
+      : ['--cpu-prof', `--cpu-prof-dir=${profiles}`, '--cpu-prof-name=control-plane.cpuprofile'];
+  const child = spawn(process.execPath, [...profile, ...args, ...limits], {
     env: { ...process.env, OS_CLIENT_CONFIG_FILE: cloudsYaml },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
