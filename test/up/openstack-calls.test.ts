@@ -43,14 +43,27 @@ describe('OpenStack calls per server on the whole system', () => {
     return json as T;
   };
 
-  /** Lets the system work until `probe` holds: real turns for I/O, then a second of the shared clock. */
+  /**
+   * Lets the system work until `probe` holds: real turns until the server controller has caught up (nothing
+   * queued, no pass finishing), then a second of the shared clock. Advancing while passes lag (a loaded machine)
+   * would fire the 10 s re-checks a timely pass takes with it, and count calls no user would see.
+   */
   const until = async (what: string, probe: () => Promise<boolean>): Promise<void> => {
     for (let i = 0; i < 600; i++) {
       if (await probe()) return;
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await caughtUp();
       await scheduler.advance(1_000);
     }
     assert.fail(`${what}: did not happen`);
+  };
+  const caughtUp = async (): Promise<void> => {
+    let last = -1;
+    for (let stable = 0, i = 0; stable < 3 && i < 500; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      const [done, depth] = await Promise.all([passes(), queued()]);
+      stable = depth === 0 && done === last ? stable + 1 : 0;
+      last = done;
+    }
   };
   /** Waits for `probe` on real time only: the clock stands still, so no timer can add a pass or a call. */
   const settled = async (what: string, probe: () => Promise<boolean>): Promise<void> => {
@@ -66,6 +79,11 @@ describe('OpenStack calls per server on the whole system', () => {
     return [...text.matchAll(/^controller_runtime_reconcile_total\{[^}]*controller="region-server"[^}]*\} (\d+)/gm)]
       .map((m) => Number(m[1]))
       .reduce((a, b) => a + b, 0);
+  };
+  /** Keys waiting in the server controller's queue. */
+  const queued = async (): Promise<number> => {
+    const text = await (await fetch(`${up.api}/metrics`)).text();
+    return Number(/^workqueue_depth\{[^}]*name="region-server"[^}]*\} (\d+)/m.exec(text)?.[1] ?? 0);
   };
   const servers = async (): Promise<Server[]> =>
     (await up.store.list(serverType, { namespace: REGION_NAMESPACE })).items;
