@@ -156,6 +156,8 @@ describe('OpenStack calls per server on the whole system', () => {
       const all = await api<Read[]>('GET', '/api/v2/servers');
       return all.length === SERVERS && all.every((s) => s.metadata.provisioningStatus === 'provisioned');
     });
+    // The list shows a pass's write a moment before the pass is counted as finished.
+    await caughtUp();
     const beforeQuiet = await passes();
     // Past the 10 s re-check the create passes asked for: the passes since have already done it.
     await scheduler.advance(15_000);
@@ -189,6 +191,7 @@ describe('OpenStack calls per server on the whole system', () => {
       const all = await api<Read[]>('GET', '/api/v2/servers');
       return all.every((s) => s.spec['imageId'] === imageIds[1] && s.metadata.provisioningStatus === 'provisioned');
     });
+    await caughtUp();
     const done = await passes();
     await scheduler.advance(15_000);
     await settled('the monitor polled', () => Promise.resolve(calls.snapshot().has(MONITOR_LIST)));
