@@ -67,6 +67,14 @@ export function terminalAtGeneration(conditions: readonly Condition[] | undefine
   );
 }
 
+/** Progressing False with Success at the object's current generation: the state K-ORC's ShouldReconcile skips. */
+export function upToDateAtGeneration(conditions: readonly Condition[] | undefined, generation: number): boolean {
+  const p = conditions?.find((c) => c.type === korcConditions.progressing);
+  return (
+    p !== undefined && p.status === 'False' && p.observedGeneration === generation && p.reason === korcReasons.success
+  );
+}
+
 /** K-ORC's IsRetryable: only an HTTP answer other than 409 and 501 is worth retrying. */
 export function isRetryable(error: unknown): boolean {
   return error instanceof OpenStackHttpError && error.status !== 409 && error.status !== 501;

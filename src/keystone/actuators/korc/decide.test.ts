@@ -19,6 +19,7 @@ const base: Facts = {
   policy: 'managed',
   onDelete: 'delete',
   terminalAtGeneration: false,
+  upToDateAtGeneration: false,
   dependencyWait: undefined,
   lookup: { by: 'name', ids: [] },
   password: { ref: 'pw-1', applied: undefined, secret: 'ok' },
@@ -65,6 +66,12 @@ describe('decide: named rows', () => {
       {
         kind: 'none',
       },
+    ],
+    [
+      'up to date at this generation with no resync due (K-ORC ShouldReconcile): left alone',
+      f({ upToDateAtGeneration: true, lookup: { by: 'statusId', ids: [] } }),
+      'T1-up-to-date',
+      { kind: 'none' },
     ],
     ['the finalizer first', f({ hasFinalizer: false }), 'F0-add-finalizer', { kind: 'addFinalizer' }],
     [
@@ -219,6 +226,7 @@ const factsArb: fc.Arbitrary<Facts> = fc
     policy: fc.constantFrom('managed' as const, 'unmanaged' as const),
     onDelete: fc.constantFrom('delete' as const, 'detach' as const),
     terminalAtGeneration: fc.boolean(),
+    upToDateAtGeneration: fc.boolean(),
     dependencyWait: fc.option(fc.constant('Waiting for Domain/d to be ready'), { nil: undefined }),
     lookup: lookupArb,
     password: passwordArb,
@@ -272,20 +280,32 @@ describe('decide: properties', () => {
         const early = decideFromObject(facts);
         const full = decide(facts);
         if (early !== undefined) assert.deepEqual(early, full);
-        else assert.ok(!['D0-gone', 'T0-terminal-latched', 'F0-add-finalizer'].includes(full.row), full.row);
+        else
+          assert.ok(
+            !['D0-gone', 'T0-terminal-latched', 'T1-up-to-date', 'F0-add-finalizer'].includes(full.row),
+            full.row,
+          );
       }),
     );
   });
-  it('needs no lookup for a User without its finalizer, a latched one, one gone, or a deleted one it does not own', () => {
+  it('needs no lookup for a User without its finalizer, a latched or up-to-date one, one gone, or a deleted one it does not own', () => {
     const object: ObjectFacts = {
       deleting: false,
       hasFinalizer: true,
       terminalAtGeneration: false,
+      upToDateAtGeneration: false,
       policy: 'managed',
       onDelete: 'delete',
     };
     assert.equal(decideFromObject({ ...object, hasFinalizer: false })?.row, 'F0-add-finalizer');
     assert.equal(decideFromObject({ ...object, terminalAtGeneration: true })?.row, 'T0-terminal-latched');
+    assert.equal(decideFromObject({ ...object, upToDateAtGeneration: true })?.row, 'T1-up-to-date');
+    // ShouldReconcile comes before the finalizer, and a deletion before both, as in K-ORC's reconcile.
+    assert.equal(
+      decideFromObject({ ...object, upToDateAtGeneration: true, hasFinalizer: false })?.row,
+      'T1-up-to-date',
+    );
+    assert.equal(decideFromObject({ ...object, upToDateAtGeneration: true, deleting: true }), undefined);
     assert.equal(decideFromObject({ ...object, deleting: true, hasFinalizer: false })?.row, 'D0-gone');
     assert.equal(decideFromObject({ ...object, deleting: true }), undefined);
     assert.equal(decideFromObject({ ...object, deleting: true, policy: 'unmanaged' })?.row, 'D2-release');

@@ -33,6 +33,11 @@ export interface Facts {
   readonly onDelete: 'delete' | 'detach';
   /** Progressing is False with a terminal reason at the current generation: K-ORC leaves the object alone. */
   readonly terminalAtGeneration: boolean;
+  /**
+   * Progressing is False with Success at the current generation and no resync is due: K-ORC's ShouldReconcile
+   * leaves the object alone too, so the pass its own status write wakes asks Keystone nothing.
+   */
+  readonly upToDateAtGeneration: boolean;
   /** The message of the first dependency (a Domain) that is not ready, if any. */
   readonly dependencyWait: string | undefined;
   readonly lookup: Lookup;
@@ -45,6 +50,7 @@ export type Row =
   | 'D1-delete'
   | 'D2-release'
   | 'T0-terminal-latched'
+  | 'T1-up-to-date'
   | 'F0-add-finalizer'
   | 'W0-dependency'
   | 'S1-vanished-recreate'
@@ -97,13 +103,17 @@ function passwordSecretMessage(ref: string, secret: 'absent' | 'noKey'): string 
 const d = (row: Row, action: Action): Decision => ({ row, action });
 
 /** What the object alone says, before Keystone is asked anything. */
-export type ObjectFacts = Pick<Facts, 'deleting' | 'hasFinalizer' | 'terminalAtGeneration' | 'policy' | 'onDelete'>;
+export type ObjectFacts = Pick<
+  Facts,
+  'deleting' | 'hasFinalizer' | 'terminalAtGeneration' | 'upToDateAtGeneration' | 'policy' | 'onDelete'
+>;
 
 /** Only a managed object owns its resource; an import, or onDelete detach, is left in Keystone. */
 const owns = (f: ObjectFacts): boolean => f.policy === 'managed' && f.onDelete === 'delete';
 
 /**
- * The rows the object alone decides (gone, released without a delete, latched, finalizer first): a pass takes them
+ * The rows the object alone decides (gone, released without a delete, latched or up to date, finalizer first),
+ * in K-ORC's order (deletion, then ShouldReconcile, then the finalizer): a pass takes them
  * without looking the resource up in Keystone, since no lookup could change them. Undefined when the next step needs
  * the lookup.
  */
@@ -113,6 +123,7 @@ export function decideFromObject(f: ObjectFacts): Decision | undefined {
     return owns(f) ? undefined : d('D2-release', { kind: 'removeFinalizer' });
   }
   if (f.terminalAtGeneration) return d('T0-terminal-latched', { kind: 'none' });
+  if (f.upToDateAtGeneration) return d('T1-up-to-date', { kind: 'none' });
   if (!f.hasFinalizer) return d('F0-add-finalizer', { kind: 'addFinalizer' });
   return undefined;
 }

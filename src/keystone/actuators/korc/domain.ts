@@ -58,7 +58,7 @@ export function domainActuator(identityFor: (d: KorcDomain) => Promise<IdentityC
         ...(resource?.description === undefined ? {} : { description: resource.description }),
         ...(resource?.enabled === undefined ? {} : { enabled: resource.enabled }),
       });
-      return domain.id;
+      return { id: domain.id, described: describeDomain(domain) };
     },
     delete: async (d, id) => {
       const identity = await identityFor(d);

@@ -2,6 +2,10 @@
  * One reconcile pass of a bundled K-ORC actuator: observe → decide → act, repeated until a row ends the pass. Each
  * step re-reads the object, so every effect a step records (status.id, appliedPasswordRef) is persisted before the
  * next step builds on it, and a pass cut short anywhere resumes from what Keystone and the object hold.
+ *
+ * As K-ORC's ShouldReconcile, an object whose Progressing is False at its generation is left alone unless its
+ * spec.resyncPeriod is due (K-ORC's operator default is no resync): the pass its own status write wakes asks
+ * Keystone nothing, and a user deleted behind K-ORC's back is noticed on the next resync or spec change.
  */
 import { getOptional, type Client } from '../../../kube/client.ts';
 import { conditionUnchanged, setCondition } from '../../../kube/conditions.ts';
@@ -9,7 +13,15 @@ import type { Condition, KubeObject } from '../../../kube/object.ts';
 import type { ResourceType } from '../../../kube/resource-type.ts';
 import type { ReconcileContext, Request, Result } from '../../../runtime/types.ts';
 import { isNotFound } from '../../../openstack/errors.ts';
-import { korcConditionsFor, terminalAtGeneration, writeFailure, type PassEnd } from './conditions.ts';
+import type { Random } from '../../../util/clock.ts';
+import { parseGoDuration } from '../../../util/duration.ts';
+import {
+  korcConditionsFor,
+  terminalAtGeneration,
+  upToDateAtGeneration,
+  writeFailure,
+  type PassEnd,
+} from './conditions.ts';
 import { decide, decideFromObject, type Facts, type ObjectFacts } from './decide.ts';
 
 const FIELD_MANAGER = 'openregion-korc-actuator';
@@ -19,11 +31,13 @@ interface KorcObject extends KubeObject {
   readonly spec: {
     readonly managementPolicy?: 'managed' | 'unmanaged' | undefined;
     readonly managedOptions?: { readonly onDelete?: 'delete' | 'detach' | undefined } | undefined;
+    readonly resyncPeriod?: string | undefined;
   };
   readonly status?: {
     readonly conditions?: readonly Condition[];
     readonly id?: string;
     readonly resource?: Readonly<Record<string, unknown>>;
+    readonly lastSyncTime?: string;
   };
 }
 
@@ -41,7 +55,8 @@ export interface KindActuator<T extends KorcObject> {
   readonly finalizer: string;
   /** Facts except those the pass reads from the object itself (ObjectFacts). */
   observe(object: T): Promise<Observed>;
-  create(object: T): Promise<string>;
+  /** The create's answer describes the resource: K-ORC reports it Available from that answer, without a read. */
+  create(object: T): Promise<{ readonly id: string; readonly described: Readonly<Record<string, unknown>> }>;
   delete(object: T, id: string): Promise<void>;
   setPassword?(object: T, id: string): Promise<void>;
   /** status.resource as Keystone holds it now; the merge patch keeps fields it leaves out (appliedPasswordRef). */
@@ -52,6 +67,8 @@ interface PassOptions {
   readonly client: Client;
   /** How often an import whose filter matches nothing looks again. */
   readonly pollMs: number;
+  /** The jitter of a resync's requeue (K-ORC adds 0–20 %); Math.random when absent. */
+  readonly random?: Random;
 }
 
 /** Enough for the longest path (finalizer, create, record password ref, available) with room to spare. */
@@ -68,12 +85,16 @@ export async function runPass<T extends KorcObject>(
     const object = await getOptional(client, kind.type, req.namespace, req.name);
     if (object === undefined) return {};
     const generation = object.metadata.generation ?? 0;
+    const resync = resyncOf(object, ctx.clock.now());
+    const next = (): Result =>
+      resync.periodMs > 0 ? { requeueAfterMs: resync.periodMs * (1 + 0.2 * (options.random ?? Math.random)()) } : {};
     const end = async (e: PassEnd, extra: Readonly<Record<string, unknown>> = {}) =>
       writeStatus(client, kind.type, object, { ...extra, conditions: conditionsAfter(object, e, ctx) });
     const objectFacts: ObjectFacts = {
       deleting: object.metadata.deletionTimestamp !== undefined,
       hasFinalizer: (object.metadata.finalizers ?? []).includes(kind.finalizer),
-      terminalAtGeneration: terminalAtGeneration(object.status?.conditions, generation),
+      terminalAtGeneration: !resync.due && terminalAtGeneration(object.status?.conditions, generation),
+      upToDateAtGeneration: !resync.due && upToDateAtGeneration(object.status?.conditions, generation),
       policy: object.spec.managementPolicy ?? 'managed',
       onDelete: object.spec.managedOptions?.onDelete ?? 'delete',
     };
@@ -95,7 +116,8 @@ export async function runPass<T extends KorcObject>(
     ctx.log.debug({ row, action: action.kind, step }, 'korc decision');
     switch (action.kind) {
       case 'none':
-        return {};
+        // Left alone until the resync is due, as K-ORC requeues an object ShouldReconcile skipped.
+        return resync.remainingMs > 0 ? { requeueAfterMs: resync.remainingMs } : {};
       case 'addFinalizer':
         await setFinalizers(client, kind.type, object, [...(object.metadata.finalizers ?? []), kind.finalizer]);
         continue;
@@ -121,19 +143,24 @@ export async function runPass<T extends KorcObject>(
         await writeStatus(client, kind.type, object, { id: null });
         continue;
       case 'create': {
-        let id: string;
+        let created: Awaited<ReturnType<KindActuator<T>['create']>>;
         try {
-          id = await kind.create(object);
+          created = await kind.create(object);
         } catch (error) {
           return failed(await endWith(end, writeFailure(error, 'creating')), error);
         }
-        // The create set the password from passwordRef: record it with the id (row P0 would, one step later).
+        // As K-ORC, the create's answer is reported Available in the same pass, with the password ref the create
+        // set (row P0 would record it one step later): one write, no read. A crash before it is found by name (M0).
         const ref = observed?.password?.ref;
-        await writeStatus(client, kind.type, object, {
-          id,
-          ...(ref === undefined ? {} : { resource: { appliedPasswordRef: ref } }),
-        });
-        continue;
+        await end(
+          { kind: 'available' },
+          {
+            id: created.id,
+            resource: { ...created.described, ...(ref === undefined ? {} : { appliedPasswordRef: ref }) },
+            lastSyncTime: rfc3339(ctx.clock.now()),
+          },
+        );
+        return next();
       }
       case 'recordPasswordRef':
         await writeStatus(client, kind.type, object, { resource: { appliedPasswordRef: action.ref } });
@@ -154,10 +181,10 @@ export async function runPass<T extends KorcObject>(
         return {};
       case 'available': {
         const resource = observed?.described ?? (await kind.describe(object, action.id));
-        // A write that changed only lastSyncTime would wake this controller again, for ever.
-        if (upToDate(object, resource)) return {};
+        // A write that changed only lastSyncTime would wake this controller again, for ever; a resync records it.
+        if (!resync.due && upToDate(object, resource)) return next();
         await end({ kind: 'available' }, { resource, lastSyncTime: rfc3339(ctx.clock.now()) });
-        return {};
+        return next();
       }
     }
   }
@@ -223,6 +250,16 @@ async function setFinalizers(
     { ...object, metadata: { ...object.metadata, finalizers } },
     { fieldManager: FIELD_MANAGER },
   );
+}
+
+/** K-ORC's resync: spec.resyncPeriod (none when absent or 0s), due once lastSyncTime is that old or unset. */
+function resyncOf(object: KorcObject, now: number): { periodMs: number; due: boolean; remainingMs: number } {
+  const periodMs = Math.max(0, parseGoDuration(object.spec.resyncPeriod ?? '0') ?? 0);
+  const last = Date.parse(object.status?.lastSyncTime ?? '');
+  if (periodMs === 0) return { periodMs, due: false, remainingMs: 0 };
+  if (Number.isNaN(last)) return { periodMs, due: true, remainingMs: 0 };
+  const remainingMs = last + periodMs - now;
+  return { periodMs, due: remainingMs <= 0, remainingMs: Math.max(0, remainingMs) };
 }
 
 function rfc3339(ms: number): string {

@@ -10,7 +10,8 @@ import { cloudFixture } from '../../../emulator/testing/cloud.ts';
 import type { Client } from '../../../kube/client.ts';
 import type { EmbeddedStore } from '../../../kube/embedded/store.ts';
 import { builtin } from '../../../kube/resource-type.ts';
-import { listUsers, type IdentityClient } from '../../../openstack/identity.ts';
+import { httpError } from '../../../openstack/errors.ts';
+import { deleteUser, listUsers, type IdentityClient } from '../../../openstack/identity.ts';
 import { silentLogger } from '../../../runtime/logger.ts';
 import { Manager } from '../../../runtime/manager.ts';
 import type { ReconcileContext, Result } from '../../../runtime/types.ts';
@@ -53,18 +54,34 @@ async function openStore(): Promise<EmbeddedStore> {
 const identity = () => cloud.admin.client('identity');
 const ctx = (): ReconcileContext => ({ signal: new AbortController().signal, log: silentLogger(), clock: cloud.clock });
 
-function harness(client: Client) {
+/**
+ * `lostAnswer`: Keystone did the request named (`POST /users`), but its answer is lost to a 503 once, as a proxy
+ * between K-ORC and Keystone may lose it.
+ */
+function harness(client: Client, options: { lostAnswer?: string } = {}) {
   const cc = new CloudCredentials({ client, clock: cloud.clock });
   closing.push(cc);
   /** Every Keystone request the actuator made, as `METHOD /path/template`. */
   const calls: string[] = [];
+  let lose = options.lostAnswer;
   const counted = (identity: IdentityClient): IdentityClient => ({
     serviceType: identity.serviceType,
     scope: identity.scope,
     baseUrl: (signal) => identity.baseUrl(signal),
-    request: (spec) => {
-      calls.push(`${spec.method} ${spec.path}`);
-      return identity.request(spec);
+    request: async <T>(spec: Parameters<IdentityClient['request']>[0]) => {
+      const call = `${spec.method} ${spec.path}`;
+      calls.push(call);
+      const answer = await identity.request<T>(spec);
+      if (call !== lose) return answer;
+      lose = undefined;
+      throw httpError({
+        serviceType: 'identity',
+        method: spec.method,
+        urlTemplate: spec.path,
+        status: 503,
+        requestId: undefined,
+        body: '',
+      });
     },
   });
   const actuator = userActuator({
@@ -75,7 +92,7 @@ function harness(client: Client) {
   return {
     calls,
     pass: (name: string): Promise<Result> =>
-      runPass(actuator, { client, pollMs: 10_000 }, { cluster: '', namespace: NS, name }, ctx()),
+      runPass(actuator, { client, pollMs: 10_000, random: () => 0 }, { cluster: '', namespace: NS, name }, ctx()),
     get: (name: string) => client.get(korcUserType, NS, name),
   };
 }
@@ -140,7 +157,7 @@ describe('K-ORC User actuator against the emulator', () => {
     assert.equal((await h.get('alice')).metadata.resourceVersion, u.metadata.resourceVersion);
   });
 
-  it('a managed User costs Keystone one lookup by name, the create and one read; a pass with nothing to do, one read', async () => {
+  it('a managed User costs Keystone one lookup by name and the create; the pass its status write wakes, nothing', async () => {
     const store = await openStore();
     const h = harness(store);
     await store.create(builtin.secret, secret('carl-pw-1', 'carl-Password-1'));
@@ -150,11 +167,39 @@ describe('K-ORC User actuator against the emulator', () => {
     assert.equal(condition(u, 'Available')?.status, 'True');
     assert.equal(u.status?.resource?.appliedPasswordRef, 'carl-pw-1');
     assert.equal(u.status.resource.name, 'svc-carl');
-    assert.deepEqual(h.calls.splice(0), ['GET /users', 'POST /users', 'GET /users/{user_id}']);
-    // The pass its own status write wakes: the user read once, found as recorded, nothing written.
-    await h.pass('carl');
-    assert.deepEqual(h.calls.splice(0), ['GET /users/{user_id}']);
+    assert.equal(u.status.resource.domainID, 'default');
+    // As K-ORC, the create's answer is what status reports: no read by id.
+    assert.deepEqual(h.calls.splice(0), ['GET /users', 'POST /users']);
+    // Progressing False at this generation: K-ORC's ShouldReconcile leaves it alone, so Keystone is not asked.
+    assert.deepEqual(await h.pass('carl'), {});
+    assert.deepEqual(h.calls.splice(0), []);
+    assert.equal((await h.get('carl')).metadata.resourceVersion, u.metadata.resourceVersion);
     assert.ok(await authenticates('svc-carl', 'carl-Password-1'));
+  });
+
+  it('spec.resyncPeriod: left alone until due, then read by id; a user deleted behind its back is created again', async () => {
+    const store = await openStore();
+    const h = harness(store);
+    await store.create(builtin.secret, secret('hana-pw-1', 'hana-Password-1'));
+    await store.create(korcUserType, korcUser('hana', { ...managed('svc-hana', 'hana-pw-1'), resyncPeriod: '1h' }));
+    const first = await h.pass('hana');
+    // K-ORC requeues a resync one period later, plus up to 20 % jitter (none drawn here).
+    assert.deepEqual(first, { requeueAfterMs: 3_600_000 });
+    const created = (await h.get('hana')).status?.id;
+    assert.ok(created);
+    h.calls.splice(0);
+    cloud.clock.advance(600_000);
+    assert.deepEqual(await h.pass('hana'), { requeueAfterMs: 3_000_000 });
+    assert.deepEqual(h.calls.splice(0), []);
+    await deleteUser(identity(), created);
+    cloud.clock.advance(3_000_000);
+    await h.pass('hana');
+    assert.deepEqual(h.calls.splice(0), ['GET /users/{user_id}', 'GET /users', 'POST /users']);
+    const again = await h.get('hana');
+    assert.notEqual(again.status?.id, created);
+    assert.equal(condition(again, 'Available')?.status, 'True');
+    assert.equal(await usersNamed('svc-hana'), 1);
+    assert.ok(await authenticates('svc-hana', 'hana-Password-1'));
   });
 
   it('applies a password only when passwordRef changes', async () => {
@@ -288,6 +333,30 @@ describe('K-ORC User actuator against the emulator', () => {
     assert.equal(u.status?.resource?.appliedPasswordRef, 'erin-pw-1');
     assert.equal(await usersNamed('svc-erin'), 1);
     assert.ok(await authenticates('svc-erin', 'erin-Password-1'));
+  });
+
+  it('a create whose answer is lost converges on the next pass without a duplicate: found by name, adopted', async () => {
+    const store = await openStore();
+    const h = harness(store, { lostAnswer: 'POST /users' });
+    await store.create(builtin.secret, secret('ivan-pw-1', 'ivan-Password-1'));
+    await store.create(korcUserType, korcUser('ivan', managed('svc-ivan', 'ivan-pw-1')));
+    // A 503 is retryable: the pass fails for the runtime's backoff, Progressing reads TransientError.
+    await assert.rejects(h.pass('ivan'), /HTTP 503/);
+    assert.equal(condition(await h.get('ivan'), 'Progressing')?.reason, 'TransientError');
+    assert.equal(await usersNamed('svc-ivan'), 1);
+    h.calls.splice(0);
+    await h.pass('ivan');
+    // Adopted by name; each step that records something (the id, then the password ref the create set, never
+    // re-set) reads the user again by that id. A recovery path only: K-ORC would report the listed user as is.
+    assert.deepEqual(h.calls.splice(0), ['GET /users', 'GET /users/{user_id}', 'GET /users/{user_id}']);
+    const u = await h.get('ivan');
+    assert.equal(condition(u, 'Available')?.status, 'True');
+    assert.equal(u.status?.resource?.appliedPasswordRef, 'ivan-pw-1');
+    assert.equal(await usersNamed('svc-ivan'), 1);
+    assert.ok(await authenticates('svc-ivan', 'ivan-Password-1'));
+    await store.delete(korcUserType, NS, 'ivan');
+    await h.pass('ivan');
+    assert.equal(await usersNamed('svc-ivan'), 0);
   });
 
   it('through the Manager: off by default; on, a User waits for its Secret and is woken by it', async () => {

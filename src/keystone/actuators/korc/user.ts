@@ -112,7 +112,7 @@ export function userActuator(options: UserActuatorOptions): KindActuator<KorcUse
         ...(resource?.description === undefined ? {} : { description: resource.description }),
         ...(resource?.enabled === undefined ? {} : { enabled: resource.enabled }),
       });
-      return user.id;
+      return { id: user.id, described: describeUser(user) };
     },
     delete: async (u, id) => deleteUser(await identityFor(u), id),
     setPassword: async (u, id) => {
