@@ -170,6 +170,15 @@ describe('User provisioning', () => {
     assert.equal((await managedUser(h)).spec.resource?.passwordRef, h.names.password(2));
   });
 
+  it('at the first generation nothing can be superseded: the passes never list the namespace\u2019s Secrets', async () => {
+    // Listing them costs every pass the whole namespace (every order's Secrets, decrypted): refused here.
+    const h = userFixture({ refuse: { method: 'list', plural: 'secrets', error: () => new Error('Secrets listed') } });
+    await h.seedAll();
+    await h.converge();
+    assert.equal((await userReady(h))?.reason, 'UserProvisioned');
+    assert.equal((await h.condition('Ready'))?.status, 'True');
+  });
+
   it('a stored zero reads as 1', async () => {
     const h = userFixture();
     await h.seedAll({ passwordGeneration: 0 });

@@ -143,7 +143,10 @@ export async function provisionUser(pass: PassContext): Promise<ProvisionOutcome
       resource: { name: userName, domainRef: plane.domainRef, passwordRef: passwordName },
     },
   });
-  if (user.status?.resource?.appliedPasswordRef === passwordName) await deleteSuperseded(pass, generation);
+  // Generations start at 1: below the first there is nothing to delete, and no list of the namespace's Secrets.
+  if (generation > 1 && user.status?.resource?.appliedPasswordRef === passwordName) {
+    await deleteSuperseded(pass, generation);
+  }
 
   // 6. What K-ORC reports on the User.
   const stamp = stampRotation({
