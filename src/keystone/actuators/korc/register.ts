@@ -21,11 +21,17 @@ interface KorcActuatorOptions {
   readonly clock: Clock;
   /** The domain of a User without domainRef (default `default`). */
   readonly defaultDomainId?: string;
-  /** How often an import whose filter matches nothing looks again (default 10 s). */
+  /** How often an import whose filter matches nothing looks again (default 15 s, K-ORC's externalUpdatePollingPeriod). */
   readonly pollMs?: number;
 }
 
-const DEFAULT_POLL_MS = 10_000;
+const DEFAULT_POLL_MS = 15_000;
+/**
+ * `<namespace>/<name>` of each Secret an object reads (a User's password and credentials, a Domain's credentials),
+ * as K-ORC indexes its dependencies: a Secret's event finds its readers without scanning every User.
+ */
+const USER_SECRETS_INDEX = 'korc.user.secrets';
+const DOMAIN_SECRETS_INDEX = 'korc.domain.secrets';
 
 /**
  * Registers the `korc-user` and `korc-domain` controllers; returns the credentials they share (close it once the
@@ -41,6 +47,17 @@ export function registerKorcActuators(manager: Manager, options: KorcActuatorOpt
   const pass = { client, pollMs: options.pollMs ?? DEFAULT_POLL_MS };
   const users = userActuator({ client, identityFor, defaultDomainId: options.defaultDomainId ?? 'default' });
   const domains = domainActuator(identityFor);
+  const secretsOf = (o: KubeObject): string[] => {
+    const { spec } = o as KorcUser;
+    const names = new Set([spec.cloudCredentialsRef.secretName, spec.resource?.passwordRef]);
+    return [...names].filter((n) => n !== undefined).map((n) => `${o.metadata.namespace ?? ''}/${n}`);
+  };
+  manager.index(korcUserType, USER_SECRETS_INDEX, secretsOf, { clusters: 'management' });
+  manager.index(korcDomainType, DOMAIN_SECRETS_INDEX, secretsOf, { clusters: 'management' });
+  const readersOf = (type: typeof korcUserType | typeof korcDomainType, index: string) => (s: KubeObject) =>
+    manager
+      .list(type, { index, value: `${namespaceOf(s)}/${s.metadata.name}` })
+      .map((o): Request => ({ cluster: '', namespace: namespaceOf(o), name: o.metadata.name }));
   const whereIn = (
     type: typeof korcUserType | typeof korcDomainType,
     namespace: string,
@@ -51,23 +68,12 @@ export function registerKorcActuators(manager: Manager, options: KorcActuatorOpt
       .filter(test)
       .map((o) => ({ cluster: '', namespace, name: o.metadata.name }));
   const namespaceOf = (o: KubeObject) => o.metadata.namespace ?? '';
-  const usesCredentials = (s: KubeObject) => (o: KorcUser | KorcDomain) =>
-    o.spec.cloudCredentialsRef.secretName === s.metadata.name;
 
   manager
     .controller('korc-user')
     .for(korcUserType, { clusters: 'management' })
     // K-ORC watches the password Secret, so creating or replacing it wakes the User; so does its credentials Secret.
-    .watches(
-      builtin.secret,
-      (s) =>
-        whereIn(
-          korcUserType,
-          namespaceOf(s),
-          (u) => u.spec.resource?.passwordRef === s.metadata.name || usesCredentials(s)(u),
-        ),
-      { clusters: 'management' },
-    )
+    .watches(builtin.secret, readersOf(korcUserType, USER_SECRETS_INDEX), { clusters: 'management' })
     .watches(
       korcDomainType,
       (d) =>
@@ -82,9 +88,7 @@ export function registerKorcActuators(manager: Manager, options: KorcActuatorOpt
   manager
     .controller('korc-domain')
     .for(korcDomainType, { clusters: 'management' })
-    .watches(builtin.secret, (s) => whereIn(korcDomainType, namespaceOf(s), usesCredentials(s)), {
-      clusters: 'management',
-    })
+    .watches(builtin.secret, readersOf(korcDomainType, DOMAIN_SECRETS_INDEX), { clusters: 'management' })
     .complete((req, ctx) => runPass(domains, pass, req, ctx));
   return credentials;
 }
