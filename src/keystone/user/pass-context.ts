@@ -1,5 +1,6 @@
 /** What every step of one pass works with: the order, where it lives, its ControlPlane and the clients. */
 import type { Client } from '../../kube/client.ts';
+import type { Secret } from '../../kube/object.ts';
 import type { Logger } from '../../runtime/types.ts';
 import type { ControlPlane } from '../apis/controlplane.ts';
 import type { KeystoneUser } from '../apis/keystoneuser.ts';
@@ -21,6 +22,8 @@ export interface PassContext {
   readonly log: Logger;
   /** The SecretStore version each cluster serves, as discovered. */
   readonly storeVersions: StoreVersions;
+  /** The management cluster's cached Secrets of a namespace, once its cache has synced; undefined: ask the store. */
+  readonly cachedSecrets?: ((namespace: string) => readonly Secret[] | undefined) | undefined;
 }
 
 export function orderRefOf(order: KeystoneUser, cluster: string): OrderRef {

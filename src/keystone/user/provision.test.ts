@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { KubeForbiddenError } from '../../kube/errors.ts';
+import type { Secret } from '../../kube/object.ts';
 import { builtin } from '../../kube/resource-type.ts';
 import { ESO_GROUP } from '../apis/eso.ts';
 import { keystoneUserType, type KeystoneUser } from '../apis/keystoneuser.ts';
@@ -177,6 +178,25 @@ describe('User provisioning', () => {
     await h.converge();
     assert.equal((await userReady(h))?.reason, 'UserProvisioned');
     assert.equal((await h.condition('Ready'))?.status, 'True');
+  });
+
+  it('the superseded password is found in the manager\u2019s cache, not by listing the store', async () => {
+    let cached: Secret[] = [];
+    let refusing = false;
+    const h = userFixture({
+      refuse: { method: 'list', plural: 'secrets', error: () => new Error('Secrets listed'), when: () => refusing },
+      cachedSecrets: () => cached,
+    });
+    await h.seedAll();
+    await h.converge();
+    await edit(h, (o) => ({ ...o, spec: { ...o.spec, passwordGeneration: 2 } }));
+    await h.pass();
+    cached = (await h.management.list(builtin.secret, { namespace: CP_NS })).items;
+    refusing = true;
+    await h.converge();
+    await assert.rejects(h.secret(h.names.password(1)), /not found/);
+    assert.ok(await h.secret(h.names.password(2)));
+    assert.equal((await h.order()).status?.passwordGeneration, 2);
   });
 
   it('a stored zero reads as 1', async () => {

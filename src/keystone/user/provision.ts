@@ -206,14 +206,17 @@ export async function provisionUser(pass: PassContext): Promise<ProvisionOutcome
   };
 }
 
-/** Deletes the order's password Secrets of generations below the one K-ORC has applied. */
+/**
+ * Deletes the order's password Secrets of generations below the one K-ORC has applied. They are found in the
+ * manager's cache when there is one, as controller-runtime's client reads: the store would read (and decrypt) every
+ * Secret of the namespace on every pass. One the cache has not seen yet wakes the order when it does.
+ */
 async function deleteSuperseded(pass: PassContext, generation: number): Promise<void> {
   const { management, ref, plane } = pass;
-  const secrets = await management.list(builtin.secret, {
-    namespace: plane.namespace,
-    labelSelector: childSelector(ref),
-  });
-  for (const secret of secrets.items) {
+  const secrets =
+    pass.cachedSecrets?.(plane.namespace) ??
+    (await management.list(builtin.secret, { namespace: plane.namespace, labelSelector: childSelector(ref) })).items;
+  for (const secret of secrets) {
     const g = passwordGenerationOf(ref, secret.metadata.name);
     if (g === undefined || g >= generation || !isOrderChild(ref, secret)) continue;
     await ignoreNotFound(management.delete(builtin.secret, plane.namespace, secret.metadata.name));

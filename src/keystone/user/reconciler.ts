@@ -32,7 +32,7 @@ import {
   truncateMessage,
 } from './constants.ts';
 import { deliverCredentials, type DeliveryOutcome } from './delivery.ts';
-import { orderRefOf, passContext } from './pass-context.ts';
+import { orderRefOf, passContext, type PassContext } from './pass-context.ts';
 import { provisionUser, type ProvisionOutcome } from './provision.ts';
 import { nextStatus, sameStatus, type StatusFields } from './status.ts';
 import { ignoreRows, type RowObserver, type Step } from './rows.ts';
@@ -52,6 +52,8 @@ export interface KeystoneUserReconcilerDeps {
   readonly rows?: RowObserver | undefined;
   /** Remembers the SecretStore version each cluster serves; a fresh one (no memory) when absent. */
   readonly storeVersions?: StoreVersions | undefined;
+  /** The management cluster's cached Secrets (the manager's cache), for the sweep of superseded passwords. */
+  readonly cachedSecrets?: PassContext['cachedSecrets'];
 }
 
 export const NOT_PROVISIONED_MESSAGE = 'the user is not provisioned yet; nothing is delivered';
@@ -141,6 +143,7 @@ export async function reconcileKeystoneUser(
     randomBytes: deps.randomBytes ?? nodeRandomBytes,
     log: ctx.log,
     storeVersions: deps.storeVersions ?? new StoreVersions(),
+    cachedSecrets: deps.cachedSecrets,
   });
   const failures: unknown[] = [];
   const provision = await deps.instrumenter

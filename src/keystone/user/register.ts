@@ -97,6 +97,8 @@ export function registerKeystoneUserController(
     now: options.now,
     randomBytes: options.randomBytes,
     rows: keystoneUserRowCounter(manager.metrics.registry),
+    // The Secret watches below keep the management cluster's Secrets cached.
+    cachedSecrets: (namespace) => manager.cachedList(builtin.secret, namespace),
   });
   const childRequests = orderChildRequests(keystoneUserKind);
   const onManagement = { clusters: 'management' } as const;

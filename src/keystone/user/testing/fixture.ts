@@ -33,6 +33,8 @@ interface UserFixtureOptions {
   readonly wrap?: (cluster: string, client: Client) => Client;
   /** One kind of call refused on one cluster: the common failure to inject. */
   readonly refuse?: Refusal;
+  /** The manager's cache of the management cluster's Secrets, as register.ts hands it over. */
+  readonly cachedSecrets?: KeystoneUserReconcilerDeps['cachedSecrets'];
 }
 
 interface Refusal {
@@ -73,6 +75,7 @@ export function userFixture(options: UserFixtureOptions = {}) {
     instrumenter: new Instrumenter(registry, keystoneUserSubConditionTypes, clock),
     randomBytes: (size) => Buffer.alloc(size, ++drawn),
     rows: (step, row) => rows.push(`${step}:${row}`),
+    cachedSecrets: options.cachedSecrets,
   };
   const ref: OrderRef = { kind: keystoneUserKind, cluster, namespace: NS, name: NAME };
   const names = keystoneUserChildNames(ref);
