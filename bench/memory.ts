@@ -150,8 +150,13 @@ async function emulatorUsage(system: BenchSystem, servers: string): Promise<Reco
 async function usage(system: BenchSystem, servers: string): Promise<Record<string, number>> {
   const memory = system.control.memory;
   if (memory === undefined) throw new Error('the memory scenario measures a control plane in a process of its own');
-  const { rssMiB, heapUsedMiB } = await memory();
-  return { [`RSS, ${servers} servers (MiB)`]: rssMiB, [`  V8 heap used (MiB), ${servers}`]: heapUsedMiB };
+  const { rssMiB, heapUsedMiB, heapTotalMiB, externalMiB } = await memory();
+  return {
+    [`RSS, ${servers} servers (MiB)`]: rssMiB,
+    [`  V8 heap used (MiB), ${servers}`]: heapUsedMiB,
+    [`  V8 heap reserved (MiB), ${servers}`]: heapTotalMiB,
+    [`  outside the V8 heap, counted by V8 (MiB), ${servers}`]: externalMiB,
+  };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -40,7 +40,7 @@ interface ControlPlane {
   readonly regionID: string;
   readonly store: Client;
   /** The control plane's process's memory now, in MiB, when it has one of its own. */
-  readonly memory?: () => Promise<{ rssMiB: number; heapUsedMiB: number }>;
+  readonly memory?: () => Promise<{ rssMiB: number; heapUsedMiB: number; heapTotalMiB: number; externalMiB: number }>;
   stop(): Promise<void>;
 }
 
@@ -202,8 +202,14 @@ async function startBuilt(dir: string, cloudsYaml: string): Promise<ControlPlane
       memory: async () => {
         const rss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${String(pid)}/status`, 'utf8'))?.[1];
         const metrics = await (await fetch(`${api}/metrics`)).text();
-        const heap = /^nodejs_heap_size_used_bytes (\S+)/m.exec(metrics)?.[1];
-        return { rssMiB: Math.round(Number(rss) / 1024), heapUsedMiB: Math.round(Number(heap) / 2 ** 20) };
+        const mib = (name: string) =>
+          Math.round(Number(new RegExp(`^${name} (\\S+)`, 'm').exec(metrics)?.[1]) / 2 ** 20);
+        return {
+          rssMiB: Math.round(Number(rss) / 1024),
+          heapUsedMiB: mib('nodejs_heap_size_used_bytes'),
+          heapTotalMiB: mib('nodejs_heap_size_total_bytes'),
+          externalMiB: mib('nodejs_external_memory_bytes'),
+        };
       },
       stop: async () => {
         await store.close();

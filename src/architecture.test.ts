@@ -64,6 +64,26 @@ function importsOf(file: string): string[] {
   );
 }
 
+/** The relative imports a module loads before it runs: static and not type-only (a dynamic import waits for use). */
+function loadedImportsOf(file: string): string[] {
+  const source = readFileSync(file, 'utf8');
+  return [...source.matchAll(/^(?:import|export)(?!\s+type\s)[^;']*?(?:from\s+)?'(\.{1,2}\/[^']+)'/gm)].map((m) =>
+    relative(SRC, resolve(dirname(file), m[1] ?? '')),
+  );
+}
+
+/** The modules under src/ that loading `entry` loads. */
+function loadedFrom(entry: string): Set<string> {
+  const loaded = new Set<string>();
+  const pending = [entry];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (loaded.has(next)) continue;
+    loaded.add(next);
+    pending.push(...loadedImportsOf(join(SRC, next)));
+  }
+  return loaded;
+}
+
 /** The product folder (`region/controllers`) of a path under src/, if it lies in one. */
 function productFolderOf(path: string): string | undefined {
   const [product, folder, next] = path.split(sep);
@@ -113,6 +133,15 @@ describe('architecture', () => {
     );
     assert.deepEqual(
       folders.filter((f) => !(f in PRODUCT_MAY_IMPORT)),
+      [],
+    );
+  });
+
+  it('`up` never loads the real Kubernetes client: the embedded path stays light (about 40 MiB of heap)', () => {
+    const loaded = loadedFrom(join('cli', 'up.ts'));
+    assert.ok(loaded.has(join('kube', 'embedded', 'store.ts')), 'the graph walk follows up.ts');
+    assert.deepEqual(
+      [...loaded].filter((path) => path.startsWith(join('kube', 'kubernetes') + sep)),
       [],
     );
   });

@@ -7,12 +7,11 @@ import { regionType } from '../region/apis/index.ts';
 import {
   bundledActuatorsNeedKeystone,
   expectedClaimsOf,
-  hostPort,
   positiveInteger,
-  regionKindsIn,
   selectedGroups,
   serveCommand,
 } from './serve.ts';
+import { hostPort, regionKindsIn } from './serve-options.ts';
 
 describe('serve options', () => {
   it('reads a concurrency as a positive whole number, and refuses anything else', () => {

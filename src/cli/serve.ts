@@ -14,8 +14,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import type { Logger } from 'pino';
-import type { ResourceType } from '../kube/resource-type.ts';
-import { regionType } from '../region/apis/index.ts';
+import { CONTROLLERS_LEASE, hostPort, MONITOR_LEASE, regionKindsIn } from './serve-options.ts';
 import type { KubernetesClient } from '../kube/kubernetes/client.ts';
 import { kubeClientFrom } from '../kube/kubernetes/connect.ts';
 import { fileEnvironment, KubeconfigError, resolveKubeconfig } from '../kube/kubernetes/kubeconfig.ts';
@@ -49,20 +48,6 @@ import {
 } from './up/region-service.ts';
 
 const GROUPS = [...CONTROLLER_GROUPS, 'keystone'] as const;
-
-/**
- * The region service's kinds live in its namespace, so its caches watch only there (less to hold, and its RBAC is
- * a Role in that namespace); the Keystone operator's orders can be anywhere, unless `others` names where: then its
- * caches (orders, their ControlPlanes, K-ORC and ESO children, Secrets) list and watch only those namespaces.
- */
-export const regionKindsIn =
-  (namespace: string, others?: readonly string[]) =>
-  (type: ResourceType): readonly string[] | undefined =>
-    type.group === regionType.group ? [namespace] : others !== undefined && others.length > 0 ? others : undefined;
-
-/** The Leases `--leader-election` elects through: the controllers', and the server monitor's. */
-export const CONTROLLERS_LEASE = 'openregion-controllers';
-export const MONITOR_LEASE = 'openregion-server-monitor';
 
 interface ServeOptions extends RateLimitFlags {
   /** The environment kubectl's loading rules read ($KUBECONFIG, a pod's KUBERNETES_SERVICE_HOST). */
@@ -112,15 +97,6 @@ function positiveDuration(value: string): number {
   const ms = duration(value);
   if (ms < 1) throw new InvalidArgumentError(`expected a period longer than zero, not ${value}`);
   return ms;
-}
-
-export function hostPort(value: string): { host: string; port: number } {
-  const match = /^(.*):(\d+)$/.exec(value);
-  const port = Number(match?.[2]);
-  if (match?.[1] === undefined || !Number.isInteger(port) || port > 65_535) {
-    throw new InvalidArgumentError('expected HOST:PORT, e.g. 0.0.0.0:8080');
-  }
-  return { host: match[1], port };
 }
 
 function authKeyOf(options: Pick<ServeOptions, 'jwksUrl' | 'publicKeyFile' | 'publicKeyAlgorithm'>): AuthKey {

@@ -31,7 +31,7 @@ import { createLogger, type LogFormat } from '../runtime/logger.ts';
 import { Manager } from '../runtime/manager.ts';
 import { systemScheduler, type Scheduler } from '../runtime/scheduler.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
-import { hostPort, regionKindsIn } from './serve.ts';
+import { hostPort, regionKindsIn } from './serve-options.ts';
 import { seedDemoCloud } from './up/demo-cloud.ts';
 import { setUpDemoRegion } from './up/demo-region.ts';
 import {

@@ -37,7 +37,7 @@ import { Manager } from '../../runtime/manager.ts';
 import { permission, READ, type Permission } from '../../runtime/rbac.ts';
 import { ManualScheduler } from '../../runtime/scheduler.ts';
 import { ManualClock } from '../../util/clock.ts';
-import { CONTROLLERS_LEASE, MONITOR_LEASE, regionKindsIn } from '../serve.ts';
+import { CONTROLLERS_LEASE, MONITOR_LEASE, regionKindsIn } from '../serve-options.ts';
 
 /** A client that is never called: registration does no I/O, and this Manager never starts. */
 const unused: Client = new Proxy({} as Client, {
