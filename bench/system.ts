@@ -59,6 +59,8 @@ export interface BenchSystem {
   readonly flavorId: string;
   readonly imageIds: readonly string[];
   api<T = Read>(method: string, path: string, body?: unknown): Promise<T>;
+  /** The `Authorization` header `api` sends: for a client in a process of its own. */
+  readonly authorization: string;
   stop(): Promise<void>;
 }
 
@@ -122,7 +124,16 @@ export async function startSystem(options: SystemOptions): Promise<BenchSystem> 
     const images = await api<Read[]>('GET', `${region}/images`);
     const flavorId = flavors[0]?.metadata.id;
     if (flavorId === undefined || images.length < 2) throw new Error('the demo region lacks a flavor or two images');
-    return { control: up, calls, networks, flavorId, imageIds: images.map((i) => i.metadata.id), api, stop };
+    return {
+      control: up,
+      calls,
+      networks,
+      flavorId,
+      imageIds: images.map((i) => i.metadata.id),
+      api,
+      authorization: `Bearer ${token}`,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

@@ -13,6 +13,7 @@ import { networkType, type Network } from '../../apis/index.ts';
 import type { Principal } from '../auth.ts';
 import { principalOf } from '../principal.ts';
 import { problems, violation, type FieldViolation } from '../problem.ts';
+import { listJson } from '../list-json.ts';
 import { visibleTo } from '../repository.ts';
 import { updatedMetadata } from '../resources/meta.ts';
 import type { ResourceWriteMetadata } from '../schemas/common.ts';
@@ -57,6 +58,7 @@ export function childRoutes<T extends KubeObject, C extends WriteBody, U extends
   const Params = IdParams(kind.param);
   const idOf = (request: FastifyRequest) => (request.params as Record<string, string>)[kind.param] ?? '';
   const find = (request: FastifyRequest) => repo.get(kind.type, principalOf(request), idOf(request), kind.what);
+  const listAnswer = listJson(kind.toRead);
   const refuseUnlessWritable = () => {
     if (!kind.writable) throw problems.notImplemented(kind.capability);
   };
@@ -64,9 +66,9 @@ export function childRoutes<T extends KubeObject, C extends WriteBody, U extends
   app.get(
     kind.path,
     { schema: doc(kind.tag, `List ${kind.what}s`, { querystring: ListQuery }, { 200: Type.Array(kind.read) }) },
-    async (request) => {
+    async (request, reply) => {
       const items = await repo.list(kind.type, principalOf(request), listFilters(request.query));
-      return items.map(kind.toRead);
+      return reply.type('application/json; charset=utf-8').send(listAnswer(items));
     },
   );
 
