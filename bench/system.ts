@@ -163,6 +163,13 @@ async function startHere(
 }
 
 const BUILT = new URL('../dist/cli/main.js', import.meta.url).pathname;
+const COMMAND = new URL('../bin/openregion.js', import.meta.url).pathname;
+
+/** The node flags the installed command runs with: its shebang's (ADR 0033), so the bench runs it as shipped. */
+function shippedNodeFlags(): string[] {
+  const shebang = readFileSync(COMMAND, 'utf8').split('\n', 1)[0] ?? '';
+  return (/\bnode\b(.*)$/.exec(shebang)?.[1] ?? '').split(/\s+/).filter((flag) => flag !== '');
+}
 
 /** `openregion up` from the built package (`npm run build` first), its identity read from the dev.env it writes. */
 async function startBuilt(dir: string, cloudsYaml: string): Promise<ControlPlane> {
@@ -175,7 +182,7 @@ async function startBuilt(dir: string, cloudsYaml: string): Promise<ControlPlane
     profiles === undefined
       ? []
       : ['--cpu-prof', `--cpu-prof-dir=${profiles}`, '--cpu-prof-name=control-plane.cpuprofile'];
-  const child = spawn(process.execPath, [...profile, ...args, ...limits], {
+  const child = spawn(process.execPath, [...shippedNodeFlags(), ...profile, ...args, ...limits], {
     env: { ...process.env, OS_CLIENT_CONFIG_FILE: cloudsYaml },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

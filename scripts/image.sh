@@ -43,7 +43,7 @@ install_tools() {
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# Node, /usr/bin/env (the CLI's shebang is `#!/usr/bin/env node`), every shared library either links (and the
+# Node, /usr/bin/env (the CLI's shebang is `#!/usr/bin/env -S node …`), every shared library either links (and the
 # better-sqlite3 addon links), the CA bundle, the user, and a sticky /tmp.
 assemble_runtime() {
   local dir=$1 node lib

@@ -177,7 +177,7 @@ function groupByIdentity(
   for (const server of servers) {
     if (server.metadata.deletionTimestamp !== undefined) continue;
     const identity = workloadIdentityOf(server);
-    const input = serverInputOf(server);
+    const input = identity === undefined ? undefined : serverInputOf(server);
     if (identity === undefined || input === undefined) continue;
     const key = `${identity.regionID}/${identity.id}`;
     let group = groups.get(key);
