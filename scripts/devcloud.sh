@@ -497,7 +497,15 @@ map_compute_host() {
   if [[ $(sql "SELECT count(*) FROM nova_api.host_mappings WHERE host='$HOST'") -eq 0 ]]; then
     nova-manage cell_v2 discover_hosts >>"$LOG/setup-nova.log" 2>&1 || fail nova "nova-manage cell_v2 discover_hosts"
   fi
-  log "nova-compute registered and host $HOST mapped"
+  # The node's row comes before its resource provider's inventory (a second or two, longer on a loaded machine);
+  # until placement has it, every boot fails NoValidHost.
+  until [[ $(sql "SELECT count(*) FROM placement.inventories i JOIN placement.resource_providers rp
+                  ON rp.id = i.resource_provider_id WHERE rp.name = '$HOST'") -gt 0 ]]; do
+    alive nova-compute || fail nova-compute "nova-compute exited before reporting its inventory to placement"
+    (($(date +%s) < deadline)) || fail nova-compute "no inventory in placement within ${API_TIMEOUT}s"
+    sleep 0.5
+  done
+  log "nova-compute registered, its inventory in placement, and host $HOST mapped"
 }
 
 # ---------------------------------------------------------------------------------------------------------
