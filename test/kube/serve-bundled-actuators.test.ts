@@ -114,12 +114,18 @@ await withRealApiServer('test/kube/serve-bundled-actuators.test.ts', () => {
     });
 
     it("starts Ready, installing K-ORC's stand-ins and keeping ESO's CRDs as they were", async () => {
+      const started = /"controllers":\["keystone users","K-ORC \(bundled\)","ESO \(bundled\)"\]/;
+      // Ready can answer before the start-up line reaches this process's pipe: wait for both.
       await eventually(
-        `/readyz (serve output so far: ${output})`,
-        async () => ((await fetch(`${health}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined),
+        '/readyz and the start-up line',
+        async () =>
+          (await fetch(`${health}/readyz`).catch(() => undefined))?.status === 200 && started.test(output)
+            ? true
+            : undefined,
         90_000,
-      );
-      assert.match(output, /"controllers":\["keystone users","K-ORC \(bundled\)","ESO \(bundled\)"\]/);
+      ).catch((error: unknown) => {
+        throw new Error(`${String(error)}; serve's output: ${output.slice(-4_000) || '(none)'}`);
+      });
       for (const name of K_ORC_CRDS) {
         const crd = await cluster.get(builtin.customResourceDefinition, undefined, name);
         assert.equal(crd.metadata.labels?.[BUNDLED_CRD_LABEL], 'true', `${name} is the stand-in`);
@@ -151,7 +157,7 @@ await withRealApiServer('test/kube/serve-bundled-actuators.test.ts', () => {
         spec: { controlPlaneRef: { name: 'cp', namespace: CP_NS } },
       });
       const ready = await eventually(
-        `${name} Ready (serve output so far: ${output})`,
+        `${name} Ready`,
         async () => {
           const o = await order();
           return conditionOf(o, 'Ready')?.status === 'True' ? o : undefined;
@@ -159,7 +165,10 @@ await withRealApiServer('test/kube/serve-bundled-actuators.test.ts', () => {
         CONVERGE_MS,
       ).catch(async (error: unknown) => {
         const o = await order();
-        throw new Error(`${String(error)}; conditions: ${JSON.stringify(o.status?.conditions)}`);
+        const tail = output.slice(-4_000) || '(none)';
+        throw new Error(
+          `${String(error)}; conditions: ${JSON.stringify(o.status?.conditions)}; serve's output: ${tail}`,
+        );
       });
       assert.equal(conditionOf(ready, 'UserReady')?.reason, 'UserProvisioned');
       assert.equal(conditionOf(ready, 'DeliveryReady')?.reason, 'Delivered');

@@ -115,13 +115,15 @@ if (!hasKubectl) {
       /** The order's condition once this process has reconciled it on the target cluster. */
       const reconciledOnTarget = (name: string) =>
         eventually(
-          `order ${name} reconciled on the target cluster (serve output so far: ${output})`,
+          `order ${name} reconciled on the target cluster`,
           async () => {
             const seen = await target.get<Order>(keystoneUserType, ordersNamespace, name);
             return seen.status?.conditions?.find((c) => c.reason === 'NamespaceNotAssigned');
           },
           60_000,
-        );
+        ).catch((error: unknown) => {
+          throw new Error(`${String(error)}; serve's output: ${output.slice(-4_000) || '(none)'}`);
+        });
       const count = (pattern: RegExp) => output.split('\n').filter((line) => pattern.test(line)).length;
 
       before(async () => {
@@ -213,12 +215,18 @@ if (!hasKubectl) {
       });
 
       it('starts with the operator token --context picks from $KUBECONFIG, on a cluster without the region CRDs', async () => {
+        // Ready can answer before the start-up line reaches this process's pipe: wait for both.
         await eventually(
-          `/readyz (serve output so far: ${output})`,
-          async () => ((await fetch(`${health}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined),
+          '/readyz and the start-up line',
+          async () =>
+            (await fetch(`${health}/readyz`).catch(() => undefined))?.status === 200 &&
+            output.includes('openregion serve started')
+              ? true
+              : undefined,
           90_000,
-        );
-        assert.match(output, /openregion serve started/);
+        ).catch((error: unknown) => {
+          throw new Error(`${String(error)}; serve's output: ${output.slice(-4_000) || '(none)'}`);
+        });
         assert.match(output, /"controllers":\["keystone users"\]/);
       });
 
