@@ -3,12 +3,15 @@
     python3 scripts/devcloud.py catalog   service project/users/roles and the catalog for RegionOne
     python3 scripts/devcloud.py seed      the objects the region service's contract tests rely on (the region's
                                           own domain, project and user come from `openregion region configure`)
+    python3 scripts/devcloud.py smoke     boot one server and delete it: the cloud is up when Nova can place and
+                                          build a server, which comes after every API answers
 
 Every step looks its object up by name first, so both commands can run any number of times.
 The seed names are a contract: change them only together with the tests that use them.
 """
 
 import sys
+import time
 
 from keystoneauth1 import session as ks_session
 from keystoneauth1.identity import v3
@@ -186,7 +189,8 @@ class Api:
 
     def call(self, method, path, **kwargs):
         headers = dict(self.headers, **kwargs.pop("headers", {}))
-        return self.sess.request(self.base + path, method, headers=headers, raise_exc=True, **kwargs)
+        kwargs.setdefault("raise_exc", True)
+        return self.sess.request(self.base + path, method, headers=headers, **kwargs)
 
     def get(self, path):
         return self.call("GET", path).json()
@@ -280,11 +284,66 @@ def seed(sess):
     seed_volume_types(Api(sess, "volumev3"))
 
 
+# ---------------------------------------------------------------------------------------------- smoke
+
+SMOKE_NAME = "devcloud-smoke"
+SMOKE_TIMEOUT = 180  # seconds for the whole check: a loaded machine is slow, never this slow
+
+
+def smoke(sess):
+    """Boot or.small with no network in the admin project until one goes ACTIVE, then delete it.
+
+    Every API answering and the compute node's inventory in Placement do not yet mean a boot succeeds: a server the
+    scheduler rejects goes ERROR (NoValidHost) with nothing to retry. A failed attempt prints its fault and the next
+    attempt starts after a pause; the deadline ends it with the faults seen.
+    """
+    nova = Api(sess, "compute", {"OpenStack-API-Version": "compute 2.90"})
+    flavor = only(nova.get("/flavors?is_public=None")["flavors"], "or.small", "flavor")
+    image = only(Api(sess, "image").get("/v2/images?name=or-image-a")["images"], "or-image-a", "image")
+    if flavor is None or image is None:
+        raise SystemExit("devcloud.py: smoke needs the seed's or.small and or-image-a")
+    deadline = time.monotonic() + SMOKE_TIMEOUT
+    for leftover in nova.get(f"/servers?name=^{SMOKE_NAME}$")["servers"]:
+        smoke_delete(nova, leftover["id"], deadline)
+    attempt = 0
+    while True:
+        attempt += 1
+        body = {"server": {"name": SMOKE_NAME, "flavorRef": flavor["id"], "imageRef": image["id"], "networks": "none"}}
+        server_id = nova.post("/servers", body)["server"]["id"]
+        server = smoke_settle(nova, server_id, deadline)
+        smoke_delete(nova, server_id, deadline)
+        if server["status"] == "ACTIVE":
+            log(f"smoke: a server booted ACTIVE on attempt {attempt} and was deleted")
+            return
+        log(f"smoke: attempt {attempt} went {server['status']}: {server.get('fault', {}).get('message', 'no fault')}")
+        if time.monotonic() > deadline:
+            raise SystemExit(f"devcloud.py: smoke: no server went ACTIVE within {SMOKE_TIMEOUT}s")
+        time.sleep(5)
+
+
+def smoke_settle(nova, server_id, deadline):
+    while True:
+        server = nova.get(f"/servers/{server_id}")["server"]
+        if server["status"] in ("ACTIVE", "ERROR"):
+            return server
+        if time.monotonic() > deadline:
+            raise SystemExit(f"devcloud.py: smoke: server {server_id} still {server['status']} after {SMOKE_TIMEOUT}s")
+        time.sleep(1)
+
+
+def smoke_delete(nova, server_id, deadline):
+    nova.call("DELETE", f"/servers/{server_id}")
+    while nova.call("GET", f"/servers/{server_id}", raise_exc=False).status_code != 404:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"devcloud.py: smoke: server {server_id} not deleted within {SMOKE_TIMEOUT}s")
+        time.sleep(1)
+
+
 def main(argv):
-    if len(argv) != 2 or argv[1] not in ("catalog", "seed"):
-        raise SystemExit("usage: devcloud.py catalog|seed")
-    sess = admin_session()
-    catalog(sess) if argv[1] == "catalog" else seed(sess)
+    commands = {"catalog": catalog, "seed": seed, "smoke": smoke}
+    if len(argv) != 2 or argv[1] not in commands:
+        raise SystemExit("usage: devcloud.py catalog|seed|smoke")
+    commands[argv[1]](admin_session())
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 #   scripts/devcloud.sh down     stop everything this script started (MariaDB last)
 #   scripts/devcloud.sh status   per service: running or not, port, logs; exit 1 if anything is down
 #   scripts/devcloud.sh reset    down + drop the databases + wipe the state, so the next `up` starts clean
+#   scripts/devcloud.sh diagnose why Nova refused or failed servers: the scheduler's verdicts, warnings, errors
 #
 # The recipe behind it, with timings and pitfalls: reference/devcloud.md (shared with the team).
 # Services use fake or no-op back ends: no hypervisor, storage, data plane, amphorae or bare metal.
@@ -442,6 +443,11 @@ workers = 1
 [scheduler]
 workers = 1
 discover_hosts_in_cells_interval = 2
+[compute]
+# 0: nova-compute reads its provider from Placement once, not every 300 s. A refresh sees inventory the region
+# contract adds to this provider (a custom class, as an operator would) and puts back the driver's own, so a test
+# that crosses the refresh loses the class mid-way and its server goes NoValidHost.
+resource_provider_association_refresh = 0
 [filter_scheduler]
 # The server-group filters make affinity and anti-affinity groups schedulable (identity server groups).
 enabled_filters = ComputeFilter,ComputeCapabilitiesFilter,ImagePropertiesFilter,ServerGroupAffinityFilter,ServerGroupAntiAffinityFilter
@@ -777,6 +783,19 @@ seed() {
   touch "$STATE/.seeded"
 }
 
+# Up means a server boots: the scheduler can still refuse every host after each API answers and the compute node
+# is in Placement. One boot of or.small (no network), retried on ERROR, then deleted; a few seconds.
+smoke_boot() {
+  if python3 "$SCRIPT_DIR/devcloud.py" smoke >"$LOG/setup-smoke.log" 2>&1; then
+    log "$(tail -n 1 "$LOG/setup-smoke.log")"
+    return 0
+  fi
+  log "FAILED: no server booted"
+  cat "$LOG/setup-smoke.log" >&2
+  cmd_diagnose >&2
+  exit 1
+}
+
 # The admin entry; `region configure` adds devcloud-region (domain-scoped) and devcloud-region-project. An
 # existing file is left as it is, so a rerun never drops the region's entries under a running test suite.
 write_clouds_yaml() {
@@ -851,6 +870,7 @@ cmd_up() {
   for name in "${DAEMONS[@]}"; do alive "$name" || fail "$name" "process exited"; done
   map_compute_host
   step seed seed
+  smoke_boot
   write_clouds_yaml
   step region configure_region
   log "devcloud up: ${#DAEMONS[@]} daemons + MariaDB + RabbitMQ; credentials in $STATE/clouds.yaml"
@@ -946,8 +966,22 @@ cmd_status() {
   return "$down"
 }
 
+# Why Nova refused or failed servers: the scheduler's verdicts (it says why at INFO) and every warning and error of
+# the services a boot passes through, newest last. .ci/run prints this when a suite on the dev cloud fails.
+cmd_diagnose() {
+  local name f
+  for name in nova-scheduler nova-conductor nova-compute nova-api placement neutron-server cinder-volume; do
+    for f in "$LOG/$name.log" "$LOG/$name-uwsgi.log"; do
+      [[ -s $f ]] || continue
+      printf -- '----- %s: verdicts, warnings and errors (last 15)\n' "$f"
+      { grep -E ' (WARNING|ERROR|CRITICAL) |Filtering removed all hosts|no allocation candidates|Unable to submit allocation' "$f" || true; } |
+        { grep -vE 'Deprecated|RPCClient manually| ERROR [^ ]+ ( |Traceback|$)' || true; } | cut -c1-500 | tail -n 15
+    done
+  done
+}
+
 usage() {
-  echo "usage: $0 install|up|down|status|reset   (state: $STATE)" >&2
+  echo "usage: $0 install|up|down|status|reset|diagnose   (state: $STATE)" >&2
   exit 2
 }
 
@@ -963,5 +997,6 @@ case "${1:-}" in
   down) cmd_down ;;
   status) cmd_status ;;
   reset) cmd_reset ;;
+  diagnose) cmd_diagnose ;;
   *) usage ;;
 esac

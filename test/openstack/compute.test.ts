@@ -395,6 +395,18 @@ describe('compute contract (Nova 2.90)', { skip: cloud === undefined }, () => {
     });
 
     it('rebuild toward a nonexistent image → 400 "Cannot find image for rebuild", server untouched', async () => {
+      // nova-compute may still write the rebuilt server a moment after it reads ACTIVE (`updated` moved by a second
+      // once here): compare against the server once its writes have stopped.
+      server = await waitFor(
+        async () => {
+          const first = await getServer(compute, server.id);
+          await new Promise((resolve) => setTimeout(resolve, 1_100)); // `updated` has whole seconds
+          const second = await getServer(compute, server.id);
+          return { second, same: first.updated === second.updated };
+        },
+        (read) => read.same,
+        { ...SLOW, what: 'the rebuilt server unchanged for a second' },
+      ).then((read) => read.second);
       const missing = '00000000-0000-4000-8000-00000000dead';
       await assert.rejects(rebuildServer(compute, server.id, { imageRef: missing }), (e: unknown) => {
         assert.ok(e instanceof BadRequestError, String(e));
