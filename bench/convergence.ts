@@ -8,12 +8,14 @@
  * converged. The identities and networks (one per project) are made before the count starts; their calls are
  * reported per project. The system is kept for the steady-state and rebuild scenarios.
  */
+import { DEFAULT_DELAY_MS as NOVA_DELAYS } from '../src/emulator/nova/transitions.ts';
 import { perUnitByVerb, round, totalOf } from './emulator-calls.ts';
 import {
   allServers,
   CLIENTS,
   createServers,
   keepFleet,
+  MONITOR_LIST,
   PROJECTS,
   quiet,
   startFleetSystem,
@@ -21,6 +23,9 @@ import {
 } from './fleet.ts';
 import { runLimit } from './limit.ts';
 import { cpuDuring, judged, loopDelayDuring } from './stats.ts';
+import type { BenchSystem } from './system.ts';
+
+const NOVA_CREATE = 'compute POST /v2.1/servers';
 
 export async function benchConvergence(servers: number): Promise<Record<string, number | string>> {
   const system = await startFleetSystem();
@@ -41,6 +46,7 @@ export async function benchConvergence(servers: number): Promise<Record<string, 
       }),
     );
     const wallMs = performance.now() - start;
+    const phases = await phasesOf(system, start, limit.wallMs);
     const emulatorAfter = await system.calls.usage();
     const provisionedCalls = await system.calls.snapshot();
     await quiet(system); // the re-checks still pending when the last server converged
@@ -55,6 +61,7 @@ export async function benchConvergence(servers: number): Promise<Record<string, 
       'API creates per second': round(servers / (postedMs / 1000), 1),
       'limit wall time (s)': round(limit.wallMs / 1000),
       'wall time / limit': judged(round(wallMs / limit.wallMs), '≤', 3),
+      ...phases,
       'OpenStack calls per server, until all provisioned': round(totalOf(provisionedCalls) / servers),
       'OpenStack calls per server, until quiet': judged(round(perServer), '≤', 5),
       'limit calls per server': round(limitPerServer),
@@ -71,6 +78,26 @@ export async function benchConvergence(servers: number): Promise<Record<string, 
     await system.stop();
     throw error;
   }
+}
+
+/**
+ * Where the wall time went, read from when the emulator received the calls: until the last server's create reached
+ * Nova, until its build ended, and until the monitor's first poll after that, whose status write wakes the last
+ * server's final pass (ADR 0030). What follows the build is the wait the limit never has.
+ */
+async function phasesOf(system: BenchSystem, start: number, limitMs: number): Promise<Record<string, number | string>> {
+  const since = (wallClockMs: number) => wallClockMs - (performance.timeOrigin + start);
+  const creates = (await system.calls.times(NOVA_CREATE)).map(since);
+  const polls = (await system.calls.times(MONITOR_LIST)).map(since);
+  const lastCreate = creates.reduce((a, b) => Math.max(a, b), 0);
+  const lastBuilt = lastCreate + NOVA_DELAYS['nova.build'];
+  const nextPoll = polls.find((t) => t >= lastBuilt);
+  return {
+    'of which until the last create reached Nova (s)': round(lastCreate / 1000),
+    [`of which until its build ended (s, ${String(NOVA_DELAYS['nova.build'])} ms later)`]: round(lastBuilt / 1000),
+    "of which until the monitor's next poll after it (s)": nextPoll === undefined ? 'none' : round(nextPoll / 1000),
+    'wall time to the last build / limit': round(lastBuilt / limitMs),
+  };
 }
 
 const prefixed = (prefix: string, figures: Record<string, number>): Record<string, number> =>

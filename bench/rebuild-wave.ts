@@ -4,7 +4,7 @@
  * calls per server until quiet (as in convergence) by service and verb against the limit of two (the rebuild action and one status read).
  */
 import { perUnitByVerb, round, totalOf } from './emulator-calls.ts';
-import { allServers, CLIENTS, fleet, inLanes, quiet, withoutLaterPolls } from './fleet.ts';
+import { allServers, CLIENTS, fleet, inLanes, MONITOR_LIST, quiet, withoutLaterPolls } from './fleet.ts';
 import { judged, loopDelayDuring } from './stats.ts';
 import { type Read } from './system.ts';
 
@@ -40,6 +40,8 @@ export async function benchRebuildWave(): Promise<Record<string, number | string
     'OpenStack calls per server': judged(round(perServer), '≤', 3),
     'event-loop delay p99 (ms)': judged(p99Ms, '<', 50),
     'calls per server beyond the limit of 2': round(perServer - 2),
+    // The steady-state poll, made with or without a rebuild (steady-state.ts counts it per poll).
+    "of which the monitor's listings, per server": round((calls.get(MONITOR_LIST) ?? 0) / servers.length, 3),
     ...Object.fromEntries(
       Object.entries(perUnitByVerb(calls, servers.length)).map(([k, v]) => [`per server: ${k}`, v]),
     ),

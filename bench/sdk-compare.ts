@@ -69,6 +69,9 @@ export async function benchSdkCompare(): Promise<Record<string, number | string>
     const sdkMs: number[] = [];
     const goMs: number[] = [];
     const goPinnedMs: number[] = [];
+    // Nova's answer alone, at each microversion: one GET read to its last byte, nothing parsed.
+    const novaMs = { base: [] as number[], ours: [] as number[] };
+    const novaAnswer = rawServerList(admin, projectId);
     let listed = 0;
     let sdk: PeerRounds = { ms: [], servers: 0, requests: 0 };
     let go: PeerRounds = { ms: [], servers: 0, requests: 0 };
@@ -91,6 +94,8 @@ export async function benchSdkCompare(): Promise<Record<string, number | string>
         const pinned = JSON.parse((await run(gophercloud, [...peerArgs, ourMicroversion], env)).stdout) as PeerRounds;
         goPinnedMs.push(...pinned.ms);
       }
+      novaMs.base.push(await novaAnswer('2.1'));
+      novaMs.ours.push(await novaAnswer(ourMicroversion));
     }
     const oursRequests = accounting.total() / ROUNDS;
     const listMs = accounting.counts().find((c) => c.serviceType === 'compute')?.totalMs ?? 0;
@@ -108,6 +113,8 @@ export async function benchSdkCompare(): Promise<Record<string, number | string>
       'openregion requests per round': oursRequests,
       'openregion: of a round, the server list request (ms, mean)': Math.round(listMs / ROUNDS),
       'openstacksdk requests per round': sdk.requests,
+      "Nova's server list alone at compute 2.1, median (ms)": percentile(novaMs.base, 50),
+      [`Nova's server list alone at compute ${ourMicroversion}, median (ms)`]: percentile(novaMs.ours, 50),
       ...(typeof gophercloud === 'string'
         ? {
             'servers listed (gophercloud)': go.servers,
@@ -123,6 +130,20 @@ export async function benchSdkCompare(): Promise<Record<string, number | string>
   } finally {
     await transport.close();
   }
+}
+
+/** Times one bare GET of the project's servers at a compute microversion, read to the end and not parsed (ms). */
+function rawServerList(admin: Session<'project'>, projectId: string): (microversion: string) => Promise<number> {
+  return async (microversion) => {
+    const token = await admin.token();
+    const url = `${await admin.client('compute').baseUrl()}/servers/detail?all_tenants=True&project_id=${projectId}`;
+    const headers = { 'x-auth-token': token.value, 'openstack-api-version': `compute ${microversion}` };
+    return timed(async () => {
+      const response = await fetch(url, { headers });
+      if (!response.ok) throw new Error(`GET ${url}: ${String(response.status)}`);
+      await response.arrayBuffer();
+    });
+  };
 }
 
 /** The dedicated project and its 500 servers: found, or made once with batched creates. */

@@ -29,7 +29,8 @@ type NovaTransition = keyof NovaTransitions;
 /** Schedules a transition of `server` after its named delay. */
 export type Later = <K extends NovaTransition>(server: NServer, kind: K, payload: NovaTransitions[K]) => void;
 
-const DEFAULT_DELAY_MS: Readonly<Record<NovaTransition, number>> = {
+/** Each transition's delay unless the emulator's config names another (the bench reads the build's). */
+export const DEFAULT_DELAY_MS: Readonly<Record<NovaTransition, number>> = {
   'nova.build': 50,
   'nova.rebuild': 100,
   'nova.power': 30,
