@@ -52,6 +52,16 @@ describe('GroupCommit', () => {
     assert.equal(commits(), 1, 'one transaction for the three');
   });
 
+  it('caps a group at 16 writes, the loop turning between groups', async () => {
+    const { db, commits } = countingDb();
+    const group = new GroupCommit(db, () => Promise.resolve());
+    const asked = Array.from({ length: 40 }, (_, i) => group.write(() => i));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(commits(), 1, 'one group in the first turn');
+    assert.deepEqual(await Promise.all(asked), [...Array(40).keys()], 'every write committed, in the order asked');
+    assert.equal(commits(), 3, '16 + 16 + 8');
+  });
+
   it('on the store: a failed write rolls back alone, and a writer awaiting writes in turn lets the loop run', async () => {
     const store = openEmbeddedStore(':memory:', { clock: new ManualClock() });
     try {

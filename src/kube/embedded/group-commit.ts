@@ -14,8 +14,8 @@ interface Pending {
   readonly reject: (error: Error) => void;
 }
 
-/** At most this many writes in one transaction, so one group never holds the event loop for long. */
-const MAX_GROUP = 64;
+/** At most this many writes in one transaction, so one group never holds the event loop for long (ADR 0028). */
+const MAX_GROUP = 16;
 
 export class GroupCommit {
   readonly #db: Db;
