@@ -396,19 +396,27 @@ export function serveCommand(): Command {
         authKeyOf(options);
         expectedClaimsOf(options);
       }
-      let stop: () => Promise<void>;
+      // serve runs until a signal stops it. Its timers are unref'd (clock.ts), and before the health server listens a
+      // start-up wait (a stand-in CRD not yet served) can leave the loop nothing else to wait on: Node then exits 13
+      // ("unsettled top-level await") having printed nothing, as 1 start in 5-8 of the bundled-actuators suite did.
+      const running = setInterval(() => undefined, 2 ** 31 - 1);
       try {
-        stop = await serve(options);
-      } catch (error) {
-        if (!(error instanceof KubeconfigError)) throw error;
-        process.stderr.write(`error: ${error.message}\n`);
-        process.exitCode = exitCodeOf(error);
-        return;
+        let stop: () => Promise<void>;
+        try {
+          stop = await serve(options);
+        } catch (error) {
+          if (!(error instanceof KubeconfigError)) throw error;
+          process.stderr.write(`error: ${error.message}\n`);
+          process.exitCode = exitCodeOf(error);
+          return;
+        }
+        await new Promise<void>((resolve) => {
+          process.once('SIGINT', resolve);
+          process.once('SIGTERM', resolve);
+        });
+        await stop();
+      } finally {
+        clearInterval(running);
       }
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
-      await stop();
     });
 }
