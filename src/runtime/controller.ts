@@ -66,6 +66,8 @@ export class Controller {
   readonly #options: ControllerOptions;
   readonly #deps: ControllerDeps;
   readonly #inFlight = new Map<string, InFlight>();
+  /** The kind the controller reconciles (its `for` watch), named on every line of a pass. */
+  readonly #kind: string | undefined;
   #queue: WorkQueue<Request> | undefined;
 
   constructor(
@@ -80,6 +82,7 @@ export class Controller {
     this.#reconciler = reconciler;
     this.#options = options;
     this.#deps = deps;
+    this.#kind = watches.find((watch) => watch.source === 'for')?.type.kind;
     deps.metrics.initController(name);
   }
 
@@ -154,7 +157,7 @@ export class Controller {
     const key = requestKey(req);
     const abort = new AbortController();
     this.#inFlight.set(key, { req, abort });
-    const log = requestLogger(this.#deps.log, req, this.name);
+    const log = requestLogger(this.#deps.log, req, this.name, this.#kind);
     const started = clock.now();
     let result: ReconcileResultLabel = 'success';
     try {

@@ -40,6 +40,20 @@ describe('text log lines', () => {
     );
   });
 
+  it("reads createLogger's string level and ISO-8601 time", () => {
+    const line = JSON.stringify({
+      level: 'warn',
+      time: new Date(time).toISOString(),
+      controller: 'server',
+      kind: 'Server',
+      namespace: 'ns',
+      name: 'web-1',
+      reconcileID: '0f1e',
+      msg: 'provision failed',
+    });
+    assert.equal(formatLogLine(line), '14:20:44.123 WARN  server ns/web-1: provision failed');
+  });
+
   it('through the logger, secrets are redacted as in JSON', () => {
     const lines: string[] = [];
     const log = createLogger({ level: 'info', format: 'text', destination: { write: (l: string) => lines.push(l) } });

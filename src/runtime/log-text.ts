@@ -9,17 +9,26 @@
  */
 import type { DestinationStream } from 'pino';
 
-const LEVELS: Readonly<Record<number, string>> = {
-  10: 'TRACE',
-  20: 'DEBUG',
-  30: 'INFO',
-  40: 'WARN',
-  50: 'ERROR',
-  60: 'FATAL',
-};
+/** pino's levels by number (what older lines carry) and by label (what createLogger writes). */
+const LEVELS: Readonly<Record<string, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
+const LABELS: Readonly<Record<number, string>> = Object.fromEntries(
+  Object.entries(LEVELS).map(([label, number]) => [number, label.toUpperCase()]),
+);
 
 /** Fields the line's head shows, or that a terminal reader does not need. */
-const HEAD = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'controller', 'cluster', 'namespace', 'name']);
+const HEAD = new Set([
+  'level',
+  'time',
+  'msg',
+  'pid',
+  'hostname',
+  'controller',
+  'kind',
+  'cluster',
+  'namespace',
+  'name',
+  'reconcileID',
+]);
 
 type Fields = Record<string, unknown>;
 
@@ -31,10 +40,12 @@ export function formatLogLine(line: string): string {
   } catch {
     return line.trimEnd();
   }
-  const level = typeof fields.level === 'number' ? fields.level : 30;
-  const time = typeof fields.time === 'number' ? new Date(fields.time).toISOString().slice(11, 23) : '';
+  const level =
+    typeof fields.level === 'number' ? fields.level : typeof fields.level === 'string' ? LEVELS[fields.level] : 30;
+  const stamp = typeof fields.time === 'number' || typeof fields.time === 'string' ? new Date(fields.time) : undefined;
+  const time = stamp === undefined || Number.isNaN(stamp.getTime()) ? '' : stamp.toISOString().slice(11, 23);
   const where = [fields.controller, objectOf(fields)].filter((part) => part !== undefined && part !== '').join(' ');
-  const head = `${time} ${(LEVELS[level] ?? String(level)).padEnd(5)} ${where === '' ? '' : `${where}: `}`;
+  const head = `${time} ${(LABELS[level ?? 30] ?? String(fields.level)).padEnd(5)} ${where === '' ? '' : `${where}: `}`;
   const rest: string[] = [];
   let stack = '';
   for (const [key, value] of Object.entries(fields)) {
@@ -42,7 +53,7 @@ export function formatLogLine(line: string): string {
     if (key === 'err' && typeof value === 'object' && value !== null) {
       const err = value as { message?: unknown; stack?: unknown };
       rest.push(`err=${quoted(String(err.message))}`);
-      if (level >= 50 && typeof err.stack === 'string') stack = `\n${indent(err.stack)}`;
+      if ((level ?? 30) >= 50 && typeof err.stack === 'string') stack = `\n${indent(err.stack)}`;
       continue;
     }
     rest.push(`${key}=${typeof value === 'string' ? quoted(value) : JSON.stringify(value)}`);

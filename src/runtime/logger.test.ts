@@ -1,19 +1,23 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { requestLogger } from './logger.ts';
+import { ManualClock } from '../util/clock.ts';
+import { createLogger, requestLogger } from './logger.ts';
 import { capturedLogger } from './testing/logger.ts';
 
 describe('logger', () => {
   it("child loggers carry the request's cluster, namespace and name", () => {
     const { records, log } = capturedLogger();
-    requestLogger(log, { cluster: 'edge-1', namespace: 'ns', name: 'u1' }, 'keystoneuser').info('pass');
+    requestLogger(log, { cluster: 'edge-1', namespace: 'ns', name: 'u1' }, 'keystoneuser', 'KeystoneUser').info('pass');
     const lines = records();
     assert.equal(lines.length, 1);
+    assert.match(String(lines[0]?.reconcileID), /^[0-9a-f-]{36}$/, 'a reconcile id');
     assert.deepEqual(
-      { ...lines[0], time: undefined, pid: undefined, hostname: undefined },
+      { ...lines[0], time: undefined, pid: undefined, hostname: undefined, reconcileID: undefined },
       {
-        level: 30,
+        level: 'info',
         controller: 'keystoneuser',
+        kind: 'KeystoneUser',
+        reconcileID: undefined,
         cluster: 'edge-1',
         namespace: 'ns',
         name: 'u1',
@@ -23,6 +27,63 @@ describe('logger', () => {
         hostname: undefined,
       },
     );
+  });
+
+  it('writes a string level and an ISO-8601 time from the injected clock', () => {
+    const lines: string[] = [];
+    const clock = new ManualClock(Date.UTC(2026, 0, 2, 14, 20, 44, 123));
+    const log = createLogger({ clock, destination: { write: (l: string) => void lines.push(l) } });
+    log.warn('careful');
+    const record = JSON.parse(lines[0] ?? '{}') as Record<string, unknown>;
+    assert.equal(record.level, 'warn');
+    assert.equal(record.time, '2026-01-02T14:20:44.123Z');
+  });
+
+  it('each pass of the same request has its own reconcile id', () => {
+    const { records, log } = capturedLogger();
+    const req = { cluster: '', namespace: 'ns', name: 'u1' };
+    requestLogger(log, req, 'server', 'Server').info('one');
+    requestLogger(log, req, 'server', 'Server').info('two');
+    const [one, two] = records();
+    assert.notEqual(one?.reconcileID, two?.reconcileID);
+  });
+
+  it('writes an identical warning once a window, then says how many it held back', () => {
+    const lines: string[] = [];
+    const clock = new ManualClock(0);
+    const log = createLogger({
+      clock,
+      repeatWindowMs: 60_000,
+      destination: { write: (l: string) => void lines.push(l) },
+    });
+    const req = { cluster: '', namespace: 'ns', name: 'web-1' };
+    const records = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    for (let i = 0; i < 5; i++) {
+      // A new pass (a new reconcile id) of the same object, failing the same way.
+      requestLogger(log, req, 'server', 'Server').warn({ row: 'provider-error' }, 'provision failed');
+      requestLogger(log, req, 'server', 'Server').info('a pass');
+      clock.advance(10_000);
+    }
+    requestLogger(log, { ...req, name: 'web-2' }, 'server', 'Server').warn('provision failed');
+    log.warn('something else');
+    assert.deepEqual(
+      records()
+        .filter((r) => r.level === 'warn')
+        .map((r) => [r.name, r.msg]),
+      [
+        ['web-1', 'provision failed'],
+        ['web-2', 'provision failed'],
+        [undefined, 'something else'],
+      ],
+      'one line for web-1, and the other warnings are not held back by it',
+    );
+    assert.equal(records().filter((r) => r.level === 'info').length, 5, 'info is never held back');
+    clock.advance(20_000);
+    requestLogger(log, req, 'server', 'Server').warn({ row: 'provider-error' }, 'provision failed');
+    const last = records().at(-1);
+    assert.equal(last?.msg, 'provision failed');
+    assert.equal(last.suppressed, 4);
+    assert.equal(last.row, 'provider-error');
   });
 
   it('redacts password, secret and token fields at any of the first levels', () => {

@@ -1,8 +1,14 @@
 /**
- * Structured logs (pino). Child loggers carry the request's cluster, namespace and name; credential-named fields are
- * redacted wherever they appear in the first few levels of a logged object.
+ * Structured logs (pino), queryable as controller-runtime's zap logs are: a string `level`, an ISO-8601 `time`, and
+ * the reconciled object as fields (`controller`, `kind`, `namespace`, `name`, `reconcileID`). Credential-named
+ * fields are redacted wherever they appear in the first few levels of a logged object.
+ *
+ * The same warning about the same object, repeated within a window, is written once: the next one after the window
+ * says how many were held back (`suppressed`), so a failure that retries every few seconds reads as one line a window.
  */
-import { pino, type DestinationStream, type Logger } from 'pino';
+import { randomUUID } from 'node:crypto';
+import { pino, type DestinationStream, type Logger, type LogFn } from 'pino';
+import { systemClock, type Clock } from '../util/clock.ts';
 import { textDestination } from './log-text.ts';
 import type { Request } from './types.ts';
 
@@ -23,21 +29,91 @@ interface LoggerOptions {
   readonly format?: LogFormat;
   /** Where lines go (tests pass a stream they read); stdout by default. */
   readonly destination?: DestinationStream;
+  /** Stamps `time`, and times the repeated-warning window. */
+  readonly clock?: Clock;
+  /** How long an identical warning is held back after it was written; 0 writes every one. Default 5 minutes. */
+  readonly repeatWindowMs?: number;
+}
+
+/** pino's numeric level of `warn`: warnings and worse are the lines an operator is asked to act on. */
+const WARN = 40;
+const DEFAULT_REPEAT_WINDOW_MS = 300_000;
+/** Distinct warnings remembered at once (least recently seen forgotten first). */
+const REPEAT_ENTRIES = 4096;
+/** Bindings that differ on every pass of the same object, so they never make two warnings different. */
+const PER_PASS = new Set(['reconcileID']);
+
+/**
+ * pino's logMethod hook holding back a warning identical (same level, bindings and message) to one written within
+ * the window; the first one after the window carries `suppressed`, the count held back.
+ */
+function repeatLimiter(clock: Clock, windowMs: number) {
+  const seen = new Map<string, { since: number; suppressed: number }>();
+  return function logMethod(this: Logger, args: Parameters<LogFn>, method: LogFn, level: number): void {
+    if (level < WARN || windowMs <= 0) {
+      method.apply(this, args);
+      return;
+    }
+    const bindings = Object.entries(this.bindings()).filter(([key]) => !PER_PASS.has(key));
+    const message = args.find((arg): arg is string => typeof arg === 'string') ?? '';
+    const key = JSON.stringify([level, bindings, message]);
+    const now = clock.now();
+    const last = seen.get(key);
+    if (last !== undefined && now - last.since < windowMs) {
+      last.suppressed += 1;
+      return;
+    }
+    seen.delete(key);
+    seen.set(key, { since: now, suppressed: 0 });
+    for (const oldest of seen.keys()) {
+      if (seen.size <= REPEAT_ENTRIES) break;
+      seen.delete(oldest);
+    }
+    if (last === undefined || last.suppressed === 0) {
+      method.apply(this, args);
+      return;
+    }
+    const [first, ...rest] = args;
+    const fields = typeof first === 'object' && first !== null && !(first instanceof Error) ? first : undefined;
+    const merged =
+      fields === undefined
+        ? [
+            { ...(first instanceof Error ? { err: first } : {}), suppressed: last.suppressed },
+            ...(first instanceof Error ? rest : args),
+          ]
+        : [{ ...fields, suppressed: last.suppressed }, ...rest];
+    method.apply(this, merged as Parameters<LogFn>);
+  };
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
+  const clock = options.clock ?? systemClock;
   const config = {
     // No logger `name`: the request's object name takes that key, as controller-runtime's logs have it.
     level: options.level ?? 'info',
     redact: { paths: [...redactPaths], censor: '***' },
+    // `"level":"warn"`, not pino's 40: what a log query (and a person) filters on.
+    formatters: { level: (label: string) => ({ level: label }) },
+    timestamp: () => `,"time":"${new Date(clock.now()).toISOString()}"`,
+    hooks: { logMethod: repeatLimiter(clock, options.repeatWindowMs ?? DEFAULT_REPEAT_WINDOW_MS) },
   };
   if (options.format === 'text') return pino(config, textDestination(options.destination ?? process.stdout));
   return options.destination === undefined ? pino(config) : pino(config, options.destination);
 }
 
-/** The logger a reconcile pass gets: every line names the request. */
-export function requestLogger(log: Logger, req: Request, controller: string): Logger {
-  return log.child({ controller, cluster: req.cluster, namespace: req.namespace, name: req.name });
+/**
+ * The logger a reconcile pass gets: every line names the request, the kind it is of, and the pass (a `reconcileID`
+ * fresh for each, as controller-runtime's), so one pass's lines are found together.
+ */
+export function requestLogger(log: Logger, req: Request, controller: string, kind?: string): Logger {
+  return log.child({
+    controller,
+    ...(kind === undefined ? {} : { kind }),
+    cluster: req.cluster,
+    namespace: req.namespace,
+    name: req.name,
+    reconcileID: randomUUID(),
+  });
 }
 
 /** A logger that writes nothing, for tests and library defaults. */

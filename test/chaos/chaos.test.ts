@@ -217,7 +217,7 @@ async function runSeed(seed: number): Promise<SeedReport> {
         `${String(report.leaks)} leaks, ${report.seconds.toFixed(0)} s ${JSON.stringify(report.phases)}${ok ? '' : `; kept ${root}`}\n`,
     );
     if (!ok) {
-      const errors = up.logs.filter((l) => l.level >= 50).slice(-10);
+      const errors = up.logs.filter((l) => l.level === 'error' || l.level === 'fatal').slice(-10);
       for (const line of errors) process.stdout.write(`  last run's error log: ${JSON.stringify(line)}\n`);
     } else rmSync(root, { recursive: true, force: true });
   }

@@ -15,7 +15,7 @@ export const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const START_TIMEOUT_MS = 180_000;
 
 export interface LogLine {
-  readonly level: number;
+  readonly level: string;
   readonly msg: string;
   readonly [field: string]: unknown;
 }

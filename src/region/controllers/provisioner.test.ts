@@ -17,6 +17,7 @@ import {
   REJECTED_MESSAGE,
   classify,
   ProviderError,
+  QuotaExceededError,
   ResourceConflictError,
   ResourceConsistencyError,
   ResourceKind,
@@ -119,6 +120,7 @@ describe('provisioner scaffold: provisioning', () => {
     new ResourceConflictError('create user: conflict', { resource: ResourceKind.Identity, cause: new Error(RAW) }),
     new ResourceConsistencyError('two projects', { resource: ResourceKind.Identity, cause: new Error(RAW) }),
     new TransientError('create project: 503', { cause: new Error(RAW) }),
+    new QuotaExceededError('create project: Quota exceeded', 'project', { cause: new Error(RAW) }),
     new Error(RAW),
   ];
   for (const error of errors) {
@@ -142,10 +144,18 @@ describe('provisioner scaffold: provisioning', () => {
         'the operator log has the cause',
       );
       const failed = lines
-        .map((l) => JSON.parse(l) as { msg: string; level: number })
+        .map((l) => JSON.parse(l) as { msg: string; level: string })
         .find((r) => r.msg === 'provision failed');
-      // A classified failure is an expected retry (warn); an unclassified throw is a bug (error).
-      assert.equal(failed?.level, error instanceof ProviderError ? 40 : 50);
+      // A refusal the tenant caused or that settles by itself (a quota, a dependency OpenStack does not list yet) is
+      // normal operation (info); another classified failure is an expected retry (warn); an unclassified throw is a
+      // bug (error).
+      const expected =
+        error instanceof QuotaExceededError || error instanceof ResourceNotFoundError
+          ? 'info'
+          : error instanceof ProviderError
+            ? 'warn'
+            : 'error';
+      assert.equal(failed?.level, expected);
     });
   }
 

@@ -27,7 +27,7 @@ import {
 import type { Clock } from '../../util/clock.ts';
 import { PROVISIONER_FINALIZER } from '../apis/shared.ts';
 import type { CallContext, ProviderLookup } from '../provider/contract.ts';
-import { ProviderError } from '../provider/errors.ts';
+import { ProviderError, QuotaExceededError, ResourceNotFoundError } from '../provider/errors.ts';
 import { operatorSummary, toOperatorLog } from '../provider/messages.ts';
 import type { Outcome } from '../provider/outcome.ts';
 import {
@@ -141,6 +141,16 @@ export function provisionerReconciler<R extends ProvisionedResource, P, V>(
   };
 }
 
+/**
+ * How loud a failed provider call is. A quota refusal (the tenant's to resolve; status says so) and a dependency
+ * OpenStack does not list yet (a server created right after its network) are normal operation: info. Another
+ * classified failure is an expected retry with backoff: warn. Anything else is a bug worth an error.
+ */
+export function failureLevel(error: unknown): 'info' | 'warn' | 'error' {
+  if (error instanceof QuotaExceededError || error instanceof ResourceNotFoundError) return 'info';
+  return error instanceof ProviderError ? 'warn' : 'error';
+}
+
 /** Logs a park or terminal outcome's operator-only detail; the tenant sees only its fixed message. */
 export function logStopped(log: Logger, what: string, outcome: Outcome<unknown>): void {
   if (outcome.kind === 'park' || outcome.kind === 'terminal') {
@@ -218,8 +228,7 @@ class Pass<R extends ProvisionedResource, P, V> {
       return await call(await this.#provisioner.lookup(regionID, this.#ctx.signal));
     } catch (error) {
       const verdict = failureVerdict(error, this.#ctx.signal.aborted);
-      // A classified provider failure is an expected retry with backoff; anything else is a bug worth an error.
-      const level = error instanceof ProviderError ? 'warn' : 'error';
+      const level = failureLevel(error);
       this.#ctx.log[level]({ provider: toOperatorLog(error), row: verdict.row }, `${this.#phase} failed`);
       await this.#event('Warning', this.#phase === 'provision' ? 'ProvisionFailed' : 'DeprovisionFailed', error);
       return verdict;
