@@ -19,6 +19,7 @@ import type { KubernetesClient } from '../kube/kubernetes/client.ts';
 import { kubeClientFrom } from '../kube/kubernetes/connect.ts';
 import { fileEnvironment, KubeconfigError, resolveKubeconfig } from '../kube/kubernetes/kubeconfig.ts';
 import { DEFAULT_CLUSTERS_NAMESPACE, type Cluster } from '../runtime/multicluster.ts';
+import { openstackRequestMetrics } from '../openstack/metrics.ts';
 import { Transport } from '../openstack/transport.ts';
 import {
   prepareBundledActuators,
@@ -32,6 +33,8 @@ import { createAuthenticator, type AuthKey } from '../region/http/auth.ts';
 import { clientSetFactory, RegionRegistry } from '../region/openstack/registry.ts';
 import { serveHealth } from '../runtime/health.ts';
 import { LeaderElector } from '../runtime/leader.ts';
+import { RuntimeMetrics } from '../runtime/metrics.ts';
+import { packageVersion } from '../util/version.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { Manager } from '../runtime/manager.ts';
 import { systemScheduler, type Scheduler } from '../runtime/scheduler.ts';
@@ -156,7 +159,10 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
   const regionGroups = [...groups].filter((g): g is ControllerGroup => g !== 'keystone');
   const source = resolveKubeconfig(options, fileEnvironment(options.env));
   const client = kubeClientFrom(source.kind === 'in-cluster' ? { inCluster: true } : { kubeconfig: source.text });
-  const transport = new Transport({ clock, random: Math.random });
+  // One registry for the process: the runtime's series, the API's requests and every OpenStack call.
+  const metrics = new RuntimeMetrics();
+  metrics.buildInfo(packageVersion(), process.version);
+  const transport = new Transport({ clock, random: Math.random, observer: openstackRequestMetrics(metrics.registry) });
   const identity = `${hostname()}-${randomBytes(4).toString('hex')}`;
   const leaseNamespace = options.leaseNamespace ?? options.namespace;
   const stopping = { value: false };
@@ -164,6 +170,7 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
   const targets = targetClusterClients();
   const manager = new Manager({
     client,
+    metrics,
     clock,
     scheduler,
     log,
@@ -253,6 +260,7 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
           capabilities: region.capabilities,
           rateLimits: rateLimitsOf(options),
           log,
+          metrics: metrics.registry,
         });
   if (app !== undefined && options.api !== undefined) {
     mountConsole(app, { operator: { client, metrics: manager.metrics.registry } });

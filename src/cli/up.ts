@@ -18,6 +18,7 @@ import { openEmbeddedStore, type EmbeddedStore } from '../kube/embedded/store.ts
 import { stringify } from 'yaml';
 import { loadCloudConfig, rawCloudEntry } from '../openstack/config.ts';
 import { Session } from '../openstack/session.ts';
+import { openstackRequestMetrics } from '../openstack/metrics.ts';
 import { Transport } from '../openstack/transport.ts';
 import { buildApi } from '../region/http/app.ts';
 import { mountConsole } from './console/routes.ts';
@@ -27,6 +28,8 @@ import { clientSetFactory, RegionRegistry } from '../region/openstack/registry.t
 import { CachedListClient } from '../runtime/cached-lists.ts';
 import { readEnvFile, renderEnvFile } from '../region/registration/env-file.ts';
 import { probeRoutes, serveHealth } from '../runtime/health.ts';
+import { RuntimeMetrics } from '../runtime/metrics.ts';
+import { packageVersion } from '../util/version.ts';
 import { createLogger, type LogFormat } from '../runtime/logger.ts';
 import { Manager } from '../runtime/manager.ts';
 import { systemScheduler, type Scheduler } from '../runtime/scheduler.ts';
@@ -129,7 +132,10 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
     throw error;
   }
   const identity = devIdentity(files);
-  const transport = new Transport({ clock, random: Math.random });
+  // One registry for the process: the runtime's series, the API's requests and every OpenStack call.
+  const metrics = new RuntimeMetrics();
+  metrics.buildInfo(packageVersion(), process.version);
+  const transport = new Transport({ clock, random: Math.random, observer: openstackRequestMetrics(metrics.registry) });
   cleanups.push(
     () => store.close(),
     () => transport.close(),
@@ -203,6 +209,7 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
     });
     const manager = new Manager({
       client: runtime,
+      metrics,
       clock,
       scheduler,
       log,
@@ -256,6 +263,7 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       capabilities: region.capabilities,
       ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
       log,
+      metrics: metrics.registry,
     });
     mountConsole(app, { operator: { client: runtime, metrics: manager.metrics.registry } });
     manager.metrics.collectProcessMetrics();

@@ -402,6 +402,38 @@ describe('Manager and controllers', () => {
     }
   });
 
+  it('counts reconciled objects by kind and condition, and deletions stuck past the threshold', async () => {
+    const { client, clock, manager, record } = setup();
+    const available = (name: string, status: string, reason: string, deletionTimestamp?: string): KubeObject => {
+      const object = objectOf(widgetType, 'ns', name);
+      return {
+        ...object,
+        metadata: { ...object.metadata, ...(deletionTimestamp === undefined ? {} : { deletionTimestamp }) },
+        status: { conditions: [{ type: 'Available', status, reason, message: '', lastTransitionTime: '' }] },
+      } as KubeObject;
+    };
+    const longAgo = new Date(clock.now() - 16 * 60_000).toISOString();
+    const justNow = new Date(clock.now() - 60_000).toISOString();
+    await client.create(widgetType, available('a', 'True', 'Provisioned'));
+    await client.create(widgetType, available('b', 'True', 'Provisioned'));
+    await client.create(widgetType, available('c', 'False', 'Errored', longAgo));
+    await client.create(widgetType, available('d', 'False', 'Deprovisioning', justNow));
+    await client.create(widgetType, objectOf(widgetType, 'ns', 'e'));
+    manager.controller('widgets').for(widgetType).complete(record());
+    await manager.start();
+    const text = await manager.metrics.registry.metrics();
+    await manager.stop();
+    for (const line of [
+      'openregion_objects{kind="Widget",condition="Available",status="True",reason="Provisioned"} 2',
+      'openregion_objects{kind="Widget",condition="Available",status="False",reason="Errored"} 1',
+      'openregion_objects{kind="Widget",condition="Available",status="False",reason="Deprovisioning"} 1',
+      'openregion_objects{kind="Widget",condition="none",status="Unknown",reason=""} 1',
+      'openregion_stuck_deletions{kind="Widget"} 1',
+    ]) {
+      assert.ok(text.includes(line), `missing: ${line}\n${text}`);
+    }
+  });
+
   it('stop drains a pass in flight before resolving', async () => {
     const { client, manager, passes, record } = setup();
     const hold = gate();

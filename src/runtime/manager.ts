@@ -23,7 +23,7 @@ import {
 import { healthHandlers, type HealthHandlers } from './health.ts';
 import { LeaderElector, type LeaderElectionOptions } from './leader.ts';
 import { silentLogger } from './logger.ts';
-import { RuntimeMetrics } from './metrics.ts';
+import { RuntimeMetrics, type CountedObject } from './metrics.ts';
 import { ClusterRegistry, KubeconfigSecretProvider, type Cluster, type ClientFactory } from './multicluster.ts';
 import type { ObjectEvent, Predicate } from './predicates.ts';
 import { systemScheduler, type Scheduler } from './scheduler.ts';
@@ -112,6 +112,7 @@ export class Manager {
     this.#log = options.log ?? silentLogger();
     this.#random = options.random ?? Math.random;
     this.metrics = options.metrics ?? new RuntimeMetrics();
+    this.metrics.countObjects(() => this.#reconciledObjects(), options.clock);
     this.clusters = new ClusterRegistry(options.client);
     const targets = options.targetClusters;
     if (targets !== undefined && targets.namespace !== '') {
@@ -218,6 +219,21 @@ export class Manager {
     });
     this.#recorders.set(cluster, { client, recorder });
     return recorder;
+  }
+
+  /** Every cached object of a kind a controller reconciles (its `for` kind), on every engaged cluster. */
+  *#reconciledObjects(): Generator<CountedObject> {
+    const types = new Map<string, ResourceType>();
+    for (const controller of this.#controllers) {
+      for (const watch of controller.watches) if (watch.source === 'for') types.set(typeKey(watch.type), watch.type);
+    }
+    for (const engaged of this.#engaged.values()) {
+      for (const [key, type] of types) {
+        const cache = engaged.caches.get(key);
+        if (cache === undefined || !cache.hasSynced) continue;
+        for (const object of cache.list()) yield { kind: type.kind, object };
+      }
+    }
   }
 
   /** The client of an engaged cluster ('' = management), or undefined for one that is not (or no longer) engaged. */

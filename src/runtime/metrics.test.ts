@@ -33,6 +33,15 @@ describe('metrics', () => {
     assert.doesNotThrow(() => new RuntimeMetrics());
   });
 
+  it('build_info names the version and Node.js, with the constant 1; a second call does not re-register', async () => {
+    const metrics = new RuntimeMetrics();
+    metrics.buildInfo('1.2.3', 'v20.19.0');
+    metrics.buildInfo('1.2.3', 'v20.19.0');
+    const text = await metrics.registry.metrics();
+    assert.match(text, /^# TYPE openregion_build_info gauge$/m);
+    assert.match(text, /^openregion_build_info\{version="1\.2\.3",node_version="v20\.19\.0"\} 1$/m);
+  });
+
   it('the instrumenter observes the specified histogram and counter, labelled as the spec names them', async () => {
     const registry = new Registry();
     const clock = new ManualClock();

@@ -4,8 +4,21 @@
  * instrumenter, named and labelled as docs/spec/keystoneuser-reconciler.md §Metrics Instrumentation names them.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { KubeObject } from '../kube/object.ts';
 import type { Clock } from '../util/clock.ts';
 import type { QueueObserver } from './workqueue.ts';
+
+/** A reconciled object and its kind, as a scrape counts them. */
+export interface CountedObject {
+  readonly kind: string;
+  readonly object: KubeObject;
+}
+
+/** A deletion still waiting on finalizers after this long is one an operator looks at. */
+export const STUCK_DELETION_MS = 15 * 60_000;
+
+/** The condition an object's health reads from: the region kinds' Available, the Keystone orders' Ready. */
+const HEALTH_CONDITIONS = ['Available', 'Ready'] as const;
 
 /** controller-runtime's reconcile_time_seconds buckets. */
 const reconcileTimeBuckets = [
@@ -78,6 +91,61 @@ export class RuntimeMetrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
+  /**
+   * `openregion_build_info{version,node_version} 1`: which build a process runs, joinable onto any other series
+   * (the `*_build_info` convention).
+   */
+  buildInfo(version: string, nodeVersion: string): void {
+    const name = 'openregion_build_info';
+    const gauge =
+      (this.registry.getSingleMetric(name) as Gauge<'version' | 'node_version'> | undefined) ??
+      new Gauge({
+        name,
+        help: 'A metric with a constant 1 value labelled by the version openregion was built from and its Node.js',
+        labelNames: ['version', 'node_version'],
+        registers: [this.registry],
+      });
+    gauge.set({ version, node_version: nodeVersion }, 1);
+  }
+
+  /**
+   * Gauges read from the caches at each scrape: `openregion_objects{kind,condition,status,reason}` (objects by
+   * their Available, else Ready, condition; `none` before one is written) and `openregion_stuck_deletions{kind}`
+   * (deletionTimestamp older than `stuckAfterMs`: a finalizer that is not coming off). Call once per registry.
+   */
+  countObjects(objects: () => Iterable<CountedObject>, clock: Clock, stuckAfterMs = STUCK_DELETION_MS): void {
+    // A registry shared by a second manager (tests) keeps the first one's source.
+    if (this.registry.getSingleMetric('openregion_objects') !== undefined) return;
+    new Gauge({
+      name: 'openregion_objects',
+      help: 'Reconciled objects by kind and the status and reason of their Available (else Ready) condition',
+      labelNames: ['kind', 'condition', 'status', 'reason'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const { kind, object } of objects()) this.inc(healthLabels(kind, object));
+      },
+    });
+    new Gauge({
+      name: 'openregion_stuck_deletions',
+      help: `Objects whose deletion has waited on finalizers for more than ${String(stuckAfterMs / 1000)} s, by kind`,
+      labelNames: ['kind'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        const now = clock.now();
+        const kinds = new Set<string>();
+        for (const { kind, object } of objects()) {
+          kinds.add(kind);
+          const since = object.metadata.deletionTimestamp;
+          if (since !== undefined && now - Date.parse(since) > stuckAfterMs) this.inc({ kind });
+          else this.inc({ kind }, 0);
+        }
+        if (kinds.size === 0) this.set(0);
+      },
+    });
+  }
+
   /** Starts a controller's series at zero, so a scrape shows them before the first reconcile. */
   initController(controller: string): void {
     for (const result of ['success', 'error', 'requeue_after'] as const)
@@ -107,6 +175,18 @@ export class RuntimeMetrics {
     this.reconcileTotal.inc({ controller, result });
     if (result === 'error') this.reconcileErrors.inc({ controller });
   }
+}
+
+function healthLabels(kind: string, object: KubeObject): Record<'kind' | 'condition' | 'status' | 'reason', string> {
+  const conditions = (
+    object as { status?: { conditions?: readonly { type: string; status: string; reason?: string }[] } }
+  ).status?.conditions;
+  for (const type of HEALTH_CONDITIONS) {
+    const condition = conditions?.find((c) => c.type === type);
+    if (condition !== undefined)
+      return { kind, condition: type, status: condition.status, reason: condition.reason ?? '' };
+  }
+  return { kind, condition: 'none', status: 'Unknown', reason: '' };
 }
 
 /**

@@ -6,6 +6,7 @@
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
+import { observeRequests } from './access-log.ts';
 import { DEFAULT_BODY_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS, MAX_PARAM_LENGTH, type ApiDeps } from './context.ts';
 import { errorHandler, sendProblem, type Challenge } from './errors.ts';
 import { setPrincipal } from './principal.ts';
@@ -135,6 +136,8 @@ export async function buildApi(deps: ApiDeps): Promise<Api> {
     },
   });
 
+  // First of the hooks, so a request refused early (rate limit, authentication) is logged and counted too.
+  observeRequests(app, { log: deps.log?.child({ component: 'http' }), metrics: deps.metrics });
   // A route that takes no body never parses one that is empty, whatever content type the client names with it
   // (curl -X DELETE -H 'content-type: application/json' is fine); a route that takes one still requires it.
   app.addHook('onRequest', (request, _reply, done) => {

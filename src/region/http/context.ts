@@ -4,6 +4,7 @@
  * makes its routes answer 501: the API never pretends to do what nothing behind it does.
  */
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { Client } from '../../kube/client.ts';
 import type { Clock } from '../../util/clock.ts';
 import type { Server } from '../apis/server.ts';
@@ -68,6 +69,8 @@ export interface ApiDeps {
   /** Checks an image URL before an organization's image is registered (default: fetch its first 512 bytes). */
   readonly imageSource?: ImageSourceCheck;
   readonly log?: Logger;
+  /** Where the request metrics go (access-log.ts); none without one. */
+  readonly metrics?: Registry;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;

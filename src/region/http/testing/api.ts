@@ -157,7 +157,10 @@ export interface ApiFixture {
 export async function apiFixture(
   capabilities: Capabilities = allCapabilities,
   overrides: Partial<
-    Pick<ApiDeps, 'imageSource' | 'service' | 'protectedResource' | 'requestTimeoutMs' | 'rateLimits'>
+    Pick<
+      ApiDeps,
+      'imageSource' | 'service' | 'protectedResource' | 'requestTimeoutMs' | 'rateLimits' | 'log' | 'metrics'
+    >
   > = {},
 ): Promise<ApiFixture> {
   const clock = new ManualClock();
