@@ -13,7 +13,6 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { getOptional, type Client } from '../../kube/client.ts';
-import type { KubeObject } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import {
@@ -25,7 +24,9 @@ import {
   type Result,
 } from '../../runtime/types.ts';
 import type { Clock } from '../../util/clock.ts';
-import { PROVISIONER_FINALIZER } from '../apis/shared.ts';
+import { findCondition } from '../../kube/conditions.ts';
+import type { Condition, KubeObject } from '../../kube/object.ts';
+import { conditionReasons, conditionTypes, PROVISIONER_FINALIZER } from '../apis/shared.ts';
 import type { CallContext, ProviderLookup } from '../provider/contract.ts';
 import { ProviderError, QuotaExceededError, ResourceNotFoundError } from '../provider/errors.ts';
 import { operatorSummary, toOperatorLog } from '../provider/messages.ts';
@@ -167,6 +168,8 @@ class Pass<R extends ProvisionedResource, P, V> {
   readonly #observe: RowObserver;
   /** The object as stored: updated by every write of this pass, so each carries the resourceVersion it follows. */
   #object: R;
+  /** The provider's own row behind a yield, park or terminal (a server's `R4″/accepted`), for the Event. */
+  #decidedBy: string | undefined;
 
   constructor(
     client: Client,
@@ -195,6 +198,7 @@ class Pass<R extends ProvisionedResource, P, V> {
     const verdict = await this.#call(binding.regionID, async (provider) => {
       const provisioned = await binding.provision(provider, this.#provisionContext(firstProvision));
       const { outcome } = provisioned;
+      this.#decidedBy = outcome.kind === 'done' ? undefined : outcome.reason;
       logStopped(this.#ctx.log, 'provision', outcome);
       await this.#eventStopped(outcome);
       status = provisioned.status;
@@ -215,6 +219,7 @@ class Pass<R extends ProvisionedResource, P, V> {
     if (binding === undefined) return this.#settle(missingLabelsVerdict());
     const verdict = await this.#call(binding.regionID, async (provider) => {
       const outcome = await binding.deprovision(provider, { signal: this.#ctx.signal });
+      this.#decidedBy = outcome.kind === 'done' ? undefined : outcome.reason;
       logStopped(this.#ctx.log, 'deprovision', outcome);
       await this.#eventStopped(outcome);
       return deprovisionVerdict(outcome);
@@ -230,7 +235,12 @@ class Pass<R extends ProvisionedResource, P, V> {
       const verdict = failureVerdict(error, this.#ctx.signal.aborted);
       const level = failureLevel(error);
       this.#ctx.log[level]({ provider: toOperatorLog(error), row: verdict.row }, `${this.#phase} failed`);
-      await this.#event('Warning', this.#phase === 'provision' ? 'ProvisionFailed' : 'DeprovisionFailed', error);
+      await this.#event(
+        'Warning',
+        this.#phase === 'provision' ? 'ProvisionFailed' : 'DeprovisionFailed',
+        error,
+        verdict.row,
+      );
       return verdict;
     }
   }
@@ -239,11 +249,12 @@ class Pass<R extends ProvisionedResource, P, V> {
   async #eventStopped(outcome: Outcome<unknown>): Promise<void> {
     if (outcome.kind !== 'park' && outcome.kind !== 'terminal') return;
     const stage = this.#phase === 'provision' ? 'Provision' : 'Deprovision';
-    await this.#event('Warning', outcome.kind === 'park' ? `${stage}Parked` : `${stage}Stopped`, outcome);
+    const row = `${outcome.kind}/${outcome.reason}`;
+    await this.#event('Warning', outcome.kind === 'park' ? `${stage}Parked` : `${stage}Stopped`, outcome, row);
   }
 
-  async #event(type: 'Normal' | 'Warning', reason: string, failure: unknown): Promise<void> {
-    await this.#ctx.events?.record(this.#object, type, reason, operatorSummary(failure));
+  async #event(type: 'Normal' | 'Warning', reason: string, failure: unknown, row: string): Promise<void> {
+    await this.#ctx.events?.record(this.#object, type, reason, withRow(operatorSummary(failure), row));
   }
 
   #provisionContext(firstProvision: boolean): ProvisionContext<StatusOf<R>> {
@@ -276,11 +287,34 @@ class Pass<R extends ProvisionedResource, P, V> {
     this.#observe(this.#phase, verdict.row);
     if (verdict.action === 'release') {
       await this.#setFinalizer(false);
+      await this.#ctx.events?.record(
+        this.#object,
+        'Normal',
+        'Deprovisioned',
+        withRow('the provider released the resource; the finalizer is removed', verdict.row),
+      );
       return {};
     }
+    const before = findCondition(this.#object.status?.conditions, conditionTypes.available);
     await this.#writeAvailable(verdict.available, owned, status);
+    await this.#eventAvailable(verdict, before);
     if (verdict.action === 'backoff') throw new ProviderRetryError(verdict.row);
     return verdict.requeueAfterMs === undefined ? {} : { requeueAfterMs: verdict.requeueAfterMs };
+  }
+
+  /**
+   * The Available condition's change as an Event naming the row that decided it, so `describe` shows the trail
+   * (Provisioning, Provisioned, DependencyNotReady …). A failure, park or terminal has its own Warning already;
+   * an unchanged condition records nothing.
+   */
+  async #eventAvailable(verdict: Verdict & { action: 'report' | 'backoff' }, before: Condition | undefined) {
+    if (verdict.action === 'backoff' || verdict.row === 'park' || verdict.row === 'terminal') return;
+    const { status, reason, message } = verdict.available;
+    if (before?.status === status && before.reason === reason && before.message === message) return;
+    const type =
+      reason === conditionReasons.errored || reason === conditionReasons.dependencyFailed ? 'Warning' : 'Normal';
+    const row = this.#decidedBy === undefined ? verdict.row : `${verdict.row}/${this.#decidedBy}`;
+    await this.#ctx.events?.record(this.#object, type, reason, withRow(message, row));
   }
 
   #status(): StatusOf<R> {
@@ -318,6 +352,9 @@ class Pass<R extends ProvisionedResource, P, V> {
     );
   }
 }
+
+/** An Event's message with the decision row that produced it. */
+const withRow = (message: string, row: string): string => `${message} (row ${row})`;
 
 // Deep equality ignores key order: a real API server hands objects back with their keys sorted.
 const isSame = (a: unknown, b: unknown): boolean => isDeepStrictEqual(a, b);

@@ -45,6 +45,27 @@ describe('Server controller: Events', () => {
     assert.doesNotMatch(refusal.message, /X-Auth-Token|password/i, 'no credential');
   });
 
+  it('create to Available leaves one Normal Event per change of Available, each naming the row that decided it', async () => {
+    const input = s.input();
+    await s.converged(input);
+    await s.tick();
+    await s.tick();
+    const normal = (await eventsOf(input)).filter((e) => e.type === 'Normal');
+    const provisioned = normal.find((e) => e.reason === 'Provisioned');
+    assert.ok(provisioned, `a Provisioned Event in ${JSON.stringify(normal.map((e) => e.reason))}`);
+    assert.equal(provisioned.message, 'the resource is provisioned (row done)');
+    assert.equal(provisioned.count, 1, 'passes that change nothing record nothing');
+    assert.equal(provisioned.firstTimestamp, provisioned.lastTimestamp);
+    const provisioning = normal.find((e) => e.reason === 'Provisioning');
+    assert.ok(provisioning, 'the provisioning step before it');
+    assert.match(provisioning.message, /\(row yield\/[^)]+\)$/, 'the provider’s own row behind the yield');
+    assert.equal(
+      new Set(normal.map((e) => `${e.reason}\u0000${e.message}`)).size,
+      normal.length,
+      'one object per message',
+    );
+  });
+
   it('the bounded create-retry records its rows as the seed names them', async () => {
     const input = s.input();
     s.emulator.nova.controls.failNext({ operation: 'create' });
