@@ -78,6 +78,25 @@ describe('Gates, freeze, mappers, teardown, the hold: the pass', () => {
     });
   }
 
+  it('RecordsEventsWithRows: a gate and each step that changes a condition leave one Event naming its row', async () => {
+    const h = userFixture();
+    await h.seedControlPlane({ namespaceAssignments: [] });
+    await h.seedOrder();
+    await h.pass();
+    await h.pass();
+    assert.equal(h.events.length, 1, `one Event for the unchanged gate: ${h.events.join(' | ')}`);
+    assert.match(h.events[0] ?? '', /^Normal NamespaceNotAssigned: .*\(row admission:NamespaceNotAssigned\)$/);
+    const converged = userFixture();
+    await converged.seedAll();
+    await converged.converge();
+    const user = converged.events.filter((e) => / \(row provision:/.test(e));
+    assert.ok(user.length > 0, `UserReady Events with their rows: ${converged.events.join(' | ')}`);
+    assert.ok(
+      converged.events.some((e) => /\(row delivery:/.test(e)),
+      `DeliveryReady Events: ${converged.events.join(' | ')}`,
+    );
+  });
+
   it('TargetClusterEntryAdmitsTheOrder: the probe is created on management with the cluster label', async () => {
     const h = userFixture({ cluster: TARGET });
     await h.seedAll();

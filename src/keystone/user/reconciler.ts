@@ -89,13 +89,32 @@ export async function reconcileKeystoneUser(
     });
   }
   const generation = order.metadata.generation;
-  const writeStatus = async (conditions: readonly ConditionInput[], fields: StatusFields) => {
+  /** Writes the status when it changed; true when it did. */
+  const writeStatus = async (conditions: readonly ConditionInput[], fields: StatusFields): Promise<boolean> => {
     const status = nextStatus(order.status, conditions, fields, generation, now);
-    if (sameStatus(order.status, status)) return;
+    if (sameStatus(order.status, status)) return false;
     await orderClient.update(
       keystoneUserType,
       { ...order, status },
       { subresource: 'status', fieldManager: FIELD_MANAGER },
+    );
+    return true;
+  };
+  /** A condition that changed as an Event naming the row that decided it (`describe` shows the order's trail). */
+  const eventChanged = async (condition: ConditionInput, row: string) => {
+    const before = order.status?.conditions?.find((c) => c.type === condition.type);
+    if (
+      before?.status === condition.status &&
+      before.reason === condition.reason &&
+      before.message === condition.message
+    )
+      return;
+    const warning = row === 'Error' || /Error|Failed|Invalid/.test(condition.reason);
+    await ctx.events?.record(
+      order,
+      warning ? 'Warning' : 'Normal',
+      condition.reason,
+      `${condition.message} (row ${row})`,
     );
   };
   const gateEnd = async (gate: GateDecision): Promise<Result> => {
@@ -110,7 +129,11 @@ export async function reconcileKeystoneUser(
       );
       return gate.result;
     }
-    await writeStatus(gateConditions(ORDER_CONDITION_TYPES, gate.condition, generation), {});
+    const conditions = gateConditions(ORDER_CONDITION_TYPES, gate.condition, generation);
+    if (await writeStatus(conditions, {})) {
+      const [first] = conditions;
+      if (first !== undefined) await eventChanged(first, `admission:${gate.row}`);
+    }
     return gate.result;
   };
 
@@ -178,7 +201,11 @@ export async function reconcileKeystoneUser(
     { type: CONDITION_DELIVERY_READY, ...delivery.condition, ...observed(generation) },
   ];
   try {
-    await writeStatus(conditions, { ...provision.status, ...delivery.status });
+    if (await writeStatus(conditions, { ...provision.status, ...delivery.status })) {
+      const [user, delivered] = conditions;
+      if (user !== undefined) await eventChanged(user, `provision:${provision.row}`);
+      if (delivered !== undefined) await eventChanged(delivered, `delivery:${delivery.row}`);
+    }
   } catch (error) {
     failures.push(error);
   }

@@ -69,6 +69,8 @@ export function userFixture(options: UserFixtureOptions = {}) {
   const registry = new Registry();
   let drawn = 0;
   const rows: string[] = [];
+  /** Events the passes recorded, as `type reason: message`. */
+  const events: string[] = [];
   const deps: KeystoneUserReconcilerDeps = {
     management,
     resolve: (name) => clients.get(name),
@@ -93,6 +95,7 @@ export function userFixture(options: UserFixtureOptions = {}) {
     registry,
     deps,
     rows,
+    events,
     ref,
     names,
     keystoneUsers,
@@ -100,7 +103,17 @@ export function userFixture(options: UserFixtureOptions = {}) {
       reconcileKeystoneUser(
         deps,
         { cluster: on, namespace: NS, name },
-        { signal: new AbortController().signal, log: silentLogger(), clock },
+        {
+          signal: new AbortController().signal,
+          log: silentLogger(),
+          clock,
+          events: {
+            record: (_involved, type, reason, message) => {
+              events.push(`${type} ${reason}: ${message}`);
+              return Promise.resolve();
+            },
+          },
+        },
       ),
     order: () => orderClient.get(keystoneUserType, NS, NAME),
     condition: async (type: string) => (await h.order()).status?.conditions?.find((c) => c.type === type),
