@@ -35,6 +35,7 @@ import { serveHealth } from '../runtime/health.ts';
 import { LeaderElector } from '../runtime/leader.ts';
 import { RuntimeMetrics } from '../runtime/metrics.ts';
 import { packageVersion } from '../util/version.ts';
+import { startTracing } from './tracing.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { Manager } from '../runtime/manager.ts';
 import { systemScheduler, type Scheduler } from '../runtime/scheduler.ts';
@@ -154,6 +155,7 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
   const clock = systemClock;
   const scheduler = systemScheduler(clock);
   const log = createLogger({ level: options.logLevel });
+  const tracing = startTracing(options.env ?? process.env, packageVersion());
   const groups = selectedGroups(options.controllers);
   bundledActuatorsNeedKeystone(options.bundledActuators, groups);
   const regionGroups = [...groups].filter((g): g is ControllerGroup => g !== 'keystone');
@@ -288,6 +290,7 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
     await health.close();
     await transport.close();
     client.close();
+    await tracing?.shutdown();
   };
 }
 

@@ -30,6 +30,7 @@ import { readEnvFile, renderEnvFile } from '../region/registration/env-file.ts';
 import { probeRoutes, serveHealth } from '../runtime/health.ts';
 import { RuntimeMetrics } from '../runtime/metrics.ts';
 import { packageVersion } from '../util/version.ts';
+import { startTracing } from './tracing.ts';
 import { createLogger, type LogFormat } from '../runtime/logger.ts';
 import { Manager } from '../runtime/manager.ts';
 import { systemScheduler, type Scheduler } from '../runtime/scheduler.ts';
@@ -394,6 +395,7 @@ export function upCommand(): Command {
         .default('text'),
     );
   return withRateLimitOptions(command).action(async (options: UpCommandOptions) => {
+    const tracing = startTracing(process.env, packageVersion());
     const up = await startUp({
       dir: options.dir,
       host: options.host,
@@ -411,5 +413,6 @@ export function upCommand(): Command {
     });
     process.stdout.write('openregion: stopping…\n');
     await up.stop();
+    await tracing?.shutdown();
   });
 }

@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { Agent, type Dispatcher } from 'undici';
 import type { Clock, Random } from '../util/clock.ts';
+import { setHttpStatus, SpanKind, withSpan, type Span } from '../util/tracing.ts';
 import { ConfigError, TransportError, type RequestSite } from './errors.ts';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -100,9 +101,27 @@ export class Transport {
     this.#fresh = new Agent({ ...common, pipelining: 0 });
   }
 
-  async send(request: OutgoingRequest): Promise<RawResponse> {
+  /** One span per call (retries inside it), named by service, method and path template: never the URL or a body. */
+  send(request: OutgoingRequest): Promise<RawResponse> {
+    const { serviceType, method, urlTemplate } = request.site;
+    return withSpan(
+      `${serviceType} ${method} ${urlTemplate}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: { 'openstack.service': serviceType, 'http.request.method': method, 'url.template': urlTemplate },
+      },
+      async (span) => {
+        const response = await this.#send(request, span);
+        setHttpStatus(span, response.status, true);
+        return response;
+      },
+    );
+  }
+
+  async #send(request: OutgoingRequest, span: Span): Promise<RawResponse> {
     const idempotent = IDEMPOTENT.has(request.site.method);
     for (let attempt = 0; ; attempt++) {
+      if (attempt > 0) span.setAttribute('http.request.resend_count', attempt);
       const started = this.#clock.now();
       const last = attempt + 1 >= this.#retry.maxAttempts;
       let response: RawResponse;

@@ -6,7 +6,9 @@ import type { Logger } from 'pino';
 import { isKubeRace } from '../kube/errors.ts';
 import type { KubeObject } from '../kube/object.ts';
 import type { ResourceType } from '../kube/resource-type.ts';
+import { ROOT_CONTEXT, type Context } from '@opentelemetry/api';
 import type { Clock, Random } from '../util/clock.ts';
+import { contextOf, TRACEPARENT_ANNOTATION, withSpan } from '../util/tracing.ts';
 import { requestLogger } from './logger.ts';
 import type { ReconcileResultLabel, RuntimeMetrics } from './metrics.ts';
 import type { ObjectEvent, Predicate } from './predicates.ts';
@@ -52,6 +54,8 @@ interface ControllerDeps {
   readonly isEngaged: (cluster: string) => boolean;
   /** The Event sink of an engaged cluster. */
   readonly events?: (cluster: string) => EventSink | undefined;
+  /** The cached object a request names (its trace annotation continues the trace of the request that created it). */
+  readonly cached?: (type: ResourceType, req: Request) => KubeObject | undefined;
 }
 
 interface InFlight {
@@ -67,7 +71,7 @@ export class Controller {
   readonly #deps: ControllerDeps;
   readonly #inFlight = new Map<string, InFlight>();
   /** The kind the controller reconciles (its `for` watch), named on every line of a pass. */
-  readonly #kind: string | undefined;
+  readonly #forType: ResourceType | undefined;
   #queue: WorkQueue<Request> | undefined;
 
   constructor(
@@ -82,7 +86,7 @@ export class Controller {
     this.#reconciler = reconciler;
     this.#options = options;
     this.#deps = deps;
-    this.#kind = watches.find((watch) => watch.source === 'for')?.type.kind;
+    this.#forType = watches.find((watch) => watch.source === 'for')?.type;
     deps.metrics.initController(name);
   }
 
@@ -157,12 +161,25 @@ export class Controller {
     const key = requestKey(req);
     const abort = new AbortController();
     this.#inFlight.set(key, { req, abort });
-    const log = requestLogger(this.#deps.log, req, this.name, this.#kind);
+    const log = requestLogger(this.#deps.log, req, this.name, this.#forType?.kind);
     const started = clock.now();
     let result: ReconcileResultLabel = 'success';
     try {
       const events = this.#deps.events?.(req.cluster);
-      const outcome = await this.#reconciler(req, { signal: abort.signal, log, clock, events });
+      const object = this.#forType === undefined ? undefined : this.#deps.cached?.(this.#forType, req);
+      const outcome = await withSpan(
+        `reconcile ${this.name}`,
+        {
+          attributes: {
+            'openregion.controller': this.name,
+            ...(this.#forType === undefined ? {} : { 'k8s.object.kind': this.#forType.kind }),
+            'k8s.namespace.name': req.namespace,
+            'k8s.object.name': req.name,
+          },
+          parent: causeOf(object),
+        },
+        () => this.#reconciler(req, { signal: abort.signal, log, clock, events }),
+      );
       queue.forget(req);
       const after = outcome.requeueAfterMs;
       if (after !== undefined && after > 0) {
@@ -182,6 +199,19 @@ export class Controller {
       log.debug({ result, seconds }, 'reconciled');
     }
   }
+}
+
+/**
+ * The trace a reconcile of `object` belongs to: the create's (its traceparent annotation) until the object first
+ * reports Available or Ready, so a provisioning reads as one trace; after that each pass starts its own.
+ */
+export function causeOf(object: KubeObject | undefined): Context {
+  const traceparent = object?.metadata.annotations?.[TRACEPARENT_ANNOTATION];
+  if (traceparent === undefined) return ROOT_CONTEXT;
+  const conditions = (object as { status?: { conditions?: readonly { type: string; status: string }[] } }).status
+    ?.conditions;
+  const settled = conditions?.some((c) => (c.type === 'Available' || c.type === 'Ready') && c.status === 'True');
+  return settled === true ? ROOT_CONTEXT : contextOf({ traceparent });
 }
 
 /** The owner named by an object's controller reference, when it is of `ownerType`. */

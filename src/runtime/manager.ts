@@ -190,6 +190,11 @@ export class Manager {
         random: this.#random,
         isEngaged: (cluster) => this.clusters.resolve(cluster) !== undefined,
         events: (cluster) => this.events(cluster),
+        cached: (type, req) =>
+          this.#engaged
+            .get(req.cluster)
+            ?.caches.get(typeKey(type))
+            ?.get(type.namespaced ? req.namespace : undefined, req.name),
       });
       this.#controllers.push(controller);
       return controller;

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '../../runtime/types.ts';
+import { contextOf, runIn, setHttpStatus, SpanKind, startSpan, type Span } from '../../util/tracing.ts';
 import { principalOf } from './principal.ts';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -26,6 +27,7 @@ const MACHINE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/livez', '/read
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 const requestIds = new WeakMap<FastifyRequest, string>();
+const spans = new WeakMap<FastifyRequest, Span>();
 
 /** The request's id (the client's, validated, or one made for it). */
 export function requestIdOf(request: FastifyRequest): string | undefined {
@@ -73,12 +75,26 @@ export function observeRequests(app: FastifyInstance, options: AccessLogOptions)
     const id = typeof offered === 'string' && CLIENT_REQUEST_ID.test(offered) ? offered : randomUUID();
     requestIds.set(request, id);
     reply.header(REQUEST_ID_HEADER, id);
-    done();
+    // The request's span, a child of the caller's traceparent if it sent one; the handler runs inside it, so a
+    // create stamps it on the object it makes (Repository) and the object's reconciles follow on from it.
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+    const { span, context } = startSpan(`${request.method} ${route}`, {
+      kind: SpanKind.SERVER,
+      parent: contextOf(request.headers),
+      attributes: { 'http.request.method': request.method, 'http.route': route, 'openregion.request_id': id },
+    });
+    spans.set(request, span);
+    runIn(context, done);
   });
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
     const status = reply.statusCode;
     const seconds = reply.elapsedTime / 1000;
+    const span = spans.get(request);
+    if (span !== undefined) {
+      setHttpStatus(span, status, false);
+      span.end();
+    }
     metrics?.total.inc({ method: request.method, route, status: String(status) });
     metrics?.duration.observe({ method: request.method, route }, seconds);
     const log = options.log;

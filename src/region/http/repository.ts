@@ -6,8 +6,9 @@
 import type { Logger } from 'pino';
 import { getOptional, type Client } from '../../kube/client.ts';
 import { KubeAlreadyExistsError, KubeConflictError, KubeInvalidError, KubeNotFoundError } from '../../kube/errors.ts';
-import type { KubeObject } from '../../kube/object.ts';
+import type { KubeObject, ObjectMeta } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
+import { activeTraceparent, TRACEPARENT_ANNOTATION } from '../../util/tracing.ts';
 import { labels, regionType, type Region } from '../apis/index.ts';
 import { canAccess, type Principal } from './auth.ts';
 import { Problem, problems, violation } from './problem.ts';
@@ -99,9 +100,8 @@ export class Repository {
   }
 
   create<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>): Promise<T> {
-    return this.#guard(() =>
-      this.#client.create(type, { ...object, metadata: { ...object.metadata, namespace: this.#namespace } }),
-    );
+    const metadata = withTraceparent({ ...object.metadata, namespace: this.#namespace });
+    return this.#guard(() => this.#client.create(type, { ...object, metadata }));
   }
 
   update<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>): Promise<T> {
@@ -163,4 +163,11 @@ export class Repository {
     this.#log?.error({ err: error }, 'store request failed');
     return problems.internal();
   }
+}
+
+/** Stamps the request's traceparent (when tracing) so the reconciles the create causes continue its trace. */
+function withTraceparent(metadata: ObjectMeta): ObjectMeta {
+  const traceparent = activeTraceparent();
+  if (traceparent === undefined) return metadata;
+  return { ...metadata, annotations: { ...metadata.annotations, [TRACEPARENT_ANNOTATION]: traceparent } };
 }
