@@ -30,7 +30,11 @@ export interface ChildUp {
 }
 
 /** Starts `openregion up --dir DIR` (any free API port, JSON debug logs) and waits for its banner. */
-export async function startChildUp(dir: string, args: readonly string[] = []): Promise<ChildUp> {
+export async function startChildUp(
+  dir: string,
+  args: readonly string[] = [],
+  env: Readonly<Record<string, string>> = {},
+): Promise<ChildUp> {
   const child = spawn(
     process.execPath,
     [
@@ -48,7 +52,7 @@ export async function startChildUp(dir: string, args: readonly string[] = []): P
       'debug',
       ...args,
     ],
-    { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } },
+    { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '', ...env } },
   );
   const logs: LogLine[] = [];
   const text: string[] = [];
