@@ -49,8 +49,16 @@ export async function findServer(
   server: ServerIdentity,
   boundTo?: string,
 ): Promise<nova.Server | undefined> {
-  const found = ownServer(await nova.serversNamed(compute, server.name), server);
-  if (found !== undefined || boundTo === undefined || boundTo === '') return found;
+  return ownServer(await nova.serversNamed(compute, server.name), server) ?? boundServer(compute, server, boundTo);
+}
+
+/** The server the port is bound to (`boundTo`, its device_id), if it was made for this Server. */
+export async function boundServer(
+  compute: nova.ComputeClient,
+  server: ServerIdentity,
+  boundTo: string | undefined,
+): Promise<nova.Server | undefined> {
+  if (boundTo === undefined || boundTo === '') return undefined;
   try {
     const bound = await nova.getServer(compute, boundTo);
     return madeFor(bound, server.id) ? bound : undefined;

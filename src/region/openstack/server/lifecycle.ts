@@ -27,7 +27,7 @@ import { gone, Steps } from '../steps.ts';
 import { identityClient, type ServerDeps } from './deps.ts';
 import { deleteFloatingIPs } from './floating-ip.ts';
 import { findServerPort } from './port.ts';
-import { findServer } from './find.ts';
+import { boundServer, findServer } from './find.ts';
 import { KnownPorts } from './known-ports.ts';
 import type { UserIdentity } from '../realised.ts';
 
@@ -146,7 +146,7 @@ export async function deleteServer(
         ? await step.run('find port', () => findServerPort(neutronClient, identity, server.id))
         : undefined;
     // Not under its name: a server renamed behind the API is still bound to the port (find.ts).
-    const found = named ?? (await step.run('find bound server', () => findServer(compute, server, port?.device_id)));
+    const found = named ?? (await step.run('find bound server', () => boundServer(compute, server, port?.device_id)));
     if (found !== undefined) {
       // Already deleting: asking again would only be refused; wait for Nova to let go.
       if (found['OS-EXT-STS:task_state'] !== 'deleting') {
