@@ -1,7 +1,7 @@
 /**
- * A Server's own Nova server (docs/adr/0034-server-identity-and-delete-blast-radius.md). The seed's lookup, made safe:
- * by exact display name in the identity's project (docs/spec/openstack-provider.md §Caveats: names are the linkage),
- * then by the linkage metadata every server this provider creates carries (`region:server_id`, or upstream's legacy
+ * A Server's own Nova server (docs/adr/0034-server-identity-and-delete-blast-radius.md). The specification's lookup,
+ * made safe: by exact display name in the identity's project (docs/spec/openstack-provider.md §Caveats: names are the
+ * linkage), then by the linkage metadata every server this provider creates carries (`region:server_id`, or upstream's legacy
  * `serverID`), so a Nova server of the same name that another Server made is never taken for this one: two Servers of
  * one name each find, converge and delete exactly their own. A server whose display name changed behind the REST API
  * (a label edited in the store) is found through its port, whose device_id Nova sets to the server it was handed to.
