@@ -7,15 +7,19 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CoreEvent } from '../../../kube/events.ts';
 import { builtin } from '../../../kube/resource-type.ts';
+import { recordSpans, type RecordedSpans } from '../../../util/testing/spans.ts';
 import type { ServerInput } from '../../provider/inputs.ts';
 import { serverControllerFixture, type ServerControllerFixture } from '../testing/server.ts';
 
 let s: ServerControllerFixture;
+let traces: RecordedSpans;
 before(async () => {
+  traces = recordSpans();
   s = await serverControllerFixture();
 });
 after(async () => {
   await s.close();
+  await traces.stop();
 });
 
 async function eventsOf(input: ServerInput): Promise<CoreEvent[]> {
@@ -63,6 +67,41 @@ describe('Server controller: Events', () => {
       new Set(normal.map((e) => `${e.reason}\u0000${e.message}`)).size,
       normal.length,
       'one object per message',
+    );
+  });
+
+  it('one server’s create-to-Available: a log line, a metric, an Event and a span', async () => {
+    const input = s.input();
+    await s.converged(input);
+    const server = await s.get(input);
+    const line = s.providerLog
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((r) => r.controller === 'region-server' && r.name === server.metadata.name && r.row === 'done');
+    assert.ok(line, 'the pass that decided done, logged with the object as fields');
+    assert.equal(line.kind, 'Server');
+    assert.equal(line.level, 'debug');
+    assert.match(String(line.reconcileID), /^[0-9a-f-]{36}$/);
+    const metrics = await s.metrics.metrics();
+    assert.match(metrics, /^controller_runtime_reconcile_total\{controller="region-server",result="success"\} [1-9]/m);
+    assert.match(
+      metrics,
+      /^openregion_objects\{kind="Server",condition="Available",status="True",reason="Provisioned"\} [1-9]/m,
+    );
+    const event = (await eventsOf(input)).find((e) => e.reason === 'Provisioned');
+    assert.equal(event?.message, 'the resource is provisioned (row done)');
+    const spans = traces.spans();
+    const reconcile = spans.find(
+      (span) => span.name === 'reconcile region-server' && span.attributes['k8s.object.name'] === server.metadata.name,
+    );
+    assert.ok(reconcile, `a reconcile span in ${[...new Set(spans.map((span) => span.name))].join(', ')}`);
+    const nova = spans.find((span) => span.name === 'compute POST /servers');
+    assert.ok(nova, 'a span of the Nova create');
+    assert.ok(
+      spans.some(
+        (span) =>
+          span.name === 'reconcile region-server' && span.spanContext().spanId === nova.parentSpanContext?.spanId,
+      ),
+      'the Nova create inside a reconcile of the server',
     );
   });
 

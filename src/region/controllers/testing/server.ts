@@ -5,6 +5,7 @@
  * idle; the monitor polls when a test says `poll`, as its loop would once per period.
  */
 import assert from 'node:assert/strict';
+import type { Registry } from 'prom-client';
 import { findCondition } from '../../../kube/conditions.ts';
 import type { Condition } from '../../../kube/object.ts';
 import type { Controller } from '../../../runtime/controller.ts';
@@ -24,6 +25,8 @@ export interface ServerControllerFixture extends ServerFixture {
   readonly scheduler: ManualScheduler;
   readonly controller: Controller;
   readonly monitor: ServerMonitor;
+  /** The manager's metrics (the runtime's series and the objects' gauges). */
+  readonly metrics: Registry;
   /** The provider's log lines (rows, rebuild answers, faults). */
   readonly providerLog: string[];
   /** The decision-table rows the provider's calls took, in order (R1–R4″ and the rebuild answers). */
@@ -52,7 +55,8 @@ export async function serverControllerFixture(where: RegionStore = {}): Promise<
   const scheduler = new ManualScheduler(clock);
   await storeAvailableIdentity(w);
   const { log, lines } = capturedLogger();
-  const manager = new Manager({ client: w.store, clock, scheduler, random: () => 0, resyncMs: 3_600_000 });
+  // The controllers log where the provider does: a test reads a pass's lines beside the provider's.
+  const manager = new Manager({ client: w.store, clock, scheduler, log, random: () => 0, resyncMs: 3_600_000 });
   const calls = new Map<string, number>();
   const rows: string[] = [];
   const observeRow = (row: string) => void rows.push(row);
@@ -109,6 +113,7 @@ export async function serverControllerFixture(where: RegionStore = {}): Promise<
     scheduler,
     controller,
     monitor,
+    metrics: manager.metrics.registry,
     providerLog: lines,
     rows,
     passes: (id) => calls.get(id) ?? 0,
