@@ -155,7 +155,7 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
   const clock = systemClock;
   const scheduler = systemScheduler(clock);
   const log = createLogger({ level: options.logLevel });
-  const tracing = startTracing(options.env ?? process.env, packageVersion());
+  const tracing = startTracing(options.env, packageVersion());
   const groups = selectedGroups(options.controllers);
   bundledActuatorsNeedKeystone(options.bundledActuators, groups);
   const regionGroups = [...groups].filter((g): g is ControllerGroup => g !== 'keystone');

@@ -410,7 +410,7 @@ describe('Manager and controllers', () => {
         ...object,
         metadata: { ...object.metadata, ...(deletionTimestamp === undefined ? {} : { deletionTimestamp }) },
         status: { conditions: [{ type: 'Available', status, reason, message: '', lastTransitionTime: '' }] },
-      } as KubeObject;
+      };
     };
     const longAgo = new Date(clock.now() - 16 * 60_000).toISOString();
     const justNow = new Date(clock.now() - 60_000).toISOString();
