@@ -65,6 +65,9 @@ describe('logger', () => {
       clock.advance(10_000);
     }
     requestLogger(log, { ...req, name: 'web-2' }, 'server', 'Server').warn('provision failed');
+    // Another row is another warning; a nested detail (a provider's cause chain) does not make one.
+    requestLogger(log, req, 'server', 'Server').warn({ row: 'quota' }, 'provision failed');
+    requestLogger(log, req, 'server', 'Server').warn({ row: 'quota', provider: { id: 'r2' } }, 'provision failed');
     log.warn('something else');
     assert.deepEqual(
       records()
@@ -73,6 +76,7 @@ describe('logger', () => {
       [
         ['web-1', 'provision failed'],
         ['web-2', 'provision failed'],
+        ['web-1', 'provision failed'],
         [undefined, 'something else'],
       ],
       'one line for web-1, and the other warnings are not held back by it',

@@ -44,8 +44,18 @@ const REPEAT_ENTRIES = 4096;
 const PER_PASS = new Set(['reconcileID']);
 
 /**
- * pino's logMethod hook holding back a warning identical (same level, bindings and message) to one written within
- * the window; the first one after the window carries `suppressed`, the count held back.
+ * What makes two warnings different besides their message: the top-level fields that are plain values (a reason, a
+ * row, a code). Nested objects (an error, a provider's cause chain) carry detail that differs on every occurrence
+ * (request ids, timings) and do not.
+ */
+function scalarFields(first: unknown): [string, unknown][] {
+  if (typeof first !== 'object' || first === null || first instanceof Error) return [];
+  return Object.entries(first).filter(([, value]) => value === null || typeof value !== 'object');
+}
+
+/**
+ * pino's logMethod hook holding back a warning identical (same level, bindings, message and plain-valued fields) to
+ * one written within the window; the first one after the window carries `suppressed`, the count held back.
  */
 function repeatLimiter(clock: Clock, windowMs: number) {
   const seen = new Map<string, { since: number; suppressed: number }>();
@@ -56,7 +66,7 @@ function repeatLimiter(clock: Clock, windowMs: number) {
     }
     const bindings = Object.entries(this.bindings()).filter(([key]) => !PER_PASS.has(key));
     const message = args.find((arg): arg is string => typeof arg === 'string') ?? '';
-    const key = JSON.stringify([level, bindings, message]);
+    const key = JSON.stringify([level, bindings, message, scalarFields(args[0])]);
     const now = clock.now();
     const last = seen.get(key);
     if (last !== undefined && now - last.since < windowMs) {
