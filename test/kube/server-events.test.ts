@@ -12,6 +12,7 @@ import { kubeClientFrom } from '../../src/kube/kubernetes/connect.ts';
 import { builtin } from '../../src/kube/resource-type.ts';
 import { serverControllerFixture, type ServerControllerFixture } from '../../src/region/controllers/testing/server.ts';
 import type { ServerInput } from '../../src/region/provider/inputs.ts';
+import { recordSpans, type RecordedSpans } from '../../src/util/testing/spans.ts';
 import { eventually, installRegionCrds } from './fixtures.ts';
 import { withRealApiServer } from './real-apiserver.ts';
 
@@ -21,8 +22,10 @@ await withRealApiServer('test/kube/server-events.test.ts', (apiserver) => {
   describe('Server controller Events on kube-apiserver 1.20', () => {
     let client: KubernetesClient;
     let s: ServerControllerFixture;
+    let traces: RecordedSpans;
 
     before(async () => {
+      traces = recordSpans();
       client = kubeClientFrom({ kubeconfig: await apiserver.kubeconfig() });
       await installRegionCrds(client);
       await client.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
@@ -31,6 +34,7 @@ await withRealApiServer('test/kube/server-events.test.ts', (apiserver) => {
 
     after(async () => {
       await s.close();
+      await traces.stop();
       await client.delete(builtin.namespace, undefined, namespace).catch(() => undefined);
       client.close();
     });
@@ -61,6 +65,50 @@ await withRealApiServer('test/kube/server-events.test.ts', (apiserver) => {
       assert.equal(refusal.involvedObject.namespace, namespace);
       assert.equal(refusal.source.component, 'openregion');
       assert.equal(refusal.metadata.namespace, namespace);
+    });
+
+    it('one server’s create-to-Available: a log line, a metric, an Event and a span', async () => {
+      const input = s.input();
+      await s.converged(input);
+      const server = await s.get(input);
+      const line = s.providerLog
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((r) => r.controller === 'region-server' && r.name === server.metadata.name && r.row === 'done');
+      assert.ok(line, 'the pass that decided done, logged with the object as fields');
+      assert.equal(line.kind, 'Server');
+      assert.equal(line.namespace, namespace);
+      assert.match(String(line.reconcileID), /^[0-9a-f-]{36}$/);
+      const metrics = await s.metrics.metrics();
+      assert.match(
+        metrics,
+        /^openregion_objects\{kind="Server",condition="Available",status="True",reason="Provisioned"\} [1-9]/m,
+      );
+      const provisioned = await eventually('the Provisioned Event', async () => {
+        const { items } = await client.list(builtin.event, { namespace });
+        return items.find((e) => e.involvedObject.uid === server.metadata.uid && e.reason === 'Provisioned');
+      });
+      assert.equal(provisioned.message, 'the resource is provisioned (row done)');
+      assert.equal(provisioned.type, 'Normal');
+      const spans = traces.spans();
+      // Spans of every test in this file are kept: this server's are found by its name.
+      const reconciles = new Set(
+        spans
+          .filter(
+            (span) =>
+              span.name === 'reconcile region-server' && span.attributes['k8s.object.name'] === server.metadata.name,
+          )
+          .map((span) => span.spanContext().spanId),
+      );
+      assert.ok(
+        reconciles.size > 0,
+        `reconcile spans of the server in ${[...new Set(spans.map((span) => span.name))].join(', ')}`,
+      );
+      assert.ok(
+        spans.some(
+          (span) => span.name === 'compute POST /servers' && reconciles.has(span.parentSpanContext?.spanId ?? ''),
+        ),
+        'the Nova create inside a reconcile of the server',
+      );
     });
   });
 });
