@@ -157,7 +157,7 @@ export interface ApiFixture {
 export async function apiFixture(
   capabilities: Capabilities = allCapabilities,
   overrides: Partial<
-    Pick<ApiDeps, 'imageSource' | 'service' | 'protectedResource' | 'requestTimeoutMs' | 'rateLimits'>
+    Pick<ApiDeps, 'imageSource' | 'service' | 'protectedResource' | 'requestTimeoutMs' | 'rateLimits' | 'log'>
   > = {},
 ): Promise<ApiFixture> {
   const clock = new ManualClock();

@@ -14,6 +14,8 @@ import type { IdentityInput } from '../../provider/inputs.ts';
 import { Outcome } from '../../provider/outcome.ts';
 import type { Image } from '../../provider/types.ts';
 import { InventoryCaches } from '../inventory/caches.ts';
+import { inventoryProviderFor } from '../inventory/provider.ts';
+import { ResourceConflictError } from '../../provider/errors.ts';
 import { ImageProperty, LEFT_BEHIND_TAG, leftBehindIdentityTag } from '../names.ts';
 import type { RegionContext } from '../registry.ts';
 import { assertGone, identityRecord, recordingSecrets } from '../testing/identity.ts';
@@ -127,6 +129,27 @@ for (const account of ['configured', 'admin'] as const) {
       await updateImage(admin, foreign, [{ op: 'replace', property: 'visibility', value: 'public' }]).catch(() => {});
       const left = (await listImages(admin)).filter((i) => i.id === foreign);
       for (const image of left) await admin.request({ method: 'DELETE', path: `/images/${image.id}` });
+    });
+
+    it("a tenant's delete of its snapshot goes through its owner's project; a protected one is a conflict", async () => {
+      const context = await region();
+      const identity = newIdentity();
+      assert.deepEqual(await createIdentity(context, deps(), ctx, identity), Outcome.ok());
+      const inventory = inventoryProviderFor(context, { caches });
+      const taken = await snapshot(context, identity, true);
+      // Owned by the identity's project, not the region's: the region's own client may not delete it.
+      await inventory.deleteImage(ctx, taken);
+      assert.equal(await exists(taken), false);
+      const guarded = await snapshot(context, identity, true);
+      await updateImage(fx.admin.client('image'), guarded, [{ op: 'replace', property: 'protected', value: true }]);
+      await assert.rejects(inventory.deleteImage(ctx, guarded), ResourceConflictError);
+      assert.equal(await exists(guarded), true);
+      await inventory.deleteImage(
+        ctx,
+        guarded.replace(/.$/, (c) => (c === '0' ? '1' : '0')),
+      ); // gone: done
+      assert.deepEqual(await deleteIdentity(context, deps(), ctx, identity), Outcome.ok());
+      assert.equal(await exists(guarded), false, 'the teardown unprotects and deletes it');
     });
 
     it('converges on its snapshot images after the teardown is cut off after each call in turn', async () => {
