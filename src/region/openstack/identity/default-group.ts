@@ -6,6 +6,7 @@
  * (`markLeftBehind`); `openregion region gc` then runs with admin credentials and deletes exactly the groups that
  * carry those tags and whose project Keystone no longer has (`collectLeftBehindDefaultGroups`).
  */
+import { Counter, type Registry } from 'prom-client';
 import { isNotFound, ConflictError } from '../../../openstack/errors.ts';
 import { getProject, type IdentityClient as KeystoneClient } from '../../../openstack/identity.ts';
 import {
@@ -28,6 +29,23 @@ export async function markLeftBehind(neutron: NetworkClient, groupID: string, id
   const missing = wanted.filter((tag) => !group.tags.includes(tag));
   for (const tag of missing) await addTag(neutron, 'security-groups', groupID, tag);
   return missing.length > 0;
+}
+
+/**
+ * The counter of default groups teardowns left behind, per region, on `registry` (served on /metrics); the returned
+ * function is the identity provider's `onDefaultGroupLeftBehind`. What `region gc` removed since is not subtracted:
+ * the count is what the region's credentials could not clean up, for an alert on its rate.
+ */
+export function leftBehindCounter(registry: Registry): (region: string) => void {
+  const counter = new Counter({
+    name: 'openregion_region_default_security_groups_left_behind_total',
+    help: "Projects' default security groups Neutron kept at identity teardown (only an admin may delete them; region gc does)",
+    labelNames: ['region'],
+    registers: [registry],
+  });
+  return (region) => {
+    counter.inc({ region });
+  };
 }
 
 /** One group `region gc` looked at. */

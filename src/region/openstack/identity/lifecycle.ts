@@ -68,7 +68,7 @@ export interface IdentityDeps {
   /** The region's inventory caches: the snapshot images a teardown deletes leave the image list at once. */
   readonly inventory?: InventoryCaches;
   /** Told once per project whose `default` security group Neutron kept at teardown (counted on /metrics). */
-  readonly onDefaultGroupLeftBehind?: (() => void) | undefined;
+  readonly onDefaultGroupLeftBehind?: ((region: string) => void) | undefined;
 }
 
 export async function createIdentity(
@@ -227,7 +227,8 @@ export async function deleteIdentity(
         // Tagged for `region gc` by the project's own member (docs/adr/0035-leaks-snapshot-images-and-default-groups.md).
         at('default security group tag');
         const neutron = (own ?? clients.privileged(project.id)).client('network');
-        if (await markLeftBehind(neutron, removal.id, identity.id)) deps.onDefaultGroupLeftBehind?.();
+        if (await markLeftBehind(neutron, removal.id, identity.id))
+          deps.onDefaultGroupLeftBehind?.(region.region.metadata.name);
         log.warn(
           { projectID: project.id, securityGroupID: removal.id },
           "Neutron keeps the project's default security group: only an admin may remove it; it outlives the project " +
