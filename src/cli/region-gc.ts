@@ -3,7 +3,7 @@
  * cannot remove with the region's credentials (docs/adr/0035-leaks-snapshot-images-and-default-groups.md). Neutron
  * lets only an admin delete a project's `default` security group, so the teardown tags it; this command, run with
  * admin credentials (by hand or as the CronJob in deploy/components/region-gc), deletes exactly the tagged groups
- * whose project Keystone no longer has, and prints a report. It exits 1 when a group it should delete could not be.
+ * whose project Keystone no longer has (and that project's quota records first), and prints a report. It exits 1 when a group it should delete could not be.
  */
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -52,7 +52,12 @@ export async function regionGc(sources: ConfigSources, options: GcOptions, out: 
     const admin = new Session({ ...config, transport, clock: systemClock });
     const dryRun = options.dryRun === true;
     const report = await collectLeftBehindDefaultGroups(
-      { network: admin.client('network'), identity: admin.client('identity') },
+      {
+        network: admin.client('network'),
+        identity: admin.client('identity'),
+        compute: admin.client('compute'),
+        blockStorage: admin.client('block-storage'),
+      },
       { dryRun },
     );
     out.write(options.output === 'json' ? `${JSON.stringify({ dryRun, ...report }, null, 2)}\n` : text(report, dryRun));

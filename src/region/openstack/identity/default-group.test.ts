@@ -26,7 +26,12 @@ describe('region gc: default groups left behind (emulator, configured region acc
   });
   after(() => fx.close());
 
-  const admin = () => ({ network: fx.admin.client('network'), identity: fx.adminIdentity() });
+  const admin = () => ({
+    network: fx.admin.client('network'),
+    identity: fx.adminIdentity(),
+    compute: fx.admin.client('compute'),
+    blockStorage: fx.admin.client('block-storage'),
+  });
   const defaults = async () => listSecurityGroups(fx.admin.client('network'), { name: 'default' });
   /** A project's default group, made as Neutron makes it: on the project's first network call. */
   const defaultGroupOf = async (projectID: string): Promise<SecurityGroup> => {
@@ -44,11 +49,22 @@ describe('region gc: default groups left behind (emulator, configured region acc
       regionID: fx.region.metadata.name,
     }));
     const baseline = (await defaults()).length;
+    const quotaRecords = () => {
+      const dump = fx.emulator.control.dump() as Record<string, { quotas?: Record<string, unknown> }>;
+      return ['nova', 'neutron', 'cinder'].map(
+        (s) =>
+          `${s}: ${Object.keys(dump[s]?.quotas ?? {})
+            .sort()
+            .join(',')}`,
+      );
+    };
+    const quotasBefore = quotaRecords();
     for (const identity of identities) {
       assert.deepEqual(await createIdentity(region, deps, ctx, identity), Outcome.ok());
       assert.deepEqual(await deleteIdentity(region, deps, ctx, identity), Outcome.ok());
     }
     assert.equal((await defaults()).length, baseline + 2, 'one default group left behind per identity');
+    assert.notDeepEqual(quotaRecords(), quotasBefore, 'Nova and Cinder keep the quota records past the project');
 
     // Decoys: the marker on a live project's default group; an untagged default group of a deleted project; and a
     // deleted project's default group with the marker but no identity tag.
@@ -83,6 +99,7 @@ describe('region gc: default groups left behind (emulator, configured region acc
       report.kept.map((g) => `${g.id}:${g.why}`).sort(),
       [`${liveGroup.id}:its project still exists`, `${markerOnlyGroup.id}:no single identity tag`].sort(),
     );
+    assert.deepEqual(quotaRecords(), quotasBefore, "the gone projects' quota records are gone too");
     const left = new Set((await defaults()).map((g) => g.id));
     assert.equal(left.size, withDecoys - 2, 'back to the baseline plus the decoys');
     for (const decoy of [liveGroup, untaggedGroup, markerOnlyGroup]) assert.ok(left.has(decoy.id), 'decoys stay');

@@ -7,16 +7,21 @@
  * carry those tags and whose project Keystone no longer has (`collectLeftBehindDefaultGroups`).
  */
 import { Counter, type Registry } from 'prom-client';
-import { isNotFound, ConflictError } from '../../../openstack/errors.ts';
+import { deleteQuotaSet as deleteVolumeQuota } from '../../../openstack/blockstorage.ts';
+import { deleteQuotaSet as deleteComputeQuota } from '../../../openstack/compute.ts';
+import { EndpointNotFoundError, isNotFound, ConflictError } from '../../../openstack/errors.ts';
 import { getProject, type IdentityClient as KeystoneClient } from '../../../openstack/identity.ts';
 import {
   addTag,
+  deleteNetworkQuota,
   deleteSecurityGroup,
   getSecurityGroup,
   listSecurityGroups,
   type NetworkClient,
   type SecurityGroup,
 } from '../../../openstack/network.ts';
+import type { ComputeClient } from '../../../openstack/compute.ts';
+import type { BlockStorageClient } from '../../../openstack/blockstorage.ts';
 import { LEFT_BEHIND_TAG, leftBehindIdentityTag, parseLeftBehindIdentityTag } from '../names.ts';
 
 /**
@@ -79,14 +84,24 @@ function identityOf(group: SecurityGroup): string | undefined {
   return ids.length === 1 ? ids[0] : undefined;
 }
 
+/** The admin clients gc runs with; compute and block storage also clear the gone project's quota records. */
+interface AdminClients {
+  readonly network: NetworkClient;
+  readonly identity: KeystoneClient;
+  readonly compute?: ComputeClient | undefined;
+  readonly blockStorage?: BlockStorageClient | undefined;
+}
+
 /**
  * Lists the default groups carrying the left-behind marker (admin credentials: every project's) and deletes those
- * whose project Keystone no longer holds; with `dryRun`, deletes nothing and reports what it would delete. Never
- * deletes a group it cannot prove is ours: the marker, one identity tag, the name `default` and a project that is
- * gone are all required.
+ * whose project Keystone no longer holds, after that project's Nova, Neutron and Cinder quota records (which the
+ * services also keep past the project, and which the region's teardown may not delete either); with `dryRun`,
+ * deletes nothing and reports what it would delete. Never deletes what it cannot prove is ours: the marker, one
+ * identity tag, the name `default` and a project that is gone are all required. The group goes last, so a run cut
+ * off anywhere leaves the proof for the next.
  */
 export async function collectLeftBehindDefaultGroups(
-  admin: { readonly network: NetworkClient; readonly identity: KeystoneClient },
+  admin: AdminClients,
   options: { readonly dryRun: boolean },
 ): Promise<LeftBehindReport> {
   const tagged = await listSecurityGroups(admin.network, { name: 'default', tags: [LEFT_BEHIND_TAG] });
@@ -102,6 +117,7 @@ export async function collectLeftBehindDefaultGroups(
     }
     if (!options.dryRun) {
       try {
+        await deleteQuotaRecords(admin, group.project_id);
         await deleteSecurityGroup(admin.network, group.id);
       } catch (error) {
         if (!isNotFound(error)) {
@@ -114,6 +130,31 @@ export async function collectLeftBehindDefaultGroups(
     deleted.push(seen);
   }
   return { deleted, kept, failed };
+}
+
+async function deleteQuotaRecords(admin: AdminClients, projectID: string): Promise<void> {
+  const calls: [{ baseUrl(): Promise<string> } | undefined, () => Promise<void>][] = [
+    [admin.network, () => deleteNetworkQuota(admin.network, projectID)],
+    [admin.compute, () => (admin.compute ? deleteComputeQuota(admin.compute, projectID) : Promise.resolve())],
+    [
+      admin.blockStorage,
+      () => (admin.blockStorage ? deleteVolumeQuota(admin.blockStorage, projectID) : Promise.resolve()),
+    ],
+  ];
+  for (const [client, call] of calls) {
+    if (client === undefined) continue;
+    try {
+      await client.baseUrl();
+    } catch (error) {
+      if (error instanceof EndpointNotFoundError) continue;
+      throw error;
+    }
+    try {
+      await call();
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
 }
 
 async function projectExists(keystone: KeystoneClient, projectID: string): Promise<boolean> {
