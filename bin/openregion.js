@@ -5,6 +5,7 @@
 // `up` and `serve` run for days, and V8's default let their resident set settle ~100 MiB higher for no speed.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import process from 'node:process';
+import { clearInterval, setInterval } from 'node:timers';
 import { URL } from 'node:url';
 
 const root = new URL('../', import.meta.url);

@@ -44,12 +44,13 @@ describe('serve: Lease timings', () => {
   });
 
   it('refuses timings that cannot elect safely, and profiles it does not know', () => {
-    const refused = (...argv: string[]) =>
+    const refused = (...argv: string[]) => {
       assert.throws(
         () => timingsOf(...argv),
-        (error: unknown) => error instanceof Error && /leader election|invalid/i.test(error.message),
+        (error: unknown) => error instanceof Error && /^leader election: /.test(error.message),
         argv.join(' '),
       );
+    };
     refused('--leader-election-renew-deadline', '15s'); // not shorter than the 15 s lease
     refused('--leader-election-lease-duration', '5s'); // shorter than the 10 s renew deadline
     refused('--leader-election-retry-period', '9s'); // 1.2 retry periods outlast the renew deadline
