@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { ResourceType } from '../../../kube/resource-type.ts';
 import { identityType, labels, networkType, serverType } from '../../apis/index.ts';
 import {
   apiFixture,
@@ -31,7 +32,7 @@ describe('DELETE /api/v2/networks/{id}: its blast radius', () => {
 
   const identityOf = async (networkID: string) =>
     (await f.store.get(networkType, NAMESPACE, networkID)).metadata.labels?.[labels.identityID] ?? '';
-  const exists = async (type: typeof networkType | typeof identityType | typeof serverType, name: string) =>
+  const exists = async (type: ResourceType, name: string) =>
     (await f.store.list(type, { namespace: NAMESPACE })).items.some((o) => o.metadata.name === name);
 
   it('a network alone in its identity takes the identity with it', async () => {
