@@ -64,4 +64,19 @@ describe('serve: Lease timings', () => {
       (error: unknown) => error instanceof CommanderError && error.code === 'commander.invalidArgument',
     );
   });
+
+  it('serve says why it refuses timings, before it connects to anything', async () => {
+    let written = '';
+    const command = serveCommand()
+      .exitOverride()
+      .configureOutput({ writeErr: (text) => (written += text) });
+    await assert.rejects(
+      command.parseAsync(['--leader-election', '--leader-election-renew-deadline', '20s'], { from: 'user' }),
+      (error: unknown) => error instanceof CommanderError && error.exitCode !== 0,
+    );
+    assert.match(
+      written,
+      /leader election: the renew deadline \(20s\) must be shorter than the lease duration \(15s\)/,
+    );
+  });
 });

@@ -395,7 +395,13 @@ export function serveCommand(): Command {
     )
     .action(async (flags: Omit<ServeOptions, 'env'>) => {
       const options = { ...flags, env: process.env };
-      leaseTimingsOf(options);
+      try {
+        leaseTimingsOf(options);
+      } catch (error) {
+        // Thrown from an action, commander would not print it: say why, as for a bad flag value.
+        if (error instanceof InvalidArgumentError) command.error(`error: ${error.message}`, error);
+        throw error;
+      }
       if (options.api !== undefined) {
         authKeyOf(options);
         expectedClaimsOf(options);
