@@ -53,6 +53,7 @@ import {
 import { wireRegionService } from './up/region-service.ts';
 import { storeEncryption } from './store-encryption.ts';
 import { rateLimitsOf, withRateLimitOptions, type RateLimitFlags } from './rate-limit-options.ts';
+import { imageSourceOf, withImageSourceOption, type TrustFlags } from './trust-options.ts';
 import type { RateLimits } from '../region/http/rate-limit.ts';
 
 /** A cloud administrator of any scope. */
@@ -92,6 +93,8 @@ interface UpOptions {
   readonly runtimeClient?: (store: Client) => Client;
   /** The REST API's rate limits (default DEFAULT_RATE_LIMITS). */
   readonly rateLimits?: RateLimits;
+  /** Prefixes beyond the public internet a tenant's image URL may reach (`--image-source-allow`). */
+  readonly imageSourceAllow?: string[];
 }
 
 export interface RunningUp extends DevIdentity {
@@ -255,6 +258,8 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       }),
       capabilities: region.capabilities,
       ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
+      imageSource: imageSourceOf({ imageSourceAllow: options.imageSourceAllow ?? [] }, log),
+      // 401 challenges and the RFC 9728 metadata name the bound address (the API's default), never a Host header.
       log,
     });
     mountConsole(app, { operator: { client: runtime, metrics: manager.metrics.registry } });
@@ -357,7 +362,7 @@ function port(value: string): number {
   return n;
 }
 
-interface UpCommandOptions extends RateLimitFlags {
+interface UpCommandOptions extends RateLimitFlags, TrustFlags {
   dir: string;
   host: string;
   port: number;
@@ -385,7 +390,7 @@ export function upCommand(): Command {
         .choices(['text', 'json'])
         .default('text'),
     );
-  return withRateLimitOptions(command).action(async (options: UpCommandOptions) => {
+  return withImageSourceOption(withRateLimitOptions(command)).action(async (options: UpCommandOptions) => {
     const up = await startUp({
       dir: options.dir,
       host: options.host,
@@ -395,6 +400,7 @@ export function upCommand(): Command {
       env: process.env,
       log: createLogger({ level: options.logLevel, format: options.logFormat }),
       rateLimits: rateLimitsOf(options),
+      ...(options.imageSourceAllow === undefined ? {} : { imageSourceAllow: options.imageSourceAllow }),
     });
     process.stdout.write(banner(up, options.dir));
     await new Promise<void>((resolve) => {

@@ -17,6 +17,9 @@ const FERNET = /gAAAAA[A-Za-z0-9_=-]{20,}/g;
 // Header lines in dumps: "X-Auth-Token: …", and "Authorization: Bearer …", whose credential follows the scheme.
 const TOKEN_HEADER =
   /((?:x-auth-token|x-subject-token|x-service-token|authorization)\s*[:=]\s*(?:(?:bearer|basic)\s+)?)[^\s,;"]+/gi;
+// A URL's userinfo (`mysql://root:hunter2@db`, `https://user@host`): everything between `//` and the last `@` before
+// the host, which is where a connection string carries its password.
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi;
 // A JSON string literal; one holding escaped quotes may be JSON inside JSON, as in Ironic's `error_message`.
 const STRING_LITERAL = /"(?:[^"\\]|\\.)*"/g;
 
@@ -26,6 +29,7 @@ export function redactText(text: string): string {
     .replace(TOKEN_ID_MEMBER, `$1"${REDACTED}"`)
     .replace(TOKEN_HEADER, `$1${REDACTED}`)
     .replace(FERNET, REDACTED)
+    .replace(URL_CREDENTIALS, `$1${REDACTED}@`)
     .replace(STRING_LITERAL, redactEmbedded);
 }
 
