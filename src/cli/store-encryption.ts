@@ -14,7 +14,8 @@ import { dirname, join, basename } from 'node:path';
 import Type from 'typebox';
 import { Value } from 'typebox/value';
 import { parse, stringify } from 'yaml';
-import { KEY_BYTES, type EncryptionKey, type StoreEncryption } from '../kube/embedded/encryption.ts';
+import type { PartCodec } from '../emulator/state-file.ts';
+import { BodyCodec, KEY_BYTES, type EncryptionKey, type StoreEncryption } from '../kube/embedded/encryption.ts';
 import { builtin, qualifiedResource } from '../kube/resource-type.ts';
 import { openstackIdentityType } from '../region/apis/index.ts';
 import type { Clock } from '../util/clock.ts';
@@ -85,4 +86,26 @@ export function storeEncryption(
     createEncryptionKeyFile(path, options.clock);
   }
   return { keys: readEncryptionKeys(path), resources: SEALED_RESOURCES };
+}
+
+/** Where the emulator's sealed state parts say they live: bound into each ciphertext, so a part cannot move. */
+const EMULATOR_STATE = 'emulator-state';
+const SEALED_PREFIX = Buffer.from('enc:aesgcm:v1:');
+
+/**
+ * The built-in cloud's state file sealed as the store is (ADR 0025): its records hold the region's and KeystoneUsers'
+ * passwords. The same keys and AES-GCM; each part is bound to its name.
+ */
+export function emulatorStateCodec(encryption: StoreEncryption): PartCodec {
+  const codec = new BodyCodec({ keys: encryption.keys, resources: [EMULATOR_STATE] });
+  const row = (name: string) => ({ resource: EMULATOR_STATE, namespace: '', name });
+  return {
+    seal: (name, body) => Buffer.from(codec.encode(row(name), body.toString('base64'))),
+    open: (name, stored) =>
+      stored.subarray(0, SEALED_PREFIX.length).equals(SEALED_PREFIX)
+        ? Buffer.from(codec.decode(row(name), stored.toString('utf8')), 'base64')
+        : stored,
+    // The prefix names the key; a key name is at most 64 characters.
+    current: (stored) => !codec.stale(EMULATOR_STATE, stored.subarray(0, 100).toString('latin1')),
+  };
 }

@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import { Emulator } from '../emulator/emulator.ts';
 import type { Client } from '../kube/client.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../kube/embedded/store.ts';
+import type { StoreEncryption } from '../kube/embedded/encryption.ts';
 import { stringify } from 'yaml';
 import { loadCloudConfig, rawCloudEntry } from '../openstack/config.ts';
 import { Session } from '../openstack/session.ts';
@@ -51,7 +52,7 @@ import {
   setUpKeystoneDemo,
 } from './up/keystone.ts';
 import { wireRegionService } from './up/region-service.ts';
-import { storeEncryption } from './store-encryption.ts';
+import { emulatorStateCodec, storeEncryption } from './store-encryption.ts';
 import { rateLimitsOf, withRateLimitOptions, type RateLimitFlags } from './rate-limit-options.ts';
 import { imageSourceOf, withImageSourceOption, type TrustFlags } from './trust-options.ts';
 import type { RateLimits } from '../region/http/rate-limit.ts';
@@ -123,9 +124,10 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   };
   let store: EmbeddedStore;
+  let encryption: StoreEncryption | undefined;
   try {
     // Secrets and identities' credentials are sealed at rest with the key beside the store, made on first start.
-    const encryption = storeEncryption(files.store, { create: true, clock });
+    encryption = storeEncryption(files.store, { create: true, clock });
     store = openEmbeddedStore(files.store, { clock, garbageCollection: true, encryption });
   } catch (error) {
     await stop();
@@ -149,6 +151,8 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
         clock,
         config: { kvToken: KV_TOKEN, octaviaNetworkDriver: 'allowed_address_pairs' },
         stateFile: files.cloud,
+        // The cloud's records hold the region's and KeystoneUsers' passwords: sealed as the store's Secrets are.
+        ...(encryption === undefined ? {} : { stateCodec: emulatorStateCodec(encryption) }),
       });
       const running = emulator;
       cleanups.push(() => running.close());

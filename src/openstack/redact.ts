@@ -2,7 +2,9 @@
  * Credentials never reach logs or error messages. Everything the client prints passes through here: error bodies,
  * diagnostics, and any value a caller logs on its behalf.
  */
-export const REDACTED = '***';
+import { REDACTED, redactSecretText } from '../util/secret-text.ts';
+
+export { REDACTED };
 
 const SECRET_KEY =
   /^(password|original_password|adminpass|admin_pass|secret|application_credential_secret|token|auth_token|x-auth-token|x-subject-token|x-service-token)$/i;
@@ -17,20 +19,19 @@ const FERNET = /gAAAAA[A-Za-z0-9_=-]{20,}/g;
 // Header lines in dumps: "X-Auth-Token: …", and "Authorization: Bearer …", whose credential follows the scheme.
 const TOKEN_HEADER =
   /((?:x-auth-token|x-subject-token|x-service-token|authorization)\s*[:=]\s*(?:(?:bearer|basic)\s+)?)[^\s,;"]+/gi;
-// A URL's userinfo (`mysql://root:hunter2@db`, `https://user@host`): everything between `//` and the last `@` before
-// the host, which is where a connection string carries its password.
-const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi;
 // A JSON string literal; one holding escaped quotes may be JSON inside JSON, as in Ironic's `error_message`.
 const STRING_LITERAL = /"(?:[^"\\]|\\.)*"/g;
 
 export function redactText(text: string): string {
-  return text
-    .replace(SECRET_MEMBER, `$1"${REDACTED}"`)
-    .replace(TOKEN_ID_MEMBER, `$1"${REDACTED}"`)
-    .replace(TOKEN_HEADER, `$1${REDACTED}`)
-    .replace(FERNET, REDACTED)
-    .replace(URL_CREDENTIALS, `$1${REDACTED}@`)
-    .replace(STRING_LITERAL, redactEmbedded);
+  // Then what any text may hold (a URL's credentials, key=value secrets): util/secret-text.ts.
+  return redactSecretText(
+    text
+      .replace(SECRET_MEMBER, `$1"${REDACTED}"`)
+      .replace(TOKEN_ID_MEMBER, `$1"${REDACTED}"`)
+      .replace(TOKEN_HEADER, `$1${REDACTED}`)
+      .replace(FERNET, REDACTED)
+      .replace(STRING_LITERAL, redactEmbedded),
+  );
 }
 
 /**

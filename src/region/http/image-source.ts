@@ -5,9 +5,9 @@
  */
 import type { ReadableStreamDefaultReader, ReadableStreamReadResult } from 'node:stream/web';
 import type { Logger } from 'pino';
-import { fetch as undiciFetch } from 'undici';
+import { fetch as undiciFetch, type Response as UndiciResponse } from 'undici';
 import { guardedAgent, PUBLIC_ONLY, type DestinationPolicy, type Resolve } from '../../util/outbound.ts';
-import { redactText } from '../../openstack/redact.ts';
+import { redactSecretText as redactText } from '../../util/secret-text.ts';
 import type { ImageSourceCheck } from './context.ts';
 
 export const MBR_SIZE = 512;
@@ -52,7 +52,7 @@ export function imageSourceCheck(options: ImageSourceOptions = {}): ImageSourceC
       return 'the image URL is not a URL';
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'the image URL must be http or https';
-    let response: Awaited<ReturnType<typeof undiciFetch>>;
+    let response: UndiciResponse;
     try {
       response = await undiciFetch(url, {
         headers: { range: `bytes=0-${String(MBR_SIZE - 1)}` },
@@ -67,7 +67,7 @@ export function imageSourceCheck(options: ImageSourceOptions = {}): ImageSourceC
       await response.body?.cancel();
       return unreadable(uri, `answered ${String(response.status)}`);
     }
-    return masterBootRecordProblem(await firstBytes(response as unknown as Response, MBR_SIZE));
+    return masterBootRecordProblem(await firstBytes(response, MBR_SIZE));
   };
 }
 
@@ -79,7 +79,7 @@ function causeOf(error: unknown): { cause?: string } {
 }
 
 /** At most `count` bytes of the body; the rest is never downloaded. */
-async function firstBytes(response: Response, count: number): Promise<Uint8Array> {
+async function firstBytes(response: Pick<UndiciResponse, 'body'>, count: number): Promise<Uint8Array> {
   const reader = response.body?.getReader() as ReadableStreamDefaultReader<Uint8Array> | undefined;
   if (reader === undefined) return new Uint8Array();
   const out = new Uint8Array(count);

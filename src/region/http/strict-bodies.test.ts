@@ -106,8 +106,11 @@ describe('strict request bodies', () => {
       for (const [key, value] of Object.entries(node)) {
         if (key === 'properties' && typeof value === 'object' && value !== null) {
           for (const [name, property] of Object.entries(value)) walk(property, `${where}.${name}`);
-        } else if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${where}.${key}[${String(i)}]`));
-        else if (key === 'items') walk(value, `${where}[]`);
+        } else if (Array.isArray(value)) {
+          value.forEach((v, i) => {
+            walk(v, `${where}.${key}[${String(i)}]`);
+          });
+        } else if (key === 'items') walk(value, `${where}[]`);
       }
     };
     let bodies = 0;

@@ -14,7 +14,7 @@ import { problems, type FieldViolation } from '../problem.ts';
 import { canAccess, type Principal } from '../auth.ts';
 import { listOf, principalOf } from '../principal.ts';
 import { Repository, type ListFilters } from '../repository.ts';
-import { ProblemDocument, strict, StringOrList, TagSelector, Uuid } from '../schemas/common.ts';
+import { ProblemDocument, strict, StringOrList, TagSelector, TenancyId, Uuid } from '../schemas/common.ts';
 
 export type Api = FastifyInstance<
   RawServerDefault,
@@ -124,9 +124,9 @@ export function scopedPrincipal(request: FastifyRequest, organizationID: string,
 
 /** The organization (and project) a v1 path names. */
 export const OrganizationParams = Type.Object({
-  organizationID: Type.String({ minLength: 1, maxLength: 253, description: 'The organization.' }),
+  organizationID: TenancyId('The organization.'),
 });
 export const ProjectParams = Type.Object({
   ...OrganizationParams.properties,
-  projectID: Type.String({ minLength: 1, maxLength: 253, description: 'The project.' }),
+  projectID: TenancyId('The project.'),
 });

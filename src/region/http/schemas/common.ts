@@ -5,6 +5,8 @@
  */
 import Type, { type TSchema } from 'typebox';
 
+import { LABEL_VALUE_PATTERN } from '../../apis/shared.ts';
+
 // Addresses and prefixes follow the same rules in the API as in the CRDs.
 export { IPv4Address as Ipv4Address, IPv4Prefix as Ipv4Prefix } from '../../apis/shared.ts';
 export const PortNumber = (description: string) => Type.Integer({ minimum: 1, maximum: 65535, description });
@@ -16,9 +18,17 @@ export const Uuid = (description: string) => Type.String({ pattern: UUID_PATTERN
 
 /** A Kubernetes label value: what a resource name is stored as. */
 const KubernetesLabelValue = Type.String({
-  pattern: '^[0-9A-Za-z](?:[0-9A-Za-z-_.]{0,61}[0-9A-Za-z])?$',
+  pattern: LABEL_VALUE_PATTERN,
+  maxLength: 63,
   description: 'A valid Kubernetes label value, used for resource names.',
 });
+
+/**
+ * An organization or project id a request names: stored as a label value, so it is checked as one here, where the
+ * refusal can name the field (`spec.projectId`), rather than by the store (which could only name `spec`).
+ */
+export const TenancyId = (description: string) =>
+  Type.String({ pattern: LABEL_VALUE_PATTERN, minLength: 1, maxLength: 63, description });
 
 const Tag = Type.Object(
   {
