@@ -1,5 +1,5 @@
 /**
- * The REST API's trust-boundary flags (docs/adr/0035-trust-boundaries.md): where a tenant's image URL may
+ * The REST API's trust-boundary flags (docs/adr/0036-trust-boundaries.md): where a tenant's image URL may
  * lead beyond the public internet (`--image-source-allow`, `serve` and `up`), and the URL the API is reached at
  * (`--public-url`, `serve`: it names itself with it in a 401's challenge and its RFC 9728 metadata).
  */

@@ -55,7 +55,7 @@ const REFUSED_THOUGH_SCHEMA_VALID: Readonly<Record<string, { status: number; why
   },
   // Upstream's network examples number the network 192.168.0.0/24; its load balancer example puts the VIP in
   // 192.168.10.0/24, which the world's network is. The update's route via 192.168.0.10 is then off the network,
-  // which openregion refuses (a next hop the router cannot reach on the subnet; docs/adr/0035-trust-boundaries.md).
+  // which openregion refuses (a next hop the router cannot reach on the subnet; docs/adr/0036-trust-boundaries.md).
   'example PUT /api/v2/networks/{networkID}': {
     status: 422,
     why: "the example's next hop 192.168.0.10 is off the world's network 192.168.10.0/24",
@@ -157,7 +157,18 @@ describe('upstream compatibility: every operation of region.spec.yaml', () => {
       if (typeof node !== 'object' || node === null) return node;
       return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, swap(k, v) ?? visit(v)]));
     };
-    return visit(structuredClone(example));
+    return serverNamed(op, visit(structuredClone(example)));
+  };
+  /**
+   * A server's name is its identity on its network and cannot change (ADR 0034): each create names a new server, and
+   * an update keeps the world server's name.
+   */
+  let servers = 0;
+  const serverNamed = (op: UpstreamOperation, body: unknown): unknown => {
+    const metadata = (body as { metadata?: { name?: string } } | undefined)?.metadata;
+    if (!/\/servers(\/\{serverID\})?$/.test(op.path) || metadata?.name === undefined) return body;
+    const name = op.method === 'PUT' ? 'world' : `${metadata.name}-${String(++servers)}`;
+    return { ...(body as Json), metadata: { ...metadata, name } };
   };
 
   const send = async (

@@ -173,7 +173,7 @@ export async function buildApi(deps: ApiDeps): Promise<Api> {
       throw error;
     }
     setPrincipal(request, principal);
-    // Keyed on who calls, once verified, not on how the header was written (docs/adr/0035-trust-boundaries.md).
+    // Keyed on who calls, once verified, not on how the header was written (docs/adr/0036-trust-boundaries.md).
     const waitMs = limit.principal(principal.subject, principal.tokenID ?? '');
     return waitMs === 0 ? undefined : tooMany(request, reply, waitMs);
   });

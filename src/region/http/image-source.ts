@@ -34,7 +34,7 @@ export interface ImageSourceOptions {
 }
 
 /**
- * Reads the first bytes through a dispatcher that connects only where the policy allows (docs/adr/0035-trust-
+ * Reads the first bytes through a dispatcher that connects only where the policy allows (docs/adr/0036-trust-
  * outbound-fetches.md): a tenant's URL cannot reach the control plane's neighbours, and cannot tell a refused
  * address, a closed port and an HTTP error apart.
  */

@@ -1,5 +1,5 @@
 /**
- * Token buckets per client address and per caller (ADR 0024, docs/adr/0035-trust-boundaries.md): a request takes a
+ * Token buckets per client address and per caller (ADR 0024, docs/adr/0036-trust-boundaries.md): a request takes a
  * token from its address's bucket before anything else, then, once its token is verified, from its principal's
  * (subject and token id), so two spellings of one `Authorization` header are one caller. A refused token takes from
  * a bucket of its own credential. A bucket refills at `perSecond` up to `burst`, so a client may burst, then

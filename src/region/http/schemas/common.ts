@@ -164,7 +164,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * names the field instead of being dropped. Applied to every request body in one place (routes/kit.ts `doc`), so
  * /openapi.json says so too. Upstream's server accepts and drops unknown fields (kin-openapi's request filter with a
  * document that leaves objects open, then Go's json decoding); its generated clients send only known fields, so
- * no lenient switch is kept (docs/adr/0035-trust-boundaries.md).
+ * no lenient switch is kept (docs/adr/0036-trust-boundaries.md).
  */
 export function strict<T extends TSchema>(schema: T): T {
   const node = schema as unknown as Record<string, unknown>;
