@@ -5,8 +5,8 @@
  * calls with no token, a forged one and another organization's. Every answer must be below 500; a 400 or 422 must
  * name its fields; a refusal must leave the store as it was.
  *
- * The budget is fixed in `npm test` (OPENREGION_FUZZ_RUNS cases per route and kind, default 3, fixed seed);
- * `npm run test:fuzz` runs a larger one with a fresh seed (.ci/run), and prints a report: cases per route, refusals
+ * The budget is fixed in `npm test` (OPENREGION_FUZZ_RUNS cases per route and kind, default 3, the same draws each run);
+ * `npm run test:fuzz` runs a larger one with fresh draws (.ci/run), and prints a report: cases per route, refusals
  * by status, 5xx and store changes (both must be 0). OPENREGION_FUZZ_SEED replays a run.
  */
 import assert from 'node:assert/strict';
