@@ -166,10 +166,11 @@ export async function completions(words: readonly string[], env: NodeJS.ProcessE
   } else if (command.commands.length > 0 && positionals.length === 0) {
     candidates = command.commands.map((c) => c.name());
   } else {
+    const first = command.registeredArguments[0]?.name();
     const argument = command.registeredArguments[positionals.length]?.name();
     const kind = positionals[0];
-    if (argument === 'kind') candidates = await fromTarget(scope, kindNames);
-    else if (argument === 'name' && kind !== undefined) {
+    if (first === 'resources' && kind === undefined) candidates = await fromTarget(scope, kindNames);
+    else if (first === 'resources' && kind !== undefined && !kind.includes('/') && !kind.includes(',')) {
       candidates = await fromTarget(scope, (c, namespace) => objectNames(c, kind, scope, namespace));
     } else if (argument === 'shell') candidates = [...SHELLS];
     else candidates = [];

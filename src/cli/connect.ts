@@ -117,29 +117,42 @@ export interface KindEntry {
   readonly shortNames: readonly string[];
   /** The CRD's additionalPrinterColumns at that version (none for built-in kinds and CRDs without). */
   readonly printerColumns: readonly PrinterColumn[];
+  /** The CRD's categories (`kubectl get all`, `get unikorn`): none for the built-in kinds here. */
+  readonly categories: readonly string[];
+  /** The CRD's openAPIV3Schema at that version, for `explain` (none for built-in kinds). */
+  readonly schema?: unknown;
 }
 
 interface CrdNames {
   spec?: {
     group?: string;
     scope?: string;
-    names?: { kind?: string; plural?: string; singular?: string; shortNames?: string[] };
+    names?: { kind?: string; plural?: string; singular?: string; shortNames?: string[]; categories?: string[] };
     versions?: {
       name: string;
       served?: boolean;
       storage?: boolean;
       additionalPrinterColumns?: PrinterColumn[];
+      schema?: { openAPIV3Schema?: unknown };
     }[];
   };
 }
+
+/** kubectl's short names for the built-in kinds the store serves. */
+const BUILTIN_SHORT_NAMES: Readonly<Record<string, readonly string[]>> = {
+  namespaces: ['ns'],
+  configmaps: ['cm'],
+  events: ['ev'],
+  customresourcedefinitions: ['crd', 'crds'],
+};
 
 export async function kindsOf(client: Client): Promise<KindEntry[]> {
   const builtins: KindEntry[] = Object.values(builtin).map((type) => ({
     type,
     singular: type.kind.toLowerCase(),
-    shortNames:
-      type.plural === 'namespaces' ? ['ns'] : type.plural === 'customresourcedefinitions' ? ['crd', 'crds'] : [],
+    shortNames: BUILTIN_SHORT_NAMES[type.plural] ?? [],
     printerColumns: [],
+    categories: [],
   }));
   const { items } = await client.list(builtin.customResourceDefinition);
   const custom = items.flatMap((crd): KindEntry[] => {
@@ -163,6 +176,8 @@ export async function kindsOf(client: Client): Promise<KindEntry[]> {
         singular: names.singular ?? names.kind.toLowerCase(),
         shortNames: names.shortNames ?? [],
         printerColumns: version.additionalPrinterColumns ?? [],
+        categories: names.categories ?? [],
+        schema: version.schema?.openAPIV3Schema,
       },
     ];
   });
