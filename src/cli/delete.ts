@@ -72,9 +72,12 @@ async function targetsOf(
     if (args.length > 0) throw new CliError('when -f is given, no resource TYPE or NAME may be');
     const documents = await readManifests(flags.filename, { recursive: flags.recursive === true, stdin });
     return documents.map(({ value, where }) => {
-      const object = value as KubeObject;
-      if (typeof object.metadata?.name !== 'string') throw new CliError(`${where}: no metadata.name`, 'rejected');
-      const type = kindOfObject(kinds, object);
+      // Read defensively: a manifest is whatever the file holds.
+      const object = value as Partial<KubeObject> | null;
+      if (typeof object?.metadata?.name !== 'string' || typeof object.apiVersion !== 'string') {
+        throw new CliError(`${where}: not a Kubernetes object (needs apiVersion, kind and metadata.name)`, 'rejected');
+      }
+      const type = kindOfObject(kinds, object as KubeObject);
       return { type, namespace: nsOf(type, object.metadata.namespace), name: object.metadata.name };
     });
   }

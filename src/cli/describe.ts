@@ -168,14 +168,15 @@ export function describeCommand(out: Out = process.stdout, err: Out = process.st
   return targetOptions(
     new Command('describe')
       .description('show objects with their conditions, owner, dependents and Events, as kubectl describe does')
-      .argument('[resources...]', 'TYPE [NAME_PREFIX…] or TYPE/NAME…')
+      .argument('<kind>', 'TYPE, TYPE/NAME or TYPE.GROUP/NAME')
+      .argument('[names...]')
       .option('-n, --namespace <ns>', "the namespace (default: the kubeconfig context's, else default)")
       .option('-A, --all-namespaces', 'describe across every namespace')
       .option('-l, --selector <selector>', 'only objects whose labels match')
       .option('--display-name <name>', `only objects of this display name (-l ${DISPLAY_NAME_LABEL}=NAME)`),
-  ).action(async (args: string[], options: DescribeFlags) => {
+  ).action(async (kind: string, names: string[], options: DescribeFlags) => {
     await withClient(options, err, async (client, contextNamespace) => {
-      const { requests } = resourceArgs(await kindsOf(client), args, 'describe');
+      const { requests } = resourceArgs(await kindsOf(client), [kind, ...names], 'describe');
       const selector = selectorOf(options);
       const described: string[] = [];
       for (const { entry, names } of requests) {

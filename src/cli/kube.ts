@@ -156,7 +156,8 @@ export function kubeCommands(
       .description(
         'show objects as kubectl prints them: TYPE[,TYPE…] [NAME…], TYPE/NAME…, `all` or a category (unikorn)',
       )
-      .argument('[resources...]', 'TYPE[,TYPE…] [NAME…] or TYPE/NAME…')
+      .argument('<kind>', 'TYPE[,TYPE…], TYPE/NAME or TYPE.GROUP/NAME')
+      .argument('[names...]')
       .option('-n, --namespace <ns>', "the namespace (default: the kubeconfig context's, else default)")
       .option('-A, --all-namespaces', 'list across every namespace')
       .option(
@@ -169,9 +170,9 @@ export function kubeCommands(
       .option('--show-kind', "name each row's kind, as with several kinds")
       .option('--show-managed-fields', 'keep metadata.managedFields in yaml and json')
       .option('-w, --watch', 'after the list, print each change as it happens (until interrupted)'),
-  ).action(async (args: string[], options: GetOptions) => {
+  ).action(async (kind: string, names: string[], options: GetOptions) => {
     await withClient(options, err, async (client, contextNamespace) => {
-      const resources = resourceArgs(await kindsOf(client), args, 'get');
+      const resources = resourceArgs(await kindsOf(client), [kind, ...names], 'get');
       const selector = selectorOf(options);
       const print = printerFor(options, systemClock.now(), resources.all);
       const byName = resources.requests.some((r) => r.names.length > 0);
