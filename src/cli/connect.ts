@@ -9,12 +9,10 @@ import { parse } from 'yaml';
 import type { Client } from '../kube/client.ts';
 import type { PrinterColumn } from '../kube/crd.ts';
 import type { StoreEncryption } from '../kube/embedded/encryption.ts';
-import { openEmbeddedStore } from '../kube/embedded/store.ts';
 import type { KubeObject } from '../kube/object.ts';
 import { apiVersionOf, builtin, type ResourceType } from '../kube/resource-type.ts';
 import { systemClock } from '../util/clock.ts';
 import type { FailureClass } from './failure.ts';
-import { KeyFileError, storeEncryption } from './store-encryption.ts';
 
 const POD_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
@@ -77,6 +75,9 @@ export async function connect(target: Target, options: { readonly create?: boole
       'unreachable',
     );
   }
+  // Loaded only here, like the Kubernetes client: completion's answers without a store (verbs, flags) stay quick.
+  const { openEmbeddedStore } = await import('../kube/embedded/store.ts');
+  const { KeyFileError, storeEncryption } = await import('./store-encryption.ts');
   let encryption: StoreEncryption | undefined;
   try {
     encryption = storeEncryption(target.store, { keyFile: target.encryptionKeyFile, clock: systemClock });

@@ -15,7 +15,9 @@ import { completions } from './completion.ts';
 import { allCrds } from './crds.ts';
 import { describeCommand } from './describe.ts';
 import { apiResourcesCommand, explainCommand } from './discovery.ts';
+import { labels as regionLabels } from '../region/apis/shared.ts';
 import { kubeCommands } from './kube.ts';
+import { DISPLAY_NAME_LABEL } from './resources.ts';
 import { waitCommand } from './wait.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'openregion-idioms-'));
@@ -191,6 +193,10 @@ describe('kubectl idioms on the real CRDs', () => {
     assert.match(wide, /region-controller\s+the network is ready\s+\d+s\s+2\s+\S+\.1$/m);
     const all = (await run('get', 'events', '-A')).out;
     assert.match(all, /^NAMESPACE\s+LAST SEEN\s+TYPE/);
+  });
+
+  it("--display-name's label is the region API's display-name label", () => {
+    assert.equal(DISPLAY_NAME_LABEL, regionLabels.name);
   });
 
   it('describe takes a name prefix, as kubectl describe does', async () => {

@@ -4,7 +4,6 @@
  * `get -o name | xargs describe` works). A TYPE is a kind, plural, singular or short name, optionally `.group`-
  * qualified, or a category the CRDs declare (`all`, `unikorn`), which stands for every kind in it. Pure.
  */
-import { labels } from '../region/apis/shared.ts';
 import { CliError, type KindEntry, resolveEntry } from './connect.ts';
 
 export interface Request {
@@ -75,5 +74,8 @@ export function selectorOf(options: { readonly selector?: string; readonly displ
   return parts.length === 0 ? undefined : parts.join(',');
 }
 
-/** Where a region object keeps its display name: objects are named by UUID, as upstream's are. */
-export const DISPLAY_NAME_LABEL = labels.name;
+/**
+ * Where a region object keeps its display name (region/apis/shared.ts's `labels.name`; a test holds them equal):
+ * objects are named by UUID, as upstream's are. Spelled here so completion does not load the schemas' library.
+ */
+export const DISPLAY_NAME_LABEL = 'unikorn-cloud.org/name';
