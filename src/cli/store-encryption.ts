@@ -16,7 +16,7 @@ import { Value } from 'typebox/value';
 import { parse, stringify } from 'yaml';
 import { KEY_BYTES, type EncryptionKey, type StoreEncryption } from '../kube/embedded/encryption.ts';
 import { builtin, qualifiedResource } from '../kube/resource-type.ts';
-import { openstackIdentityType } from '../region/apis/index.ts';
+import { openstackIdentityType } from '../region/apis/openstack-identity.ts';
 import type { Clock } from '../util/clock.ts';
 import { writePrivate } from './up/files.ts';
 
