@@ -1,6 +1,7 @@
 /**
  * `openregion apply|get|delete`: kubectl's everyday verbs against the embedded store file a running `openregion up`
- * uses (--store, the default) or a Kubernetes cluster (--kubeconfig). `apply` is apply.ts's.
+ * uses (--store, the default) or a Kubernetes cluster (--kubeconfig). `apply` is apply.ts's, `delete` delete.ts's;
+ * the resource arguments (TYPE/NAME, comma lists, categories) are resources.ts's.
  */
 import { Command } from 'commander';
 import type { KubeObject } from '../kube/object.ts';
