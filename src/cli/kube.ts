@@ -4,6 +4,7 @@
  * the resource arguments (TYPE/NAME, comma lists, categories) are resources.ts's.
  */
 import { Command } from 'commander';
+import type { Client } from '../kube/client.ts';
 import type { KubeObject } from '../kube/object.ts';
 import { systemClock } from '../util/clock.ts';
 import { applyCommand } from './apply.ts';
@@ -135,6 +136,28 @@ function printerFor(options: GetOptions, now: number, forceKind: boolean): Print
   };
 }
 
+/** A label value's form: a name that is not one cannot be a display name the label selector finds. */
+const LABEL_VALUE = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+
+/**
+ * When a name is not found but is the display name of objects of the kind, a line saying how to ask for them:
+ * objects are named by UUID, and the name a person gave is a label.
+ */
+async function displayNameHint(
+  client: Client,
+  type: KindEntry['type'],
+  namespace: string | undefined,
+  name: string,
+): Promise<string[]> {
+  if (!LABEL_VALUE.test(name)) return [];
+  const { items } = await client.list(type, { namespace, labelSelector: `${DISPLAY_NAME_LABEL}=${name}` });
+  if (items.length === 0) return [];
+  const named = items.map((o) => objectName(type, o.metadata.name)).join(', ');
+  return [
+    `hint: "${name}" is the display name of ${named}: ask with --display-name ${name} (or -l ${DISPLAY_NAME_LABEL}=${name})\n`,
+  ];
+}
+
 /** Aborted on Ctrl-C or SIGTERM, so `get --watch` ends its watch and closes the store cleanly. */
 function interrupted(): AbortSignal {
   const controller = new AbortController();
@@ -185,6 +208,9 @@ export function kubeCommands(
       }
       const found: Found[] = [];
       const missing: KubeError[] = [];
+      const hints: string[] = [];
+      const namespaceOf = (type: KindEntry['type']) =>
+        type.namespaced ? (options.namespace ?? contextNamespace) : undefined;
       let resourceVersion = '';
       for (const { entry, names } of resources.requests) {
         const { type } = entry;
@@ -200,6 +226,7 @@ export function kubeCommands(
             } catch (error) {
               if (!(error instanceof KubeNotFoundError)) throw error;
               missing.push(error);
+              hints.push(...(await displayNameHint(client, type, namespaceOf(type), name)));
             }
           }
           found.push({ entry, items });
@@ -222,6 +249,7 @@ export function kubeCommands(
       }
       // kubectl's way with several names: print what was found, then an error line for each one that was not.
       for (const error of missing) err.write(`Error from server (${error.reason}): ${error.message}\n`);
+      for (const hint of hints) err.write(hint);
       if (missing[0] !== undefined) process.exitCode = exitCodeOf(missing[0]);
       const [watched] = found;
       if (options.watch !== true || watched === undefined) return;

@@ -159,6 +159,19 @@ describe('kubectl idioms on the real CRDs', () => {
     assert.equal(described.out.match(/^Name: /gm)?.length, 1);
     const completed = await completions(['get', 'networks', '--display-name', ''], { OPENREGION_STORE: store });
     assert.deepEqual(completed, ['db-net', 'web-net']);
+    const byDisplayName = await run('get', 'network', 'web-net');
+    assert.match(byDisplayName.err, /NotFound/);
+    assert.match(
+      byDisplayName.err,
+      new RegExp(
+        `^hint: "web-net" is the display name of network\\.region\\.unikorn-cloud\\.org/${NET_A}: ask with --display-name web-net`,
+        'm',
+      ),
+    );
+    assert.equal(process.exitCode, 1);
+    process.exitCode = undefined;
+    assert.doesNotMatch((await run('get', 'network', 'nobody')).err, /hint/);
+    process.exitCode = undefined;
     const refused = await run('get', 'networks', NET_A, '--display-name', 'web-net');
     assert.match(refused.err, /cannot be combined with names/);
   });
