@@ -126,6 +126,35 @@ describe('the embedded store at rest', () => {
     assert.throws(() => storeEncryption(path, { keyFile: join(dir, 'absent.yaml'), clock }), KeyFileError);
   });
 
+  it('a malformed key file is refused, naming what is wrong', () => {
+    const file = join(dir, 'malformed.yaml');
+    const secret = Buffer.alloc(32, 1).toString('base64');
+    const cases: [unknown, RegExp][] = [
+      [{}, /must have a list `keys`/],
+      [{ keys: [] }, /\/keys must have at least one key/],
+      [{ keys: [{ name: 'has space', secret }] }, /\/keys\/0\/name must match/],
+      [
+        {
+          keys: [
+            { name: 'ok', secret },
+            { name: 'k2', secret: '' },
+          ],
+        },
+        /\/keys\/1\/secret must be a non-empty string/,
+      ],
+      [{ keys: [{ name: 'short', secret: 'c2hvcnQ=' }] }, /key short must be 32 bytes/],
+    ];
+    for (const [content, message] of cases) {
+      writeFileSync(file, stringify(content));
+      assert.throws(
+        () => readEncryptionKeys(file),
+        (e: unknown) => e instanceof KeyFileError && message.test(e.message),
+      );
+    }
+    writeFileSync(file, stringify({ keys: [{ name: 'k1', secret }] }));
+    assert.equal(readEncryptionKeys(file)[0]?.name, 'k1');
+  });
+
   it('plain rows an older store wrote are sealed when it opens with a key, and still read', async () => {
     const path = join(dir, 'legacy', 'store.db');
     const plain = open(path, false);
