@@ -23,7 +23,7 @@ export class KeyFileError extends Error {}
 
 /**
  * Secrets, and the region's OpenstackIdentities (their application credentials), spelled as resource names: importing
- * the region kind would load its schema library into every command that opens a store (ADR 0035). The tests read an
+ * the region kind would load its schema library into every command that opens a store (ADR 0037). The tests read an
  * OpenstackIdentity's row sealed, so a misspelling fails them.
  */
 const SEALED_RESOURCES = [qualifiedResource(builtin.secret), 'openstackidentities.region.unikorn-cloud.org'];
@@ -36,7 +36,7 @@ const KEY_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * What is wrong with a key file's contents, if anything. Checked by hand: a schema library's validator costs every
- * command that opens a store 430-480 ms of imports (ADR 0035), for a file of two fields.
+ * command that opens a store 430-480 ms of imports (ADR 0037), for a file of two fields.
  */
 function keyFileProblem(raw: unknown): string | undefined {
   const keys = (raw as { keys?: unknown } | null)?.keys;
