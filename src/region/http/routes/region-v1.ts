@@ -25,7 +25,7 @@ const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompar
 
 export function regionV1Routes(app: Api, deps: RouteDeps): void {
   const access = regionAccess(deps.repository, deps);
-  const checkSource = deps.imageSource ?? imageSourceCheck();
+  const checkSource = deps.imageSource ?? imageSourceCheck({ log: deps.log });
 
   app.get(
     '/api/v1/organizations/:organizationID/regions',
