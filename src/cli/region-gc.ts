@@ -1,6 +1,6 @@
 /**
  * `openregion region gc --os-cloud <admin-cloud> [--dry-run]`: the operator path for what an identity's teardown
- * cannot remove with the region's credentials (docs/adr/0035-leaks-snapshot-images-and-default-groups.md). Neutron
+ * cannot remove with the region's credentials (docs/adr/0038-leaks-snapshot-images-and-default-groups.md). Neutron
  * lets only an admin delete a project's `default` security group, so the teardown tags it; this command, run with
  * admin credentials (by hand or as the CronJob in deploy/components/region-gc), deletes exactly the tagged groups
  * whose project Keystone no longer has (and that project's quota records first), and prints a report. It exits 1 when a group it should delete could not be.

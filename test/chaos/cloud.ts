@@ -147,7 +147,7 @@ export const LEAK_COLLECTIONS = [
   ['cinder', 'attachments'],
   ['octavia', 'loadbalancers'],
   ['octavia', 'children'],
-  // What outlives a project unless the teardown or `region gc` removes it (docs/adr/0035-leaks-snapshot-images-and-default-groups.md).
+  // What outlives a project unless the teardown or `region gc` removes it (docs/adr/0038-leaks-snapshot-images-and-default-groups.md).
   ['glance', 'images'],
   ['nova', 'quotas'],
   ['neutron', 'quotas'],

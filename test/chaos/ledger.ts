@@ -16,7 +16,7 @@ import type { Inventory } from './workload.ts';
 
 /**
  * Neutron's own per-project group: left behind by a domain-manager credential (ADR 0019) until `region gc` deletes
- * it (docs/adr/0035-leaks-snapshot-images-and-default-groups.md).
+ * it (docs/adr/0038-leaks-snapshot-images-and-default-groups.md).
  */
 const DEFAULT_GROUP = 'default';
 

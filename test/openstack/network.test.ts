@@ -652,7 +652,7 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
   });
 
   it("a project's member tags its default group; an admin lists default groups by tag, across projects", async () => {
-    // What an identity's teardown and `region gc` rely on (docs/adr/0035-leaks-snapshot-images-and-default-groups.md).
+    // What an identity's teardown and `region gc` rely on (docs/adr/0038-leaks-snapshot-images-and-default-groups.md).
     const region = cloud.region.client('identity');
     const domainId = (await cloud.region.token()).domain?.id ?? assert.fail('a domain-scoped region token');
     const project = await createProject(region, { name: cloud.name('left-behind'), domain_id: domainId });

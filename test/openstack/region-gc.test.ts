@@ -1,6 +1,6 @@
 /**
  * Contract: no default security group outlives an identity once `openregion region gc` has run
- * (docs/adr/0035-leaks-snapshot-images-and-default-groups.md). The region's non-admin credential creates and deletes
+ * (docs/adr/0038-leaks-snapshot-images-and-default-groups.md). The region's non-admin credential creates and deletes
  * an identity; Neutron keeps the project's `default` group from it (only an admin may delete one), tagged by the
  * identity's own user; `region gc` with the admin's clouds.yaml entry deletes it, and the count of default groups is
  * back to the baseline. Runs against the dev cloud (`npm run test:openstack`, under the real-service lock: the count

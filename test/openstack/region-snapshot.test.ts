@@ -8,7 +8,7 @@
  * data (nova/virt/fake.py `snapshot` only moves the task state), so the image would stay `queued` forever. Once Nova
  * reports the snapshot done, the test uploads a few bytes as the admin, as libvirt would upload the disk. The
  * emulator models a real hypervisor and uploads on its own; the step then finds the image active and does nothing.
- * Deleting the network then deletes its identity, and with it the snapshot (docs/adr/0035-leaks-snapshot-images-and-default-groups.md).
+ * Deleting the network then deletes its identity, and with it the snapshot (docs/adr/0038-leaks-snapshot-images-and-default-groups.md).
  *
  * Runs against the dev cloud (`npm run test:openstack`) and the emulator (`npm run test:contract:emulator`).
  */

@@ -1,6 +1,6 @@
 /**
  * The `default` security groups Neutron keeps after an identity's teardown, and the operator path that removes them
- * (docs/adr/0035-leaks-snapshot-images-and-default-groups.md). Neutron makes a `default` group in every project and
+ * (docs/adr/0038-leaks-snapshot-images-and-default-groups.md). Neutron makes a `default` group in every project and
  * lets only an admin delete it (docs/adr/0019-deletes-that-finish.md), so with the region's own credentials each
  * deleted identity leaves one behind. At teardown, before the project goes, the identity's own user tags its group
  * (`markLeftBehind`); `openregion region gc` then runs with admin credentials and deletes exactly the groups that

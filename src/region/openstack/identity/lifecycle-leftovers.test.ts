@@ -1,5 +1,5 @@
 /**
- * What an identity's teardown removes beyond its own scaffolding (docs/adr/0035-leaks-snapshot-images-and-default-groups.md),
+ * What an identity's teardown removes beyond its own scaffolding (docs/adr/0038-leaks-snapshot-images-and-default-groups.md),
  * against the emulator: the snapshot images it published (and the region's image list forgets them at once), also
  * when the teardown is cut off after any call; and the `default` security group Neutron keeps from the region's
  * credential, tagged by the identity's own user for `region gc` and counted once.

@@ -223,7 +223,7 @@ export async function deleteIdentity(
       at('default security group');
       const removal = await removeDefaultSecurityGroup(clients.privileged(project.id));
       if (removal.kind === 'refused') {
-        // Tagged for `region gc` by the project's own member (docs/adr/0035-leaks-snapshot-images-and-default-groups.md).
+        // Tagged for `region gc` by the project's own member (docs/adr/0038-leaks-snapshot-images-and-default-groups.md).
         at('default security group tag');
         const neutron = (own ?? clients.privileged(project.id)).client('network');
         if (await markLeftBehind(neutron, removal.id, identity.id))

@@ -1,5 +1,5 @@
 /**
- * The snapshot images an identity published, deleted with it (docs/adr/0035-leaks-snapshot-images-and-default-groups.md).
+ * The snapshot images an identity published, deleted with it (docs/adr/0038-leaks-snapshot-images-and-default-groups.md).
  * A server snapshot (server/lifecycle.ts `snapshotServer`) is a Glance image owned by the identity's project, public,
  * carrying the identity's id in `unikorn:identity_id`; nothing else ever deletes it, so without this step it outlives
  * the project that owns it, public and undeletable through the API.
