@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { pino, type DestinationStream, type Logger, type LogFn } from 'pino';
 import { systemClock, type Clock } from '../util/clock.ts';
+import { redactSecretsIn } from '../util/secret-text.ts';
 import { textDestination } from './log-text.ts';
 import type { Request } from './types.ts';
 
@@ -98,6 +99,7 @@ function repeatLimiter(clock: Clock, windowMs: number) {
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const clock = options.clock ?? systemClock;
+  const limitRepeats = repeatLimiter(clock, options.repeatWindowMs ?? DEFAULT_REPEAT_WINDOW_MS);
   const config = {
     // No logger `name`: the request's object name takes that key, as controller-runtime's logs have it.
     level: options.level ?? 'info',
@@ -105,7 +107,13 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     // `"level":"warn"`, not pino's 40: what a log query (and a person) filters on.
     formatters: { level: (label: string) => ({ level: label }) },
     timestamp: () => `,"time":"${new Date(clock.now()).toISOString()}"`,
-    hooks: { logMethod: repeatLimiter(clock, options.repeatWindowMs ?? DEFAULT_REPEAT_WINDOW_MS) },
+    // Secret-shaped text inside any string (an upstream error quoting `mysql://root:pw@…`) is masked before the line
+    // is written, in this one place for every logger (util/secret-text.ts); then repeats are held back.
+    hooks: {
+      logMethod(this: Logger, args: Parameters<LogFn>, method: LogFn, level: number) {
+        limitRepeats.call(this, args.map((arg) => redactSecretsIn(arg)) as Parameters<LogFn>, method, level);
+      },
+    },
   };
   if (options.format === 'text') return pino(config, textDestination(options.destination ?? process.stdout));
   return options.destination === undefined ? pino(config) : pino(config, options.destination);

@@ -90,7 +90,7 @@ describe('read status', () => {
         ...server(status),
         metadata: { name: 's', generation: 2 },
         spec: { ...server(status).spec, ...(volumes === undefined ? {} : { volumes }) },
-      } as Server).provisioningStatusDetail?.message;
+      }).provisioningStatusDetail?.message;
     const seen = { conditions: [{ ...condition('Available', 'True', 'Provisioned'), observedGeneration: 1 }] };
     assert.equal(edited({ ...seen, observed: { image: 'img-1' } }), 'an image change is being applied');
     assert.equal(
