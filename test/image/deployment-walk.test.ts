@@ -11,6 +11,7 @@
  * refused what its overlay does not need. Skipped loudly without podman and the image, kubectl, the kube-apiserver
  * binary or the dev cloud; a failure under CI.
  */
+import { c5c3StandInCrds } from '../../src/keystone/actuators/crds.ts';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -209,10 +210,11 @@ if (missing !== undefined) {
         await installCrds(management, [
           ...regionKinds.map((k) => customResourceDefinition(k)),
           ...keystoneCrds(),
+          ...c5c3StandInCrds(),
           ...korcCrds(),
           ...esoCrds('v2.9'),
         ]);
-        await installCrds(target, keystoneCrds());
+        await installCrds(target, [...keystoneCrds(), ...c5c3StandInCrds()]);
         region = await render('overlays/region-service', 'unikorn-region', run);
         operator = await render('overlays/keystone-operator', 'openregion-system', run);
         for (const rendered of [region, operator]) {

@@ -4,6 +4,7 @@
  * ServiceAccount shows the generated RBAC grants what the part does and refuses what it does not need. Skipped
  * loudly without the kube-apiserver binary or kubectl, and failing under CI.
  */
+import { c5c3StandInCrds } from '../../src/keystone/actuators/crds.ts';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,7 +84,11 @@ if (!hasKubectl) {
         adminKubeconfig = await apiserver.kubeconfig();
         writeFileSync(adminPath, adminKubeconfig, { mode: 0o600 });
         admin = kubeClientFrom({ kubeconfig: adminKubeconfig });
-        createdCrds = await ensureCrds(admin, [...regionKinds.map(customResourceDefinition), ...keystoneCrds()]);
+        createdCrds = await ensureCrds(admin, [
+          ...regionKinds.map(customResourceDefinition),
+          ...keystoneCrds(),
+          ...c5c3StandInCrds(),
+        ]);
         // Not K-ORC's nor ESO's: RBAC is decided before a kind is looked up, so a refusal shows without them.
         await eventually(
           'the CRDs served',

@@ -5,6 +5,7 @@
  * is a target cluster, registered by a kubeconfig Secret carrying a token for deploy/target-cluster's identity. An order placed on the target is reconciled there; a changed Secret
  * re-engages the cluster, a deleted one lets it go. Skipped loudly without the binary or kubectl; a failure under CI.
  */
+import { c5c3StandInCrds } from '../../src/keystone/actuators/crds.ts';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -132,7 +133,7 @@ if (!hasKubectl) {
         targetAdminPath = join(dir, 'target-admin');
         writeFileSync(targetAdminPath, targetAdmin, { mode: 0o600 });
         target = kubeClientFrom({ kubeconfig: targetAdmin });
-        createdCrds = await ensureCrds(target, keystoneCrds());
+        createdCrds = await ensureCrds(target, [...keystoneCrds(), ...c5c3StandInCrds()]);
         await eventually('the target serves KeystoneUsers', () => target.list(keystoneUserType), 30_000);
         await target.create(builtin.namespace, {
           apiVersion: 'v1',
