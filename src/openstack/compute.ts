@@ -300,8 +300,23 @@ export function listServers(
  * case-insensitively). The listed server may lack `fault`; read it with getServer when it matters.
  */
 export async function findServerByName(compute: ComputeClient, name: string): Promise<Server | undefined> {
+  return exactlyNamed(await serversNamed(compute, name), name, 'compute server');
+}
+
+/** Every server named exactly `name` in the token's project (Nova allows several); see findServerByName. */
+export async function serversNamed(compute: ComputeClient, name: string): Promise<Server[]> {
   const servers = await listServers(compute, { name: `^${escapeRegExp(name)}$` });
-  return exactlyNamed(servers, name, 'compute server');
+  return servers.filter((s) => s.name === name);
+}
+
+/** Renames a server (`PUT /servers/{id}`); nothing else about it changes. */
+export async function renameServer(compute: ComputeClient, serverId: string, name: string): Promise<void> {
+  await compute.request({
+    method: 'PUT',
+    path: '/servers/{server_id}',
+    params: { server_id: serverId },
+    body: { server: { name } },
+  });
 }
 
 export async function deleteServer(compute: ComputeClient, serverId: string): Promise<void> {

@@ -211,6 +211,50 @@ describe('region servers (the region credential from `region configure`)', { ski
     assert.equal(typeof still.image === 'string' ? '' : still.image.id, images.b);
   });
 
+  // docs/adr/0034-server-identity-and-delete-blast-radius.md: what two Servers of one display name left before names
+  // were unique on a network converges, each Server on its own Nova server.
+  it("a Nova server of the same name another Server made is not this one's: each converges and deletes its own", async () => {
+    const twin: ServerInput = { ...server, id: randomUUID(), publicIP: false, allowedAddressPairs: [] };
+    try {
+      done(await converge(twin));
+      assert.equal((await nova()).length, 2, 'Nova holds two servers of the name');
+      done(await provider.createServer(ctx, identity, server));
+      const polled = await provider.pollServers(ctx, identity, [
+        { server, generation: 1, status },
+        { server: twin, generation: 1, status: undefined },
+      ]);
+      assert.deepEqual(
+        polled.map((p) => [p.id, p.found]),
+        [
+          [server.id, true],
+          [twin.id, true],
+        ],
+      );
+    } finally {
+      await waitFor(
+        () => provider.deleteServer(ctx, identity, twin),
+        (o) => o.kind === 'done',
+        { ...SETTLE, what: 'the twin deleted' },
+      );
+    }
+    const left = await nova();
+    assert.equal(left.length, 1, 'the twin deleted exactly its own');
+    assert.equal(left[0]?.metadata['region:server_id'], server.id);
+  });
+
+  it('a display name changed behind the API: the server is found by its port and renamed to follow', async () => {
+    const [before] = await nova();
+    assert.ok(before);
+    server = { ...server, name: c.name('renamed') };
+    done(await converge(server));
+    const after = await nova();
+    assert.deepEqual(
+      after.map((s) => s.id),
+      [before.id],
+      'the same Nova server, under the new name',
+    );
+  });
+
   it('delete leaves no server, port or floating IP', async () => {
     const [port] = (await listPorts(c.admin.client('network'), { name: serverPortName(server.id) })).filter(
       (p) => p.name === serverPortName(server.id),

@@ -1,5 +1,6 @@
 /** Every region.unikorn-cloud.org kind with how it is served: the list the CRD generator and the store read. */
 import type { KindDefinition, PrinterColumn } from '../../kube/crd.ts';
+import type { ResourceType } from '../../kube/resource-type.ts';
 import { IdentitySchema, identityType } from './identity.ts';
 import { LoadBalancerSchema, loadBalancerType } from './load-balancer.ts';
 import { NetworkSchema, networkType } from './network.ts';
@@ -23,6 +24,15 @@ export * from './ssh-certificate-authority.ts';
 export * from './vlan-allocation.ts';
 export * from './volume.ts';
 export type { KindDefinition, PrinterColumn } from '../../kube/crd.ts';
+
+/** Every kind whose provider resources live in an identity's project, found by the identity-id label. */
+export const identityDependentTypes: readonly ResourceType[] = [
+  networkType,
+  securityGroupType,
+  serverType,
+  volumeType,
+  loadBalancerType,
+];
 
 const condition = (type: string, field: 'reason' | 'status'): string =>
   `.status.conditions[?(@.type=="${type}")].${field}`;

@@ -206,3 +206,38 @@ export const REFERENCE_PATTERN =
 export function isReservedFinalizer(name: string): boolean {
   return NOT_REFERENCES.has(name);
 }
+
+// --- Blast radius (docs/adr/0034-server-identity-and-delete-blast-radius.md) ----------------------------------------
+
+/**
+ * An object is on a network when it names the network by label, is owned by it, or (a server) lists it in its spec;
+ * never another network. A network's delete removes exactly these, and the network.
+ */
+export function isOnNetwork(object: KubeObject, network: KubeObject): boolean {
+  if (object.kind === 'Network') return false;
+  const name = network.metadata.name;
+  const uid = network.metadata.uid;
+  const spec = object['spec'] as { networks?: readonly { id?: string }[] } | undefined;
+  return (
+    object.metadata.labels?.[labels.networkID] === name ||
+    (uid !== undefined && (object.metadata.ownerReferences ?? []).some((r) => r.uid === uid)) ||
+    (spec?.networks ?? []).some((n) => n.id === name)
+  );
+}
+
+/**
+ * Marks an Identity the v2 network API made as one network's service principal (upstream maps them 1:1 and hides
+ * them): the value is that network's id. Only the API writes it.
+ */
+export const NETWORK_SERVICE_PRINCIPAL_ANNOTATION = 'regions.unikorn-cloud.org/service-principal-of-network';
+
+/** The display name upstream's v2 network API gives the identity it makes (and older objects carry alone). */
+export const NETWORK_SERVICE_PRINCIPAL_NAME = 'networkv2-service-principal';
+
+/** True when `identity` is a v2 network's own service principal: its annotation, or (older objects) its name. */
+export function isNetworkServicePrincipal(identity: KubeObject): boolean {
+  const annotated = identity.metadata.annotations?.[NETWORK_SERVICE_PRINCIPAL_ANNOTATION];
+  return annotated !== undefined
+    ? annotated !== ''
+    : identity.metadata.labels?.[labels.name] === NETWORK_SERVICE_PRINCIPAL_NAME;
+}

@@ -15,7 +15,7 @@ import { loadBalancerType } from '../apis/load-balancer.ts';
 import { networkType } from '../apis/network.ts';
 import { securityGroupType } from '../apis/security-group.ts';
 import { serverType } from '../apis/server.ts';
-import { conditionReasons, conditionTypes, labels } from '../apis/shared.ts';
+import { conditionReasons, conditionTypes, isOnNetwork, labels } from '../apis/shared.ts';
 import { volumeType } from '../apis/volume.ts';
 import { RECHECK_MS, type Verdict } from './decide.ts';
 
@@ -123,29 +123,18 @@ export function identityDependents(identity: KubeObject): DependentsQuery {
 }
 
 /**
- * The dependents of a Network: what it owns (the REST API sets the owner reference) or names it by the network
- * label or, for a server, in its spec; never another network, nor anything of another identity.
+ * The dependents of a Network: what is on it (`isOnNetwork`: the network label, its owner reference or, for a
+ * server, its spec); never another network, nor anything of another identity.
  */
 export function networkDependents(network: KubeObject): DependentsQuery {
-  const name = network.metadata.name;
-  const uid = network.metadata.uid;
   const identityID = network.metadata.labels?.[labels.identityID];
   return {
     namespace: network.metadata.namespace ?? '',
     // Everything on a network runs in the network's identity; that label narrows the read.
     labelSelector:
       identityID === undefined || identityID === ''
-        ? `${labels.networkID}=${name}`
+        ? `${labels.networkID}=${network.metadata.name}`
         : `${labels.identityID}=${identityID}`,
-    dependsOn: (object) =>
-      object.kind !== 'Network' &&
-      (object.metadata.labels?.[labels.networkID] === name ||
-        (uid !== undefined && (object.metadata.ownerReferences ?? []).some((r) => r.uid === uid)) ||
-        serverNetworks(object).includes(name)),
+    dependsOn: (object) => isOnNetwork(object, network),
   };
-}
-
-function serverNetworks(object: KubeObject): string[] {
-  const spec = object['spec'] as { networks?: readonly { id?: string }[] } | undefined;
-  return (spec?.networks ?? []).flatMap((n) => (n.id === undefined ? [] : [n.id]));
 }

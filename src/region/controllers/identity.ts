@@ -6,16 +6,11 @@
  * reach.
  */
 import type { Client } from '../../kube/client.ts';
-import type { ResourceType } from '../../kube/resource-type.ts';
 import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import { identityType, type Identity } from '../apis/identity.ts';
+import { identityDependentTypes } from '../apis/index.ts';
 import type { IdentityInput } from '../provider/inputs.ts';
-import { loadBalancerType } from '../apis/load-balancer.ts';
-import { networkType } from '../apis/network.ts';
-import { securityGroupType } from '../apis/security-group.ts';
-import { serverType } from '../apis/server.ts';
-import { volumeType } from '../apis/volume.ts';
 import type { IdentityProvider, ProviderLookup } from '../provider/contract.ts';
 import { cascade, cascadeVerdict, identityDependents } from './cascade.ts';
 import { ownershipOf } from './ownership.ts';
@@ -24,15 +19,6 @@ import { provisionerReconciler, type Provisioner } from './provisioner.ts';
 import { deleted, identityOf, specOrDeletionChanged } from './watches.ts';
 
 export const IDENTITY_CONTROLLER = 'region-identity';
-
-/** Every kind whose provider resources live in an identity's project, found by the identity-id label. */
-const IDENTITY_DEPENDENTS: readonly ResourceType[] = [
-  networkType,
-  securityGroupType,
-  serverType,
-  volumeType,
-  loadBalancerType,
-];
 
 export function identityInputOf(identity: Identity): IdentityInput | undefined {
   const ownership = ownershipOf(identity);
@@ -69,7 +55,7 @@ export function registerIdentityController(
     .controller(IDENTITY_CONTROLLER)
     .for(identityType, { clusters: 'management', predicates: [specOrDeletionChanged] });
   // A held deletion re-checks every 10 s anyway; the watches make it prompt.
-  for (const type of IDENTITY_DEPENDENTS) {
+  for (const type of identityDependentTypes) {
     builder.watches(type, identityOf, { clusters: 'management', predicates: [deleted] });
   }
   return builder

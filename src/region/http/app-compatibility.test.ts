@@ -150,7 +150,18 @@ describe('upstream compatibility: every operation of region.spec.yaml', () => {
       if (typeof node !== 'object' || node === null) return node;
       return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, swap(k, v) ?? visit(v)]));
     };
-    return visit(structuredClone(example));
+    return serverNamed(op, visit(structuredClone(example)));
+  };
+  /**
+   * A server's name is its identity on its network and cannot change (ADR 0034): each create names a new server, and
+   * an update keeps the world server's name.
+   */
+  let servers = 0;
+  const serverNamed = (op: UpstreamOperation, body: unknown): unknown => {
+    const metadata = (body as { metadata?: { name?: string } } | undefined)?.metadata;
+    if (!/\/servers(\/\{serverID\})?$/.test(op.path) || metadata?.name === undefined) return body;
+    const name = op.method === 'PUT' ? 'world' : `${metadata.name}-${String(++servers)}`;
+    return { ...(body as Json), metadata: { ...metadata, name } };
   };
 
   const send = async (

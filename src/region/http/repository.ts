@@ -76,9 +76,13 @@ export class Repository {
       .sort((a, b) => byCreation(a.metadata.creationTimestamp ?? '', b.metadata.creationTimestamp ?? ''));
   }
 
-  /** Every object of the kind, whatever the principal may see: for a rule that spans scopes (a claim), never a read. */
-  async unscoped<T extends KubeObject>(type: ResourceType<T>): Promise<T[]> {
-    return (await this.#guard(() => this.#client.list(type, { namespace: this.#namespace }))).items;
+  /**
+   * Every object of the kind (with the labels `labelSelector` asks for), whatever the principal may see: for a rule
+   * that spans scopes (a claim), never a read.
+   */
+  async unscoped<T extends KubeObject>(type: ResourceType<T>, labelSelector?: string): Promise<T[]> {
+    const options = { namespace: this.#namespace, ...(labelSelector === undefined ? {} : { labelSelector }) };
+    return (await this.#guard(() => this.#client.list(type, options))).items;
   }
 
   /** The object, or 404 (`what` not found) when it is absent or out of the principal's scope. */

@@ -134,7 +134,7 @@ export function stamped(status: ServerStatus, now: Date): ServerStatus {
   return { ...status, conditions: setCondition(setCondition(status.conditions, active, now), healthy, now) };
 }
 
-function serverProvisioner(
+export function serverProvisioner(
   client: Client,
   lookup: ProviderLookup<ServerLifecycle>,
   maxAttempts = DEFAULT_PROVIDER_CREATE_MAX_ATTEMPTS,

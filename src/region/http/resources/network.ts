@@ -7,6 +7,8 @@
 import {
   DEFAULT_PROVIDER_RESERVED_PREFIX_LENGTH,
   DEFAULT_RESERVED_PREFIX_LENGTH,
+  NETWORK_SERVICE_PRINCIPAL_ANNOTATION,
+  NETWORK_SERVICE_PRINCIPAL_NAME,
   networkPrefixProblem,
   type Identity,
   type Network,
@@ -21,8 +23,6 @@ import type { NetworkV2CreateSpec, NetworkV2Read, NetworkV2Spec } from '../schem
 import { identityFor } from './identity.ts';
 import { newMetadata, resource, tenancyOf } from './meta.ts';
 import { readMetadataOf } from '../status.ts';
-
-const IDENTITY_DISPLAY_NAME = 'networkv2-service-principal';
 
 export function validateNetworkCreate(spec: NetworkV2CreateSpec): FieldViolation[] {
   const errors: FieldViolation[] = [];
@@ -55,15 +55,21 @@ export function validateNetworkCreate(spec: NetworkV2CreateSpec): FieldViolation
   return errors;
 }
 
-/** A v2 network's own identity: the service principal of its organization, project and region. */
+/**
+ * A v2 network's own identity: the service principal of its organization, project and region, marked as the
+ * network's (`networkID`), so the network's delete may take it when nothing else lives in it.
+ */
 export function networkIdentityFor(
   id: string,
+  networkID: string,
   spec: NetworkV2CreateSpec,
   principal: Principal,
   provider: Region['spec']['provider'],
 ): Identity {
   const tenancy = { organizationID: spec.organizationId, projectID: spec.projectId, regionID: spec.regionId };
-  return identityFor(id, { name: IDENTITY_DISPLAY_NAME }, tenancy, principal, provider);
+  const identity = identityFor(id, { name: NETWORK_SERVICE_PRINCIPAL_NAME }, tenancy, principal, provider);
+  const annotations = { ...identity.metadata.annotations, [NETWORK_SERVICE_PRINCIPAL_ANNOTATION]: networkID };
+  return { ...identity, metadata: { ...identity.metadata, annotations } };
 }
 
 /** What a network is made from, in either API generation. */

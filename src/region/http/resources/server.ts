@@ -3,8 +3,10 @@
  * makes, what an update may change, and the read. One image contract for create and for an image change: visible
  * to the organization, ready, and architecture-, disk- and virtualization-compatible with the flavor.
  */
+import { v5 as uuidV5 } from 'uuid';
 import type { KubeObject } from '../../../kube/object.ts';
 import {
+  labels,
   resolveSSHInjection,
   type Network,
   type Server,
@@ -39,6 +41,29 @@ export interface ServerReferences {
 }
 
 type V2Volumes = ServerV2Spec['volumes'];
+
+/**
+ * A server's id, derived from its network and display name as upstream derives it (a name-based UUID in the
+ * network's namespace), in both API generations: a second server of one name on one network is the same object, so
+ * the store refuses it (409) atomically, and the Nova server, named by that display name, is never shared
+ * (docs/adr/0034-server-identity-and-delete-blast-radius.md).
+ */
+export function serverIDFor(networkID: string, name: string): string {
+  return uuidV5(name, networkID);
+}
+
+/** The 409 a second server of one name on one network gets. */
+export const duplicateServerMessage = (name: string): string => `a server named ${name} already exists on this network`;
+
+/**
+ * A server's display name names its Nova server, so it cannot change (upstream: "server names are immutable");
+ * `where` is the name's field in the body.
+ */
+export function renameViolations(name: string, current: Server, where = '/metadata/name'): FieldViolation[] {
+  return name === current.metadata.labels?.[labels.name]
+    ? []
+    : [violation(where, 'immutable', 'server names are immutable')];
+}
 
 /**
  * spec.volumes' rules (422): each named once, existing, and on the server's network (its identity's project, the

@@ -9,13 +9,13 @@ import type { TSchema } from 'typebox';
 import Type from 'typebox';
 import type { KubeObject } from '../../../kube/object.ts';
 import type { ResourceType } from '../../../kube/resource-type.ts';
-import { networkType, type Network } from '../../apis/index.ts';
+import { identityType, networkType, type Network } from '../../apis/index.ts';
 import type { Principal } from '../auth.ts';
 import { principalOf } from '../principal.ts';
 import { problems, violation, type FieldViolation } from '../problem.ts';
 import { listJson } from '../list-json.ts';
 import { visibleTo } from '../repository.ts';
-import { updatedMetadata } from '../resources/meta.ts';
+import { tenancyOf, updatedMetadata } from '../resources/meta.ts';
 import type { ResourceWriteMetadata } from '../schemas/common.ts';
 import { Accepted, doc, IdParams, listFilters, ListQuery, refuseIf, type Api, type RouteDeps } from './kit.ts';
 
@@ -83,8 +83,13 @@ export function childRoutes<T extends KubeObject, C extends WriteBody, U extends
       if (network === undefined || !visibleTo(principal, network)) {
         throw problems.invalid([violation('/spec/networkId', 'exists', 'no such network')]);
       }
+      // Nothing new on what is on its way out: its cascade would take the new object with it.
       if (network.metadata.deletionTimestamp !== undefined) {
         throw problems.conflict('the network is being deleted');
+      }
+      const identity = await repo.find(identityType, tenancyOf(network).identityID);
+      if (identity?.metadata.deletionTimestamp !== undefined) {
+        throw problems.conflict("the network's identity is being deleted");
       }
       refuseIf(await kind.validateCreate(body, network, principal));
       const created = await repo.create(kind.type, kind.build(deps.newId(), body, network, principal));

@@ -1,6 +1,17 @@
 /** `/api/v2/networks`: create runs upstream's small saga (identity, then network; undo on failure). */
 import { canAccess } from '../auth.ts';
-import { identityType, networkType, referencesOf } from '../../apis/index.ts';
+import {
+  identityDependentTypes,
+  identityType,
+  isNetworkServicePrincipal,
+  isOnNetwork,
+  labels,
+  NETWORK_SERVICE_PRINCIPAL_ANNOTATION,
+  networkType,
+  referencesOf,
+  type Identity,
+  type Network,
+} from '../../apis/index.ts';
 import { principalOf } from '../principal.ts';
 import { problems, violation } from '../problem.ts';
 import {
@@ -17,6 +28,22 @@ import { Accepted, doc, IdParams, listFilters, ListQuery, refuseIf, type Api, ty
 
 const TAG = 'Networks';
 const Params = IdParams('networkID');
+
+/**
+ * True when `identity` is `network`'s own service principal and holds nothing but the network and what is on it, so
+ * deleting the identity removes nothing the network's delete did not name (docs/adr/0034-server-identity-and-delete-blast-radius.md).
+ */
+async function holdsOnly(repo: RouteDeps['repository'], identity: Identity, network: Network): Promise<boolean> {
+  if (!isNetworkServicePrincipal(identity)) return false;
+  const own = identity.metadata.annotations?.[NETWORK_SERVICE_PRINCIPAL_ANNOTATION];
+  if (own !== undefined && own !== network.metadata.name) return false;
+  for (const type of identityDependentTypes) {
+    for (const object of await repo.unscoped(type, `${labels.identityID}=${identity.metadata.name}`)) {
+      if (object.metadata.name !== network.metadata.name && !isOnNetwork(object, network)) return false;
+    }
+  }
+  return true;
+}
 
 export function networkRoutes(app: Api, deps: RouteDeps): void {
   const repo = deps.repository;
@@ -45,14 +72,15 @@ export function networkRoutes(app: Api, deps: RouteDeps): void {
       if (region === undefined) {
         throw problems.invalid([violation('/spec/regionId', 'exists', 'no such region')]);
       }
+      const networkID = deps.newId();
       const identity = await repo.create(
         identityType,
-        networkIdentityFor(deps.newId(), spec, principal, region.spec.provider),
+        networkIdentityFor(deps.newId(), networkID, spec, principal, region.spec.provider),
       );
       try {
         const network = await repo.create(
           networkType,
-          networkFor(deps.newId(), request.body.metadata, spec, identity, principal),
+          networkFor(networkID, request.body.metadata, spec, identity, principal),
         );
         return await reply.code(201).send(networkRead(network));
       } catch (error) {
@@ -100,10 +128,13 @@ export function networkRoutes(app: Api, deps: RouteDeps): void {
       if (network.metadata.deletionTimestamp !== undefined) return reply.code(202).send();
       // Upstream: a network another service holds a reference on is refused, not queued for deletion.
       if (referencesOf(network).length > 0) throw problems.forbidden('the network is in use and cannot be deleted');
-      // The network's own identity owns it: deleting the identity cascades to the network and what hangs off it.
-      const identityID = tenancyOf(network).identityID;
+      // The network and what is on it (its controller's cascade), and its own identity only when nothing else
+      // lives there: a v1 network, server or security group made in that identity is not this delete's to remove.
       await repo.delete(networkType, network.metadata.name);
-      if (identityID !== '') await repo.delete(identityType, identityID).catch(() => undefined);
+      const identity = await repo.find(identityType, tenancyOf(network).identityID);
+      if (identity !== undefined && (await holdsOnly(repo, identity, network))) {
+        await repo.delete(identityType, identity.metadata.name);
+      }
       return reply.code(202).send();
     },
   );

@@ -8,7 +8,15 @@ import { networkType, serverType, type Server } from '../../apis/index.ts';
 import { problems, violation } from '../problem.ts';
 import { visibleTo } from '../repository.ts';
 import { tenancyOf } from '../resources/meta.ts';
-import { serverCreateViolations, serverFor, serverUpdateViolations, updatedServerSpec } from '../resources/server.ts';
+import {
+  duplicateServerMessage,
+  renameViolations,
+  serverCreateViolations,
+  serverFor,
+  serverIDFor,
+  serverUpdateViolations,
+  updatedServerSpec,
+} from '../resources/server.ts';
 import {
   asV1Violation,
   asV2Spec,
@@ -43,7 +51,7 @@ export function serverV1Routes(app: Api, deps: RouteDeps): void {
     read: ServerRead,
     writable: deps.capabilities.controllers.servers && deps.capabilities.inventory !== undefined,
     capability: 'servers',
-    create: async (id, body, identity, principal) => {
+    create: async (_id, body, identity, principal) => {
       const spec = asV2Spec(body.spec, body.spec.imageId);
       const network = await repo.find(networkType, spec.networkId);
       // Upstream's v1 documents 400 for a body naming what is not there: no 422.
@@ -60,6 +68,11 @@ export function serverV1Routes(app: Api, deps: RouteDeps): void {
       }
       const refs = await lookups.forCreate(spec, network, principal);
       refuseIf(serverCreateViolations(spec, network, refs).map(asV1Violation), 'badRequest');
+      // One id per network and name, as v2 has it (ADR 0034); v1 refuses with its documented 400.
+      const id = serverIDFor(network.metadata.name, body.metadata.name);
+      if ((await repo.find(serverType, id)) !== undefined) {
+        throw problems.badRequest([violation('/metadata/name', 'unique', duplicateServerMessage(body.metadata.name))]);
+      }
       const server = serverFor(id, body.metadata, spec, network, principal);
       return { ...server, spec: withAddressPairs(server.spec, body.spec) };
     },
@@ -68,6 +81,7 @@ export function serverV1Routes(app: Api, deps: RouteDeps): void {
       const { network, refs } = await lookups.forUpdate(spec, current, principal);
       refuseIf(
         [
+          ...renameViolations(body.metadata.name, current),
           ...serverV1UpdateViolations(body.spec, current),
           ...serverUpdateViolations(spec, current, network, refs).map(asV1Violation),
         ],

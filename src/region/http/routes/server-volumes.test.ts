@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { serverType, volumeType } from '../../apis/index.ts';
+import { labels, serverType, volumeType } from '../../apis/index.ts';
 import {
   apiFixture,
   call,
@@ -50,9 +50,10 @@ describe('/api/v2/servers spec.volumes', () => {
       metadata: { name },
       spec: { networkId: network, flavorId: FLAVOR, imageId: IMAGE, ...(volumes === undefined ? {} : { volumes }) },
     });
-  const put = (id: string, volumes?: { volumeId: string; device?: string }[]) =>
+  // A server's name cannot change (ADR 0034): an update names it as it is.
+  const put = async (id: string, volumes?: { volumeId: string; device?: string }[]) =>
     call<Read & Problem>(f, f.tokens.a, 'PUT', `/api/v2/servers/${id}`, {
-      metadata: { name: 'web' },
+      metadata: { name: (await f.store.get(serverType, NAMESPACE, id)).metadata.labels?.[labels.name] ?? '' },
       spec: { flavorId: FLAVOR, imageId: IMAGE, ...(volumes === undefined ? {} : { volumes }) },
     });
 

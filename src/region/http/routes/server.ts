@@ -21,8 +21,11 @@ import { problems } from '../problem.ts';
 import { visibleTo } from '../repository.ts';
 import { tenancyOf } from '../resources/meta.ts';
 import {
+  duplicateServerMessage,
+  renameViolations,
   serverCreateViolations,
   serverFor,
+  serverIDFor,
   serverRead,
   serverUpdateViolations,
   updatedServerSpec,
@@ -92,6 +95,12 @@ export function serverLookups(deps: RouteDeps) {
   };
 
   return {
+    /** A second server of one name on one network is a conflict with the first (upstream's 409). */
+    refuseDuplicate: async (network: Network, name: string): Promise<void> => {
+      if ((await repo.find(serverType, serverIDFor(network.metadata.name, name))) !== undefined) {
+        throw problems.conflict(duplicateServerMessage(name));
+      }
+    },
     /** What a create's rules need. */
     forCreate: async (spec: ServerV2CreateSpec, network: Network, principal: Principal): Promise<ServerReferences> => {
       const tenancy = tenancyOf(network);
@@ -155,13 +164,22 @@ export function serverRoutes(app: Api, deps: RouteDeps): void {
     validateCreate: async (body, network, principal) => {
       const refs = await lookups.forCreate(body.spec, network, principal);
       const errors = serverCreateViolations(body.spec, network, refs);
-      if (errors.length === 0) refuseInUse(volumeConflicts(body.spec.volumes, undefined, refs));
+      if (errors.length === 0) {
+        refuseInUse(volumeConflicts(body.spec.volumes, undefined, refs));
+        await lookups.refuseDuplicate(network, body.metadata.name);
+      }
       return errors;
     },
-    build: (id, body, network, principal) => serverFor(id, body.metadata, body.spec, network, principal),
+    // The id is the network's and the name's, not a fresh one: a duplicate the check above missed (a concurrent
+    // create) is refused by the store itself.
+    build: (_id, body, network, principal) =>
+      serverFor(serverIDFor(network.metadata.name, body.metadata.name), body.metadata, body.spec, network, principal),
     validateUpdate: async (body, current, principal) => {
       const { network, refs } = await lookups.forUpdate(body.spec, current, principal);
-      const errors = serverUpdateViolations(body.spec, current, network, refs);
+      const errors = [
+        ...renameViolations(body.metadata.name, current),
+        ...serverUpdateViolations(body.spec, current, network, refs),
+      ];
       if (errors.length === 0) refuseInUse(volumeConflicts(body.spec.volumes, current.metadata.name, refs));
       return errors;
     },

@@ -159,9 +159,11 @@ export async function apiFixture(
   overrides: Partial<
     Pick<ApiDeps, 'imageSource' | 'service' | 'protectedResource' | 'requestTimeoutMs' | 'rateLimits'>
   > = {},
+  /** The store's garbage collector, as `up` runs it (off unless asked for). */
+  options: { readonly garbageCollection?: boolean } = {},
 ): Promise<ApiFixture> {
   const clock = new ManualClock();
-  const store = openEmbeddedStore(':memory:', { clock, garbageCollection: false });
+  const store = openEmbeddedStore(':memory:', { clock, garbageCollection: options.garbageCollection ?? false });
   for (const kind of regionKinds) await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
   await store.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
   await store.create(regionType, {

@@ -25,6 +25,7 @@ import { Steps } from '../steps.ts';
 import { identityClient, type ServerDeps } from './deps.ts';
 import { convergeFloatingIP } from './floating-ip.ts';
 import { convergeServerImage } from './rebuild.ts';
+import { findServer } from './find.ts';
 import { ensureServerPort, privateIPOf } from './port.ts';
 import { attachedAt, KnownPorts, type KnownPort } from './known-ports.ts';
 import type { UserIdentity } from '../realised.ts';
@@ -75,9 +76,12 @@ async function converge(
   const step = new Steps(deps.signal, 'create server', ResourceKind.Server);
   try {
     let port: Omit<KnownPort, 'spec'>;
+    // The Nova server the port is bound to: where a server renamed behind the API is still found (find.ts).
+    let boundTo: string | undefined;
     if (remembered === undefined) {
       const ensured = await step.run('ensure port', () => ensureServerPort(neutron, identity, server));
       const { id } = ensured.port;
+      boundTo = ensured.port.device_id;
       const publicIP = await step.run('converge floating IP', () =>
         convergeFloatingIP(deps, neutron, identity, { id, fresh: ensured.created }, server.publicIP),
       );
@@ -93,9 +97,15 @@ async function converge(
     const found =
       server.neverProvisioned === true
         ? undefined
-        : await step.run('find server', () => nova.findServerByName(compute, server.name));
+        : await step.run('find server', () => findServer(compute, server, boundTo));
     if (remembered !== undefined && !attachedAt(found?.addresses, server.networkID, privateIP)) return RE_FIND;
     if (found !== undefined) {
+      // Ours under another name (its display name changed behind the API): it follows the name, so lookups by name
+      // find it again.
+      if (found.name !== server.name) {
+        await step.run('rename server', () => nova.renameServer(compute, found.id, server.name));
+        deps.log.info({ serverID: server.id, novaID: found.id }, 'server renamed to its display name');
+      }
       const outcome = await step.run('converge image', () => convergeServerImage(deps, compute, found, server.imageID));
       known.remember(identity, server, port);
       return outcome.kind === 'done' ? Outcome.done(addresses) : notDone(outcome);

@@ -44,22 +44,66 @@ after(async () => {
 });
 
 describe('consistency and interrupted deletes', () => {
-  it('two Nova servers under one name: a consistency error to create, and the poll leaves the server out', async () => {
+  it("a Nova server of the same name another Server made is not this one's: each converges and deletes its own", async () => {
     const input = w.input();
     await w.converge(provider, input);
     const region = await w.context();
     const privileged = region.clients.privileged(w.projectID).client('compute');
+    // What two Servers of one display name left before names were unique on a network (ADR 0034).
+    const other = { ...w.input(), name: input.name };
+    await w.converge(provider, other);
+    assert.equal((await w.novaServers(input.name)).length, 2);
+    assert.equal((await provider.createServer(ctx, w.identity, input)).kind, 'done');
+    const polled = await provider.pollServers(ctx, w.identity, [
+      { server: input, generation: 1, status: undefined },
+      { server: other, generation: 1, status: undefined },
+    ]);
+    assert.deepEqual(
+      polled.map((p) => [p.id, p.found]),
+      [
+        [input.id, true],
+        [other.id, true],
+      ],
+    );
+    for (let pass = 0; pass < 10; pass++) {
+      if ((await provider.deleteServer(ctx, w.identity, other)).kind === 'done') break;
+      w.advance(1000);
+    }
+    const left = await w.novaServers(input.name);
+    assert.equal(left.length, 1, 'the other Server deleted exactly its own');
+    assert.equal(left[0]?.metadata['region:server_id'], input.id);
+    // Two Nova servers that both claim this Server are a consistency error, never a pick.
     await nova.createServer(privileged, {
       name: input.name,
       flavorRef: w.flavorID,
       imageRef: w.images.a,
       networks: 'none',
+      metadata: { 'region:server_id': input.id },
     });
     await assert.rejects(provider.createServer(ctx, w.identity, input), { name: 'ResourceConsistencyError' });
     assert.deepEqual(
       await provider.pollServers(ctx, w.identity, [{ server: input, generation: 1, status: undefined }]),
       [],
     );
+  });
+
+  it('a server whose display name changed behind the API is found by its port, renamed, and deleted', async () => {
+    const input = w.input();
+    await w.converge(provider, input);
+    const renamed = { ...input, name: `${input.name}-renamed` };
+    assert.deepEqual((await w.novaServers(renamed.name)).length, 0);
+    assert.equal((await provider.createServer(ctx, w.identity, renamed)).kind, 'done');
+    assert.equal((await w.novaServers(renamed.name)).length, 1, 'it follows the name');
+    assert.equal((await w.novaServers(input.name)).length, 0, 'no second server');
+    // Renamed again, then deleted before any pass: the delete still finds it through the port.
+    const again = { ...input, name: `${input.name}-again` };
+    assert.deepEqual(await provider.deleteServer(ctx, w.identity, again), { kind: 'yield', reason: 'server-deleting' });
+    for (let pass = 0; pass < 10; pass++) {
+      w.advance(1000);
+      if ((await provider.deleteServer(ctx, w.identity, again)).kind === 'done') break;
+    }
+    assert.deepEqual(await w.novaServers(renamed.name), []);
+    assert.deepEqual(await w.ports(input), []);
   });
 
   it('converges after a delete interrupted after each request in turn: nothing left', async () => {

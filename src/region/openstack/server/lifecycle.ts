@@ -27,6 +27,7 @@ import { gone, Steps } from '../steps.ts';
 import { identityClient, type ServerDeps } from './deps.ts';
 import { deleteFloatingIPs } from './floating-ip.ts';
 import { findServerPort } from './port.ts';
+import { boundServer, findServer } from './find.ts';
 import { KnownPorts } from './known-ports.ts';
 import type { UserIdentity } from '../realised.ts';
 
@@ -139,7 +140,13 @@ export async function deleteServer(
   const neutronClient = identityClient(deps, identity, 'network');
   const step = new Steps(deps.signal, 'delete server', ResourceKind.Server);
   try {
-    const found = await step.run('find server', () => nova.findServerByName(compute, server.name));
+    const named = await step.run('find server', () => findServer(compute, server));
+    const port =
+      named === undefined
+        ? await step.run('find port', () => findServerPort(neutronClient, identity, server.id))
+        : undefined;
+    // Not under its name: a server renamed behind the API is still bound to the port (find.ts).
+    const found = named ?? (await step.run('find bound server', () => boundServer(compute, server, port?.device_id)));
     if (found !== undefined) {
       // Already deleting: asking again would only be refused; wait for Nova to let go.
       if (found['OS-EXT-STS:task_state'] !== 'deleting') {
@@ -147,7 +154,6 @@ export async function deleteServer(
       }
       return Outcome.yield('server-deleting');
     }
-    const port = await step.run('find port', () => findServerPort(neutronClient, identity, server.id));
     if (port !== undefined) {
       await step.run('delete floating IPs', () => deleteFloatingIPs(neutronClient, identity, port.id));
       await step.run('delete port', () => gone(neutron.deletePort(neutronClient, port.id)));
@@ -159,14 +165,14 @@ export async function deleteServer(
 }
 
 async function mustFind(compute: ServerDepsCompute, server: ServerInput): Promise<nova.Server> {
-  const found = await nova.findServerByName(compute, server.name);
+  const found = await findServer(compute, server);
   if (found === undefined) {
     throw new ResourceNotFoundError(`server ${server.id} not found`, { resource: ResourceKind.Server });
   }
   return found;
 }
 
-type ServerDepsCompute = Parameters<typeof nova.findServerByName>[0];
+type ServerDepsCompute = Parameters<typeof findServer>[0];
 
 /** A read for the tenant: a provider error from the catalogue, never a raw OpenStack one. */
 async function read<T>(deps: ServerDeps, operation: string, call: () => Promise<T>): Promise<T> {

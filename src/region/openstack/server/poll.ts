@@ -5,7 +5,6 @@
  * in BUILD (privileged client; any failure falls back to Building), and the fault, read by id exactly once, on the
  * transition into ERROR and logged, never written to status.
  */
-import { exactlyNamed } from '../../../openstack/exact.ts';
 import { getNodeByInstanceUuid } from '../../../openstack/baremetal.ts';
 import * as nova from '../../../openstack/compute.ts';
 import { ConsistencyError } from '../../../openstack/errors.ts';
@@ -13,12 +12,14 @@ import type { ServerPoll, ServerPollResult } from '../../provider/inputs.ts';
 import { toOperatorLog } from '../../provider/messages.ts';
 import { shouldConsultIronic, type IronicLookup } from './decide-monitor.ts';
 import { observeServer, serverFaultLog } from './observe.ts';
+import { ownServer } from './find.ts';
 import { baremetalFlavor, identityClient, type ServerDeps } from './deps.ts';
 import type { UserIdentity } from '../realised.ts';
 
 /**
- * The next status of each server. A server whose display name two Nova servers share cannot be observed (which one
- * is it?) and gets no result; the reconciler reports that consistency error on its own pass.
+ * The next status of each server, matched by the linkage metadata its Nova server carries (find.ts). A server two
+ * Nova servers claim cannot be observed (which one is it?) and gets no result; the reconciler reports that
+ * consistency error on its own pass.
  */
 export async function pollServers(
   deps: ServerDeps,
@@ -32,10 +33,11 @@ export async function pollServers(
   for (const poll of polls) {
     let server: nova.Server | undefined;
     try {
-      server = exactlyNamed(listed, poll.server.name, 'compute server');
+      // By its linkage, whatever its name: a Nova server another Server of the same name made is not this one's.
+      server = ownServer(listed, poll.server);
     } catch (error) {
       if (!(error instanceof ConsistencyError)) throw error;
-      deps.log.warn({ serverID: poll.server.id, provider: toOperatorLog(error) }, 'server name is ambiguous');
+      deps.log.warn({ serverID: poll.server.id, provider: toOperatorLog(error) }, 'server linkage is ambiguous');
       continue;
     }
     results.push(await observe(deps, identity, poll, server));

@@ -19,6 +19,7 @@ import type { As, ProjectClients, RegionClientSet } from '../principals.ts';
 import { clientsFixture, type ClientsFixture } from './clients.ts';
 import type { VolumeDeps } from '../volume/lifecycle.ts';
 import type { UserIdentity } from '../realised.ts';
+import { SystemMetadata } from '../names.ts';
 
 const PASSWORD = 'identity-password';
 
@@ -26,7 +27,8 @@ export interface VolumeFixture extends ClientsFixture {
   /** A project with the admin's grant (`project`) and a member user of its own; Cinder quotas unlimited. */
   workload(id: string): Promise<UserIdentity>;
   /** An ACTIVE server named `name` in the identity's project, made directly (not through the provider's clients). */
-  server(identity: UserIdentity, name: string): Promise<string>;
+  /** A Nova server made for the Server `serverID` (its linkage metadata, find.ts), named `name`. */
+  server(identity: UserIdentity, name: string, serverID?: string): Promise<string>;
   /** The identity user's own compute client, outside the provider's request log (a competitor, a fixture). */
   userCompute(identity: UserIdentity): ComputeClient;
   /** Lets the emulator's timeline run `ms` forward (Cinder creates, attaches, deletes …). */
@@ -82,9 +84,16 @@ export async function volumeFixture(): Promise<VolumeFixture> {
       return { ...realised, credentials: { projectID: realised.projectID, userID: user.id, password: PASSWORD } };
     },
     userCompute,
-    server: async (identity, name) => {
+    server: async (identity, name, serverID = name) => {
       const compute = userCompute(identity);
-      const created = await createServer(compute, { name, flavorRef: flavorID, imageRef: image.id, networks: 'none' });
+      const metadata = { [SystemMetadata.serverID]: serverID };
+      const created = await createServer(compute, {
+        name,
+        flavorRef: flavorID,
+        imageRef: image.id,
+        networks: 'none',
+        metadata,
+      });
       settle(5_000);
       const server = await getServer(compute, created.id);
       if (server.status !== 'ACTIVE') throw new Error(`server ${name} is ${server.status}`);

@@ -54,7 +54,8 @@ async function volume(): Promise<{ input: VolumeInput; id: string }> {
 /** A server the provider finds by its display name, and its Nova id. */
 async function server(): Promise<{ input: AttachServer; id: string }> {
   const name = `srv-${String(++serial)}`;
-  return { input: { id: `s${String(serial)}`, name }, id: await vt.server(identity, name) };
+  const id = `s${String(serial)}`;
+  return { input: { id, name }, id: await vt.server(identity, name, id) };
 }
 
 const blockStorage = () => vt.clients.identity(identity.credentials).client('block-storage');

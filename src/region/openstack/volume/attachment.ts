@@ -15,6 +15,7 @@ import type { AttachmentInput, ServerInput } from '../../provider/inputs.ts';
 import { Outcome } from '../../provider/outcome.ts';
 import type { ServerVolumeAttachment } from '../../provider/types.ts';
 import { volumeName } from '../names.ts';
+import { findServer } from '../server/find.ts';
 import { Steps } from '../steps.ts';
 import { decideAttach, decideDetach, VOLUME_ERRORED_MESSAGE, VOLUME_ERRORED_REASON } from './decide.ts';
 import { cinderOf, VolumeErroredDetail, type VolumeDeps } from './lifecycle.ts';
@@ -34,7 +35,7 @@ export async function attachVolume(
   const compute = deps.clients.identity(identity.credentials).client('compute');
   const step = new Steps(deps.signal, 'attach volume', ResourceKind.VolumeAttachment);
   try {
-    const found = await step.run('find server', () => nova.findServerByName(compute, server.name));
+    const found = await step.run('find server', () => findServer(compute, server));
     if (found === undefined) {
       throw new ResourceNotFoundError(`attach volume: no nova server ${server.name}`, {
         resource: ResourceKind.Server,
@@ -108,7 +109,7 @@ export async function detachVolume(
   const compute = deps.clients.identity(identity.credentials).client('compute');
   const step = new Steps(deps.signal, 'detach volume', ResourceKind.VolumeAttachment);
   try {
-    const found = await step.run('find server', () => nova.findServerByName(compute, server.name));
+    const found = await step.run('find server', () => findServer(compute, server));
     if (found === undefined) return Outcome.ok();
     const block = cinderOf(deps, identity);
     const vol = await step.run('find volume', () => cinder.findVolumeByName(block, volumeName(volume.id)));
