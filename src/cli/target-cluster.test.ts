@@ -4,7 +4,10 @@ import { builtin, type ResourceType } from '../kube/resource-type.ts';
 import type { KubeObject } from '../kube/object.ts';
 import { FakeClient } from '../runtime/testing/fake-client.ts';
 import { grantNamespaces, registerNamespaces } from './target-cluster.ts';
-import { renderRbac } from './deploy/rbac.ts';
+import { renderRbac, targetNamespaceGrant } from './deploy/rbac.ts';
+import { AuthorizingClient, type Grants } from '../runtime/rbac.ts';
+import { KubeForbiddenError } from '../kube/errors.ts';
+import { NS, TARGET, userFixture } from '../keystone/user/testing/fixture.ts';
 
 const rbacType = (kind: string, plural: string): ResourceType => ({
   group: 'rbac.authorization.k8s.io',
@@ -80,5 +83,29 @@ describe('openregion target-cluster grant', () => {
     const text = renderRbac().get('target-cluster/rbac.yaml') ?? '';
     assert.doesNotMatch(text, /kind: ClusterRole/);
     assert.match(text, /kind: ServiceAccount/);
+  });
+
+  it('an order on the target reaches Ready holding only the grant of its namespace; nothing else is readable', async () => {
+    const [role] = targetNamespaceGrant(NS);
+    const rules = (role?.['rules'] ?? []) as Grants['cluster'];
+    let authorizing: AuthorizingClient | undefined;
+    const h = userFixture({
+      cluster: TARGET,
+      wrap: (cluster, client) =>
+        cluster === TARGET
+          ? (authorizing = new AuthorizingClient(client, { cluster: [], namespaced: new Map([[NS, rules]]) }))
+          : client,
+    });
+    await h.seedAll({}, { services: { keystone: { publicEndpoint: 'https://keystone.example/v3' } } });
+    await h.converge();
+    assert.equal((await h.condition('Ready'))?.status, 'True');
+    assert.deepEqual(authorizing?.denied, [], 'every call the reconciler made on the target was granted');
+    await h.fakes.target.create<KubeObject>(builtin.secret, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'tenant-secret', namespace: 'tenant-z' },
+    });
+    await assert.rejects(h.orderClient.get(builtin.secret, 'tenant-z', 'tenant-secret'), KubeForbiddenError);
+    await assert.rejects(h.orderClient.list(builtin.secret), KubeForbiddenError);
   });
 });
