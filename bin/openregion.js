@@ -5,6 +5,7 @@
 // `up` and `serve` run for days, and V8's default let their resident set settle ~100 MiB higher for no speed.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import process from 'node:process';
+import { clearInterval, setInterval } from 'node:timers';
 import { URL } from 'node:url';
 
 const root = new URL('../', import.meta.url);
@@ -20,6 +21,25 @@ function newestUnder(dir) {
   }
   return newest;
 }
+
+/**
+ * npm (npx, `npm exec`, `npm start`) runs this command through `sh -c`, and on SIGTERM or SIGINT it signals that
+ * shell, which dies without passing the signal on: node was left running as an orphan of init, its Lease held and
+ * its ports bound. Under npm, then, the parent going away means npm was told to stop, so the process stops as if
+ * it had been sent SIGTERM itself (each long-running command shuts down cleanly on it). Only under npm: a command
+ * started with nohup or `&` from a shell that then exits must keep running.
+ */
+function stopWithParent() {
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    process.kill(process.pid, 'SIGTERM');
+  }, 200);
+  watch.unref();
+}
+
+if (process.env.npm_command !== undefined || process.env.npm_lifecycle_event !== undefined) stopWithParent();
 
 if (existsSync(built) && statSync(built).mtimeMs >= newestUnder(sources)) {
   await import(built.href);

@@ -40,6 +40,7 @@ import { list } from './region.ts';
 import { duration } from './wait.ts';
 import { rateLimitsOf, withRateLimitOptions, type RateLimitFlags } from './rate-limit-options.ts';
 import { exitCodeOf } from './failure.ts';
+import { leaseTimingsOf, withLeaderElectionOptions, type LeaderElectionFlags } from './leader-election-options.ts';
 import {
   CONTROLLER_GROUPS,
   DEFAULT_REGION_CONCURRENCY,
@@ -49,7 +50,7 @@ import {
 
 const GROUPS = [...CONTROLLER_GROUPS, 'keystone'] as const;
 
-interface ServeOptions extends RateLimitFlags {
+interface ServeOptions extends RateLimitFlags, LeaderElectionFlags {
   /** The environment kubectl's loading rules read ($KUBECONFIG, a pod's KUBERNETES_SERVICE_HOST). */
   env: Readonly<Record<string, string | undefined>>;
   kubeconfig?: string;
@@ -171,6 +172,7 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
   const transport = new Transport({ clock, random: Math.random });
   const identity = `${hostname()}-${randomBytes(4).toString('hex')}`;
   const leaseNamespace = options.leaseNamespace ?? options.namespace;
+  const leaseTimings = leaseTimingsOf(options);
   const stopping = { value: false };
   const keystone = groups.has('keystone');
   const targets = targetClusterClients();
@@ -182,7 +184,7 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
     namespacesOf: regionKindsIn(options.namespace, options.watchNamespaces),
     ...(keystone ? { targetClusters: { namespace: options.clustersNamespace, clientFor: targets.clientFor } } : {}),
     ...(options.leaderElection === true
-      ? { leaderElection: { namespace: leaseNamespace, name: CONTROLLERS_LEASE, identity } }
+      ? { leaderElection: { namespace: leaseNamespace, name: CONTROLLERS_LEASE, identity, ...leaseTimings } }
       : {}),
     onLostLeadership: () => {
       log.error('leadership lost: exiting so a fresh process can stand for election');
@@ -235,6 +237,7 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
           namespace: leaseNamespace,
           name: MONITOR_LEASE,
           identity,
+          ...leaseTimings,
           onStartedLeading: () => {
             region.start();
           },
@@ -381,7 +384,7 @@ export function serveCommand(): Command {
       '--insecure-any-issuer-and-audience',
       'accept tokens of any iss and aud instead (development only; exp is still required)',
     );
-  return withRateLimitOptions(command)
+  return withRateLimitOptions(withLeaderElectionOptions(command))
     .option('--health <host:port>', 'the probe port: /healthz, /livez, /readyz and /metrics', '0.0.0.0:8081')
     .option('--region <name>', 'the catalog region endpoints are picked from')
     .option('--log-level <level>', 'log level', 'info')
@@ -410,6 +413,13 @@ export function serveCommand(): Command {
     )
     .action(async (flags: Omit<ServeOptions, 'env'>) => {
       const options = { ...flags, env: process.env };
+      try {
+        leaseTimingsOf(options);
+      } catch (error) {
+        // Thrown from an action, commander would not print it: say why, as for a bad flag value.
+        if (error instanceof InvalidArgumentError) command.error(`error: ${error.message}`, error);
+        throw error;
+      }
       if (options.api !== undefined) {
         authKeyOf(options);
         expectedClaimsOf(options);

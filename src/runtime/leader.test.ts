@@ -4,11 +4,13 @@ import type { Client } from '../kube/client.ts';
 import { KubeInternalError } from '../kube/errors.ts';
 import { builtin } from '../kube/resource-type.ts';
 import { ManualClock } from '../util/clock.ts';
-import { LeaderElector } from './leader.ts';
+import type { Logger } from 'pino';
+import { DEFAULT_LEASE_TIMINGS, LeaderElector, leaseTimingsProblem, type LeaseTimings } from './leader.ts';
 import { silentLogger } from './logger.ts';
 import { Manager } from './manager.ts';
 import { ManualScheduler, settle } from './scheduler.ts';
 import { FakeClient } from './testing/fake-client.ts';
+import { capturedLogger } from './testing/logger.ts';
 import { eventually, objectOf, widgetType } from './testing/helpers.ts';
 
 /** A replica's view of the API: `down` makes every call fail, as a partition would. */
@@ -39,19 +41,20 @@ function partitionable(client: Client): { client: Client; setDown: (down: boolea
 function setup() {
   const store = new FakeClient();
   const scheduler = new ManualScheduler(new ManualClock());
-  const replica = (identity: string) => {
+  const replica = (identity: string, logger: Logger = silentLogger(), timings: Partial<LeaseTimings> = {}) => {
     const view = partitionable(store);
     const log: string[] = [];
     const elector = new LeaderElector({
       client: view.client,
       scheduler,
-      log: silentLogger(),
+      log: logger,
       namespace: 'kube-system',
       name: 'openregion',
       identity,
       leaseDurationMs: 15_000,
       renewDeadlineMs: 10_000,
       retryPeriodMs: 2_000,
+      ...timings,
       onStartedLeading: () => log.push('started'),
       onStoppedLeading: () => log.push('stopped'),
     });
@@ -247,5 +250,91 @@ describe('leader election liveness', () => {
     assert.equal(elector.check(20_000), true, 'within a lease plus the tolerance');
     await scheduler.advance(10_000);
     assert.match(String(elector.check(20_000)), /leader has not renewed lease live for \d+s/);
+  });
+});
+
+describe('leader election timings and what a replica logs', () => {
+  it("defaults to controller-runtime's 15 s / 10 s / 2 s", () => {
+    assert.deepEqual(DEFAULT_LEASE_TIMINGS, { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 });
+    assert.equal(leaseTimingsProblem(DEFAULT_LEASE_TIMINGS), undefined);
+    assert.equal(leaseTimingsProblem({ leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 }), undefined);
+  });
+
+  it('refuses timings that cannot elect safely, saying why', () => {
+    const problem = (leaseDurationMs: number, renewDeadlineMs: number, retryPeriodMs: number) =>
+      leaseTimingsProblem({ leaseDurationMs, renewDeadlineMs, retryPeriodMs });
+    assert.match(problem(10_000, 10_000, 2_000) ?? '', /renew deadline \(10s\) must be shorter than the lease duration/);
+    assert.match(problem(15_000, 2_000, 2_000) ?? '', /longer than 1\.2 retry periods/);
+    assert.match(problem(2_500, 1_000, 200) ?? '', /whole number of seconds/);
+    assert.match(problem(0, 0, 0) ?? '', /retry period/);
+    assert.match(problem(500, 300, 100) ?? '', /at least 1s/);
+  });
+
+  it('every replica logs its identity and timings when it starts, leader or not', async () => {
+    const { scheduler, replica } = setup();
+    const la = capturedLogger();
+    const lb = capturedLogger();
+    const a = replica('a', la.log);
+    const b = replica('b', lb.log);
+    a.elector.start();
+    await scheduler.advance(0);
+    b.elector.start();
+    await scheduler.advance(0);
+    assert.equal(b.elector.isLeader, false);
+    const standing = lb.records().find((r) => r.msg === 'standing for election');
+    assert.equal(standing?.identity, 'b');
+    assert.equal(standing.lease, 'kube-system/openregion');
+    assert.equal(standing.leaseDurationMs, 15_000);
+    await a.elector.stop();
+    await b.elector.stop();
+  });
+
+  it('a new leader logs the holder it replaced and how long nobody led', async () => {
+    const { scheduler, replica } = setup();
+    const fast = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 };
+    const la = capturedLogger();
+    const lb = capturedLogger();
+    const a = replica('a', la.log, fast);
+    const b = replica('b', lb.log, fast);
+    a.elector.start();
+    await scheduler.advance(0);
+    b.elector.start();
+    await scheduler.advance(1_000);
+    const crashedAt = scheduler.clock.now();
+    a.setDown(true); // as if SIGKILLed: no more renewals, no release
+    await scheduler.advance(5_000);
+    assert.equal(b.elector.isLeader, true);
+    const became = lb.records().find((r) => r.msg === 'became leader');
+    assert.equal(became?.identity, 'b');
+    assert.equal(became.previousHolder, 'a');
+    assert.equal(became.released, false);
+    assert.equal(became.leaseTransitions, 1);
+    const gap = became.gapMs as number;
+    // The last renewal came at most a retry period before the crash; the takeover once the lease expired after it.
+    assert.ok(gap >= 3_000 && gap <= 3_000 + 2 * 500, `gap ${String(gap)}`);
+    assert.ok(scheduler.clock.now() - crashedAt >= 3_000);
+    assert.equal(typeof became.unchangedForMs, 'number');
+    const first = la.records().find((r) => r.msg === 'became leader');
+    assert.equal(first?.previousHolder, null, 'the first holder created the Lease');
+    await b.elector.stop();
+    a.setDown(false);
+    await a.elector.stop();
+  });
+
+  it('after a release the new leader still names the holder that released it', async () => {
+    const { scheduler, replica } = setup();
+    const lb = capturedLogger();
+    const a = replica('a');
+    const b = replica('b', lb.log);
+    a.elector.start();
+    await scheduler.advance(0);
+    b.elector.start();
+    await scheduler.advance(0);
+    await a.elector.stop();
+    await scheduler.advance(2_000);
+    const became = lb.records().find((r) => r.msg === 'became leader');
+    assert.equal(became?.previousHolder, 'a');
+    assert.equal(became.released, true);
+    await b.elector.stop();
   });
 });

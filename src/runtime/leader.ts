@@ -29,9 +29,56 @@ export interface LeaderElectionOptions {
   readonly onStoppedLeading: () => void;
 }
 
+/** The three timings of an election, in ms. */
+export interface LeaseTimings {
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+}
+
+/** controller-runtime's defaults (and client-go's recommended values): a crashed leader is replaced in ~15-17 s. */
+export const DEFAULT_LEASE_TIMINGS: LeaseTimings = {
+  leaseDurationMs: 15_000,
+  renewDeadlineMs: 10_000,
+  retryPeriodMs: 2_000,
+};
+
+/**
+ * Why these timings cannot elect safely, or undefined when they can. client-go's rules (the lease outlives the renew
+ * deadline, which outlives 1.2 retry periods, its jitter), plus one of the record's: the Lease stores its duration
+ * in whole seconds, so a lease of 2.5 s would be read as 3 s by every other replica.
+ */
+export function leaseTimingsProblem(t: LeaseTimings): string | undefined {
+  const s = (ms: number) => `${String(ms / 1000)}s`;
+  if (!(t.retryPeriodMs > 0)) return 'the retry period must be longer than zero';
+  if (!(t.leaseDurationMs >= 1_000) || t.leaseDurationMs % 1_000 !== 0) {
+    return `the lease duration must be a whole number of seconds, at least 1s (not ${s(t.leaseDurationMs)})`;
+  }
+  if (!(t.renewDeadlineMs < t.leaseDurationMs)) {
+    return `the renew deadline (${s(t.renewDeadlineMs)}) must be shorter than the lease duration (${s(t.leaseDurationMs)})`;
+  }
+  if (!(t.renewDeadlineMs > 1.2 * t.retryPeriodMs)) {
+    return `the renew deadline (${s(t.renewDeadlineMs)}) must be longer than 1.2 retry periods (${s(t.retryPeriodMs)})`;
+  }
+  return undefined;
+}
+
 /** A MicroTime as the API serves it: RFC 3339 with microseconds. */
 function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+/** What the new leader logs about the one before it. */
+interface Handover {
+  /** null when the Lease was new, or released by a holder this replica never saw. */
+  readonly previousHolder: string | null;
+  /** The holder released it (a clean stop) rather than letting it expire. */
+  readonly released?: boolean;
+  /** Since the record's renewTime. */
+  readonly gapMs?: number;
+  /** Since this replica last saw the record change, on its own clock. */
+  readonly unchangedForMs?: number;
+  readonly leaseTransitions?: number;
 }
 
 export class LeaderElector {
@@ -46,15 +93,22 @@ export class LeaderElector {
   #lastAttempt = 0;
   #observed: string | undefined;
   #observedAt = 0;
+  /** The last holder other than this replica seen in the record (a release blanks the record's). */
+  #lastOtherHolder: string | undefined;
   #cancel: (() => void) | undefined;
   #attempt: Promise<void> | undefined;
 
   constructor(options: LeaderElectionOptions) {
     this.#o = options;
-    this.#leaseMs = options.leaseDurationMs ?? 15_000;
-    this.#renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
-    this.#retryMs = options.retryPeriodMs ?? 2_000;
-    if (this.#renewDeadlineMs >= this.#leaseMs) throw new Error('the renew deadline must be shorter than the lease');
+    this.#leaseMs = options.leaseDurationMs ?? DEFAULT_LEASE_TIMINGS.leaseDurationMs;
+    this.#renewDeadlineMs = options.renewDeadlineMs ?? DEFAULT_LEASE_TIMINGS.renewDeadlineMs;
+    this.#retryMs = options.retryPeriodMs ?? DEFAULT_LEASE_TIMINGS.retryPeriodMs;
+    const problem = leaseTimingsProblem({
+      leaseDurationMs: this.#leaseMs,
+      renewDeadlineMs: this.#renewDeadlineMs,
+      retryPeriodMs: this.#retryMs,
+    });
+    if (problem !== undefined) throw new Error(problem);
   }
 
   get isLeader(): boolean {
@@ -62,6 +116,17 @@ export class LeaderElector {
   }
 
   start(): void {
+    // Every replica says who it is at once, so a Lease's holderIdentity can be matched to a pod before it leads.
+    this.#o.log.info(
+      {
+        identity: this.#o.identity,
+        lease: `${this.#o.namespace}/${this.#o.name}`,
+        leaseDurationMs: this.#leaseMs,
+        renewDeadlineMs: this.#renewDeadlineMs,
+        retryPeriodMs: this.#retryMs,
+      },
+      'standing for election',
+    );
     this.#stopped = false;
     this.#lastAttempt = this.#o.scheduler.clock.now();
     this.#schedule(0);
@@ -127,11 +192,11 @@ export class LeaderElector {
     if (this.#isStopped()) return;
     const now = this.#o.scheduler.clock.now();
     this.#lastAttempt = now;
-    if (outcome === 'held') {
+    if (outcome !== 'taken' && outcome !== 'failed') {
       this.#lastRenew = now;
       if (!this.#leading) {
         this.#leading = true;
-        this.#o.log.info({ identity: this.#o.identity }, 'became leader');
+        this.#o.log.info({ identity: this.#o.identity, ...outcome.took }, 'became leader');
         this.#o.onStartedLeading();
       }
     } else if (this.#leading && (outcome === 'taken' || now - this.#lastRenew >= this.#renewDeadlineMs)) {
@@ -142,8 +207,11 @@ export class LeaderElector {
     this.#schedule(this.#retryMs);
   }
 
-  /** 'held' when this replica holds the lease now; 'taken' when another live holder has it; 'failed' otherwise. */
-  async #tryAcquireOrRenew(): Promise<'held' | 'taken' | 'failed'> {
+  /**
+   * `{ took }` when this replica holds the lease now (`took` says from whom, when it was another's); 'taken' when
+   * another live holder has it; 'failed' otherwise.
+   */
+  async #tryAcquireOrRenew(): Promise<{ took?: Handover } | 'taken' | 'failed'> {
     const { client, namespace, name, identity } = this.#o;
     const nowMs = this.#o.scheduler.clock.now();
     const now = microTime(nowMs);
@@ -165,7 +233,7 @@ export class LeaderElector {
       };
       await client.create(builtin.lease, fresh);
       this.#observe(spec, nowMs);
-      return 'held';
+      return { took: { previousHolder: null } };
     }
     const spec = lease.spec ?? {};
     this.#observe(spec, nowMs);
@@ -174,6 +242,7 @@ export class LeaderElector {
     if (holder !== '' && !ours && this.#observedAt + (spec.leaseDurationSeconds ?? 0) * 1000 > nowMs) {
       return this.#leading ? 'taken' : 'failed';
     }
+    const took = ours ? undefined : this.#handover(spec, nowMs);
     const next: LeaseSpec = {
       holderIdentity: identity,
       leaseDurationSeconds,
@@ -184,10 +253,28 @@ export class LeaderElector {
     // Optimistic concurrency: a replica that raced us to the same lease makes this a Conflict, and we fail.
     await client.update(builtin.lease, { ...lease, spec: next });
     this.#observe(next, nowMs);
-    return 'held';
+    return took === undefined ? {} : { took };
+  }
+
+  /**
+   * Who held the lease before this replica takes it, and how long reconciling stood still: since the holder's last
+   * renewal by the record (the holder's clock), and since this replica last saw the record change (its own).
+   */
+  #handover(spec: LeaseSpec, nowMs: number): Handover {
+    const released = (spec.holderIdentity ?? '') === '';
+    const renewed = spec.renewTime === undefined ? Number.NaN : Date.parse(spec.renewTime);
+    return {
+      previousHolder: released ? (this.#lastOtherHolder ?? null) : (spec.holderIdentity ?? null),
+      released,
+      ...(Number.isFinite(renewed) ? { gapMs: Math.max(0, nowMs - renewed) } : {}),
+      unchangedForMs: nowMs - this.#observedAt,
+      leaseTransitions: (spec.leaseTransitions ?? 0) + 1,
+    };
   }
 
   #observe(spec: LeaseSpec, nowMs: number): void {
+    const holder = spec.holderIdentity ?? '';
+    if (holder !== '' && holder !== this.#o.identity) this.#lastOtherHolder = holder;
     const record = JSON.stringify(spec);
     if (record === this.#observed) return;
     this.#observed = record;

@@ -77,7 +77,11 @@ export const ServerSpec = Type.Object(
     ),
     sshCertificateAuthorityID: Type.Optional(ID('The SSHCertificateAuthority.')),
     sshInjection: Type.Optional(SSHInjection),
-    userData: Type.Optional(Bytes('cloud-init user data.')),
+    userData: Type.Optional(
+      Bytes(
+        'cloud-init user data, given at create; a rebuild keeps the create-time data, so a change reaches no running server.',
+      ),
+    ),
     infrastructureRef: Type.Optional(ID('Pins the server to a host (placement resource provider UUID or name).')),
   },
   {

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Server } from '../apis/index.ts';
-import { healthStatusOf, powerStateOf, provisioningStatusOf, serverProvisioningStatusOf } from './status.ts';
+import {
+  healthStatusOf,
+  powerStateOf,
+  provisioningStatusOf,
+  serverProvisioningStatusOf,
+  serverReadMetadataOf,
+} from './status.ts';
 
 const at = '2026-01-01T00:00:00Z';
 const condition = (type: string, status: 'True' | 'False', reason: string) => ({
@@ -76,6 +82,28 @@ describe('read status', () => {
       }) as Server;
     assert.equal(provisioningStatusOf(object(1)), 'provisioning');
     assert.equal(provisioningStatusOf(object(2)), 'provisioned');
+  });
+
+  it('says what is changing: an image, volume attachments, or the specification; never an image it is not changing', () => {
+    const edited = (status: Server['status'], volumes?: { id: string }[]) =>
+      serverReadMetadataOf({
+        ...server(status),
+        metadata: { name: 's', generation: 2 },
+        spec: { ...server(status).spec, ...(volumes === undefined ? {} : { volumes }) },
+      }).provisioningStatusDetail?.message;
+    const seen = { conditions: [{ ...condition('Available', 'True', 'Provisioned'), observedGeneration: 1 }] };
+    assert.equal(edited({ ...seen, observed: { image: 'img-1' } }), 'an image change is being applied');
+    assert.equal(
+      edited({ ...seen, observed: { image: 'img-2' } }, [{ id: 'v1' }]),
+      'a volume attachment change is being applied',
+    );
+    const attached = {
+      ...seen,
+      observed: { image: 'img-2' },
+      volumes: [{ id: 'v1', provisioningStatus: 'Provisioned' as const }],
+    };
+    assert.equal(edited(attached, []), 'a volume attachment change is being applied', 'a detach');
+    assert.equal(edited(attached, [{ id: 'v1' }]), 'a change to the specification is being applied');
   });
 
   it('maps Healthy to healthStatus and Active to powerState', () => {

@@ -65,6 +65,27 @@ export function serverProvisioningStatusOf(server: Server): ProvisioningStatus {
   return base === 'provisioned' && imageChangeUnsettled(server) ? 'provisioning' : base;
 }
 
+/** What a change not yet settled is, for any kind: the spec was edited and its controller has not caught up. */
+const SPEC_CHANGE_MESSAGE = 'a change to the specification is being applied';
+
+/**
+ * What is changing on a server that reads provisioning over a provisioned pass: its image, its volume attachments, or
+ * otherwise its specification; never an image change it is not making.
+ */
+export function serverChangeMessage(server: Server): string {
+  if (imageChangeUnsettled(server)) return 'an image change is being applied';
+  const wanted = new Set((server.spec.volumes ?? []).map((v) => v.id));
+  const rows = server.status?.volumes ?? [];
+  const attached = new Set(rows.filter((r) => r.provisioningStatus === 'Provisioned').map((r) => r.id));
+  const volumesMove = [...wanted].some((id) => !attached.has(id)) || rows.some((r) => !wanted.has(r.id));
+  return volumesMove ? 'a volume attachment change is being applied' : SPEC_CHANGE_MESSAGE;
+}
+
+/** A server's read metadata: its provisioning axis and, while a change is unsettled, what that change is. */
+export function serverReadMetadataOf(server: Server): ProjectScopedResourceReadMetadata {
+  return readMetadataOf(server, serverProvisioningStatusOf(server), serverChangeMessage(server));
+}
+
 export function healthStatusOf(object: KubeObject): HealthStatus {
   const healthy = findCondition(conditionsOf(object), conditionTypes.healthy);
   if (healthy === undefined) return 'unknown';
@@ -100,6 +121,7 @@ const label = (object: KubeObject, key: string): string => object.metadata.label
 export function readMetadataOf(
   object: KubeObject,
   provisioning: ProvisioningStatus = provisioningStatusOf(object),
+  changing = SPEC_CHANGE_MESSAGE,
 ): ProjectScopedResourceReadMetadata {
   const meta = object.metadata;
   const notes = meta.annotations ?? {};
@@ -109,7 +131,7 @@ export function readMetadataOf(
   const tags = (object['spec'] as { tags?: { name: string; value: string }[] } | undefined)?.tags;
   const provisioningDetail =
     provisioning === 'provisioning' && available?.status === 'True'
-      ? { reason: 'Provisioning' as const, message: 'an image change is being applied' }
+      ? { reason: 'Provisioning' as const, message: changing }
       : available !== undefined && DETAIL_REASONS.has(available.reason)
         ? { reason: available.reason as 'Provisioning', message: available.message }
         : undefined;

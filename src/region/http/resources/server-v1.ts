@@ -8,7 +8,7 @@ import type { Server, ServerSpec } from '../../apis/index.ts';
 import { violation, type FieldViolation } from '../problem.ts';
 import type { ServerV2CreateSpec, ServerV2Spec } from '../schemas/server.ts';
 import type { ServerRead, ServerWrite } from '../schemas/server-v1.ts';
-import { powerStateOf, readMetadataOf, serverProvisioningStatusOf } from '../status.ts';
+import { powerStateOf, serverReadMetadataOf } from '../status.ts';
 import { tenancyOf } from './meta.ts';
 
 type V1Spec = ServerWrite['spec'];
@@ -91,7 +91,7 @@ export function serverV1Read(server: Server): ServerRead {
   const { spec, status } = server;
   const phase = powerStateOf(server);
   return {
-    metadata: readMetadataOf(server, serverProvisioningStatusOf(server)),
+    metadata: serverReadMetadataOf(server),
     spec: {
       flavorId: spec.flavorID,
       imageId: spec.image?.id ?? '',

@@ -21,7 +21,7 @@ import { violation, type FieldViolation } from '../problem.ts';
 import type { ResourceWriteMetadata } from '../schemas/common.ts';
 import type { ProvisioningStatus } from '../schemas/common.ts';
 import type { ServerV2CreateSpec, ServerV2Read, ServerV2Spec } from '../schemas/server.ts';
-import { powerStateOf, readMetadataOf, serverProvisioningStatusOf } from '../status.ts';
+import { powerStateOf, serverReadMetadataOf } from '../status.ts';
 import { newMetadata, resource, tenancyOf } from './meta.ts';
 import { userDataProblem } from './server-user-data.ts';
 
@@ -311,7 +311,7 @@ export function serverRead(server: Server): ServerV2Read {
   const pairs = spec.networks[0]?.allowedAddressPairs?.map((p) => p.cidr);
   const power = powerStateOf(server);
   return {
-    metadata: readMetadataOf(server, serverProvisioningStatusOf(server)),
+    metadata: serverReadMetadataOf(server),
     spec: {
       flavorId: spec.flavorID,
       imageId: spec.image?.id ?? '',

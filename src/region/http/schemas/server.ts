@@ -61,7 +61,8 @@ const specProperties = {
       format: 'byte',
       pattern: BASE64_PATTERN,
       maxLength: 87_384,
-      description: 'Base64 cloud-init user data; a change takes effect at the next rebuild or recreate.',
+      description:
+        'Base64 cloud-init user data, given to the server when it is created. A change is stored but never reaches a running server: an image rebuild keeps the create-time user data, so it applies only when the server is created again (a failed build retried, or a new server).',
     }),
   ),
 };

@@ -199,7 +199,7 @@ for (const account of ['configured', 'admin'] as const) {
       assert.deepEqual(await deleteIdentity(await region(), deps(), ctx, identity), Outcome.ok());
     });
 
-    it('a quota update the policy refuses is skipped with a warning; the others still apply', async () => {
+    it('a quota update the policy refuses is skipped and said; the others still apply', async () => {
       const identity = newIdentity();
       const fault = { route: '/network/v2.0/quotas/{project_id}', method: 'PUT', status: 403, count: 1 };
       assert.equal(await fx.control('POST', '/faults', fault), 201);

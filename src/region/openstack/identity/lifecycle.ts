@@ -32,6 +32,7 @@ import { ResourceKind, TransientError } from '../../provider/errors.ts';
 import type { IdentityInput } from '../../provider/inputs.ts';
 import { Outcome } from '../../provider/outcome.ts';
 import { CLOUD_NAME, IdentityRecords, base64, cloudsYaml } from './record.ts';
+import { ensureIdentityQuotas } from './quotas.ts';
 import { cryptoSecretSource, publicKeyOf, type IdentitySecretSource } from './secrets.ts';
 import {
   ensureApplicationCredential,
@@ -39,7 +40,6 @@ import {
   ensureProject,
   ensureRoles,
   ensureServerGroup,
-  ensureUnlimitedQuotas,
   ensureUser,
   releaseFloatingIPs,
   removeDefaultSecurityGroup,
@@ -93,8 +93,7 @@ export async function createIdentity(
     await ensureRoles(manager, regionUserID, project.id, [REGION_PROJECT_ROLE]);
 
     at('quotas');
-    const refused = await ensureUnlimitedQuotas(clients.privileged(project.id));
-    if (refused.length > 0) log.warn({ services: refused }, 'quota update refused by policy; cloud defaults stay');
+    await ensureIdentityQuotas(clients, project.id, log);
 
     at('user');
     const { user, created } = await ensureUser(manager, domainID, name, project.id, secrets.password);

@@ -123,15 +123,20 @@ export async function ensureRoles(
  * Unlimited Nova, Neutron and Cinder quotas on the project; a service the catalog lacks is skipped. A service whose
  * policy refuses the region user (403) is skipped too and named in the answer: the policy-installed cloud keeps
  * Neutron quotas admin-only on purpose (deploy/policies/neutron.yaml), and the project then keeps the cloud's
- * defaults, which is an operator's decision, not a reason to hold the identity back.
+ * defaults, which is an operator's decision, not a reason to hold the identity back. A service in `skip` is not
+ * asked (quotas.ts remembers refusals).
  */
-export async function ensureUnlimitedQuotas(privileged: ProjectClients<'privileged'>): Promise<ServiceType[]> {
+export async function ensureUnlimitedQuotas(
+  privileged: ProjectClients<'privileged'>,
+  skip: ReadonlySet<ServiceType> = new Set(),
+): Promise<ServiceType[]> {
   const project = privileged.projectID;
   const refused: ServiceType[] = [];
   const apply = async <S extends ServiceType>(
     service: S,
     update: (client: PrivilegedClient<S>) => Promise<unknown>,
   ): Promise<void> => {
+    if (skip.has(service)) return;
     const client = privileged.client(service);
     try {
       await client.baseUrl();
