@@ -30,7 +30,7 @@ interface ApplyFlags extends Target {
 type DryRun = 'none' | 'client' | 'server';
 
 /** All of standard input, as `apply -f -` reads it. */
-async function readStdin(): Promise<string> {
+export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
   return Buffer.concat(chunks).toString('utf8');

@@ -10,6 +10,7 @@ import { builtin } from '../kube/resource-type.ts';
 import { connect, DEFAULT_STORE, kindsOf, resolveKind, STORE_VARIABLE, type Target } from './connect.ts';
 import type { Out } from './target.ts';
 import { COMMAND_MODULES } from './program.ts';
+import { DISPLAY_NAME_LABEL, kindsFor } from './resources.ts';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof SHELLS)[number];
@@ -113,6 +114,18 @@ async function objectNames(client: Client, kind: string, scope: Scope, contextNa
   return items.map((o) => o.metadata.name);
 }
 
+/** The display names (the `unikorn-cloud.org/name` label) a kind's objects carry in the scope, for --display-name. */
+async function displayNames(client: Client, kind: string, scope: Scope, contextNamespace: string): Promise<string[]> {
+  const kinds = await kindsOf(client);
+  const names: string[] = [];
+  for (const entry of kind.split(',').flatMap((k) => kindsFor(kinds, k))) {
+    const namespace = !entry.type.namespaced || scope.allNamespaces ? undefined : (scope.namespace ?? contextNamespace);
+    const { items } = await client.list(entry.type, { namespace, labelSelector: DISPLAY_NAME_LABEL });
+    names.push(...items.flatMap((o) => o.metadata.labels?.[DISPLAY_NAME_LABEL] ?? []));
+  }
+  return names;
+}
+
 /** The kinds as kubectl completes them: plural names, `plural.group` where two groups share a plural. */
 async function kindNames(client: Client): Promise<string[]> {
   const kinds = await kindsOf(client);
@@ -158,6 +171,9 @@ export async function completions(words: readonly string[], env: NodeJS.ProcessE
       candidates = await fromTarget(scope, async (c) =>
         (await c.list(builtin.namespace)).items.map((n) => n.metadata.name),
       );
+    } else if (pendingFlag.long === '--display-name' && positionals[0] !== undefined) {
+      const kind = positionals[0];
+      candidates = await fromTarget(scope, (c, namespace) => displayNames(c, kind, scope, namespace));
     } else candidates = [];
   } else if (typed.startsWith('-')) {
     candidates = [...command.options.flatMap((o) => (o.long === undefined ? [] : [o.long])), '--help'];
@@ -166,10 +182,12 @@ export async function completions(words: readonly string[], env: NodeJS.ProcessE
   } else if (command.commands.length > 0 && positionals.length === 0) {
     candidates = command.commands.map((c) => c.name());
   } else {
+    const first = command.registeredArguments[0]?.name();
     const argument = command.registeredArguments[positionals.length]?.name();
     const kind = positionals[0];
-    if (argument === 'kind') candidates = await fromTarget(scope, kindNames);
-    else if (argument === 'name' && kind !== undefined) {
+    const resources = first === 'kind' || first === 'resources';
+    if (resources && kind === undefined) candidates = await fromTarget(scope, kindNames);
+    else if (resources && kind !== undefined && !kind.includes('/') && !kind.includes(',')) {
       candidates = await fromTarget(scope, (c, namespace) => objectNames(c, kind, scope, namespace));
     } else if (argument === 'shell') candidates = [...SHELLS];
     else candidates = [];

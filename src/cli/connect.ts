@@ -9,12 +9,10 @@ import { parse } from 'yaml';
 import type { Client } from '../kube/client.ts';
 import type { PrinterColumn } from '../kube/crd.ts';
 import type { StoreEncryption } from '../kube/embedded/encryption.ts';
-import { openEmbeddedStore } from '../kube/embedded/store.ts';
 import type { KubeObject } from '../kube/object.ts';
 import { apiVersionOf, builtin, type ResourceType } from '../kube/resource-type.ts';
 import { systemClock } from '../util/clock.ts';
 import type { FailureClass } from './failure.ts';
-import { KeyFileError, storeEncryption } from './store-encryption.ts';
 
 const POD_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
@@ -77,6 +75,9 @@ export async function connect(target: Target, options: { readonly create?: boole
       'unreachable',
     );
   }
+  // Loaded only here, like the Kubernetes client: completion's answers without a store (verbs, flags) stay quick.
+  const { openEmbeddedStore } = await import('../kube/embedded/store.ts');
+  const { KeyFileError, storeEncryption } = await import('./store-encryption.ts');
   let encryption: StoreEncryption | undefined;
   try {
     encryption = storeEncryption(target.store, { keyFile: target.encryptionKeyFile, clock: systemClock });
@@ -117,29 +118,42 @@ export interface KindEntry {
   readonly shortNames: readonly string[];
   /** The CRD's additionalPrinterColumns at that version (none for built-in kinds and CRDs without). */
   readonly printerColumns: readonly PrinterColumn[];
+  /** The CRD's categories (`kubectl get all`, `get unikorn`): none for the built-in kinds here. */
+  readonly categories: readonly string[];
+  /** The CRD's openAPIV3Schema at that version, for `explain` (none for built-in kinds). */
+  readonly schema?: unknown;
 }
 
 interface CrdNames {
   spec?: {
     group?: string;
     scope?: string;
-    names?: { kind?: string; plural?: string; singular?: string; shortNames?: string[] };
+    names?: { kind?: string; plural?: string; singular?: string; shortNames?: string[]; categories?: string[] };
     versions?: {
       name: string;
       served?: boolean;
       storage?: boolean;
       additionalPrinterColumns?: PrinterColumn[];
+      schema?: { openAPIV3Schema?: unknown };
     }[];
   };
 }
+
+/** kubectl's short names for the built-in kinds the store serves. */
+const BUILTIN_SHORT_NAMES: Readonly<Record<string, readonly string[]>> = {
+  namespaces: ['ns'],
+  configmaps: ['cm'],
+  events: ['ev'],
+  customresourcedefinitions: ['crd', 'crds'],
+};
 
 export async function kindsOf(client: Client): Promise<KindEntry[]> {
   const builtins: KindEntry[] = Object.values(builtin).map((type) => ({
     type,
     singular: type.kind.toLowerCase(),
-    shortNames:
-      type.plural === 'namespaces' ? ['ns'] : type.plural === 'customresourcedefinitions' ? ['crd', 'crds'] : [],
+    shortNames: BUILTIN_SHORT_NAMES[type.plural] ?? [],
     printerColumns: [],
+    categories: [],
   }));
   const { items } = await client.list(builtin.customResourceDefinition);
   const custom = items.flatMap((crd): KindEntry[] => {
@@ -163,6 +177,8 @@ export async function kindsOf(client: Client): Promise<KindEntry[]> {
         singular: names.singular ?? names.kind.toLowerCase(),
         shortNames: names.shortNames ?? [],
         printerColumns: version.additionalPrinterColumns ?? [],
+        categories: names.categories ?? [],
+        schema: version.schema?.openAPIV3Schema,
       },
     ];
   });

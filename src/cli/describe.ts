@@ -10,7 +10,9 @@ import type { Client } from '../kube/client.ts';
 import type { Condition, KubeObject } from '../kube/object.ts';
 import { builtin, type ResourceType } from '../kube/resource-type.ts';
 import { systemClock } from '../util/clock.ts';
-import { kindsOf, resolveKind, type Target } from './connect.ts';
+import { KubeNotFoundError } from '../kube/errors.ts';
+import { kindsOf, type Target } from './connect.ts';
+import { DISPLAY_NAME_LABEL, resourceArgs, selectorOf } from './resources.ts';
 import { targetOptions, withClient, type Out } from './target.ts';
 import { humanDuration, objectName } from './printer.ts';
 
@@ -142,22 +144,62 @@ async function surroundings(client: Client, type: ResourceType, object: KubeObje
   return { dependents, events };
 }
 
+interface DescribeFlags extends Target {
+  readonly namespace?: string;
+  readonly allNamespaces?: boolean;
+  readonly selector?: string;
+  readonly displayName?: string;
+}
+
+/** kubectl describe's lookup of a name: the object of that name, else those whose names begin with it. */
+async function byNameOrPrefix(client: Client, type: ResourceType, namespace: string | undefined, name: string) {
+  try {
+    return [await client.get(type, namespace, name)];
+  } catch (error) {
+    if (!(error instanceof KubeNotFoundError)) throw error;
+    const { items } = await client.list(type, { namespace });
+    const matching = items.filter((o) => o.metadata.name.startsWith(name));
+    if (matching.length === 0) throw error;
+    return matching;
+  }
+}
+
 export function describeCommand(out: Out = process.stdout, err: Out = process.stderr): Command {
   return targetOptions(
     new Command('describe')
-      .description('show one object with its conditions, owner, dependents and Events, as kubectl describe does')
-      .argument('<kind>')
-      .argument('<name>')
-      .option('-n, --namespace <ns>', "the namespace (default: the kubeconfig context's, else default)"),
-  ).action(async (kind: string, name: string, options: { namespace?: string } & Target) => {
+      .description('show objects with their conditions, owner, dependents and Events, as kubectl describe does')
+      .argument('<kind>', 'TYPE, TYPE/NAME or TYPE.GROUP/NAME')
+      .argument('[names...]')
+      .option('-n, --namespace <ns>', "the namespace (default: the kubeconfig context's, else default)")
+      .option('-A, --all-namespaces', 'describe across every namespace')
+      .option('-l, --selector <selector>', 'only objects whose labels match')
+      .option('--display-name <name>', `only objects of this display name (-l ${DISPLAY_NAME_LABEL}=NAME)`),
+  ).action(async (kind: string, names: string[], options: DescribeFlags) => {
     await withClient(options, err, async (client, contextNamespace) => {
-      const type = resolveKind(await kindsOf(client), kind);
-      const object = await client.get(
-        type,
-        type.namespaced ? (options.namespace ?? contextNamespace) : undefined,
-        name,
-      );
-      out.write(describeText({ object, ...(await surroundings(client, type, object)), now: systemClock.now() }));
+      const { requests } = resourceArgs(await kindsOf(client), [kind, ...names], 'describe');
+      const selector = selectorOf(options);
+      const described: string[] = [];
+      for (const { entry, names } of requests) {
+        const { type } = entry;
+        const namespace =
+          !type.namespaced || (options.allNamespaces === true && names.length === 0)
+            ? undefined
+            : (options.namespace ?? contextNamespace);
+        const objects: KubeObject[] = [];
+        if (names.length === 0)
+          objects.push(...(await client.list(type, { namespace, labelSelector: selector })).items);
+        for (const name of names) objects.push(...(await byNameOrPrefix(client, type, namespace, name)));
+        for (const object of objects) {
+          const text = describeText({ object, ...(await surroundings(client, type, object)), now: systemClock.now() });
+          described.push(text);
+        }
+      }
+      if (described.length === 0) {
+        err.write('No resources found\n');
+        return;
+      }
+      // kubectl's separation of several described objects: a blank line between.
+      out.write(described.join('\n\n'));
     });
   });
 }

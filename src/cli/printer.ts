@@ -116,6 +116,8 @@ interface TableOptions {
   /** kubectl's NAMESPACE column: listed across namespaces (-A). */
   readonly withNamespace: boolean;
   readonly now: number;
+  /** Name each row `kind.group/name`, as kubectl does when it shows more than one kind (or `all`). */
+  readonly withKind?: ResourceType | undefined;
 }
 
 /** kubectl's table: upper-case headers, columns three spaces apart, the last one unpadded. */
@@ -124,10 +126,58 @@ export function table(items: readonly KubeObject[], options: TableOptions): stri
   const header = [...(options.withNamespace ? ['NAMESPACE'] : []), 'NAME', ...columns.map((c) => c.name)];
   const rows = items.map((o) => [
     ...(options.withNamespace ? [o.metadata.namespace ?? ''] : []),
-    o.metadata.name,
+    options.withKind === undefined ? o.metadata.name : objectName(options.withKind, o.metadata.name),
     ...columns.map((c) => cell(o, c, options.now)),
   ]);
   return aligned([header.map((h) => h.toUpperCase()), ...rows]);
+}
+
+/** The fields of a core/v1 Event kubectl's table reads (read defensively: any client may have written it). */
+interface EventFields {
+  readonly type?: string;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly count?: number;
+  readonly firstTimestamp?: string;
+  readonly lastTimestamp?: string;
+  readonly eventTime?: string;
+  readonly series?: { readonly count?: number; readonly lastObservedTime?: string };
+  readonly source?: { readonly component?: string; readonly host?: string };
+  readonly involvedObject?: { readonly kind?: string; readonly name?: string; readonly fieldPath?: string };
+}
+
+/**
+ * `get events` as kubectl prints them (the API server's Event table): LAST SEEN, TYPE, REASON, OBJECT, MESSAGE,
+ * and with -o wide SUBOBJECT, SOURCE, FIRST SEEN, COUNT and NAME too; no NAME column otherwise.
+ */
+export function eventTable(items: readonly KubeObject[], options: Omit<TableOptions, 'columns'>): string {
+  const since = (timestamp: string | undefined) =>
+    timestamp === undefined || timestamp === '' ? '<unknown>' : humanDuration(options.now - Date.parse(timestamp));
+  const header = options.wide
+    ? ['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'SUBOBJECT', 'SOURCE', 'MESSAGE', 'FIRST SEEN', 'COUNT', 'NAME']
+    : ['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE'];
+  const rows = items.map((object) => {
+    const e = object as KubeObject & EventFields;
+    const first = since(e.firstTimestamp ?? e.eventTime);
+    let last = e.lastTimestamp === undefined ? first : since(e.lastTimestamp);
+    let count = e.count ?? 1;
+    if (e.series !== undefined) {
+      last = since(e.series.lastObservedTime);
+      count = e.series.count ?? count;
+    }
+    const involved = e.involvedObject ?? {};
+    const kind = (involved.kind ?? '').toLowerCase();
+    const target = involved.name === undefined || involved.name === '' ? kind : `${kind}/${involved.name}`;
+    const source = [e.source?.component, e.source?.host].filter((p) => p !== undefined && p !== '').join(', ');
+    const cells = options.wide
+      ? [last, e.type ?? '', e.reason ?? '', target, involved.fieldPath ?? '', source, e.message ?? '', first].concat([
+          String(count),
+          object.metadata.name,
+        ])
+      : [last, e.type ?? '', e.reason ?? '', target, e.message ?? ''];
+    return [...(options.withNamespace ? [object.metadata.namespace ?? ''] : []), ...cells];
+  });
+  return aligned([[...(options.withNamespace ? ['NAMESPACE'] : []), ...header], ...rows]);
 }
 
 function aligned(rows: readonly (readonly string[])[]): string {

@@ -12,6 +12,13 @@ interface CommandModule {
 }
 
 export const COMMAND_MODULES: readonly CommandModule[] = [
+  {
+    names: ['api-resources', 'explain'],
+    load: async () => {
+      const { apiResourcesCommand, explainCommand } = await import('./discovery.ts');
+      return [apiResourcesCommand(), explainCommand()];
+    },
+  },
   { names: ['cloud'], load: async () => [(await import('./cloud.ts')).cloudCommand()] },
   { names: ['completion'], load: async () => [(await import('./completion.ts')).completionCommand()] },
   { names: ['crds'], load: async () => [(await import('./crds.ts')).crdsCommand()] },

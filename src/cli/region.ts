@@ -18,6 +18,7 @@ import { readEnvFile, renderEnvFile, writeEnvFile } from '../region/registration
 import { passwordWorks, RegistrationError, validateCredentials } from '../region/registration/sessions.ts';
 import { unconfigureRegion } from '../region/registration/unconfigure.ts';
 import { withFormatOptions } from './formatter.ts';
+import { regionGcCommand } from './region-gc.ts';
 import { deregister, register, type DeregisterOptions, type RegisterOptions } from './region-register.ts';
 import { systemClock } from '../util/clock.ts';
 
@@ -50,7 +51,9 @@ interface ConfigureOptions {
 }
 
 export function regionCommand(out: Out = process.stdout, err: Out = process.stderr): Command {
-  const region = new Command('region').description('Register an OpenStack region: Keystone scaffolding and manifests');
+  const region = new Command('region').description(
+    'Register an OpenStack region (Keystone scaffolding and manifests), and collect what its teardowns leave behind',
+  );
 
   region
     .command('configure')
@@ -130,6 +133,8 @@ export function regionCommand(out: Out = process.stdout, err: Out = process.stde
     .option('--provider-env <path>', 'also delete the provider environment file configure wrote')
     .option('--force', "also delete the identities' projects and users (their cloud resources are left behind)")
     .action((options: UnconfigureOptions) => unconfigure(options, out));
+
+  region.addCommand(regionGcCommand(out));
   return region;
 }
 

@@ -39,6 +39,7 @@ import { systemClock } from '../util/clock.ts';
 import { list } from './region.ts';
 import { duration } from './wait.ts';
 import { rateLimitsOf, withRateLimitOptions, type RateLimitFlags } from './rate-limit-options.ts';
+import { imageSourceOf, withImageSourceOption, withPublicUrlOption, type TrustFlags } from './trust-options.ts';
 import { exitCodeOf } from './failure.ts';
 import { leaseTimingsOf, withLeaderElectionOptions, type LeaderElectionFlags } from './leader-election-options.ts';
 import {
@@ -50,7 +51,7 @@ import {
 
 const GROUPS = [...CONTROLLER_GROUPS, 'keystone'] as const;
 
-interface ServeOptions extends RateLimitFlags, LeaderElectionFlags {
+interface ServeOptions extends RateLimitFlags, LeaderElectionFlags, TrustFlags {
   /** The environment kubectl's loading rules read ($KUBECONFIG, a pod's KUBERNETES_SERVICE_HOST). */
   env: Readonly<Record<string, string | undefined>>;
   kubeconfig?: string;
@@ -267,6 +268,11 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
           }),
           capabilities: region.capabilities,
           rateLimits: rateLimitsOf(options),
+          imageSource: imageSourceOf(options, log),
+          protectedResource: {
+            ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
+            ...(options.publicUrl === undefined ? {} : { resource: options.publicUrl }),
+          },
           log,
         });
   if (app !== undefined && options.api !== undefined) {
@@ -384,7 +390,7 @@ export function serveCommand(): Command {
       '--insecure-any-issuer-and-audience',
       'accept tokens of any iss and aud instead (development only; exp is still required)',
     );
-  return withRateLimitOptions(withLeaderElectionOptions(command))
+  return withPublicUrlOption(withImageSourceOption(withRateLimitOptions(withLeaderElectionOptions(command))))
     .option('--health <host:port>', 'the probe port: /healthz, /livez, /readyz and /metrics', '0.0.0.0:8081')
     .option('--region <name>', 'the catalog region endpoints are picked from')
     .option('--log-level <level>', 'log level', 'info')

@@ -14,7 +14,14 @@ import { openEmbeddedStore, type EmbeddedStore } from '../kube/embedded/store.ts
 import { builtin } from '../kube/resource-type.ts';
 import { API_VERSION, openstackIdentityType, regionKinds } from '../region/apis/index.ts';
 import { ManualClock } from '../util/clock.ts';
-import { encryptionKeyFileBeside, KeyFileError, readEncryptionKeys, storeEncryption } from './store-encryption.ts';
+import { StateFile } from '../emulator/state-file.ts';
+import {
+  emulatorStateCodec,
+  encryptionKeyFileBeside,
+  KeyFileError,
+  readEncryptionKeys,
+  storeEncryption,
+} from './store-encryption.ts';
 
 const PASSWORD = 'identity-password-Zq81';
 const APP_SECRET = 'app-credential-secret-Jm27';
@@ -119,6 +126,35 @@ describe('the embedded store at rest', () => {
     assert.throws(() => storeEncryption(path, { keyFile: join(dir, 'absent.yaml'), clock }), KeyFileError);
   });
 
+  it('a malformed key file is refused, naming what is wrong', () => {
+    const file = join(dir, 'malformed.yaml');
+    const secret = Buffer.alloc(32, 1).toString('base64');
+    const cases: [unknown, RegExp][] = [
+      [{}, /must have a list `keys`/],
+      [{ keys: [] }, /\/keys must have at least one key/],
+      [{ keys: [{ name: 'has space', secret }] }, /\/keys\/0\/name must match/],
+      [
+        {
+          keys: [
+            { name: 'ok', secret },
+            { name: 'k2', secret: '' },
+          ],
+        },
+        /\/keys\/1\/secret must be a non-empty string/,
+      ],
+      [{ keys: [{ name: 'short', secret: 'c2hvcnQ=' }] }, /key short must be 32 bytes/],
+    ];
+    for (const [content, message] of cases) {
+      writeFileSync(file, stringify(content));
+      assert.throws(
+        () => readEncryptionKeys(file),
+        (e: unknown) => e instanceof KeyFileError && message.test(e.message),
+      );
+    }
+    writeFileSync(file, stringify({ keys: [{ name: 'k1', secret }] }));
+    assert.equal(readEncryptionKeys(file)[0]?.name, 'k1');
+  });
+
   it('plain rows an older store wrote are sealed when it opens with a key, and still read', async () => {
     const path = join(dir, 'legacy', 'store.db');
     const plain = open(path, false);
@@ -148,5 +184,40 @@ describe('the embedded store at rest', () => {
     const rotated = open(path, true);
     assert.equal((await rotated.get(openstackIdentityType, 'default', 'rotated')).spec.password, PASSWORD);
     await rotated.close();
+  });
+});
+
+describe("the built-in cloud's state at rest (up's cloud.db)", () => {
+  const records = Buffer.from(JSON.stringify({ users: [{ name: 'region-admin', password: PASSWORD }] }));
+  const codecFor = (store: string) =>
+    emulatorStateCodec(storeEncryption(store, { create: true, clock }) ?? assert.fail('a key'));
+
+  it("is sealed with the store's keys: no password in the file, and it reads back", () => {
+    const path = join(dir, 'sealed-cloud.db');
+    const codec = codecFor(join(dir, 'sealed-store.db'));
+    const file = new StateFile(path, codec);
+    file.write(new Map([['keystone', records]]));
+    file.close();
+    assert.deepEqual(plainTextIn(path), []);
+    const reopened = new StateFile(path, codec);
+    assert.deepEqual(reopened.read()?.parts.get('keystone'), records);
+    reopened.close();
+  });
+
+  it('a cloud an older up wrote in plain text is sealed when it opens, and still reads', () => {
+    const path = join(dir, 'plain-cloud.db');
+    const plain = new StateFile(path);
+    plain.write(new Map([['keystone', records]]));
+    plain.close();
+    assert.notDeepEqual(plainTextIn(path), [], 'the old file holds the password in clear');
+    const sealed = new StateFile(path, codecFor(join(dir, 'plain-store.db')));
+    assert.deepEqual(sealed.read()?.parts.get('keystone'), records);
+    sealed.close();
+    assert.deepEqual(plainTextIn(path), []);
+  });
+
+  it('a sealed part is bound to its name: moved to another, it does not open', () => {
+    const codec = codecFor(join(dir, 'bound-store.db'));
+    assert.throws(() => codec.open('nova', codec.seal('keystone', records)), /cannot be decrypted/);
   });
 });

@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import { Emulator } from '../emulator/emulator.ts';
 import type { Client } from '../kube/client.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../kube/embedded/store.ts';
+import type { StoreEncryption } from '../kube/embedded/encryption.ts';
 import { stringify } from 'yaml';
 import { loadCloudConfig, rawCloudEntry } from '../openstack/config.ts';
 import { Session } from '../openstack/session.ts';
@@ -51,8 +52,9 @@ import {
   setUpKeystoneDemo,
 } from './up/keystone.ts';
 import { wireRegionService } from './up/region-service.ts';
-import { storeEncryption } from './store-encryption.ts';
+import { emulatorStateCodec, storeEncryption } from './store-encryption.ts';
 import { rateLimitsOf, withRateLimitOptions, type RateLimitFlags } from './rate-limit-options.ts';
+import { imageSourceOf, withImageSourceOption, type TrustFlags } from './trust-options.ts';
 import type { RateLimits } from '../region/http/rate-limit.ts';
 
 /** A cloud administrator of any scope. */
@@ -92,6 +94,8 @@ interface UpOptions {
   readonly runtimeClient?: (store: Client) => Client;
   /** The REST API's rate limits (default DEFAULT_RATE_LIMITS). */
   readonly rateLimits?: RateLimits;
+  /** Prefixes beyond the public internet a tenant's image URL may reach (`--image-source-allow`). */
+  readonly imageSourceAllow?: string[];
 }
 
 export interface RunningUp extends DevIdentity {
@@ -120,9 +124,10 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   };
   let store: EmbeddedStore;
+  let encryption: StoreEncryption | undefined;
   try {
     // Secrets and identities' credentials are sealed at rest with the key beside the store, made on first start.
-    const encryption = storeEncryption(files.store, { create: true, clock });
+    encryption = storeEncryption(files.store, { create: true, clock });
     store = openEmbeddedStore(files.store, { clock, garbageCollection: true, encryption });
   } catch (error) {
     await stop();
@@ -146,6 +151,8 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
         clock,
         config: { kvToken: KV_TOKEN, octaviaNetworkDriver: 'allowed_address_pairs' },
         stateFile: files.cloud,
+        // The cloud's records hold the region's and KeystoneUsers' passwords: sealed as the store's Secrets are.
+        ...(encryption === undefined ? {} : { stateCodec: emulatorStateCodec(encryption) }),
       });
       const running = emulator;
       cleanups.push(() => running.close());
@@ -255,6 +262,8 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       }),
       capabilities: region.capabilities,
       ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
+      imageSource: imageSourceOf({ imageSourceAllow: options.imageSourceAllow ?? [] }, log),
+      // 401 challenges and the RFC 9728 metadata name the bound address (the API's default), never a Host header.
       log,
     });
     mountConsole(app, { operator: { client: runtime, metrics: manager.metrics.registry } });
@@ -357,7 +366,7 @@ function port(value: string): number {
   return n;
 }
 
-interface UpCommandOptions extends RateLimitFlags {
+interface UpCommandOptions extends RateLimitFlags, TrustFlags {
   dir: string;
   host: string;
   port: number;
@@ -385,7 +394,7 @@ export function upCommand(): Command {
         .choices(['text', 'json'])
         .default('text'),
     );
-  return withRateLimitOptions(command).action(async (options: UpCommandOptions) => {
+  return withImageSourceOption(withRateLimitOptions(command)).action(async (options: UpCommandOptions) => {
     const up = await startUp({
       dir: options.dir,
       host: options.host,
@@ -395,6 +404,7 @@ export function upCommand(): Command {
       env: process.env,
       log: createLogger({ level: options.logLevel, format: options.logFormat }),
       rateLimits: rateLimitsOf(options),
+      ...(options.imageSourceAllow === undefined ? {} : { imageSourceAllow: options.imageSourceAllow }),
     });
     process.stdout.write(banner(up, options.dir));
     await new Promise<void>((resolve) => {

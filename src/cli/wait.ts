@@ -10,7 +10,8 @@ import { findCondition } from '../kube/conditions.ts';
 import type { Condition, KubeObject } from '../kube/object.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
 import { parseGoDuration } from '../util/duration.ts';
-import { CliError, kindsOf, resolveKind, type Target } from './connect.ts';
+import { CliError, kindsOf, type Target } from './connect.ts';
+import { resourceArgs } from './resources.ts';
 import { objectName, select } from './printer.ts';
 import { targetOptions, withClient, type Out } from './target.ts';
 
@@ -126,8 +127,8 @@ export function waitCommand(out: Out = process.stdout, err: Out = process.stderr
   return targetOptions(
     new Command('wait')
       .description('wait for a condition on one object (or its deletion), with a live progress line')
-      .argument('<kind>')
-      .argument('<name>')
+      .argument('<kind>', 'TYPE, TYPE/NAME or TYPE.GROUP/NAME')
+      .argument('[names...]')
       .requiredOption(
         '--for <condition>',
         "condition=Available (default status True), condition=X=False, jsonpath='{.status.x}'=value, or delete",
@@ -136,20 +137,29 @@ export function waitCommand(out: Out = process.stdout, err: Out = process.stderr
       .option('-n, --namespace <ns>', "the namespace (default: the kubeconfig context's, else default)")
       .option('--timeout <duration>', 'give up after this long (exit code 1)', duration, 300_000),
   ).action(
-    async (kind: string, name: string, options: { for: WaitFor; namespace?: string; timeout: number } & Target) => {
+    async (kind: string, names: string[], options: { for: WaitFor; namespace?: string; timeout: number } & Target) => {
       await withClient(options, err, async (client, contextNamespace) => {
-        const type = resolveKind(await kindsOf(client), kind);
-        const namespace = type.namespaced ? (options.namespace ?? contextNamespace) : undefined;
-        const read = () => getOptional(client, type, namespace, name);
+        const { requests } = resourceArgs(await kindsOf(client), [kind, ...names], 'wait');
         const live = 'isTTY' in out && out.isTTY === true;
-        const ok = await waitFor(read, objectName(type, name), options.for, out, {
-          timeoutMs: options.timeout,
-          intervalMs: 1000,
-          clock: systemClock,
-          live,
-        });
-        // kubectl's words, which scripts match on.
-        if (!ok) throw new CliError(`timed out waiting for the condition on ${type.plural}/${name}`, 'failed');
+        const start = systemClock.now();
+        for (const { entry, names } of requests) {
+          const { type } = entry;
+          if (names.length === 0) throw new CliError(`name the ${type.plural} to wait for: TYPE NAME… or TYPE/NAME…`);
+          const namespace = type.namespaced ? (options.namespace ?? contextNamespace) : undefined;
+          for (const name of names) {
+            const read = () => getOptional(client, type, namespace, name);
+            // One --timeout for them all, as kubectl's.
+            const left = Math.max(0, options.timeout - (systemClock.now() - start));
+            const ok = await waitFor(read, objectName(type, name), options.for, out, {
+              timeoutMs: left,
+              intervalMs: 1000,
+              clock: systemClock,
+              live,
+            });
+            // kubectl's words, which scripts match on.
+            if (!ok) throw new CliError(`timed out waiting for the condition on ${type.plural}/${name}`, 'failed');
+          }
+        }
       });
     },
   );

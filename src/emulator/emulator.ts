@@ -40,7 +40,7 @@ import { Nova, novaModule } from './nova.ts';
 import { octaviaModule } from './octavia.ts';
 import { placementModule } from './placement.ts';
 import { RouteFaults } from './route-faults.ts';
-import { StateFile, type StoredCloud } from './state-file.ts';
+import { StateFile, type PartCodec, type StoredCloud } from './state-file.ts';
 import { Timeline, type TimelineSnapshot } from './timeline.ts';
 
 export interface EmulatorOptions {
@@ -55,6 +55,8 @@ export interface EmulatorOptions {
   readonly services?: readonly ServiceModule[];
   /** Keep the cloud in this file (created when missing) and resume the one it holds; in memory when absent. */
   readonly stateFile?: string;
+  /** Seals the state file's parts at rest (`up` passes the embedded store's encryption). */
+  readonly stateCodec?: PartCodec;
 }
 
 /** The services the emulator runs unless told otherwise; other services join this list. */
@@ -149,7 +151,7 @@ export class Emulator {
     this.#services.set('keystone', this.#keystone);
     for (const module of this.#modules) this.#services.set(module.name, module.create(context, lookups));
     registerCoreControls(this.#controls, this.control);
-    this.#state = options.stateFile === undefined ? undefined : new StateFile(options.stateFile);
+    this.#state = options.stateFile === undefined ? undefined : new StateFile(options.stateFile, options.stateCodec);
     this.#server = createServer((req, res) => {
       this.#serve(req, res).catch((error: unknown) => {
         res.destroy(error instanceof Error ? error : new Error(String(error)));

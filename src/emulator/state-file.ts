@@ -15,6 +15,17 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITH
 CREATE TABLE IF NOT EXISTS parts (name TEXT PRIMARY KEY, body BLOB NOT NULL) WITHOUT ROWID;
 `;
 
+/**
+ * Seals each part at rest (the embedded store's AES-GCM, docs/adr/0025; `up` passes it): the records hold the
+ * region's and KeystoneUsers' passwords. Injected, so the emulator knows no keys.
+ */
+export interface PartCodec {
+  seal(name: string, body: Buffer): Buffer;
+  open(name: string, stored: Buffer): Buffer;
+  /** Whether a stored part is sealed as `seal` writes it now (plain, or under an older key, is not). */
+  current(stored: Buffer): boolean;
+}
+
 export interface StoredCloud {
   /** Serialized records by part: each service's name, and `timeline`. */
   readonly parts: ReadonlyMap<string, Buffer>;
@@ -27,8 +38,11 @@ export class StateFile {
   readonly #put: Database.Statement<[string, Buffer]>;
   readonly #setMeta: Database.Statement<[string, string]>;
 
-  constructor(path: string) {
+  readonly #codec: PartCodec | undefined;
+
+  constructor(path: string, codec?: PartCodec) {
     this.path = path;
+    this.#codec = codec;
     ownerOnlySqlite(path);
     this.#db = new Database(path);
     this.#db.pragma('journal_mode = WAL');
@@ -59,9 +73,20 @@ export class StateFile {
       );
     }
     const rows = this.#db.prepare('SELECT name, body FROM parts').all() as { name: string; body: Buffer }[];
+    const codec = this.#codec;
+    const parts = new Map(
+      rows.map((row) => [row.name, codec === undefined ? row.body : codec.open(row.name, row.body)]),
+    );
+    // A part written plain (before encryption) or under an older key is sealed again now, and the file compacted,
+    // so no page keeps the old bytes (as the embedded store re-seals when it opens).
+    if (codec !== undefined && rows.some((row) => !codec.current(row.body))) {
+      this.write(parts);
+      this.#db.exec('VACUUM');
+      this.#db.pragma('wal_checkpoint(TRUNCATE)');
+    }
     const port = meta.get('port');
     return {
-      parts: new Map(rows.map((row) => [row.name, row.body])),
+      parts,
       port: port === undefined ? undefined : Number(port),
     };
   }
@@ -70,7 +95,7 @@ export class StateFile {
   write(changed: ReadonlyMap<string, Buffer>): void {
     this.#db.transaction(() => {
       this.#setMeta.run('format', String(STATE_FORMAT));
-      for (const [name, body] of changed) this.#put.run(name, body);
+      for (const [name, body] of changed) this.#put.run(name, this.#codec?.seal(name, body) ?? body);
     })();
   }
 

@@ -286,6 +286,11 @@ export function updateQuotaSet(
   });
 }
 
+/** Deletes the project's quota record, back to the defaults (an admin call). Cinder keeps it past the project. */
+export async function deleteQuotaSet(cinder: BlockStorageClient, projectId: string): Promise<void> {
+  await cinder.request({ method: 'DELETE', path: '/os-quota-sets/{project_id}', params: { project_id: projectId } });
+}
+
 // Availability zones
 
 interface AvailabilityZone {

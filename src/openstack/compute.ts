@@ -751,6 +751,11 @@ export function updateQuotaSet(
   });
 }
 
+/** Deletes the project's quota record, back to the defaults (an admin call; 202). Nova keeps it past the project. */
+export async function deleteQuotaSet(compute: ComputeClient, projectId: string): Promise<void> {
+  await compute.request({ method: 'DELETE', path: '/os-quota-sets/{project_id}', params: { project_id: projectId } });
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 
 /** Escapes the characters a regular expression gives meaning to, for MySQL (ICU), PostgreSQL and Python's re alike. */

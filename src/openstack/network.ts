@@ -758,6 +758,11 @@ export function updateNetworkQuota(
   });
 }
 
+/** Deletes the project's quota record, back to the defaults (an admin call; 204). Neutron keeps it past the project. */
+export async function deleteNetworkQuota(neutron: NetworkClient, projectId: string): Promise<void> {
+  await neutron.request({ method: 'DELETE', path: '/quotas/{project_id}', params: { project_id: projectId } });
+}
+
 // -------------------------------------------------------------------------------------------------------- tags
 
 /** The resource collections whose tags openregion manages (Neutron's standard-attr tag extension). */

@@ -217,3 +217,13 @@ describe('redactValue', () => {
     assert.deepEqual(out, input);
   });
 });
+
+describe('redactText: credentials in URLs', () => {
+  it('masks the userinfo of any URL an upstream error quotes, and leaves the rest readable', () => {
+    const text =
+      'connect failed: mysql://root:hunter2@db.internal:3306/nova; see https://user@example.com/x and http://ok.example/';
+    const out = redactText(text);
+    assert.ok(!out.includes('hunter2') && !out.includes('root:') && !out.includes('user@'), out);
+    assert.ok(out.includes('mysql://***@db.internal:3306/nova') && out.includes('http://ok.example/'), out);
+  });
+});

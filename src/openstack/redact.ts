@@ -2,7 +2,9 @@
  * Credentials never reach logs or error messages. Everything the client prints passes through here: error bodies,
  * diagnostics, and any value a caller logs on its behalf.
  */
-export const REDACTED = '***';
+import { REDACTED, redactSecretText } from '../util/secret-text.ts';
+
+export { REDACTED };
 
 const SECRET_KEY =
   /^(password|original_password|adminpass|admin_pass|secret|application_credential_secret|token|auth_token|x-auth-token|x-subject-token|x-service-token)$/i;
@@ -21,12 +23,15 @@ const TOKEN_HEADER =
 const STRING_LITERAL = /"(?:[^"\\]|\\.)*"/g;
 
 export function redactText(text: string): string {
-  return text
-    .replace(SECRET_MEMBER, `$1"${REDACTED}"`)
-    .replace(TOKEN_ID_MEMBER, `$1"${REDACTED}"`)
-    .replace(TOKEN_HEADER, `$1${REDACTED}`)
-    .replace(FERNET, REDACTED)
-    .replace(STRING_LITERAL, redactEmbedded);
+  // Then what any text may hold (a URL's credentials, key=value secrets): util/secret-text.ts.
+  return redactSecretText(
+    text
+      .replace(SECRET_MEMBER, `$1"${REDACTED}"`)
+      .replace(TOKEN_ID_MEMBER, `$1"${REDACTED}"`)
+      .replace(TOKEN_HEADER, `$1${REDACTED}`)
+      .replace(FERNET, REDACTED)
+      .replace(STRING_LITERAL, redactEmbedded),
+  );
 }
 
 /**

@@ -257,13 +257,19 @@ describe('leader election timings and what a replica logs', () => {
   it("defaults to controller-runtime's 15 s / 10 s / 2 s", () => {
     assert.deepEqual(DEFAULT_LEASE_TIMINGS, { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 });
     assert.equal(leaseTimingsProblem(DEFAULT_LEASE_TIMINGS), undefined);
-    assert.equal(leaseTimingsProblem({ leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 }), undefined);
+    assert.equal(
+      leaseTimingsProblem({ leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 }),
+      undefined,
+    );
   });
 
   it('refuses timings that cannot elect safely, saying why', () => {
     const problem = (leaseDurationMs: number, renewDeadlineMs: number, retryPeriodMs: number) =>
       leaseTimingsProblem({ leaseDurationMs, renewDeadlineMs, retryPeriodMs });
-    assert.match(problem(10_000, 10_000, 2_000) ?? '', /renew deadline \(10s\) must be shorter than the lease duration/);
+    assert.match(
+      problem(10_000, 10_000, 2_000) ?? '',
+      /renew deadline \(10s\) must be shorter than the lease duration/,
+    );
     assert.match(problem(15_000, 2_000, 2_000) ?? '', /longer than 1\.2 retry periods/);
     assert.match(problem(2_500, 1_000, 200) ?? '', /whole number of seconds/);
     assert.match(problem(0, 0, 0) ?? '', /retry period/);

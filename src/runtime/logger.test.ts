@@ -43,4 +43,15 @@ describe('logger', () => {
     assert.ok(text.includes('kept'));
     assert.ok(text.includes('***'));
   });
+
+  it('masks secret-shaped text inside any logged string: an upstream error quoting a DSN, an Error, the message', () => {
+    const { lines, log } = capturedLogger();
+    log.warn({ upstream: 'connect to mysql://root:hunter2@db:3306 refused' }, 'sync failed');
+    log.error(new Error('bad auth: password=hunter2'));
+    log.info({ nested: { deeper: ['https://admin:hunter2@keystone/v3'] } }, 'url %s', 'redis://:hunter2@cache');
+    const text = lines.join('');
+    assert.ok(!text.includes('hunter2'), text);
+    assert.ok(text.includes('mysql://***@db:3306'), text);
+    assert.ok(text.includes('"type":"Error"'), 'an Error is still logged as one');
+  });
 });

@@ -3,6 +3,7 @@
  * redacted wherever they appear in the first few levels of a logged object.
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { redactSecretsIn } from '../util/secret-text.ts';
 import { textDestination } from './log-text.ts';
 import type { Request } from './types.ts';
 
@@ -30,6 +31,16 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     // No logger `name`: the request's object name takes that key, as controller-runtime's logs have it.
     level: options.level ?? 'info',
     redact: { paths: [...redactPaths], censor: '***' },
+    // Secret-shaped text inside any string (an upstream error quoting `mysql://root:pw@…`) is masked before the line
+    // is written, in this one place for every logger (util/secret-text.ts).
+    hooks: {
+      logMethod(this: Logger, args: Parameters<Logger['info']>, method: (...a: unknown[]) => void) {
+        method.apply(
+          this,
+          args.map((arg) => redactSecretsIn(arg)),
+        );
+      },
+    },
   };
   if (options.format === 'text') return pino(config, textDestination(options.destination ?? process.stdout));
   return options.destination === undefined ? pino(config) : pino(config, options.destination);

@@ -6,10 +6,12 @@ import {
   formatIPv4,
   formatPrefix,
   isCanonicalPrefix,
+  isHostOf,
   overlaps,
   parseIPv4,
   parsePrefix,
   prefixSize,
+  unusableRangeOf,
   type Prefix,
 } from './ipv4.ts';
 
@@ -104,5 +106,33 @@ describe('canonical prefixes', () => {
     for (const bad of ['10.0.0.5/24', '010.050.000.000/24', '10.0.0.0/08', '10.0.0.0', '10.0.0.0/33', '']) {
       assert.equal(isCanonicalPrefix(bad), false, bad);
     }
+  });
+});
+
+describe('usable unicast space', () => {
+  const range = (text: string) => unusableRangeOf(parsePrefix(text) as Prefix);
+  it('names the unusable range a prefix overlaps: this network, loopback, link-local, multicast, reserved', () => {
+    assert.equal(range('0.0.0.0/24'), '"this network"');
+    assert.equal(range('127.0.0.0/24'), 'loopback');
+    assert.equal(range('169.254.0.0/24'), 'link-local');
+    assert.equal(range('224.0.0.0/24'), 'multicast');
+    assert.equal(range('255.255.255.0/24'), 'reserved (and broadcast)');
+    assert.equal(range('96.0.0.0/3'), 'loopback', 'a wide prefix over loopback');
+    for (const usable of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/24', '100.64.0.0/10', '8.8.8.0/24']) {
+      assert.equal(range(usable), undefined, usable);
+    }
+  });
+
+  it('a host of a prefix is inside it and neither its network nor its broadcast address (except in a /31)', () => {
+    const net = parsePrefix('10.0.0.0/24') as Prefix;
+    const at = (a: string) => isHostOf(net, parseIPv4(a) as number);
+    assert.deepEqual(['10.0.0.1', '10.0.0.254', '10.0.0.0', '10.0.0.255', '10.0.1.1'].map(at), [
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
+    assert.equal(isHostOf(parsePrefix('10.0.0.0/31') as Prefix, parseIPv4('10.0.0.0') as number), true);
   });
 });

@@ -50,3 +50,28 @@ export const contains = (prefix: Prefix, address: number): boolean =>
 /** Whether the two prefixes share an address (one then contains the other). */
 export const overlaps = (a: Prefix, b: Prefix): boolean =>
   a.base < b.base + prefixSize(b) && b.base < a.base + prefixSize(a);
+
+/**
+ * IPv4 space no tenant network may be numbered from (RFC 6890): "this network" 0.0.0.0/8, loopback 127.0.0.0/8,
+ * link-local 169.254.0.0/16 (where the metadata service answers), multicast 224.0.0.0/4 and the reserved
+ * 240.0.0.0/4, which holds the limited broadcast 255.255.255.255. Private, CGNAT and public space are fine.
+ */
+const UNUSABLE_PREFIXES: readonly { readonly prefix: Prefix; readonly name: string }[] = [
+  { text: '0.0.0.0/8', name: '"this network"' },
+  { text: '127.0.0.0/8', name: 'loopback' },
+  { text: '169.254.0.0/16', name: 'link-local' },
+  { text: '224.0.0.0/4', name: 'multicast' },
+  { text: '240.0.0.0/4', name: 'reserved (and broadcast)' },
+].map(({ text, name }) => ({ prefix: parsePrefix(text) as Prefix, name }));
+
+/** The unusable range a prefix overlaps, by name, or undefined when it lies in usable unicast space. */
+export function unusableRangeOf(prefix: Prefix): string | undefined {
+  return UNUSABLE_PREFIXES.find((range) => overlaps(range.prefix, prefix))?.name;
+}
+
+/** Whether an address is a host of the prefix: inside it, and neither its network nor its broadcast address. */
+export function isHostOf(prefix: Prefix, address: number): boolean {
+  if (!contains(prefix, address)) return false;
+  if (prefix.length >= 31) return true; // RFC 3021: a /31 has no network or broadcast address
+  return address !== prefix.base && address !== prefix.base + prefixSize(prefix) - 1;
+}

@@ -8,8 +8,10 @@
  *   (provisioned, or errored with its reason) or is gone;
  * - the cloud holds exactly what the store says: every record in a tenant project belongs to a live region
  *   resource, one each, and every provisioned resource has its record;
- * - once everything is deleted, nothing is stuck in the store, and the cloud holds exactly what it held before
- *   the workload, except the `default` security groups ADR 0019 documents.
+ * - once everything is deleted and `region gc` has run with the cloud's admin credentials (the documented cleanup,
+ *   docs/deploying.md), nothing is stuck in the store, and the cloud holds exactly what it held before the
+ *   workload: the leak report counts every kind, `default` security groups, published images and quota records
+ *   included.
  *
  * Budget: CHAOS_SEEDS seeds (default 2) of CHAOS_OPS operations (default 40); CHAOS_SEED=n runs seed n alone, which
  * is what a failure prints. The workload's operations are the seed's; the cloud's faults are seeded too, though
@@ -28,7 +30,8 @@ import { regionKinds, regionType } from '../../src/region/apis/index.ts';
 import { systemClock } from '../../src/util/clock.ts';
 import { REPO, restClient, startChildUp, type ChildUp } from '../up/child.ts';
 import { BuiltInCloud, type ChaosCounts } from './cloud.ts';
-import { baselineOf, disagreements, leaksAfterTeardown } from './ledger.ts';
+import { baselineOf, disagreements, leaksAfterTeardown, leaksByKind } from './ledger.ts';
+import { regionGc } from '../../src/cli/region-gc.ts';
 import { COLLECTIONS, inventory, Workload, type Inventory, type Read, type Tenancy } from './workload.ts';
 
 const SEEDS = Number(process.env.CHAOS_SEEDS ?? 2);
@@ -54,6 +57,11 @@ interface SeedReport {
   faults: Record<string, number>;
   restarts: number;
   leaks: number;
+  /** Leaks after the documented cleanup, by kind (default security groups, published images, quota records …). */
+  leaksByKind: Record<string, number>;
+  /** What the teardown left for `region gc`, by kind, and how many default groups gc deleted. */
+  leftBehind: Record<string, number>;
+  collected: number;
   seconds: number;
   /** Where the time went: the workload, settling, the teardown. */
   phases: Record<string, number>;
@@ -112,6 +120,9 @@ async function runSeed(seed: number): Promise<SeedReport> {
     faults: {},
     restarts: 0,
     leaks: 0,
+    leaksByKind: {},
+    leftBehind: {},
+    collected: 0,
     seconds: 0,
     phases: {},
   };
@@ -201,9 +212,21 @@ async function runSeed(seed: number): Promise<SeedReport> {
       return left.length === 0 ? true : left;
     });
     phase('teardown');
+    // What the teardown counted as left behind, before the documented cleanup runs.
+    report.leftBehind = leaksByKind(leaksAfterTeardown(await cloud.state(), baseline));
+    // The documented cleanup: `openregion region gc` with the cloud's admin credentials (docs/deploying.md).
+    const gc = await regionGc(adminSources(dir), { osCloud: 'emulator' }, { write: () => true });
+    report.collected = gc.deleted.length;
+    assert.deepEqual(gc.failed, [], 'region gc deleted every group it proved ours');
+    phase('gc');
     const leaks = leaksAfterTeardown(await cloud.state(), baseline);
     report.leaks = leaks.length;
-    assert.deepEqual(leaks, [], 'the cloud holds what it held before the workload');
+    report.leaksByKind = leaksByKind(leaks);
+    assert.deepEqual(
+      leaks.map((l) => `${l.kind}: ${l.detail}`),
+      [],
+      'the cloud holds what it held before the workload',
+    );
     assert.equal(await up.stop('SIGINT'), 0, 'a clean stop');
     const stuck = await storeLeftovers(join(dir, 'store.db'));
     assert.deepEqual(stuck, [], 'no object left in the store, none stuck on a finalizer');
@@ -214,7 +237,8 @@ async function runSeed(seed: number): Promise<SeedReport> {
     process.stdout.write(
       `chaos seed ${String(seed)}: ${String(report.operations)} operations ${JSON.stringify(report.byOperation)}, ` +
         `${String(report.refusals)} refused, faults ${JSON.stringify(report.faults)}, ${String(report.restarts)} restarts, ` +
-        `${String(report.leaks)} leaks, ${report.seconds.toFixed(0)} s ${JSON.stringify(report.phases)}${ok ? '' : `; kept ${root}`}\n`,
+        `left for gc ${JSON.stringify(report.leftBehind)}, gc deleted ${String(report.collected)} default groups, ` +
+        `${String(report.leaks)} leaks ${JSON.stringify(report.leaksByKind)}, ${report.seconds.toFixed(0)} s ${JSON.stringify(report.phases)}${ok ? '' : `; kept ${root}`}\n`,
     );
     if (!ok) {
       const errors = up.logs.filter((l) => l.level >= 50).slice(-10);
@@ -222,6 +246,22 @@ async function runSeed(seed: number): Promise<SeedReport> {
     } else rmSync(root, { recursive: true, force: true });
   }
   return report;
+}
+
+/** The admin's clouds.yaml `up` wrote (cloud `emulator`), as `region gc --os-cloud emulator` would read it. */
+function adminSources(dir: string) {
+  return {
+    env: { OS_CLIENT_CONFIG_FILE: join(dir, 'clouds.yaml') },
+    cwd: dir,
+    home: dir,
+    readFile: (path: string) => {
+      try {
+        return readFileSync(path, 'utf8');
+      } catch {
+        return undefined;
+      }
+    },
+  };
 }
 
 async function tenancyOf(dir: string, rest: ReturnType<typeof restClient>): Promise<Tenancy> {

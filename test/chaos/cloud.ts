@@ -108,9 +108,16 @@ async function asAnAdminWould(url: string, init: RequestInit): Promise<Response>
 
 const ADMIN_ATTEMPTS = 8;
 
-/** The records of `service.collection` in a dump; Octavia keeps a record's name among its wire `fields`. */
+/**
+ * The records of `service.collection` in a dump; Octavia keeps a record's name among its wire `fields`. Quota
+ * records (`quotas`, a map keyed by project) are read as one record per project, `<service>-quota:<project>`.
+ */
 export function recordsOf(state: CloudState, service: string, collection: string): CloudRecord[] {
   const value = state[service]?.[collection];
+  if (collection === 'quotas') {
+    const byProject = typeof value === 'object' && value !== null ? Object.keys(value) : [];
+    return byProject.map((projectId) => ({ id: `${service}-quota:${projectId}`, name: 'quota', projectId }));
+  }
   if (!Array.isArray(value)) return [];
   return (value as (CloudRecord & { fields?: { name?: unknown } })[]).map((r) => ({
     ...r,
@@ -118,7 +125,10 @@ export function recordsOf(state: CloudState, service: string, collection: string
   }));
 }
 
-/** The collections a leak check looks at: every kind of thing the region service makes in a cloud. */
+/**
+ * The collections a leak check looks at: every kind of thing the region service makes in a cloud, and what the
+ * services keep of a project after it is gone (its `default` security group, its quota records, its images).
+ */
 export const LEAK_COLLECTIONS = [
   ['keystone', 'projects'],
   ['keystone', 'users'],
@@ -137,6 +147,11 @@ export const LEAK_COLLECTIONS = [
   ['cinder', 'attachments'],
   ['octavia', 'loadbalancers'],
   ['octavia', 'children'],
+  // What outlives a project unless the teardown or `region gc` removes it (docs/adr/0038-leaks-snapshot-images-and-default-groups.md).
+  ['glance', 'images'],
+  ['nova', 'quotas'],
+  ['neutron', 'quotas'],
+  ['cinder', 'quotas'],
 ] as const;
 
 /** A stable key for a record: its id, else its project and name (keypairs have no id). */

@@ -14,7 +14,10 @@ import {
 import { LEAK_COLLECTIONS, recordKey, recordsOf, type CloudRecord, type CloudState } from './cloud.ts';
 import type { Inventory } from './workload.ts';
 
-/** Neutron's own per-project group, which ADR 0019 documents as left behind with a domain-manager credential. */
+/**
+ * Neutron's own per-project group: left behind by a domain-manager credential (ADR 0019) until `region gc` deletes
+ * it (docs/adr/0038-leaks-snapshot-images-and-default-groups.md).
+ */
 const DEFAULT_GROUP = 'default';
 
 export type Baseline = ReadonlySet<string>;
@@ -23,22 +26,53 @@ export function baselineOf(state: CloudState): Baseline {
   return new Set(LEAK_COLLECTIONS.flatMap(([s, c]) => recordsOf(state, s, c).map((r) => `${s}.${c}:${recordKey(r)}`)));
 }
 
+/** A record the cloud holds that the baseline did not, with the kind the report groups it under. */
+export interface Leak {
+  readonly kind: string;
+  readonly detail: string;
+}
+
 /**
- * Records the cloud holds that the baseline did not, other than the `default` security groups (and their rules)
- * of projects that are gone.
+ * Records the cloud holds that the baseline did not: every one, the `default` security groups (and their rules) of
+ * gone projects, published images and quota records included, which only the documented cleanup (the identity's
+ * teardown, then `openregion region gc` with admin credentials) removes.
  */
-export function leaksAfterTeardown(state: CloudState, baseline: Baseline): string[] {
-  const orphanDefaults = orphanDefaultGroups(state);
-  const leaks: string[] = [];
+export function leaksAfterTeardown(state: CloudState, baseline: Baseline): Leak[] {
+  const defaults = new Set(
+    recordsOf(state, 'neutron', 'securityGroups')
+      .filter((g) => g.name === DEFAULT_GROUP)
+      .map((g) => g.id),
+  );
+  const leaks: Leak[] = [];
   for (const [service, collection] of LEAK_COLLECTIONS) {
     for (const record of recordsOf(state, service, collection)) {
       if (baseline.has(`${service}.${collection}:${recordKey(record)}`)) continue;
-      if (collection === 'securityGroups' && orphanDefaults.has(record.id)) continue;
-      if (collection === 'securityGroupRules' && orphanDefaults.has(String(record.groupId))) continue;
-      leaks.push(describe(service, collection, record));
+      leaks.push({
+        kind: kindOf(service, collection, record, defaults),
+        detail: describe(service, collection, record),
+      });
     }
   }
   return leaks;
+}
+
+/** How many leaks of each kind, every kind the report names listed (0 included), for the seed's summary line. */
+export function leaksByKind(leaks: readonly Leak[]): Record<string, number> {
+  const counts: Record<string, number> = Object.fromEntries(REPORTED_KINDS.map((kind) => [kind, 0]));
+  for (const leak of leaks) counts[leak.kind] = (counts[leak.kind] ?? 0) + 1;
+  return counts;
+}
+
+/** The kinds a leak report always names, so a 0 is a count and not an absence. */
+const REPORTED_KINDS = ['default security groups', 'published images', 'quota records'] as const;
+
+function kindOf(service: string, collection: string, record: CloudRecord, defaults: ReadonlySet<string>): string {
+  if (collection === 'securityGroups' && defaults.has(record.id)) return 'default security groups';
+  if (collection === 'securityGroupRules' && defaults.has(String(record.groupId)))
+    return 'default security group rules';
+  if (service === 'glance' && collection === 'images') return 'published images';
+  if (collection === 'quotas') return 'quota records';
+  return `${service}.${collection}`;
 }
 
 /**

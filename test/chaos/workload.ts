@@ -216,6 +216,18 @@ export class Workload {
     return `update server ${server.metadata.id}${rebuild ? ' (image)' : ''}: ${String(status)}`;
   }
 
+  /** A snapshot publishes a Glance image its identity's teardown must delete (the leak report counts them). */
+  async snapshotServer(random: () => number, now: Inventory): Promise<string | undefined> {
+    // Any live server: one not running yet is refused (409), which is an answer the suite accepts.
+    const server = pick(random, this.#live(now.server));
+    if (server === undefined) return undefined;
+    const { status, json } = await this.#call('POST', `${COLLECTIONS.server}/${server.metadata.id}/snapshot`, {
+      metadata: { name: this.#name('snap') },
+      spec: {},
+    });
+    return `snapshot server ${server.metadata.id}: ${String(status)} ${idOf(json)}`;
+  }
+
   async createVolume(random: () => number, now: Inventory): Promise<string | undefined> {
     const network = pick(random, this.#live(now.network));
     if (network === undefined) return undefined;
@@ -361,6 +373,13 @@ const OUT_OF_BAND = {
 
 /** The operations and their weights: mostly creates and deletes, with updates and sabotage mixed in. */
 const OPERATIONS: readonly (readonly [string, number, Operation])[] = [
+  [
+    'snapshot server',
+    2,
+    function (this: Workload, r, n) {
+      return this.snapshotServer(r, n);
+    },
+  ],
   [
     'create identity',
     2,

@@ -5,7 +5,15 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../src/openstack/errors.ts';
-import { createProject, deleteProject } from '../../src/openstack/identity.ts';
+import {
+  createProject,
+  createUser,
+  deleteProject,
+  deleteUser,
+  findRoleByName,
+  grantRole,
+} from '../../src/openstack/identity.ts';
+import { LEFT_BEHIND_TAG, leftBehindIdentityTag } from '../../src/region/openstack/names.ts';
 import {
   addRouterInterface,
   addTag,
@@ -641,5 +649,43 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
 
     await deleteSecurityGroup(admin, made.id);
     await assert.rejects(getSecurityGroup(admin, made.id), NotFoundError, 'an admin may');
+  });
+
+  it("a project's member tags its default group; an admin lists default groups by tag, across projects", async () => {
+    // What an identity's teardown and `region gc` rely on (docs/adr/0038-leaks-snapshot-images-and-default-groups.md).
+    const region = cloud.region.client('identity');
+    const domainId = (await cloud.region.token()).domain?.id ?? assert.fail('a domain-scoped region token');
+    const project = await createProject(region, { name: cloud.name('left-behind'), domain_id: domainId });
+    defer(`project ${project.name}`, () => deleteProject(region, project.id));
+    const password = `pw-${cloud.name('member')}`;
+    const user = await createUser(region, { name: cloud.name('member'), domain_id: domainId, password });
+    defer(`user ${user.name}`, () => deleteUser(region, user.id));
+    const member = (await findRoleByName(region, 'member')) ?? assert.fail('role member');
+    await grantRole(region, { userId: user.id, projectId: project.id, roleId: member.id });
+    const own = cloud
+      .sessionFor(
+        { type: 'password', user: { id: user.id }, password },
+        { kind: 'project', project: { id: project.id } },
+      )
+      .client('network');
+
+    const [group] = await listSecurityGroups(own, { name: 'default' });
+    assert.ok(group, 'the project has its default group');
+    defer(`default group of ${project.name}`, () => deleteSecurityGroup(admin, group.id));
+    const identityTag = leftBehindIdentityTag(cloud.name('identity'));
+    for (const tag of [LEFT_BEHIND_TAG, identityTag]) await addTag(own, 'security-groups', group.id, tag);
+    await addTag(own, 'security-groups', group.id, LEFT_BEHIND_TAG); // again: idempotent
+    await assert.rejects(
+      deleteSecurityGroup(own, group.id),
+      (e: unknown) => e instanceof ConflictError && e.fault.type === 'SecurityGroupCannotRemoveDefault',
+      'a member may tag it, not delete it',
+    );
+
+    const tagged = await listSecurityGroups(admin, { name: 'default', tags: [LEFT_BEHIND_TAG] });
+    const found = tagged.find((g) => g.id === group.id) ?? assert.fail('the admin finds it by tag');
+    assert.deepEqual([...found.tags].sort(), [LEFT_BEHIND_TAG, identityTag].sort());
+    assert.ok(tagged.every((g) => g.name === 'default' && g.tags.includes(LEFT_BEHIND_TAG)));
+    await deleteSecurityGroup(admin, group.id);
+    await assert.rejects(getSecurityGroup(admin, group.id), NotFoundError);
   });
 });

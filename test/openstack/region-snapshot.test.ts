@@ -8,12 +8,14 @@
  * data (nova/virt/fake.py `snapshot` only moves the task state), so the image would stay `queued` forever. Once Nova
  * reports the snapshot done, the test uploads a few bytes as the admin, as libvirt would upload the disk. The
  * emulator models a real hypervisor and uploads on its own; the step then finds the image active and does nothing.
+ * Deleting the network then deletes its identity, and with it the snapshot (docs/adr/0038-leaks-snapshot-images-and-default-groups.md).
  *
  * Runs against the dev cloud (`npm run test:openstack`) and the emulator (`npm run test:contract:emulator`).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { getServer, listServers } from '../../src/openstack/compute.ts';
+import { isNotFound } from '../../src/openstack/errors.ts';
 import { deleteImage, getImage, updateImage, uploadImageData } from '../../src/openstack/image.ts';
 import { cloudTarget, contractCloud, waitFor } from './cloud.ts';
 import { contractService, expectStatus, type ContractService } from './service.ts';
@@ -145,5 +147,36 @@ describe('server snapshots through the REST API', { skip: !cloud }, () => {
     const nova = await novaServer(booted);
     assert.equal(nova.status, 'ACTIVE');
     assert.equal(typeof nova.image === 'string' ? '' : nova.image.id, imageID, 'Nova booted it from the snapshot');
+  });
+
+  it('the snapshot image goes with its identity: deleting the network (and so its identity) deletes it', async () => {
+    const imageID = images[0] ?? assert.fail('the snapshot test made an image');
+    // A v2 network is its own identity's: its delete cascades to the servers, then deletes the identity.
+    for (const { kind, id } of [...made].reverse()) {
+      assert.equal((await s.call('DELETE', `/api/v2/${kind}/${id}`)).status, 202, `delete ${kind} ${id}`);
+    }
+    const network = made.find((m) => m.kind === 'networks') ?? assert.fail('a network');
+    await waitFor(
+      () => s.call('GET', `/api/v2/networks/${network.id}`),
+      (r) => r.status === 404,
+      { ...SETTLE, what: 'the network and its identity deleted' },
+    );
+    const gone = await waitFor(
+      () =>
+        getImage(c.admin.client('image'), imageID).then(
+          () => false,
+          (e: unknown) => isNotFound(e),
+        ),
+      (notFound) => notFound,
+      { ...SETTLE, what: 'the snapshot image deleted with its identity' },
+    );
+    assert.ok(gone, 'Glance no longer holds the snapshot');
+    // At once in one process (the teardown tells the image cache); otherwise by the next refresh.
+    await waitFor(
+      async () => (await regionImages()).map((i) => i.metadata.id),
+      (listed) => !listed.includes(imageID),
+      { ...SETTLE, what: "the region's image list without the snapshot" },
+    );
+    made.length = 0;
   });
 });

@@ -19,6 +19,7 @@ import { serverInputOf } from '../../region/controllers/server/controller.ts';
 import { registerRegionController } from '../../region/controllers/region.ts';
 import { INVENTORY_REFRESH_MS, InventoryCaches } from '../../region/openstack/inventory/caches.ts';
 import { inventoryProviderFor } from '../../region/openstack/inventory/provider.ts';
+import { leftBehindCounter } from '../../region/openstack/identity/default-group.ts';
 import type { Capabilities, ServerActions } from '../../region/http/context.ts';
 import { startServerMonitor, type ServerMonitor } from '../../region/monitor/server.ts';
 import { openstackLookup } from '../../region/openstack/provider.ts';
@@ -92,7 +93,13 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
     ...(options.inventoryRefreshMs === undefined ? {} : { inventoryRefreshMs: options.inventoryRefreshMs }),
     ...(options.imageRefreshMs === undefined ? {} : { imageRefreshMs: options.imageRefreshMs }),
   });
-  const core = openstackLookup(context, { kube: client, log, clock, inventory: caches });
+  const core = openstackLookup(context, {
+    kube: client,
+    log,
+    clock,
+    inventory: caches,
+    onDefaultGroupLeftBehind: leftBehindCounter(manager.metrics.registry),
+  });
   const servers = async (regionID: string, signal: AbortSignal) =>
     serverProviderFor(await context(regionID, signal), { kube: client, clock, log });
   const controllerGroups = REGION_CONTROLLER_GROUPS.filter((group) => groups.has(group));

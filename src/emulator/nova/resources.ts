@@ -291,6 +291,11 @@ function registerQuotas(api: NovaApi): void {
     );
     return json({ quota_set: { id: projectId, ...detail } });
   });
+  route('DELETE', '/os-quota-sets/{project_id}', (req, call) => {
+    requireAdmin(call, 'os_compute_api:os-quota-sets:delete');
+    state.quotas.delete(req.params.project_id ?? '');
+    return noContent(202);
+  });
   route('PUT', '/os-quota-sets/{project_id}', (req, call) => {
     const projectId = req.params.project_id ?? '';
     // deploy/policies/nova.yaml: admin, or a manager of that very project (`is_project_manager_owner`).

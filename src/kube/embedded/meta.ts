@@ -8,6 +8,8 @@ import type { Kind } from './kinds.ts';
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** apimachinery's IsValidLabelValue: empty, or alphanumerics with '-', '_', '.' inside. */
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 export function invalid(kind: Kind, name: string, causes: readonly StatusCause[]): KubeInvalidError {
   return new KubeInvalidError(
@@ -38,6 +40,8 @@ export function validateMetadata(kind: Kind, meta: ObjectMeta, old: ObjectMeta |
   for (const [key, value] of Object.entries(meta.labels ?? {})) {
     try {
       parseLabelSelector(`${key}=${value}`);
+      // The selector parser skips whitespace around a value; kube-apiserver's label check does not ("x\n").
+      if (!LABEL_VALUE.test(value) || value.length > 63) throw new Error('invalid label value');
     } catch {
       causes.push({
         field: `metadata.labels`,

@@ -44,6 +44,13 @@ const displayName: PrinterColumn = {
 };
 const status: PrinterColumn = { name: 'Status', type: 'string', jsonPath: condition('Available', 'reason') };
 const age: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+/** `-o wide`'s extra columns (priority 1): whose the object is, by the labels upstream sets. */
+const owner: readonly PrinterColumn[] = [
+  { name: 'Organization', type: 'string', jsonPath: '.metadata.labels.unikorn-cloud\\.org/organization', priority: 1 },
+  { name: 'Project', type: 'string', jsonPath: '.metadata.labels.unikorn-cloud\\.org/project', priority: 1 },
+];
+/** kubectl's `get all`: the kinds a tenant makes (not the region's own bookkeeping: VLANs, CAs, OpenStack identities). */
+const ALL = ['all'] as const;
 
 const kinds: readonly KindDefinition[] = [
   {
@@ -56,7 +63,9 @@ const kinds: readonly KindDefinition[] = [
     type: identityType,
     schema: IdentitySchema,
     statusSubresource: true,
-    printerColumns: [{ name: 'Provider', type: 'string', jsonPath: '.spec.provider' }, status, age],
+    printerColumns: [{ name: 'Provider', type: 'string', jsonPath: '.spec.provider' }, ...owner, status, age],
+    shortNames: ['id'],
+    categories: ALL,
   },
   {
     type: openstackIdentityType,
@@ -67,6 +76,7 @@ const kinds: readonly KindDefinition[] = [
       { name: 'User', type: 'string', jsonPath: '.spec.userID' },
       age,
     ],
+    shortNames: ['osid'],
   },
   {
     type: networkType,
@@ -76,15 +86,20 @@ const kinds: readonly KindDefinition[] = [
       displayName,
       { name: 'Prefix', type: 'string', jsonPath: '.spec.prefix' },
       { name: 'VLAN', type: 'integer', jsonPath: '.status.openstack.vlanID' },
+      ...owner,
       status,
       age,
     ],
+    shortNames: ['net'],
+    categories: ALL,
   },
   {
     type: securityGroupType,
     schema: SecurityGroupSchema,
     statusSubresource: true,
-    printerColumns: [displayName, status, age],
+    printerColumns: [displayName, ...owner, status, age],
+    shortNames: ['sg'],
+    categories: ALL,
   },
   {
     type: serverType,
@@ -98,9 +113,12 @@ const kinds: readonly KindDefinition[] = [
       { name: 'Public IP', type: 'string', jsonPath: '.status.publicIP' },
       { name: 'Active', type: 'string', jsonPath: condition('Active', 'reason') },
       { name: 'Health', type: 'string', jsonPath: condition('Healthy', 'reason') },
+      ...owner,
       status,
       age,
     ],
+    shortNames: ['srv'],
+    categories: ALL,
   },
   {
     type: volumeType,
@@ -110,9 +128,12 @@ const kinds: readonly KindDefinition[] = [
       displayName,
       { name: 'Class', type: 'string', jsonPath: '.spec.volumeClassID' },
       { name: 'Size', type: 'string', jsonPath: '.spec.size' },
+      ...owner,
       status,
       age,
     ],
+    shortNames: ['vol'],
+    categories: ALL,
   },
   {
     type: loadBalancerType,
@@ -122,25 +143,33 @@ const kinds: readonly KindDefinition[] = [
       displayName,
       { name: 'VIP', type: 'string', jsonPath: '.status.vipAddress' },
       { name: 'Public IP', type: 'string', jsonPath: '.status.publicIP' },
+      ...owner,
       status,
       age,
     ],
+    shortNames: ['lb'],
+    categories: ALL,
   },
   {
     type: vlanAllocationType,
     schema: VLANAllocationSchema,
     statusSubresource: false,
     printerColumns: [age],
+    shortNames: ['vlan'],
   },
   {
     type: sshCertificateAuthorityType,
     schema: SSHCertificateAuthoritySchema,
     statusSubresource: false,
     printerColumns: [displayName, age],
+    shortNames: ['sshca'],
   },
 ];
 
-/** kubectl's category for every region kind (`kubectl get unikorn`). */
-const CATEGORIES = ['unikorn'] as const;
+/** kubectl's category for every region kind (`kubectl get unikorn`), before any of the kind's own (`all`). */
+const CATEGORY = 'unikorn';
 
-export const regionKinds: readonly KindDefinition[] = kinds.map((k) => ({ ...k, categories: CATEGORIES }));
+export const regionKinds: readonly KindDefinition[] = kinds.map((k) => ({
+  ...k,
+  categories: [CATEGORY, ...(k.categories ?? [])],
+}));

@@ -17,7 +17,7 @@ import {
   type FieldRule,
 } from './shared.ts';
 import { gatewayAddress } from './network.ts';
-import { contains, parseIPv4, parsePrefix, prefixSize } from '../../util/ipv4.ts';
+import { contains, parseIPv4, parsePrefix, prefixSize, unusableRangeOf } from '../../util/ipv4.ts';
 
 export const loadBalancerType = regionResourceType<LoadBalancer>('LoadBalancer', 'loadbalancers');
 
@@ -50,6 +50,23 @@ const vipRules = {
     message: 'the VIP must be a host address of the network, not its network, gateway or broadcast address',
   },
 } as const satisfies Record<string, FieldRule>;
+
+const memberRule = {
+  rule: 'usableAddressSpace',
+  message:
+    'a member must be a unicast host address: not in 0.0.0.0/8, 127.0.0.0/8, 169.254.0.0/16, 224.0.0.0/4 or 240.0.0.0/4',
+} as const satisfies FieldRule;
+
+/**
+ * The rule a pool member's address breaks, if any. A member may sit off the load balancer's network (upstream hands
+ * Octavia the address alone, reached by routing; its own example has one), but never where the amphora would reach
+ * itself, the metadata service or no host at all.
+ */
+export function memberProblem(address: string): FieldRule | undefined {
+  const parsed = parseIPv4(address);
+  if (parsed === undefined) return undefined; // the schema's to refuse
+  return unusableRangeOf({ base: parsed, length: 32 }) === undefined ? undefined : memberRule;
+}
 
 /**
  * The rule a requested VIP breaks on a network of `prefix`, if any: Octavia takes the VIP port on the network's

@@ -16,7 +16,7 @@ import {
   prefixRules,
   type FieldRule,
 } from './shared.ts';
-import { parsePrefix, type Prefix } from '../../util/ipv4.ts';
+import { isHostOf, parseIPv4, parsePrefix, unusableRangeOf, type Prefix } from '../../util/ipv4.ts';
 
 export const networkType = regionResourceType<Network>('Network', 'networks');
 
@@ -57,18 +57,33 @@ type NetworkReservations = Type.Static<typeof NetworkReservations>;
  */
 const NETWORK_PREFIX_LENGTH = { longest: 24, shortest: 8 } as const;
 
+const USABLE_MESSAGE =
+  'a network must lie in usable unicast space: not 0.0.0.0/8, 127.0.0.0/8, 169.254.0.0/16, 224.0.0.0/4 or 240.0.0.0/4';
+
 const networkPrefixRules = {
   tooSmall: { rule: 'minimumPrefixSize', message: 'minimum network prefix size is /24' },
   tooLarge: { rule: 'maximumPrefixSize', message: 'maximum network prefix size is /8' },
+  nextHop: { rule: 'inNetwork', message: "a route's next hop must be a host address of the network prefix" },
+  usable: { rule: 'usableAddressSpace', message: USABLE_MESSAGE },
 } as const satisfies Record<string, FieldRule>;
 
 /** The rule a network prefix breaks, if any (a prefix that does not parse is the schema's to refuse). */
 export function networkPrefixProblem(prefix: string): FieldRule | undefined {
-  const length = parsePrefix(prefix)?.length;
-  if (length === undefined) return undefined;
+  const parsed = parsePrefix(prefix);
+  if (parsed === undefined) return undefined;
+  const { length } = parsed;
   if (length > NETWORK_PREFIX_LENGTH.longest) return networkPrefixRules.tooSmall;
   if (length < NETWORK_PREFIX_LENGTH.shortest) return networkPrefixRules.tooLarge;
+  if (unusableRangeOf(parsed) !== undefined) return networkPrefixRules.usable;
   return undefined;
+}
+
+/** The rule a static route's next hop breaks on a network of `prefix`, if any: the router reaches it on the subnet. */
+export function nextHopProblem(nextHop: string, prefix: string): FieldRule | undefined {
+  const network = parsePrefix(prefix);
+  const address = parseIPv4(nextHop);
+  if (network === undefined || address === undefined) return undefined; // the schema's to refuse
+  return isHostOf(network, address) ? undefined : networkPrefixRules.nextHop;
 }
 
 /** A network's gateway is its first host address: the router's port on the subnet. */
@@ -87,10 +102,21 @@ const NO_HOST_BITS = [
   `${OCTET(2)} % (${LENGTH} <= 16 ? 256 : ${MULTIPLE(`${LENGTH} - 16`)}) == 0`,
   `${OCTET(1)} % (${LENGTH} >= 16 ? 1 : ${MULTIPLE(`${LENGTH} - 8`)}) == 0`,
 ].join(' && ');
+/**
+ * Within the bounds a prefix lies inside one /8, so util/ipv4.ts's unusable ranges come down to its first octet, and
+ * to its second for 169.254.0.0/16 (a prefix shorter than /16 covers 169.254 when its block reaches 254).
+ */
+const USABLE = [
+  `${OCTET(0)} != 0`,
+  `${OCTET(0)} != 127`,
+  `${OCTET(0)} < 224`,
+  `!(${OCTET(0)} == 169 && (${LENGTH} >= 16 ? ${OCTET(1)} == 254 : ${OCTET(1)} + ${MULTIPLE(`${LENGTH} - 8`)} > 254))`,
+].join(' && ');
 const networkPrefixValidations = [
   { rule: `${LENGTH} <= ${String(NETWORK_PREFIX_LENGTH.longest)}`, message: networkPrefixRules.tooSmall.message },
   { rule: `${LENGTH} >= ${String(NETWORK_PREFIX_LENGTH.shortest)}`, message: networkPrefixRules.tooLarge.message },
   { rule: `!(${IN_BOUNDS}) || (${NO_HOST_BITS})`, message: prefixRules.canonical.message },
+  { rule: `!(${IN_BOUNDS}) || (${USABLE})`, message: USABLE_MESSAGE },
 ].map((v) => ({ ...v, fieldPath: '.prefix' }));
 
 const Route = Type.Object({

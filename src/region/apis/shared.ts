@@ -74,6 +74,8 @@ const IPV4_PREFIX_PATTERN = `^(${IPV4_OCTET}\\.){3}${IPV4_OCTET}/(3[0-2]|[12]?[0
 /** Kubernetes resource.Quantity, as controller-gen emits it. */
 const QUANTITY_PATTERN =
   '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
+/** A Kubernetes label value (at most 63 characters, checked apart): what tenancy ids and names are stored as. */
+export const LABEL_VALUE_PATTERN = '^[0-9A-Za-z](?:[0-9A-Za-z-_.]{0,61}[0-9A-Za-z])?$';
 /** A DNS label that starts with a letter: listener names. */
 export const DNS_LABEL_PATTERN = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
 
@@ -81,6 +83,10 @@ export const DNS_LABEL_PATTERN = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
 const PATTERN_MEANINGS: ReadonlyMap<string, string> = new Map([
   [IPV4_PATTERN, 'must be an IPv4 address in dotted decimal, such as 192.0.2.10'],
   [IPV4_PREFIX_PATTERN, 'must be an IPv4 prefix in CIDR notation, such as 10.0.0.0/24'],
+  [
+    LABEL_VALUE_PATTERN,
+    "must be at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit",
+  ],
   [DNS_LABEL_PATTERN, 'must be lower-case letters, digits and hyphens, starting with a letter and ending alphanumeric'],
 ]);
 

@@ -53,6 +53,13 @@ const REFUSED_THOUGH_SCHEMA_VALID: Readonly<Record<string, { status: number; why
     status: 400,
     why: 'the example sends cidr, which v2 does not know',
   },
+  // Upstream's network examples number the network 192.168.0.0/24; its load balancer example puts the VIP in
+  // 192.168.10.0/24, which the world's network is. The update's route via 192.168.0.10 is then off the network,
+  // which openregion refuses (a next hop the router cannot reach on the subnet; docs/adr/0036-trust-boundaries.md).
+  'example PUT /api/v2/networks/{networkID}': {
+    status: 422,
+    why: "the example's next hop 192.168.0.10 is off the world's network 192.168.10.0/24",
+  },
 };
 
 /** Deletes run last: references released before the network they hold, what is owned before its owner. */

@@ -5,7 +5,8 @@
  */
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify from 'fastify';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import { bearerToken, type Principal } from './auth.ts';
 import { DEFAULT_BODY_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS, MAX_PARAM_LENGTH, type ApiDeps } from './context.ts';
 import { errorHandler, sendProblem, type Challenge } from './errors.ts';
 import { setPrincipal } from './principal.ts';
@@ -149,16 +150,32 @@ export async function buildApi(deps: ApiDeps): Promise<Api> {
     reply.headers(hardening(request.url));
   });
   const limit = rateLimiter(deps.rateLimits ?? DEFAULT_RATE_LIMITS, deps.clock);
-  app.addHook('onRequest', async (request, reply) => {
-    const waitMs = limit(request.ip, request.headers.authorization);
-    if (waitMs === 0) return undefined;
-    // The problem is sent here, and returning the reply ends the request: no authentication, no handler.
+  // The problem is sent here, and returning the reply ends the request: no (further) authentication, no handler.
+  const tooMany = (request: FastifyRequest, reply: FastifyReply, waitMs: number) => {
     const seconds = Math.ceil(waitMs / 1000);
     return sendProblem(reply.header('retry-after', String(seconds)), request, problems.tooManyRequests(seconds));
+  };
+  app.addHook('onRequest', async (request, reply) => {
+    const waitMs = limit.address(request.ip);
+    return waitMs === 0 ? undefined : tooMany(request, reply, waitMs);
   });
-  app.addHook('onRequest', async (request) => {
-    if (!request.url.startsWith('/api/')) return;
-    setPrincipal(request, await deps.authenticate(request.headers.authorization));
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.url.startsWith('/api/')) return undefined;
+    let principal: Principal;
+    try {
+      principal = await deps.authenticate(request.headers.authorization);
+    } catch (error) {
+      // Refusals are limited too, by the credential as parsed (every spelling of one forged token is one caller).
+      // No header at all is a probe or a forgotten token: the address limit alone.
+      const { authorization } = request.headers;
+      const waitMs = authorization === undefined ? 0 : limit.refused(bearerToken(authorization) ?? authorization);
+      if (waitMs > 0) return tooMany(request, reply, waitMs);
+      throw error;
+    }
+    setPrincipal(request, principal);
+    // Keyed on who calls, once verified, not on how the header was written (docs/adr/0036-trust-boundaries.md).
+    const waitMs = limit.principal(principal.subject, principal.tokenID ?? '');
+    return waitMs === 0 ? undefined : tooMany(request, reply, waitMs);
   });
 
   const table: RouteEntry[] = [];

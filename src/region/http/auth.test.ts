@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { importJWK, SignJWT } from 'jose';
 import { capturedLogger } from '../../runtime/testing/logger.ts';
 import { ManualClock } from '../../util/clock.ts';
-import { canAccess, createAuthenticator, principalOf } from './auth.ts';
+import { bearerToken, canAccess, createAuthenticator, principalOf } from './auth.ts';
 import { DEV_ALGORITHM, generateDevKeyPair, signDevToken } from './dev-token.ts';
 import { Problem } from './problem.ts';
 
@@ -164,5 +164,25 @@ describe('auth: refusals in the operator log', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('bearerToken', () => {
+  it('parses RFC 6750 credentials once: any case of the scheme, spaces, one b64token and nothing after it', () => {
+    assert.equal(bearerToken('Bearer a.b-c_d~e+f/g=='), 'a.b-c_d~e+f/g==');
+    assert.equal(bearerToken('bearer abc'), 'abc');
+    assert.equal(bearerToken('BEARER   abc'), 'abc');
+    for (const refused of [
+      'Bearer\tabc',
+      'Bearer abc def',
+      'Bearer abc ',
+      'Bearer abc,',
+      'Bearer',
+      'Basic abc',
+      'abc',
+    ]) {
+      assert.equal(bearerToken(refused), undefined, JSON.stringify(refused));
+    }
+    assert.equal(bearerToken(undefined), undefined);
   });
 });

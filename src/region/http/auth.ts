@@ -8,6 +8,7 @@
  *
  * A token's scope decides visibility: what it may not see is answered exactly as what does not exist (404).
  */
+import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, errors, importJWK, importSPKI, jwtVerify, type JWK, type JWTPayload } from 'jose';
 import type { Logger } from 'pino';
 import type { Clock } from '../../util/clock.ts';
@@ -20,6 +21,11 @@ export interface Principal {
   readonly projectIDs?: readonly string[];
   /** The `operator: true` claim: the console's operator views (controllers, KeystoneUser orders). */
   readonly operator?: true;
+  /**
+   * Which token this is, for the per-caller rate limit: its `jti`, else a digest of its verified claims (so every
+   * encoding of one token's bytes is one token). Never the token itself.
+   */
+  readonly tokenID?: string;
 }
 
 /** Whether the principal may see (and act on) what belongs to `organizationID`/`projectID`. */
@@ -98,7 +104,7 @@ export function createAuthenticator(config: AuthConfig): Authenticator {
     return Object.assign(problems.unauthorized(), { cause });
   };
   return async (authorization) => {
-    const token = bearerOf(authorization);
+    const token = bearerToken(authorization);
     if (token === undefined) throw refuse({ reason: 'no bearer token' });
     let payload: JWTPayload;
     try {
@@ -119,7 +125,7 @@ export function createAuthenticator(config: AuthConfig): Authenticator {
     }
     const principal = principalOf(payload);
     if (principal === undefined) throw refuse({ reason: 'no organization scope', claim: 'organizationIds' });
-    return principal;
+    return { ...principal, tokenID: tokenIDOf(payload) };
   };
 }
 
@@ -143,10 +149,20 @@ function stringList(value: unknown): string[] | undefined {
   return items.length === value.length ? items : undefined;
 }
 
-function bearerOf(header: string | undefined): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+/**
+ * The token of an `Authorization: Bearer` header, parsed once, as RFC 6750 §2.1 has it: the scheme in any case
+ * (RFC 7235 §2.1), one or more spaces, then one b64token and nothing else: no tab, no second token, no junk after
+ * it. Node has already trimmed the value's surrounding whitespace.
+ */
+export function bearerToken(header: string | undefined): string | undefined {
+  const match = /^bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header ?? '');
   return match?.[1];
 }
+
+const tokenIDOf = (payload: JWTPayload): string =>
+  typeof payload.jti === 'string' && payload.jti !== ''
+    ? `jti:${payload.jti}`
+    : `claims:${createHash('sha256').update(JSON.stringify(payload)).digest('base64url')}`;
 
 type VerifyKey = Awaited<ReturnType<typeof importSPKI>> | Uint8Array | ReturnType<typeof createRemoteJWKSet>;
 

@@ -25,14 +25,19 @@ describe('token buckets', () => {
     );
   });
 
-  it('limit by address, and by token only when the address has room', () => {
+  it('limit by address, and by caller (subject and token id) apart from it', () => {
     const clock = new ManualClock();
     const limit = rateLimiter({ perToken: { perSecond: 1, burst: 1 }, perAddress: { perSecond: 1, burst: 2 } }, clock);
-    assert.equal(limit('10.0.0.1', 'Bearer t1'), 0);
-    assert.equal(limit('10.0.0.1', 'Bearer t1'), 1000, 'the token is spent');
-    assert.equal(limit('10.0.0.2', 'Bearer t1'), 1000, 'the same token from elsewhere too');
-    assert.equal(limit('10.0.0.1', 'Bearer t2'), 1000, 'the address is spent');
-    assert.equal(limit('10.0.0.3'), 0, 'no token: the address limit alone');
+    assert.equal(limit.address('10.0.0.1'), 0);
+    assert.equal(limit.principal('alice', 't1'), 0);
+    assert.equal(limit.principal('alice', 't1'), 1000, 'the token is spent, wherever it comes from');
+    assert.equal(limit.principal('alice', 't2'), 0, "another of alice's tokens has its own bucket");
+    assert.equal(limit.principal('bob', 't1'), 0, "and so does another subject's");
+    assert.equal(limit.address('10.0.0.1'), 0);
+    assert.equal(limit.address('10.0.0.1'), 1000, 'the address is spent');
+    assert.equal(limit.address('10.0.0.3'), 0, 'another address is not');
+    assert.equal(limit.refused('forged'), 0);
+    assert.equal(limit.refused('forged'), 1000, 'a refused credential is limited too');
   });
 
   it('a limit of 0 is off; otherwise its burst is ten seconds of it', () => {
@@ -40,7 +45,9 @@ describe('token buckets', () => {
     assert.deepEqual(rateLimitOf(20), { perSecond: 20, burst: 200 });
     const clock = new ManualClock();
     const limit = rateLimiter({}, clock);
-    for (let i = 0; i < 10_000; i++) assert.equal(limit('10.0.0.1', 'Bearer t'), 0);
+    for (let i = 0; i < 10_000; i++) {
+      assert.equal(limit.address('10.0.0.1') + limit.principal('u', 't') + limit.refused('t'), 0);
+    }
   });
 });
 
@@ -53,7 +60,7 @@ describe('rate limits on the API', () => {
   });
   after(() => f.close());
 
-  it('a token over its limit gets 429 problem documents with Retry-After, before authentication', async () => {
+  it('a token over its limit gets 429 problem documents with Retry-After', async () => {
     const list = (token: string) =>
       f.api.inject({
         method: 'GET',
@@ -80,6 +87,39 @@ describe('rate limits on the API', () => {
       [401, 401, 429],
       'a forged token is limited like any other',
     );
+  });
+});
+
+describe('rate limits by caller, however the header is spelt', () => {
+  let f: ApiFixture;
+  before(async () => {
+    f = await apiFixture(undefined, { rateLimits: { perToken: { perSecond: 1, burst: 3 } } });
+  });
+  after(() => f.close());
+
+  const list = (authorization: string) =>
+    f.api.inject({ method: 'GET', url: `/api/v1/organizations/${ORG_A}/regions`, headers: { authorization } });
+
+  it('every accepted spelling of one token draws on one bucket', async () => {
+    const token = f.tokens.a;
+    const statuses = [];
+    for (const header of [`Bearer ${token}`, `bearer ${token}`, `BEARER  ${token}`, `bEaReR ${token}`]) {
+      statuses.push((await list(header)).statusCode);
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 429]);
+  });
+
+  it('spellings RFC 6750 does not allow are refused (401), and limited as one forged credential', async () => {
+    const token = f.tokens.b;
+    for (const header of [`Bearer\t${token}`, `Bearer ${token} extra`, `Bearer ${token},`, `Bearer`, token]) {
+      assert.equal((await list(header)).statusCode, 401, JSON.stringify(header));
+    }
+    f.clock.advance(10_000);
+    const forged = [];
+    for (const header of ['Bearer forged', 'bearer forged', 'BEARER forged', 'Bearer forged']) {
+      forged.push((await list(header)).statusCode);
+    }
+    assert.deepEqual(forged, [401, 401, 401, 429]);
   });
 });
 

@@ -1,7 +1,9 @@
 /**
- * Token buckets per bearer token and per client address (ADR 0024): each request takes a token from both; a bucket
- * refills at `perSecond` up to `burst`, so a client may burst, then proceeds at the rate. An empty bucket answers
- * 429 with Retry-After, before the token is even verified, so a flood costs no signature checks.
+ * Token buckets per client address and per caller (ADR 0024, docs/adr/0036-trust-boundaries.md): a request takes a
+ * token from its address's bucket before anything else, then, once its token is verified, from its principal's
+ * (subject and token id), so two spellings of one `Authorization` header are one caller. A refused token takes from
+ * a bucket of its own credential. A bucket refills at `perSecond` up to `burst`, so a client may burst, then
+ * proceeds at the rate; an empty one answers 429 with Retry-After.
  */
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../util/clock.ts';
@@ -81,16 +83,26 @@ export class TokenBuckets {
   }
 }
 
-/** The bucket key of a bearer token: a digest, so the limiter never holds a token. */
-const tokenKey = (authorization: string): string => createHash('sha256').update(authorization).digest('base64url');
+/** A bucket key that holds nothing secret: a digest of what identifies the caller. */
+const bucketKey = (...parts: readonly string[]): string =>
+  createHash('sha256').update(parts.join('\n')).digest('base64url');
 
-/** Both limits of a request: the milliseconds until it may be retried, or 0 to proceed. */
-export function rateLimiter(limits: RateLimits, clock: Clock): (address: string, authorization?: string) => number {
+/** The limits of a request: each answers the milliseconds until it may be retried, or 0 to proceed. */
+interface RateLimiter {
+  /** Before anything else: the client's address. */
+  address(address: string): number;
+  /** After authentication: the verified principal (subject and token id), however its header was spelt. */
+  principal(subject: string, tokenID: string): number;
+  /** A refused token (forged, expired, malformed), by its credential: refusals are limited like any other caller. */
+  refused(credential: string): number;
+}
+
+export function rateLimiter(limits: RateLimits, clock: Clock): RateLimiter {
   const byAddress = limits.perAddress === undefined ? undefined : new TokenBuckets(limits.perAddress, clock);
   const byToken = limits.perToken === undefined ? undefined : new TokenBuckets(limits.perToken, clock);
-  return (address, authorization) => {
-    const wait = byAddress?.take(address) ?? 0;
-    if (wait > 0 || authorization === undefined || byToken === undefined) return wait;
-    return byToken.take(tokenKey(authorization));
+  return {
+    address: (address) => byAddress?.take(address) ?? 0,
+    principal: (subject, tokenID) => byToken?.take(bucketKey('principal', subject, tokenID)) ?? 0,
+    refused: (credential) => byToken?.take(bucketKey('refused', credential)) ?? 0,
   };
 }

@@ -147,7 +147,7 @@ describe('scoping by token', () => {
     // RFC 9728: the challenge says where the protected resource metadata is, which names the token issuer.
     assert.equal(
       garbage.headers['www-authenticate'],
-      'Bearer resource_metadata="http://localhost:80/.well-known/openid-protected-resource"',
+      'Bearer resource_metadata="http://localhost/.well-known/openid-protected-resource"',
     );
     const other = await apiFixture();
     try {

@@ -20,6 +20,8 @@ describe('names as the spec and upstream spell them', () => {
     assert.equal(n.routerName(ID), `network-${ID}`);
     assert.equal(n.securityGroupName(ID), `securitygroup-${ID}`);
     assert.equal(n.serverPortName(ID), `server-${ID}`);
+    assert.equal(n.leftBehindIdentityTag(ID), `openregion:identity=${ID}`);
+    assert.ok(n.leftBehindIdentityTag(ID).length <= 60 && n.LEFT_BEHIND_TAG.length <= 60, "older Neutron's tag limit");
   });
 
   it('octavia', () => {
@@ -136,6 +138,7 @@ const families: [string, (id: string) => string, (name: string) => string | unde
   ['project tag', n.projectTag, parserOf(n.projectTag)],
   ['image package', n.imagePackageProperty, n.parseImagePackageProperty],
   ['image tag', n.imageTagProperty, n.parseImageTagProperty],
+  ['left-behind identity tag', n.leftBehindIdentityTag, n.parseLeftBehindIdentityTag],
 ];
 
 describe('parsers', () => {

@@ -55,6 +55,17 @@ const SECURITY_GROUP_PREFIX = 'securitygroup-';
 /** docs/spec/upstream-region.md §Deterministic names: `securitygroup-{sgID}`. */
 export const securityGroupName = (securityGroupID: string): string => `${SECURITY_GROUP_PREFIX}${securityGroupID}`;
 
+/**
+ * Tags on a project's `default` security group that Neutron kept at its identity's teardown (only an admin may delete
+ * a default group, docs/adr/0019-deletes-that-finish.md), written by the identity's own user before its project goes:
+ * the marker `region gc` lists by, and the identity it was left behind by. Neutron tags are at most 60 characters on
+ * older clouds; both fit. docs/adr/0038-leaks-snapshot-images-and-default-groups.md.
+ */
+export const LEFT_BEHIND_TAG = 'openregion:left-behind';
+const LEFT_BEHIND_IDENTITY_PREFIX = 'openregion:identity=';
+export const leftBehindIdentityTag = (identityID: string): string => `${LEFT_BEHIND_IDENTITY_PREFIX}${identityID}`;
+export const parseLeftBehindIdentityTag = (tag: string): string | undefined => after(LEFT_BEHIND_IDENTITY_PREFIX, tag);
+
 const PORT_PREFIX = 'server-';
 
 /**

@@ -47,6 +47,8 @@ interface ProviderDeps {
   readonly log?: Logger | undefined;
   /** Defaults to the system clock. */
   readonly clock?: Clock | undefined;
+  /** Told the region's name each time Neutron keeps a deleted identity's default security group, to count them. */
+  readonly onDefaultGroupLeftBehind?: ((region: string) => void) | undefined;
   /** Told each server decision-table row a call took (R1–R4″, the rebuild answer), e.g. to count them. */
   readonly observeServerRow?: ((row: string) => void) | undefined;
 }

@@ -4,7 +4,7 @@
  * (docs/spec/openstack-provider.md §Octavia Load Balancers): an existing listener keeps its protocol and port, and its
  * proxyProtocolV2 (that changes the Octavia pool protocol, which Octavia cannot update in place).
  */
-import { vipProblem, type Listener, type LoadBalancer, type Network } from '../../apis/index.ts';
+import { memberProblem, vipProblem, type Listener, type LoadBalancer, type Network } from '../../apis/index.ts';
 import type { Principal } from '../auth.ts';
 import { violation, type FieldViolation } from '../problem.ts';
 import type { ResourceWriteMetadata } from '../schemas/common.ts';
@@ -59,14 +59,25 @@ export function loadBalancerCreateViolations(
   spec: LoadBalancerV2Spec & { vipAddress?: string },
   network: Network,
 ): FieldViolation[] {
-  const errors = listenerViolations(spec.listeners);
+  const errors = [...listenerViolations(spec.listeners), ...memberViolations(spec.listeners)];
   const vip = spec.vipAddress === undefined ? undefined : vipProblem(spec.vipAddress, network.spec.prefix);
   if (vip !== undefined) errors.push(violation('/spec/vipAddress', vip.rule, vip.message));
   return errors;
 }
 
+/** Each pool member outside usable unicast space (on create and on update). */
+function memberViolations(listeners: readonly LoadBalancerV2Spec['listeners'][number][]): FieldViolation[] {
+  return listeners.flatMap((l, i) =>
+    l.pool.members.flatMap((m, j) => {
+      const problem = memberProblem(m.address);
+      const at = `/spec/listeners/${String(i)}/pool/members/${String(j)}/address`;
+      return problem === undefined ? [] : [violation(at, problem.rule, problem.message)];
+    }),
+  );
+}
+
 export function loadBalancerUpdateViolations(spec: LoadBalancerV2Spec, current: LoadBalancer): FieldViolation[] {
-  const errors = listenerViolations(spec.listeners);
+  const errors = [...listenerViolations(spec.listeners), ...memberViolations(spec.listeners)];
   const existing = new Map(current.spec.listeners.map((l) => [l.name, l]));
   spec.listeners.forEach((l, i) => {
     const before = existing.get(l.name);

@@ -10,6 +10,7 @@ import {
   NETWORK_SERVICE_PRINCIPAL_ANNOTATION,
   NETWORK_SERVICE_PRINCIPAL_NAME,
   networkPrefixProblem,
+  nextHopProblem,
   type Identity,
   type Network,
   type NetworkSpec,
@@ -30,6 +31,7 @@ export function validateNetworkCreate(spec: NetworkV2CreateSpec): FieldViolation
   const network = parsePrefix(spec.prefix);
   const prefixProblem = networkPrefixProblem(spec.prefix);
   if (prefixProblem !== undefined) errors.push(violation('/spec/prefix', prefixProblem.rule, prefixProblem.message));
+  errors.push(...routeViolations(spec.routes, spec.prefix));
   const reservations = spec.reservations;
   if (reservations !== undefined) {
     if (network !== undefined && reservations.prefixLength <= network.length) {
@@ -53,6 +55,14 @@ export function validateNetworkCreate(spec: NetworkV2CreateSpec): FieldViolation
     }
   }
   return errors;
+}
+
+/** Each static route whose next hop is not a host of the network (on create, and on an update of the routes). */
+export function routeViolations(routes: NetworkV2Spec['routes'], prefix: string): FieldViolation[] {
+  return (routes ?? []).flatMap((route, i) => {
+    const problem = nextHopProblem(route.nexthop, prefix);
+    return problem === undefined ? [] : [violation(`/spec/routes/${String(i)}/nexthop`, problem.rule, problem.message)];
+  });
 }
 
 /**

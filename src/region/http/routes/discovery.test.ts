@@ -25,11 +25,35 @@ describe('discovery', () => {
     const response = await f.api.inject({ method: 'GET', url: PROTECTED_RESOURCE_PATH });
     assert.equal(response.statusCode, 200);
     assert.deepEqual(response.json(), {
-      resource: 'http://localhost:80',
+      resource: 'http://localhost',
       authorization_servers: [],
       scopes_supported: ['openid', 'email', 'profile'],
       bearer_methods_supported: ['header'],
     });
+  });
+
+  it('no request header reaches the challenge or the (publicly cached) metadata: Host and X-Forwarded-* are ignored', async () => {
+    const headers = { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' };
+    const metadata = await f.api.inject({ method: 'GET', url: PROTECTED_RESOURCE_PATH, headers });
+    assert.equal(metadata.json<{ resource: string }>().resource, 'http://localhost');
+    const refused = await f.api.inject({ method: 'GET', url: '/api/version', headers });
+    assert.equal(refused.statusCode, 401);
+    assert.doesNotMatch(refused.headers['www-authenticate'] as string, /evil/);
+    assert.doesNotMatch(refused.body, /evil/);
+  });
+
+  it('unconfigured, a listening API names the address it is bound to, whatever Host a client sends', async () => {
+    const own = await apiFixture();
+    try {
+      await own.api.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = own.api.server.address() as { port: number };
+      const response = await fetch(`http://127.0.0.1:${String(port)}${PROTECTED_RESOURCE_PATH}`, {
+        headers: { 'x-forwarded-host': 'evil.example' },
+      });
+      assert.equal(((await response.json()) as { resource: string }).resource, `http://127.0.0.1:${String(port)}`);
+    } finally {
+      await own.close();
+    }
   });
 
   it('names the configured issuer and public URL, and a 401 points at the metadata', async () => {

@@ -26,9 +26,17 @@ const ProtectedResource = Type.Object({
   bearer_methods_supported: Type.Array(Type.Enum(['header', 'body', 'query'])),
 });
 
-/** This API's own URL: configured, else what the request was sent to. */
+/**
+ * This API's own URL: configured (`serve --public-url`, `up`'s bound address), else the address its server is bound
+ * to. Never the request's Host header: a 401's challenge and the metadata document (cached publicly) would carry
+ * whatever a client wrote there to everyone behind the same cache.
+ */
 export function resourceOf(request: FastifyRequest, configured: string | undefined): string {
-  return configured ?? `${request.protocol}://${request.host}`;
+  if (configured !== undefined) return configured.replace(/\/+$/, '');
+  const address = request.server.server.address();
+  if (address === null || typeof address === 'string') return 'http://localhost';
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${String(address.port)}`;
 }
 
 export function discoveryRoutes(app: Api, deps: RouteDeps): void {

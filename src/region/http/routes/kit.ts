@@ -14,7 +14,7 @@ import { problems, type FieldViolation } from '../problem.ts';
 import { canAccess, type Principal } from '../auth.ts';
 import { listOf, principalOf } from '../principal.ts';
 import { Repository, type ListFilters } from '../repository.ts';
-import { ProblemDocument, StringOrList, TagSelector, Uuid } from '../schemas/common.ts';
+import { ProblemDocument, strict, StringOrList, TagSelector, TenancyId, Uuid } from '../schemas/common.ts';
 
 export type Api = FastifyInstance<
   RawServerDefault,
@@ -52,7 +52,9 @@ export function doc<const S extends { body?: TSchema; params?: TSchema; querystr
   parts: S,
   success: Readonly<Record<number, TSchema>>,
 ): S & { tags: string[]; summary: string; security: { bearer: never[] }[]; response: unknown } {
-  return { ...parts, tags: [tag], summary, security: [{ bearer: [] }], response: { ...success, ...ERRORS } };
+  // Every request body is strict: an unknown field is refused and named, never dropped (schemas/common.ts strict).
+  const body = parts.body === undefined ? {} : { body: strict(parts.body) };
+  return { ...parts, ...body, tags: [tag], summary, security: [{ bearer: [] }], response: { ...success, ...ERRORS } };
 }
 
 export const ListQuery = Type.Object({
@@ -122,9 +124,9 @@ export function scopedPrincipal(request: FastifyRequest, organizationID: string,
 
 /** The organization (and project) a v1 path names. */
 export const OrganizationParams = Type.Object({
-  organizationID: Type.String({ minLength: 1, maxLength: 253, description: 'The organization.' }),
+  organizationID: TenancyId('The organization.'),
 });
 export const ProjectParams = Type.Object({
   ...OrganizationParams.properties,
-  projectID: Type.String({ minLength: 1, maxLength: 253, description: 'The project.' }),
+  projectID: TenancyId('The project.'),
 });

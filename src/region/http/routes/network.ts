@@ -19,6 +19,7 @@ import {
   networkIdentityFor,
   networkFor,
   networkRead,
+  routeViolations,
   validateNetworkCreate,
 } from '../resources/network.ts';
 import { tenancyOf, updatedMetadata } from '../resources/meta.ts';
@@ -109,6 +110,7 @@ export function networkRoutes(app: Api, deps: RouteDeps): void {
     async (request, reply) => {
       const principal = principalOf(request);
       const current = await find(request, request.params.networkID);
+      refuseIf(routeViolations(request.body.spec.routes, current.spec.prefix));
       const tags = request.body.metadata.tags;
       const { tags: _, dnsNameservers: _d, routes: _r, ...kept } = current.spec;
       const updated = await repo.update(networkType, {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ResourceConflictError, ResourceNotFoundError, TransientError } from '../../provider/errors.ts';
 import type { Image } from '../../provider/types.ts';
+import { capturedLogger } from '../../../runtime/testing/logger.ts';
 import type { ImageSourceCheck } from '../context.ts';
 import { imageTags } from '../resources/inventory.ts';
 import {
@@ -132,7 +134,7 @@ describe('v1 region routes', () => {
     assert.equal(images.length, count);
   });
 
-  it("deletes only the organization's own image (202); a public or another's reads as not found", async () => {
+  it("deletes only the organization's own image (202); a public one is forbidden, another's reads as not found", async () => {
     const mine = await call<ImageRead>(
       f,
       f.tokens.a,
@@ -141,7 +143,7 @@ describe('v1 region routes', () => {
       upload('gone'),
     );
     const path = (id: string) => v1(ORG_A, `/regions/${REGION_ID}/images/${id}`);
-    assert.equal((await call(f, f.tokens.a, 'DELETE', path(PUBLIC))).status, 404, 'a public image');
+    assert.equal((await call(f, f.tokens.a, 'DELETE', path(PUBLIC))).status, 403, 'a public image: seen, not ours');
     assert.equal((await call(f, f.tokens.a, 'DELETE', path(B_OWNED))).status, 404, "another organization's");
     assert.equal(
       (await call(f, f.tokens.b, 'DELETE', v1(ORG_B, `/regions/${REGION_ID}/images/${mine.body.metadata.id}`))).status,
@@ -154,5 +156,43 @@ describe('v1 region routes', () => {
     assert.equal(deleted.body, undefined, 'no body');
     assert.ok(!images.some((i) => i.id === mine.body.metadata.id));
     assert.equal((await call(f, f.tokens.a, 'DELETE', path(mine.body.metadata.id))).status, 404, 'gone');
+  });
+
+  it('an image delete that cannot proceed says why, with the real status, and logs the cause for operators', async () => {
+    const OWN = '00000000-0000-4000-8000-2000000000cc';
+    const own = [{ ...IMAGES[0], id: OWN, name: 'zz-own', organizationID: ORG_A } as Image];
+    const over = inventoryOver(own);
+    let failure: Error | undefined;
+    const inventory = {
+      ...over,
+      deleteImage: (ctx: Parameters<typeof over.deleteImage>[0], id: string) =>
+        failure === undefined ? over.deleteImage(ctx, id) : Promise.reject(failure),
+    };
+    const { log, records } = capturedLogger();
+    const g = await apiFixture({ ...allCapabilities, inventory: () => Promise.resolve(inventory) }, { log });
+    try {
+      const path = v1(ORG_A, `/regions/${REGION_ID}/images/${OWN}`);
+      const glance = new Error('HTTP 403 req-1: Image 1234 is protected and cannot be deleted.');
+      failure = new ResourceConflictError('delete image: Glance holds it protected', { cause: glance });
+      const conflict = await call<{ detail: string }>(g, g.tokens.a, 'DELETE', path);
+      assert.equal(conflict.status, 409);
+      assert.match(conflict.body.detail, /protected or in use/);
+      assert.ok(!JSON.stringify(conflict.body).includes('req-1'), 'no raw OpenStack detail for the tenant');
+      const logged = records().find((r) => r.msg === 'image delete refused' && r.imageID === OWN);
+      assert.ok(logged && JSON.stringify(logged).includes('req-1'), 'the operator log holds the cause');
+
+      failure = new TransientError('delete image: HTTP 503', { cause: new Error('glance is down') });
+      assert.equal((await call(g, g.tokens.a, 'DELETE', path)).status, 503, 'transient: retry');
+      assert.ok(
+        records().some((r) => r.msg === 'image delete refused' && JSON.stringify(r).includes('glance is down')),
+      );
+
+      failure = new ResourceNotFoundError('delete image: gone');
+      assert.equal((await call(g, g.tokens.a, 'DELETE', path)).status, 404);
+      failure = undefined;
+      assert.equal((await call(g, g.tokens.a, 'DELETE', path)).status, 202);
+    } finally {
+      await g.close();
+    }
   });
 });

@@ -2,13 +2,15 @@
  * Upstream's v1 region paths, scoped by the organization they name: the regions it may use, one region's detail,
  * and its images: the ready ones it may use, and upload and delete of its own. An uploaded image belongs to the
  * organization (the region's public-image signature rule does not apply to it), must be a raw disk image, and
- * only its owner may delete it; any other image reads as not found.
+ * only its owner may delete it: another organization's image reads as not found, a public one is forbidden, and a
+ * delete that cannot proceed says why (409 protected or in use, 503 only for a transient failure) and logs the cause.
  */
 import Type from 'typebox';
 import { regionType } from '../../apis/index.ts';
-import { ResourceNotFoundError } from '../../provider/errors.ts';
+import { ResourceConflictError, ResourceNotFoundError } from '../../provider/errors.ts';
+import { toOperatorLog } from '../../provider/messages.ts';
 import { imageSourceCheck } from '../image-source.ts';
-import { problems, violation } from '../problem.ts';
+import { problems, violation, type Problem } from '../problem.ts';
 import { regionVisibleTo } from '../repository.ts';
 import { imageFor, imageRead } from '../resources/inventory.ts';
 import { regionDetailRead, regionRead } from '../resources/region.ts';
@@ -23,7 +25,7 @@ const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompar
 
 export function regionV1Routes(app: Api, deps: RouteDeps): void {
   const access = regionAccess(deps.repository, deps);
-  const checkSource = deps.imageSource ?? imageSourceCheck();
+  const checkSource = deps.imageSource ?? imageSourceCheck({ log: deps.log });
 
   app.get(
     '/api/v1/organizations/:organizationID/regions',
@@ -118,15 +120,27 @@ export function regionV1Routes(app: Api, deps: RouteDeps): void {
       await access.regionFor(regionID, [organizationID]);
       const inventory = await access.inventoryOf(regionID);
       const signal = () => ({ signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
+      // Why a delete did not happen reaches the operator log in full; the tenant reads a fixed, cause-neutral reason.
+      const refused = (error: unknown, problem: Problem): Problem => {
+        deps.log?.warn({ imageID, organizationID, regionID, err: toOperatorLog(error) }, 'image delete refused');
+        return problem;
+      };
       const image = await inventory.getImage(signal(), organizationID, imageID).catch((error: unknown) => {
         if (error instanceof ResourceNotFoundError) return undefined;
-        throw problems.unavailable('the region inventory cannot be read right now');
+        throw refused(error, problems.unavailable('the region inventory cannot be read right now; retry shortly'));
       });
-      // A public image, or another organization's, is not this organization's to delete: not found, as upstream.
-      if (image?.organizationID !== organizationID) throw problems.notFound('image');
+      // Another organization's image is invisible here: not found, as upstream, so its existence does not leak.
+      if (image === undefined) throw problems.notFound('image');
+      // A public image is visible to every organization, and none may delete it.
+      if (image.organizationID !== organizationID) {
+        throw problems.forbidden("the image is not the organization's own: only its own images may be deleted");
+      }
       await inventory.deleteImage(signal(), imageID).catch((error: unknown) => {
         if (error instanceof ResourceNotFoundError) throw problems.notFound('image');
-        throw problems.unavailable('the image cannot be deleted right now; retry shortly');
+        if (error instanceof ResourceConflictError) {
+          throw refused(error, problems.conflict('the image is protected or in use and cannot be deleted'));
+        }
+        throw refused(error, problems.unavailable('the image cannot be deleted right now; retry shortly'));
       });
       return reply.code(202).send();
     },

@@ -4,7 +4,13 @@
  * authorities and volumes. Volumes and volume classes have no upstream path; openregion serves them in the v2 style.
  */
 import Type from 'typebox';
-import { Id, ProjectScopedResourceReadMetadata, ResourceWriteMetadata, StaticResourceMetadata } from './common.ts';
+import {
+  Id,
+  ProjectScopedResourceReadMetadata,
+  ResourceWriteMetadata,
+  StaticResourceMetadata,
+  TenancyId,
+} from './common.ts';
 
 /** Upstream's semver: v1.2.3, no pre-release or build part. */
 const SEMVER_PATTERN = '^v\\d+\\.\\d+\\.\\d+$';
@@ -132,8 +138,8 @@ export const SSHCertificateAuthorityV2Create = Type.Object({
   spec: Type.Object(
     {
       publicKey: SSHCertificateAuthorityV2Spec.properties.publicKey,
-      organizationId: Id('The organization it belongs to.'),
-      projectId: Id('The project it belongs to.'),
+      organizationId: TenancyId('The organization it belongs to.'),
+      projectId: TenancyId('The project it belongs to.'),
     },
     { additionalProperties: false },
   ),

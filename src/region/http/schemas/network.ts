@@ -1,6 +1,13 @@
 /** Networks (upstream `networkV2*`): a v2 network is its own tenancy unit, with an identity made for it. */
 import Type from 'typebox';
-import { Id, Ipv4Address, Ipv4Prefix, ProjectScopedResourceReadMetadata, ResourceWriteMetadata } from './common.ts';
+import {
+  Id,
+  Ipv4Address,
+  Ipv4Prefix,
+  ProjectScopedResourceReadMetadata,
+  ResourceWriteMetadata,
+  TenancyId,
+} from './common.ts';
 
 /** Upstream spells the next hop `nexthop` (the CRD: `nextHop`). */
 const Route = Type.Object(
@@ -36,8 +43,8 @@ export type NetworkV2Spec = Type.Static<typeof NetworkV2Spec>;
 export const NetworkV2CreateSpec = Type.Object(
   {
     ...specProperties,
-    organizationId: Id('The organization to provision the resource in.'),
-    projectId: Id('The project to provision the resource in.'),
+    organizationId: TenancyId('The organization to provision the resource in.'),
+    projectId: TenancyId('The project to provision the resource in.'),
     regionId: Id('The region to provision the resource in.'),
     prefix: Ipv4Prefix('The network prefix, at least a /24; immutable.'),
     reservations: Type.Optional(NetworkReservations),

@@ -157,7 +157,7 @@ export interface ApiFixture {
 export async function apiFixture(
   capabilities: Capabilities = allCapabilities,
   overrides: Partial<
-    Pick<ApiDeps, 'imageSource' | 'service' | 'protectedResource' | 'requestTimeoutMs' | 'rateLimits'>
+    Pick<ApiDeps, 'imageSource' | 'service' | 'protectedResource' | 'requestTimeoutMs' | 'rateLimits' | 'log'>
   > = {},
   /** The store's garbage collector, as `up` runs it (off unless asked for). */
   options: { readonly garbageCollection?: boolean } = {},

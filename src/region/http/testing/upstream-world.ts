@@ -67,7 +67,7 @@ const actions: ServerActions = {
     }),
 };
 
-export async function upstreamWorld(): Promise<UpstreamWorld> {
+export async function upstreamWorld(overrides: Parameters<typeof apiFixture>[1] = {}): Promise<UpstreamWorld> {
   let next = 0;
   const inventory = inventoryOver(
     images,
@@ -91,7 +91,7 @@ export async function upstreamWorld(): Promise<UpstreamWorld> {
       regionID === REGION_ID ? Promise.resolve(inventory) : Promise.reject(new Error('no region')),
     serverActions: () => Promise.resolve(actions),
   };
-  const f = await apiFixture(capabilities);
+  const f = await apiFixture(capabilities, overrides);
   const made = async (path: string, payload: unknown): Promise<string> => {
     const { status, body } = await call<{ metadata: { id: string } }>(f, f.tokens.a, 'POST', path, payload);
     if (status !== 201 && status !== 200)

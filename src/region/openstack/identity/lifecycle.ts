@@ -45,7 +45,10 @@ import {
   removeDefaultSecurityGroup,
 } from './steps.ts';
 import { IDENTITY_KEYPAIR_NAME, identityName, organizationTag, projectTag } from '../names.ts';
-import type { ManagerIdentityClient } from '../principals.ts';
+import type { ManagerIdentityClient, ProjectClients } from '../principals.ts';
+import type { InventoryCaches } from '../inventory/caches.ts';
+import { markLeftBehind } from './default-group.ts';
+import { deleteSnapshotImages } from './snapshots.ts';
 import type { RegionContext } from '../registry.ts';
 
 /**
@@ -62,6 +65,10 @@ export interface IdentityDeps {
   readonly kube: Client;
   readonly secrets?: IdentitySecretSource | undefined;
   readonly log?: Logger | undefined;
+  /** The region's inventory caches: the snapshot images a teardown deletes leave the image list at once. */
+  readonly inventory?: InventoryCaches;
+  /** Told once per project whose `default` security group Neutron kept at teardown (counted on /metrics). */
+  readonly onDefaultGroupLeftBehind?: ((region: string) => void) | undefined;
 }
 
 export async function createIdentity(
@@ -179,6 +186,7 @@ export async function deleteIdentity(
     const project = await findProject(manager, domainID, name, record.spec.projectID);
     at('user');
     const user = await findUserByName(manager, domainID, name);
+    let own: ProjectClients<'identity'> | undefined;
 
     if (project !== undefined && user !== undefined && (await holdsAnyRole(manager, user.id, project.id))) {
       // Only a user with a role on the project can have made the credential, group and keypair (they come later).
@@ -186,7 +194,7 @@ export async function deleteIdentity(
       const password = record.spec.password ?? (deps.secrets ?? cryptoSecretSource).password();
       const auth = { type: 'password', user: { id: user.id }, password } as const;
       if (!(await clients.authenticates(auth))) await setUserPassword(manager, user.id, password);
-      const own = clients.identity({ projectID: project.id, userID: user.id, password });
+      own = clients.identity({ projectID: project.id, userID: user.id, password });
 
       at('floating IPs');
       const released = await releaseFloatingIPs(own);
@@ -205,12 +213,25 @@ export async function deleteIdentity(
       }
     }
     if (project !== undefined) {
+      // Before the project goes: once it has, nothing but an admin can find or delete what it owned.
+      at('snapshot images');
+      const images = await deleteSnapshotImages(clients.privileged(project.id), identity.id);
+      if (images.length > 0) {
+        deps.inventory?.forgetImages(region, images);
+        log.info({ projectID: project.id, imageIDs: images }, 'deleted the snapshot images the identity published');
+      }
       at('default security group');
       const removal = await removeDefaultSecurityGroup(clients.privileged(project.id));
       if (removal.kind === 'refused') {
+        // Tagged for `region gc` by the project's own member (docs/adr/0038-leaks-snapshot-images-and-default-groups.md).
+        at('default security group tag');
+        const neutron = (own ?? clients.privileged(project.id)).client('network');
+        if (await markLeftBehind(neutron, removal.id, identity.id))
+          deps.onDefaultGroupLeftBehind?.(region.region.metadata.name);
         log.warn(
           { projectID: project.id, securityGroupID: removal.id },
-          "Neutron keeps the project's default security group: only an admin may remove it; it outlives the project",
+          "Neutron keeps the project's default security group: only an admin may remove it; it outlives the project " +
+            'until `openregion region gc` removes it',
         );
       }
     }

@@ -80,6 +80,17 @@ export class InventoryCaches {
     return caches;
   }
 
+  /**
+   * Drops images the region no longer holds (an identity's snapshots, deleted at its teardown) from the region's image
+   * cache at once rather than at its next refresh. Only caches already made are touched: a process without one has
+   * nothing to forget.
+   */
+  forgetImages(region: RegionContext, imageIDs: readonly string[]): void {
+    const held = this.#held.get(region.region.metadata.name);
+    if (held?.clients !== region.clients) return;
+    for (const id of imageIDs) held.caches.images?.forget(id);
+  }
+
   /** Stops every refresh (process shutdown). */
   stop(): void {
     for (const { caches } of this.#held.values()) stopAll(caches);

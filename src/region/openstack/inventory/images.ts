@@ -8,10 +8,16 @@
 import * as glance from '../../../openstack/image.ts';
 import { NotFoundError } from '../../../openstack/errors.ts';
 import type { CallContext, ImageQuery, ImageRead, ImageWrite } from '../../provider/contract.ts';
-import { ProviderError, ResourceKind, ResourceNotFoundError, TransientError } from '../../provider/errors.ts';
+import {
+  ProviderError,
+  ResourceConflictError,
+  ResourceKind,
+  ResourceNotFoundError,
+  TransientError,
+} from '../../provider/errors.ts';
 import { classify } from '../../provider/classify.ts';
 import type { Image, ImageList, ImageStatus } from '../../provider/types.ts';
-import type { RegionClient } from '../principals.ts';
+import type { PrivilegedClient, RegionClient } from '../principals.ts';
 import { imageWriteProperties, readImage, type ImageReadOptions } from './image-convert.ts';
 import type { RefreshAheadCache } from './refresh-ahead.ts';
 
@@ -43,6 +49,13 @@ export const byCreated = (a: Image, b: Image): number =>
 interface ImageInventoryDeps {
   /** The region's own client: images are region inventory. */
   readonly glance: () => RegionClient<'image'>;
+  /**
+   * The privileged client (region credentials) in the project owning an image: a server snapshot belongs to its
+   * identity's project, and Glance lets only the owner (or an admin) delete an image.
+   */
+  readonly owner?: ((projectID: string) => PrivilegedClient<'image'>) | undefined;
+  /** The project the region client is scoped to: images it owns are deleted with the region client. */
+  readonly regionProjectID?: string | undefined;
   /** Undefined when the image cache is disabled. */
   readonly cache: RefreshAheadCache<Image> | undefined;
 }
@@ -97,8 +110,20 @@ export class ImageInventory implements ImageRead, ImageWrite {
     const cache = this.#cache();
     ctx.signal.throwIfAborted();
     await failing('delete image', async () => {
+      const client = this.#deps.glance();
+      let held: glance.Image;
       try {
-        await glance.deleteImage(this.#deps.glance(), imageID);
+        held = await glance.getImage(client, imageID);
+      } catch (error) {
+        if (error instanceof NotFoundError) return;
+        throw error;
+      }
+      // Glance refuses a protected image (403) until someone unprotects it: the tenant's to resolve, not a retry.
+      if (held.protected) throw new ResourceConflictError(`delete image ${imageID}: Glance holds it protected`, image);
+      const { owner, regionProjectID } = this.#deps;
+      const foreign = held.owner !== null && held.owner !== regionProjectID && owner !== undefined;
+      try {
+        await glance.deleteImage(foreign ? owner(held.owner ?? '') : client, imageID);
       } catch (error) {
         if (!(error instanceof NotFoundError)) throw error;
       }

@@ -22,7 +22,12 @@ interface InventoryDeps {
 
 export function inventoryProviderFor(region: RegionContext, deps: InventoryDeps): InventoryProvider {
   const caches = deps.caches.for(region);
-  const images = new ImageInventory({ glance: () => region.clients.region().client('image'), cache: caches.images });
+  const images = new ImageInventory({
+    glance: () => region.clients.region().client('image'),
+    owner: (projectID) => region.clients.privileged(projectID).client('image'),
+    regionProjectID: region.clients.credentials.projectID,
+    cache: caches.images,
+  });
   const flavors = async (ctx: CallContext): Promise<Flavor[]> => {
     ctx.signal.throwIfAborted();
     return exportFlavors(

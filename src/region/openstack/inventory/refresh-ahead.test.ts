@@ -122,6 +122,32 @@ describe('refresh-ahead cache', () => {
     assert.deepEqual(ids(), []);
   });
 
+  it('a forgotten item is gone at once, through a refresh in flight, until a refresh started after it', async () => {
+    const { scheduler, source, cache, ids } = setup();
+    const ready = cache.ready();
+    await source.answer([
+      { id: 'a', v: '1' },
+      { id: 'b', v: '1' },
+    ]);
+    await ready;
+    scheduler.fire(); // a refresh starts: its listing predates the source's delete
+    const before = cache.snapshot().epoch;
+    cache.forget('a');
+    assert.ok(cache.snapshot().epoch > before, 'readers see the change');
+    assert.deepEqual(ids(), ['b:1']);
+    await source.answer([
+      { id: 'a', v: '1' },
+      { id: 'b', v: '1' },
+    ]);
+    assert.deepEqual(ids(), ['b:1'], 'an in-flight listing does not bring it back');
+    scheduler.fire();
+    await source.answer([
+      { id: 'a', v: '2' },
+      { id: 'b', v: '1' },
+    ]);
+    assert.deepEqual(ids(), ['a:2', 'b:1'], 'the next listing is authoritative: the source still had it');
+  });
+
   it('a failed refresh keeps the snapshot; a failed first load is retried by the next caller', async () => {
     let fail = true;
     const scheduler = new ManualScheduler();

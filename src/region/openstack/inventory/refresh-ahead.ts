@@ -61,6 +61,8 @@ export class RefreshAheadCache<T> {
   #base = new Map<string, T>();
   #inserted = new Map<string, Overlay<T>>();
   #upserted = new Map<string, Overlay<T>>();
+  /** Keys hidden until a refresh started after they were forgotten: the source deleted them. */
+  #forgotten = new Map<string, number>();
   #started = 0;
   #epoch = 0;
   #snapshot: Snapshot<T> | undefined;
@@ -116,6 +118,17 @@ export class RefreshAheadCache<T> {
     this.#changed();
   }
 
+  /**
+   * Hides the item with `key` at once, as `upsert` shows one: until a refresh that started after this call, which
+   * lists what the source then holds (so an item the source still has comes back).
+   */
+  forget(key: string): void {
+    this.#inserted.delete(key);
+    this.#upserted.delete(key);
+    this.#forgotten.set(key, this.#started);
+    this.#changed();
+  }
+
   stop(): void {
     this.#timer?.cancel();
     this.#timer = undefined;
@@ -139,6 +152,7 @@ export class RefreshAheadCache<T> {
     for (const overlay of [this.#inserted, this.#upserted]) {
       for (const [key, entry] of overlay) if (entry.writtenAt < number) overlay.delete(key);
     }
+    for (const [key, writtenAt] of this.#forgotten) if (writtenAt < number) this.#forgotten.delete(key);
     this.lastRefreshAt = this.#options.clock.now();
     this.#changed();
   }
@@ -152,6 +166,7 @@ export class RefreshAheadCache<T> {
     const view = new Map(this.#base);
     for (const [key, entry] of this.#inserted) if (!view.has(key)) view.set(key, entry.item);
     for (const [key, entry] of this.#upserted) view.set(key, entry.item);
+    for (const key of this.#forgotten.keys()) view.delete(key);
     return { epoch: this.#epoch, items: Object.freeze([...view.values()].sort(this.#options.compare)) };
   }
 }
