@@ -74,7 +74,7 @@ export function grantsOf(permissions: readonly Permission[], namespace: string):
   };
 }
 
-export const TARGET_IDENTITY = 'openregion-keystone-operator';
+const TARGET_IDENTITY = 'openregion-keystone-operator';
 
 /**
  * Labels each assigned namespace's grant with the namespace of the identity it binds, so `openregion target-cluster

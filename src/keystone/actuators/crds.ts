@@ -67,7 +67,7 @@ export function installC5c3StandInCrds(client: Client): Promise<BundledCrdsRepor
 }
 
 /** Installs stand-ins, creating each absent CRD and updating only openregion's own; never replacing another. */
-export async function installStandInCrds(client: Client, crds: readonly KubeObject[]): Promise<BundledCrdsReport> {
+async function installStandInCrds(client: Client, crds: readonly KubeObject[]): Promise<BundledCrdsReport> {
   const installed: string[] = [];
   const kept: string[] = [];
   for (const crd of crds) {

@@ -10,7 +10,7 @@ import { parseGoDuration } from '../../util/duration.ts';
 import { goQuote } from './format.ts';
 
 /** The reason both of the order's conditions carry while a duration field is out of bounds. */
-export const INVALID_DURATION_REASON = 'InvalidDuration';
+const INVALID_DURATION_REASON = 'InvalidDuration';
 
 export interface DurationField {
   /** The value as stored; absent is valid (the CRD's default applies, or the field is optional). */
@@ -20,7 +20,7 @@ export interface DurationField {
 
 type DurationProblem = 'NotADuration' | 'TooShort' | 'TooLong';
 
-export type DurationCheck =
+type DurationCheck =
   | { readonly row: 'Valid'; readonly ms: number | undefined }
   | { readonly row: DurationProblem; readonly message: string };
 
@@ -42,7 +42,7 @@ export function checkDuration(field: DurationField): DurationCheck {
   return { row: 'Valid', ms };
 }
 
-export type DurationDecision =
+type DurationDecision =
   | { readonly row: 'Valid' }
   | {
       readonly row: 'InvalidDuration';
