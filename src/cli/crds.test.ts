@@ -43,8 +43,24 @@ describe('openregion crds', () => {
   it("names files <group>_<plural>.yaml, the Keystone operator's included", () => {
     const names = [...renderCrds().keys()];
     assert.equal(names.length, regionKinds.length + keystoneCrds().length);
-    for (const name of ['c5c3.io_keystoneusers.yaml', 'c5c3.io_controlplanes.yaml'])
-      assert.ok(names.includes(name), name);
+    assert.ok(names.includes('c5c3.io_keystoneusers.yaml'));
+  });
+
+  it("holds none of the c5c3 operator's own CRDs: applied beside that operator they would replace its CRDs", () => {
+    const c5c3Owned = ['controlplanes', 'keystoneroleassignments', 'keystoneapplicationcredentials'].map(
+      (plural) => `c5c3.io_${plural}.yaml`,
+    );
+    for (const dir of [committed, join(committed, PRE_CEL_FOLDER)]) {
+      assert.deepEqual(
+        readdirSync(dir).filter((n) => c5c3Owned.includes(n)),
+        [],
+        dir,
+      );
+    }
+    assert.deepEqual(
+      [...renderCrds().keys(), ...renderCrds('pre-1.25').keys()].filter((n) => c5c3Owned.includes(n)),
+      [],
+    );
   });
 
   it("holds openregion's own kinds only: never a K-ORC or ESO CRD, which a cluster running them already has", () => {

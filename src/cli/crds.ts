@@ -1,7 +1,9 @@
 /**
  * `openregion crds [--out dir]`: the CustomResourceDefinitions of the region service and of the Keystone orders
  * operator as YAML, generated from the TypeBox schemas. Only openregion's own kinds: the K-ORC and ESO kinds the
- * operator drives belong to those projects, whose CRDs a cluster must never have replaced by openregion's.
+ * operator drives, and the c5c3 operator's kinds it reads (ControlPlane, KeystoneRoleAssignment,
+ * KeystoneApplicationCredential), belong to those projects, whose CRDs a cluster must never have replaced by
+ * openregion's.
  * With --out, one file per kind (controller-gen's `<group>_<plural>.yaml` naming, committed under deploy/crds), and
  * the same files without CEL rules for clusters before 1.25 in its `pre-1.25/` folder (ADR 0022); without --out,
  * one multi-document stream on stdout for `kubectl apply -f -` (`--without-cel` for that variant).

@@ -34,7 +34,7 @@ interface DeleteFlags extends Target {
 type Propagation = NonNullable<DeleteOptions['propagationPolicy']>;
 
 /** kubectl's --cascade values, its old true/false spellings among them. */
-export function parseCascade(text: string): Propagation {
+function parseCascade(text: string): Propagation {
   const value = text.toLowerCase();
   if (value === 'background' || value === 'true') return 'Background';
   if (value === 'foreground') return 'Foreground';
@@ -43,7 +43,7 @@ export function parseCascade(text: string): Propagation {
 }
 
 /** `--wait`, `--wait=true`, `--wait=false`, as kubectl's boolean flags take them. */
-export function parseBoolean(text: string): boolean {
+function parseBoolean(text: string): boolean {
   if (text === 'true') return true;
   if (text === 'false') return false;
   throw new InvalidArgumentError('true or false');

@@ -36,7 +36,7 @@ function aligned(rows: readonly (readonly string[])[]): string {
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The api-resources table (or names with -o name), sorted as kubectl sorts: by group (or --sort-by), then name. */
-export function apiResources(kinds: readonly KindEntry[], options: ApiResourcesOptions): string {
+function apiResources(kinds: readonly KindEntry[], options: ApiResourcesOptions): string {
   const sortKey = (k: KindEntry) =>
     options.sortBy === 'name' ? k.type.plural : options.sortBy === 'kind' ? k.type.kind : k.type.group;
   const shown = kinds
@@ -95,7 +95,7 @@ const OBJECT_FIELDS: Readonly<Record<string, Schema>> = {
 };
 
 /** kubectl explain's type words: `<string>`, `<Object>`, `<[]Object>`, `<map[string]string>`, `<IntOrString>`. */
-export function typeWord(schema: Schema): string {
+function typeWord(schema: Schema): string {
   if (schema['x-kubernetes-int-or-string'] === true) return 'IntOrString';
   if (schema.type === 'array') return `[]${schema.items === undefined ? 'Object' : typeWord(schema.items)}`;
   if (schema.type === 'object' || (schema.type === undefined && schema.properties !== undefined)) {
@@ -132,7 +132,7 @@ function descend(root: Schema, path: readonly string[], what: string): Schema {
 }
 
 /** `explain`'s text for a kind (its CRD schema) at a field path, with every field below it when `recursive`. */
-export function explainText(entry: KindEntry, path: readonly string[], recursive: boolean): string {
+function explainText(entry: KindEntry, path: readonly string[], recursive: boolean): string {
   if (entry.schema === undefined) {
     throw new CliError(`no schema for ${entry.type.plural}: explain reads a CRD's schema`, 'failed');
   }

@@ -16,7 +16,7 @@ export const LEASE_PROFILES = {
   fast: { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 },
 } as const satisfies Record<string, LeaseTimings>;
 
-export type LeaseProfile = keyof typeof LEASE_PROFILES;
+type LeaseProfile = keyof typeof LEASE_PROFILES;
 
 export interface LeaderElectionFlags {
   leaderElectionProfile?: LeaseProfile;

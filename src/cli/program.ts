@@ -29,6 +29,10 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['rbac'], load: async () => [(await import('./deploy/rbac.ts')).rbacCommand()] },
   { names: ['region'], load: async () => [(await import('./region.ts')).regionCommand()] },
   { names: ['serve'], load: async () => [(await import('./serve.ts')).serveCommand()] },
+  {
+    names: ['target-cluster'],
+    load: async () => [(await import('./target-cluster.ts')).targetClusterCommand()],
+  },
   { names: ['token'], load: async () => [(await import('./token.ts')).tokenCommand()] },
   { names: ['up'], load: async () => [(await import('./up.ts')).upCommand()] },
   { names: ['wait'], load: async () => [(await import('./wait.ts')).waitCommand()] },

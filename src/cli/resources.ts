@@ -6,13 +6,13 @@
  */
 import { CliError, type KindEntry, resolveEntry } from './connect.ts';
 
-export interface Request {
+interface Request {
   readonly entry: KindEntry;
   /** The names asked for; empty: every object of the kind (a list, narrowed by -l and the like). */
   readonly names: readonly string[];
 }
 
-export interface Resources {
+interface Resources {
   readonly requests: readonly Request[];
   /** kubectl's "single item implied": one kind and one name, so -o yaml prints the object, not a List. */
   readonly single: boolean;

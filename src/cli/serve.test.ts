@@ -7,6 +7,7 @@ import { regionType } from '../region/apis/index.ts';
 import {
   bundledActuatorsNeedKeystone,
   expectedClaimsOf,
+  keystoneControllerOptions,
   positiveInteger,
   selectedGroups,
   serveCommand,
@@ -17,6 +18,26 @@ describe('serve options', () => {
   it('reads a concurrency as a positive whole number, and refuses anything else', () => {
     assert.equal(positiveInteger('8'), 8);
     for (const bad of ['0', '-1', '2.5', 'four', '']) assert.throws(() => positiveInteger(bad), InvalidArgumentError);
+  });
+
+  it('--keystone-concurrency sets the KeystoneUser controller’s passes at once: 1 by default, a positive count', () => {
+    const parsed = (...argv: string[]) => {
+      const command = serveCommand()
+        .exitOverride()
+        .configureOutput({ writeErr: () => undefined });
+      const { unknown } = command.parseOptions(argv);
+      assert.deepEqual(unknown, [], 'every flag is known');
+      return command.opts<{ keystoneConcurrency: number }>();
+    };
+    assert.deepEqual(keystoneControllerOptions(parsed()), { maxConcurrentReconciles: 1 });
+    assert.deepEqual(keystoneControllerOptions(parsed('--keystone-concurrency', '8')), { maxConcurrentReconciles: 8 });
+    for (const bad of ['0', '-2', 'many']) {
+      assert.throws(
+        () => parsed('--keystone-concurrency', bad),
+        (error: unknown) => error instanceof CommanderError && error.code === 'commander.invalidArgument',
+        bad,
+      );
+    }
   });
 
   it('takes create-retry’s maximum attempts and the monitor period, upstream’s flags, and refuses bad values', () => {

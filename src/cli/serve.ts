@@ -83,6 +83,8 @@ interface ServeOptions extends RateLimitFlags, LeaderElectionFlags, TrustFlags {
   region?: string;
   logLevel: string;
   concurrency: number;
+  /** Passes the KeystoneUser controller runs at once (upstream's MaxConcurrentReconciles); default 1. */
+  keystoneConcurrency: number;
   /** Upstream's --provider-create-max-attempts: creates a never-booted server gets before it reads terminal. */
   providerCreateMaxAttempts?: number;
   /** Upstream's --poll-period: the server monitor's period, in ms. */
@@ -96,6 +98,16 @@ export function positiveInteger(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`expected a positive whole number, not ${value}`);
   return n;
+}
+
+/** The KeystoneUser controller's default concurrency: one pass at a time, as before the flag. */
+const DEFAULT_KEYSTONE_CONCURRENCY = 1;
+
+/** What the flags set of the KeystoneUser controller's registration. */
+export function keystoneControllerOptions(options: Pick<ServeOptions, 'keystoneConcurrency'>): {
+  maxConcurrentReconciles: number;
+} {
+  return { maxConcurrentReconciles: options.keystoneConcurrency };
 }
 
 /** A commander parser for periods: a duration (30s, 5m, 1500ms) longer than zero. */
@@ -219,7 +231,7 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
             ? {}
             : { maxServerCreateAttempts: options.providerCreateMaxAttempts }),
         });
-  if (keystone) registerKeystoneUserController(manager);
+  if (keystone) registerKeystoneUserController(manager, keystoneControllerOptions(options));
   const actuators =
     options.bundledActuators === true ? await startBundledActuators(manager, client, { scheduler, log }) : undefined;
   await manager.start();
@@ -398,6 +410,12 @@ export function serveCommand(): Command {
       'passes each region controller runs at once',
       positiveInteger,
       DEFAULT_REGION_CONCURRENCY,
+    )
+    .option(
+      '--keystone-concurrency <n>',
+      'passes the KeystoneUser controller runs at once (different orders; one order never twice at once)',
+      positiveInteger,
+      DEFAULT_KEYSTONE_CONCURRENCY,
     )
     .option(
       '--provider-create-max-attempts <n>',

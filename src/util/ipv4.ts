@@ -56,7 +56,7 @@ export const overlaps = (a: Prefix, b: Prefix): boolean =>
  * link-local 169.254.0.0/16 (where the metadata service answers), multicast 224.0.0.0/4 and the reserved
  * 240.0.0.0/4, which holds the limited broadcast 255.255.255.255. Private, CGNAT and public space are fine.
  */
-export const UNUSABLE_PREFIXES: readonly { readonly prefix: Prefix; readonly name: string }[] = [
+const UNUSABLE_PREFIXES: readonly { readonly prefix: Prefix; readonly name: string }[] = [
   { text: '0.0.0.0/8', name: '"this network"' },
   { text: '127.0.0.0/8', name: 'loopback' },
   { text: '169.254.0.0/16', name: 'link-local' },

@@ -87,7 +87,7 @@ export async function checkedAddress(
 }
 
 /** Thrown (as the fetch's cause) when the policy refuses a destination; its message is for the operator's log. */
-export class DestinationRefused extends Error {
+class DestinationRefused extends Error {
   override readonly name = 'DestinationRefused';
 }
 

@@ -11,6 +11,8 @@
  * refused what its overlay does not need. Skipped loudly without podman and the image, kubectl, the kube-apiserver
  * binary or the dev cloud; a failure under CI.
  */
+import { c5c3StandInCrds } from '../../src/keystone/actuators/crds.ts';
+import { grantNamespaces } from '../../src/cli/target-cluster.ts';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -209,10 +211,11 @@ if (missing !== undefined) {
         await installCrds(management, [
           ...regionKinds.map((k) => customResourceDefinition(k)),
           ...keystoneCrds(),
+          ...c5c3StandInCrds(),
           ...korcCrds(),
           ...esoCrds('v2.9'),
         ]);
-        await installCrds(target, keystoneCrds());
+        await installCrds(target, [...keystoneCrds(), ...c5c3StandInCrds()]);
         region = await render('overlays/region-service', 'unikorn-region', run);
         operator = await render('overlays/keystone-operator', 'openregion-system', run);
         for (const rendered of [region, operator]) {
@@ -227,6 +230,11 @@ if (missing !== undefined) {
         ] as const) {
           await cluster.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
         }
+        // The operator's rights in the orders' namespace, as `openregion target-cluster grant` gives them.
+        await grantNamespaces(target, [ORDERS_NS], {
+          namespace: targetSide.namespace,
+          name: targetSide.name('openregion-keystone-operator'),
+        });
         // Each token is TokenRequest's, for the ServiceAccount its overlay made.
         const tokenFile = async (server: PrivateApiServer, rendered: Rendered, account: string, file: string) => {
           const token = await mintToken(server.kubeconfig, rendered.namespace, rendered.name(account));

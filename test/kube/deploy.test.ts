@@ -4,6 +4,7 @@
  * ServiceAccount shows the generated RBAC grants what the part does and refuses what it does not need. Skipped
  * loudly without the kube-apiserver binary or kubectl, and failing under CI.
  */
+import { c5c3StandInCrds } from '../../src/keystone/actuators/crds.ts';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +33,7 @@ import {
   type Rendered,
 } from './deploy-fixture.ts';
 import { withRealApiServer } from './real-apiserver.ts';
+import { grantNamespaces } from '../../src/cli/target-cluster.ts';
 
 const suffix = `t${String(process.pid)}`;
 const inCI = process.env.CI === 'true';
@@ -83,7 +85,11 @@ if (!hasKubectl) {
         adminKubeconfig = await apiserver.kubeconfig();
         writeFileSync(adminPath, adminKubeconfig, { mode: 0o600 });
         admin = kubeClientFrom({ kubeconfig: adminKubeconfig });
-        createdCrds = await ensureCrds(admin, [...regionKinds.map(customResourceDefinition), ...keystoneCrds()]);
+        createdCrds = await ensureCrds(admin, [
+          ...regionKinds.map(customResourceDefinition),
+          ...keystoneCrds(),
+          ...c5c3StandInCrds(),
+        ]);
         // Not K-ORC's nor ESO's: RBAC is decided before a kind is looked up, so a refusal shows without them.
         await eventually(
           'the CRDs served',
@@ -219,15 +225,52 @@ if (!hasKubectl) {
         await assert.rejects(sa.list(builtin.namespace), forbidden);
       });
 
-      it('target cluster: the orders and delivered Secrets, never a ControlPlane or K-ORC', async () => {
+      it('target cluster: the orders and delivered Secrets of assigned namespaces only, never a ControlPlane or K-ORC', async () => {
         const namespace = `deploy-target-${suffix}`;
         const rendered = await install('target-cluster', namespace);
+        const identity = { namespace, name: rendered.name('openregion-keystone-operator') };
+        const [assigned, unassigned] = [`deploy-assigned-${suffix}`, `deploy-unassigned-${suffix}`];
+        for (const name of [assigned, unassigned]) {
+          await admin.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+          await admin.create(builtin.secret, {
+            apiVersion: 'v1',
+            kind: 'Secret',
+            metadata: { name: 'tenant-secret', namespace: name },
+            stringData: { password: 'not for the operator' },
+          });
+        }
         const sa = await asServiceAccount(rendered, 'openregion-keystone-operator');
-        await sa.list(keystoneUserType);
-        await sa.list(builtin.secret);
-        await assert.rejects(sa.list(controlPlaneType), forbidden);
-        await assert.rejects(sa.list(korcUserType), forbidden);
-        await assert.rejects(sa.list(networkType), forbidden);
+        // deploy/target-cluster alone grants nothing.
+        await assert.rejects(sa.list(builtin.secret, { namespace: assigned }), forbidden);
+        assert.deepEqual(await grantNamespaces(admin, [assigned], identity), { granted: [assigned], revoked: [] });
+        await eventually('the grant in effect', () => sa.list(keystoneUserType, { namespace: assigned }), 10_000);
+        await sa.get(builtin.secret, assigned, 'tenant-secret');
+        await sa.list(builtin.secret, { namespace: assigned });
+        await sa.create(builtin.secret, {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: 'delivered', namespace: assigned },
+          stringData: { password: 'x' },
+        });
+        // A Secret in a namespace that is not assigned is unreadable (403), and nothing is listed cluster-wide.
+        await assert.rejects(sa.get(builtin.secret, unassigned, 'tenant-secret'), forbidden);
+        await assert.rejects(sa.list(builtin.secret, { namespace: unassigned }), forbidden);
+        await assert.rejects(sa.list(builtin.secret), forbidden);
+        await assert.rejects(sa.list(keystoneUserType), forbidden);
+        await assert.rejects(sa.list(controlPlaneType, { namespace: assigned }), forbidden);
+        await assert.rejects(sa.list(korcUserType, { namespace: assigned }), forbidden);
+        await assert.rejects(sa.list(networkType, { namespace: assigned }), forbidden);
+        // Unassigned again: the grant goes with the assignment.
+        assert.deepEqual(await grantNamespaces(admin, [], identity), { granted: [], revoked: [assigned] });
+        await eventually(
+          'the grant revoked',
+          () =>
+            sa.get(builtin.secret, assigned, 'tenant-secret').then(
+              () => undefined,
+              (error: unknown) => (forbidden(error) ? true : undefined),
+            ),
+          10_000,
+        );
       });
     });
   });

@@ -8,6 +8,7 @@
  * path and every child. Between the lines the ESO CRDs are replaced, as an ESO upgrade or downgrade would.
  */
 /* eslint-disable @typescript-eslint/no-floating-promises -- node:test's describe/it return promises the runner awaits itself. */
+import { c5c3StandInCrds } from '../../src/keystone/actuators/crds.ts';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
@@ -108,8 +109,8 @@ export function keystoneOrdersWithRealCrds(backend: string, start: () => Promise
       admin = sessionFor(emulator.cloudsYaml('admin'), 'admin').client('identity');
       kv = new KvClient({ server: emulator.url, mount: 'kv-v2', token: KV_TOKEN });
       // A create, not an apply: 1.20 drops the CEL rules it does not know rather than refuse them.
-      await installCrds(management, [...keystoneCrds(), ...korcCrds()]);
-      await installCrds(target, keystoneCrds());
+      await installCrds(management, [...keystoneCrds(), ...c5c3StandInCrds(), ...korcCrds()]);
+      await installCrds(target, [...keystoneCrds(), ...c5c3StandInCrds()]);
       for (const name of [CP_NS, MANAGEMENT_NS, CLUSTERS_NS])
         await management.create(builtin.namespace, namespace(name));
       await target.create(builtin.namespace, namespace(TARGET_NS));

@@ -13,6 +13,7 @@
  * Needs the kube-apiserver binary (scripts/kube-apiserver.sh) and the dev cloud (scripts/devcloud.sh): skipped
  * loudly without either, a failure under CI=true.
  */
+import { c5c3StandInCrds } from '../../src/keystone/actuators/crds.ts';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -129,6 +130,7 @@ await withRealApiServer('test/kube/operator-walk.test.ts', () => {
       await installCrds(cluster, [
         ...regionKinds.map((k) => customResourceDefinition(k)),
         ...keystoneCrds(),
+        ...c5c3StandInCrds(),
         ...korcCrds(),
         ...esoCrds('v2.9'),
       ]);

@@ -6,6 +6,7 @@
  * KeystoneUser goes to Ready (a clouds.yaml that authenticates, backed up in the KV) and, deleted, takes its
  * Keystone user and KV path with it. Skipped loudly without the kube-apiserver binary; a failure under CI.
  */
+import { c5c3StandInCrds } from '../../src/keystone/actuators/crds.ts';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -80,7 +81,7 @@ await withRealApiServer('test/kube/serve-bundled-actuators.test.ts', () => {
       writeFileSync(kubeconfigPath, server.kubeconfig, { mode: 0o600 });
       cluster = kubeClientFrom({ kubeconfig: server.kubeconfig });
       // openregion's CRDs as deploy/crds installs them, and ESO's CRDs with no ESO running: the installer keeps those.
-      await installCrds(cluster, [...keystoneCrds(), ...esoCrds('v2.9')]);
+      await installCrds(cluster, [...keystoneCrds(), ...c5c3StandInCrds(), ...esoCrds('v2.9')]);
       for (const name of [CP_NS, ORDERS_NS]) await cluster.create(builtin.namespace, namespace(name));
 
       const port = await freePort();

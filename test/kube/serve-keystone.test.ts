@@ -5,6 +5,8 @@
  * is a target cluster, registered by a kubeconfig Secret carrying a token for deploy/target-cluster's identity. An order placed on the target is reconciled there; a changed Secret
  * re-engages the cluster, a deleted one lets it go. Skipped loudly without the binary or kubectl; a failure under CI.
  */
+import { c5c3StandInCrds } from '../../src/keystone/actuators/crds.ts';
+import { grantNamespaces } from '../../src/cli/target-cluster.ts';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -132,7 +134,7 @@ if (!hasKubectl) {
         targetAdminPath = join(dir, 'target-admin');
         writeFileSync(targetAdminPath, targetAdmin, { mode: 0o600 });
         target = kubeClientFrom({ kubeconfig: targetAdmin });
-        createdCrds = await ensureCrds(target, keystoneCrds());
+        createdCrds = await ensureCrds(target, [...keystoneCrds(), ...c5c3StandInCrds()]);
         await eventually('the target serves KeystoneUsers', () => target.list(keystoneUserType), 30_000);
         await target.create(builtin.namespace, {
           apiVersion: 'v1',
@@ -141,6 +143,11 @@ if (!hasKubectl) {
         });
         targetSide = await render('target-cluster', `serve-target-${suffix}`, suffix);
         await kubectl(targetAdminPath, ['apply', '--server-side', '-f', '-'], targetSide.yaml);
+        // The rights in the orders' namespace, as `openregion target-cluster grant` gives them.
+        await grantNamespaces(target, [ordersNamespace], {
+          namespace: targetSide.namespace,
+          name: targetSide.name('openregion-keystone-operator'),
+        });
         const targetToken = await mintToken(
           targetAdmin,
           targetSide.namespace,
@@ -201,6 +208,10 @@ if (!hasKubectl) {
         for (const name of ['first', 'second'])
           await target.delete(keystoneUserType, ordersNamespace, name).catch(() => undefined);
         if (targetSide !== undefined) {
+          await grantNamespaces(target, [], {
+            namespace: targetSide.namespace,
+            name: targetSide.name('openregion-keystone-operator'),
+          }).catch(() => undefined);
           const rest = targetSide.objects.filter((o) => o.kind !== 'Namespace');
           const yaml = rest.map((o) => `---\n${JSON.stringify(o)}\n`).join('');
           await kubectl(targetAdminPath, ['delete', '--ignore-not-found', '--wait=false', '-f', '-'], yaml).catch(

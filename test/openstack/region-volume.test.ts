@@ -18,7 +18,7 @@ import { openstackIdentityType } from '../../src/region/apis/index.ts';
 import type { IdentityInput, ServerInput, VolumeInput } from '../../src/region/provider/inputs.ts';
 import type { Outcome } from '../../src/region/provider/outcome.ts';
 import { createIdentity, deleteIdentity } from '../../src/region/openstack/identity/lifecycle.ts';
-import { volumeName } from '../../src/region/openstack/names.ts';
+import { SystemMetadata, volumeName } from '../../src/region/openstack/names.ts';
 import type { RegionRegistry } from '../../src/region/openstack/registry.ts';
 import { volumeProviderFor } from '../../src/region/openstack/volume/provider.ts';
 import { contractCloud, waitFor } from './cloud.ts';
@@ -93,11 +93,13 @@ describe('region volumes (the region credential from `region configure`)', { ski
 
     const compute = own.client('compute');
     const serverName = c.name(`server-${volume.id.slice(0, 8)}`);
-    const serverID = await bootServer(compute, serverName);
+    // A server as the provider makes it: its linkage metadata names the Server (docs/adr/0034).
+    const regionServerID = randomUUID();
+    const serverID = await bootServer(compute, serverName, regionServerID);
     cleanups.push(() => removeServer(compute, serverID));
     const server: ServerInput = {
       ...identity,
-      id: randomUUID(),
+      id: regionServerID,
       name: serverName,
       flavorID: 'unused',
       networkID: 'unused',
@@ -129,7 +131,7 @@ describe('region volumes (the region credential from `region configure`)', { ski
     return body.volumes.filter((v) => v.name === name);
   }
 
-  async function bootServer(compute: ComputeClient, name: string): Promise<string> {
+  async function bootServer(compute: ComputeClient, name: string, regionServerID: string): Promise<string> {
     const flavor = (await listFlavors(compute)).find((f) => f.name === 'or.small');
     const image = (await listImages(c.admin.client('image'), { name: 'or-image-a' }))[0];
     const created = await createServer(compute, {
@@ -137,6 +139,7 @@ describe('region volumes (the region credential from `region configure`)', { ski
       flavorRef: flavor?.id ?? assert.fail('flavor or.small'),
       imageRef: image?.id ?? assert.fail('image or-image-a'),
       networks: 'none',
+      metadata: { [SystemMetadata.serverID]: regionServerID },
     });
     await waitFor(
       () => getServer(compute, created.id),

@@ -76,7 +76,57 @@ export function grantsOf(permissions: readonly Permission[], namespace: string):
 
 const TARGET_IDENTITY = 'openregion-keystone-operator';
 
-/** The target cluster's side: a ServiceAccount for the operator's kubeconfig, its token Secret, its ClusterRole. */
+/**
+ * Labels each assigned namespace's grant with the namespace of the identity it binds, so `openregion target-cluster
+ * grant` finds the grants it made (and removes those of a namespace no longer assigned).
+ */
+export const TARGET_GRANT_LABEL = 'openregion.dev/keystone-target-grant';
+
+/**
+ * A target cluster's grant in one assigned namespace: a Role holding the order verbs and Secret write there
+ * (docs/spec/keystoneuser-reconciler.md §RBAC), bound to the target cluster's identity. There is no
+ * ClusterRole: the operator's caches on a target watch only its registration's namespaces, so a Secret anywhere
+ * else stays unreadable to it.
+ */
+export function targetNamespaceGrant(
+  namespace: string,
+  identity: TargetIdentity = DEFAULT_TARGET_IDENTITY,
+): KubeObject[] {
+  const inNamespace = targetClusterPermissions().map((p) => ({ ...p, scope: 'namespace' as const }));
+  const labels = { 'app.kubernetes.io/name': 'openregion', [TARGET_GRANT_LABEL]: identity.namespace };
+  const metadata = { name: identity.name, namespace, labels };
+  return [
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata,
+      rules: policyRules(inNamespace, 'namespace'),
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata,
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: identity.name },
+      subjects: [{ kind: 'ServiceAccount', name: identity.name, namespace: identity.namespace }],
+    },
+  ];
+}
+
+/** The ServiceAccount deploy/target-cluster makes: its name and namespace (a kustomization may change either). */
+export interface TargetIdentity {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+export const DEFAULT_TARGET_IDENTITY: TargetIdentity = {
+  namespace: KEYSTONE_OPERATOR_NAMESPACE,
+  name: TARGET_IDENTITY,
+};
+
+/**
+ * The target cluster's side: a ServiceAccount for the operator's kubeconfig and its token Secret. Its rights come
+ * per assigned namespace (targetNamespaceGrant), from `openregion target-cluster grant`.
+ */
 function targetClusterObjects(): KubeObject[] {
   const labels = { 'app.kubernetes.io/name': 'openregion' };
   return [
@@ -97,7 +147,6 @@ function targetClusterObjects(): KubeObject[] {
         annotations: { 'kubernetes.io/service-account.name': TARGET_IDENTITY },
       },
     },
-    ...rbacObjects(TARGET_IDENTITY, KEYSTONE_OPERATOR_NAMESPACE, targetClusterPermissions(), TARGET_IDENTITY),
   ];
 }
 

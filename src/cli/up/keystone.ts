@@ -1,6 +1,6 @@
 /**
- * The Keystone orders operator in `up`: its CRDs and the bundled K-ORC and ESO stand-ins (never replacing a real
- * K-ORC or ESO CRD the store may hold), a ready demo ControlPlane `default/demo` that assigns namespace `default`
+ * The Keystone orders operator in `up`: its CRD and the stand-ins of the c5c3 operator's, K-ORC's and ESO's (never
+ * replacing a real CRD the store may hold), a ready demo ControlPlane `default/demo` that assigns namespace `default`
  * on the management cluster, and what that ControlPlane would provide in a real deployment: the admin clouds K-ORC
  * authenticates with, the K-ORC Domain import of its admin domain, and the tenant SecretStore (the emulator's KV v2
  * as OpenBao). Every name comes from planeFacts, the same reading of the ControlPlane the reconciler makes, so the
@@ -12,7 +12,7 @@ import type { KubeObject } from '../../kube/object.ts';
 import { apiVersionOf, builtin, type ResourceType } from '../../kube/resource-type.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import type { Clock } from '../../util/clock.ts';
-import { installBundledActuatorCrds } from '../../keystone/actuators/crds.ts';
+import { installBundledActuatorCrds, installC5c3StandInCrds } from '../../keystone/actuators/crds.ts';
 import { registerBundledActuators } from '../../keystone/actuators/bundled.ts';
 import {
   ADMIN_CREDENTIAL_READY,
@@ -80,7 +80,10 @@ function demoControlPlane(authUrl: string): ControlPlane {
 export async function setUpKeystoneDemo(options: KeystoneDemoOptions): Promise<KeystoneDemo> {
   const { store } = options;
   await applyCrds(store, keystoneCrds());
-  const { kept } = await installBundledActuatorCrds(store);
+  // The c5c3 operator's CRDs (the ControlPlane first), only where absent: a real one is never replaced.
+  const c5c3 = await installC5c3StandInCrds(store);
+  const actuators = await installBundledActuatorCrds(store);
+  const kept = [...c5c3.kept, ...actuators.kept];
   await ensureNamespace(store, CONTROL_PLANE_NAMESPACE);
   const apply = (type: ResourceType, object: KubeObject) =>
     store.apply(type, object, { fieldManager: FIELD_MANAGER, force: true });

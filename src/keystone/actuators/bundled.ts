@@ -13,7 +13,7 @@ import { delay, type Scheduler } from '../../runtime/scheduler.ts';
 import type { Clock } from '../../util/clock.ts';
 import type { SecretStore } from '../apis/eso.ts';
 import { discoverStoreType } from '../apis/store-versions.ts';
-import { bundledActuatorCrds, installBundledActuatorCrds } from './crds.ts';
+import { bundledActuatorCrds, c5c3StandInCrds, installBundledActuatorCrds, installC5c3StandInCrds } from './crds.ts';
 import { registerEsoActuator } from './eso/controller.ts';
 import type { CloudCredentials } from './korc/credentials.ts';
 import { registerKorcActuators } from './korc/register.ts';
@@ -26,15 +26,21 @@ interface PreparedActuators {
   /** The SecretStore type the cluster serves (the stand-in's v1, or a real ESO's version). */
   readonly storeType: ResourceType<SecretStore> | undefined;
   readonly installed: readonly string[];
-  /** CRDs of K-ORC or ESO kinds the cluster already held and that were left as they were. */
+  /** CRDs of c5c3, K-ORC or ESO kinds the cluster already held and that were left as they were. */
   readonly kept: readonly string[];
 }
 
 /** Installs the stand-in CRDs (never replacing another's) and waits until the cluster serves each of them. */
 export async function prepareBundledActuators(client: Client, scheduler: Scheduler): Promise<PreparedActuators> {
-  const { installed, kept } = await installBundledActuatorCrds(client);
-  for (const crd of bundledActuatorCrds()) await untilServed(client, crd, scheduler);
-  return { storeType: await discoverStoreType(client, 'SecretStore'), installed, kept };
+  // The c5c3 operator's kinds too, where absent: a cluster without K-ORC and ESO rarely runs the c5c3 operator.
+  const c5c3 = await installC5c3StandInCrds(client);
+  const actuators = await installBundledActuatorCrds(client);
+  for (const crd of [...c5c3StandInCrds(), ...bundledActuatorCrds()]) await untilServed(client, crd, scheduler);
+  return {
+    storeType: await discoverStoreType(client, 'SecretStore'),
+    installed: [...c5c3.installed, ...actuators.installed],
+    kept: [...c5c3.kept, ...actuators.kept],
+  };
 }
 
 async function untilServed(client: Client, crd: KubeObject, scheduler: Scheduler): Promise<void> {

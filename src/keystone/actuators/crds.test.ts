@@ -11,13 +11,20 @@ import { builtin } from '../../kube/resource-type.ts';
 import type { JSONSchemaProps } from '../../kube/schema/types.ts';
 import { ManualClock } from '../../util/clock.ts';
 import {
+  c5c3ControlPlaneCrd,
   crdNamed,
   ESO_LINES,
   ESO_STORE_VERSION,
   esoCrds,
   korcCrds,
 } from '../../../test/fixtures/third-party-crds/index.ts';
-import { BUNDLED_CRD_LABEL, bundledActuatorCrds, installBundledActuatorCrds } from './crds.ts';
+import {
+  BUNDLED_CRD_LABEL,
+  bundledActuatorCrds,
+  c5c3StandInCrds,
+  installBundledActuatorCrds,
+  installC5c3StandInCrds,
+} from './crds.ts';
 import { installCrds } from './testing/real-crds.ts';
 
 function schemaOf(crd: KubeObject, version: string): JSONSchemaProps {
@@ -142,4 +149,36 @@ describe('installBundledActuatorCrds', () => {
       }
     });
   }
+});
+
+describe("the c5c3 operator's CRDs: read from the installed real ones, stand-ins only where absent", () => {
+  it('the ControlPlane stand-in declares what the real CRD does, but for the namespace assignments it lacks', () => {
+    const ours = crdNamed(c5c3StandInCrds(), 'controlplanes.c5c3.io');
+    // The real CRD at the fixture's revision (d5ac8f378350) has no namespaceAssignments, which the assignment
+    // gate reads: a real apiserver prunes them, so an order against that revision reads NamespaceNotAssigned.
+    assert.deepEqual(missingIn(schemaOf(c5c3ControlPlaneCrd(), 'v1alpha1'), schemaOf(ours, 'v1alpha1'), ''), [
+      '.spec.namespaceAssignments: absent',
+      '.status.namespaceAssignments: absent',
+    ]);
+  });
+
+  it('installed first, the real ControlPlane CRD is kept exactly; only the absent kinds get stand-ins', async () => {
+    const store = openEmbeddedStore(':memory:', { clock: new ManualClock(), garbageCollection: false });
+    try {
+      await installCrds(store, [c5c3ControlPlaneCrd()]);
+      const before = await store.get(builtin.customResourceDefinition, undefined, 'controlplanes.c5c3.io');
+      const report = await installC5c3StandInCrds(store);
+      assert.deepEqual(report.kept, ['controlplanes.c5c3.io']);
+      assert.deepEqual([...report.installed].sort(), [
+        'keystoneapplicationcredentials.c5c3.io',
+        'keystoneroleassignments.c5c3.io',
+      ]);
+      assert.deepEqual(await store.get(builtin.customResourceDefinition, undefined, 'controlplanes.c5c3.io'), before);
+      // A second run (a restart) changes nothing either.
+      assert.deepEqual((await installC5c3StandInCrds(store)).kept, ['controlplanes.c5c3.io']);
+      assert.deepEqual(await store.get(builtin.customResourceDefinition, undefined, 'controlplanes.c5c3.io'), before);
+    } finally {
+      await store.close();
+    }
+  });
 });

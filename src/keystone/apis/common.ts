@@ -34,6 +34,29 @@ export const Duration = (options: { default?: string; description?: string; rule
     ...(options.rules ? { 'x-kubernetes-validations': options.rules } : {}),
   });
 
+/**
+ * A duration field's bounds: `zeroAllowed` admits `0s` below `min` (a schedule turned off); `min` and `max` are Go
+ * durations, inclusive. `field` is the field's path, which a refusal names.
+ */
+export interface DurationBounds {
+  readonly field: string;
+  readonly zeroAllowed: boolean;
+  readonly min: string;
+  readonly max: string;
+  /** The messages of the CEL rules, which the reconciler's own refusal repeats. */
+  readonly tooShort: string;
+  readonly tooLong: string;
+}
+
+/** The CEL rules of `bounds`, for a field whose value is `self`. */
+export function durationRules(bounds: DurationBounds): Rule[] {
+  const zero = bounds.zeroAllowed ? "duration(self) == duration('0s') || " : '';
+  return [
+    { rule: `${zero}duration(self) >= duration('${bounds.min}')`, message: bounds.tooShort },
+    { rule: `duration(self) <= duration('${bounds.max}')`, message: bounds.tooLong },
+  ];
+}
+
 /** One CEL rule as `x-kubernetes-validations` holds it. */
 interface Rule {
   readonly rule: string;

@@ -7,7 +7,7 @@ import type { KubeObject } from '../../kube/object.ts';
 import { apiVersionOf, builtin, type ResourceType } from '../../kube/resource-type.ts';
 import type { JSONSchemaProps } from '../../kube/schema/types.ts';
 import { ManualClock } from '../../util/clock.ts';
-import { bundledActuatorCrds } from '../actuators/crds.ts';
+import { bundledActuatorCrds, c5c3StandInCrds } from '../actuators/crds.ts';
 import { writeCase } from './testing/admission-corpus.ts';
 import {
   controlPlaneCrd,
@@ -75,7 +75,7 @@ describe('Keystone CRDs', () => {
   it('are accepted by the embedded store and every kind is served', async () => {
     const store = openEmbeddedStore(':memory:', { clock: new ManualClock(), garbageCollection: false });
     try {
-      for (const crd of [...keystoneCrds(), ...bundledActuatorCrds()]) {
+      for (const crd of [...keystoneCrds(), ...c5c3StandInCrds(), ...bundledActuatorCrds()]) {
         await store.create(builtin.customResourceDefinition, crd);
       }
       const served = store.servedKinds().map((k) => `${k.type.group}/${k.type.kind}`);
@@ -87,7 +87,7 @@ describe('Keystone CRDs', () => {
   });
 
   it('are structural, with nothing of TypeBox left in them (the bundled stand-ins too)', () => {
-    for (const crd of [...keystoneCrds(), ...bundledActuatorCrds()]) {
+    for (const crd of [...keystoneCrds(), ...c5c3StandInCrds(), ...bundledActuatorCrds()]) {
       const spec = crd.spec as { versions: { schema: { openAPIV3Schema: JSONSchemaProps } }[] };
       const schema = spec.versions[0]?.schema.openAPIV3Schema;
       assert.ok(schema);

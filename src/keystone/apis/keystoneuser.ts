@@ -6,7 +6,15 @@
 import Type from 'typebox';
 import type { Resource } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
-import { Conditions, DNS_LABEL_PATTERN, Duration, OpenStackName, Time } from './common.ts';
+import {
+  Conditions,
+  DNS_LABEL_PATTERN,
+  Duration,
+  durationRules,
+  OpenStackName,
+  Time,
+  type DurationBounds,
+} from './common.ts';
 import { customResourceDefinition } from '../../kube/crd.ts';
 
 export const keystoneUserType: ResourceType<KeystoneUser> = {
@@ -61,6 +69,19 @@ export const ControlPlaneRefSchema = (kind: string) =>
     },
   );
 
+/**
+ * The bounds of spec.rotation.interval, written once: the CRD's CEL rules are generated from them, and the
+ * reconciler checks them itself (order/decide-durations.ts), because an apiserver before 1.25 drops CEL rules.
+ */
+export const ROTATION_INTERVAL_BOUNDS: DurationBounds = {
+  field: 'spec.rotation.interval',
+  zeroAllowed: true,
+  min: '1m',
+  max: '87600h',
+  tooShort: keystoneUserMessages.intervalTooShort,
+  tooLong: keystoneUserMessages.intervalTooLong,
+};
+
 /** The password schedule. The block defaults to {}, so an order that omits it gets the interval's default. */
 const KeystoneUserRotationSchema = Type.Object(
   {
@@ -69,13 +90,7 @@ const KeystoneUserRotationSchema = Type.Object(
         default: '720h',
         description:
           'Time between two scheduled password rotations, counted from status.lastPasswordRotation. 0s turns the schedule off.',
-        rules: [
-          {
-            rule: "duration(self) == duration('0s') || duration(self) >= duration('1m')",
-            message: keystoneUserMessages.intervalTooShort,
-          },
-          { rule: "duration(self) <= duration('87600h')", message: keystoneUserMessages.intervalTooLong },
-        ],
+        rules: durationRules(ROTATION_INTERVAL_BOUNDS),
       }),
     ),
   },

@@ -10,6 +10,7 @@ import {
   type ControlPlaneGateView,
 } from './decide-admission.ts';
 import { keystoneUserKind, type OrderRef } from './names.ts';
+import { ROTATION_INTERVAL_BOUNDS } from '../apis/keystoneuser.ts';
 
 const order: OrderRef = { kind: keystoneUserKind, cluster: 'edge-1', namespace: 'tenant-a', name: 'workflow' };
 const managementOrder: OrderRef = { ...order, cluster: '' };
@@ -130,6 +131,30 @@ describe('Gates, freeze, mappers, teardown, the hold: the admission gates', () =
       hasFinalizer: false,
     });
     assert.deepEqual(decision, { row: 'InstallFinalizer', result: { requeueAfterMs: 1000 } });
+  });
+
+  it('InvalidDuration: past the freeze and the finalizer, before the admin credential; no requeue', () => {
+    const bounds = ROTATION_INTERVAL_BOUNDS;
+    const input = { order, controlPlaneKey: cpKey, hasFinalizer: true, durations: [{ value: '1ns', bounds }] };
+    const refused = decideAdmission({
+      ...input,
+      controlPlane: plane([{ namespace: 'tenant-a', targetClusterRef: { name: 'edge-1' } }], []),
+    });
+    assert.equal(refused.row, 'InvalidDuration');
+    assert.ok('condition' in refused);
+    assert.equal(refused.condition.reason, 'InvalidDuration');
+    assert.match(
+      refused.condition.message,
+      /^spec\.rotation\.interval "1ns": rotation\.interval is 0s or at least 1m;/,
+    );
+    assert.deepEqual(refused.result, {});
+    assert.equal(decideAdmission({ ...input, controlPlane: plane([]) }).row, 'NamespaceNotAssigned');
+    assert.equal(
+      decideAdmission({ ...input, controlPlane: assignedOnTarget, hasFinalizer: false }).row,
+      'InstallFinalizer',
+    );
+    const valid = { ...input, durations: [{ value: '720h', bounds }] };
+    assert.equal(decideAdmission({ ...valid, controlPlane: assignedOnTarget }).row, 'Admitted');
   });
 
   it('WaitsForAdminCredential: 10 s requeue', () => {

@@ -9,6 +9,7 @@ import type { Condition } from '../../kube/object.ts';
 import type { Result } from '../../runtime/types.ts';
 import { ADMIN_CREDENTIAL_READY } from '../apis/controlplane.ts';
 import { MANAGEMENT_CLUSTER } from '../../runtime/types.ts';
+import { decideDurations, type DurationField } from './decide-durations.ts';
 import { clusterLocation, goQuote } from './format.ts';
 import { LABEL_VALUE_MAX, type OrderRef } from './names.ts';
 import { KORC_REQUEUE_AFTER_MS, NAMESPACE_ASSIGNMENT_REQUEUE_AFTER_MS, NEXT_PASS_REQUEUE_AFTER_MS } from './result.ts';
@@ -70,6 +71,7 @@ type GateRow =
   | 'ControlPlaneMissingOnTarget'
   | 'NamespaceNotAssigned'
   | 'InstallFinalizer'
+  | 'InvalidDuration'
   | 'WaitingForAdminCredential'
   | 'Admitted';
 
@@ -110,6 +112,8 @@ interface AdmissionInput {
   /** Undefined when the ControlPlane was not found; any other read error never reaches the table. */
   readonly controlPlane: ControlPlaneGateView | undefined;
   readonly hasFinalizer: boolean;
+  /** The order's duration fields with their bounds (docs/adr/0014-keystone-order-invented-behaviour.md). */
+  readonly durations?: readonly DurationField[] | undefined;
 }
 
 export function decideAdmission(input: AdmissionInput): GateDecision {
@@ -146,6 +150,10 @@ export function decideAdmission(input: AdmissionInput): GateDecision {
     };
   }
   if (!input.hasFinalizer) return { row: 'InstallFinalizer', result: { requeueAfterMs: NEXT_PASS_REQUEUE_AFTER_MS } };
+  // Whatever the apiserver enforced: before 1.25 the CRD's CEL bounds are dropped. A spec edit wakes the order.
+  const durations = decideDurations(input.durations ?? []);
+  if (durations.row === 'InvalidDuration')
+    return { row: 'InvalidDuration', condition: durations.condition, result: {} };
   if (!isConditionTrue(controlPlane.status?.conditions, ADMIN_CREDENTIAL_READY)) {
     return {
       row: 'WaitingForAdminCredential',

@@ -119,4 +119,47 @@ describe('The password schedule, the hold and the anchor', () => {
     await h.converge();
     assert.equal((await h.order()).status?.lastPasswordRotation, '2026-06-01T01:01:00Z');
   });
+
+  // An apiserver before 1.25 drops the CRD's CEL bounds, and the fake client here enforces none either.
+  for (const [value, problem] of [
+    ['1ns', 'rotation.interval is 0s or at least 1m'],
+    ['999999999999h', 'rotation.interval is at most 87600h'],
+    ['monthly', 'is not a duration'],
+  ] as const) {
+    it(`an interval of ${value} the apiserver let through refuses the order, naming the field`, async () => {
+      const h = userFixture();
+      await h.seedAll({ rotation: { interval: value } });
+      await h.pass(); // the finalizer
+      const result = await h.pass();
+      assert.deepEqual(result, {}, 'no requeue: a spec edit wakes the order');
+      for (const type of [CONDITION_USER_READY, 'DeliveryReady']) {
+        const c = await h.condition(type);
+        assert.equal(c?.reason, 'InvalidDuration', type);
+        assert.ok(c.message.startsWith(`spec.rotation.interval "${value}"`), c.message);
+        assert.ok(c.message.includes(problem), c.message);
+      }
+      assert.deepEqual(await h.names_in(korcUserType), [], 'nothing provisioned');
+    });
+  }
+
+  it('a Ready order edited to an interval of 1ns is refused, not rotated on every pass', async () => {
+    const h = userFixture();
+    await h.seedAll({ rotation: { interval: '1h' } });
+    await h.converge();
+    await edit(h, (o) => ({ ...o, spec: { ...o.spec, rotation: { interval: '1ns' } } }));
+    for (let i = 0; i < 3; i++) {
+      h.clock.advance(1000);
+      assert.deepEqual(await h.pass(), {});
+      await h.korc();
+      await h.eso();
+    }
+    assert.equal((await managedUser(h)).spec.resource?.passwordRef, h.names.password(1), 'never rotated');
+    assert.equal((await h.order()).status?.passwordGeneration, 1);
+    assert.equal((await userReady(h))?.reason, 'InvalidDuration');
+    await h.secret(`${NAME}-credentials`, h.orderClient, NS); // the delivered Secret stays (get throws otherwise)
+    // Corrected, the order is served again.
+    await edit(h, (o) => ({ ...o, spec: { ...o.spec, rotation: { interval: '1h' } } }));
+    await h.converge();
+    assert.equal((await userReady(h))?.reason, 'UserProvisioned');
+  });
 });

@@ -9,7 +9,7 @@ import type { ConditionInput } from '../../kube/conditions.ts';
 import type { Instrumenter } from '../../runtime/metrics.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/types.ts';
 import { controlPlaneType, type ControlPlane } from '../apis/controlplane.ts';
-import { keystoneUserType } from '../apis/keystoneuser.ts';
+import { keystoneUserType, ROTATION_INTERVAL_BOUNDS } from '../apis/keystoneuser.ts';
 import { StoreVersions } from '../apis/store-versions.ts';
 import {
   clusterNameGate,
@@ -152,6 +152,7 @@ export async function reconcileKeystoneUser(
     controlPlaneKey,
     controlPlane: cp,
     hasFinalizer: (order.metadata.finalizers ?? []).includes(KEYSTONE_USER_FINALIZER),
+    durations: [{ value: order.spec.rotation?.interval, bounds: ROTATION_INTERVAL_BOUNDS }],
   });
   if (gate.row !== 'Admitted' || cp === undefined) return gateEnd(gate);
   row('admission', gate.row);

@@ -24,7 +24,7 @@ export function masterBootRecordProblem(bytes: Uint8Array): string | undefined {
 /** The one answer a tenant gets whatever kept the URL from being read: which (refused, closed, 404) is the log's. */
 export const UNREADABLE_IMAGE = 'the image could not be read from this URL';
 
-export interface ImageSourceOptions {
+interface ImageSourceOptions {
   /** Where the URL may lead (default: the public internet only). */
   readonly policy?: DestinationPolicy;
   /** Where the reason a URL could not be read goes: operators read it, tenants never do. */

@@ -84,11 +84,11 @@ export class TokenBuckets {
 }
 
 /** A bucket key that holds nothing secret: a digest of what identifies the caller. */
-export const bucketKey = (...parts: readonly string[]): string =>
+const bucketKey = (...parts: readonly string[]): string =>
   createHash('sha256').update(parts.join('\n')).digest('base64url');
 
 /** The limits of a request: each answers the milliseconds until it may be retried, or 0 to proceed. */
-export interface RateLimiter {
+interface RateLimiter {
   /** Before anything else: the client's address. */
   address(address: string): number;
   /** After authentication: the verified principal (subject and token id), however its header was spelt. */

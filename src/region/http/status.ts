@@ -72,7 +72,7 @@ const SPEC_CHANGE_MESSAGE = 'a change to the specification is being applied';
  * What is changing on a server that reads provisioning over a provisioned pass: its image, its volume attachments, or
  * otherwise its specification; never an image change it is not making.
  */
-export function serverChangeMessage(server: Server): string {
+function serverChangeMessage(server: Server): string {
   if (imageChangeUnsettled(server)) return 'an image change is being applied';
   const wanted = new Set((server.spec.volumes ?? []).map((v) => v.id));
   const rows = server.status?.volumes ?? [];

@@ -10,6 +10,7 @@ import { builtin } from '../../../kube/resource-type.ts';
 import type { Clock } from '../../../util/clock.ts';
 import { esoCrds, korcCrds, type EsoLine } from '../../../../test/fixtures/third-party-crds/index.ts';
 import { keystoneCrds } from '../../apis/index.ts';
+import { c5c3StandInCrds } from '../crds.ts';
 
 interface RealCrdsOptions {
   /** The ESO line whose CRDs to install; none when absent. */
@@ -18,7 +19,11 @@ interface RealCrdsOptions {
   readonly clusterSecretStores?: boolean;
 }
 
-/** openregion's own Keystone CRDs, the real K-ORC CRDs, and the real ESO CRDs of one line. */
+/**
+ * openregion's own Keystone CRD, the c5c3 stand-ins (the real ControlPlane CRD at the fixture's revision has no
+ * spec.namespaceAssignments, so no order could be admitted through it), the real K-ORC CRDs, and the real ESO CRDs
+ * of one line.
+ */
 export function realCrds(options: RealCrdsOptions = {}): KubeObject[] {
   const eso =
     options.eso === undefined
@@ -26,7 +31,7 @@ export function realCrds(options: RealCrdsOptions = {}): KubeObject[] {
       : esoCrds(options.eso).filter(
           (c) => options.clusterSecretStores === true || c.metadata.name !== 'clustersecretstores.external-secrets.io',
         );
-  return [...keystoneCrds(), ...korcCrds(), ...eso];
+  return [...keystoneCrds(), ...c5c3StandInCrds(), ...korcCrds(), ...eso];
 }
 
 export async function installCrds(client: Client, crds: readonly KubeObject[]): Promise<void> {
