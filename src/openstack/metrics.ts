@@ -30,10 +30,3 @@ export function openstackRequestMetrics(registry: Registry): RequestObserver {
     duration.observe(labels, event.durationMs / 1000);
   };
 }
-
-/** One observer telling each of `observers` (the metrics and, in a benchmark, the accounting). */
-export function allObservers(...observers: readonly (RequestObserver | undefined)[]): RequestObserver {
-  return (event) => {
-    for (const observer of observers) observer?.(event);
-  };
-}

@@ -15,7 +15,7 @@ export interface CountedObject {
 }
 
 /** A deletion still waiting on finalizers after this long is one an operator looks at. */
-export const STUCK_DELETION_MS = 15 * 60_000;
+const STUCK_DELETION_MS = 15 * 60_000;
 
 /** The condition an object's health reads from: the region kinds' Available, the Keystone orders' Ready. */
 const HEALTH_CONDITIONS = ['Available', 'Ready'] as const;

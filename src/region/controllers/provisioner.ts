@@ -147,7 +147,7 @@ export function provisionerReconciler<R extends ProvisionedResource, P, V>(
  * OpenStack does not list yet (a server created right after its network) are normal operation: info. Another
  * classified failure is an expected retry with backoff: warn. Anything else is a bug worth an error.
  */
-export function failureLevel(error: unknown): 'info' | 'warn' | 'error' {
+function failureLevel(error: unknown): 'info' | 'warn' | 'error' {
   if (error instanceof QuotaExceededError || error instanceof ResourceNotFoundError) return 'info';
   return error instanceof ProviderError ? 'warn' : 'error';
 }

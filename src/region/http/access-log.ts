@@ -18,7 +18,7 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The label of a request no route matched: a fixed value, so a scanner's paths cannot mint series. */
-export const UNMATCHED_ROUTE = 'unmatched';
+const UNMATCHED_ROUTE = 'unmatched';
 
 /** Probes and scrapes arrive every few seconds from machines: their lines are debug, everything else info. */
 const MACHINE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/livez', '/readyz', '/metrics']);
@@ -29,12 +29,7 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
 const requestIds = new WeakMap<FastifyRequest, string>();
 const spans = new WeakMap<FastifyRequest, Span>();
 
-/** The request's id (the client's, validated, or one made for it). */
-export function requestIdOf(request: FastifyRequest): string | undefined {
-  return requestIds.get(request);
-}
-
-export interface AccessLogOptions {
+interface AccessLogOptions {
   readonly log?: Logger | undefined;
   /** Where the RED metrics go; none without one. */
   readonly metrics?: Registry | undefined;
