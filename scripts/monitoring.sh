@@ -9,7 +9,9 @@ cd "$(dirname "$0")/.."
 started=$SECONDS
 if ! command -v promtool >/dev/null || ! command -v prometheus >/dev/null; then
   # Another apt (the dev cloud's packages, installed in the background) may hold the lock: wait for it.
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -o DPkg::Lock::Timeout=600 prometheus >/dev/null
+  install() { DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -o DPkg::Lock::Timeout=600 prometheus >/dev/null; }
+  # A fresh machine may have no package lists yet.
+  install || { apt-get update -qq -o DPkg::Lock::Timeout=600 && install; }
   # The package starts its own server; this check runs its own, on a port of its own.
   systemctl disable --now prometheus >/dev/null 2>&1 || true
 fi
