@@ -122,7 +122,13 @@ export function regionV1Routes(app: Api, deps: RouteDeps): void {
       const signal = () => ({ signal: AbortSignal.timeout(READ_TIMEOUT_MS) });
       // Why a delete did not happen reaches the operator log in full; the tenant reads a fixed, cause-neutral reason.
       const refused = (error: unknown, problem: Problem): Problem => {
-        deps.log?.warn({ imageID, organizationID, regionID, err: toOperatorLog(error) }, 'image delete refused');
+        // The answer's status is a field of its own: the repeat limit (runtime/logger.ts) must not fold a 503's cause
+        // into an earlier 409's.
+        const status = problem.status;
+        deps.log?.warn(
+          { imageID, organizationID, regionID, status, err: toOperatorLog(error) },
+          'image delete refused',
+        );
         return problem;
       };
       const image = await inventory.getImage(signal(), organizationID, imageID).catch((error: unknown) => {
