@@ -131,6 +131,8 @@ function keystoneUserWrites(): Permission[] {
     // The delivered Secret's controller reference blocks the order's deletion.
     permission(keystoneUserType, ['update'], { subresource: 'finalizers' }),
     permission(builtin.secret, ['create', 'patch', 'delete']),
+    // The order's Events: its gates and steps (user/reconciler.ts), a repeat patched onto the first (kube/events.ts).
+    permission(builtin.event, ['create', 'patch']),
   ];
 }
 
