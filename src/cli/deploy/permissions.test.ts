@@ -52,6 +52,7 @@ describe('generated RBAC', () => {
     assert.deepEqual(
       [...new Set(targetClusterPermissions().map((p) => p.resource))].sort(),
       [
+        'events',
         'keystoneapplicationcredentials',
         'keystoneroleassignments',
         'keystoneusers',
@@ -59,7 +60,7 @@ describe('generated RBAC', () => {
         'keystoneusers/status',
         'secrets',
       ],
-      'a target cluster holds the orders and delivered Secrets, never the ControlPlane or K-ORC',
+      'a target cluster holds the orders, their Events and delivered Secrets, never the ControlPlane or K-ORC',
     );
   });
 
