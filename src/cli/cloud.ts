@@ -37,7 +37,8 @@ export function cloudCommand(): Command {
   return cloud;
 }
 
-function processSources(): ConfigSources {
+/** Where clouds.yaml is looked for, as the process sees it (the environment, its directory, the home directory). */
+export function processSources(): ConfigSources {
   return {
     env: process.env,
     cwd: process.cwd(),

@@ -5,10 +5,9 @@
  * admin credentials (by hand or as the CronJob in deploy/components/region-gc), deletes exactly the tagged groups
  * whose project Keystone no longer has (and that project's quota records first), and prints a report. It exits 1 when a group it should delete could not be.
  */
-import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { Command } from 'commander';
 import { loadCloudConfig, type ConfigSources } from '../openstack/config.ts';
+import { processSources } from './cloud.ts';
 import { transportFor } from '../openstack/connect.ts';
 import { Session } from '../openstack/session.ts';
 import {
@@ -79,19 +78,4 @@ function text(report: LeftBehindReport, dryRun: boolean): string {
       `${String(report.failed.length)} refused, ${String(report.kept.length)} kept (not provably ours and orphaned)`,
   ];
   return `${lines.join('\n')}\n`;
-}
-
-function processSources(): ConfigSources {
-  return {
-    env: process.env,
-    cwd: process.cwd(),
-    home: homedir(),
-    readFile: (path) => {
-      try {
-        return readFileSync(path, 'utf8');
-      } catch {
-        return undefined;
-      }
-    },
-  };
 }
