@@ -10,6 +10,7 @@ import type { RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Type, { type TSchema } from 'typebox';
 import type { ApiDeps } from '../context.ts';
+import type { OrganizationLimiter } from '../limits.ts';
 import { problems, type FieldViolation } from '../problem.ts';
 import { canAccess, type Principal } from '../auth.ts';
 import { listOf, principalOf } from '../principal.ts';
@@ -26,6 +27,8 @@ export type Api = FastifyInstance<
 
 export interface RouteDeps extends ApiDeps {
   readonly repository: Repository;
+  /** Refuses a create past its organization's limit (docs/adr/0041-organization-limits.md). */
+  readonly limits: OrganizationLimiter;
 }
 
 const problem = (description: string) => ({ ...ProblemDocument, description });
