@@ -412,27 +412,29 @@ export function upCommand(): Command {
         .choices(['text', 'json'])
         .default('text'),
     );
-  return withImageSourceOption(withOrganizationLimitOption(withRateLimitOptions(command))).action(async (options: UpCommandOptions) => {
-    const tracing = startTracing(process.env, packageVersion());
-    const up = await startUp({
-      dir: options.dir,
-      host: options.host,
-      port: options.port,
-      cloud: options.cloud,
-      health: options.health,
-      env: process.env,
-      log: createLogger({ level: options.logLevel, format: options.logFormat }),
-      rateLimits: rateLimitsOf(options),
-      organizationLimits: organizationLimitsOf(options),
-      ...(options.imageSourceAllow === undefined ? {} : { imageSourceAllow: options.imageSourceAllow }),
-    });
-    process.stdout.write(banner(up, options.dir));
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
-    process.stdout.write('openregion: stopping…\n');
-    await up.stop();
-    await tracing?.shutdown();
-  });
+  return withImageSourceOption(withOrganizationLimitOption(withRateLimitOptions(command))).action(
+    async (options: UpCommandOptions) => {
+      const tracing = startTracing(process.env, packageVersion());
+      const up = await startUp({
+        dir: options.dir,
+        host: options.host,
+        port: options.port,
+        cloud: options.cloud,
+        health: options.health,
+        env: process.env,
+        log: createLogger({ level: options.logLevel, format: options.logFormat }),
+        rateLimits: rateLimitsOf(options),
+        organizationLimits: organizationLimitsOf(options),
+        ...(options.imageSourceAllow === undefined ? {} : { imageSourceAllow: options.imageSourceAllow }),
+      });
+      process.stdout.write(banner(up, options.dir));
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      process.stdout.write('openregion: stopping…\n');
+      await up.stop();
+      await tracing?.shutdown();
+    },
+  );
 }

@@ -71,5 +71,5 @@ export function decideLimit(limit: number, kind: LimitedKind, usage: number): Li
 
 /** The problem detail of a `reached` row: the kind, and what the organization holds of what it may. */
 export function reachedDetail(decision: { kind: LimitedKind; usage: number; limit: number }): string {
-  return `organization limit for ${decision.kind.replace('-', ' ')} reached: ${String(decision.usage)} of ${String(decision.limit)}`;
+  return `organization limit for ${decision.kind.replaceAll('-', ' ')} reached: ${String(decision.usage)} of ${String(decision.limit)}`;
 }

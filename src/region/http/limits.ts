@@ -6,7 +6,6 @@
  * limits are gauges on /metrics.
  */
 import { Gauge, type Registry } from 'prom-client';
-import type { KubeObject } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
 import {
   identityType,
@@ -29,7 +28,7 @@ import { Problem, violation } from './problem.ts';
 import type { Repository } from './repository.ts';
 
 /** What each limited kind counts. */
-const TYPES: Readonly<Record<LimitedKind, ResourceType<KubeObject>>> = {
+const TYPES: Readonly<Record<LimitedKind, ResourceType>> = {
   identities: identityType,
   networks: networkType,
   servers: serverType,
@@ -106,7 +105,10 @@ export class OrganizationLimiter {
   }
 
   /** Per organization and kind: what it holds, and its limit (finite ones only), at each scrape. */
-  async snapshot(): Promise<{ usage: Map<string, Map<LimitedKind, number>>; limits: Map<string, Map<LimitedKind, number>> }> {
+  async snapshot(): Promise<{
+    usage: Map<string, Map<LimitedKind, number>>;
+    limits: Map<string, Map<LimitedKind, number>>;
+  }> {
     const usage = new Map<string, Map<LimitedKind, number>>();
     for (const kind of LIMITED_KINDS) {
       for (const object of await this.#repository.unscoped(TYPES[kind])) {

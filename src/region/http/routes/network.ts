@@ -82,7 +82,10 @@ export function networkRoutes(app: Api, deps: RouteDeps): void {
           networkIdentityFor(identityID, networkID, spec, principal, region.spec.provider),
         );
         try {
-          return await repo.create(networkType, networkFor(networkID, request.body.metadata, spec, identity, principal));
+          return await repo.create(
+            networkType,
+            networkFor(networkID, request.body.metadata, spec, identity, principal),
+          );
         } catch (error) {
           await repo.delete(identityType, identity.metadata.name).catch(() => undefined);
           throw error;
