@@ -27,9 +27,9 @@ export interface OrganizationLimits {
 }
 
 /**
- * Room for a tenant's ordinary estate, not for a runaway loop (issue 35 found 306 Keystone projects made in minutes by
- * one token): a project per identity is the scarcest thing behind them, so identities and networks (a v2 network is
- * an identity too) are the tightest.
+ * Room for a tenant's ordinary estate, not for a runaway loop (docs/adr/0041-organization-limits.md §Decision): a
+ * project per identity is the scarcest thing behind them, so identities and networks (a v2 network is an identity
+ * too) are the tightest.
  */
 export const DEFAULT_ORGANIZATION_LIMITS: OrganizationLimits = {
   defaults: {
