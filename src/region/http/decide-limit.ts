@@ -54,7 +54,7 @@ export function limitOf(limits: OrganizationLimits, organization: string, kind: 
 }
 
 /** The row a create took: no limit applies; it fits; or the organization already holds `limit` (or more). */
-export type LimitDecision =
+type LimitDecision =
   | { readonly row: 'unlimited'; readonly kind: LimitedKind }
   | { readonly row: 'fits'; readonly kind: LimitedKind; readonly usage: number; readonly limit: number }
   | { readonly row: 'reached'; readonly kind: LimitedKind; readonly usage: number; readonly limit: number };

@@ -38,7 +38,7 @@ const TYPES: Readonly<Record<LimitedKind, ResourceType>> = {
 };
 
 /** The refusal: forbidden, naming the kind, the usage and the limit; the rule is machine-readable too. */
-export function limitReached(decision: { kind: LimitedKind; usage: number; limit: number }): Problem {
+function limitReached(decision: { kind: LimitedKind; usage: number; limit: number }): Problem {
   const detail = reachedDetail(decision);
   return new Problem('forbidden', detail, [violation('', 'organizationLimit', detail)]);
 }
