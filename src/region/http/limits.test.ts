@@ -356,5 +356,7 @@ describe('per-organization limits, every create route (docs/adr/0041-organizatio
     } finally {
       await f.close();
     }
+    // A store that cannot be read (closed here) leaves the last values: the scrape still answers.
+    assert.match(await metrics.metrics(), /^openregion_organization_usage\{organization="org-a",kind="networks"\} 1$/m);
   });
 });

@@ -43,6 +43,12 @@ function limitReached(decision: { kind: LimitedKind; usage: number; limit: numbe
   return new Problem('forbidden', detail, [violation('', 'organizationLimit', detail)]);
 }
 
+/** Per organization and kind: what it holds, and its finite limits. */
+interface Snapshot {
+  readonly usage: Map<string, Map<LimitedKind, number>>;
+  readonly limits: Map<string, Map<LimitedKind, number>>;
+}
+
 export class OrganizationLimiter {
   readonly #limits: OrganizationLimits;
   readonly #repository: Repository;
@@ -139,14 +145,18 @@ export class OrganizationLimiter {
   #register(registry: Registry): void {
     if (registry.getSingleMetric('openregion_organization_usage') !== undefined) return;
     // Both gauges are collected in one scrape: one read of the store serves both.
-    let pending: ReturnType<OrganizationLimiter['snapshot']> | undefined;
+    let pending: Promise<Snapshot | undefined> | undefined;
     const shared = () => {
-      pending ??= this.snapshot().finally(() => {
-        pending = undefined;
-      });
+      // A store that cannot be read keeps the last values (the repository logs why): /metrics still answers.
+      pending ??= this.snapshot()
+        .catch(() => undefined)
+        .finally(() => {
+          pending = undefined;
+        });
       return pending;
     };
-    const fill = (gauge: Gauge<'organization' | 'kind'>, table: Map<string, Map<LimitedKind, number>>) => {
+    const fill = (gauge: Gauge<'organization' | 'kind'>, table: Map<string, Map<LimitedKind, number>> | undefined) => {
+      if (table === undefined) return;
       gauge.reset();
       for (const [organization, kinds] of table) {
         for (const [kind, value] of kinds) gauge.set({ organization, kind }, value);
@@ -158,7 +168,7 @@ export class OrganizationLimiter {
       labelNames: ['organization', 'kind'],
       registers: [registry],
       async collect() {
-        fill(this, (await shared()).usage);
+        fill(this, (await shared())?.usage);
       },
     });
     new Gauge({
@@ -167,7 +177,7 @@ export class OrganizationLimiter {
       labelNames: ['organization', 'kind'],
       registers: [registry],
       async collect() {
-        fill(this, (await shared()).limits);
+        fill(this, (await shared())?.limits);
       },
     });
   }
