@@ -189,11 +189,10 @@ export async function buildApi(deps: ApiDeps): Promise<Api> {
     for (const method of [route.method].flat()) if (method !== 'HEAD') table.push({ method, url: route.url });
   });
   const repository = new Repository(deps.client, deps.namespace, deps.log);
-  const limits = new OrganizationLimiter(
-    deps.organizationLimits ?? DEFAULT_ORGANIZATION_LIMITS,
-    repository,
-    deps.metrics,
-  );
+  const limits = new OrganizationLimiter(deps.organizationLimits ?? DEFAULT_ORGANIZATION_LIMITS, repository, {
+    ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+    ...(deps.log === undefined ? {} : { log: deps.log.child({ component: 'organization-limits' }) }),
+  });
   const routeDeps: RouteDeps = { ...deps, repository, limits };
   for (const group of routeGroups) group(app, routeDeps);
 

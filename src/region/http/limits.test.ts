@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Registry } from 'prom-client';
+import { capturedLogger } from '../../runtime/testing/logger.ts';
 import { serverType } from '../apis/index.ts';
 import type { Capabilities } from './context.ts';
 import { DEFAULT_ORGANIZATION_LIMITS, type LimitedKind, type OrganizationLimits } from './decide-limit.ts';
@@ -52,12 +53,12 @@ interface World {
   readonly cloudCalls: () => number;
 }
 
-async function world(limits: OrganizationLimits, metrics?: Registry): Promise<World> {
+async function world(
+  limits: OrganizationLimits,
+  more: Pick<Parameters<typeof apiFixture>[1] & object, 'metrics' | 'log'> = {},
+): Promise<World> {
   const { capabilities, cloudCalls } = countingCapabilities();
-  const f = await apiFixture(capabilities, {
-    organizationLimits: limits,
-    ...(metrics === undefined ? {} : { metrics }),
-  });
+  const f = await apiFixture(capabilities, { organizationLimits: limits, ...more });
   return { f, cloudCalls };
 }
 
@@ -263,8 +264,9 @@ describe('per-organization limits, every create route (docs/adr/0041-organizatio
     }
   });
 
-  it("an organization's override replaces the default for it alone", async () => {
-    const { f } = await world(limited({ networks: 2 }, { [ORG_A]: { networks: 1 } }));
+  it("an organization's override replaces the default for it alone; the operator log says who met which", async () => {
+    const captured = capturedLogger();
+    const { f } = await world(limited({ networks: 2 }, { [ORG_A]: { networks: 1 } }), { log: captured.log });
     try {
       await created(f, '/api/v2/networks', v2Network(1));
       const a = await call<ProblemBody>(f, f.tokens.a, 'POST', '/api/v2/networks', v2Network(2));
@@ -275,6 +277,14 @@ describe('per-organization limits, every create route (docs/adr/0041-organizatio
       const b = await call<ProblemBody>(f, f.tokens.b, 'POST', '/api/v2/networks', v2Network(3, ORG_B, PROJECT_B));
       assert.equal(b.status, 403);
       assert.equal(b.body.detail, 'organization limit for networks reached: 2 of 2');
+      const reached = captured.records().filter((r) => r['msg'] === 'organization limit reached');
+      assert.deepEqual(
+        reached.map((r) => [r['organization'], r['kind'], r['usage'], r['limit'], r['level']]),
+        [
+          [ORG_A, 'networks', 1, 1, 'info'],
+          [ORG_B, 'networks', 2, 2, 'info'],
+        ],
+      );
     } finally {
       await f.close();
     }
@@ -331,7 +341,7 @@ describe('per-organization limits, every create route (docs/adr/0041-organizatio
 
   it('usage and limits per organization and kind are gauges on the metrics registry', async () => {
     const metrics = new Registry();
-    const { f } = await world(limited({ servers: 7 }, { [ORG_B]: { networks: 5 } }), metrics);
+    const { f } = await world(limited({ servers: 7 }, { [ORG_B]: { networks: 5 } }), { metrics });
     try {
       const networkId = await created(f, '/api/v2/networks', v2Network(0));
       for (let i = 1; i <= 2; i++) {

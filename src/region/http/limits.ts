@@ -5,6 +5,7 @@
  * with the write, under a per-organization lock, so two creates racing for the last slot do not both get it. Usage and
  * limits are gauges on /metrics.
  */
+import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import type { ResourceType } from '../../kube/resource-type.ts';
 import {
@@ -52,13 +53,15 @@ interface Snapshot {
 export class OrganizationLimiter {
   readonly #limits: OrganizationLimits;
   readonly #repository: Repository;
+  readonly #log: Logger | undefined;
   /** Per organization, the tail of its queue of creates (a promise chain; the entry goes once the queue is empty). */
   readonly #queues = new Map<string, Promise<void>>();
 
-  constructor(limits: OrganizationLimits, repository: Repository, metrics?: Registry) {
+  constructor(limits: OrganizationLimits, repository: Repository, options: { metrics?: Registry; log?: Logger } = {}) {
     this.#limits = limits;
     this.#repository = repository;
-    if (metrics !== undefined) this.#register(metrics);
+    this.#log = options.log;
+    if (options.metrics !== undefined) this.#register(options.metrics);
   }
 
   /**
@@ -86,7 +89,11 @@ export class OrganizationLimiter {
       const limit = limitOf(this.#limits, organization, kind);
       if (limit === Infinity) continue;
       const decision = decideLimit(limit, kind, await this.#usage(organization, kind));
-      if (decision.row === 'reached') throw limitReached(decision);
+      if (decision.row === 'reached') {
+        // Info, not a warning: the tenant is told, and the operator acts on the gauges if at all.
+        this.#log?.info({ organization, kind, usage: decision.usage, limit }, 'organization limit reached');
+        throw limitReached(decision);
+      }
     }
   }
 
