@@ -1780,7 +1780,7 @@ export interface components {
                 "application/json": components["schemas"]["ProblemDocument"];
             };
         };
-        /** @description The token does not hold the organization or project the path names, or the action is forbidden. */
+        /** @description The token does not hold the organization or project the path names, the action is forbidden, or a create would pass its organization's limit for the kind (the detail names it). */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
