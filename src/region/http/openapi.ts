@@ -1,5 +1,5 @@
 /**
- * What makes /openapi.json a document a client generator takes (docs/adr/0041-openapi-for-client-generators.md):
+ * What makes /openapi.json a document a client generator takes (docs/adr/0042-openapi-for-client-generators.md):
  * an `operationId` on every operation, upstream's where the route is upstream's, and the named schemas of
  * `schemas/` published once under `components.schemas` and referenced by `$ref` everywhere else. Only the document
  * changes: each route still validates against its own (inline) TypeBox schema.
