@@ -174,7 +174,7 @@ export function statusOf(server: NServer): string {
 }
 
 /** A failure the transition ends in instead of its success: the fault's code and message. */
-export interface Refusal {
+interface Refusal {
   readonly status: number;
   readonly message: string;
 }
