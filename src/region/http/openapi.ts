@@ -6,7 +6,6 @@
  */
 import { STATUS_CODES } from 'node:http';
 import * as common from './schemas/common.ts';
-import { strictOrigin } from './schemas/common.ts';
 import * as identity from './schemas/identity.ts';
 import * as inventory from './schemas/inventory.ts';
 import * as loadBalancer from './schemas/load-balancer.ts';
@@ -119,7 +118,7 @@ export class SchemaComponents {
   private nameOf(node: Json): string | undefined {
     const own = this.names.get(node);
     if (own !== undefined) return own;
-    const origin = strictOrigin(node);
+    const origin = common.strictOrigin(node);
     return origin === undefined ? undefined : this.names.get(origin);
   }
 
