@@ -86,14 +86,14 @@ export interface KubeRegion {
 
 const CLK_TCK = 100;
 
-const serviceAccount: ResourceType<KubeObject> = {
+const serviceAccount: ResourceType = {
   group: '',
   version: 'v1',
   kind: 'ServiceAccount',
   plural: 'serviceaccounts',
   namespaced: true,
 };
-const clusterRoleBinding: ResourceType<KubeObject> = {
+const clusterRoleBinding: ResourceType = {
   group: 'rbac.authorization.k8s.io',
   version: 'v1',
   kind: 'ClusterRoleBinding',
@@ -229,7 +229,11 @@ export async function startKubeRegion(
     const log = createWriteStream(join(dir, `${name}.log`));
     child.stdout.pipe(log);
     child.stderr.pipe(log);
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const exited = new Promise<void>((resolve) =>
+      child.once('exit', () => {
+        resolve();
+      }),
+    );
     const pid = child.pid ?? 0;
     const healthUrl = `http://127.0.0.1:${String(health)}`;
     const replica: Replica = {
@@ -257,7 +261,8 @@ export async function startKubeRegion(
     replicas.push(replica);
     await waitUntil(
       async () => {
-        if (child.exitCode !== null) throw new Error(`serve ${name} exited: ${readFileSync(join(dir, `${name}.log`), 'utf8')}`);
+        if (child.exitCode !== null)
+          throw new Error(`serve ${name} exited: ${readFileSync(join(dir, `${name}.log`), 'utf8')}`);
         return (await fetch(`${healthUrl}/readyz`).catch(() => undefined))?.status === 200;
       },
       200,

@@ -256,7 +256,8 @@ export async function benchSharding(servers: number): Promise<Figures | Skipped>
   if (typeof apiserver === 'string') return { skipped: apiserver };
   const regions: KubeRegion[] = [];
   try {
-    for (const label of ['shard-a', 'shard-b']) regions.push(await startKubeRegion(apiserver, label, MONITOR_PERIOD_MS));
+    for (const label of ['shard-a', 'shard-b'])
+      regions.push(await startKubeRegion(apiserver, label, MONITOR_PERIOD_MS));
     const replicas = await Promise.all(regions.map((r) => r.startReplica({ name: 'serve', api: true })));
     const systems: BenchSystem[] = [];
     for (const [i, region] of regions.entries()) systems.push(await region.system(replicas[i] as Replica, PROJECTS));
@@ -290,7 +291,9 @@ function isolation(apiserver: BenchApiserver, regions: KubeRegion[], replicas: R
     const own = regions[i]?.namespace;
     const other = regions[1 - i]?.namespace;
     const mine = events.filter((e) => e.user.username === replica.username);
-    const intoOther = mine.filter((e) => e.objectRef?.namespace === other || e.requestURI.includes(`/${String(other)}/`));
+    const intoOther = mine.filter(
+      (e) => e.objectRef?.namespace === other || e.requestURI.includes(`/${String(other)}/`),
+    );
     const crossNamespace = mine.filter(
       (e) =>
         (e.verb === 'list' || e.verb === 'watch') &&
