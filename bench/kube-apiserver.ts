@@ -9,9 +9,9 @@
  * figures), and etcd's database size from etcd's /metrics.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Agent, fetch } from 'undici';
 import { parse } from 'yaml';
@@ -143,10 +143,13 @@ export interface AuditEvent {
   readonly stageTimestamp: string;
 }
 
-/** The audit log's events, one per request (a watch's at its start: `ResponseStarted`). */
+/** The audit log's events, one per request (a watch's at its start: `ResponseStarted`), its rotated files too. */
 export function auditEvents(path: string): AuditEvent[] {
-  return readFileSync(path, 'utf8')
-    .split('\n')
+  const dir = dirname(path);
+  const name = basename(path, '.log');
+  return readdirSync(dir)
+    .filter((file) => file.startsWith(name) && file.endsWith('.log'))
+    .flatMap((file) => readFileSync(join(dir, file), 'utf8').split('\n'))
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as AuditEvent)
     .filter((e) => e.stage === (e.verb === 'watch' ? 'ResponseStarted' : 'ResponseComplete'));

@@ -186,7 +186,7 @@ start() {
     # One line per request, at its end (a watch's when it starts too): enough to say who read what.
     printf '%s\n' 'apiVersion: audit.k8s.io/v1' 'kind: Policy' 'omitStages: [RequestReceived]' \
       'rules: [{level: Metadata}]' >"$STATE/audit-policy.yaml"
-    rm -f "$STATE/audit.log"
+    rm -f "$STATE"/audit*.log
     audit=(--audit-policy-file="$STATE/audit-policy.yaml" --audit-log-path="$STATE/audit.log" --audit-log-format=json)
   fi
   setsid "$bin" "${audit[@]}" \
