@@ -169,7 +169,7 @@ describe('OpenStack calls per server on the whole system', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('a created server costs at most 3 calls until provisioned and quiet (the port, the server, one read), 19 kube reads and 7 writes', async () => {
+  it('a created server costs at most 3 calls until provisioned and quiet (the port, the server, one read), 21 kube reads and 7 writes', async () => {
     // The builds finish and the monitor's first poll sees them; its observation wakes each server once.
     await scheduler.advance(MONITOR_PERIOD_MS);
     await settled('every server is provisioned', async () => {
@@ -186,9 +186,11 @@ describe('OpenStack calls per server on the whole system', () => {
     const { perServer, keys } = taken();
     assert.ok(perServer <= 3, `${String(perServer)} calls per server: ${keys}`);
     // What `serve` asks kube-apiserver for the same (bench "kube-apiserver"): every pass reads its Server, the
-    // Identity, Network, Region, credentials Secret and OpenStackIdentity from the store, not the caches.
+    // Identity, Network, Region, credentials Secret and OpenStackIdentity from the store, not the caches (19 a
+    // server); and each create counts the organization's servers for its limit twice (src/region/http/limits.ts:
+    // two lists of every server of the organization, which grow with the fleet).
     const requests = kubeTaken();
-    assert.ok(requests.reads <= 19, `${String(requests.reads)} reads per server: ${requests.keys}`);
+    assert.ok(requests.reads <= 21, `${String(requests.reads)} reads per server: ${requests.keys}`);
     assert.ok(requests.writes <= 7, `${String(requests.writes)} writes per server: ${requests.keys}`);
     assert.equal(requests.watches, 0, `no watch opened while converging: ${requests.keys}`);
   });
