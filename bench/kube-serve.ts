@@ -32,7 +32,7 @@ import { startSystem, waitUntil, type BenchSystem, type Read } from './system.ts
 
 type Figures = Record<string, number | string>;
 
-const PROJECTS = Number(process.env['BENCH_KUBE_PROJECTS'] ?? 100);
+const PROJECTS = Number(process.env['BENCH_KUBE_PROJECTS'] ?? (process.env['BENCH_QUICK'] === '1' ? 10 : 100));
 
 /** What the scenarios after the first compare with: the region alone on kube-apiserver. */
 let alone: { servers: number; wallMs: number } | undefined;
