@@ -64,11 +64,16 @@ export async function allServers(
   system: BenchSystem,
   count: number,
   done: (server: Read) => boolean = settled,
+  limitMs?: number,
 ): Promise<void> {
-  await waitUntil(async () => {
-    const all = await system.api<Read[]>('GET', '/api/v2/servers');
-    return all.length === count && all.every(done);
-  }, 100);
+  await waitUntil(
+    async () => {
+      const all = await system.api<Read[]>('GET', '/api/v2/servers');
+      return all.length === count && all.every(done);
+    },
+    100,
+    limitMs,
+  );
 }
 
 export const settled = (s: Read): boolean =>

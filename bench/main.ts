@@ -14,6 +14,8 @@ import { closeFleet } from './fleet.ts';
 import { benchImageCache } from './image-cache.ts';
 import { benchKeystoneOrders } from './keystone-orders.ts';
 import { benchEmbedded } from './kube-embedded.ts';
+import { closeBenchApiserver } from './kube-apiserver.ts';
+import { benchHighAvailability, benchKubeServe, benchSharding } from './kube-serve.ts';
 import { benchMemory } from './memory.ts';
 import { benchRebuildWave } from './rebuild-wave.ts';
 import { benchSdkCompare, type Skipped } from './sdk-compare.ts';
@@ -25,6 +27,9 @@ type Figures = Record<string, number | string>;
 const quick = process.env['BENCH_QUICK'] === '1';
 const only = process.env['BENCH_ONLY'];
 const fleet = quick ? 100 : 1_000;
+/** BENCH_KUBE_SERVERS=10000: the kube-apiserver scenarios' wave (1,000 by default, 100 with BENCH_QUICK). */
+const kubeFleet = Number(process.env['BENCH_KUBE_SERVERS'] ?? fleet);
+const kubeCount = kubeFleet.toLocaleString('en');
 
 // Order matters: steady state and the rebuild wave measure the last convergence's system.
 const benches: Record<string, () => Promise<Figures | Skipped>> = {
@@ -45,6 +50,10 @@ const benches: Record<string, () => Promise<Figures | Skipped>> = {
     return benchMemory(quick ? [100] : [1_000, 10_000]);
   },
   [`KeystoneUser orders, ${fleet.toLocaleString('en')}`]: () => benchKeystoneOrders(fleet),
+  [`kube-apiserver: serve beside the embedded store, ${kubeCount} servers`]: () => benchKubeServe(kubeFleet),
+  [`kube-apiserver: two replicas, the leader killed mid-wave, ${kubeCount} servers`]: () =>
+    benchHighAvailability(kubeFleet),
+  [`kube-apiserver: two regions sharded, ${kubeCount} servers each`]: () => benchSharding(kubeFleet),
   'client vs openstacksdk and gophercloud (dev cloud)': benchSdkCompare,
 };
 
@@ -70,6 +79,7 @@ try {
   }
 } finally {
   await closeFleet();
+  await closeBenchApiserver();
 }
 
 // Every figure with a target, together: what the issue's table asks after.

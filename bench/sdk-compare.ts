@@ -5,17 +5,21 @@
  * round makes. The peers' rounds are timed inside their own processes after start-up (bench/sdk_list.py,
  * bench/gophercloud_list/main.go), as ours are inside this one.
  *
- * The 500 servers (fake driver, no network) live in the dedicated project `openregion-bench-sdk` and are kept for
- * the next run: the first run creates them with batched POSTs (min_count/max_count) as admin, which takes minutes
- * on the dev cloud. When the dev cloud or openstacksdk is absent, the scenario says it was skipped and why; when
- * Go or gophercloud is absent, only gophercloud's figures are skipped.
+ * The 500 servers are ones Nova never schedules: a flavor of the bench's own asks for more memory than any compute
+ * node has, so each batched create (min_count/max_count) ends in the scheduler's NoValidHost within seconds and the
+ * servers read ERROR, with no build on the fake compute node (building 500 took it 75-80 minutes and a core). Nova
+ * lists them as it lists any server: the same query, the same rows per server (the fault in place of addresses).
+ * They live in the dedicated project `openregion-bench-sdk-unscheduled`, and are deleted after the rounds with the
+ * flavor (an unscheduled server has no host: its delete is Nova's local one). When the dev cloud or openstacksdk
+ * is absent, the scenario says it was skipped and why; when Go or gophercloud is absent, only gophercloud's
+ * figures are skipped.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { promisify } from 'node:util';
 import { RequestAccounting } from '../src/openstack/accounting.ts';
-import { listServers, updateQuotaSet, type ComputeClient } from '../src/openstack/compute.ts';
+import { deleteServer, listServers, updateQuotaSet, type ComputeClient } from '../src/openstack/compute.ts';
 import { loadCloudConfig, type CloudConfig } from '../src/openstack/config.ts';
 import { createProject, findProjectByName, findRoleByName, grantRole } from '../src/openstack/identity.ts';
 import type { ImageClient } from '../src/openstack/image.ts';
@@ -28,7 +32,9 @@ import { judged, percentile, timed } from './stats.ts';
 
 const CLOUDS_YAML = '/var/lib/openregion-devcloud/clouds.yaml';
 const CLOUD = 'devcloud-admin';
-const PROJECT = 'openregion-bench-sdk';
+const PROJECT = 'openregion-bench-sdk-unscheduled';
+/** A flavor no compute node can hold (the fake driver's node has 800,000 MiB): NoValidHost at scheduling. */
+const FLAVOR = { name: 'openregion-bench-unschedulable', ram: 2_000_000_000, vcpus: 1, disk: 1 };
 const SERVERS = 500;
 const BATCH = 50;
 /** Debian's interpreter, where python3-openstacksdk installs (a pyenv `python3` first on PATH would not see it). */
@@ -56,81 +62,96 @@ export async function benchSdkCompare(): Promise<Record<string, number | string>
     } catch (error) {
       return { skipped: `the dev cloud does not answer (${error instanceof Error ? error.message : String(error)})` };
     }
-    const projectId = await ensureServers(admin, config, transport);
-    await untilBuilt(admin.client('compute'), projectId);
-    const gophercloud = await gophercloudList();
-    const peerArgs = [CLOUD, projectId, '1'];
-    // gophercloud sends no compute microversion, so Nova answers it at 2.1 and does less per server than at ours. It
-    // also runs at ours: ours against that is the clients' own difference.
-    const ourMicroversion = config.microversions.compute ?? DEFAULT_COMPUTE_MICROVERSION;
-
-    // Rounds alternate, ours then the peers', so all see the same load on the shared dev cloud.
-    accounting.reset();
-    const oursMs: number[] = [];
-    const sdkMs: number[] = [];
-    const goMs: number[] = [];
-    const goPinnedMs: number[] = [];
-    // Nova's answer alone, at each microversion: one GET read to its last byte, nothing parsed.
-    const novaMs = { base: [] as number[], ours: [] as number[] };
-    const novaAnswer = rawServerList(admin, projectId);
-    let listed = 0;
-    let sdk: PeerRounds = { ms: [], servers: 0, requests: 0 };
-    let go: PeerRounds = { ms: [], servers: 0, requests: 0 };
-    for (let i = 0; i < ROUNDS; i++) {
-      const fresh = new Transport({ clock: systemClock, random: Math.random, observer: accounting.observe });
-      const session = new Session({ ...config, transport: fresh, clock: systemClock }) as Session<'project'>;
-      oursMs.push(
-        await timed(async () => {
-          await session.token();
-          listed = (await listServers(session.client('compute'), { allTenants: true, projectId })).length;
-        }),
-      );
-      await fresh.close();
-      const script = new URL('./sdk_list.py', import.meta.url).pathname;
-      sdk = JSON.parse((await run(PYTHON, [script, ...peerArgs], env)).stdout) as PeerRounds;
-      sdkMs.push(...sdk.ms);
-      if (typeof gophercloud === 'string') {
-        go = JSON.parse((await run(gophercloud, peerArgs, env)).stdout) as PeerRounds;
-        goMs.push(...go.ms);
-        const pinned = JSON.parse((await run(gophercloud, [...peerArgs, ourMicroversion], env)).stdout) as PeerRounds;
-        goPinnedMs.push(...pinned.ms);
-      }
-      novaMs.base.push(await novaAnswer('2.1'));
-      novaMs.ours.push(await novaAnswer(ourMicroversion));
+    const projectId = await benchProject(admin);
+    try {
+      await ensureServers(admin, config, transport, projectId);
+      await untilScheduled(admin.client('compute'), projectId);
+      return await rounds(admin, config, env, projectId, accounting);
+    } finally {
+      await cleanUp(admin.client('compute'), projectId);
     }
-    const oursRequests = accounting.total() / ROUNDS;
-    const listMs = accounting.counts().find((c) => c.serviceType === 'compute')?.totalMs ?? 0;
-    const ours = percentile(oursMs, 50);
-    const theirs = percentile(sdkMs, 50);
-    const goMedian = percentile(goMs, 50);
-    const goPinnedMedian = percentile(goPinnedMs, 50);
-    const ratio = (peer: number) => judged(Math.round((ours / peer) * 100) / 100, '≤', 1);
-    return {
-      'servers listed (openregion)': listed,
-      'servers listed (openstacksdk)': sdk.servers,
-      'openregion: authenticate + list, median (ms)': ours,
-      'openstacksdk: authenticate + list, median (ms)': theirs,
-      'openregion / openstacksdk wall time': ratio(theirs),
-      'openregion requests per round': oursRequests,
-      'openregion: of a round, the server list request (ms, mean)': Math.round(listMs / ROUNDS),
-      'openstacksdk requests per round': sdk.requests,
-      "Nova's server list alone at compute 2.1, median (ms)": percentile(novaMs.base, 50),
-      [`Nova's server list alone at compute ${ourMicroversion}, median (ms)`]: percentile(novaMs.ours, 50),
-      ...(typeof gophercloud === 'string'
-        ? {
-            'servers listed (gophercloud)': go.servers,
-            'gophercloud: authenticate + list, median (ms)': goMedian,
-            'openregion / gophercloud wall time': ratio(goMedian),
-            'gophercloud requests per round': go.requests,
-            [`gophercloud at compute ${ourMicroversion}: authenticate + list, median (ms)`]: goPinnedMedian,
-            // The same request, the same answer: the clients' own difference.
-            [`openregion / gophercloud at compute ${ourMicroversion}`]: ratio(goPinnedMedian),
-          }
-        : { gophercloud: `skipped: ${gophercloud.skipped}` }),
-    };
   } finally {
     await transport.close();
   }
+}
+
+async function rounds(
+  admin: Session<'project'>,
+  config: CloudConfig,
+  env: NodeJS.ProcessEnv,
+  projectId: string,
+  accounting: RequestAccounting,
+): Promise<Record<string, number | string>> {
+  const gophercloud = await gophercloudList();
+  const peerArgs = [CLOUD, projectId, '1'];
+  // gophercloud sends no compute microversion, so Nova answers it at 2.1 and does less per server than at ours. It
+  // also runs at ours: ours against that is the clients' own difference.
+  const ourMicroversion = config.microversions.compute ?? DEFAULT_COMPUTE_MICROVERSION;
+
+  // Rounds alternate, ours then the peers', so all see the same load on the shared dev cloud.
+  accounting.reset();
+  const oursMs: number[] = [];
+  const sdkMs: number[] = [];
+  const goMs: number[] = [];
+  const goPinnedMs: number[] = [];
+  // Nova's answer alone, at each microversion: one GET read to its last byte, nothing parsed.
+  const novaMs = { base: [] as number[], ours: [] as number[] };
+  const novaAnswer = rawServerList(admin, projectId);
+  let listed = 0;
+  let sdk: PeerRounds = { ms: [], servers: 0, requests: 0 };
+  let go: PeerRounds = { ms: [], servers: 0, requests: 0 };
+  for (let i = 0; i < ROUNDS; i++) {
+    const fresh = new Transport({ clock: systemClock, random: Math.random, observer: accounting.observe });
+    const session = new Session({ ...config, transport: fresh, clock: systemClock }) as Session<'project'>;
+    oursMs.push(
+      await timed(async () => {
+        await session.token();
+        listed = (await listServers(session.client('compute'), { allTenants: true, projectId })).length;
+      }),
+    );
+    await fresh.close();
+    const script = new URL('./sdk_list.py', import.meta.url).pathname;
+    sdk = JSON.parse((await run(PYTHON, [script, ...peerArgs], env)).stdout) as PeerRounds;
+    sdkMs.push(...sdk.ms);
+    if (typeof gophercloud === 'string') {
+      go = JSON.parse((await run(gophercloud, peerArgs, env)).stdout) as PeerRounds;
+      goMs.push(...go.ms);
+      const pinned = JSON.parse((await run(gophercloud, [...peerArgs, ourMicroversion], env)).stdout) as PeerRounds;
+      goPinnedMs.push(...pinned.ms);
+    }
+    novaMs.base.push(await novaAnswer('2.1'));
+    novaMs.ours.push(await novaAnswer(ourMicroversion));
+  }
+  const oursRequests = accounting.total() / ROUNDS;
+  const listMs = accounting.counts().find((c) => c.serviceType === 'compute')?.totalMs ?? 0;
+  const ours = percentile(oursMs, 50);
+  const theirs = percentile(sdkMs, 50);
+  const goMedian = percentile(goMs, 50);
+  const goPinnedMedian = percentile(goPinnedMs, 50);
+  const ratio = (peer: number) => judged(Math.round((ours / peer) * 100) / 100, '≤', 1);
+  return {
+    'servers listed (openregion)': listed,
+    'servers listed (openstacksdk)': sdk.servers,
+    'openregion: authenticate + list, median (ms)': ours,
+    'openstacksdk: authenticate + list, median (ms)': theirs,
+    'openregion / openstacksdk wall time': ratio(theirs),
+    'openregion requests per round': oursRequests,
+    'openregion: of a round, the server list request (ms, mean)': Math.round(listMs / ROUNDS),
+    'openstacksdk requests per round': sdk.requests,
+    "Nova's server list alone at compute 2.1, median (ms)": percentile(novaMs.base, 50),
+    [`Nova's server list alone at compute ${ourMicroversion}, median (ms)`]: percentile(novaMs.ours, 50),
+    ...(typeof gophercloud === 'string'
+      ? {
+          'servers listed (gophercloud)': go.servers,
+          'gophercloud: authenticate + list, median (ms)': goMedian,
+          'openregion / gophercloud wall time': ratio(goMedian),
+          'gophercloud requests per round': go.requests,
+          [`gophercloud at compute ${ourMicroversion}: authenticate + list, median (ms)`]: goPinnedMedian,
+          // The same request, the same answer: the clients' own difference.
+          [`openregion / gophercloud at compute ${ourMicroversion}`]: ratio(goPinnedMedian),
+        }
+      : { gophercloud: `skipped: ${gophercloud.skipped}` }),
+  };
 }
 
 /** Times one bare GET of the project's servers at a compute microversion, read to the end and not parsed (ms). */
@@ -147,23 +168,36 @@ function rawServerList(admin: Session<'project'>, projectId: string): (microvers
   };
 }
 
-/** The dedicated project and its 500 servers: found, or made once with batched creates. */
-async function ensureServers(admin: Session<'project'>, config: CloudConfig, transport: Transport): Promise<string> {
+/** The dedicated project, found or made. */
+async function benchProject(admin: Session<'project'>): Promise<string> {
   const identity = admin.client('identity');
-  const compute = admin.client('compute');
   const project =
     (await findProjectByName(identity, 'default', PROJECT)) ??
     (await createProject(identity, { name: PROJECT, domain_id: 'default', description: 'openregion bench' }));
+  return project.id;
+}
+
+/** The project's 500 servers, made with batched creates. */
+async function ensureServers(
+  admin: Session<'project'>,
+  config: CloudConfig,
+  transport: Transport,
+  projectId: string,
+): Promise<void> {
+  const identity = admin.client('identity');
+  const compute = admin.client('compute');
+  const project = { id: projectId };
   let present = (await listServers(compute, { allTenants: true, projectId: project.id })).length;
-  if (present >= SERVERS) return project.id;
+  if (present >= SERVERS) return;
   await updateQuotaSet(compute, project.id, { instances: -1, cores: -1, ram: -1 });
   const member = await findRoleByName(identity, 'member');
   if (!member) throw new Error('the dev cloud has no member role');
   await grantRole(identity, { userId: (await admin.token()).user.id, projectId: project.id, roleId: member.id });
-  const { flavor, image } = await smallest(compute, admin.client('image'));
+  const flavor = await unschedulableFlavor(compute);
+  const image = await activeImage(admin.client('image'));
   const scope = { kind: 'project', project: { id: project.id } } as const;
   const scoped = new Session({ ...config, scope, transport, clock: systemClock });
-  process.stdout.write(`  creating ${String(SERVERS - present)} servers in ${PROJECT} (once; kept for later runs)\n`);
+  process.stdout.write(`  creating ${String(SERVERS - present)} unschedulable servers in ${PROJECT}\n`);
   while (present < SERVERS) {
     const count = Math.min(BATCH, SERVERS - present);
     await scoped.client('compute').request({
@@ -182,42 +216,67 @@ async function ensureServers(admin: Session<'project'>, config: CloudConfig, tra
     });
     present += count;
   }
-  return project.id;
 }
 
-/**
- * Waits while any of the servers is still building: Nova builds a fresh batch of 500 over many minutes, and until
- * then it is busy (taking the machine's CPU from every figure) and the list changes under the rounds.
- */
-async function untilBuilt(compute: ComputeClient, projectId: string): Promise<void> {
+/** Waits while any of the servers is still being scheduled (BUILD): then the list no longer changes. */
+async function untilScheduled(compute: ComputeClient, projectId: string): Promise<void> {
   for (let said = -1; ;) {
     const building = (await listServers(compute, { allTenants: true, projectId })).filter(
       (s) => s.status === 'BUILD',
     ).length;
     if (building === 0) return;
     if (said === -1 || said - building >= 50) {
-      process.stdout.write(`  waiting for Nova to build ${String(building)} of the ${String(SERVERS)} servers\n`);
+      process.stdout.write(`  waiting for Nova to schedule ${String(building)} of the ${String(SERVERS)} servers\n`);
       said = building;
     }
-    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
   }
 }
 
-/** The smallest flavor and the first active image. */
-async function smallest(compute: ComputeClient, glance: ImageClient): Promise<{ flavor: string; image: string }> {
-  const flavors = await compute.request<{ flavors: { id: string; ram: number }[] }>({
+/** Deletes the project's servers, waits until Nova lists none, then deletes the flavor. */
+async function cleanUp(compute: ComputeClient, projectId: string): Promise<void> {
+  for (let attempt = 0; attempt < 60; attempt++) {
+    const left = await listServers(compute, { allTenants: true, projectId });
+    if (left.length === 0) break;
+    if (attempt % 10 === 0) for (const server of left) await deleteServer(compute, server.id).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  }
+  const flavor = await findFlavor(compute);
+  if (flavor !== undefined)
+    await compute.request({ method: 'DELETE', path: `/flavors/${flavor}` }).catch(() => undefined);
+}
+
+async function findFlavor(compute: ComputeClient): Promise<string | undefined> {
+  const flavors = await compute.request<{ flavors: { id: string; name: string }[] }>({
     method: 'GET',
-    path: '/flavors/detail',
+    path: '/flavors',
+    query: { is_public: 'None' },
   });
-  const flavor = [...flavors.body.flavors].sort((a, b) => a.ram - b.ram)[0];
+  return flavors.body.flavors.find((f) => f.name === FLAVOR.name)?.id;
+}
+
+/** The bench's flavor no compute node can hold, made when absent. */
+async function unschedulableFlavor(compute: ComputeClient): Promise<string> {
+  const found = await findFlavor(compute);
+  if (found !== undefined) return found;
+  const created = await compute.request<{ flavor: { id: string } }>({
+    method: 'POST',
+    path: '/flavors',
+    body: { flavor: FLAVOR },
+  });
+  return created.body.flavor.id;
+}
+
+/** The first active image. */
+async function activeImage(glance: ImageClient): Promise<string> {
   const images = await glance.request<{ images: { id: string }[] }>({
     method: 'GET',
     path: '/images',
     query: { status: 'active' },
   });
   const image = images.body.images[0];
-  if (flavor === undefined || image === undefined) throw new Error('the dev cloud has no flavor or no active image');
-  return { flavor: flavor.id, image: image.id };
+  if (image === undefined) throw new Error('the dev cloud has no active image');
+  return image.id;
 }
 
 async function run(

@@ -17,6 +17,8 @@
 #   OPENREGION_KUBE_BUILD       scratch build directory (/var/tmp/openregion-kube-apiserver-build)
 #   OPENREGION_KUBE_PORT        kube-apiserver secure port (16443)
 #   OPENREGION_ETCD_PORT        etcd client port (23790); the peer port is this + 10
+#   OPENREGION_KUBE_AUDIT       1: write an audit log of every request's metadata to $STATE/audit.log (one JSON
+#                               line a request: who, verb, object, URI with its selectors); the scale bench reads it
 set -euo pipefail
 export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
 
@@ -179,7 +181,15 @@ start() {
     die "etcd did not become healthy"
   }
 
-  setsid "$bin" \
+  local audit=()
+  if [ "${OPENREGION_KUBE_AUDIT:-}" = 1 ]; then
+    # One line per request, at its end (a watch's when it starts too): enough to say who read what.
+    printf '%s\n' 'apiVersion: audit.k8s.io/v1' 'kind: Policy' 'omitStages: [RequestReceived]' \
+      'rules: [{level: Metadata}]' >"$STATE/audit-policy.yaml"
+    rm -f "$STATE"/audit*.log
+    audit=(--audit-policy-file="$STATE/audit-policy.yaml" --audit-log-path="$STATE/audit.log" --audit-log-format=json)
+  fi
+  setsid "$bin" "${audit[@]}" \
     --etcd-servers="http://127.0.0.1:$ETCD_PORT" --insecure-port=0 --secure-port="$API_PORT" \
     --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --cert-dir="$STATE/certs" \
     --token-auth-file="$STATE/tokens.csv" --authorization-mode=RBAC \

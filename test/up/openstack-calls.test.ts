@@ -6,6 +6,9 @@
  * regression fails here rather than in a bench nobody reads. Nothing here is timed.
  *
  * The monitor's listing (one per project per poll, whatever the number of servers) is counted apart.
+ *
+ * Beside them, the Kubernetes API requests the running system makes through its client (bench/kube-client-calls.ts),
+ * one each to kube-apiserver under `serve`: reads, writes and watches per server (bench "kube-apiserver").
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { EmulatorCalls, totalOf } from '../../bench/emulator-calls.ts';
+import { KubeClientCalls, requestKinds } from '../../bench/kube-client-calls.ts';
 import { REGION_NAMESPACE, startUp, type RunningUp } from '../../src/cli/up.ts';
 import { serverType, type Server } from '../../src/region/apis/server.ts';
 import { silentLogger } from '../../src/runtime/logger.ts';
@@ -36,6 +40,8 @@ describe('OpenStack calls per server on the whole system', () => {
   const scheduler = new ManualScheduler(clock);
   let up: RunningUp;
   let calls: EmulatorCalls;
+  /** The Kubernetes API requests the running system makes (what kube-apiserver would serve `serve`). */
+  const kube = new KubeClientCalls();
   const http = restClient(dir, () => up.api);
   const api = async <T = Read>(method: string, path: string, body?: unknown): Promise<T> => {
     const { status, json } = await http(method, path, body);
@@ -95,6 +101,18 @@ describe('OpenStack calls per server on the whole system', () => {
     return { perServer: totalOf(counts) / SERVERS, monitor, keys: JSON.stringify(Object.fromEntries(counts)) };
   };
 
+  /** The Kubernetes API requests since the last take, per server: reads, writes, watches opened. */
+  const kubeTaken = (): { reads: number; writes: number; watches: number; keys: string } => {
+    const counts = kube.take();
+    const { reads, writes, watches } = requestKinds(counts);
+    return {
+      reads: reads / SERVERS,
+      writes: writes / SERVERS,
+      watches,
+      keys: JSON.stringify(Object.fromEntries(counts)),
+    };
+  };
+
   let flavorId = '';
   let imageIds: string[] = [];
   const ids: string[] = [];
@@ -109,6 +127,7 @@ describe('OpenStack calls per server on the whole system', () => {
       log: silentLogger(),
       monitorPeriodMs: MONITOR_PERIOD_MS,
       rateLimits: {},
+      runtimeClient: (store) => kube.wrap(store),
     });
     calls = new EmulatorCalls(up.emulator?.url ?? assert.fail('the built-in emulator'));
     const network = await api('POST', '/api/v2/networks', {
@@ -133,6 +152,7 @@ describe('OpenStack calls per server on the whole system', () => {
 
     // Created with the clock standing still: every create pass runs and yields, no build finishes, no timer fires.
     calls.take();
+    kube.take();
     const before = await passes();
     for (let i = 0; i < SERVERS; i++) {
       const created = await api('POST', '/api/v2/servers', {
@@ -149,7 +169,7 @@ describe('OpenStack calls per server on the whole system', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('a created server costs at most 3 calls until provisioned and quiet: the port, the server, one read', async () => {
+  it('a created server costs at most 3 calls until provisioned and quiet (the port, the server, one read), 21 kube reads and 7 writes', async () => {
     // The builds finish and the monitor's first poll sees them; its observation wakes each server once.
     await scheduler.advance(MONITOR_PERIOD_MS);
     await settled('every server is provisioned', async () => {
@@ -165,9 +185,17 @@ describe('OpenStack calls per server on the whole system', () => {
     assert.equal(await passes(), beforeQuiet, 'no pass after provisioned: the pending re-checks merged away');
     const { perServer, keys } = taken();
     assert.ok(perServer <= 3, `${String(perServer)} calls per server: ${keys}`);
+    // What `serve` asks kube-apiserver for the same (bench "kube-apiserver"): every pass reads its Server, the
+    // Identity, Network, Region, credentials Secret and OpenStackIdentity from the store, not the caches (19 a
+    // server); and each create counts the organization's servers for its limit twice (src/region/http/limits.ts:
+    // two lists of every server of the organization, which grow with the fleet).
+    const requests = kubeTaken();
+    assert.ok(requests.reads <= 21, `${String(requests.reads)} reads per server: ${requests.keys}`);
+    assert.ok(requests.writes <= 7, `${String(requests.writes)} writes per server: ${requests.keys}`);
+    assert.equal(requests.watches, 0, `no watch opened while converging: ${requests.keys}`);
   });
 
-  it('an idle reconcile pass costs at most 1 call per server', async () => {
+  it('an idle reconcile pass costs at most 1 call per server, 7 kube reads and no write', async () => {
     const before = await passes();
     for (const server of await servers()) {
       const labels = { ...server.metadata.labels, 'test.openregion.dev/pass': '1' };
@@ -176,9 +204,12 @@ describe('OpenStack calls per server on the whole system', () => {
     await settled('every server passed again', async () => (await passes()) - before >= SERVERS);
     const { perServer, keys } = taken();
     assert.ok(perServer <= 1, `${String(perServer)} calls per server: ${keys}`);
+    const requests = kubeTaken();
+    assert.ok(requests.reads <= 7, `${String(requests.reads)} reads per server: ${requests.keys}`);
+    assert.equal(requests.writes, 0, `an idle pass writes nothing: ${requests.keys}`);
   });
 
-  it('a rebuild wave costs at most 3 calls per server', async () => {
+  it('a rebuild wave costs at most 3 calls per server, 19 kube reads and 7 writes', async () => {
     const before = await passes();
     for (const [i, id] of ids.entries()) {
       await api('PUT', `/api/v2/servers/${id}`, {
@@ -198,5 +229,10 @@ describe('OpenStack calls per server on the whole system', () => {
     assert.equal(await passes(), done, 'no pass after rebuilt');
     const { perServer, keys } = taken();
     assert.ok(perServer <= 3, `${String(perServer)} calls per server: ${keys}`);
+    // 18 reads and 6 writes on a quiet machine; the wait above steps the clock a second at a time for as long as the
+    // machine takes, so a monitor poll more or less may fall inside: one of each per server of slack.
+    const requests = kubeTaken();
+    assert.ok(requests.reads <= 19, `${String(requests.reads)} reads per server: ${requests.keys}`);
+    assert.ok(requests.writes <= 7, `${String(requests.writes)} writes per server: ${requests.keys}`);
   });
 });
