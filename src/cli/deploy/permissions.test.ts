@@ -112,8 +112,12 @@ describe('generated RBAC', () => {
       watched: ['openstack'],
       registrations: 'c5c3-clusters',
     });
-    const may = (resource: string, verb: 'get' | 'list' | 'watch' | 'create', namespace: string | undefined, group = '') =>
-      allows(grants, { group, resource, verb, namespace });
+    const may = (
+      resource: string,
+      verb: 'get' | 'list' | 'watch' | 'create',
+      namespace: string | undefined,
+      group = '',
+    ) => allows(grants, { group, resource, verb, namespace });
     for (const verb of ['get', 'list', 'watch', 'create'] as const) {
       assert.ok(may('secrets', verb, 'openstack'), `${verb} secrets in a watched namespace`);
       assert.ok(!may('secrets', verb, 'tenant-z'), `${verb} secrets in an unwatched namespace`);
@@ -126,7 +130,9 @@ describe('generated RBAC', () => {
     assert.ok(!may('users', 'create', 'tenant-z', 'openstack.k-orc.cloud'));
     assert.ok(may('clustersecretstores', 'get', undefined, 'external-secrets.io'), 'a cluster-scoped store');
     assert.deepEqual(
-      keystoneOperatorPermissions().filter((p) => p.scope === 'cluster').map((p) => p.resource),
+      keystoneOperatorPermissions()
+        .filter((p) => p.scope === 'cluster')
+        .map((p) => p.resource),
       ['clustersecretstores'],
       'nothing but the cluster-scoped store is granted cluster-wide',
     );

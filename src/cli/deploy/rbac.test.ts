@@ -79,7 +79,8 @@ describe('openregion rbac', () => {
 
   it('the shipped Keystone operator overlay grants exactly the namespaces it watches, and no Secret cluster-wide', () => {
     const overlay = join(DEPLOY, 'overlays/keystone-operator');
-    const yaml = (path: string) => parse(readFileSync(join(overlay, path, 'kustomization.yaml'), 'utf8')) as Kustomization;
+    const yaml = (path: string) =>
+      parse(readFileSync(join(overlay, path, 'kustomization.yaml'), 'utf8')) as Kustomization;
     const top = yaml('.');
     assert.equal(top.namespace, undefined, 'a namespace here would move every grant into it');
     const granted = (top.resources ?? [])

@@ -206,7 +206,11 @@ export function renderRbac(): Map<string, string> {
     [
       'overlays/keystone-operator-cluster-wide/rbac.yaml',
       stream(
-        rbacObjects('openregion-keystone-operator', KEYSTONE_OPERATOR_NAMESPACE, keystoneOperatorPermissions('cluster')),
+        rbacObjects(
+          'openregion-keystone-operator',
+          KEYSTONE_OPERATOR_NAMESPACE,
+          keystoneOperatorPermissions('cluster'),
+        ),
       ),
     ],
     ['target-cluster/rbac.yaml', stream(targetClusterObjects())],
