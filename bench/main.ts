@@ -12,6 +12,7 @@ import { benchConvergence } from './convergence.ts';
 import { benchEmulator } from './emulator.ts';
 import { closeFleet } from './fleet.ts';
 import { benchImageCache } from './image-cache.ts';
+import { benchKeystoneFailover } from './keystone-failover.ts';
 import { benchKeystoneOrders } from './keystone-orders.ts';
 import { benchEmbedded } from './kube-embedded.ts';
 import { benchMemory } from './memory.ts';
@@ -45,6 +46,8 @@ const benches: Record<string, () => Promise<Figures | Skipped>> = {
     return benchMemory(quick ? [100] : [1_000, 10_000]);
   },
   [`KeystoneUser orders, ${fleet.toLocaleString('en')}`]: () => benchKeystoneOrders(fleet),
+  [`KeystoneUser fail-over, ${fleet.toLocaleString('en')} Ready orders (kube-apiserver)`]: () =>
+    benchKeystoneFailover(fleet),
   'client vs openstacksdk and gophercloud (dev cloud)': benchSdkCompare,
 };
 

@@ -4,11 +4,14 @@
  * applied as an operator applies it, and `serve` run with the Deployment's args and only the token TokenRequest
  * mints for its ServiceAccount (keystone-operator-fixture.ts). An order in a watched namespace goes to Ready and is
  * torn down; an order in an unwatched namespace is never touched; the token reads no Secret outside the watched
- * namespaces (a 403, found in the API server's audit log too); and a replica whose caches cannot list still answers
- * its liveness probe while reporting not Ready. Skipped loudly without the binary or kubectl; a failure under CI.
+ * namespaces (a 403, found in the API server's audit log too); a standby that takes over from a SIGKILLed leader
+ * re-reads every Ready order without one Keystone or KV write (bench/keystone-failover.ts times it at 1,000 orders);
+ * and a replica whose caches cannot list still answers its liveness probe while reporting not Ready. Skipped loudly without the binary or kubectl; a failure under CI.
  */
 import assert from 'node:assert/strict';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { keystoneUserType, type KeystoneUser } from '../../src/keystone/apis/index.ts';
 import { KubeForbiddenError, isKubeNotFound } from '../../src/kube/errors.ts';
@@ -17,6 +20,9 @@ import { kubectlPresent } from './deploy-fixture.ts';
 import { eventually } from './fixtures.ts';
 import {
   CP_NS,
+  identityOf,
+  killLeader,
+  logged,
   startNamespacedOperator,
   type NamespacedOperator,
   type ServeProcess,
@@ -168,6 +174,46 @@ if (!hasKubectl) {
           );
         });
         assert.equal(denial.responseStatus?.code, 403);
+      });
+
+      it('fail-over: a standby takes the Lease and re-reads every Ready order, with no Keystone or KV write', async () => {
+        for (const name of ['carol', 'dave']) await cluster.admin.create(keystoneUserType, order(WATCHED, name));
+        const readyOrders = async () =>
+          (await cluster.admin.list<KeystoneUser>(keystoneUserType, { namespace: WATCHED })).items.filter(
+            (o) => condition(o, 'Ready')?.status === 'True',
+          ).length;
+        await eventually(
+          'bob, carol and dave Ready',
+          async () => ((await readyOrders()) === 3 ? true : undefined),
+          CONVERGE_MS,
+        );
+        const standby = await cluster.serve(['--leader-election-profile=fast', '--log-level=debug']);
+        await eventually('the standby Ready', async () => ((await standby.ready()) ? true : undefined), 90_000);
+        await eventually('the standby stands', () => Promise.resolve(identityOf(standby)), 30_000);
+        // Every call the emulator (in this process) receives from the kill on, by method and path.
+        const seen: string[] = [];
+        const port = Number(new URL(cluster.emulator.url).port);
+        const listener = (message: unknown) => {
+          const request = (message as { request: IncomingMessage }).request;
+          if (request.socket.localPort === port) seen.push(`${request.method ?? ''} ${request.url ?? ''}`);
+        };
+        subscribe('http.server.request.start', listener);
+        try {
+          const figures = await killLeader(cluster.admin, serve, standby, 3, cluster.rendered.namespace);
+          assert.ok(figures.passes >= 3);
+          const became = logged(standby, 'became leader')[0];
+          assert.equal(became?.['previousHolder'], identityOf(serve), 'the new leader names the one it replaced');
+          // Settle: a write the re-read caused would come within a pass or two.
+          await new Promise((resolve) => setTimeout(resolve, 5_000));
+          const writes = seen.filter(
+            (call) => /^(?:POST|PUT|PATCH|DELETE) /.test(call) && !call.includes('/auth/tokens'),
+          );
+          assert.deepEqual(writes, [], 'the re-read writes nothing to Keystone or the KV');
+          assert.equal(await readyOrders(), 3);
+        } finally {
+          unsubscribe('http.server.request.start', listener);
+        }
+        serve = standby;
       });
 
       it('a replica whose caches cannot list (an ungranted watched namespace) is live but not Ready', async () => {

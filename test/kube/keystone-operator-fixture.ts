@@ -154,3 +154,98 @@ export async function startNamespacedOperator(options: {
     throw error;
   }
 }
+
+/** The JSON lines a `serve` process logged with this message. */
+export function logged(serve: ServeProcess, msg: string): Record<string, unknown>[] {
+  return serve
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((record) => record['msg'] === msg);
+}
+
+/** The identity a replica stands for election under (its first log line about the controllers' Lease). */
+export function identityOf(serve: ServeProcess): string | undefined {
+  const record = logged(serve, 'standing for election').find((r) =>
+    String(r['lease']).endsWith('/openregion-controllers'),
+  );
+  return record === undefined ? undefined : String(record['identity']);
+}
+
+/** The KeystoneUser controller's finished passes and queue depth, from a replica's /metrics. */
+export async function keystonePasses(serve: ServeProcess): Promise<{ passes: number; depth: number } | undefined> {
+  const response = await fetch(`${serve.health}/metrics`).catch(() => undefined);
+  if (response?.status !== 200) return undefined;
+  const text = await response.text();
+  let passes = 0;
+  for (const m of text.matchAll(/^controller_runtime_reconcile_total\{[^}]*controller="keystoneuser"[^}]*\} (\d+)/gm))
+    passes += Number(m[1]);
+  const depth = Number(/^workqueue_depth\{name="keystoneuser"\} (\d+)/m.exec(text)?.[1] ?? 'NaN');
+  return { passes, depth };
+}
+
+export interface FailoverFigures {
+  /** From the SIGKILL to the standby holding the Lease. */
+  readonly leaseMs: number;
+  /** From the SIGKILL to the new leader having finished a pass of every order (each name logged `reconciled`). */
+  readonly rereadMs: number;
+  /** From the new leader's first pass to the pass that completed the set. */
+  readonly passesMs: number;
+  /** The new leader's passes by then (more than the orders when children's events wake some twice). */
+  readonly passes: number;
+}
+
+/**
+ * SIGKILLs `leader` and times the take-over by `standby` (run with --log-level=debug, which logs each finished
+ * pass): the Lease (polled every 50 ms), then every one of the `orders` orders in `namespace`'s orders re-read,
+ * told by the distinct names the new leader logged `reconciled` for (its output read every 100 ms).
+ */
+export async function killLeader(
+  admin: KubernetesClient,
+  leader: ServeProcess,
+  standby: ServeProcess,
+  orders: number,
+  leaseNamespace: string,
+): Promise<FailoverFigures> {
+  const standbyIdentity = identityOf(standby);
+  if (standbyIdentity === undefined) throw new Error('the standby has not stood for election');
+  if (logged(standby, 'reconciled').length > 0) throw new Error('the standby made passes before leading');
+  const killedAt = performance.now();
+  await leader.stop('SIGKILL');
+  let leaseAt: number | undefined;
+  let firstPassAt: number | undefined;
+  // The output read so far, parsed a line at a time as it grows (a full parse every 100 ms would load this process).
+  let offset = 0;
+  let passes = 0;
+  const names = new Set<string>();
+  for (;;) {
+    const now = performance.now();
+    if (now - killedAt > 1_800_000) throw new Error(`no re-read within 30 minutes: ${standby.output().slice(-2_000)}`);
+    if (leaseAt === undefined) {
+      const lease = await admin.get(builtin.lease, leaseNamespace, 'openregion-controllers').catch(() => undefined);
+      const holder = (lease?.['spec'] as { holderIdentity?: string } | undefined)?.holderIdentity;
+      if (holder === standbyIdentity) leaseAt = performance.now();
+    }
+    const output = standby.output();
+    const end = output.lastIndexOf('\n') + 1;
+    for (const line of output.slice(offset, end).split('\n')) {
+      if (!line.includes('"msg":"reconciled"') || !line.includes('"controller":"keystoneuser"')) continue;
+      const record = JSON.parse(line) as Record<string, unknown>;
+      passes++;
+      names.add(`${String(record['namespace'])}/${String(record['name'])}`);
+    }
+    offset = Math.max(offset, end);
+    if (passes > 0) firstPassAt ??= performance.now();
+    if (leaseAt !== undefined && names.size >= orders) {
+      const doneAt = performance.now();
+      return {
+        leaseMs: leaseAt - killedAt,
+        rereadMs: doneAt - killedAt,
+        passesMs: doneAt - (firstPassAt ?? doneAt),
+        passes,
+      };
+    }
+    await new Promise((resolve) => setTimeout(resolve, leaseAt === undefined ? 50 : 100));
+  }
+}
