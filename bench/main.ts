@@ -12,6 +12,7 @@ import { benchConvergence } from './convergence.ts';
 import { benchEmulator } from './emulator.ts';
 import { closeFleet } from './fleet.ts';
 import { benchImageCache } from './image-cache.ts';
+import { benchKeystoneFailover } from './keystone-failover.ts';
 import { benchKeystoneOrders } from './keystone-orders.ts';
 import { benchEmbedded } from './kube-embedded.ts';
 import { closeBenchApiserver } from './kube-apiserver.ts';
@@ -54,6 +55,8 @@ const benches: Record<string, () => Promise<Figures | Skipped>> = {
   [`kube-apiserver: two replicas, the leader killed mid-wave, ${kubeCount} servers`]: () =>
     benchHighAvailability(kubeFleet),
   [`kube-apiserver: two regions sharded, ${kubeCount} servers each`]: () => benchSharding(kubeFleet),
+  [`KeystoneUser fail-over, ${fleet.toLocaleString('en')} Ready orders (kube-apiserver)`]: () =>
+    benchKeystoneFailover(fleet),
   'client vs openstacksdk and gophercloud (dev cloud)': benchSdkCompare,
 };
 

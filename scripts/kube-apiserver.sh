@@ -8,6 +8,7 @@
 #                                      a no-op (printing the path) when both already run
 #   scripts/kube-apiserver.sh stop     stop kube-apiserver, then etcd (in that order: see reference §7)
 #   scripts/kube-apiserver.sh status   print what runs, the binary and the kubeconfig; exit 1 when not running
+#                                      (Secret requests are audited to $STATE/audit.log, beside the kubeconfig)
 #   scripts/kube-apiserver.sh binary   print the cached binary's path; exit 1 when it is not built
 #
 # The recipe, with timings and limits: reference/kube-apiserver.md (shared with the team).
@@ -165,6 +166,18 @@ start() {
     openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$STATE/sa.key" 2>/dev/null
     openssl pkey -in "$STATE/sa.key" -pubout -out "$STATE/sa.pub"
   fi
+  # An audit log of every request about Secrets (metadata only: who, what, where, the answer's code), so a suite
+  # can find a refusal the way an operator would; nothing else is logged, to keep long runs' logs small.
+  cat >"$STATE/audit-policy.yaml" <<'POLICY'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: Metadata
+    resources: [{ group: "", resources: [secrets] }]
+  - level: None
+POLICY
+  rm -f "$STATE/audit.log"
   local token
   token=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')
   echo "$token,admin,admin,system:masters" >"$STATE/tokens.csv"
@@ -196,6 +209,8 @@ start() {
     --service-account-issuer=https://kubernetes.default.svc \
     --service-account-key-file="$STATE/sa.pub" --service-account-signing-key-file="$STATE/sa.key" \
     --service-cluster-ip-range=10.96.0.0/24 --disable-admission-plugins=ServiceAccount \
+    --audit-policy-file="$STATE/audit-policy.yaml" --audit-log-path="$STATE/audit.log" \
+    --audit-log-maxsize=100 --audit-log-maxbackup=1 \
     >"$STATE/apiserver.log" 2>&1 </dev/null &
   echo $! >"$STATE/apiserver.pid"
   wait_for 120 "[ \"\$(curl -sk https://127.0.0.1:$API_PORT/readyz)\" = ok ]" || {

@@ -119,4 +119,17 @@ describe('serve: where the caches watch', () => {
     assert.equal(open(builtin.secret), undefined, 'without --watch-namespaces, orders may be anywhere');
     assert.equal(regionKindsIn('region', [])(builtin.secret), undefined);
   });
+
+  it('refuses an empty --watch-namespaces (a blank ConfigMap value) instead of watching every namespace', () => {
+    for (const bad of ['', ',', ' , ']) {
+      const command = serveCommand()
+        .exitOverride()
+        .configureOutput({ writeErr: () => undefined });
+      assert.throws(
+        () => command.parseOptions([`--watch-namespaces=${bad}`]),
+        (error: unknown) => error instanceof CommanderError && error.code === 'commander.invalidArgument',
+        JSON.stringify(bad),
+      );
+    }
+  });
 });

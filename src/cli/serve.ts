@@ -115,6 +115,17 @@ export function keystoneControllerOptions(options: Pick<ServeOptions, 'keystoneC
   return { maxConcurrentReconciles: options.keystoneConcurrency };
 }
 
+/**
+ * A commander parser for --watch-namespaces: a list that names at least one namespace. An empty one (a ConfigMap's
+ * value left blank) would otherwise mean every namespace, which a namespaced deployment's Roles do not grant.
+ */
+export function namespaceList(value: string, previous: string[] = []): string[] {
+  const names = list(value, previous);
+  if (names.length === previous.length)
+    throw new InvalidArgumentError('expected namespaces, comma-separated (omit the flag to watch every namespace)');
+  return names;
+}
+
 /** A commander parser for periods: a duration (30s, 5m, 1500ms) longer than zero. */
 function positiveDuration(value: string): number {
   const ms = duration(value);
@@ -207,39 +218,50 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
       process.kill(process.pid, 'SIGTERM');
     },
   });
-  // The region service (and its start-up read of every Region) only where a region group or the API runs: the
-  // Keystone operator alone needs neither the region CRDs nor the right to read them.
-  const region =
-    regionGroups.length === 0 && options.api === undefined
-      ? undefined
-      : wireRegionService({
-          manager,
-          client,
-          namespace: options.namespace,
-          registry: await RegionRegistry.bootstrap({
+  manager.metrics.collectProcessMetrics();
+  // The probe port answers from the start: liveness at once, readiness once the caches have synced. A pod whose
+  // first lists take long (many Secrets, a slow API server) is then alive for its startupProbe, not killed.
+  const health = await serveHealth(manager.health, { ...hostPort(options.health), metrics: manager.metrics.registry });
+  let region: ReturnType<typeof wireRegionService> | undefined;
+  let actuators: BundledActuators | undefined;
+  try {
+    // The region service (and its start-up read of every Region) only where a region group or the API runs: the
+    // Keystone operator alone needs neither the region CRDs nor the right to read them.
+    region =
+      regionGroups.length === 0 && options.api === undefined
+        ? undefined
+        : wireRegionService({
+            manager,
+            client,
             namespace: options.namespace,
-            bootstrapClient: client,
-            runtimeClient: client,
-            clientSets: clientSetFactory({ transport, clock, region: options.region }),
-          }),
-          clock,
-          scheduler,
-          log,
-          groups: regionGroups,
-          api: options.api !== undefined,
-          concurrency: options.concurrency,
-          ...(options.pollPeriod === undefined ? {} : { monitorPeriodMs: options.pollPeriod }),
-          ...(options.inventoryRefreshPeriod === undefined
-            ? {}
-            : { inventoryRefreshMs: options.inventoryRefreshPeriod }),
-          ...(options.providerCreateMaxAttempts === undefined
-            ? {}
-            : { maxServerCreateAttempts: options.providerCreateMaxAttempts }),
-        });
-  if (keystone) registerKeystoneUserController(manager, keystoneControllerOptions(options));
-  const actuators =
-    options.bundledActuators === true ? await startBundledActuators(manager, client, { scheduler, log }) : undefined;
-  await manager.start();
+            registry: await RegionRegistry.bootstrap({
+              namespace: options.namespace,
+              bootstrapClient: client,
+              runtimeClient: client,
+              clientSets: clientSetFactory({ transport, clock, region: options.region }),
+            }),
+            clock,
+            scheduler,
+            log,
+            groups: regionGroups,
+            api: options.api !== undefined,
+            concurrency: options.concurrency,
+            ...(options.pollPeriod === undefined ? {} : { monitorPeriodMs: options.pollPeriod }),
+            ...(options.inventoryRefreshPeriod === undefined
+              ? {}
+              : { inventoryRefreshMs: options.inventoryRefreshPeriod }),
+            ...(options.providerCreateMaxAttempts === undefined
+              ? {}
+              : { maxServerCreateAttempts: options.providerCreateMaxAttempts }),
+          });
+    if (keystone) registerKeystoneUserController(manager, keystoneControllerOptions(options));
+    actuators =
+      options.bundledActuators === true ? await startBundledActuators(manager, client, { scheduler, log }) : undefined;
+    await manager.start();
+  } catch (error) {
+    await health.close();
+    throw error;
+  }
   const unsubscribeTargets = await manager.clusters.subscribe(targets.listener);
 
   // The monitor writes status on its own cadence: with leader election, only the holder of its Lease runs it.
@@ -264,8 +286,6 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
   if (monitorElector === undefined) region?.start();
   else monitorElector.start();
 
-  manager.metrics.collectProcessMetrics();
-  const health = await serveHealth(manager.health, { ...hostPort(options.health), metrics: manager.metrics.registry });
   const app =
     options.api === undefined || region === undefined
       ? undefined
@@ -383,7 +403,7 @@ export function serveCommand(): Command {
       '--watch-namespaces <ns>',
       'where the Keystone group lists and watches orders, their control planes and Secrets (comma-separated; ' +
         'default every namespace)',
-      list,
+      namespaceList,
     )
     .option(
       '--clusters-namespace <ns>',

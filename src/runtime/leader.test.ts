@@ -253,6 +253,29 @@ describe('leader election liveness', () => {
   });
 });
 
+describe('leader election liveness before the replica stands', () => {
+  it('is live while the caches still list, before start, however long that takes', async () => {
+    const scheduler = new ManualScheduler(new ManualClock(Date.parse('2026-12-05T00:00:00Z')));
+    const elector = new LeaderElector({
+      client: new FakeClient(),
+      scheduler,
+      log: silentLogger(),
+      namespace: 'kube-system',
+      name: 'late',
+      identity: 'me',
+      onStartedLeading: () => undefined,
+      onStoppedLeading: () => undefined,
+    });
+    assert.equal(elector.check(20_000), true, 'not standing yet: the probe server answers while caches list');
+    await scheduler.advance(120_000);
+    assert.equal(elector.check(20_000), true);
+    elector.start();
+    await scheduler.advance(1_000);
+    assert.equal(elector.check(20_000), true);
+    await elector.stop();
+  });
+});
+
 describe('leader election timings and what a replica logs', () => {
   it("defaults to controller-runtime's 15 s / 10 s / 2 s", () => {
     assert.deepEqual(DEFAULT_LEASE_TIMINGS, { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 });

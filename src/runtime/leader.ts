@@ -87,6 +87,8 @@ export class LeaderElector {
   readonly #renewDeadlineMs: number;
   readonly #retryMs: number;
   #leading = false;
+  /** Not yet standing (the caches still list before start): nothing to judge liveness by. */
+  #started = false;
   #stopped = false;
   #lastRenew = 0;
   /** When the last acquire/renew attempt finished (or the loop started): how liveness sees a stalled loop. */
@@ -127,6 +129,7 @@ export class LeaderElector {
       },
       'standing for election',
     );
+    this.#started = true;
     this.#stopped = false;
     this.#lastAttempt = this.#o.scheduler.clock.now();
     this.#schedule(0);
@@ -138,7 +141,7 @@ export class LeaderElector {
    * keep reconciling past its lease; a standby would never take over), which a restart cures. Readiness never asks.
    */
   check(toleranceMs: number): true | string {
-    if (this.#stopped) return true;
+    if (this.#stopped || !this.#started) return true;
     const now = this.#o.scheduler.clock.now();
     const limit = this.#leaseMs + toleranceMs;
     if (this.#leading && now - this.#lastRenew > limit) {

@@ -18,8 +18,12 @@ export interface Permission {
   readonly verbs: readonly Verb[];
   /** Only these objects (never for create, list or watch, which have no name to check). */
   readonly resourceNames?: readonly string[];
-  /** `cluster`: every namespace (a ClusterRole); `namespace`: the operator's own namespace (a Role). */
-  readonly scope: 'cluster' | 'namespace';
+  /**
+   * `cluster`: every namespace (a ClusterRole); `namespace`: the operator's own namespace (a Role); `watched`: each
+   * namespace the caches are confined to (`serve --watch-namespaces`, a Role there); `registrations`: the target
+   * clusters' registration Secrets' namespace (`--clusters-namespace`, a Role there).
+   */
+  readonly scope: 'cluster' | 'namespace' | 'watched' | 'registrations';
 }
 
 /** A permission on `type` (or its `subresource`). */
@@ -40,7 +44,7 @@ export function permission(
 /** get, list and watch: what an informer (and a cached read) needs. */
 export const READ: readonly Verb[] = ['get', 'list', 'watch'];
 
-interface PolicyRule {
+export interface PolicyRule {
   readonly apiGroups: readonly string[];
   readonly resources: readonly string[];
   readonly resourceNames?: readonly string[];

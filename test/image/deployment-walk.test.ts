@@ -217,7 +217,7 @@ if (missing !== undefined) {
         ]);
         await installCrds(target, [...keystoneCrds(), ...c5c3StandInCrds()]);
         region = await render('overlays/region-service', 'unikorn-region', run);
-        operator = await render('overlays/keystone-operator', 'openregion-system', run);
+        operator = await render('overlays/keystone-operator-cluster-wide', 'openregion-system', run);
         for (const rendered of [region, operator]) {
           await kubectl(path('management-admin'), ['apply', '--server-side', '-f', '-'], rendered.yaml);
         }

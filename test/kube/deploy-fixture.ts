@@ -6,7 +6,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -59,6 +59,91 @@ export async function render(path: string, namespace: string, suffix: string): P
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The Keystone operator overlay watching `watched`, configured as docs/deploying.md tells an operator to: an overlay
+ * of its own with deploy/overlays/keystone-operator's operator and registrations, one directory per watched namespace
+ * including its namespace-grant, and the ConfigMap openregion-keystone-watch replaced with the same list. No name
+ * suffix and no `namespace:` (either would cut the grants from the ServiceAccount they bind), so a private server.
+ */
+export async function renderKeystoneOperator(watched: readonly string[]): Promise<Rendered> {
+  const dir = mkdtempSync(join(tmpdir(), 'openregion-kustomize-'));
+  const overlay = join(DEPLOY, 'overlays/keystone-operator');
+  try {
+    for (const namespace of watched) {
+      mkdirSync(join(dir, namespace));
+      writeFileSync(
+        join(dir, namespace, 'kustomization.yaml'),
+        stringify({ namespace, resources: [relative(join(dir, namespace), join(overlay, 'namespace-grant'))] }),
+      );
+    }
+    writeFileSync(
+      join(dir, 'kustomization.yaml'),
+      stringify({
+        apiVersion: 'kustomize.config.k8s.io/v1beta1',
+        kind: 'Kustomization',
+        resources: [
+          relative(dir, join(overlay, 'operator')),
+          relative(dir, join(overlay, 'registrations')),
+          ...watched,
+        ],
+        configMapGenerator: [
+          {
+            name: 'openregion-keystone-watch',
+            namespace: 'openregion-system',
+            behavior: 'replace',
+            literals: [`namespaces=${watched.join(',')}`],
+          },
+        ],
+      }),
+    );
+    const { stdout } = await execute('kubectl', ['kustomize', dir], { maxBuffer: 16 * 1024 * 1024 });
+    const objects = parseAllDocuments(stdout).map((d) => d.toJS() as KubeObject);
+    return { yaml: stdout, objects, namespace: 'openregion-system', name: (base) => base };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The first container's args of a rendered Deployment as a process outside the pod runs them: `--in-cluster` swapped
+ * for `--kubeconfig`, `$(VAR)` filled from the pod's environment (the namespace, a ConfigMap's key), `--health` moved.
+ */
+export function deploymentArgsOutsidePod(rendered: Rendered, kubeconfigPath: string, health: string): string[] {
+  const deployment = rendered.objects.find((o) => o.kind === 'Deployment') as
+    | (KubeObject & {
+        spec: {
+          template: {
+            spec: {
+              containers: {
+                args: string[];
+                env: {
+                  name: string;
+                  valueFrom: { fieldRef?: object; configMapKeyRef?: { name: string; key: string } };
+                }[];
+              }[];
+            };
+          };
+        };
+      })
+    | undefined;
+  const container = deployment?.spec.template.spec.containers[0];
+  if (container === undefined) throw new Error('no Deployment in the rendering');
+  const values = new Map<string, string>();
+  for (const { name, valueFrom } of container.env) {
+    if (valueFrom.fieldRef !== undefined) values.set(name, rendered.namespace);
+    const ref = valueFrom.configMapKeyRef;
+    if (ref === undefined) continue;
+    const map = rendered.objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === ref.name) as
+      (KubeObject & { data: Record<string, string> }) | undefined;
+    values.set(name, map?.data[ref.key] ?? '');
+  }
+  return container.args.map((arg) => {
+    if (arg === '--in-cluster') return `--kubeconfig=${kubeconfigPath}`;
+    if (arg.startsWith('--health=')) return `--health=${health}`;
+    return arg.replace(/\$\((\w+)\)/g, (_, name: string) => values.get(name) ?? `$(${name})`);
+  });
 }
 
 /** `kubectl <args>` with `stdin`, against the kubeconfig at `kubeconfigPath`. */

@@ -189,9 +189,9 @@ if (!hasKubectl) {
         );
       });
 
-      it('Keystone operator: orders and their children everywhere, no region resources', async () => {
+      it('Keystone operator, cluster-wide overlay: orders and their children everywhere, no region resources', async () => {
         const namespace = `deploy-keystone-${suffix}`;
-        const rendered = await install('overlays/keystone-operator', namespace);
+        const rendered = await install('overlays/keystone-operator-cluster-wide', namespace);
         const sa = await asServiceAccount(rendered, 'openregion');
         await sa.list(keystoneUserType);
         await sa.list(builtin.secret);

@@ -18,6 +18,8 @@ export interface PrivateApiServer {
   readonly name: string;
   /** The kubeconfig's text (server on 127.0.0.1, a token of group system:masters). */
   readonly kubeconfig: string;
+  /** Its audit log: every request about Secrets, at Metadata level (scripts/kube-apiserver.sh). */
+  readonly auditLog: string;
   stop(): Promise<void>;
 }
 
@@ -58,7 +60,7 @@ export async function startPrivateApiServer(name: string): Promise<PrivateApiSer
   };
   try {
     const { stdout } = await run('bash', [apiserverScript, 'start'], { env, timeout: 300_000 });
-    return { name, kubeconfig: readFileSync(stdout.trim(), 'utf8'), stop };
+    return { name, kubeconfig: readFileSync(stdout.trim(), 'utf8'), auditLog: join(state, 'audit.log'), stop };
   } catch (error) {
     await stop();
     throw error;

@@ -1,8 +1,9 @@
 /**
- * A measurement, not a test (run by hand; figures in docs/deploying.md §Running the Keystone operator): the
- * resident memory and time to Ready of `serve --controllers=keystone` on a private kube-apiserver holding N
- * Secrets the operator has nothing to do with, cluster-wide (no --watch-namespaces) and with its watches confined
- * to the ControlPlane's namespace. Run under the shared lock:
+ * A measurement, not a test (run by hand; figures in docs/deploying.md §Running the Keystone operator and
+ * bench/README.md): the resident memory, time to a live probe port and time to Ready of `serve
+ * --controllers=keystone` on a private kube-apiserver holding N Secrets the operator has nothing to do with,
+ * cluster-wide (deploy/overlays/keystone-operator-cluster-wide: no --watch-namespaces) and namespaced as the shipped
+ * overlay runs it (its watches confined to the ControlPlane's namespace). Run under the shared lock:
  *   flock /tmp/openregion-realsvc.lock node --import tsx test/kube/measure-serve-secrets.ts [N]
  */
 import { spawn } from 'node:child_process';
@@ -50,7 +51,7 @@ try {
   writeFileSync(kubeconfig, server.kubeconfig, { mode: 0o600 });
   for (const [label, extra] of [
     ['cluster-wide (no --watch-namespaces)', []],
-    ['--watch-namespaces=openstack', ['--watch-namespaces=openstack']],
+    ['namespaced, as the shipped overlay (--watch-namespaces=openstack)', ['--watch-namespaces=openstack']],
   ] as const) {
     const port = await freePort();
     const started = Date.now();
@@ -71,6 +72,13 @@ try {
       { stdio: ['ignore', 'ignore', 'inherit'] },
     );
     await eventually(
+      'the probe port answers',
+      async () =>
+        (await fetch(`http://127.0.0.1:${String(port)}/healthz`).catch(() => undefined))?.ok ? true : undefined,
+      300_000,
+    );
+    const live = Date.now() - started;
+    await eventually(
       'serve Ready',
       async () =>
         (await fetch(`http://127.0.0.1:${String(port)}/readyz`).catch(() => undefined))?.ok ? true : undefined,
@@ -81,7 +89,7 @@ try {
     const status = readFileSync(`/proc/${String(serve.pid)}/status`, 'utf8');
     const rss = (key: string) => Number(/(\d+) kB/.exec(status.split('\n').find((l) => l.startsWith(key)) ?? '')?.[1]);
     process.stdout.write(
-      `${label}: ${String(N)} unrelated Secrets; Ready after ${String(ready)} ms; ` +
+      `${label}: ${String(N)} unrelated Secrets; /healthz after ${String(live)} ms, Ready after ${String(ready)} ms; ` +
         `VmRSS ${String(Math.round(rss('VmRSS:') / 1024))} MiB, VmHWM ${String(Math.round(rss('VmHWM:') / 1024))} MiB\n`,
     );
     serve.kill('SIGTERM');

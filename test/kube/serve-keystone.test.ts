@@ -163,7 +163,7 @@ if (!hasKubectl) {
         management = kubeClientFrom({ kubeconfig: managementAdmin });
         await installCrds(management, realCrds({ eso: 'v2.9' }));
         await eventually('management serves KeystoneUsers', () => management.list(keystoneUserType), 30_000);
-        const operator = await render('overlays/keystone-operator', operatorNamespace, suffix);
+        const operator = await render('overlays/keystone-operator-cluster-wide', operatorNamespace, suffix);
         await kubectl(managementPath, ['apply', '--server-side', '-f', '-'], operator.yaml);
         const token = await mintToken(managementAdmin, operatorNamespace, operator.name('openregion'));
         // $KUBECONFIG lists two files: the admin's (its current-context) and the operator's; --context picks the latter.

@@ -43,7 +43,7 @@ describe('openregion up, end to end through HTTP', () => {
   // The running system holds the RBAC the deploy overlays ship (and the bundled actuators'): a call they do not
   // grant is refused as kube-apiserver would refuse it, and recorded.
   const grants = grantsOf(
-    [...regionServicePermissions(), ...keystoneOperatorPermissions(), ...bundledActuatorPermissions()],
+    [...regionServicePermissions(), ...keystoneOperatorPermissions('cluster'), ...bundledActuatorPermissions()],
     REGION_NAMESPACE,
   );
   const authorizers: AuthorizingClient[] = [];

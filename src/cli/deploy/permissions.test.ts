@@ -3,11 +3,12 @@ import { describe, it } from 'node:test';
 import type { Client } from '../../kube/client.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import { keystoneUserType } from '../../keystone/apis/keystoneuser.ts';
-import { userFixture, NAME, NS, TARGET, type UserFixture } from '../../keystone/user/testing/fixture.ts';
+import { userFixture, CP_NS, NAME, NS, TARGET, type UserFixture } from '../../keystone/user/testing/fixture.ts';
 import { allows, AuthorizingClient, type Permission } from '../../runtime/rbac.ts';
 import { grantsOf, KEYSTONE_OPERATOR_NAMESPACE } from './rbac.ts';
 import {
   keystoneOperatorPermissions,
+  type KeystoneWatch,
   registeredReads,
   regionServicePermissions,
   targetClusterPermissions,
@@ -15,11 +16,15 @@ import {
 
 const PUBLISHED = { services: { keystone: { publicEndpoint: 'https://ks.example/v3' } } };
 
-/** The fixture's clients, each held to what the shipped RBAC grants on its cluster. */
-function authorized(denied: AuthorizingClient[]) {
+/**
+ * The fixture's clients, each held to what the shipped RBAC grants on its cluster: on the management cluster, the
+ * namespaced overlay's Roles in the ControlPlane's and the orders' namespaces (or the cluster-wide overlay's).
+ */
+function authorized(denied: AuthorizingClient[], watch: KeystoneWatch = 'namespaces') {
   return (cluster: string, client: Client): Client => {
-    const permissions = cluster === '' ? keystoneOperatorPermissions() : targetClusterPermissions();
-    const authorizer = new AuthorizingClient(client, grantsOf(permissions, KEYSTONE_OPERATOR_NAMESPACE));
+    const permissions = cluster === '' ? keystoneOperatorPermissions(watch) : targetClusterPermissions();
+    const where = cluster === '' ? { watched: [CP_NS, NS], registrations: 'c5c3-clusters' } : {};
+    const authorizer = new AuthorizingClient(client, grantsOf(permissions, KEYSTONE_OPERATOR_NAMESPACE, where));
     denied.push(authorizer);
     return authorizer;
   };
@@ -82,10 +87,14 @@ describe('generated RBAC', () => {
     }
   });
 
-  for (const cluster of ['', TARGET]) {
-    it(`suffices for an order on ${cluster === '' ? 'the management' : 'a target'} cluster: Ready, then deleted`, async () => {
+  for (const [cluster, watch] of [
+    ['', 'namespaces'],
+    ['', 'cluster'],
+    [TARGET, 'namespaces'],
+  ] as const) {
+    it(`suffices for an order on ${cluster === '' ? `the management cluster (watching ${watch})` : 'a target cluster'}: Ready, then deleted`, async () => {
       const authorizers: AuthorizingClient[] = [];
-      const h = userFixture({ cluster, wrap: authorized(authorizers) });
+      const h = userFixture({ cluster, wrap: authorized(authorizers, watch) });
       await h.seedAll({}, PUBLISHED);
       await h.converge();
       assert.equal((await h.condition('Ready'))?.status, 'True');
@@ -97,6 +106,37 @@ describe('generated RBAC', () => {
       assert.equal(authorizers.length, 2);
     });
   }
+
+  it('confines the namespaced operator to its watched namespaces: no Secret, order or K-ORC User elsewhere', () => {
+    const grants = grantsOf(keystoneOperatorPermissions(), KEYSTONE_OPERATOR_NAMESPACE, {
+      watched: ['openstack'],
+      registrations: 'c5c3-clusters',
+    });
+    const may = (
+      resource: string,
+      verb: 'get' | 'list' | 'watch' | 'create',
+      namespace: string | undefined,
+      group = '',
+    ) => allows(grants, { group, resource, verb, namespace });
+    for (const verb of ['get', 'list', 'watch', 'create'] as const) {
+      assert.ok(may('secrets', verb, 'openstack'), `${verb} secrets in a watched namespace`);
+      assert.ok(!may('secrets', verb, 'tenant-z'), `${verb} secrets in an unwatched namespace`);
+      assert.ok(!may('secrets', verb, undefined), `${verb} secrets in every namespace`);
+      assert.ok(!may('secrets', verb, KEYSTONE_OPERATOR_NAMESPACE), `${verb} secrets in its own namespace`);
+    }
+    assert.ok(may('secrets', 'watch', 'c5c3-clusters'), 'the registrations are watched');
+    assert.ok(!may('secrets', 'create', 'c5c3-clusters'), 'and never written');
+    assert.ok(!may('keystoneusers', 'list', undefined, 'c5c3.io'));
+    assert.ok(!may('users', 'create', 'tenant-z', 'openstack.k-orc.cloud'));
+    assert.ok(may('clustersecretstores', 'get', undefined, 'external-secrets.io'), 'a cluster-scoped store');
+    assert.deepEqual(
+      keystoneOperatorPermissions()
+        .filter((p) => p.scope === 'cluster')
+        .map((p) => p.resource),
+      ['clustersecretstores'],
+      'nothing but the cluster-scoped store is granted cluster-wide',
+    );
+  });
 
   it('refuses a call it does not grant: the operator never creates an order', async () => {
     const authorizers: AuthorizingClient[] = [];

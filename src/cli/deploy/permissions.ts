@@ -124,37 +124,51 @@ function leaderElection(): Permission[] {
 }
 
 /** What the KeystoneUser reconciler writes, wherever an order or its ControlPlane lives (order/, user/). */
-function keystoneUserWrites(): Permission[] {
+function keystoneUserWrites(scope: Permission['scope'] = 'cluster'): Permission[] {
   return [
-    permission(keystoneUserType, ['update']),
-    permission(keystoneUserType, ['update'], { subresource: 'status' }),
+    permission(keystoneUserType, ['update'], { scope }),
+    permission(keystoneUserType, ['update'], { scope, subresource: 'status' }),
     // The delivered Secret's controller reference blocks the order's deletion.
-    permission(keystoneUserType, ['update'], { subresource: 'finalizers' }),
-    permission(builtin.secret, ['create', 'patch', 'delete']),
+    permission(keystoneUserType, ['update'], { scope, subresource: 'finalizers' }),
+    permission(builtin.secret, ['create', 'patch', 'delete'], { scope }),
     // The order's Events: its gates and steps (user/reconciler.ts), a repeat patched onto the first (kube/events.ts).
-    permission(builtin.event, ['create', 'patch']),
+    permission(builtin.event, ['create', 'patch'], { scope }),
   ];
 }
 
 /**
- * The Keystone orders operator as `serve --controllers keystone` runs it: the orders on the management cluster,
- * their K-ORC Users, ESO PushSecrets and Secrets in each ControlPlane's namespace (so cluster-wide).
+ * Where the Keystone operator's management-cluster caches watch: `namespaces` (the shipped overlay, `serve
+ * --watch-namespaces`), its rights a Role in each watched namespace; `cluster` (the cluster-wide overlay, no
+ * --watch-namespaces), a ClusterRole.
  */
-export function keystoneOperatorPermissions(): Permission[] {
-  const { management } = registeredReads((manager) => {
-    registerKeystoneUserController(manager);
-  });
+export type KeystoneWatch = 'namespaces' | 'cluster';
+
+/**
+ * The Keystone orders operator as `serve --controllers keystone` runs it: the orders on the management cluster,
+ * their K-ORC Users, ESO PushSecrets and Secrets in each ControlPlane's namespace: in the watched namespaces
+ * (scope `watched`), or in every namespace when `watch` is `cluster`.
+ */
+export function keystoneOperatorPermissions(watch: KeystoneWatch = 'namespaces'): Permission[] {
+  const scope: Permission['scope'] = watch === 'cluster' ? 'cluster' : 'watched';
+  const { management } = registeredReads(
+    (manager) => {
+      registerKeystoneUserController(manager);
+    },
+    watch === 'cluster' ? undefined : (type) => (type.namespaced ? ['watched'] : undefined),
+  );
   return [
-    ...management,
-    ...keystoneUserWrites(),
-    permission(korcUserType, ['create', 'patch', 'delete']),
+    ...management.map((p) => (p.scope === 'namespace' ? { ...p, scope } : p)),
+    ...keystoneUserWrites(scope),
+    permission(korcUserType, ['create', 'patch', 'delete'], { scope }),
     // Clearing K-ORC's latched error (user/unlatch.ts).
-    permission(korcUserType, ['patch'], { subresource: 'status' }),
-    permission(pushSecretType, ['create', 'patch', 'delete']),
+    permission(korcUserType, ['patch'], { scope, subresource: 'status' }),
+    permission(pushSecretType, ['create', 'patch', 'delete'], { scope }),
     // The ControlPlane's tenant store must be Ready before a password is pushed (user/provision.ts), read at the
-    // version discovery finds (RBAC names the resource, not the version).
-    permission(secretStoreType, ['get']),
+    // version discovery finds (RBAC names the resource, not the version). A ClusterSecretStore has no namespace.
+    permission(secretStoreType, ['get'], { scope }),
     permission(storeTypeAt('ClusterSecretStore', 'v1'), ['get']),
+    // The target clusters' registration Secrets (runtime/multicluster.ts), listed and watched in --clusters-namespace.
+    ...(watch === 'cluster' ? [] : [permission(builtin.secret, READ, { scope: 'registrations' })]),
     ...leaderElection().filter((p) => p.resourceNames === undefined),
     permission(builtin.lease, ['get', 'update'], { ...inNamespace, resourceNames: [CONTROLLERS_LEASE] }),
   ];

@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { rbacCommand, renderRbac } from './rbac.ts';
 
 const DEPLOY = fileURLToPath(new URL('../../../deploy/', import.meta.url));
@@ -16,6 +16,13 @@ function manifests(dir = DEPLOY): string[] {
     if (entry.isDirectory()) return entry.name === 'crds' ? [] : manifests(path);
     return entry.name.endsWith('.yaml') ? [relative(DEPLOY, path)] : [];
   });
+}
+
+interface Kustomization {
+  namespace?: string;
+  resources?: string[];
+  configMapGenerator?: { name: string; literals?: string[] }[];
+  patches?: { patch?: string }[];
 }
 
 interface Rule {
@@ -64,6 +71,49 @@ describe('openregion rbac', () => {
         .filter((o) => (o.rules ?? []).some((r) => r.resources?.includes('secrets') === true))
         .map((o) => o.kind);
     assert.deepEqual(secretsIn('overlays/region-service/rbac.yaml'), ['Role']);
-    assert.deepEqual(secretsIn('overlays/keystone-operator/rbac.yaml'), ['ClusterRole']);
+    assert.deepEqual(secretsIn('overlays/keystone-operator/operator/rbac.yaml'), []);
+    assert.deepEqual(secretsIn('overlays/keystone-operator/namespace-grant/rbac.yaml'), ['Role']);
+    assert.deepEqual(secretsIn('overlays/keystone-operator/registrations/rbac.yaml'), ['Role']);
+    assert.deepEqual(secretsIn('overlays/keystone-operator-cluster-wide/rbac.yaml'), ['ClusterRole']);
+  });
+
+  it('the shipped Keystone operator overlay grants exactly the namespaces it watches, and no Secret cluster-wide', () => {
+    const overlay = join(DEPLOY, 'overlays/keystone-operator');
+    const yaml = (path: string) =>
+      parse(readFileSync(join(overlay, path, 'kustomization.yaml'), 'utf8')) as Kustomization;
+    const top = yaml('.');
+    assert.equal(top.namespace, undefined, 'a namespace here would move every grant into it');
+    const granted = (top.resources ?? [])
+      .filter((r) => r.startsWith('namespaces/'))
+      .map((r) => {
+        const grant = yaml(r);
+        assert.deepEqual(grant.resources, ['../../namespace-grant'], r);
+        return grant.namespace;
+      });
+    assert.ok(granted.length > 0, 'at least one watched namespace is granted');
+    const operator = yaml('operator');
+    const literal = operator.configMapGenerator
+      ?.find((g) => g.name === 'openregion-keystone-watch')
+      ?.literals?.find((l) => l.startsWith('namespaces='));
+    assert.deepEqual(literal?.slice('namespaces='.length).split(','), granted, 'watched = granted');
+    const patch = (operator.patches ?? []).map((p) => p.patch ?? '').join('\n');
+    assert.match(patch, /- --watch-namespaces=\$\(WATCH_NAMESPACES\)/);
+    assert.match(patch, /name: openregion-keystone-watch\s+key: namespaces/);
+    assert.equal(yaml('registrations').namespace, /--clusters-namespace=(\S+)/.exec(patch)?.[1]);
+    for (const path of ['operator', 'namespace-grant', 'registrations']) {
+      const kinds = parseAllDocuments(readFileSync(join(overlay, path, 'rbac.yaml'), 'utf8')).map(
+        (d) => d.toJS() as { kind: string; rules?: Rule[] },
+      );
+      const clusterWide = kinds.filter((o) => o.kind === 'ClusterRole').flatMap((o) => o.rules ?? []);
+      assert.deepEqual(
+        clusterWide.flatMap((r) => r.resources ?? []),
+        path === 'operator' ? ['clustersecretstores'] : [],
+        `${path}: only the cluster-scoped store is read cluster-wide`,
+      );
+    }
+    const clusterWide = parse(
+      readFileSync(join(DEPLOY, 'overlays/keystone-operator-cluster-wide/kustomization.yaml'), 'utf8'),
+    ) as Kustomization;
+    assert.doesNotMatch((clusterWide.patches ?? []).map((p) => p.patch ?? '').join('\n'), /--watch-namespaces/);
   });
 });

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { Command } from 'commander';
 import { stringify } from 'yaml';
 import type { KubeObject } from '../../kube/object.ts';
-import { policyRules, type Grants, type Permission } from '../../runtime/rbac.ts';
+import { policyRules, type Grants, type Permission, type PolicyRule } from '../../runtime/rbac.ts';
 import { keystoneOperatorPermissions, regionServicePermissions, targetClusterPermissions } from './permissions.ts';
 
 /** The ServiceAccount every overlay runs as (deploy/base/serviceaccount.yaml). */
@@ -66,12 +66,38 @@ function rbacObjects(
   ];
 }
 
-/** What `permissions` grant a process whose own namespace is `namespace`, for an AuthorizingClient. */
-export function grantsOf(permissions: readonly Permission[], namespace: string): Grants {
-  return {
-    cluster: policyRules(permissions, 'cluster'),
-    namespaced: new Map([[namespace, policyRules(permissions, 'namespace', permissions)]]),
+/**
+ * What `permissions` grant a process whose own namespace is `namespace` (and whose caches watch `watched`, whose
+ * registration Secrets are in `registrations`), for an AuthorizingClient: the Roles the overlays bind there.
+ */
+export function grantsOf(
+  permissions: readonly Permission[],
+  namespace: string,
+  where: { readonly watched?: readonly string[]; readonly registrations?: string } = {},
+): Grants {
+  const namespaced = new Map<string, PolicyRule[]>();
+  const add = (ns: string, scope: Permission['scope']) => {
+    namespaced.set(ns, [...(namespaced.get(ns) ?? []), ...policyRules(permissions, scope, permissions)]);
   };
+  add(namespace, 'namespace');
+  for (const ns of where.watched ?? []) add(ns, 'watched');
+  if (where.registrations !== undefined) add(where.registrations, 'registrations');
+  return { cluster: policyRules(permissions, 'cluster'), namespaced };
+}
+
+/**
+ * A Role and its RoleBinding with no namespace, for a kustomization to place (one per watched namespace, or in the
+ * clusters namespace), bound to the operator's ServiceAccount in its own namespace, named outright since the
+ * binding lives elsewhere.
+ */
+function placedGrant(name: string, rules: readonly PolicyRule[]): KubeObject[] {
+  return [
+    rbac('Role', name, undefined, { rules }),
+    rbac('RoleBinding', name, undefined, {
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+      subjects: [{ kind: 'ServiceAccount', name: SERVICE_ACCOUNT, namespace: KEYSTONE_OPERATOR_NAMESPACE }],
+    }),
+  ];
 }
 
 const TARGET_IDENTITY = 'openregion-keystone-operator';
@@ -155,14 +181,37 @@ const stream = (objects: readonly KubeObject[]) =>
 
 /** Every generated file, by its path under deploy/. */
 export function renderRbac(): Map<string, string> {
+  const keystoneNamespaced = keystoneOperatorPermissions('namespaces');
   return new Map([
     [
       'overlays/region-service/rbac.yaml',
       stream(rbacObjects('openregion-region-service', REGION_SERVICE_NAMESPACE, regionServicePermissions())),
     ],
+    // The shipped overlay: caches confined to the watched namespaces, each granted by a Role of its own.
     [
-      'overlays/keystone-operator/rbac.yaml',
-      stream(rbacObjects('openregion-keystone-operator', KEYSTONE_OPERATOR_NAMESPACE, keystoneOperatorPermissions())),
+      'overlays/keystone-operator/operator/rbac.yaml',
+      stream(rbacObjects('openregion-keystone-operator', KEYSTONE_OPERATOR_NAMESPACE, keystoneNamespaced)),
+    ],
+    [
+      'overlays/keystone-operator/namespace-grant/rbac.yaml',
+      stream(placedGrant('openregion-keystone-operator-watch', policyRules(keystoneNamespaced, 'watched'))),
+    ],
+    [
+      'overlays/keystone-operator/registrations/rbac.yaml',
+      stream(
+        placedGrant('openregion-keystone-operator-registrations', policyRules(keystoneNamespaced, 'registrations')),
+      ),
+    ],
+    // The explicit opt-in: every namespace watched, a ClusterRole.
+    [
+      'overlays/keystone-operator-cluster-wide/rbac.yaml',
+      stream(
+        rbacObjects(
+          'openregion-keystone-operator',
+          KEYSTONE_OPERATOR_NAMESPACE,
+          keystoneOperatorPermissions('cluster'),
+        ),
+      ),
     ],
     ['target-cluster/rbac.yaml', stream(targetClusterObjects())],
   ]);
