@@ -15,6 +15,7 @@ import { problems } from './problem.ts';
 import { DEFAULT_RATE_LIMITS, rateLimiter } from './rate-limit.ts';
 import { Repository } from './repository.ts';
 import { fileStorageRoutes } from './routes/file-storage.ts';
+import { eventRoutes } from './routes/events.ts';
 import { discoveryRoutes, PROTECTED_RESOURCE_PATH, resourceOf } from './routes/discovery.ts';
 import type { Api, RouteDeps } from './routes/kit.ts';
 import { identityRoutes } from './routes/identity.ts';
@@ -57,6 +58,7 @@ const routeGroups: readonly ((app: Api, deps: RouteDeps) => void)[] = [
   regionRoutes,
   regionV1Routes,
   fileStorageRoutes,
+  eventRoutes,
 ];
 
 interface RouteEntry {

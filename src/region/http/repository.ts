@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { getOptional, type Client } from '../../kube/client.ts';
 import { KubeAlreadyExistsError, KubeConflictError, KubeInvalidError, KubeNotFoundError } from '../../kube/errors.ts';
 import type { KubeObject, ObjectMeta } from '../../kube/object.ts';
-import type { ResourceType } from '../../kube/resource-type.ts';
+import { builtin, type ResourceType } from '../../kube/resource-type.ts';
 import { activeTraceparent, TRACEPARENT_ANNOTATION } from '../../util/tracing.ts';
 import { labels, regionType, type Region } from '../apis/index.ts';
 import { canAccess, type Principal } from './auth.ts';
@@ -20,6 +20,17 @@ export interface ListFilters {
   readonly networkId?: readonly string[] | undefined;
   /** Upstream's tag selector: `name=value` pairs the resource's tags must all hold. */
   readonly tag?: readonly string[] | undefined;
+}
+
+/** An Event as stored, read defensively: one another client wrote need not carry every field the recorder sets. */
+export interface RecordedEvent extends KubeObject {
+  readonly type?: string;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly count?: number;
+  readonly firstTimestamp?: string;
+  readonly lastTimestamp?: string;
+  readonly involvedObject?: { readonly kind?: string; readonly name?: string; readonly uid?: string };
 }
 
 const label = (object: KubeObject, key: string): string => object.metadata.labels?.[key] ?? '';
@@ -95,6 +106,19 @@ export class Repository {
 
   find<T extends KubeObject>(type: ResourceType<T>, id: string): Promise<T | undefined> {
     return this.#guard(() => getOptional(this.#client, type, this.#namespace, id));
+  }
+
+  /** The Events recorded about `object` (found by kind and name, and uid when they carry it), oldest first. */
+  async eventsAbout(object: KubeObject): Promise<RecordedEvent[]> {
+    const events: ResourceType<RecordedEvent> = builtin.event;
+    const { items } = await this.#guard(() => this.#client.list(events, { namespace: this.#namespace }));
+    const { uid, name } = object.metadata;
+    return items
+      .filter((e) => {
+        const about = e.involvedObject;
+        return about?.kind === object.kind && about.name === name && (about.uid === undefined || about.uid === uid);
+      })
+      .sort((a, b) => byCreation(a.lastTimestamp ?? '', b.lastTimestamp ?? ''));
   }
 
   /** The region, if it exists and the organization may use it. */
