@@ -4,7 +4,7 @@
  * Store failures become problems here, with fixed text; their detail goes to the log only.
  */
 import type { Logger } from 'pino';
-import { getOptional, type Client } from '../../kube/client.ts';
+import { getOptional, type Client, type WatchEvent } from '../../kube/client.ts';
 import { KubeAlreadyExistsError, KubeConflictError, KubeInvalidError, KubeNotFoundError } from '../../kube/errors.ts';
 import type { KubeObject, ObjectMeta } from '../../kube/object.ts';
 import { builtin, type ResourceType } from '../../kube/resource-type.ts';
@@ -39,7 +39,8 @@ export function visibleTo(principal: Principal, object: KubeObject): boolean {
   return canAccess(principal, label(object, labels.organization), label(object, labels.project));
 }
 
-function matches(object: KubeObject, filters: ListFilters): boolean {
+/** Whether the object passes a list's filters (organization, project, region, network, tags). */
+export function matches(object: KubeObject, filters: ListFilters): boolean {
   const pass = (values: readonly string[] | undefined, key: string) =>
     values === undefined || values.length === 0 || values.includes(label(object, key));
   return (
@@ -86,6 +87,11 @@ export class Repository {
     return items
       .filter((o) => visibleTo(principal, o) && matches(o, filters))
       .sort((a, b) => byCreation(a.metadata.creationTimestamp ?? '', b.metadata.creationTimestamp ?? ''));
+  }
+
+  /** Changes to the kind in the service namespace from now on, whoever may see them: the caller filters each. */
+  watch<T extends KubeObject>(type: ResourceType<T>, signal: AbortSignal): AsyncIterable<WatchEvent<T>> {
+    return this.#client.watch(type, { namespace: this.#namespace, signal });
   }
 
   /**
