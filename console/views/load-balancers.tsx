@@ -3,19 +3,16 @@
  * listeners through the API), watch each live — VIP, public IP, conditions, listeners and members — and delete.
  */
 import { useState } from 'preact/hooks';
-import { LoadBalancerV2Create, type LoadBalancerV2Read } from '../../src/region/http/schemas/load-balancer.ts';
+import { LoadBalancerV2Create } from '../../src/region/http/schemas/load-balancer.ts';
 import type { NetworkV2Read } from '../../src/region/http/schemas/network.ts';
-import { query } from '../api.ts';
-import { Field, Options, ProblemNote, Section, usePoll } from '../components.tsx';
+import { Field, Options, ProblemNote, Section } from '../components.tsx';
+import { useLive } from '../live.ts';
 import { useScope } from '../context.ts';
 import { ResourceTable, statusColumn } from '../resource-table.tsx';
 import { shownPointers, useSubmit } from '../form.ts';
 
 export function LoadBalancersView() {
-  const { api, organizationID, projectID } = useScope();
-  const scope = query({ organizationID, projectID });
-  const balancers = usePoll(() => api<LoadBalancerV2Read[]>('GET', `/api/v2/loadbalancers${scope}`), [api, scope]);
-  const networks = usePoll(() => api<NetworkV2Read[]>('GET', `/api/v2/networks${scope}`), [api, scope]);
+  const { loadbalancers: balancers, networks } = useLive('loadbalancers', 'networks');
   return (
     <>
       <h1>Load balancers</h1>

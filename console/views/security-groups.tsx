@@ -7,8 +7,8 @@ import {
   type SecurityGroupRuleV2,
   type SecurityGroupV2Read,
 } from '../../src/region/http/schemas/security-group.ts';
-import { query } from '../api.ts';
-import { Field, Options, ProblemNote, Section, usePoll } from '../components.tsx';
+import { Field, Options, ProblemNote, Section } from '../components.tsx';
+import { useLive } from '../live.ts';
 import { useScope } from '../context.ts';
 import { ResourceTable, statusColumn } from '../resource-table.tsx';
 import { shownPointers, useSubmit, type Submit } from '../form.ts';
@@ -41,10 +41,7 @@ const ruleOf = (row: RuleRow) => ({
 });
 
 export function SecurityGroupsView() {
-  const { api, organizationID, projectID } = useScope();
-  const scope = query({ organizationID, projectID });
-  const groups = usePoll(() => api<SecurityGroupV2Read[]>('GET', `/api/v2/securitygroups${scope}`), [api, scope]);
-  const networks = usePoll(() => api<NetworkV2Read[]>('GET', `/api/v2/networks${scope}`), [api, scope]);
+  const { securitygroups: groups, networks } = useLive('securitygroups', 'networks');
   const [editing, setEditing] = useState<string | undefined>(undefined);
   const edited = groups.value?.find((g) => g.metadata.id === editing);
   return (
