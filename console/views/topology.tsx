@@ -13,7 +13,7 @@ const HEIGHT = 46;
 const COLUMN = 250;
 const ROW = 64;
 const TOP = 40;
-const HEADINGS = ['Networks', 'Security groups', 'Servers', 'Load balancers', 'Volumes and public IPs'];
+const HEADINGS = ['Networks', 'Security groups', 'Servers', 'Load balancers', 'Volumes, public IPs'];
 const KINDS: Readonly<Record<NodeKind, string>> = {
   network: 'network',
   securitygroup: 'security group',
@@ -96,7 +96,7 @@ export function TopologyView() {
               return n.href === undefined ? (
                 <g key={n.key}>{box}</g>
               ) : (
-                <a key={n.key} href={n.href} aria-label={`${KINDS[n.kind]} ${n.name}, ${n.status}`}>
+                <a key={n.key} href={n.href}>
                   {box}
                 </a>
               );

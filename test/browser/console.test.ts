@@ -219,7 +219,7 @@ describe('the web console in Chromium, against up', { skip: missing }, () => {
     const reasons = await attributes(events.locator('tbody tr'), 'data-reason');
     assert.ok(reasons.includes('Provisioned'), `Events: ${reasons.join(', ')}`);
     await page.getByRole('region', { name: 'Conditions' }).getByText('provisioned').first().waitFor();
-    await page.getByLabel('Console output').waitFor();
+    await page.locator('pre.console-output').waitFor();
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download the SSH key' }).click();
     const key = await download;
@@ -258,7 +258,7 @@ describe('the web console in Chromium, against up', { skip: missing }, () => {
     assert.ok(edges.includes('web-net>lb-1'), `edges: ${edges.join(', ')}`);
     await page.getByRole('region', { name: 'Relations' }).getByText('runs on').first().waitFor();
     await look('topology');
-    await page.getByRole('link', { name: /server web-1/ }).click();
+    await page.getByRole('link', { name: /^web-1 server/ }).click();
     await page.getByRole('heading', { level: 1, name: /Server web-1/ }).waitFor();
     assert.ok(page.url().endsWith(`/servers/${await serverID('web-1')}`));
   });
