@@ -35,7 +35,9 @@ export function navigate(path: string): void {
 export function usePlace(): Place {
   const [place, setPlace] = useState(() => placeOf(window.location));
   useEffect(() => {
-    const onChange = () => { setPlace(placeOf(window.location)); };
+    const onChange = () => {
+      setPlace(placeOf(window.location));
+    };
     window.addEventListener('popstate', onChange);
     window.addEventListener(EVENT, onChange);
     return () => {

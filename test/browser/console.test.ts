@@ -290,6 +290,11 @@ describe('the web console in Chromium, against up', { skip: missing }, () => {
   it("orders a KeystoneUser from the operator view and sees it Ready, with its Secret's name and none of its content", async () => {
     await visit('operator');
     await page.getByRole('region', { name: 'Controllers' }).locator('tbody tr').first().waitFor();
+    // Trends from the runtime's metrics: queue depth, errors, OpenStack failures and call latency.
+    const trends = page.getByRole('region', { name: 'Trends' });
+    for (const name of [/^Queue depth/, /^Controller errors/, /^OpenStack failures/, /^OpenStack call latency/]) {
+      await trends.getByRole('img', { name }).waitFor();
+    }
     await page.getByLabel('Name', { exact: true }).fill('console-order');
     await page.getByRole('button', { name: 'Place order' }).click();
     const order = row('default/console-order');
