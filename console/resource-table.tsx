@@ -29,6 +29,16 @@ export interface Column<T> {
   readonly live?: boolean;
 }
 
+/** The network a row is on, by name (its id where the list does not hold it). */
+export const networkColumn = (
+  networks: readonly { metadata: { id: string; name: string } }[],
+): Column<{
+  status: { networkId: string };
+}> => ({
+  title: 'Network',
+  cell: (row) => networks.find((n) => n.metadata.id === row.status.networkId)?.metadata.name ?? row.status.networkId,
+});
+
 /** The provisioning status as a badge: most kinds' status column. */
 export const statusColumn: Column<Listed> = {
   title: 'Status',

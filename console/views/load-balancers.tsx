@@ -8,7 +8,7 @@ import type { NetworkV2Read } from '../../src/region/http/schemas/network.ts';
 import { Field, Options, ProblemNote, Section } from '../components.tsx';
 import { useLive } from '../live.ts';
 import { useScope } from '../context.ts';
-import { ResourceTable, statusColumn } from '../resource-table.tsx';
+import { networkColumn, ResourceTable, statusColumn } from '../resource-table.tsx';
 import { shownPointers, useSubmit } from '../form.ts';
 
 export function LoadBalancersView() {
@@ -23,6 +23,7 @@ export function LoadBalancersView() {
           listed={balancers}
           columns={[
             statusColumn,
+            networkColumn(networks.value ?? []),
             {
               title: 'Addresses',
               cell: (b) => (

@@ -10,7 +10,7 @@ import {
 import { Field, Options, ProblemNote, Section } from '../components.tsx';
 import { useLive } from '../live.ts';
 import { useScope } from '../context.ts';
-import { ResourceTable, statusColumn } from '../resource-table.tsx';
+import { networkColumn, ResourceTable, statusColumn } from '../resource-table.tsx';
 import { shownPointers, useSubmit, type Submit } from '../form.ts';
 
 /** A rule as the editor holds it: text as typed, turned into the API's shape on submit. */
@@ -54,6 +54,7 @@ export function SecurityGroupsView() {
           listed={groups}
           columns={[
             statusColumn,
+            networkColumn(networks.value ?? []),
             {
               title: 'Rules',
               cell: (g) => (

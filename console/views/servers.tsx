@@ -12,7 +12,7 @@ import type { VolumeV2Read } from '../../src/region/http/schemas/inventory.ts';
 import { Badge, Busy, Field, Options, ProblemNote, Section } from '../components.tsx';
 import { useLive } from '../live.ts';
 import { useScope } from '../context.ts';
-import { ResourceTable } from '../resource-table.tsx';
+import { networkColumn, ResourceTable } from '../resource-table.tsx';
 import { shownPointers, useSubmit } from '../form.ts';
 import { useInventory, type Inventory } from '../inventory.ts';
 import { serverPhase } from '../phase.ts';
@@ -37,6 +37,7 @@ export function ServersView() {
           columns={[
             { title: 'Phase', class: 'phase', live: true, cell: (s) => <Phase server={s} /> },
             { title: 'Image', cell: (s) => imageName(s.spec.imageId) },
+            networkColumn(networks.value ?? []),
             {
               title: 'Addresses',
               cell: (s) => (

@@ -4,7 +4,7 @@ import { VolumeV2Create } from '../../src/region/http/schemas/inventory.ts';
 import { Field, Options, ProblemNote, Section } from '../components.tsx';
 import { useLive } from '../live.ts';
 import { useScope } from '../context.ts';
-import { ResourceTable, statusColumn } from '../resource-table.tsx';
+import { networkColumn, ResourceTable, statusColumn } from '../resource-table.tsx';
 import { shownPointers, useSubmit } from '../form.ts';
 import { useInventory } from '../inventory.ts';
 
@@ -72,7 +72,11 @@ export function VolumesView() {
         <ResourceTable
           what="volumes"
           listed={volumes}
-          columns={[{ title: 'Size (GiB)', cell: (v) => v.spec.sizeGiB }, statusColumn]}
+          columns={[
+            { title: 'Size (GiB)', cell: (v) => v.spec.sizeGiB },
+            statusColumn,
+            networkColumn(networks.value ?? []),
+          ]}
           path={(v) => `/api/v2/volumes/${v.metadata.id}`}
         />
       </Section>
