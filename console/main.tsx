@@ -9,9 +9,10 @@ import type { RegionRead } from '../src/region/http/schemas/region.ts';
 import { apiWith } from './api.ts';
 import { ProblemNote } from './components.tsx';
 import { ScopeContext, type Scope } from './context.ts';
-import { CONSOLE_PAGES } from '../src/cli/console/pages.ts';
+import { CONSOLE_PAGES, type PagePath } from '../src/cli/console/pages.ts';
 import { onLink, settleAddress, usePlace } from './router.ts';
 import { claimsOf, keepToken, signInFromFragment, signOut } from './session.ts';
+import { ResourceDetailView, type DetailCollection } from './views/resource-detail.tsx';
 import { ServerDetailView } from './views/server-detail.tsx';
 import { TopologyView } from './views/topology.tsx';
 import { LoadBalancersView } from './views/load-balancers.tsx';
@@ -125,35 +126,36 @@ function Console({ token, onSignOut }: { token: string; onSignOut: (expired: boo
         </header>
         <main id="main" tabIndex={-1}>
           <ProblemNote problem={problem} />
-          {regions === undefined ? (
-            <p aria-busy="true">Loading…</p>
-          ) : page === '/region' ? (
-            <RegionsView regions={regions} />
-          ) : page === '/topology' ? (
-            <TopologyView />
-          ) : page === '/networks' ? (
-            <NetworksView />
-          ) : page === '/security-groups' ? (
-            <SecurityGroupsView />
-          ) : page === '/servers' ? (
-            rest === '' ? (
-              <ServersView />
-            ) : (
-              <ServerDetailView key={rest} id={rest} />
-            )
-          ) : page === '/load-balancers' ? (
-            <LoadBalancersView />
-          ) : page === '/volumes' ? (
-            <VolumesView />
-          ) : page === '/operator' ? (
-            <OperatorView />
-          ) : (
-            <SshCertificateAuthoritiesView />
-          )}
+          {regions === undefined ? <p aria-busy="true">Loading…</p> : viewOf(page, rest, regions)}
         </main>
       </div>
     </ScopeContext.Provider>
   );
+}
+
+/** The view an address names: a page's list, or one object's page below it (`/servers/<id>`). */
+function viewOf(page: PagePath, rest: string, regions: readonly RegionRead[]) {
+  const one = (collection: DetailCollection) => <ResourceDetailView key={rest} collection={collection} id={rest} />;
+  switch (page) {
+    case '/region':
+      return <RegionsView regions={regions} />;
+    case '/topology':
+      return <TopologyView />;
+    case '/networks':
+      return rest === '' ? <NetworksView /> : one('networks');
+    case '/security-groups':
+      return rest === '' ? <SecurityGroupsView /> : one('securitygroups');
+    case '/servers':
+      return rest === '' ? <ServersView /> : <ServerDetailView key={rest} id={rest} />;
+    case '/load-balancers':
+      return rest === '' ? <LoadBalancersView /> : one('loadbalancers');
+    case '/volumes':
+      return rest === '' ? <VolumesView /> : one('volumes');
+    case '/ssh-certificate-authorities':
+      return <SshCertificateAuthoritiesView />;
+    case '/operator':
+      return <OperatorView />;
+  }
 }
 
 function App() {

@@ -49,6 +49,7 @@ export function LoadBalancersView() {
             },
           ]}
           path={(b) => `/api/v2/loadbalancers/${b.metadata.id}`}
+          href={(b) => `/load-balancers/${b.metadata.id}`}
         />
       </Section>
     </>

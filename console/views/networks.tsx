@@ -19,6 +19,7 @@ export function NetworksView() {
           listed={networks}
           columns={[{ title: 'Prefix', cell: (n) => n.status.prefix }, statusColumn]}
           path={(n) => `/api/v2/networks/${n.metadata.id}`}
+          href={(n) => `/networks/${n.metadata.id}`}
         />
       </Section>
     </>

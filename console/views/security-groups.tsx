@@ -70,6 +70,7 @@ export function SecurityGroupsView() {
             },
           ]}
           path={(g) => `/api/v2/securitygroups/${g.metadata.id}`}
+          href={(g) => `/security-groups/${g.metadata.id}`}
           actions={(g) => (
             <button type="button" onClick={() => setEditing(g.metadata.id)}>
               Edit rules of {g.metadata.name}

@@ -6,7 +6,6 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { ImageV2 } from '../../src/region/http/schemas/inventory.ts';
-import type { EventRead } from '../../src/region/http/schemas/event.ts';
 import { SnapshotCreate } from '../../src/region/http/schemas/server.ts';
 import { query } from '../api.ts';
 import { Badge, Busy, Conditions, DeleteButton, Empty, Field, ProblemNote, Section, usePoll } from '../components.tsx';
@@ -14,6 +13,7 @@ import { useScope } from '../context.ts';
 import { shownPointers, useSubmit } from '../form.ts';
 import { useInventory } from '../inventory.ts';
 import { useLive } from '../live.ts';
+import { ObjectEvents } from './object-events.tsx';
 import { ManageServer, Phase } from './servers.tsx';
 
 export function ServerDetailView({ id }: { id: string }) {
@@ -86,55 +86,13 @@ export function ServerDetailView({ id }: { id: string }) {
       <Section title="Conditions">
         <Conditions meta={server.metadata} />
       </Section>
-      <ServerEvents path={path} changes={changes} />
+      <ObjectEvents path={path} changes={changes} />
       {inventory === undefined ? null : (
         <ManageServer server={server} inventory={inventory} volumes={volumes.value ?? []} withConsole={false} />
       )}
       <Snapshots path={path} serverName={server.metadata.name} />
       <ConsoleOutput path={path} />
     </>
-  );
-}
-
-/** The server's Events, oldest first: its conditions over time. Read again whenever the stream brings a change. */
-function ServerEvents({ path, changes }: { path: string; changes: number }) {
-  const { api } = useScope();
-  const [events, setEvents] = useState<readonly EventRead[] | undefined>(undefined);
-  const [problem, setProblem] = useState<unknown>(undefined);
-  useEffect(() => {
-    api<EventRead[]>('GET', `${path}/events`).then(setEvents, setProblem);
-  }, [api, path, changes]);
-  return (
-    <Section title="Events">
-      <ProblemNote problem={problem} />
-      {events?.length === 0 ? <Empty what="events" /> : null}
-      <table class="events">
-        <thead>
-          <tr>
-            <th scope="col">Last seen</th>
-            <th scope="col">Type</th>
-            <th scope="col">Reason</th>
-            <th scope="col">Message</th>
-            <th scope="col">Count</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(events ?? []).map((e) => (
-            <tr key={`${e.firstTimestamp}-${e.reason}-${e.message}`} data-reason={e.reason}>
-              <td>
-                <time dateTime={e.lastTimestamp}>{e.lastTimestamp.replace('T', ' ').replace('Z', ' UTC')}</time>
-              </td>
-              <td>
-                <Badge value={e.type} />
-              </td>
-              <td>{e.reason}</td>
-              <td>{e.message}</td>
-              <td>{e.count}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </Section>
   );
 }
 

@@ -78,6 +78,7 @@ export function VolumesView() {
             networkColumn(networks.value ?? []),
           ]}
           path={(v) => `/api/v2/volumes/${v.metadata.id}`}
+          href={(v) => `/volumes/${v.metadata.id}`}
         />
       </Section>
     </>

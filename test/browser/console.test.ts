@@ -317,6 +317,14 @@ describe('the web console in Chromium, against up', { skip: missing }, () => {
       await visit(view);
       await look(view);
     }
+    // A network's own page, reached from its list: its conditions, Events and what runs on it.
+    await visit('networks');
+    await row('web-net').getByRole('link', { name: 'web-net' }).click();
+    await page.getByRole('heading', { level: 1, name: /Network web-net/ }).waitFor();
+    await page.getByRole('region', { name: 'Servers' }).getByRole('link', { name: 'web-1' }).waitFor();
+    await page.getByRole('region', { name: 'Events' }).locator('tbody tr').first().waitFor();
+    assert.match(page.url(), /\/networks\/[0-9a-f-]{36}$/);
+    await look('network-detail');
   });
 
   it('deletes everything, and the built-in cloud holds none of it', async () => {
@@ -337,6 +345,6 @@ describe('the web console in Chromium, against up', { skip: missing }, () => {
     const octavia = state['octavia'] as { loadbalancers: unknown[] };
     assert.deepEqual(nova.servers, []);
     assert.deepEqual(octavia.loadbalancers, []);
-    assert.ok(looked.size >= 14, `pages looked at: ${[...looked.keys()].join(', ')}`);
+    assert.ok(looked.size >= 15, `pages looked at: ${[...looked.keys()].join(', ')}`);
   });
 });
