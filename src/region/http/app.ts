@@ -12,6 +12,8 @@ import { DEFAULT_BODY_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS, MAX_PARAM_LENGTH, type 
 import { errorHandler, sendProblem, type Challenge } from './errors.ts';
 import { setPrincipal } from './principal.ts';
 import { problems } from './problem.ts';
+import { DEFAULT_ORGANIZATION_LIMITS } from './decide-limit.ts';
+import { OrganizationLimiter } from './limits.ts';
 import { DEFAULT_RATE_LIMITS, rateLimiter } from './rate-limit.ts';
 import { Repository } from './repository.ts';
 import { fileStorageRoutes } from './routes/file-storage.ts';
@@ -190,7 +192,12 @@ export async function buildApi(deps: ApiDeps): Promise<Api> {
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) if (method !== 'HEAD') table.push({ method, url: route.url });
   });
-  const routeDeps: RouteDeps = { ...deps, repository: new Repository(deps.client, deps.namespace, deps.log) };
+  const repository = new Repository(deps.client, deps.namespace, deps.log);
+  const limits = new OrganizationLimiter(deps.organizationLimits ?? DEFAULT_ORGANIZATION_LIMITS, repository, {
+    ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+    ...(deps.log === undefined ? {} : { log: deps.log.child({ component: 'organization-limits' }) }),
+  });
+  const routeDeps: RouteDeps = { ...deps, repository, limits };
   for (const group of routeGroups) group(app, routeDeps);
 
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());

@@ -160,6 +160,7 @@ export function serverRoutes(app: Api, deps: RouteDeps): void {
     read: ServerV2Read,
     writable: deps.capabilities.controllers.servers && deps.capabilities.inventory !== undefined,
     capability: 'servers',
+    limit: 'servers',
     networkIdOf: (body) => body.spec.networkId,
     validateCreate: async (body, network, principal) => {
       const refs = await lookups.forCreate(body.spec, network, principal);
