@@ -20,6 +20,8 @@ export default tseslint.config(
       ],
       // Layering (ARCHITECTURE.md): product code never imports the emulator; openstack/ knows nothing above it.
       'no-restricted-imports': 'off',
+      // One import statement per module (a type-only one beside it is allowed: `import type` says it loads nothing).
+      'no-duplicate-imports': ['error', { allowSeparateTypeImports: true }],
     },
   },
   {

@@ -5,8 +5,8 @@ import type {
   FastifyInstance,
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
+  RawServerDefault,
 } from 'fastify';
-import type { RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Type, { type TSchema } from 'typebox';
 import type { ApiDeps } from '../context.ts';

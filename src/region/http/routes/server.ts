@@ -6,6 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import type { KubeObject } from '../../../kube/object.ts';
 import type { ResourceType } from '../../../kube/resource-type.ts';
 import {
+  networkType,
   securityGroupType,
   serverType,
   sshCertificateAuthorityType,
@@ -40,7 +41,6 @@ import {
   type ServerV2Read as Read,
   type ServerV2Spec,
 } from '../schemas/server.ts';
-import { networkType } from '../../apis/index.ts';
 import { childRoutes } from './children.ts';
 import { refuseInUse, type Api, type RouteDeps } from './kit.ts';
 
