@@ -94,6 +94,14 @@ export interface ReadMetadata {
   readonly deletionTime?: string;
 }
 
+/** A long operation under way (a create, a rebuild, a delete): an indeterminate progress bar its label names. */
+export function Busy({ label }: { label: string }) {
+  return <progress class="busy" aria-label={label} />;
+}
+
+/** Provisioning statuses that mean the cloud is still at work. */
+export const UNDER_WAY: ReadonlySet<string> = new Set(['provisioning', 'deprovisioning', 'pending', 'unknown']);
+
 export function Badge({ value }: { value: string }) {
   return <span class={`badge badge-${value.replace(/[^a-z]/gi, '').toLowerCase()}`}>{value}</span>;
 }

@@ -5,6 +5,8 @@ import type { Api } from './api.ts';
 
 export interface Scope {
   readonly api: Api;
+  /** The bearer token, for the watch stream (which reads its answer as it arrives, not as one JSON document). */
+  readonly token: string;
   readonly organizationID: string;
   readonly projectID: string | undefined;
   readonly regionID: string | undefined;

@@ -1,7 +1,7 @@
 /**
  * The openregion console: a page over the REST API on the same origin. It signs in with a bearer token, picks the
- * organization, project and region the token holds, and shows one view a page, chosen by the address's fragment
- * (`#/servers`), so every view has a link and the back button works.
+ * organization, project and region the token holds, and shows one view a page, chosen by the address's path
+ * (`/servers`, `/servers/<id>`; router.ts), so every view and every server has a link and the back button works.
  */
 import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
@@ -9,7 +9,12 @@ import type { RegionRead } from '../src/region/http/schemas/region.ts';
 import { apiWith } from './api.ts';
 import { ProblemNote } from './components.tsx';
 import { ScopeContext, type Scope } from './context.ts';
+import { CONSOLE_PAGES, type PagePath } from '../src/cli/console/pages.ts';
+import { onLink, settleAddress, usePlace } from './router.ts';
 import { claimsOf, keepToken, signInFromFragment, signOut } from './session.ts';
+import { ResourceDetailView, type DetailCollection } from './views/resource-detail.tsx';
+import { ServerDetailView } from './views/server-detail.tsx';
+import { TopologyView } from './views/topology.tsx';
 import { LoadBalancersView } from './views/load-balancers.tsx';
 import { NetworksView } from './views/networks.tsx';
 import { OperatorView } from './views/operator.tsx';
@@ -18,31 +23,6 @@ import { SecurityGroupsView } from './views/security-groups.tsx';
 import { ServersView } from './views/servers.tsx';
 import { SshCertificateAuthoritiesView } from './views/ssh-certificate-authorities.tsx';
 import { VolumesView } from './views/volumes.tsx';
-
-const PAGES = [
-  { path: '#/region', title: 'Region' },
-  { path: '#/networks', title: 'Networks' },
-  { path: '#/security-groups', title: 'Security groups' },
-  { path: '#/servers', title: 'Servers' },
-  { path: '#/load-balancers', title: 'Load balancers' },
-  { path: '#/volumes', title: 'Volumes' },
-  { path: '#/ssh-certificate-authorities', title: 'SSH CAs' },
-  { path: '#/operator', title: 'Operator' },
-] as const;
-
-type PagePath = (typeof PAGES)[number]['path'];
-
-const pageOf = (hash: string): PagePath => PAGES.find((p) => p.path === hash)?.path ?? '#/region';
-
-function usePage(): PagePath {
-  const [page, setPage] = useState(pageOf(window.location.hash));
-  useEffect(() => {
-    const onHash = () => setPage(pageOf(window.location.hash));
-    window.addEventListener('hashchange', onHash);
-    return () => window.removeEventListener('hashchange', onHash);
-  }, []);
-  return page;
-}
 
 function SignIn({ onToken, expired }: { onToken: (token: string) => void; expired: boolean }) {
   const [token, setToken] = useState('');
@@ -70,7 +50,7 @@ function SignIn({ onToken, expired }: { onToken: (token: string) => void; expire
 function Console({ token, onSignOut }: { token: string; onSignOut: (expired: boolean) => void }) {
   const claims = useMemo(() => claimsOf(token), [token]);
   const api = useMemo(() => apiWith(token, () => onSignOut(true)), [token, onSignOut]);
-  const page = usePage();
+  const { page, rest } = usePlace();
   const organizationID = claims?.organizationIDs[0] ?? '';
   const [projectID, setProjectID] = useState(claims?.projectIDs[0]);
   const [regions, setRegions] = useState<readonly RegionRead[] | undefined>(undefined);
@@ -83,88 +63,107 @@ function Console({ token, onSignOut }: { token: string; onSignOut: (expired: boo
     }, setProblem);
   }, [api, organizationID]);
   const scope: Scope = useMemo(
-    () => ({ api, organizationID, projectID, regionID }),
-    [api, organizationID, projectID, regionID],
+    () => ({ api, token, organizationID, projectID, regionID }),
+    [api, token, organizationID, projectID, regionID],
   );
-  const title = PAGES.find((p) => p.path === page)?.title ?? '';
+  const title = CONSOLE_PAGES.find((p) => p.path === page)?.title ?? '';
   useEffect(() => {
     document.title = `${title} · openregion`;
   }, [title]);
   return (
     <ScopeContext.Provider value={scope}>
-      <a
-        class="skip"
-        href="#main"
-        onClick={(e) => {
-          e.preventDefault();
-          document.getElementById('main')?.focus();
-        }}
-      >
-        Skip to the content
-      </a>
-      <header>
-        <strong class="brand">openregion</strong>
-        <nav aria-label="Views">
-          <ul>
-            {PAGES.filter((p) => p.path !== '#/operator' || claims?.operator === true).map((p) => (
-              <li key={p.path}>
-                <a href={p.path} aria-current={p.path === page ? 'page' : undefined}>
-                  {p.title}
-                </a>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <div class="scope">
-          <label for="project">Project</label>
-          <select id="project" value={projectID} onChange={(e) => setProjectID(e.currentTarget.value)}>
-            {(claims?.projectIDs ?? []).map((id) => (
-              <option key={id} value={id}>
-                {id}
-              </option>
-            ))}
-          </select>
-          <label for="region">Region</label>
-          <select id="region" value={regionID} onChange={(e) => setRegionID(e.currentTarget.value)}>
-            {(regions ?? []).map((r) => (
-              <option key={r.metadata.id} value={r.metadata.id}>
-                {r.metadata.name}
-              </option>
-            ))}
-          </select>
-          <button type="button" onClick={() => onSignOut(false)}>
-            Sign out {claims?.subject ?? ''}
-          </button>
-        </div>
-      </header>
-      <main id="main" tabIndex={-1}>
-        <ProblemNote problem={problem} />
-        {regions === undefined ? (
-          <p aria-busy="true">Loading…</p>
-        ) : page === '#/region' ? (
-          <RegionsView regions={regions} />
-        ) : page === '#/networks' ? (
-          <NetworksView />
-        ) : page === '#/security-groups' ? (
-          <SecurityGroupsView />
-        ) : page === '#/servers' ? (
-          <ServersView />
-        ) : page === '#/load-balancers' ? (
-          <LoadBalancersView />
-        ) : page === '#/volumes' ? (
-          <VolumesView />
-        ) : page === '#/operator' ? (
-          <OperatorView />
-        ) : (
-          <SshCertificateAuthoritiesView />
-        )}
-      </main>
+      {/* One handler follows every console link without a reload (router.ts). */}
+      <div class="shell" onClick={onLink}>
+        <a
+          class="skip"
+          href="#main"
+          onClick={(e) => {
+            e.preventDefault();
+            document.getElementById('main')?.focus();
+          }}
+        >
+          Skip to the content
+        </a>
+        <header>
+          <strong class="brand">openregion</strong>
+          <nav aria-label="Views">
+            <ul>
+              {CONSOLE_PAGES.filter((p) => p.path !== '/operator' || claims?.operator === true).map((p) => (
+                <li key={p.path}>
+                  <a href={p.path} aria-current={p.path === page && rest === '' ? 'page' : undefined}>
+                    {p.title}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <div class="scope">
+            <label for="project">Project</label>
+            <select id="project" value={projectID} onChange={(e) => setProjectID(e.currentTarget.value)}>
+              {(claims?.projectIDs ?? []).map((id) => (
+                <option key={id} value={id}>
+                  {claims?.projectNames[id] ?? id}
+                </option>
+              ))}
+            </select>
+            {projectID === undefined || claims?.projectNames[projectID] === undefined ? null : (
+              <code class="secondary" title="The project's id">
+                {projectID}
+              </code>
+            )}
+            <label for="region">Region</label>
+            <select id="region" value={regionID} onChange={(e) => setRegionID(e.currentTarget.value)}>
+              {(regions ?? []).map((r) => (
+                <option key={r.metadata.id} value={r.metadata.id}>
+                  {r.metadata.name}
+                </option>
+              ))}
+            </select>
+            <button type="button" onClick={() => onSignOut(false)}>
+              Sign out {claims?.subject ?? ''}
+            </button>
+          </div>
+        </header>
+        <main id="main" tabIndex={-1}>
+          <ProblemNote problem={problem} />
+          {regions === undefined ? <p aria-busy="true">Loading…</p> : viewOf(page, rest, regions)}
+        </main>
+      </div>
     </ScopeContext.Provider>
   );
 }
 
+/** The view an address names: a page's list, or one object's page below it (`/servers/<id>`). */
+function viewOf(page: PagePath, rest: string, regions: readonly RegionRead[]) {
+  const one = (collection: DetailCollection) => <ResourceDetailView key={rest} collection={collection} id={rest} />;
+  switch (page) {
+    case '/region':
+      return <RegionsView regions={regions} />;
+    case '/topology':
+      return <TopologyView />;
+    case '/networks':
+      return rest === '' ? <NetworksView /> : one('networks');
+    case '/security-groups':
+      return rest === '' ? <SecurityGroupsView /> : one('securitygroups');
+    case '/servers':
+      return rest === '' ? <ServersView /> : <ServerDetailView key={rest} id={rest} />;
+    case '/load-balancers':
+      return rest === '' ? <LoadBalancersView /> : one('loadbalancers');
+    case '/volumes':
+      return rest === '' ? <VolumesView /> : one('volumes');
+    case '/ssh-certificate-authorities':
+      return <SshCertificateAuthoritiesView />;
+    case '/operator':
+      return <OperatorView />;
+  }
+}
+
 function App() {
-  const [token, setToken] = useState(signInFromFragment);
+  const [token, setToken] = useState(() => {
+    const kept = signInFromFragment();
+    settleAddress();
+    return kept;
+  });
   const [expired, setExpired] = useState(false);
   const out = useMemo(
     () => (refused: boolean) => {

@@ -3,8 +3,17 @@
  * name, the view's own columns, its status details and its actions, ending with delete.
  */
 import type { ComponentChildren } from 'preact';
-import { Badge, Conditions, DeleteButton, Empty, ProblemNote, type ReadMetadata } from './components.tsx';
 import type { RegionUrl } from './api.ts';
+import {
+  Badge,
+  Busy,
+  Conditions,
+  DeleteButton,
+  Empty,
+  ProblemNote,
+  UNDER_WAY,
+  type ReadMetadata,
+} from './components.tsx';
 import { useScope } from './context.ts';
 
 interface Listed {
@@ -21,11 +30,28 @@ export interface Column<T> {
   readonly live?: boolean;
 }
 
+/** The network a row is on, by name (its id where the list does not hold it). */
+export const networkColumn = (
+  networks: readonly { metadata: { id: string; name: string } }[],
+): Column<{
+  status: { networkId: string };
+}> => ({
+  title: 'Network',
+  cell: (row) => networks.find((n) => n.metadata.id === row.status.networkId)?.metadata.name ?? row.status.networkId,
+});
+
 /** The provisioning status as a badge: most kinds' status column. */
 export const statusColumn: Column<Listed> = {
   title: 'Status',
   class: 'status',
-  cell: (row) => <Badge value={row.metadata.provisioningStatus} />,
+  cell: (row) => (
+    <>
+      <Badge value={row.metadata.provisioningStatus} />
+      {UNDER_WAY.has(row.metadata.provisioningStatus) || row.metadata.deletionTime !== undefined ? (
+        <Busy label={`${row.metadata.name}: ${row.metadata.provisioningStatus}`} />
+      ) : null}
+    </>
+  ),
 };
 
 export function ResourceTable<T extends Listed>(props: {
@@ -35,13 +61,15 @@ export function ResourceTable<T extends Listed>(props: {
   columns: readonly Column<T>[];
   /** The REST path that deletes one (`DELETE`). */
   path: (row: T) => RegionUrl<'DELETE'>;
+  /** The row's own page in the console, when its kind has one: the name links to it. */
+  href?: (row: T) => string;
   /** Shown under the status details, e.g. the server monitor's observation. */
   more?: (row: T) => ComponentChildren;
   /** Actions before delete. */
   actions?: (row: T) => ComponentChildren;
 }) {
   const { api } = useScope();
-  const { what, listed, columns, path, more, actions } = props;
+  const { what, listed, columns, path, href, more, actions } = props;
   return (
     <>
       <ProblemNote problem={listed.problem} />
@@ -62,7 +90,7 @@ export function ResourceTable<T extends Listed>(props: {
         <tbody>
           {(listed.value ?? []).map((row) => (
             <tr key={row.metadata.id} data-name={row.metadata.name}>
-              <td>{row.metadata.name}</td>
+              <td>{href === undefined ? row.metadata.name : <a href={href(row)}>{row.metadata.name}</a>}</td>
               {columns.map((c) => (
                 <td key={c.title} class={c.class} aria-live={c.live === true ? 'polite' : undefined}>
                   {c.cell(row)}

@@ -9,6 +9,8 @@ export interface Claims {
   readonly subject: string;
   readonly organizationIDs: readonly string[];
   readonly projectIDs: readonly string[];
+  /** Display names of the projects by id, where the token names them (`projectNames`); else the id is shown. */
+  readonly projectNames: Readonly<Record<string, string>>;
   /** The operator claim: the console shows its operator view. */
   readonly operator: boolean;
 }
@@ -31,6 +33,11 @@ export function signOut(): void {
   sessionStorage.removeItem(KEY);
 }
 
+const names = (v: unknown): Record<string, string> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+    ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string'))
+    : {};
+
 /** What the token says about its holder, read to choose defaults; the API checks it, the console only reads it. */
 export function claimsOf(token: string): Claims | undefined {
   const payload = token.split('.')[1];
@@ -41,6 +48,7 @@ export function claimsOf(token: string): Claims | undefined {
       sub?: unknown;
       organizationIds?: unknown;
       projectIds?: unknown;
+      projectNames?: unknown;
       operator?: unknown;
     };
     const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
@@ -48,6 +56,7 @@ export function claimsOf(token: string): Claims | undefined {
       subject: typeof claims.sub === 'string' ? claims.sub : '',
       organizationIDs: strings(claims.organizationIds),
       projectIDs: strings(claims.projectIds),
+      projectNames: names(claims.projectNames),
       operator: claims.operator === true,
     };
   } catch {

@@ -5,17 +5,14 @@
 import { useState } from 'preact/hooks';
 import { LoadBalancerV2Create } from '../../src/region/http/schemas/load-balancer.ts';
 import type { NetworkV2Read } from '../../src/region/http/schemas/network.ts';
-import { query } from '../api.ts';
-import { Field, Options, ProblemNote, Section, usePoll } from '../components.tsx';
+import { Field, Options, ProblemNote, Section } from '../components.tsx';
+import { useLive } from '../live.ts';
 import { useScope } from '../context.ts';
-import { ResourceTable, statusColumn } from '../resource-table.tsx';
+import { networkColumn, ResourceTable, statusColumn } from '../resource-table.tsx';
 import { shownPointers, useSubmit } from '../form.ts';
 
 export function LoadBalancersView() {
-  const { api, organizationID, projectID } = useScope();
-  const scope = query({ organizationID, projectID });
-  const balancers = usePoll(() => api('GET', `/api/v2/loadbalancers${scope}`), [api, scope]);
-  const networks = usePoll(() => api('GET', `/api/v2/networks${scope}`), [api, scope]);
+  const { loadbalancers: balancers, networks } = useLive('loadbalancers', 'networks');
   return (
     <>
       <h1>Load balancers</h1>
@@ -26,6 +23,7 @@ export function LoadBalancersView() {
           listed={balancers}
           columns={[
             statusColumn,
+            networkColumn(networks.value ?? []),
             {
               title: 'Addresses',
               cell: (b) => (
@@ -51,6 +49,7 @@ export function LoadBalancersView() {
             },
           ]}
           path={(b) => `/api/v2/loadbalancers/${b.metadata.id}`}
+          href={(b) => `/load-balancers/${b.metadata.id}`}
         />
       </Section>
     </>

@@ -1,18 +1,14 @@
 /** Networks: create one (name, prefix, nameservers) in the signed-in project and region, list them live, delete. */
 import { useState } from 'preact/hooks';
 import { NetworkV2Create } from '../../src/region/http/schemas/network.ts';
-import { query } from '../api.ts';
-import { Field, ProblemNote, Section, usePoll } from '../components.tsx';
+import { Field, ProblemNote, Section } from '../components.tsx';
+import { useLive } from '../live.ts';
 import { useScope } from '../context.ts';
 import { ResourceTable, statusColumn } from '../resource-table.tsx';
 import { shownPointers, useSubmit } from '../form.ts';
 
 export function NetworksView() {
-  const { api, organizationID, projectID } = useScope();
-  const networks = usePoll(
-    () => api('GET', `/api/v2/networks${query({ organizationID, projectID })}`),
-    [api, organizationID, projectID],
-  );
+  const { networks } = useLive('networks');
   return (
     <>
       <h1>Networks</h1>
@@ -23,6 +19,7 @@ export function NetworksView() {
           listed={networks}
           columns={[{ title: 'Prefix', cell: (n) => n.status.prefix }, statusColumn]}
           path={(n) => `/api/v2/networks/${n.metadata.id}`}
+          href={(n) => `/networks/${n.metadata.id}`}
         />
       </Section>
     </>

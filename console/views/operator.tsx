@@ -1,13 +1,15 @@
 /**
  * The operator's view (a token with the operator claim): every controller's queue depth, passes, errors and retries,
- * and KeystoneUser orders in every namespace — place one, read its conditions, next rotation and delivered Secret's
+ * their trends and OpenStack's (failures, mean call latency) over the last two minutes, and KeystoneUser orders in every namespace — place one, read its conditions, next rotation and delivered Secret's
  * name (never the Secret's content), delete it.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { KeystoneUserOrder } from '../../src/cli/console/order.ts';
 import { DeleteButton, Empty, Field, ProblemNote, Section, usePoll } from '../components.tsx';
 import { useScope } from '../context.ts';
 import { shownPointers, useSubmit } from '../form.ts';
+import { Trend } from '../trend.tsx';
+import { KEPT, seriesOf, type Sample } from '../trends.ts';
 
 const BASE = '/api/console/operator';
 
@@ -31,13 +33,47 @@ interface OrderRead {
   readonly deleting?: boolean;
 }
 
+/** What /api/console/operator/openstack answers, a row an OpenStack service. */
+interface OpenStackRow {
+  readonly service: string;
+  readonly requests: number;
+  readonly errors: number;
+  readonly latencySeconds: number;
+}
+
+const sum = <T,>(rows: readonly T[], pick: (row: T) => number) => rows.reduce((n, r) => n + pick(r), 0);
+
 export function OperatorView() {
   const { api } = useScope();
   const controllers = usePoll(() => api<ControllerRow[]>('GET', `${BASE}/controllers`), [api]);
+  const openstack = usePoll(() => api<OpenStackRow[]>('GET', `${BASE}/openstack`), [api]);
   const orders = usePoll(() => api<OrderRead[]>('GET', `${BASE}/keystoneusers`), [api]);
+  const [samples, setSamples] = useState<readonly Sample[]>([]);
+  useEffect(() => {
+    const [c, o] = [controllers.value, openstack.value];
+    if (c === undefined || o === undefined) return;
+    const sample: Sample = {
+      queueDepth: sum(c, (r) => r.queueDepth),
+      errors: sum(c, (r) => r.errors),
+      openstackRequests: sum(o, (r) => r.requests),
+      openstackErrors: sum(o, (r) => r.errors),
+      openstackLatencySeconds: sum(o, (r) => r.latencySeconds),
+    };
+    setSamples((kept) => [...kept, sample].slice(-KEPT));
+  }, [controllers.value]);
+  const series = seriesOf(samples);
   return (
     <>
       <h1>Operator</h1>
+      <Section title="Trends">
+        <ProblemNote problem={openstack.problem} />
+        <div class="trends">
+          <Trend title="Queue depth" values={series.queueDepth} unit="items" />
+          <Trend title="Controller errors" values={series.errors} unit="per read" />
+          <Trend title="OpenStack failures" values={series.openstackErrors} unit="per read" />
+          <Trend title="OpenStack call latency" values={series.openstackLatencyMs} unit="ms (mean)" />
+        </div>
+      </Section>
       <Section title="Controllers">
         <ProblemNote problem={controllers.problem} />
         <table>

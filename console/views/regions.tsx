@@ -23,7 +23,7 @@ export function RegionsView({ regions }: { regions: readonly { metadata: { id: s
                   <th scope="col">Name</th>
                   <th scope="col">CPUs</th>
                   <th scope="col">Memory (GiB)</th>
-                  <th scope="col">Disk (GB)</th>
+                  <th scope="col">Disk (GiB)</th>
                   <th scope="col">Architecture</th>
                 </tr>
               </thead>

@@ -7,10 +7,10 @@ import {
   type SecurityGroupRuleV2,
   type SecurityGroupV2Read,
 } from '../../src/region/http/schemas/security-group.ts';
-import { query } from '../api.ts';
-import { Field, Options, ProblemNote, Section, usePoll } from '../components.tsx';
+import { Field, Options, ProblemNote, Section } from '../components.tsx';
+import { useLive } from '../live.ts';
 import { useScope } from '../context.ts';
-import { ResourceTable, statusColumn } from '../resource-table.tsx';
+import { networkColumn, ResourceTable, statusColumn } from '../resource-table.tsx';
 import { shownPointers, useSubmit, type Submit } from '../form.ts';
 
 /** A rule as the editor holds it: text as typed, turned into the API's shape on submit. */
@@ -32,20 +32,16 @@ const rowOf = (r: SecurityGroupRuleV2): RuleRow => ({
   prefix: r.prefix ?? '',
 });
 
-// The editor's text; the submit checks it against the schema before anything is sent (form.ts useSubmit).
 const ruleOf = (row: RuleRow) => ({
-  direction: row.direction as SecurityGroupRuleV2['direction'],
-  protocol: row.protocol as SecurityGroupRuleV2['protocol'],
+  direction: row.direction,
+  protocol: row.protocol,
   ...(row.port === '' ? {} : { port: Number(row.port) }),
   ...(row.portMax === '' ? {} : { portMax: Number(row.portMax) }),
   ...(row.prefix === '' ? {} : { prefix: row.prefix }),
 });
 
 export function SecurityGroupsView() {
-  const { api, organizationID, projectID } = useScope();
-  const scope = query({ organizationID, projectID });
-  const groups = usePoll(() => api('GET', `/api/v2/securitygroups${scope}`), [api, scope]);
-  const networks = usePoll(() => api('GET', `/api/v2/networks${scope}`), [api, scope]);
+  const { securitygroups: groups, networks } = useLive('securitygroups', 'networks');
   const [editing, setEditing] = useState<string | undefined>(undefined);
   const edited = groups.value?.find((g) => g.metadata.id === editing);
   return (
@@ -58,6 +54,7 @@ export function SecurityGroupsView() {
           listed={groups}
           columns={[
             statusColumn,
+            networkColumn(networks.value ?? []),
             {
               title: 'Rules',
               cell: (g) => (
@@ -73,6 +70,7 @@ export function SecurityGroupsView() {
             },
           ]}
           path={(g) => `/api/v2/securitygroups/${g.metadata.id}`}
+          href={(g) => `/security-groups/${g.metadata.id}`}
           actions={(g) => (
             <button type="button" onClick={() => setEditing(g.metadata.id)}>
               Edit rules of {g.metadata.name}

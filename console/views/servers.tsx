@@ -1,30 +1,26 @@
 /**
  * Servers: create one (network, flavor, image, SSH mode, public IP, security groups), watch each live — its phase,
  * the monitor's observation (power state and health), its conditions and addresses — and drive it: power actions,
- * an image change (a rebuild), console output, a snapshot, volume attachments, delete.
+ * an image change (a rebuild), console output, volume attachments, delete. Each server's name links to its own page
+ * (server-detail.tsx), which has its Events, snapshots and SSH key as well.
  */
 import { useState } from 'preact/hooks';
 import type { NetworkV2Read } from '../../src/region/http/schemas/network.ts';
-import {
-  ServerV2Create,
-  ServerV2Update,
-  SnapshotCreate,
-  type ServerV2Read,
-} from '../../src/region/http/schemas/server.ts';
-import { query } from '../api.ts';
-import { Badge, Field, Options, ProblemNote, Section, usePoll } from '../components.tsx';
+import type { SecurityGroupV2Read } from '../../src/region/http/schemas/security-group.ts';
+import { ServerV2Create, ServerV2Update, type ServerV2Read } from '../../src/region/http/schemas/server.ts';
+import type { VolumeV2Read } from '../../src/region/http/schemas/inventory.ts';
+import { Badge, Busy, Field, Options, ProblemNote, Section } from '../components.tsx';
+import { useLive } from '../live.ts';
 import { useScope } from '../context.ts';
-import { ResourceTable } from '../resource-table.tsx';
+import { networkColumn, ResourceTable } from '../resource-table.tsx';
 import { shownPointers, useSubmit } from '../form.ts';
 import { useInventory, type Inventory } from '../inventory.ts';
 import { serverPhase } from '../phase.ts';
 
 export function ServersView() {
-  const { api, organizationID, projectID, regionID } = useScope();
+  const { api, organizationID, regionID } = useScope();
   const { inventory, problem } = useInventory(api, regionID, organizationID);
-  const scope = query({ organizationID, projectID });
-  const servers = usePoll(() => api('GET', `/api/v2/servers${scope}`), [api, scope]);
-  const networks = usePoll(() => api('GET', `/api/v2/networks${scope}`), [api, scope]);
+  const { servers, networks, securitygroups, volumes } = useLive('servers', 'networks', 'securitygroups', 'volumes');
   const [open, setOpen] = useState<string | undefined>(undefined);
   const imageName = (id: string) => inventory?.images.find((i) => i.metadata.id === id)?.metadata.name ?? id;
   return (
@@ -32,15 +28,16 @@ export function ServersView() {
       <h1>Servers</h1>
       <ProblemNote problem={problem} />
       {inventory === undefined ? null : (
-        <CreateServer inventory={inventory} networks={networks.value ?? []} onCreated={servers.refresh} />
+        <CreateServer inventory={inventory} networks={networks.value ?? []} groups={securitygroups.value ?? []} />
       )}
       <Section title="Your servers">
         <ResourceTable
           what="servers"
           listed={servers}
           columns={[
-            { title: 'Phase', class: 'phase', live: true, cell: (s) => <Badge value={serverPhase(s)} /> },
+            { title: 'Phase', class: 'phase', live: true, cell: (s) => <Phase server={s} /> },
             { title: 'Image', cell: (s) => imageName(s.spec.imageId) },
+            networkColumn(networks.value ?? []),
             {
               title: 'Addresses',
               cell: (s) => (
@@ -52,6 +49,7 @@ export function ServersView() {
             },
           ]}
           path={(s) => `/api/v2/servers/${s.metadata.id}`}
+          href={(s) => `/servers/${s.metadata.id}`}
           more={(s) => <p class="observation">Monitor: {s.status.powerState ?? 'not observed yet'}</p>}
           actions={(s) => (
             <button
@@ -68,7 +66,7 @@ export function ServersView() {
           : (servers.value ?? [])
               .filter((s) => s.metadata.id === open)
               .map((s) => (
-                <ManageServer key={s.metadata.id} server={s} inventory={inventory} onChange={servers.refresh} />
+                <ManageServer key={s.metadata.id} server={s} inventory={inventory} volumes={volumes.value ?? []} />
               ))}
       </Section>
     </>
@@ -84,8 +82,24 @@ const CREATE_SHOWN = shownPointers(
   '/spec/networking',
 );
 
-function CreateServer(props: { inventory: Inventory; networks: readonly NetworkV2Read[]; onCreated: () => void }) {
-  const { api, organizationID, projectID } = useScope();
+/** A server's phase, with a progress bar while a long operation (build, rebuild, delete) is under way. */
+export function Phase({ server }: { server: ServerV2Read }) {
+  const phase = serverPhase(server);
+  const busy = ['building', 'rebuilding', 'deleting', 'pending', 'queued', 'provisioning', 'stopping'].includes(phase);
+  return (
+    <>
+      <Badge value={phase} />
+      {busy ? <Busy label={`${server.metadata.name}: ${phase}`} /> : null}
+    </>
+  );
+}
+
+function CreateServer(props: {
+  inventory: Inventory;
+  networks: readonly NetworkV2Read[];
+  groups: readonly SecurityGroupV2Read[];
+}) {
+  const { api } = useScope();
   const { inventory, networks } = props;
   const [name, setName] = useState('');
   const [networkId, setNetworkId] = useState('');
@@ -95,10 +109,6 @@ function CreateServer(props: { inventory: Inventory; networks: readonly NetworkV
   const [publicIP, setPublicIP] = useState(false);
   const [securityGroups, setSecurityGroups] = useState<string[]>([]);
   const network = networkId === '' ? (networks[0]?.metadata.id ?? '') : networkId;
-  const groups = usePoll(
-    () => api('GET', `/api/v2/securitygroups${query({ organizationID, projectID })}`),
-    [api, organizationID, projectID],
-  );
   const submit = useSubmit(ServerV2Create);
   const body = () => ({
     metadata: { name },
@@ -114,7 +124,7 @@ function CreateServer(props: { inventory: Inventory; networks: readonly NetworkV
         : {}),
     },
   });
-  const onNetwork = (groups.value ?? []).filter((g) => g.status.networkId === network);
+  const onNetwork = props.groups.filter((g) => g.status.networkId === network);
   return (
     <Section title="Create a server">
       <form
@@ -123,9 +133,7 @@ function CreateServer(props: { inventory: Inventory; networks: readonly NetworkV
           void submit
             .run(body(), (b) => api('POST', '/api/v2/servers', b))
             .then((ok) => {
-              if (!ok) return;
-              setName('');
-              props.onCreated();
+              if (ok) setName('');
             });
         }}
       >
@@ -198,39 +206,40 @@ function CreateServer(props: { inventory: Inventory; networks: readonly NetworkV
   );
 }
 
-function ManageServer({
+/** Power, rebuild (an image change), volume attachments and console output: on the list and the server's page. */
+export function ManageServer({
   server,
   inventory,
-  onChange,
+  volumes,
+  withConsole = true,
 }: {
   server: ServerV2Read;
   inventory: Inventory;
-  onChange: () => void;
+  volumes: readonly VolumeV2Read[];
+  withConsole?: boolean;
 }) {
-  const { api, organizationID, projectID } = useScope();
-  const path = `/api/v2/servers/${server.metadata.id}` as const;
+  const { api } = useScope();
+  const path = `/api/v2/servers/${server.metadata.id}`;
   const [imageId, setImageId] = useState(server.spec.imageId);
   const [output, setOutput] = useState<string | undefined>(undefined);
   const [problem, setProblem] = useState<unknown>(undefined);
   const [attach, setAttach] = useState('');
   const update = useSubmit(ServerV2Update);
-  const snapshot = useSubmit(SnapshotCreate);
-  const [snapshotName, setSnapshotName] = useState(`${server.metadata.name}-snapshot`);
-  const volumes = usePoll(
-    () => api('GET', `/api/v2/volumes${query({ organizationID, projectID })}`),
-    [api, organizationID, projectID],
-  );
+  const [acting, setActing] = useState<string | undefined>(undefined);
   const attached = server.spec.volumes ?? [];
-  const free = (volumes.value ?? []).filter(
+  const free = volumes.filter(
     (v) => v.status.networkId === server.status.networkId && !attached.some((a) => a.volumeId === v.metadata.id),
   );
   const put = (spec: ServerV2Read['spec']) =>
-    update.run({ metadata: { name: server.metadata.name }, spec }, (b) => api('PUT', path, b)).then(onChange);
-  const act = (action: 'start' | 'stop' | 'softreboot' | 'hardreboot') => {
+    update.run({ metadata: { name: server.metadata.name }, spec }, (b) => api('PUT', path, b));
+  const act = (action: string) => {
     setProblem(undefined);
-    api('POST', `${path}/${action}`).then(onChange, setProblem);
+    setActing(action);
+    api('POST', `${path}/${action}`)
+      .catch(setProblem)
+      .finally(() => setActing(undefined));
   };
-  const volumeName = (id: string) => volumes.value?.find((v) => v.metadata.id === id)?.metadata.name ?? id;
+  const volumeName = (id: string) => volumes.find((v) => v.metadata.id === id)?.metadata.name ?? id;
   return (
     <Section title={`Manage ${server.metadata.name}`}>
       <div class="toolbar" role="group" aria-label="Power">
@@ -246,6 +255,7 @@ function ManageServer({
         <button type="button" onClick={() => act('hardreboot')}>
           Power cycle
         </button>
+        {acting === undefined ? null : <Busy label={`Sending ${acting}`} />}
       </div>
       <ProblemNote problem={problem} />
       <form
@@ -308,33 +318,26 @@ function ManageServer({
         </button>
       </form>
       <ProblemNote problem={update.problem} shown={shownPointers('/spec/imageId', '/spec/volumes')} />
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          void snapshot.run({ metadata: { name: snapshotName }, spec: {} }, (b) => api('POST', `${path}/snapshot`, b));
-        }}
-      >
-        <Field label="Snapshot name" pointer="/metadata/name" id="snapshot-name" errors={snapshot.errors}>
-          {(p) => <input {...p} value={snapshotName} onInput={(e) => setSnapshotName(e.currentTarget.value)} />}
-        </Field>
-        <button type="submit" disabled={snapshot.busy}>
-          Take a snapshot
-        </button>
-        <ProblemNote problem={snapshot.problem} shown={shownPointers('/metadata/name')} />
-      </form>
-      <button
-        type="button"
-        onClick={() => {
-          api('GET', `${path}/consoleoutput?length=100`).then((o) => setOutput(o.contents), setProblem);
-        }}
-      >
-        Show console output
-      </button>
-      {output === undefined ? null : (
-        <pre class="console-output" tabIndex={0} aria-label="Console output">
-          {output}
-        </pre>
-      )}
+      {withConsole ? (
+        <>
+          <button
+            type="button"
+            onClick={() => {
+              api<{ contents: string }>('GET', `${path}/consoleoutput?length=100`).then(
+                (o) => setOutput(o.contents),
+                setProblem,
+              );
+            }}
+          >
+            Show console output
+          </button>
+          {output === undefined ? null : (
+            <pre class="console-output" tabIndex={0} aria-label="Console output">
+              {output}
+            </pre>
+          )}
+        </>
+      ) : null}
     </Section>
   );
 }

@@ -1,18 +1,16 @@
 /** Volumes: create one on a network (class and size within the class's bounds), list them live, delete. */
 import { useState } from 'preact/hooks';
 import { VolumeV2Create } from '../../src/region/http/schemas/inventory.ts';
-import { query } from '../api.ts';
-import { Field, Options, ProblemNote, Section, usePoll } from '../components.tsx';
+import { Field, Options, ProblemNote, Section } from '../components.tsx';
+import { useLive } from '../live.ts';
 import { useScope } from '../context.ts';
-import { ResourceTable, statusColumn } from '../resource-table.tsx';
+import { networkColumn, ResourceTable, statusColumn } from '../resource-table.tsx';
 import { shownPointers, useSubmit } from '../form.ts';
 import { useInventory } from '../inventory.ts';
 
 export function VolumesView() {
-  const { api, organizationID, projectID, regionID } = useScope();
-  const scope = query({ organizationID, projectID });
-  const volumes = usePoll(() => api('GET', `/api/v2/volumes${scope}`), [api, scope]);
-  const networks = usePoll(() => api('GET', `/api/v2/networks${scope}`), [api, scope]);
+  const { api, organizationID, regionID } = useScope();
+  const { volumes, networks } = useLive('volumes', 'networks');
   const { inventory } = useInventory(api, regionID, organizationID);
   const [name, setName] = useState('');
   const [networkId, setNetworkId] = useState('');
@@ -74,8 +72,13 @@ export function VolumesView() {
         <ResourceTable
           what="volumes"
           listed={volumes}
-          columns={[{ title: 'Size (GiB)', cell: (v) => v.spec.sizeGiB }, statusColumn]}
+          columns={[
+            { title: 'Size (GiB)', cell: (v) => v.spec.sizeGiB },
+            statusColumn,
+            networkColumn(networks.value ?? []),
+          ]}
           path={(v) => `/api/v2/volumes/${v.metadata.id}`}
+          href={(v) => `/volumes/${v.metadata.id}`}
         />
       </Section>
     </>

@@ -72,6 +72,8 @@ type AdminSession = Session<'project'> | Session<'domain'> | Session<'system'>;
 
 export const REGION_NAMESPACE = 'unikorn-region';
 const KV_TOKEN = 'openregion-dev-kv';
+/** What the console calls the development project (the token's `projectNames` claim). */
+const DEV_PROJECT_NAME = 'development';
 const DEMO_MONITOR_PERIOD_MS = 10_000;
 /** What the API port answers besides the API, as `serve`'s probe port does. */
 const PROBE_PATHS = ['/healthz', '/livez', '/readyz', '/metrics'] as const;
@@ -259,6 +261,7 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
         subject: 'developer',
         organizationIDs: [identity.organizationID],
         projectIDs: [identity.projectID],
+        projectNames: { [identity.projectID]: DEV_PROJECT_NAME },
         operator: true,
       },
       clock,

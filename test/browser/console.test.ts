@@ -2,22 +2,25 @@
  * The web console as a person uses it, in Debian's Chromium against `openregion up` (a child process, as a newcomer
  * runs it): sign in with the link `up` prints, read the region's inventory, be told beside the prefix field what the
  * API says of an invalid CIDR, create a network and a server and watch it reach running, change its image and see it
- * rebuild and run again, create a load balancer, order a KeystoneUser from the operator view and see it Ready, then
- * delete everything and see the built-in cloud hold none of it.
- * On every page axe-core finds no violation of serious or critical impact; each page's screenshot is written to
- * .cache/console-screenshots/ (ignored by git) for a reviewer to look at.
+ * rebuild and run again, open the server's own page from a deep link (Events, conditions, console output, the SSH
+ * key), take and delete a snapshot there, create a load balancer, see the project's topology, see a second client's
+ * changes arrive live over the watch stream with no list polled, order a KeystoneUser from the operator view and see
+ * it Ready, then delete everything and see the built-in cloud hold none of it.
+ * Every view is reached by its own address (a deep link, after the first sign-in link). On every page axe-core finds
+ * no violation of serious or critical impact; each page's screenshot is written to test-results/console/ (ignored by
+ * git) for a reviewer to look at.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { cloudState, REPO, restClient, startChildUp, type ChildUp } from '../up/child.ts';
 import { launch, missingBrowser, seriousViolations } from './browser.ts';
 
 /** Bounds on waiting, not assertions about speed: convergence rides the controllers' rechecks. */
 const CONVERGE_MS = 180_000;
-const SHOTS = join(REPO, '.cache', 'console-screenshots');
+const SHOTS = join(REPO, 'test-results', 'console');
 
 const missing = missingBrowser();
 if (missing !== undefined) {
@@ -61,8 +64,9 @@ describe('the web console in Chromium, against up', { skip: missing }, () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   };
+  /** A deep link: the view's own address, loaded afresh (the token kept from the first sign-in link). */
   const visit = async (view: string) => {
-    await page.goto(`${up.api}/#/${view}`);
+    await page.goto(`${up.api}/${view}`);
     await page.getByRole('heading', { level: 1 }).first().waitFor();
   };
   /** A screenshot of the page as it is, and axe's serious and critical violations on it (none expected). */
@@ -77,6 +81,26 @@ describe('the web console in Chromium, against up', { skip: missing }, () => {
     );
     assert.deepEqual(looked.get(name), [], `axe on ${name}`);
   };
+  const env = () => readFileSync(join(dir, 'dev.env'), 'utf8');
+  const envValue = (key: string) => new RegExp(`${key}=(\\S+)`).exec(env())?.[1]?.replace(/^'|'$/g, '') ?? '';
+  const tenancy = () =>
+    Promise.resolve({
+      organizationId: envValue('OPENREGION_ORGANIZATION_ID'),
+      projectId: envValue('OPENREGION_PROJECT_ID'),
+      regionId: envValue('OPENREGION_REGION_ID'),
+    });
+  const serverID = async (name: string) => {
+    const { json } = await rest('GET', '/api/v2/servers');
+    const found = (json as { metadata: { id: string; name: string } }[]).find((s) => s.metadata.name === name);
+    return found?.metadata.id ?? assert.fail(`no server ${name}`);
+  };
+  /** Each matched element's attributes, joined by `>`. */
+  const attributes = async (elements: Locator, ...names: string[]) =>
+    Promise.all(
+      (await elements.all()).map(async (e) =>
+        (await Promise.all(names.map(async (n) => (await e.getAttribute(n)) ?? ''))).join('>'),
+      ),
+    );
   const row = (name: string) => page.locator(`tr[data-name="${name}"]`);
   const phaseOf = async (name: string) => (await row(name).locator('td.phase').innerText()).trim();
   const statusOf = async (name: string) => (await row(name).locator('td.status').innerText()).trim();
@@ -96,6 +120,11 @@ describe('the web console in Chromium, against up', { skip: missing }, () => {
     assert.ok(!page.url().includes(token), 'the token is not left in the URL');
     await page.getByRole('cell', { name: 'demo.small' }).waitFor();
     await page.getByRole('heading', { name: 'External networks' }).waitFor();
+    // Units as the API defines them: a flavor's disk is GiB.
+    await page.getByRole('columnheader', { name: 'Disk (GiB)' }).waitFor();
+    // The project selector names the project; its id is secondary.
+    const project = page.getByLabel('Project', { exact: true });
+    assert.equal((await project.locator('option:checked').innerText()).trim(), 'development');
     await look('region');
   });
 
@@ -173,6 +202,44 @@ describe('the web console in Chromium, against up', { skip: missing }, () => {
     await look('servers-manage');
   });
 
+  it("opens the server's own page from a deep link: summary, conditions, Events, console output, SSH key", async () => {
+    const id = await serverID('web-1');
+    await page.goto(`${up.api}/servers/${id}`);
+    await page.getByRole('heading', { level: 1, name: /Server web-1/ }).waitFor();
+    assert.ok(page.url().endsWith(`/servers/${id}`), 'the address stays the deep link');
+    const summary = page.getByRole('region', { name: 'Summary' });
+    await until(
+      'the page shows running',
+      async () => (await summary.locator('dd.phase').innerText()).trim() === 'running',
+    );
+    assert.match(await summary.innerText(), /ubuntu-24\.04/);
+    assert.match(await summary.innerText(), /web-net/, 'the network by name');
+    const events = page.getByRole('region', { name: 'Events' });
+    await events.locator('tbody tr').first().waitFor();
+    const reasons = await attributes(events.locator('tbody tr'), 'data-reason');
+    assert.ok(reasons.includes('Provisioned'), `Events: ${reasons.join(', ')}`);
+    await page.getByRole('region', { name: 'Conditions' }).getByText('provisioned').first().waitFor();
+    await page.locator('pre.console-output').waitFor();
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download the SSH key' }).click();
+    const key = await download;
+    assert.equal(key.suggestedFilename(), 'web-1.pem');
+    const pem = readFileSync(await key.path(), 'utf8');
+    assert.match(pem, /^-----BEGIN [A-Z ]*PRIVATE KEY-----/);
+    await look('server-detail');
+  });
+
+  it("takes a snapshot from the server's page, sees it ready, and deletes it", async () => {
+    const snapshots = page.getByRole('region', { name: 'Snapshots' });
+    await snapshots.getByLabel('Snapshot name').fill('web-1-console-snap');
+    await snapshots.getByRole('button', { name: 'Take a snapshot' }).click();
+    await row('web-1-console-snap').waitFor();
+    await until('the snapshot ready', async () => (await statusOf('web-1-console-snap')) === 'ready');
+    await look('server-snapshot');
+    await deleteRow('web-1-console-snap');
+    await until('the snapshot gone', async () => (await row('web-1-console-snap').count()) === 0);
+  });
+
   it('creates a load balancer and sees it provisioned', async () => {
     await visit('load-balancers');
     await page.getByLabel('Name', { exact: true }).fill('lb-1');
@@ -182,9 +249,52 @@ describe('the web console in Chromium, against up', { skip: missing }, () => {
     await look('load-balancers');
   });
 
+  it("draws the project's topology: the network, its server and load balancer, and links to the server's page", async () => {
+    await visit('topology');
+    const node = (name: string) => page.locator(`svg.topology g.node[data-name="${name}"]`);
+    for (const name of ['web-net', 'web-1', 'lb-1']) await node(name).waitFor();
+    const edges = await attributes(page.locator('svg.topology path.edge'), 'data-from', 'data-to');
+    assert.ok(edges.includes('web-net>web-1'), `edges: ${edges.join(', ')}`);
+    assert.ok(edges.includes('web-net>lb-1'), `edges: ${edges.join(', ')}`);
+    await page.getByRole('region', { name: 'Relations' }).getByText('runs on').first().waitFor();
+    await look('topology');
+    await page.getByRole('link', { name: /^web-1 server/ }).click();
+    await page.getByRole('heading', { level: 1, name: /Server web-1/ }).waitFor();
+    assert.ok(page.url().endsWith(`/servers/${await serverID('web-1')}`));
+  });
+
+  it("shows a second client's changes live from the watch stream, polling no list", async () => {
+    await visit('networks');
+    await row('web-net').waitFor();
+    const listReads: string[] = [];
+    const onRequest = (request: { url: () => string; method: () => string }) => {
+      const url = new URL(request.url());
+      if (request.method() === 'GET' && /^\/api\/v2\/[a-z]+$/.test(url.pathname)) listReads.push(url.pathname);
+    };
+    page.on('request', onRequest);
+    const { status, json } = await rest('POST', '/api/v2/networks', {
+      metadata: { name: 'live-net' },
+      spec: { ...(await tenancy()), prefix: '192.168.60.0/24', dnsNameservers: [] },
+    });
+    assert.equal(status, 201);
+    await row('live-net').waitFor({ timeout: 10_000 });
+    await until('live-net provisioned, live', async () => (await statusOf('live-net')) === 'provisioned');
+    await look('networks-live');
+    const id = (json as { metadata: { id: string } }).metadata.id;
+    assert.equal((await rest('DELETE', `/api/v2/networks/${id}`)).status, 202);
+    await until('live-net gone, live', async () => (await row('live-net').count()) === 0);
+    page.off('request', onRequest);
+    assert.deepEqual(listReads, [], 'no list was read: the changes came over the watch stream');
+  });
+
   it("orders a KeystoneUser from the operator view and sees it Ready, with its Secret's name and none of its content", async () => {
     await visit('operator');
     await page.getByRole('region', { name: 'Controllers' }).locator('tbody tr').first().waitFor();
+    // Trends from the runtime's metrics: queue depth, errors, OpenStack failures and call latency.
+    const trends = page.getByRole('region', { name: 'Trends' });
+    for (const name of [/^Queue depth/, /^Controller errors/, /^OpenStack failures/, /^OpenStack call latency/]) {
+      await trends.getByRole('img', { name }).waitFor();
+    }
     await page.getByLabel('Name', { exact: true }).fill('console-order');
     await page.getByRole('button', { name: 'Place order' }).click();
     const order = row('default/console-order');
@@ -207,6 +317,14 @@ describe('the web console in Chromium, against up', { skip: missing }, () => {
       await visit(view);
       await look(view);
     }
+    // A network's own page, reached from its list: its conditions, Events and what runs on it.
+    await visit('networks');
+    await row('web-net').getByRole('link', { name: 'web-net' }).click();
+    await page.getByRole('heading', { level: 1, name: /Network web-net/ }).waitFor();
+    await page.getByRole('region', { name: 'Servers' }).getByRole('link', { name: 'web-1' }).waitFor();
+    await page.getByRole('region', { name: 'Events' }).locator('tbody tr').first().waitFor();
+    assert.match(page.url(), /\/networks\/[0-9a-f-]{36}$/);
+    await look('network-detail');
   });
 
   it('deletes everything, and the built-in cloud holds none of it', async () => {
@@ -227,6 +345,6 @@ describe('the web console in Chromium, against up', { skip: missing }, () => {
     const octavia = state['octavia'] as { loadbalancers: unknown[] };
     assert.deepEqual(nova.servers, []);
     assert.deepEqual(octavia.loadbalancers, []);
-    assert.ok(looked.size >= 10, `pages looked at: ${[...looked.keys()].join(', ')}`);
+    assert.ok(looked.size >= 15, `pages looked at: ${[...looked.keys()].join(', ')}`);
   });
 });

@@ -11,6 +11,7 @@ import type { Api } from '../../region/http/routes/kit.ts';
 import { allCapabilities } from '../../region/http/testing/api.ts';
 import { RuntimeMetrics } from '../../runtime/metrics.ts';
 import { ManualClock } from '../../util/clock.ts';
+import { openstackRequestMetrics } from '../../openstack/metrics.ts';
 import { controllerRows, OPERATOR_PATH } from './operator.ts';
 import { mountConsole } from './routes.ts';
 
@@ -119,5 +120,20 @@ describe("the console's operator API", () => {
       { name: 'servers', queueDepth: 4, reconciles: 5, errors: 2, retries: 0 },
     ]);
     assert.deepEqual(controllerRows([{ name: 'workqueue_depth', values: [{ labels: {}, value: 9 }] }]), []);
+  });
+
+  it("reads each OpenStack service's calls, failures and total latency from the transport's series", async () => {
+    const observe = openstackRequestMetrics(metrics.registry);
+    const call1 = { serviceType: 'compute', method: 'GET', urlTemplate: '/servers/{id}' };
+    observe({ ...call1, status: 200, durationMs: 250 } as Parameters<typeof observe>[0]);
+    observe({ ...call1, status: 503, durationMs: 1000 } as Parameters<typeof observe>[0]);
+    observe({ ...call1, serviceType: 'network', status: 'error', durationMs: 500 } as Parameters<typeof observe>[0]);
+    const { status, json } = await call('operator', 'GET', '/openstack');
+    assert.equal(status, 200);
+    assert.deepEqual(json, [
+      { service: 'compute', requests: 2, errors: 1, latencySeconds: 1.25 },
+      { service: 'network', requests: 1, errors: 1, latencySeconds: 0.5 },
+    ]);
+    assert.equal((await call('tenant', 'GET', '/openstack')).status, 403);
   });
 });

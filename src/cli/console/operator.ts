@@ -1,6 +1,6 @@
 /**
  * The console's operator API, for a token with the `operator` claim: every controller's queue depth, passes and
- * errors (from the runtime's metrics), and KeystoneUser orders in every namespace — placed, read with their
+ * errors and every OpenStack service's calls, failures and latency (from the runtime's metrics), and KeystoneUser orders in every namespace — placed, read with their
  * conditions, next rotation and delivered Secret's name (never its content), and deleted. Under /api/, so the
  * API's bearer authentication runs first; hidden from the OpenAPI document, which describes the region API only.
  */
@@ -60,6 +60,47 @@ export function controllerRows(metrics: readonly MetricJson[]): ControllerRow[] 
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
+interface OpenStackRow {
+  readonly service: string;
+  readonly requests: number;
+  /** Attempts the cloud failed (5xx) or never answered ("error"). */
+  readonly errors: number;
+  /** Seconds, summed over every attempt: the console's trend is the change of this over the change of `requests`. */
+  readonly latencySeconds: number;
+}
+
+/**
+ * One row an OpenStack service: attempts, failures and total latency, from the transport's series
+ * (`openregion_openstack_*`); the console keeps the history and draws the trend (mean latency per interval).
+ */
+export function openstackRows(metrics: readonly MetricJson[]): OpenStackRow[] {
+  const rows = new Map<string, { requests: number; errors: number; latencySeconds: number }>();
+  const row = (service: string) => {
+    const found = rows.get(service) ?? { requests: 0, errors: 0, latencySeconds: 0 };
+    rows.set(service, found);
+    return found;
+  };
+  for (const metric of metrics) {
+    if (metric.name === 'openregion_openstack_requests_total') {
+      for (const { labels, value } of metric.values) {
+        const r = row(String(labels['service'] ?? ''));
+        r.requests += value;
+        const status = String(labels['status'] ?? '');
+        if (status === 'error' || status.startsWith('5')) r.errors += value;
+      }
+    }
+    if (metric.name === 'openregion_openstack_request_duration_seconds') {
+      for (const v of metric.values as readonly (MetricJson['values'][number] & { metricName?: string })[]) {
+        if (v.metricName?.endsWith('_sum') === true) row(String(v.labels['service'] ?? '')).latencySeconds += v.value;
+      }
+    }
+  }
+  return [...rows]
+    .filter(([service]) => service !== '')
+    .map(([service, r]) => ({ service, ...r }))
+    .sort((a, b) => a.service.localeCompare(b.service));
+}
+
 /** An order as the console reads it: where, from which ControlPlane, its conditions, rotation and Secret's name. */
 function orderRead(user: KeystoneUser) {
   const status = user.status ?? {};
@@ -97,6 +138,10 @@ export function operatorRoutes(app: Api, deps: OperatorDeps): void {
   app.get(`${OPERATOR_PATH}/controllers`, { schema: hidden }, async (request) => {
     operatorOnly(request);
     return controllerRows((await deps.metrics.getMetricsAsJSON()) as unknown as MetricJson[]);
+  });
+  app.get(`${OPERATOR_PATH}/openstack`, { schema: hidden }, async (request) => {
+    operatorOnly(request);
+    return openstackRows((await deps.metrics.getMetricsAsJSON()) as unknown as MetricJson[]);
   });
   app.get(`${OPERATOR_PATH}/controlplanes`, { schema: hidden }, async (request) => {
     operatorOnly(request);

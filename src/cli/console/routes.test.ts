@@ -3,9 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { routesOf } from '../../region/http/app.ts';
 import { apiFixture } from '../../region/http/testing/api.ts';
 import { assetsOf, consoleAssets } from './assets.ts';
 import { bundleConsole } from './bundle.ts';
+import { CONSOLE_PAGES, pageOf, RESERVED } from './pages.ts';
 import { mountConsole } from './routes.ts';
 
 const fixed = assetsOf({
@@ -35,6 +37,45 @@ describe('the console on the API origin', () => {
     assert.match(String(style.headers['content-type']), /^text\/css/);
     // The API beside it still wants its token.
     assert.equal((await app.inject({ method: 'GET', url: '/api/v2/networks' })).statusCode, 401);
+    await fixture.close();
+  });
+
+  it('answers every console path, and the paths below it, with the page: a deep link loads the console', async () => {
+    const fixture = await apiFixture();
+    const app = fixture.api;
+    mountConsole(app, { assets: () => Promise.resolve(fixed) });
+    for (const url of [
+      '/servers',
+      '/servers/',
+      '/servers/00000000-0000-4000-8000-000000000001',
+      '/topology',
+      '/operator',
+    ]) {
+      const page = await app.inject({ method: 'GET', url });
+      assert.equal(page.statusCode, 200, url);
+      assert.equal(page.body, '<!doctype html><title>console</title>', url);
+      assert.match(String(page.headers['content-security-policy']), /script-src 'self'/, url);
+    }
+    assert.deepEqual(pageOf('/servers/abc'), { page: '/servers', rest: 'abc' });
+    assert.equal(pageOf('/serversx'), undefined);
+    await fixture.close();
+  });
+
+  it("shadows no API path: the API's own paths, and paths no one serves, keep their 404 problem documents", async () => {
+    const fixture = await apiFixture();
+    const app = fixture.api;
+    mountConsole(app, { assets: () => Promise.resolve(fixed) });
+    const api = routesOf(app).filter((r) => !CONSOLE_PAGES.some((p) => r.url === p.path || r.url === `${p.path}/*`));
+    for (const route of api) {
+      const page = pageOf(route.url);
+      assert.equal(page, undefined, `${route.method} ${route.url} is not a console path`);
+    }
+    for (const reserved of RESERVED) assert.equal(pageOf(reserved), undefined, reserved);
+    for (const url of ['/api/v2/servers/x/y', '/api/v2/nothing', '/console/nothing.js', '/nothing', '/serversx']) {
+      const answer = await app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${fixture.tokens.a}` } });
+      assert.equal(answer.statusCode, 404, url);
+      assert.match(String(answer.headers['content-type']), /^application\/problem\+json/, url);
+    }
     await fixture.close();
   });
 

@@ -18,6 +18,8 @@ import { OrganizationLimiter } from './limits.ts';
 import { DEFAULT_RATE_LIMITS, rateLimiter } from './rate-limit.ts';
 import { Repository } from './repository.ts';
 import { fileStorageRoutes } from './routes/file-storage.ts';
+import { eventRoutes } from './routes/events.ts';
+import { watchRoutes } from './routes/watch.ts';
 import { discoveryRoutes, PROTECTED_RESOURCE_PATH, resourceOf } from './routes/discovery.ts';
 import type { Api, RouteDeps } from './routes/kit.ts';
 import { identityRoutes } from './routes/identity.ts';
@@ -60,6 +62,8 @@ const routeGroups: readonly ((app: Api, deps: RouteDeps) => void)[] = [
   regionRoutes,
   regionV1Routes,
   fileStorageRoutes,
+  eventRoutes,
+  watchRoutes,
 ];
 
 interface RouteEntry {

@@ -25,6 +25,8 @@ interface DevTokenClaims {
   readonly subject: string;
   readonly organizationIDs: readonly string[];
   readonly projectIDs?: readonly string[];
+  /** Display names of the projects, by id (the `projectNames` claim): the console shows them; the API ignores it. */
+  readonly projectNames?: Readonly<Record<string, string>>;
   /** The `operator` claim (the console's operator views). */
   readonly operator?: boolean;
   /** Seconds; default 30 days. */
@@ -41,6 +43,7 @@ export async function signDevToken(keys: DevKeyPair, claims: DevTokenClaims, clo
   const jwt = new SignJWT({
     organizationIds: [...claims.organizationIDs],
     ...(claims.projectIDs === undefined ? {} : { projectIds: [...claims.projectIDs] }),
+    ...(claims.projectNames === undefined ? {} : { projectNames: { ...claims.projectNames } }),
     ...(claims.operator === true ? { operator: true } : {}),
   })
     .setProtectedHeader({ alg: DEV_ALGORITHM })

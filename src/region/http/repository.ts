@@ -4,10 +4,10 @@
  * Store failures become problems here, with fixed text; their detail goes to the log only.
  */
 import type { Logger } from 'pino';
-import { getOptional, type Client } from '../../kube/client.ts';
+import { getOptional, type Client, type WatchEvent } from '../../kube/client.ts';
 import { KubeAlreadyExistsError, KubeConflictError, KubeInvalidError, KubeNotFoundError } from '../../kube/errors.ts';
 import type { KubeObject, ObjectMeta } from '../../kube/object.ts';
-import type { ResourceType } from '../../kube/resource-type.ts';
+import { builtin, type ResourceType } from '../../kube/resource-type.ts';
 import { activeTraceparent, TRACEPARENT_ANNOTATION } from '../../util/tracing.ts';
 import { labels, regionType, type Region } from '../apis/index.ts';
 import { canAccess, type Principal } from './auth.ts';
@@ -22,13 +22,25 @@ export interface ListFilters {
   readonly tag?: readonly string[] | undefined;
 }
 
+/** An Event as stored, read defensively: one another client wrote need not carry every field the recorder sets. */
+export interface RecordedEvent extends KubeObject {
+  readonly type?: string;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly count?: number;
+  readonly firstTimestamp?: string;
+  readonly lastTimestamp?: string;
+  readonly involvedObject?: { readonly kind?: string; readonly name?: string; readonly uid?: string };
+}
+
 const label = (object: KubeObject, key: string): string => object.metadata.labels?.[key] ?? '';
 
 export function visibleTo(principal: Principal, object: KubeObject): boolean {
   return canAccess(principal, label(object, labels.organization), label(object, labels.project));
 }
 
-function matches(object: KubeObject, filters: ListFilters): boolean {
+/** Whether the object passes a list's filters (organization, project, region, network, tags). */
+export function matches(object: KubeObject, filters: ListFilters): boolean {
   const pass = (values: readonly string[] | undefined, key: string) =>
     values === undefined || values.length === 0 || values.includes(label(object, key));
   return (
@@ -77,6 +89,11 @@ export class Repository {
       .sort((a, b) => byCreation(a.metadata.creationTimestamp ?? '', b.metadata.creationTimestamp ?? ''));
   }
 
+  /** Changes to the kind in the service namespace from now on, whoever may see them: the caller filters each. */
+  watch<T extends KubeObject>(type: ResourceType<T>, signal: AbortSignal): AsyncIterable<WatchEvent<T>> {
+    return this.#client.watch(type, { namespace: this.#namespace, signal });
+  }
+
   /**
    * Every object of the kind (with the labels `labelSelector` asks for), whatever the principal may see: for a rule
    * that spans scopes (a claim), never a read.
@@ -95,6 +112,19 @@ export class Repository {
 
   find<T extends KubeObject>(type: ResourceType<T>, id: string): Promise<T | undefined> {
     return this.#guard(() => getOptional(this.#client, type, this.#namespace, id));
+  }
+
+  /** The Events recorded about `object` (found by kind and name, and uid when they carry it), oldest first. */
+  async eventsAbout(object: KubeObject): Promise<RecordedEvent[]> {
+    const events: ResourceType<RecordedEvent> = builtin.event;
+    const { items } = await this.#guard(() => this.#client.list(events, { namespace: this.#namespace }));
+    const { uid, name } = object.metadata;
+    return items
+      .filter((e) => {
+        const about = e.involvedObject;
+        return about?.kind === object.kind && about.name === name && (about.uid === undefined || about.uid === uid);
+      })
+      .sort((a, b) => byCreation(a.lastTimestamp ?? '', b.lastTimestamp ?? ''));
   }
 
   /** The region, if it exists and the organization may use it. */
