@@ -217,6 +217,31 @@ describe('region servers (the region credential from `region configure`)', { ski
     done(await converge(server));
   });
 
+  // The same spec section's deactivated image: a 400 that heals with no spec edit, on the operator's reactivation.
+  it('a rebuild toward a deactivated image reads refused; after reactivation the retry converges', async () => {
+    const glance = c.admin.client('image');
+    const imageAction = (action: 'deactivate' | 'reactivate') =>
+      glance.request({
+        method: 'POST',
+        path: `/images/{image_id}/actions/${action}`,
+        params: { image_id: hungryImage },
+      });
+    await imageAction('deactivate');
+    try {
+      const outcome = await provider.createServer(ctx, identity, { ...server, imageID: hungryImage });
+      assert.ok(outcome.kind === 'yield' && outcome.error instanceof RequestRefusedError, JSON.stringify(outcome));
+      const cause = outcome.error.cause;
+      assert.ok(cause instanceof BadRequestError, String(cause));
+      assert.match(cause.fault.message ?? '', /is not active/);
+      const [still] = await nova();
+      assert.equal(still && typeof still.image !== 'string' ? still.image.id : '', images.b, 'touched nothing');
+    } finally {
+      await imageAction('reactivate');
+    }
+    done(await converge({ ...server, imageID: hungryImage }));
+    done(await converge(server));
+  });
+
   // R3′ as the dev cloud can show it. Nova's fake driver never fails a rebuild, and a rebuild its scheduler refuses
   // rolls the image ref back (R4's ground, not R3′'s), so the ERROR on the spec image is the admin's reset-state:
   // docs/spec/openstack-provider.md §Image rebuild has a host failure after a rebuild present exactly so.
