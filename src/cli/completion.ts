@@ -186,7 +186,13 @@ export async function completions(words: readonly string[], env: NodeJS.ProcessE
     const argument = command.registeredArguments[positionals.length]?.name();
     const kind = positionals[0];
     const resources = first === 'kind' || first === 'resources';
-    if (resources && kind === undefined) candidates = await fromTarget(scope, kindNames);
+    const slash = typed.indexOf('/');
+    if (resources && slash > 0 && positionals.every((p) => p.includes('/'))) {
+      // TYPE/NAME, as kubectl completes it: the names of the kind before the slash, spelled as typed.
+      const typeWord = typed.slice(0, slash);
+      const names = await fromTarget(scope, (c, namespace) => objectNames(c, typeWord, scope, namespace));
+      candidates = names.map((name) => `${typeWord}/${name}`);
+    } else if (resources && kind === undefined) candidates = await fromTarget(scope, kindNames);
     else if (resources && kind !== undefined && !kind.includes('/') && !kind.includes(',')) {
       candidates = await fromTarget(scope, (c, namespace) => objectNames(c, kind, scope, namespace));
     } else if (argument === 'shell') candidates = [...SHELLS];

@@ -176,6 +176,30 @@ describe('kubectl idioms on the real CRDs', () => {
     assert.match(refused.err, /cannot be combined with names/);
   });
 
+  it('wait takes -l, --display-name and --all, as kubectl wait does', async () => {
+    const met = (out: string) =>
+      out
+        .split('\n')
+        .filter((line) => line.endsWith('condition met'))
+        .sort();
+    const forPrefix = ['--for', 'jsonpath={.spec.prefix}'];
+    const byLabel = await run('wait', 'networks', '-l', 'unikorn-cloud.org/name=web-net', ...forPrefix);
+    assert.deepEqual(met(byLabel.out), [`network.region.unikorn-cloud.org/${NET_A} condition met`]);
+    const byDisplayName = await run('wait', 'net', '--display-name', 'db-net', ...forPrefix);
+    assert.deepEqual(met(byDisplayName.out), [`network.region.unikorn-cloud.org/${NET_B} condition met`]);
+    const all = await run('wait', 'networks', '--all', ...forPrefix);
+    assert.equal(met(all.out).length, 2);
+    assert.equal(process.exitCode, undefined);
+    const none = await run('wait', 'networks', '-l', 'unikorn-cloud.org/name=nobody', ...forPrefix);
+    assert.match(none.err, /no matching resources found/);
+    assert.equal(process.exitCode, 1);
+    process.exitCode = undefined;
+    const goneAlready = await run('wait', 'networks', '-l', 'unikorn-cloud.org/name=nobody', '--for', 'delete');
+    assert.equal(goneAlready.err, '');
+    const both = await run('wait', 'networks', NET_A, '--all', ...forPrefix);
+    assert.match(both.err, /names cannot be provided when a selector/);
+  });
+
   it("get events prints kubectl's columns: LAST SEEN, TYPE, REASON, OBJECT, MESSAGE", async () => {
     const at = new Date(Date.now() - 90_000).toISOString();
     const event = {

@@ -1,6 +1,6 @@
 /**
- * `openregion wait KIND NAME --for condition=Available[=True|False|Unknown]` (or `jsonpath='{PATH}'=VALUE`, or
- * `delete`), with kubectl's semantics (a missing object is an error at once unless its deletion is awaited; a
+ * `openregion wait KIND NAME… --for condition=Available[=True|False|Unknown]` (or `jsonpath='{PATH}'=VALUE`, or
+ * `delete`; the objects named, or selected once by `-l`, `--display-name` or `--all`), with kubectl's semantics (a missing object is an error at once unless its deletion is awaited; a
  * condition of an older generation does not count): waits with a live progress line (the condition's status, reason and message, and how long), rewritten in place on a terminal and
  * printed on each change otherwise. Against the embedded store of a running `up`, or Kubernetes.
  */
@@ -11,7 +11,7 @@ import type { Condition, KubeObject } from '../kube/object.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
 import { parseGoDuration } from '../util/duration.ts';
 import { CliError, kindsOf, type Target } from './connect.ts';
-import { resourceArgs } from './resources.ts';
+import { DISPLAY_NAME_LABEL, resourceArgs, selectorOf } from './resources.ts';
 import { objectName, select } from './printer.ts';
 import { targetOptions, withClient, type Out } from './target.ts';
 
@@ -126,7 +126,7 @@ export function duration(text: string): number {
 export function waitCommand(out: Out = process.stdout, err: Out = process.stderr): Command {
   return targetOptions(
     new Command('wait')
-      .description('wait for a condition on one object (or its deletion), with a live progress line')
+      .description('wait for a condition on objects (or their deletion), named or selected, with a live progress line')
       .argument('<kind>', 'TYPE, TYPE/NAME or TYPE.GROUP/NAME')
       .argument('[names...]')
       .requiredOption(
@@ -135,32 +135,57 @@ export function waitCommand(out: Out = process.stdout, err: Out = process.stderr
         parseFor,
       )
       .option('-n, --namespace <ns>', "the namespace (default: the kubeconfig context's, else default)")
+      .option('-l, --selector <selector>', 'wait for the objects whose labels match')
+      .option('--display-name <name>', `wait for the objects of this display name (-l ${DISPLAY_NAME_LABEL}=NAME)`)
+      .option('--all', 'wait for every object of the kinds in the namespace')
       .option('--timeout <duration>', 'give up after this long (exit code 1)', duration, 300_000),
-  ).action(
-    async (kind: string, names: string[], options: { for: WaitFor; namespace?: string; timeout: number } & Target) => {
-      await withClient(options, err, async (client, contextNamespace) => {
-        const { requests } = resourceArgs(await kindsOf(client), [kind, ...names], 'wait');
-        const live = 'isTTY' in out && out.isTTY === true;
-        const start = systemClock.now();
-        for (const { entry, names } of requests) {
-          const { type } = entry;
-          if (names.length === 0) throw new CliError(`name the ${type.plural} to wait for: TYPE NAME… or TYPE/NAME…`);
-          const namespace = type.namespaced ? (options.namespace ?? contextNamespace) : undefined;
-          for (const name of names) {
-            const read = () => getOptional(client, type, namespace, name);
-            // One --timeout for them all, as kubectl's.
-            const left = Math.max(0, options.timeout - (systemClock.now() - start));
-            const ok = await waitFor(read, objectName(type, name), options.for, out, {
-              timeoutMs: left,
-              intervalMs: 1000,
-              clock: systemClock,
-              live,
-            });
-            // kubectl's words, which scripts match on.
-            if (!ok) throw new CliError(`timed out waiting for the condition on ${type.plural}/${name}`, 'failed');
-          }
+  ).action(async (kind: string, names: string[], options: WaitFlags & Target) => {
+    await withClient(options, err, async (client, contextNamespace) => {
+      const { requests } = resourceArgs(await kindsOf(client), [kind, ...names], 'wait');
+      const selector = selectorOf(options);
+      const selected = selector !== undefined || options.all === true;
+      if (selected && requests.some((r) => r.names.length > 0)) {
+        throw new CliError('names cannot be provided when a selector (-l, --display-name) or --all is specified');
+      }
+      const live = 'isTTY' in out && out.isTTY === true;
+      const start = systemClock.now();
+      for (const { entry, names } of requests) {
+        const { type } = entry;
+        const namespace = type.namespaced ? (options.namespace ?? contextNamespace) : undefined;
+        if (!selected && names.length === 0) {
+          throw new CliError(`name the ${type.plural} to wait for: TYPE NAME…, TYPE/NAME…, -l SELECTOR or --all`);
         }
-      });
-    },
-  );
+        // Selected once, at the start, as kubectl's: an object made while waiting is not waited for.
+        const waited = selected
+          ? (await client.list(type, { namespace, labelSelector: selector })).items.map((o) => o.metadata.name)
+          : names;
+        // kubectl's words and exit code when a selector matches nothing; nothing there is what a delete awaits.
+        if (waited.length === 0 && options.for.kind !== 'delete') {
+          throw new CliError('no matching resources found', 'failed');
+        }
+        for (const name of waited) {
+          const read = () => getOptional(client, type, namespace, name);
+          // One --timeout for them all, as kubectl's.
+          const left = Math.max(0, options.timeout - (systemClock.now() - start));
+          const ok = await waitFor(read, objectName(type, name), options.for, out, {
+            timeoutMs: left,
+            intervalMs: 1000,
+            clock: systemClock,
+            live,
+          });
+          // kubectl's words, which scripts match on.
+          if (!ok) throw new CliError(`timed out waiting for the condition on ${type.plural}/${name}`, 'failed');
+        }
+      }
+    });
+  });
+}
+
+interface WaitFlags {
+  readonly for: WaitFor;
+  readonly namespace?: string;
+  readonly selector?: string;
+  readonly displayName?: string;
+  readonly all?: boolean;
+  readonly timeout: number;
 }

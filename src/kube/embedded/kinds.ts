@@ -5,7 +5,7 @@
 import { KubeNotFoundError } from '../errors.ts';
 import type { KubeObject } from '../object.ts';
 import { builtin, compareVersionPriority, qualifiedResource, type ResourceType } from '../resource-type.ts';
-import { checkCrd, servedVersion, type ServedVersion } from '../schema/crd.ts';
+import { servedVersion, storedCrdSpec, type ServedVersion } from '../schema/crd.ts';
 import type { CrdSpec } from '../schema/types.ts';
 import type { Db } from './db.ts';
 
@@ -62,7 +62,7 @@ export class Kinds {
   all(): { type: ResourceType; shortNames: readonly string[]; singular: string }[] {
     const out = BUILTINS.map((t) => ({ type: t, shortNames: [] as readonly string[], singular: t.kind.toLowerCase() }));
     for (const row of this.db.list(CRD_RESOURCE, '')) {
-      const spec = checkCrd(JSON.parse(row.body) as KubeObject).spec;
+      const spec = storedCrdSpec(JSON.parse(row.body) as KubeObject);
       for (const v of spec.versions) {
         const served = servedVersion(spec, v.name);
         if (served) {
@@ -78,7 +78,7 @@ export class Kinds {
   }
 
   #parse(row: { rv: number; body: string }): CrdSpec {
-    return checkCrd(JSON.parse(row.body) as KubeObject).spec;
+    return storedCrdSpec(JSON.parse(row.body) as KubeObject);
   }
 
   /** Every store call resolves its kind: a cached CRD costs a resourceVersion lookup, not its (large) body. */

@@ -3,19 +3,35 @@
  * on update only, when the old value exists) the way kube-apiserver does. A rule that needs a function this library
  * does not provide is refused when the CRD is written, never discovered on a later object write.
  */
-import { celEnv, isCelError, parse, plan, type CelEnv } from '@bufbuild/cel';
-import { strings } from '@bufbuild/cel/ext';
+import { createRequire } from 'node:module';
+import type * as Cel from '@bufbuild/cel';
+import type * as CelExtensions from '@bufbuild/cel/ext';
 import type { StatusCause } from '../errors.ts';
 import { childPath, propertySchema } from './structural.ts';
 import type { JSONSchemaProps, ValidationRule } from './types.ts';
 
-type Expr = ReturnType<typeof parse>['expr'];
-type Program = ReturnType<typeof plan>;
+type Expr = ReturnType<typeof Cel.parse>['expr'];
+type Program = ReturnType<typeof Cel.plan>;
 
 /** Operators the planner implements itself rather than through the function table. */
 const BUILTIN_OPERATORS = new Set(['_&&_', '_||_', '_?_:_', '_[_]', '@not_strictly_false']);
 
-const env: CelEnv = celEnv({ funcs: strings });
+let loaded: { readonly cel: typeof Cel; readonly env: Cel.CelEnv } | undefined;
+
+/**
+ * The CEL library, loaded on first use through its CommonJS build (synchronously, as rules are checked inside a
+ * write): its imports are over half of a short command's start-up, and commands that only read the store (`get`,
+ * a completion Tab) never evaluate a rule.
+ */
+function library(): { readonly cel: typeof Cel; readonly env: Cel.CelEnv } {
+  if (loaded === undefined) {
+    const load = createRequire(import.meta.url);
+    const cel = load('@bufbuild/cel') as typeof Cel;
+    const { strings } = load('@bufbuild/cel/ext') as typeof CelExtensions;
+    loaded = { cel, env: cel.celEnv({ funcs: strings }) };
+  }
+  return loaded;
+}
 
 interface CompiledRule {
   readonly rule: ValidationRule;
@@ -25,9 +41,10 @@ interface CompiledRule {
 
 /** The reason a rule cannot be compiled, or the compiled rule. */
 export function compileRule(rule: ValidationRule): CompiledRule | string {
-  let parsed: ReturnType<typeof parse>;
+  const { cel, env } = library();
+  let parsed: ReturnType<typeof Cel.parse>;
   try {
-    parsed = parse(rule.rule);
+    parsed = cel.parse(rule.rule);
   } catch (error) {
     return `compilation failed: ${(error as Error).message}`;
   }
@@ -76,7 +93,7 @@ export function compileRule(rule: ValidationRule): CompiledRule | string {
   };
   walk(parsed.expr, new Set());
   if (problems.length > 0) return `compilation failed: ${problems.join('; ')}`;
-  return { rule, program: plan(env, parsed), transition };
+  return { rule, program: cel.plan(env, parsed), transition };
 }
 
 /** Every rule in a schema that does not compile, as CRD field causes. */
@@ -144,7 +161,7 @@ export function evaluateRules(value: unknown, old: unknown, schema: JSONSchemaPr
     const result = c.program(bindings as Parameters<Program>[0]);
     if (result === true) continue;
     const field = rule.fieldPath ? `${path}${rule.fieldPath}` : path;
-    const message = isCelError(result)
+    const message = library().cel.isCelError(result)
       ? `${rule.rule}: evaluation failed: ${result.message}`
       : (rule.message ?? `Invalid value: "object": failed rule: ${rule.rule}`);
     causes.push({ field, reason: rule.reason ?? 'FieldValueInvalid', message });

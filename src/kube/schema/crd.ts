@@ -75,6 +75,12 @@ export function checkCrd(crd: KubeObject): { spec: CrdSpec; causes: StatusCause[
   return { spec: spec as CrdSpec, causes };
 }
 
+/**
+ * A stored CRD's spec, read without checking it again: every CRD was checked when it was written, and checking
+ * compiles each CEL rule, the bulk of a short command's start-up when every kind it touches is resolved.
+ */
+export const storedCrdSpec = (crd: KubeObject): CrdSpec => crd.spec as CrdSpec;
+
 /** The resource type a served version of a CRD answers to, or undefined when `version` is not served. */
 export function servedVersion(spec: CrdSpec, version: string): ServedVersion | undefined {
   const v: CrdVersion | undefined = spec.versions.find((x) => x.name === version && x.served);
