@@ -27,7 +27,7 @@ interface RegionRegistryOptions {
   readonly signal?: AbortSignal;
 }
 
-export interface StartedRegionRegistry {
+interface StartedRegionRegistry {
   readonly registry: RegionRegistry;
   /** Stops the informers behind runtime lookups. */
   close(): Promise<void>;

@@ -766,13 +766,13 @@ export function escapeRegExp(text: string): string {
 }
 
 /** The microversions a Nova API offers: its version document's `min_version` and `version` (the maximum). */
-export interface ComputeVersionRange {
+interface ComputeVersionRange {
   readonly min: Version;
   readonly max: Version;
 }
 
 /** Reads Nova's version document at the compute endpoint (`GET /v2.1/`). */
-export async function getComputeVersionRange(
+async function getComputeVersionRange(
   compute: ComputeClient,
   signal?: AbortSignal,
 ): Promise<ComputeVersionRange> {
