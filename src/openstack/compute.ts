@@ -772,10 +772,7 @@ interface ComputeVersionRange {
 }
 
 /** Reads Nova's version document at the compute endpoint (`GET /v2.1/`). */
-async function getComputeVersionRange(
-  compute: ComputeClient,
-  signal?: AbortSignal,
-): Promise<ComputeVersionRange> {
+async function getComputeVersionRange(compute: ComputeClient, signal?: AbortSignal): Promise<ComputeVersionRange> {
   const { body } = await compute.request<{ version?: { version?: unknown; min_version?: unknown } } | undefined>({
     method: 'GET',
     path: '/',
