@@ -22,6 +22,7 @@ import { upFiles } from '../src/cli/up/files.ts';
 import type { Client } from '../src/kube/client.ts';
 import { openEmbeddedStore } from '../src/kube/embedded/store.ts';
 import { signDevToken, type DevKeyPair } from '../src/region/http/dev-token.ts';
+import { NO_ORGANIZATION_LIMITS } from '../src/region/http/decide-limit.ts';
 import { silentLogger } from '../src/runtime/logger.ts';
 import { systemClock } from '../src/util/clock.ts';
 import { BENCH_KV_TOKEN, RemoteEmulator } from './emulator-process.ts';
@@ -158,6 +159,8 @@ async function startHere(
     monitorPeriodMs: options.monitorPeriodMs,
     // The figures are the system's, not the rate limiter's: the memory scenario creates 10,000 servers in a row.
     rateLimits: {},
+    // Likewise the organization limits: those 10,000 servers are one organization's.
+    organizationLimits: NO_ORGANIZATION_LIMITS,
   });
   return { ...up, stop: () => up.stop() };
 }
@@ -175,7 +178,10 @@ function shippedNodeFlags(): string[] {
 async function startBuilt(dir: string, cloudsYaml: string): Promise<ControlPlane> {
   if (!existsSync(BUILT)) throw new Error('no built package: run `npm run build` first');
   const args = [BUILT, 'up', '--dir', dir, '--port', '0', '--cloud', 'bench'];
-  const limits = ['--rate-limit-per-token', '0', '--rate-limit-per-address', '0'];
+  const limits = [
+    ...['--rate-limit-per-token', '0', '--rate-limit-per-address', '0'],
+    ...['--organization-limit', 'all=unlimited'],
+  ];
   // BENCH_PROFILE: the control plane's whole run as a CPU profile, written when it stops.
   const profiles = process.env['BENCH_PROFILE'];
   const profile =

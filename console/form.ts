@@ -9,14 +9,14 @@ export interface Submit {
   readonly problem: unknown;
   readonly busy: boolean;
   /** Checks `body` against `schema`; only a body the schema accepts is sent. True when `send` succeeded. */
-  run(body: unknown, send: (body: unknown) => Promise<unknown>): Promise<boolean>;
+  run<B>(body: B, send: (body: B) => Promise<unknown>): Promise<boolean>;
 }
 
 export function useSubmit(schema: TSchema): Submit {
   const [errors, setErrors] = useState<ReadonlyMap<string, FieldViolation>>(new Map());
   const [problem, setProblem] = useState<unknown>(undefined);
   const [busy, setBusy] = useState(false);
-  const run = async (body: unknown, send: (body: unknown) => Promise<unknown>): Promise<boolean> => {
+  const run = async <B>(body: B, send: (body: B) => Promise<unknown>): Promise<boolean> => {
     const violations = validate(schema, body);
     setErrors(byPointer(violations));
     setProblem(undefined);

@@ -12,13 +12,13 @@ export interface Inventory {
 }
 
 export async function loadInventory(api: Api, regionID: string, organizationID: string): Promise<Inventory> {
-  const base = `/api/v2/regions/${encodeURIComponent(regionID)}`;
+  const base = `/api/v2/regions/${encodeURIComponent(regionID)}` as const;
   const q = query({ organizationID });
   const [images, flavors, externalNetworks, volumeClasses] = await Promise.all([
-    api<ImageV2[]>('GET', `${base}/images${q}`),
-    api<Flavor[]>('GET', `${base}/flavors${q}`),
-    api<{ id: string; name: string }[]>('GET', `${base}/externalnetworks${q}`),
-    api<VolumeClassV2[]>('GET', `${base}/volumeclasses${q}`),
+    api('GET', `${base}/images${q}`),
+    api('GET', `${base}/flavors${q}`),
+    api('GET', `${base}/externalnetworks${q}`),
+    api('GET', `${base}/volumeclasses${q}`),
   ]);
   return { images, flavors, externalNetworks, volumeClasses };
 }

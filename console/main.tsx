@@ -77,7 +77,7 @@ function Console({ token, onSignOut }: { token: string; onSignOut: (expired: boo
   const [regionID, setRegionID] = useState<string | undefined>(undefined);
   const [problem, setProblem] = useState<unknown>(undefined);
   useEffect(() => {
-    api<RegionRead[]>('GET', `/api/v1/organizations/${encodeURIComponent(organizationID)}/regions`).then((r) => {
+    api('GET', `/api/v1/organizations/${encodeURIComponent(organizationID)}/regions`).then((r) => {
       setRegions(r);
       setRegionID((current) => current ?? r[0]?.metadata.id);
     }, setProblem);

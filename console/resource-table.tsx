@@ -4,6 +4,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import { Badge, Conditions, DeleteButton, Empty, ProblemNote, type ReadMetadata } from './components.tsx';
+import type { RegionUrl } from './api.ts';
 import { useScope } from './context.ts';
 
 interface Listed {
@@ -33,7 +34,7 @@ export function ResourceTable<T extends Listed>(props: {
   listed: { value: readonly T[] | undefined; problem: unknown; refresh: () => void };
   columns: readonly Column<T>[];
   /** The REST path that deletes one (`DELETE`). */
-  path: (row: T) => string;
+  path: (row: T) => RegionUrl<'DELETE'>;
   /** Shown under the status details, e.g. the server monitor's observation. */
   more?: (row: T) => ComponentChildren;
   /** Actions before delete. */

@@ -146,6 +146,25 @@ describe('architecture', () => {
     );
   });
 
+  it('has no import circles: static, type-only and dynamic imports alike (a circle means a module in the wrong room)', () => {
+    const files = sourceFiles(SRC).map((file) => relative(SRC, file));
+    const edges = new Map(files.map((file) => [file, importsOf(join(SRC, file))]));
+    const circles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, path: readonly string[]): void => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        circles.push([...path.slice(path.indexOf(file)), file].join(' → '));
+        return;
+      }
+      state.set(file, 'open');
+      for (const next of edges.get(file) ?? []) if (edges.has(next)) visit(next, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of files) visit(file, []);
+    assert.deepEqual(circles, []);
+  });
+
   it('knows every top-level folder of src/', () => {
     const folders = readdirSync(SRC, { withFileTypes: true })
       .filter((e) => e.isDirectory())

@@ -3,7 +3,7 @@
  * listeners through the API), watch each live — VIP, public IP, conditions, listeners and members — and delete.
  */
 import { useState } from 'preact/hooks';
-import { LoadBalancerV2Create, type LoadBalancerV2Read } from '../../src/region/http/schemas/load-balancer.ts';
+import { LoadBalancerV2Create } from '../../src/region/http/schemas/load-balancer.ts';
 import type { NetworkV2Read } from '../../src/region/http/schemas/network.ts';
 import { query } from '../api.ts';
 import { Field, Options, ProblemNote, Section, usePoll } from '../components.tsx';
@@ -14,8 +14,8 @@ import { shownPointers, useSubmit } from '../form.ts';
 export function LoadBalancersView() {
   const { api, organizationID, projectID } = useScope();
   const scope = query({ organizationID, projectID });
-  const balancers = usePoll(() => api<LoadBalancerV2Read[]>('GET', `/api/v2/loadbalancers${scope}`), [api, scope]);
-  const networks = usePoll(() => api<NetworkV2Read[]>('GET', `/api/v2/networks${scope}`), [api, scope]);
+  const balancers = usePoll(() => api('GET', `/api/v2/loadbalancers${scope}`), [api, scope]);
+  const networks = usePoll(() => api('GET', `/api/v2/networks${scope}`), [api, scope]);
   return (
     <>
       <h1>Load balancers</h1>

@@ -1,6 +1,6 @@
 /** Networks: create one (name, prefix, nameservers) in the signed-in project and region, list them live, delete. */
 import { useState } from 'preact/hooks';
-import { NetworkV2Create, type NetworkV2Read } from '../../src/region/http/schemas/network.ts';
+import { NetworkV2Create } from '../../src/region/http/schemas/network.ts';
 import { query } from '../api.ts';
 import { Field, ProblemNote, Section, usePoll } from '../components.tsx';
 import { useScope } from '../context.ts';
@@ -10,7 +10,7 @@ import { shownPointers, useSubmit } from '../form.ts';
 export function NetworksView() {
   const { api, organizationID, projectID } = useScope();
   const networks = usePoll(
-    () => api<NetworkV2Read[]>('GET', `/api/v2/networks${query({ organizationID, projectID })}`),
+    () => api('GET', `/api/v2/networks${query({ organizationID, projectID })}`),
     [api, organizationID, projectID],
   );
   return (

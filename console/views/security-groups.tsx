@@ -32,9 +32,10 @@ const rowOf = (r: SecurityGroupRuleV2): RuleRow => ({
   prefix: r.prefix ?? '',
 });
 
+// The editor's text; the submit checks it against the schema before anything is sent (form.ts useSubmit).
 const ruleOf = (row: RuleRow) => ({
-  direction: row.direction,
-  protocol: row.protocol,
+  direction: row.direction as SecurityGroupRuleV2['direction'],
+  protocol: row.protocol as SecurityGroupRuleV2['protocol'],
   ...(row.port === '' ? {} : { port: Number(row.port) }),
   ...(row.portMax === '' ? {} : { portMax: Number(row.portMax) }),
   ...(row.prefix === '' ? {} : { prefix: row.prefix }),
@@ -43,8 +44,8 @@ const ruleOf = (row: RuleRow) => ({
 export function SecurityGroupsView() {
   const { api, organizationID, projectID } = useScope();
   const scope = query({ organizationID, projectID });
-  const groups = usePoll(() => api<SecurityGroupV2Read[]>('GET', `/api/v2/securitygroups${scope}`), [api, scope]);
-  const networks = usePoll(() => api<NetworkV2Read[]>('GET', `/api/v2/networks${scope}`), [api, scope]);
+  const groups = usePoll(() => api('GET', `/api/v2/securitygroups${scope}`), [api, scope]);
+  const networks = usePoll(() => api('GET', `/api/v2/networks${scope}`), [api, scope]);
   const [editing, setEditing] = useState<string | undefined>(undefined);
   const edited = groups.value?.find((g) => g.metadata.id === editing);
   return (

@@ -5,14 +5,12 @@
  */
 import { useState } from 'preact/hooks';
 import type { NetworkV2Read } from '../../src/region/http/schemas/network.ts';
-import type { SecurityGroupV2Read } from '../../src/region/http/schemas/security-group.ts';
 import {
   ServerV2Create,
   ServerV2Update,
   SnapshotCreate,
   type ServerV2Read,
 } from '../../src/region/http/schemas/server.ts';
-import type { VolumeV2Read } from '../../src/region/http/schemas/inventory.ts';
 import { query } from '../api.ts';
 import { Badge, Field, Options, ProblemNote, Section, usePoll } from '../components.tsx';
 import { useScope } from '../context.ts';
@@ -25,8 +23,8 @@ export function ServersView() {
   const { api, organizationID, projectID, regionID } = useScope();
   const { inventory, problem } = useInventory(api, regionID, organizationID);
   const scope = query({ organizationID, projectID });
-  const servers = usePoll(() => api<ServerV2Read[]>('GET', `/api/v2/servers${scope}`), [api, scope]);
-  const networks = usePoll(() => api<NetworkV2Read[]>('GET', `/api/v2/networks${scope}`), [api, scope]);
+  const servers = usePoll(() => api('GET', `/api/v2/servers${scope}`), [api, scope]);
+  const networks = usePoll(() => api('GET', `/api/v2/networks${scope}`), [api, scope]);
   const [open, setOpen] = useState<string | undefined>(undefined);
   const imageName = (id: string) => inventory?.images.find((i) => i.metadata.id === id)?.metadata.name ?? id;
   return (
@@ -98,7 +96,7 @@ function CreateServer(props: { inventory: Inventory; networks: readonly NetworkV
   const [securityGroups, setSecurityGroups] = useState<string[]>([]);
   const network = networkId === '' ? (networks[0]?.metadata.id ?? '') : networkId;
   const groups = usePoll(
-    () => api<SecurityGroupV2Read[]>('GET', `/api/v2/securitygroups${query({ organizationID, projectID })}`),
+    () => api('GET', `/api/v2/securitygroups${query({ organizationID, projectID })}`),
     [api, organizationID, projectID],
   );
   const submit = useSubmit(ServerV2Create);
@@ -210,7 +208,7 @@ function ManageServer({
   onChange: () => void;
 }) {
   const { api, organizationID, projectID } = useScope();
-  const path = `/api/v2/servers/${server.metadata.id}`;
+  const path = `/api/v2/servers/${server.metadata.id}` as const;
   const [imageId, setImageId] = useState(server.spec.imageId);
   const [output, setOutput] = useState<string | undefined>(undefined);
   const [problem, setProblem] = useState<unknown>(undefined);
@@ -219,7 +217,7 @@ function ManageServer({
   const snapshot = useSubmit(SnapshotCreate);
   const [snapshotName, setSnapshotName] = useState(`${server.metadata.name}-snapshot`);
   const volumes = usePoll(
-    () => api<VolumeV2Read[]>('GET', `/api/v2/volumes${query({ organizationID, projectID })}`),
+    () => api('GET', `/api/v2/volumes${query({ organizationID, projectID })}`),
     [api, organizationID, projectID],
   );
   const attached = server.spec.volumes ?? [];
@@ -228,7 +226,7 @@ function ManageServer({
   );
   const put = (spec: ServerV2Read['spec']) =>
     update.run({ metadata: { name: server.metadata.name }, spec }, (b) => api('PUT', path, b)).then(onChange);
-  const act = (action: string) => {
+  const act = (action: 'start' | 'stop' | 'softreboot' | 'hardreboot') => {
     setProblem(undefined);
     api('POST', `${path}/${action}`).then(onChange, setProblem);
   };
@@ -327,10 +325,7 @@ function ManageServer({
       <button
         type="button"
         onClick={() => {
-          api<{ contents: string }>('GET', `${path}/consoleoutput?length=100`).then(
-            (o) => setOutput(o.contents),
-            setProblem,
-          );
+          api('GET', `${path}/consoleoutput?length=100`).then((o) => setOutput(o.contents), setProblem);
         }}
       >
         Show console output

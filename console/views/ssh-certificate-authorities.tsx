@@ -1,9 +1,6 @@
 /** SSH certificate authorities: register a CA's public key for the project, list, delete. */
 import { useState } from 'preact/hooks';
-import {
-  SSHCertificateAuthorityV2Create,
-  type SSHCertificateAuthorityV2Read,
-} from '../../src/region/http/schemas/inventory.ts';
+import { SSHCertificateAuthorityV2Create } from '../../src/region/http/schemas/inventory.ts';
 import { query } from '../api.ts';
 import { DeleteButton, Empty, Field, ProblemNote, Section, usePoll } from '../components.tsx';
 import { useScope } from '../context.ts';
@@ -13,7 +10,7 @@ export function SshCertificateAuthoritiesView() {
   const { api, organizationID, projectID } = useScope();
   const scope = query({ organizationID, projectID });
   const path = '/api/v2/sshcertificateauthorities';
-  const cas = usePoll(() => api<SSHCertificateAuthorityV2Read[]>('GET', `${path}${scope}`), [api, scope]);
+  const cas = usePoll(() => api('GET', `${path}${scope}`), [api, scope]);
   const [name, setName] = useState('');
   const [publicKey, setPublicKey] = useState('');
   const submit = useSubmit(SSHCertificateAuthorityV2Create);

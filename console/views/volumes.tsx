@@ -1,7 +1,6 @@
 /** Volumes: create one on a network (class and size within the class's bounds), list them live, delete. */
 import { useState } from 'preact/hooks';
-import { VolumeV2Create, type VolumeV2Read } from '../../src/region/http/schemas/inventory.ts';
-import type { NetworkV2Read } from '../../src/region/http/schemas/network.ts';
+import { VolumeV2Create } from '../../src/region/http/schemas/inventory.ts';
 import { query } from '../api.ts';
 import { Field, Options, ProblemNote, Section, usePoll } from '../components.tsx';
 import { useScope } from '../context.ts';
@@ -12,8 +11,8 @@ import { useInventory } from '../inventory.ts';
 export function VolumesView() {
   const { api, organizationID, projectID, regionID } = useScope();
   const scope = query({ organizationID, projectID });
-  const volumes = usePoll(() => api<VolumeV2Read[]>('GET', `/api/v2/volumes${scope}`), [api, scope]);
-  const networks = usePoll(() => api<NetworkV2Read[]>('GET', `/api/v2/networks${scope}`), [api, scope]);
+  const volumes = usePoll(() => api('GET', `/api/v2/volumes${scope}`), [api, scope]);
+  const networks = usePoll(() => api('GET', `/api/v2/networks${scope}`), [api, scope]);
   const { inventory } = useInventory(api, regionID, organizationID);
   const [name, setName] = useState('');
   const [networkId, setNetworkId] = useState('');

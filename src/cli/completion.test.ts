@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { Command } from 'commander';
-import { completions, completionScript } from './completion.ts';
+import { completions } from './complete.ts';
+import { completionScript } from './completion.ts';
 import { kubeCommands } from './kube.ts';
 
 const run = promisify(execFile);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { Command } from 'commander';
 import { parse, stringify } from 'yaml';
-import { completions } from './completion.ts';
+import { completions } from './complete.ts';
 import { allCrds } from './crds.ts';
 import { describeCommand } from './describe.ts';
 import { apiResourcesCommand, explainCommand } from './discovery.ts';

@@ -16,7 +16,7 @@ const args = process.argv.slice(2);
 if (args[0] === '__complete') {
   // The completion scripts' question, answered outside commander: the words after it are a command line being
   // typed (`--help`, `--version`, a lone `--` included), not options for this run.
-  const { completions } = await import('./completion.ts');
+  const { completions } = await import('./complete.ts');
   process.stdout.write((await completions(args.slice(1), process.env)).map((c) => `${c}\n`).join(''));
 } else {
   const program = await buildProgram(args);

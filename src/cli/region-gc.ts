@@ -16,8 +16,8 @@ import {
   type LeftBehindReport,
 } from '../region/openstack/identity/default-group.ts';
 import { systemClock } from '../util/clock.ts';
+import type { Out } from './target.ts';
 
-type Out = { write(text: string): unknown };
 
 interface GcOptions {
   readonly osCloud?: string;

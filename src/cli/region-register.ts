@@ -32,7 +32,7 @@ import {
 import { projectSession, RegistrationError } from '../region/registration/sessions.ts';
 import { systemClock } from '../util/clock.ts';
 import { DEFAULT_STORE } from './connect.ts';
-import type { Out } from './region.ts';
+import type { Out } from './target.ts';
 import { storeEncryption } from './store-encryption.ts';
 
 export interface RegisterOptions {

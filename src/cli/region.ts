@@ -21,8 +21,8 @@ import { withFormatOptions } from './formatter.ts';
 import { regionGcCommand } from './region-gc.ts';
 import { deregister, register, type DeregisterOptions, type RegisterOptions } from './region-register.ts';
 import { systemClock } from '../util/clock.ts';
+import type { Out } from './target.ts';
 
-export type Out = { write(text: string): unknown };
 
 /** The environment variable a password may be supplied in (argv is visible to every user of the machine). */
 const PASSWORD_VARIABLE = 'OPENREGION_REGION_PASSWORD';

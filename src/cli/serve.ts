@@ -43,6 +43,11 @@ import { systemScheduler, type Scheduler } from '../runtime/scheduler.ts';
 import { systemClock } from '../util/clock.ts';
 import { list } from './region.ts';
 import { duration } from './wait.ts';
+import {
+  organizationLimitsOf,
+  withOrganizationLimitOption,
+  type OrganizationLimitFlags,
+} from './organization-limit-options.ts';
 import { rateLimitsOf, withRateLimitOptions, type RateLimitFlags } from './rate-limit-options.ts';
 import { imageSourceOf, withImageSourceOption, withPublicUrlOption, type TrustFlags } from './trust-options.ts';
 import { exitCodeOf } from './failure.ts';
@@ -56,7 +61,7 @@ import {
 
 const GROUPS = [...CONTROLLER_GROUPS, 'keystone'] as const;
 
-interface ServeOptions extends RateLimitFlags, LeaderElectionFlags, TrustFlags {
+interface ServeOptions extends RateLimitFlags, OrganizationLimitFlags, LeaderElectionFlags, TrustFlags {
   /** The environment kubectl's loading rules read ($KUBECONFIG, a pod's KUBERNETES_SERVICE_HOST). */
   env: Readonly<Record<string, string | undefined>>;
   kubeconfig?: string;
@@ -287,6 +292,7 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
           }),
           capabilities: region.capabilities,
           rateLimits: rateLimitsOf(options),
+          organizationLimits: organizationLimitsOf(options),
           imageSource: imageSourceOf(options, log),
           protectedResource: {
             ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
@@ -412,7 +418,9 @@ export function serveCommand(): Command {
       '--insecure-any-issuer-and-audience',
       'accept tokens of any iss and aud instead (development only; exp is still required)',
     );
-  return withPublicUrlOption(withImageSourceOption(withRateLimitOptions(withLeaderElectionOptions(command))))
+  return withPublicUrlOption(
+    withImageSourceOption(withOrganizationLimitOption(withRateLimitOptions(withLeaderElectionOptions(command)))),
+  )
     .option('--health <host:port>', 'the probe port: /healthz, /livez, /readyz and /metrics', '0.0.0.0:8081')
     .option('--region <name>', 'the catalog region endpoints are picked from')
     .option('--log-level <level>', 'log level', 'info')

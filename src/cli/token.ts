@@ -16,7 +16,8 @@ import {
   type DevKeyPair,
 } from '../region/http/dev-token.ts';
 import { systemClock } from '../util/clock.ts';
-import { list, type Out } from './region.ts';
+import { list } from './region.ts';
+import type { Out } from './target.ts';
 import { readKeyPair, writePrivate } from './up/files.ts';
 
 interface TokenOptions {

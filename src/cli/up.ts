@@ -57,9 +57,15 @@ import {
 } from './up/keystone.ts';
 import { wireRegionService } from './up/region-service.ts';
 import { emulatorStateCodec, storeEncryption } from './store-encryption.ts';
+import {
+  organizationLimitsOf,
+  withOrganizationLimitOption,
+  type OrganizationLimitFlags,
+} from './organization-limit-options.ts';
 import { rateLimitsOf, withRateLimitOptions, type RateLimitFlags } from './rate-limit-options.ts';
 import { imageSourceOf, withImageSourceOption, type TrustFlags } from './trust-options.ts';
 import type { RateLimits } from '../region/http/rate-limit.ts';
+import type { OrganizationLimits } from '../region/http/decide-limit.ts';
 
 /** A cloud administrator of any scope. */
 type AdminSession = Session<'project'> | Session<'domain'> | Session<'system'>;
@@ -98,6 +104,8 @@ interface UpOptions {
   readonly runtimeClient?: (store: Client) => Client;
   /** The REST API's rate limits (default DEFAULT_RATE_LIMITS). */
   readonly rateLimits?: RateLimits;
+  /** Per-organization limits (default DEFAULT_ORGANIZATION_LIMITS). */
+  readonly organizationLimits?: OrganizationLimits;
   /** Prefixes beyond the public internet a tenant's image URL may reach (`--image-source-allow`). */
   readonly imageSourceAllow?: string[];
 }
@@ -270,6 +278,7 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       }),
       capabilities: region.capabilities,
       ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
+      ...(options.organizationLimits === undefined ? {} : { organizationLimits: options.organizationLimits }),
       imageSource: imageSourceOf({ imageSourceAllow: options.imageSourceAllow ?? [] }, log),
       // 401 challenges and the RFC 9728 metadata name the bound address (the API's default), never a Host header.
       log,
@@ -375,7 +384,7 @@ function port(value: string): number {
   return n;
 }
 
-interface UpCommandOptions extends RateLimitFlags, TrustFlags {
+interface UpCommandOptions extends RateLimitFlags, OrganizationLimitFlags, TrustFlags {
   dir: string;
   host: string;
   port: number;
@@ -403,26 +412,29 @@ export function upCommand(): Command {
         .choices(['text', 'json'])
         .default('text'),
     );
-  return withImageSourceOption(withRateLimitOptions(command)).action(async (options: UpCommandOptions) => {
-    const tracing = startTracing(process.env, packageVersion());
-    const up = await startUp({
-      dir: options.dir,
-      host: options.host,
-      port: options.port,
-      cloud: options.cloud,
-      health: options.health,
-      env: process.env,
-      log: createLogger({ level: options.logLevel, format: options.logFormat }),
-      rateLimits: rateLimitsOf(options),
-      ...(options.imageSourceAllow === undefined ? {} : { imageSourceAllow: options.imageSourceAllow }),
-    });
-    process.stdout.write(banner(up, options.dir));
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
-    process.stdout.write('openregion: stopping…\n');
-    await up.stop();
-    await tracing?.shutdown();
-  });
+  return withImageSourceOption(withOrganizationLimitOption(withRateLimitOptions(command))).action(
+    async (options: UpCommandOptions) => {
+      const tracing = startTracing(process.env, packageVersion());
+      const up = await startUp({
+        dir: options.dir,
+        host: options.host,
+        port: options.port,
+        cloud: options.cloud,
+        health: options.health,
+        env: process.env,
+        log: createLogger({ level: options.logLevel, format: options.logFormat }),
+        rateLimits: rateLimitsOf(options),
+        organizationLimits: organizationLimitsOf(options),
+        ...(options.imageSourceAllow === undefined ? {} : { imageSourceAllow: options.imageSourceAllow }),
+      });
+      process.stdout.write(banner(up, options.dir));
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      process.stdout.write('openregion: stopping…\n');
+      await up.stop();
+      await tracing?.shutdown();
+    },
+  );
 }

@@ -3,7 +3,8 @@
  * volumes, volume types, quota sets, availability zones and the attachments API. It installs the volume lookup,
  * so Nova attaches and detaches volumes here, and offers controls to put a volume in error.
  */
-import type { AuthContext, EmulatedService, ServiceContext, ServiceModule } from './context.ts';
+import type { AuthContext } from './auth.ts';
+import type { EmulatedService, ServiceContext, ServiceModule } from './context.ts';
 import { controlError } from './controls.ts';
 import { novaFault } from './faults.ts';
 import { json, noContent } from './http.ts';

@@ -1,35 +1,9 @@
 /** What every emulated service is given: routing, time, ids, authentication and the control API. */
 import type { Clock } from '../util/clock.ts';
+import type { AuthContext } from './auth.ts';
 import type { EmuFault, EmuRequest, Handler, Method, Router } from './http.ts';
 import type { Lookups } from './lookups.ts';
 import type { Timeline } from './timeline.ts';
-
-/** Who a request's token says the caller is. Roles are names, implied roles already expanded. */
-export interface AuthContext {
-  readonly token: string;
-  readonly userId: string;
-  readonly userName: string;
-  readonly userDomainId: string;
-  /** Set for a project-scoped token (including one from an application credential). */
-  readonly projectId: string | undefined;
-  readonly projectDomainId: string | undefined;
-  /** Set for a domain-scoped token. */
-  readonly domainId: string | undefined;
-  readonly system: boolean;
-  readonly roles: readonly string[];
-  /** Set when the token came from an application credential. */
-  readonly applicationCredentialId: string | undefined;
-}
-
-export const hasRole = (auth: AuthContext, role: string): boolean => auth.roles.includes(role);
-export const isAdmin = (auth: AuthContext): boolean => hasRole(auth, 'admin');
-
-/**
- * Whether `auth` may see or change resources owned by project `projectId`: those of its own project, or any with
- * the admin role (the Zed policies' legacy `admin_required`, which ignores the token's scope).
- */
-export const mayAccessProject = (auth: AuthContext, projectId: string | null | undefined): boolean =>
-  isAdmin(auth) || (projectId != null && auth.projectId === projectId);
 
 export interface EmulatorConfig {
   /** Nova's maximum microversion, `2.N`; default 2.93 as in Zed. */

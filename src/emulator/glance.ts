@@ -4,15 +4,8 @@
  * level, Glance's JSON-patch media type, list filters and `next` paging, the image schema, delete.
  */
 import { createHash } from 'node:crypto';
-import {
-  hasRole,
-  isAdmin,
-  mayAccessProject,
-  type AuthContext,
-  type EmulatedService,
-  type ServiceContext,
-  type ServiceModule,
-} from './context.ts';
+import { hasRole, isAdmin, mayAccessProject, type AuthContext } from './auth.ts';
+import type { EmulatedService, ServiceContext, ServiceModule } from './context.ts';
 import { glanceFault } from './faults.ts';
 import { CORE_FIELDS, imageView, operands, sorter, unescapePointer, type GImage } from './glance/image.ts';
 import { IMAGE_SCHEMA } from './glance/schema.ts';

@@ -5,8 +5,9 @@
  * with filters, `fields` and absolute `next` links, and the node-detail rule: admin or a system-scoped reader
  * sees any node, a project reader only those its project owns or leases. A control moves a node directly.
  */
-import type { AuthContext, EmulatedService, ServiceContext, ServiceModule } from './context.ts';
-import { hasRole, isAdmin } from './context.ts';
+import type { AuthContext } from './auth.ts';
+import type { EmulatedService, ServiceContext, ServiceModule } from './context.ts';
+import { hasRole, isAdmin } from './auth.ts';
 import { controlError } from './controls.ts';
 import { ironicFault } from './faults.ts';
 import { EmuFault, json, noContent, type EmuRequest, type EmuResponse, type Method } from './http.ts';

@@ -5,7 +5,8 @@
  * only what their scope allows.
  */
 import { createHash } from 'node:crypto';
-import type { AuthContext, CatalogSpec, EmulatedService, ServiceContext, ServiceModule } from './context.ts';
+import type { AuthContext } from './auth.ts';
+import type { CatalogSpec, EmulatedService, ServiceContext, ServiceModule } from './context.ts';
 import { keystoneFault } from './faults.ts';
 import { json, noContent, type EmuRequest } from './http.ts';
 import { authenticateWith, forbidden, PREFIX, tokenOf, type KeystoneApi } from './keystone/api.ts';
@@ -15,7 +16,7 @@ import { registerResources } from './keystone/resources.ts';
 import { KEYSTONE_RECORDS, KeystoneStore, type KRole } from './keystone/store.ts';
 import { recordsOf, refill } from './records.ts';
 import { issueToken, tokenBody, unauthorized } from './keystone/tokens.ts';
-import { isAdmin } from './context.ts';
+import { isAdmin } from './auth.ts';
 
 const REGION = 'RegionOne';
 const DEFAULT_DOMAIN_ID = 'default';

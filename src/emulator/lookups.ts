@@ -3,7 +3,7 @@
  * compose from a list: registering Neutron replaces `networks`, Cinder `volumes`, Placement `placement`; no
  * service file names another. The defaults answer as a cloud without that service would.
  */
-import type { AuthContext } from './context.ts';
+import type { AuthContext } from './auth.ts';
 
 /** An image as Nova needs it: to boot, rebuild and snapshot. */
 export interface ImageFacts {

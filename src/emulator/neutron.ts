@@ -3,7 +3,8 @@
  * floating IPs stay DOWN): networks, subnets, routers, ports, security groups, floating IPs, quotas and tags. It
  * installs the network lookup, so Nova plugs servers into networks through ports it makes here.
  */
-import type { AuthContext, EmulatedService, ServiceContext, ServiceModule } from './context.ts';
+import type { AuthContext } from './auth.ts';
+import type { EmulatedService, ServiceContext, ServiceModule } from './context.ts';
 import { neutronFault } from './faults.ts';
 import { EmuFault, json } from './http.ts';
 import type { Lookups, NetworkLookup, PlugRequest, ServerNic, ServicePort, ServicePortRequest } from './lookups.ts';

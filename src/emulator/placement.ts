@@ -4,8 +4,9 @@
  * capacity (`resources=`) and traits (`required=`, with `!forbidden` from 1.22). It installs the placement lookup,
  * so Nova schedules a flavor asking for custom resources or traits only where some provider satisfies it.
  */
-import type { AuthContext, EmulatedService, ServiceContext, ServiceModule } from './context.ts';
-import { isAdmin } from './context.ts';
+import type { AuthContext } from './auth.ts';
+import type { EmulatedService, ServiceContext, ServiceModule } from './context.ts';
+import { isAdmin } from './auth.ts';
 import { placementFault } from './faults.ts';
 import { EmuFault, json, noContent, type EmuRequest, type EmuResponse, type Method } from './http.ts';
 import { isObject, numberAt, objectAt, stringAt, stringsOf, arrayAt, type JsonObject } from './json.ts';

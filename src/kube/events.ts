@@ -14,29 +14,9 @@
 import { randomInt } from 'node:crypto';
 import type { Client } from './client.ts';
 import { isKubeNotFound } from './errors.ts';
-import type { KubeObject } from './object.ts';
+import type { CoreEvent, EventType, KubeObject } from './object.ts';
 import { builtin } from './resource-type.ts';
 import type { Clock } from '../util/clock.ts';
-
-type EventType = 'Normal' | 'Warning';
-
-export interface CoreEvent extends KubeObject {
-  readonly involvedObject: {
-    readonly apiVersion: string;
-    readonly kind: string;
-    readonly name: string;
-    readonly namespace?: string;
-    readonly uid?: string;
-    readonly resourceVersion?: string;
-  };
-  readonly type: EventType;
-  readonly reason: string;
-  readonly message: string;
-  readonly count: number;
-  readonly firstTimestamp: string;
-  readonly lastTimestamp: string;
-  readonly source: { readonly component: string };
-}
 
 /** client-go's defaults: the correlator's cache, and how many similar messages before they are combined, in what window. */
 const CACHE_ENTRIES = 4096;

@@ -116,3 +116,24 @@ export function controllerReference(owner: KubeObject): OwnerReference {
     blockOwnerDeletion: true,
   };
 }
+
+export type EventType = 'Normal' | 'Warning';
+
+/** A core/v1 Event, as events.ts records them. */
+export interface CoreEvent extends KubeObject {
+  readonly involvedObject: {
+    readonly apiVersion: string;
+    readonly kind: string;
+    readonly name: string;
+    readonly namespace?: string;
+    readonly uid?: string;
+    readonly resourceVersion?: string;
+  };
+  readonly type: EventType;
+  readonly reason: string;
+  readonly message: string;
+  readonly count: number;
+  readonly firstTimestamp: string;
+  readonly lastTimestamp: string;
+  readonly source: { readonly component: string };
+}

@@ -1,5 +1,4 @@
-import type { CoreEvent } from './events.ts';
-import type { ConfigMap, KubeObject, Lease, Namespace, Secret } from './object.ts';
+import type { ConfigMap, CoreEvent, KubeObject, Lease, Namespace, Secret } from './object.ts';
 
 /** Never present at run time: only the compiler sees it, as the object type a ResourceType stands for. */
 declare const objectType: unique symbol;

@@ -228,6 +228,18 @@ export function listVolumeTypes(
   );
 }
 
+/** Admin: a new volume type, public unless said otherwise. */
+export function createVolumeType(
+  cinder: BlockStorageClient,
+  volumeType: { readonly name: string; readonly 'os-volume-type-access:is_public': boolean },
+): Promise<VolumeType> {
+  return requestEnveloped<VolumeType>(cinder, 'volume_type', {
+    method: 'POST',
+    path: '/types',
+    body: { volume_type: volumeType },
+  });
+}
+
 export function getVolumeType(cinder: BlockStorageClient, volumeTypeId: string): Promise<VolumeType> {
   return requestEnveloped<VolumeType>(cinder, 'volume_type', {
     method: 'GET',

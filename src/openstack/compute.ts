@@ -479,6 +479,20 @@ export function getFlavor(compute: ComputeClient, flavorId: string): Promise<Fla
   });
 }
 
+/** What an admin gives Nova for a new flavor: name, vCPUs, RAM (MiB), disk (GiB), and whether every project sees it. */
+interface FlavorCreate {
+  readonly name: string;
+  readonly vcpus: number;
+  readonly ram: number;
+  readonly disk: number;
+  readonly 'os-flavor-access:is_public': boolean;
+}
+
+/** Admin: a new flavor (Nova picks its id). */
+export function createFlavor(compute: ComputeClient, flavor: FlavorCreate): Promise<Flavor> {
+  return requestEnveloped<Flavor>(compute, 'flavor', { method: 'POST', path: '/flavors', body: { flavor } });
+}
+
 /** A flavor's extra specs (`resources:CUSTOM_*`, `trait:*`, …), which the placement preflight reads. */
 export function getFlavorExtraSpecs(
   compute: ComputeClient,

@@ -18,7 +18,7 @@ import { Command } from 'commander';
 import { parse, stringify } from 'yaml';
 import { once } from 'node:events';
 import { spawn } from 'node:child_process';
-import { completions } from '../../src/cli/completion.ts';
+import { completions } from '../../src/cli/complete.ts';
 import { describeCommand } from '../../src/cli/describe.ts';
 import { kubeCommands } from '../../src/cli/kube.ts';
 import { waitCommand } from '../../src/cli/wait.ts';

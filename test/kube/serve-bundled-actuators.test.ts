@@ -6,7 +6,7 @@
  * KeystoneUser goes to Ready (a clouds.yaml that authenticates, backed up in the KV) and, deleted, takes its
  * Keystone user and KV path with it. Skipped loudly without the kube-apiserver binary; a failure under CI.
  */
-import { c5c3StandInCrds } from '../../src/keystone/actuators/crds.ts';
+import { BUNDLED_CRD_LABEL, c5c3StandInCrds } from '../../src/keystone/actuators/crds.ts';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -17,7 +17,6 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { Emulator } from '../../src/emulator/emulator.ts';
-import { BUNDLED_CRD_LABEL } from '../../src/keystone/actuators/crds.ts';
 import { KvClient } from '../../src/keystone/actuators/eso/kv.ts';
 import { installCrds } from '../../src/keystone/actuators/testing/real-crds.ts';
 import { discoverStoreType, keystoneCrds, keystoneUserType, type KeystoneUser } from '../../src/keystone/apis/index.ts';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { CoreEvent } from '../../src/kube/events.ts';
+import type { CoreEvent } from '../../src/kube/object.ts';
 import type { KubernetesClient } from '../../src/kube/kubernetes/client.ts';
 import { kubeClientFrom } from '../../src/kube/kubernetes/connect.ts';
 import { builtin } from '../../src/kube/resource-type.ts';

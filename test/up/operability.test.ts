@@ -57,7 +57,7 @@ describe('up: a log line, a metric, an Event and a trace for one server’s crea
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const { port } = receiver.address() as AddressInfo;
-    up = await startChildUp(dir, ['--log-level', 'debug'], {
+    up = await startChildUp(dir, ['--log-level', 'debug', '--organization-limit', 'servers=7'], {
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${String(port)}`,
       OTEL_BSP_SCHEDULE_DELAY: '200',
     });
@@ -116,6 +116,16 @@ describe('up: a log line, a metric, an Event and a trace for one server’s crea
     assert.match(
       metrics,
       /^openregion_openstack_requests_total\{service="compute",operation="POST \/servers",status="202"\} [1-9]/m,
+    );
+    // The organization's usage against its limit, the limit the flag set (docs/adr/0041-organization-limits.md).
+    const organization = env['OPENREGION_ORGANIZATION_ID'] ?? '';
+    assert.match(
+      metrics,
+      new RegExp(`^openregion_organization_usage\\{organization="${organization}",kind="servers"\\} [1-7]$`, 'm'),
+    );
+    assert.match(
+      metrics,
+      new RegExp(`^openregion_organization_limit\\{organization="${organization}",kind="servers"\\} 7$`, 'm'),
     );
     assert.match(metrics, /^openregion_build_info\{version="[^"]+",node_version="v[^"]+"\} 1$/m);
     assert.match(

@@ -5,8 +5,8 @@
  * the emulator's services already. Every step looks before it makes, so seeding a resumed (persistent) cloud, or
  * one a crash left half-seeded, changes nothing that is there and adds only what is missing.
  */
-import { listVolumeTypes, type BlockStorageClient } from '../../openstack/blockstorage.ts';
-import { listFlavors, type ComputeClient } from '../../openstack/compute.ts';
+import { createVolumeType, listVolumeTypes, type BlockStorageClient } from '../../openstack/blockstorage.ts';
+import { createFlavor, listFlavors, type ComputeClient } from '../../openstack/compute.ts';
 import { createImage, findImageByName, uploadImageData, type ImageClient } from '../../openstack/image.ts';
 import { ensureRole, grantRole, type IdentityClient } from '../../openstack/identity.ts';
 import {
@@ -73,11 +73,7 @@ async function seedFlavors(compute: ComputeClient): Promise<void> {
   const present = new Set((await listFlavors(compute, { isPublic: 'all' })).map((f) => f.name));
   for (const [name, vcpus, ram, disk] of DEMO_FLAVORS) {
     if (present.has(name)) continue;
-    await compute.request({
-      method: 'POST',
-      path: '/flavors',
-      body: { flavor: { name, vcpus, ram, disk, 'os-flavor-access:is_public': true } },
-    });
+    await createFlavor(compute, { name, vcpus, ram, disk, 'os-flavor-access:is_public': true });
   }
 }
 
@@ -127,12 +123,7 @@ async function seedVolumeTypes(cinder: BlockStorageClient): Promise<string[]> {
       ids.push(id);
       continue;
     }
-    const { body } = await cinder.request<{ volume_type: { id: string } }>({
-      method: 'POST',
-      path: '/types',
-      body: { volume_type: { name, 'os-volume-type-access:is_public': true } },
-    });
-    ids.push(body.volume_type.id);
+    ids.push((await createVolumeType(cinder, { name, 'os-volume-type-access:is_public': true })).id);
   }
   return ids;
 }

@@ -2,12 +2,12 @@
  * What Cinder's route modules share: state, routing with authentication and the volume microversion (3.0 unless
  * `OpenStack-API-Version: volume 3.N` asks for more, up to Zed's 3.70), Cinder's faults and `*_links` paging.
  */
-import type { AuthContext, ServiceContext } from '../context.ts';
+import type { AuthContext } from '../auth.ts';
+import type { ServiceContext } from '../context.ts';
 import { novaFault } from '../faults.ts';
 import { EmuFault, type EmuRequest, type EmuResponse, type Method } from '../http.ts';
 import type { JsonObject } from '../json.ts';
-import type { CinderState } from './state.ts';
-import type { CinderLater } from './transitions.ts';
+import type { CinderLater, CinderState } from './state.ts';
 
 export const PREFIX = '/volume/v3';
 export const MAX_MINOR = 70;

@@ -2,7 +2,7 @@
  * The attachments API (3.27+): a reservation without a connector leaves the volume `reserved`; deleting the last
  * record returns it to `available`. Cinder honours `limit` here but sends no links, and the emulator does too.
  */
-import { mayAccessProject, type AuthContext } from '../context.ts';
+import { mayAccessProject, type AuthContext } from '../auth.ts';
 import { json } from '../http.ts';
 import { objectAt, stringAt, type JsonObject } from '../json.ts';
 import { badRequest, notFound, type CinderApi } from './api.ts';

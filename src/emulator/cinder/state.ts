@@ -80,3 +80,15 @@ export class CinderState {
     return { ...set, ...this.quotas.get(projectId) };
   }
 }
+
+/** What each transition carries besides the volume. */
+export interface CinderTransitions {
+  'cinder.create': { readonly status: 'available' | 'error' };
+  'cinder.delete': Readonly<Record<string, never>>;
+  'cinder.attach': { readonly attachmentId: string };
+  'cinder.detach': { readonly attachmentId: string };
+}
+export type CinderTransition = keyof CinderTransitions;
+
+/** Schedules a transition of `volume` after its named delay. */
+export type CinderLater = <K extends CinderTransition>(volume: CVolume, kind: K, payload: CinderTransitions[K]) => void;

@@ -6,20 +6,8 @@
 import type { ServiceContext } from '../context.ts';
 import type { CinderApi } from './api.ts';
 import { dropAttachment } from './attachments.ts';
-import type { CinderState, CVolume } from './state.ts';
+import type { CinderLater, CinderState, CinderTransition, CinderTransitions, CVolume } from './state.ts';
 import { setStatus } from './volumes.ts';
-
-/** What each transition carries besides the volume. */
-interface CinderTransitions {
-  'cinder.create': { readonly status: 'available' | 'error' };
-  'cinder.delete': Readonly<Record<string, never>>;
-  'cinder.attach': { readonly attachmentId: string };
-  'cinder.detach': { readonly attachmentId: string };
-}
-type CinderTransition = keyof CinderTransitions;
-
-/** Schedules a transition of `volume` after its named delay. */
-export type CinderLater = <K extends CinderTransition>(volume: CVolume, kind: K, payload: CinderTransitions[K]) => void;
 
 const DEFAULT_DELAY_MS: Readonly<Record<CinderTransition, number>> = {
   'cinder.create': 50,

@@ -1,5 +1,5 @@
 /** Volume types (admin-made; `volume_type_links` paging), quota sets with per-type keys, availability zones. */
-import { hasRole, isAdmin, type AuthContext } from '../context.ts';
+import { hasRole, isAdmin, type AuthContext } from '../auth.ts';
 import { novaFault } from '../faults.ts';
 import { json } from '../http.ts';
 import { booleanAt, isObject, objectAt, stringAt, stringMapAt, type JsonObject } from '../json.ts';

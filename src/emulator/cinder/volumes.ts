@@ -3,7 +3,7 @@
  * backend the emulator lacks, or a control asked for it), deleted through `deleting`; name, status and metadata
  * filters; `volumes_links` paging newest first; and the admin `os-reset_status` action.
  */
-import { isAdmin, mayAccessProject, type AuthContext } from '../context.ts';
+import { isAdmin, mayAccessProject, type AuthContext } from '../auth.ts';
 import { novaFault } from '../faults.ts';
 import { json } from '../http.ts';
 import { isObject, isoMicros, numberAt, objectAt, stringAt, stringMapAt, type JsonObject } from '../json.ts';

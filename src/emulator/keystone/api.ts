@@ -1,5 +1,6 @@
 /** What Keystone's route modules share: the store, time, ids, authenticated routing and Keystone's refusals. */
-import { hasRole, isAdmin, type AuthContext, type ServiceContext } from '../context.ts';
+import { hasRole, isAdmin, type AuthContext } from '../auth.ts';
+import type { ServiceContext } from '../context.ts';
 import { keystoneFault } from '../faults.ts';
 import type { EmuFault, EmuRequest, EmuResponse, Method } from '../http.ts';
 import type { KeystoneStore } from './store.ts';

@@ -4,7 +4,7 @@
  * (so it can persist the secret before the call that makes the credential); otherwise one is generated.
  */
 import { randomBytes } from 'node:crypto';
-import { isAdmin, type AuthContext } from '../context.ts';
+import { isAdmin, type AuthContext } from '../auth.ts';
 import { keystoneFault } from '../faults.ts';
 import { json, noContent, type EmuRequest } from '../http.ts';
 import { arrayAt, booleanAt, isObject, objectAt, stringAt } from '../json.ts';

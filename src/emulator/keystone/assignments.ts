@@ -1,5 +1,5 @@
 /** Keystone roles (with implied roles), grants on projects, domains and the system, role assignment listing. */
-import { hasRole, isAdmin, type AuthContext } from '../context.ts';
+import { hasRole, isAdmin, type AuthContext } from '../auth.ts';
 import { keystoneFault } from '../faults.ts';
 import { json, noContent, type EmuRequest, type Method } from '../http.ts';
 import { objectAt, stringAt } from '../json.ts';

@@ -1,5 +1,5 @@
 /** Keystone domains, projects and users: CRUD, filters, self-service password change. */
-import { hasRole, isAdmin } from '../context.ts';
+import { hasRole, isAdmin } from '../auth.ts';
 import { json, noContent, type EmuRequest } from '../http.ts';
 import { arrayAt, booleanAt, objectAt, stringAt, stringsOf } from '../json.ts';
 import {

@@ -2,7 +2,7 @@
  * Keystone's state: domains, projects, users, roles with implied roles, role assignments, application credentials
  * and issued tokens. Names compare as the real cloud's MariaDB collation does: case-insensitively.
  */
-import type { AuthContext } from '../context.ts';
+import type { AuthContext } from '../auth.ts';
 
 export interface KDomain {
   readonly id: string;

@@ -2,7 +2,8 @@
  * What Neutron's route modules share: state, routing with authentication, Neutron's faults, the standard
  * attributes every resource shows, and list handling (attribute filters, tag filters, `fields`, `*_links` paging).
  */
-import { isAdmin, type AuthContext, type ServiceContext } from '../context.ts';
+import { isAdmin, type AuthContext } from '../auth.ts';
+import type { ServiceContext } from '../context.ts';
 import { neutronFault } from '../faults.ts';
 import type { EmuFault, EmuRequest, EmuResponse, Method } from '../http.ts';
 import { isoSeconds, stringAt, type JsonObject } from '../json.ts';

@@ -2,7 +2,7 @@
  * Tags (the standard-attr-tag extension: replace, add, remove, clear) on every taggable collection, and project
  * quotas (admin sets; a project reads only its own).
  */
-import { isAdmin, type AuthContext } from '../context.ts';
+import { isAdmin, type AuthContext } from '../auth.ts';
 import { json, noContent } from '../http.ts';
 import { arrayAt, isObject, objectAt, stringsOf } from '../json.ts';
 import { badRequest, fault, notFound, policy, touch, type NeutronApi } from './api.ts';

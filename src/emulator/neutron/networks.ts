@@ -2,7 +2,7 @@
  * Networks (ML2 with vlan `physnet1:100:200`, flat `public` and vxlan tenant networks, as the dev cloud runs it)
  * and subnets (IPv4 IPAM; an overlapping CIDR on one network is 400 InvalidInput).
  */
-import { hasRole, isAdmin, type AuthContext } from '../context.ts';
+import { hasRole, isAdmin, type AuthContext } from '../auth.ts';
 import { json, noContent } from '../http.ts';
 import { arrayAt, booleanAt, isObject, numberAt, objectAt, stringAt, stringsOf, type JsonObject } from '../json.ts';
 import {

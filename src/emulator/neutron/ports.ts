@@ -3,7 +3,7 @@
  * `fa:16:3e` range, the project's default security group unless others are named, allowed address pairs with the
  * port's own MAC by default. No L2 agent runs, so every port stays DOWN.
  */
-import { isAdmin, type AuthContext } from '../context.ts';
+import { isAdmin, type AuthContext } from '../auth.ts';
 import { json, noContent } from '../http.ts';
 import { arrayAt, booleanAt, isObject, objectAt, stringAt, stringsOf, type JsonObject } from '../json.ts';
 import {

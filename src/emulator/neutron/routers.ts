@@ -3,7 +3,7 @@
  * and floating IPs (allocated on an external network; associating needs a router with a gateway there and an
  * interface on the port's subnet, else 404 ExternalGatewayForFloatingIPNotFound). No L3 agent: all stay DOWN.
  */
-import { isAdmin, type AuthContext } from '../context.ts';
+import { isAdmin, type AuthContext } from '../auth.ts';
 import { json, noContent } from '../http.ts';
 import { booleanAt, objectAt, stringAt, type JsonObject } from '../json.ts';
 import {

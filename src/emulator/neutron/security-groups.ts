@@ -2,7 +2,7 @@
  * Security groups and rules: every new group gets egress-any rules for IPv4 and IPv6, a duplicate rule is 409
  * SecurityGroupRuleExists, and a group a port uses is 409 SecurityGroupInUse.
  */
-import { isAdmin, type AuthContext } from '../context.ts';
+import { isAdmin, type AuthContext } from '../auth.ts';
 import { json, noContent } from '../http.ts';
 import { numberAt, objectAt, stringAt, type JsonObject } from '../json.ts';
 import { badRequest, fault, listAnswer, notFound, ownerOf, quotaCheck, standardView, type NeutronApi } from './api.ts';

@@ -3,7 +3,7 @@
  * together before the 202), reboot, stop, start, createImage, console output, the admin's reset-state, and remote
  * consoles.
  */
-import { isAdmin } from '../context.ts';
+import { isAdmin } from '../auth.ts';
 import { novaFault } from '../faults.ts';
 import { json, noContent, type EmuRequest } from '../http.ts';
 import { isObject, numberAt, objectAt, stringAt, stringMapAt } from '../json.ts';

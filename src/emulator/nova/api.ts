@@ -1,11 +1,11 @@
 /** What Nova's route modules share: state, lookups, time, and routing with authentication and microversions. */
-import { mayAccessProject, type AuthContext, type ServiceContext } from '../context.ts';
+import { mayAccessProject, type AuthContext } from '../auth.ts';
+import type { ServiceContext } from '../context.ts';
 import { novaFault } from '../faults.ts';
 import type { EmuRequest, EmuResponse, Method } from '../http.ts';
 import type { Lookups } from '../lookups.ts';
 import type { Microversion } from './microversion.ts';
-import type { NovaState, NServer } from './state.ts';
-import type { Later } from './transitions.ts';
+import type { Later, NovaState, NServer } from './state.ts';
 
 export const PREFIX = '/compute/v2.1';
 /** The one compute host the emulator has, and its hypervisor node. */

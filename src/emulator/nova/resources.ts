@@ -1,6 +1,6 @@
 /** Flavors with extra specs, keypairs, server groups and quota sets. */
 import { createHash } from 'node:crypto';
-import { hasRole, isAdmin, mayAccessProject } from '../context.ts';
+import { hasRole, isAdmin, mayAccessProject } from '../auth.ts';
 import { novaFault } from '../faults.ts';
 import { json, noContent, type EmuRequest } from '../http.ts';
 import { booleanAt, isoSeconds, isObject, numberAt, objectAt, stringAt, stringMapAt } from '../json.ts';

@@ -3,7 +3,7 @@
  * injected), list with Nova's filters (the name filter is a regular expression) and `servers_links` paging, show,
  * update and delete.
  */
-import { hasRole, isAdmin } from '../context.ts';
+import { hasRole, isAdmin } from '../auth.ts';
 import { novaFault } from '../faults.ts';
 import { json, noContent, type EmuRequest } from '../http.ts';
 import { arrayAt, isObject, objectAt, stringAt, stringMapAt, stringsOf } from '../json.ts';

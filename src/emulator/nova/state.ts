@@ -172,3 +172,22 @@ export function statusOf(server: NServer): string {
       }
   }
 }
+
+/** A failure the transition ends in instead of its success: the fault's code and message. */
+interface Refusal {
+  readonly status: number;
+  readonly message: string;
+}
+
+/** What each transition carries besides the server. */
+export interface NovaTransitions {
+  'nova.build': { readonly failure: Refusal | null };
+  'nova.rebuild': { readonly failure: Refusal | null };
+  'nova.power': { readonly vmState: NServer['vmState']; readonly powerState: number };
+  'nova.snapshot': { readonly imageId: string };
+  'nova.delete': Readonly<Record<string, never>>;
+}
+export type NovaTransition = keyof NovaTransitions;
+
+/** Schedules a transition of `server` after its named delay. */
+export type Later = <K extends NovaTransition>(server: NServer, kind: K, payload: NovaTransitions[K]) => void;

@@ -8,26 +8,7 @@ import type { ServiceContext } from '../context.ts';
 import { fail, touch, type NovaApi } from './api.ts';
 import { finishRebuild } from './actions.ts';
 import { finishBuild } from './servers.ts';
-import type { NovaState, NServer } from './state.ts';
-
-/** A failure the transition ends in instead of its success: the fault's code and message. */
-interface Refusal {
-  readonly status: number;
-  readonly message: string;
-}
-
-/** What each transition carries besides the server. */
-interface NovaTransitions {
-  'nova.build': { readonly failure: Refusal | null };
-  'nova.rebuild': { readonly failure: Refusal | null };
-  'nova.power': { readonly vmState: NServer['vmState']; readonly powerState: number };
-  'nova.snapshot': { readonly imageId: string };
-  'nova.delete': Readonly<Record<string, never>>;
-}
-type NovaTransition = keyof NovaTransitions;
-
-/** Schedules a transition of `server` after its named delay. */
-export type Later = <K extends NovaTransition>(server: NServer, kind: K, payload: NovaTransitions[K]) => void;
+import type { Later, NovaState, NovaTransition, NovaTransitions, NServer } from './state.ts';
 
 /** Each transition's delay unless the emulator's config names another (the bench reads the build's). */
 export const DEFAULT_DELAY_MS: Readonly<Record<NovaTransition, number>> = {

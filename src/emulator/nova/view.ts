@@ -1,5 +1,5 @@
 /** Nova's JSON views of servers and flavors, by microversion, caller and policy switches. */
-import { isAdmin, type AuthContext } from '../context.ts';
+import { isAdmin, type AuthContext } from '../auth.ts';
 import { isoSeconds, type JsonObject } from '../json.ts';
 import { HOST, PREFIX, type NovaApi } from './api.ts';
 import { atLeast, type Microversion } from './microversion.ts';

@@ -3,7 +3,8 @@
  * load-balancer_member or admin), views, lists (name filters compare exactly but case-insensitively, as MariaDB
  * does; `*_links` paging) and the PENDING_UPDATE → ACTIVE cycle every child write puts its load balancer through.
  */
-import { hasRole, type AuthContext, type ServiceContext } from '../context.ts';
+import { hasRole, type AuthContext } from '../auth.ts';
+import type { ServiceContext } from '../context.ts';
 import { octaviaFault } from '../faults.ts';
 import type { EmuFault, EmuRequest, EmuResponse } from '../http.ts';
 import { isoSeconds, type JsonObject } from '../json.ts';

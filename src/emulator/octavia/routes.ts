@@ -2,7 +2,7 @@
  * Octavia's routes: load balancers (PENDING_CREATE → ACTIVE; cascade delete through PENDING_DELETE), listeners,
  * pools, health monitors and members (one at a time, or the whole set replaced by a batch PUT).
  */
-import type { AuthContext } from '../context.ts';
+import type { AuthContext } from '../auth.ts';
 import { octaviaFault } from '../faults.ts';
 import { json, noContent, type EmuRequest, type EmuResponse, type Method } from '../http.ts';
 import { arrayAt, isObject, objectAt, stringAt, type JsonObject } from '../json.ts';

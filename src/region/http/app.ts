@@ -7,11 +7,14 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { observeRequests } from './access-log.ts';
+import { documentedSchema, SchemaComponents, shareErrorResponses } from './openapi.ts';
 import { bearerToken, type Principal } from './auth.ts';
 import { DEFAULT_BODY_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS, MAX_PARAM_LENGTH, type ApiDeps } from './context.ts';
 import { errorHandler, sendProblem, type Challenge } from './errors.ts';
 import { setPrincipal } from './principal.ts';
 import { problems } from './problem.ts';
+import { DEFAULT_ORGANIZATION_LIMITS } from './decide-limit.ts';
+import { OrganizationLimiter } from './limits.ts';
 import { DEFAULT_RATE_LIMITS, rateLimiter } from './rate-limit.ts';
 import { Repository } from './repository.ts';
 import { fileStorageRoutes } from './routes/file-storage.ts';
@@ -113,7 +116,17 @@ export async function buildApi(deps: ApiDeps): Promise<Api> {
   app.setErrorHandler(errorHandler(deps.log, bodyLimit, challenge));
   app.setNotFoundHandler((request, reply) => sendProblem(reply, request, problems.routeNotFound(), challenge));
 
+  // The document names every operation and publishes the shared schemas once (openapi.ts); each route's own
+  // schema, which validates its requests, is left as written.
+  const components = new SchemaComponents();
+  const documented = new Map<string, object>();
   await app.register(swagger, {
+    transform: ({ schema, url, route }) => ({
+      schema: documented.get(`${[route.method].flat().join()} ${url}`) ?? schema,
+      url,
+    }),
+    transformObject: (document) =>
+      'openapiObject' in document ? shareErrorResponses(document.openapiObject) : document.swaggerObject,
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -133,6 +146,7 @@ export async function buildApi(deps: ApiDeps): Promise<Api> {
             description: 'Claims: organizationIds (required), projectIds (optional), sub.',
           },
         },
+        schemas: components.schemas,
       },
     },
   });
@@ -185,8 +199,17 @@ export async function buildApi(deps: ApiDeps): Promise<Api> {
   routeTables.set(app, table);
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) if (method !== 'HEAD') table.push({ method, url: route.url });
+    const { schema } = route;
+    if (schema !== undefined && schema.hide !== true && route.method !== 'HEAD' && typeof route.method === 'string') {
+      documented.set(`${route.method} ${route.url}`, documentedSchema(components, route.method, route.url, schema));
+    }
   });
-  const routeDeps: RouteDeps = { ...deps, repository: new Repository(deps.client, deps.namespace, deps.log) };
+  const repository = new Repository(deps.client, deps.namespace, deps.log);
+  const limits = new OrganizationLimiter(deps.organizationLimits ?? DEFAULT_ORGANIZATION_LIMITS, repository, {
+    ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+    ...(deps.log === undefined ? {} : { log: deps.log.child({ component: 'organization-limits' }) }),
+  });
+  const routeDeps: RouteDeps = { ...deps, repository, limits };
   for (const group of routeGroups) group(app, routeDeps);
 
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());

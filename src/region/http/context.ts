@@ -11,6 +11,7 @@ import type { Server } from '../apis/server.ts';
 import type { CommonProvider, ImageRead, ImageWrite } from '../provider/contract.ts';
 import type { ExternalNetwork, Image } from '../provider/types.ts';
 import type { Authenticator } from './auth.ts';
+import type { OrganizationLimits } from './decide-limit.ts';
 import type { RateLimits } from './rate-limit.ts';
 
 /** One region's inventory: flavors, volume classes and images (read, and an organization's own written). */
@@ -62,6 +63,8 @@ export interface ApiDeps {
   readonly requestTimeoutMs?: number;
   /** Per-token and per-address request rates (default DEFAULT_RATE_LIMITS; an absent limit is off). */
   readonly rateLimits?: RateLimits;
+  /** How many objects of each kind an organization may hold (default DEFAULT_ORGANIZATION_LIMITS). */
+  readonly organizationLimits?: OrganizationLimits;
   /** The build `/api/version` reports; a build with no release version reports 0.0.0. */
   readonly service?: { readonly version: string };
   /** RFC 9728 metadata: the token issuer, and this API's public URL (default: what a request was sent to). */

@@ -7,12 +7,14 @@
  *
  * The budget is fixed in `npm test` (OPENREGION_FUZZ_RUNS cases per route and kind, default 3, the same draws each run);
  * `npm run test:fuzz` runs a larger one with fresh draws (.ci/run), and prints a report: cases per route, refusals
- * by status, 5xx and store changes (both must be 0). OPENREGION_FUZZ_SEED replays a run.
+ * by status (organization-limit refusals among the 403s: the world leaves room for a few creates only), 5xx and
+ * store changes (both must be 0). OPENREGION_FUZZ_SEED replays a run.
  */
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { LIMITED_KINDS } from './decide-limit.ts';
 import { imageSourceCheck } from './image-source.ts';
 import type { ImageSourceCheck } from './context.ts';
 import { ORG_A, PROJECT_A, REGION_ID } from './testing/api.ts';
@@ -193,13 +195,42 @@ function mutate(body: Json, schema: Schema, pick: number): Mutation {
   };
 }
 
+/**
+ * The document with every local `$ref` replaced by what it points to: the shared schemas of `components` are
+ * published once and referenced (openapi.ts), and a body is drawn from its schema as a whole.
+ */
+function inlined(node: unknown, doc: unknown, through: readonly string[] = []): unknown {
+  if (Array.isArray(node)) return node.map((item) => inlined(item, doc, through));
+  if (typeof node !== 'object' || node === null) return node;
+  const ref = (node as Schema)['$ref'];
+  if (typeof ref === 'string') {
+    assert.ok(ref.startsWith('#/') && !through.includes(ref), `${ref} is local and not circular`);
+    const target = ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((n, key) => (n as Schema | undefined)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+    assert.notEqual(target, undefined, `${ref} resolves`);
+    return inlined(target, doc, [...through, ref]);
+  }
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, inlined(value, doc, through)]));
+}
+
 interface Tally {
   cases: number;
   byStatus: Map<number, number>;
   serverErrors: string[];
   storeChanges: string[];
   unnamed: string[];
+  /** 403s for an organization limit (docs/adr/0041-organization-limits.md). */
+  limited: number;
 }
+
+/**
+ * Room for a few creates beyond the world's own (two identities and networks, two security groups and servers, a load
+ * balancer), so the creates a schema body gets through meet the limit refusal too.
+ */
+const FUZZ_LIMITS = { defaults: Object.fromEntries(LIMITED_KINDS.map((k) => [k, 5])), organizations: {} };
+const LIMIT_DETAIL = /^organization limit for [a-z ]+ reached: \d+ of \d+$/;
 
 describe('API fuzz from the served OpenAPI document', () => {
   let w: UpstreamWorld;
@@ -211,8 +242,9 @@ describe('API fuzz from the served OpenAPI document', () => {
     uri === 'https://images.example.com/own.raw' ? Promise.resolve(undefined) : real(uri, signal);
 
   before(async () => {
-    w = await upstreamWorld({ imageSource, rateLimits: {} });
-    doc = (await w.f.api.inject({ method: 'GET', url: '/openapi.json' })).json();
+    w = await upstreamWorld({ imageSource, rateLimits: {}, organizationLimits: FUZZ_LIMITS });
+    const served: unknown = (await w.f.api.inject({ method: 'GET', url: '/openapi.json' })).json();
+    doc = inlined(served, served) as typeof doc;
   });
   after(() => w.f.close());
 
@@ -253,7 +285,14 @@ describe('API fuzz from the served OpenAPI document', () => {
     let seed = SEED;
     for (const { path, method, op } of routes) {
       const route = `${method} ${path}`;
-      const tally: Tally = { cases: 0, byStatus: new Map(), serverErrors: [], storeChanges: [], unnamed: [] };
+      const tally: Tally = {
+        cases: 0,
+        byStatus: new Map(),
+        serverErrors: [],
+        storeChanges: [],
+        unnamed: [],
+        limited: 0,
+      };
       tallies.set(route, tally);
       const schema = op.requestBody?.content['application/json']?.schema;
       const bodies = schema === undefined ? [] : fc.sample(arbitraryOf(schema), { numRuns: RUNS * 3, seed: seed++ });
@@ -290,6 +329,11 @@ describe('API fuzz from the served OpenAPI document', () => {
           tally.storeChanges.push(`${String(status)} ${label}`);
         }
         if (expect !== 'any' && status < 400) tally.unnamed.push(`${String(status)} (not refused) ${label}`);
+        if (status === 403 && response.body.includes('"organizationLimit"')) {
+          tally.limited++;
+          const { detail } = response.json<{ detail: string }>();
+          if (!LIMIT_DETAIL.test(detail)) tally.unnamed.push(`limit refusal not naming its limit: ${detail}`);
+        }
         if (status === 400 || status === 422) {
           const errors = (response.json<{ errors?: { pointer?: string; field?: string }[] }>().errors ?? []).filter(
             // A pointer into the request: "" is the body itself (an array where an object belongs).
@@ -356,6 +400,7 @@ describe('API fuzz from the served OpenAPI document', () => {
         .sort(([a], [b]) => a - b)
         .map(([s, n]) => `${String(s)}×${String(n)}`)
         .join(' ')}; accepted: ${String([...statuses].filter(([s]) => s < 400).reduce((n, [, c]) => n + c, 0))}`,
+      `  organization-limit refusals (403): ${String(all.reduce((n, t) => n + t.limited, 0))}`,
       `  5xx: ${String(serverErrors.length)}; store changes by refusals: ${String(storeChanges.length)}; unnamed or let through: ${String(unnamed.length)}`,
     ];
     for (const line of report) process.stdout.write(`# ${line}\n`);

@@ -18,8 +18,7 @@ import type { Scheduler } from '../../runtime/scheduler.ts';
 import { serverType, type Server, type ServerStatus } from '../apis/server.ts';
 import { serverInputOf } from '../controllers/server/controller.ts';
 import { workloadIdentityOf } from '../controllers/ownership.ts';
-import type { ProviderLookup } from '../provider/contract.ts';
-import type { ServerProvider } from '../provider/contract.ts';
+import type { ProviderLookup, ServerProvider } from '../provider/contract.ts';
 import type { IdentityInput, ServerPoll } from '../provider/inputs.ts';
 import { toOperatorLog } from '../provider/messages.ts';
 

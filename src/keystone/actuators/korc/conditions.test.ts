@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TransportError } from '../../../openstack/errors.ts';
-import { httpError } from '../../../openstack/errors.ts';
+import { httpError, TransportError } from '../../../openstack/errors.ts';
 import { korcReasons } from '../../apis/korc.ts';
 import { isRetryable, korcConditionsFor, terminalAtGeneration, writeFailure } from './conditions.ts';
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { CoreEvent } from '../../../kube/events.ts';
+import type { CoreEvent } from '../../../kube/object.ts';
 import { builtin } from '../../../kube/resource-type.ts';
 import { recordSpans, type RecordedSpans } from '../../../util/testing/spans.ts';
 import type { ServerInput } from '../../provider/inputs.ts';

@@ -11,6 +11,7 @@ import type { KubeObject } from '../../../kube/object.ts';
 import type { ResourceType } from '../../../kube/resource-type.ts';
 import { identityType, networkType, type Network } from '../../apis/index.ts';
 import type { Principal } from '../auth.ts';
+import type { LimitedKind } from '../decide-limit.ts';
 import { principalOf } from '../principal.ts';
 import { problems, violation, type FieldViolation } from '../problem.ts';
 import { listJson } from '../list-json.ts';
@@ -37,6 +38,8 @@ interface ChildKind<T extends KubeObject, C extends WriteBody, U extends WriteBo
   /** False: create and update answer 501 (nothing would reconcile what they store). */
   readonly writable: boolean;
   readonly capability: string;
+  /** The organization limit a create counts against (docs/adr/0041-organization-limits.md). */
+  readonly limit: LimitedKind;
   readonly networkIdOf: (body: C) => string;
   /** Rules beyond the schema; the network is the one the body names, already in scope. */
   readonly validateCreate: (body: C, network: Network, principal: Principal) => Promise<FieldViolation[]>;
@@ -91,8 +94,12 @@ export function childRoutes<T extends KubeObject, C extends WriteBody, U extends
       if (identity?.metadata.deletionTimestamp !== undefined) {
         throw problems.conflict("the network's identity is being deleted");
       }
+      // At its limit, refused before the rules read the cloud; counted again with the write (limits.ts).
+      const { organizationID } = tenancyOf(network);
+      await deps.limits.check(organizationID, [kind.limit]);
       refuseIf(await kind.validateCreate(body, network, principal));
-      const created = await repo.create(kind.type, kind.build(deps.newId(), body, network, principal));
+      const object = kind.build(deps.newId(), body, network, principal);
+      const created = await deps.limits.admit(organizationID, [kind.limit], () => repo.create(kind.type, object));
       return reply.code(201).send(kind.toRead(created));
     },
   );

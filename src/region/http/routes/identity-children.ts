@@ -12,6 +12,7 @@ import type { KubeObject } from '../../../kube/object.ts';
 import type { ResourceType } from '../../../kube/resource-type.ts';
 import type { Identity } from '../../apis/index.ts';
 import type { Principal } from '../auth.ts';
+import type { LimitedKind } from '../decide-limit.ts';
 import { Problem, problems } from '../problem.ts';
 import { tenancyOf, updatedMetadata } from '../resources/meta.ts';
 import type { ResourceWriteMetadata } from '../schemas/common.ts';
@@ -46,6 +47,8 @@ interface IdentityChildKind<T extends KubeObject, W extends V1Write, R> {
   /** False: create and update answer 501 (nothing would reconcile what they store). */
   readonly writable: boolean;
   readonly capability: string;
+  /** The organization limit a create counts against (docs/adr/0041-organization-limits.md). */
+  readonly limit: LimitedKind;
   /** The object to create, its rules checked (a broken one throws a 400 problem); nothing is written yet. */
   readonly create: (id: string, body: W, identity: Identity, principal: Principal) => Promise<T>;
   /** The spec an update writes, its rules checked; absent: the kind has no update. */
@@ -108,8 +111,12 @@ export function identityChildRoutes<T extends KubeObject, W extends V1Write, R>(
       if (identity.metadata.deletionTimestamp !== undefined) {
         throw new Problem('bad-request', 'the identity is being deleted');
       }
+      // At its limit, refused before the rules read the cloud; counted again with the write (limits.ts).
+      const { organizationID } = tenancyOf(identity);
+      await deps.limits.check(organizationID, [kind.limit]);
       const object = await kind.create(deps.newId(), request.body as W, identity, principal);
-      return reply.code(201).send(kind.toRead(await repo.create(kind.type, object)));
+      const created = await deps.limits.admit(organizationID, [kind.limit], () => repo.create(kind.type, object));
+      return reply.code(201).send(kind.toRead(created));
     },
   );
 

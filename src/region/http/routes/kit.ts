@@ -5,11 +5,12 @@ import type {
   FastifyInstance,
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
+  RawServerDefault,
 } from 'fastify';
-import type { RawServerDefault } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Type, { type TSchema } from 'typebox';
 import type { ApiDeps } from '../context.ts';
+import type { OrganizationLimiter } from '../limits.ts';
 import { problems, type FieldViolation } from '../problem.ts';
 import { canAccess, type Principal } from '../auth.ts';
 import { listOf, principalOf } from '../principal.ts';
@@ -26,6 +27,8 @@ export type Api = FastifyInstance<
 
 export interface RouteDeps extends ApiDeps {
   readonly repository: Repository;
+  /** Refuses a create past its organization's limit (docs/adr/0041-organization-limits.md). */
+  readonly limits: OrganizationLimiter;
 }
 
 const problem = (description: string) => ({ ...ProblemDocument, description });
@@ -33,7 +36,10 @@ const problem = (description: string) => ({ ...ProblemDocument, description });
 const ERRORS = {
   400: problem('The request does not match its schema, or its body is not JSON.'),
   401: problem('No valid bearer token.'),
-  403: problem('The token does not hold the organization or project the path names, or the action is forbidden.'),
+  403: problem(
+    'The token does not hold the organization or project the path names, the action is forbidden, or a create would ' +
+      "pass its organization's limit for the kind (the detail names it).",
+  ),
   404: problem('Not found, or not visible to the token.'),
   409: problem('A conflicting change.'),
   413: problem('The body is too large.'),

@@ -17,6 +17,7 @@ export function networkV1Routes(app: Api, deps: RouteDeps): void {
     read: NetworkRead,
     writable: true,
     capability: 'networks',
+    limit: 'networks',
     create: (id, body, identity, principal) => {
       refuseIf(networkV1Violations(body.spec), 'badRequest');
       return Promise.resolve(networkFor(id, body.metadata, body.spec, identity, principal));

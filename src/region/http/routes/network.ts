@@ -74,20 +74,24 @@ export function networkRoutes(app: Api, deps: RouteDeps): void {
         throw problems.invalid([violation('/spec/regionId', 'exists', 'no such region')]);
       }
       const networkID = deps.newId();
-      const identity = await repo.create(
-        identityType,
-        networkIdentityFor(deps.newId(), networkID, spec, principal, region.spec.provider),
-      );
-      try {
-        const network = await repo.create(
-          networkType,
-          networkFor(networkID, request.body.metadata, spec, identity, principal),
+      const identityID = deps.newId();
+      // The network's identity is a cloud project too: both limits hold for the pair, counted with the writes.
+      const network = await deps.limits.admit(spec.organizationId, ['identities', 'networks'], async () => {
+        const identity = await repo.create(
+          identityType,
+          networkIdentityFor(identityID, networkID, spec, principal, region.spec.provider),
         );
-        return await reply.code(201).send(networkRead(network));
-      } catch (error) {
-        await repo.delete(identityType, identity.metadata.name).catch(() => undefined);
-        throw error;
-      }
+        try {
+          return await repo.create(
+            networkType,
+            networkFor(networkID, request.body.metadata, spec, identity, principal),
+          );
+        } catch (error) {
+          await repo.delete(identityType, identity.metadata.name).catch(() => undefined);
+          throw error;
+        }
+      });
+      return reply.code(201).send(networkRead(network));
     },
   );
 

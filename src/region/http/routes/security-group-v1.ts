@@ -21,6 +21,7 @@ export function securityGroupV1Routes(app: Api, deps: RouteDeps): void {
     read: SecurityGroupRead,
     writable: true,
     capability: 'security groups',
+    limit: 'security-groups',
     create: (id, body, identity, principal) => {
       refuseIf(ruleV1Violations(body.spec.rules), 'badRequest');
       return Promise.resolve(securityGroupV1For(id, body, identity, principal));

@@ -22,6 +22,7 @@ export function securityGroupRoutes(app: Api, deps: RouteDeps): void {
     read: SecurityGroupV2Read,
     writable: true,
     capability: 'security groups',
+    limit: 'security-groups',
     networkIdOf: (body) => body.spec.networkId,
     validateCreate: (body) => Promise.resolve(validateRules(body.spec.rules)),
     build: (id, body, network, principal) => securityGroupFor(id, body.metadata, body.spec, network, principal),

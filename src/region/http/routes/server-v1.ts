@@ -51,6 +51,7 @@ export function serverV1Routes(app: Api, deps: RouteDeps): void {
     read: ServerRead,
     writable: deps.capabilities.controllers.servers && deps.capabilities.inventory !== undefined,
     capability: 'servers',
+    limit: 'servers',
     create: async (_id, body, identity, principal) => {
       const spec = asV2Spec(body.spec, body.spec.imageId);
       const network = await repo.find(networkType, spec.networkId);

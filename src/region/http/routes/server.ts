@@ -6,6 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import type { KubeObject } from '../../../kube/object.ts';
 import type { ResourceType } from '../../../kube/resource-type.ts';
 import {
+  networkType,
   securityGroupType,
   serverType,
   sshCertificateAuthorityType,
@@ -40,7 +41,6 @@ import {
   type ServerV2Read as Read,
   type ServerV2Spec,
 } from '../schemas/server.ts';
-import { networkType } from '../../apis/index.ts';
 import { childRoutes } from './children.ts';
 import { refuseInUse, type Api, type RouteDeps } from './kit.ts';
 
@@ -160,6 +160,7 @@ export function serverRoutes(app: Api, deps: RouteDeps): void {
     read: ServerV2Read,
     writable: deps.capabilities.controllers.servers && deps.capabilities.inventory !== undefined,
     capability: 'servers',
+    limit: 'servers',
     networkIdOf: (body) => body.spec.networkId,
     validateCreate: async (body, network, principal) => {
       const refs = await lookups.forCreate(body.spec, network, principal);

@@ -37,6 +37,7 @@ export function volumeRoutes(app: Api, deps: RouteDeps): void {
     read: VolumeV2Read,
     writable: deps.capabilities.controllers.volumes && lookup !== undefined,
     capability: 'volumes',
+    limit: 'volumes',
     networkIdOf: (body) => body.spec.networkId,
     validateCreate: async (body, network) =>
       capacityViolations(body.spec, await classOf(tenancyOf(network).regionID, body.spec.volumeClassId)),

@@ -156,6 +156,12 @@ function copyOf(schema: object): Record<string, unknown> {
   );
 }
 
+/** Each strict copy's original, so the OpenAPI document names a request body as its schema (http/openapi.ts). */
+const origins = new WeakMap<object, object>();
+
+/** The schema `strict()` copied `schema` from; undefined for a schema that is no strict copy. */
+export const strictOrigin = (schema: object): object | undefined => origins.get(schema);
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -183,5 +189,6 @@ export function strict<T extends TSchema>(schema: T): T {
     const branches = node[key];
     if (Array.isArray(branches)) out[key] = branches.map((branch) => strict(branch as TSchema));
   }
+  origins.set(out, node);
   return out as unknown as T;
 }

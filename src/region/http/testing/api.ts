@@ -159,7 +159,14 @@ export async function apiFixture(
   overrides: Partial<
     Pick<
       ApiDeps,
-      'imageSource' | 'service' | 'protectedResource' | 'requestTimeoutMs' | 'rateLimits' | 'log' | 'metrics'
+      | 'imageSource'
+      | 'service'
+      | 'protectedResource'
+      | 'requestTimeoutMs'
+      | 'rateLimits'
+      | 'organizationLimits'
+      | 'log'
+      | 'metrics'
     >
   > = {},
   /** The store's garbage collector, as `up` runs it (off unless asked for). */

@@ -1,0 +1,191 @@
+/**
+ * Per-organization limits at the API (docs/adr/0041-organization-limits.md): a create that would take an
+ * organization past its limit for a kind is refused, 403 as upstream's quota refusals are, before anything is written
+ * to the store or asked of the cloud. The count is the store's (objects being deleted included) and is taken again,
+ * with the write, under a per-organization lock, so two creates racing for the last slot do not both get it. Usage and
+ * limits are gauges on /metrics.
+ */
+import type { Logger } from 'pino';
+import { Gauge, type Registry } from 'prom-client';
+import type { ResourceType } from '../../kube/resource-type.ts';
+import {
+  identityType,
+  labels,
+  loadBalancerType,
+  networkType,
+  securityGroupType,
+  serverType,
+  volumeType,
+} from '../apis/index.ts';
+import {
+  decideLimit,
+  LIMITED_KINDS,
+  limitOf,
+  reachedDetail,
+  type LimitedKind,
+  type OrganizationLimits,
+} from './decide-limit.ts';
+import { Problem, violation } from './problem.ts';
+import type { Repository } from './repository.ts';
+
+/** What each limited kind counts. */
+const TYPES: Readonly<Record<LimitedKind, ResourceType>> = {
+  identities: identityType,
+  networks: networkType,
+  servers: serverType,
+  volumes: volumeType,
+  'load-balancers': loadBalancerType,
+  'security-groups': securityGroupType,
+};
+
+/** The refusal: forbidden, naming the kind, the usage and the limit; the rule is machine-readable too. */
+function limitReached(decision: { kind: LimitedKind; usage: number; limit: number }): Problem {
+  const detail = reachedDetail(decision);
+  return new Problem('forbidden', detail, [violation('', 'organizationLimit', detail)]);
+}
+
+/** Per organization and kind: what it holds, and its finite limits. */
+interface Snapshot {
+  readonly usage: Map<string, Map<LimitedKind, number>>;
+  readonly limits: Map<string, Map<LimitedKind, number>>;
+}
+
+export class OrganizationLimiter {
+  readonly #limits: OrganizationLimits;
+  readonly #repository: Repository;
+  readonly #log: Logger | undefined;
+  /** Per organization, the tail of its queue of creates (a promise chain; the entry goes once the queue is empty). */
+  readonly #queues = new Map<string, Promise<void>>();
+
+  constructor(limits: OrganizationLimits, repository: Repository, options: { metrics?: Registry; log?: Logger } = {}) {
+    this.#limits = limits;
+    this.#repository = repository;
+    this.#log = options.log;
+    if (options.metrics !== undefined) this.#register(options.metrics);
+  }
+
+  /**
+   * Refuses (403) when `organization` has no room for one more of any of `kinds`. An early look without the lock, so a
+   * create at its limit is refused before its rules read the cloud; `admit` decides.
+   */
+  async check(organization: string, kinds: readonly LimitedKind[]): Promise<void> {
+    await this.#refuseUnlessRoom(organization, kinds);
+  }
+
+  /**
+   * Runs `write` once every one of `kinds` has room for one more, with no other create of the organization between
+   * the count and the write (this process's; docs/adr/0041-organization-limits.md says what holds across replicas).
+   */
+  async admit<R>(organization: string, kinds: readonly LimitedKind[], write: () => Promise<R>): Promise<R> {
+    if (kinds.every((kind) => limitOf(this.#limits, organization, kind) === Infinity)) return write();
+    return this.#exclusive(organization, async () => {
+      await this.#refuseUnlessRoom(organization, kinds);
+      return write();
+    });
+  }
+
+  async #refuseUnlessRoom(organization: string, kinds: readonly LimitedKind[]): Promise<void> {
+    for (const kind of kinds) {
+      const limit = limitOf(this.#limits, organization, kind);
+      if (limit === Infinity) continue;
+      const decision = decideLimit(limit, kind, await this.#usage(organization, kind));
+      if (decision.row === 'reached') {
+        // Info, not a warning: the tenant is told, and the operator acts on the gauges if at all.
+        this.#log?.info({ organization, kind, usage: decision.usage, limit }, 'organization limit reached');
+        throw limitReached(decision);
+      }
+    }
+  }
+
+  /** What the organization holds of `kind` now, read from the store (not a cache), deleting objects included. */
+  async #usage(organization: string, kind: LimitedKind): Promise<number> {
+    return (await this.#repository.unscoped(TYPES[kind], `${labels.organization}=${organization}`)).length;
+  }
+
+  async #exclusive<R>(key: string, run: () => Promise<R>): Promise<R> {
+    const previous = this.#queues.get(key) ?? Promise.resolve();
+    let release = () => {};
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const tail = previous.then(() => mine);
+    this.#queues.set(key, tail);
+    await previous;
+    try {
+      return await run();
+    } finally {
+      release();
+      if (this.#queues.get(key) === tail) this.#queues.delete(key);
+    }
+  }
+
+  /** Per organization and kind: what it holds, and its limit (finite ones only), at each scrape. */
+  async snapshot(): Promise<{
+    usage: Map<string, Map<LimitedKind, number>>;
+    limits: Map<string, Map<LimitedKind, number>>;
+  }> {
+    const usage = new Map<string, Map<LimitedKind, number>>();
+    for (const kind of LIMITED_KINDS) {
+      for (const object of await this.#repository.unscoped(TYPES[kind])) {
+        const organization = object.metadata.labels?.[labels.organization];
+        if (organization === undefined || organization === '') continue;
+        const held = usage.get(organization) ?? new Map<LimitedKind, number>();
+        held.set(kind, (held.get(kind) ?? 0) + 1);
+        usage.set(organization, held);
+      }
+    }
+    const limits = new Map<string, Map<LimitedKind, number>>();
+    for (const organization of new Set([...usage.keys(), ...Object.keys(this.#limits.organizations)])) {
+      const own = new Map<LimitedKind, number>();
+      for (const kind of LIMITED_KINDS) {
+        const limit = limitOf(this.#limits, organization, kind);
+        if (limit !== Infinity) own.set(kind, limit);
+      }
+      limits.set(organization, own);
+    }
+    return { usage, limits };
+  }
+
+  /**
+   * The gauges, once per registry (the first API given it reports). Series exist for organizations that hold
+   * something or have an override: one per organization and kind, so their number grows with the tenants, not with
+   * requests (docs/adr/0041-organization-limits.md).
+   */
+  #register(registry: Registry): void {
+    if (registry.getSingleMetric('openregion_organization_usage') !== undefined) return;
+    // Both gauges are collected in one scrape: one read of the store serves both.
+    let pending: Promise<Snapshot | undefined> | undefined;
+    const shared = () => {
+      // A store that cannot be read keeps the last values (the repository logs why): /metrics still answers.
+      pending ??= this.snapshot()
+        .catch(() => undefined)
+        .finally(() => {
+          pending = undefined;
+        });
+      return pending;
+    };
+    const fill = (gauge: Gauge<'organization' | 'kind'>, table: Map<string, Map<LimitedKind, number>> | undefined) => {
+      if (table === undefined) return;
+      gauge.reset();
+      for (const [organization, kinds] of table) {
+        for (const [kind, value] of kinds) gauge.set({ organization, kind }, value);
+      }
+    };
+    new Gauge({
+      name: 'openregion_organization_usage',
+      help: 'Objects an organization holds, by kind (those being deleted included), as its limit counts them',
+      labelNames: ['organization', 'kind'],
+      registers: [registry],
+      async collect() {
+        fill(this, (await shared())?.usage);
+      },
+    });
+    new Gauge({
+      name: 'openregion_organization_limit',
+      help: 'How many objects of a kind an organization may hold (absent: no limit)',
+      labelNames: ['organization', 'kind'],
+      registers: [registry],
+      async collect() {
+        fill(this, (await shared())?.limits);
+      },
+    });
+  }
+}
