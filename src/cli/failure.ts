@@ -26,7 +26,14 @@ export type FailureClass = keyof typeof EXIT_CODES;
 const BUG_NAMES = new Set(['TypeError', 'RangeError', 'ReferenceError', 'SyntaxError', 'AssertionError']);
 
 /** Error codes of the OpenStack client, the providers and Node's network stack, by class. */
-const REJECTED_CODES = new Set(['OS_CONFLICT', 'OS_BAD_REQUEST', 'OS_CONFIG', 'PROVIDER_CONFLICT', 'PROVIDER_QUOTA']);
+const REJECTED_CODES = new Set([
+  'OS_CONFLICT',
+  'OS_BAD_REQUEST',
+  'OS_CONFIG',
+  'PROVIDER_CONFLICT',
+  'PROVIDER_QUOTA',
+  'PROVIDER_REFUSED',
+]);
 const UNREACHABLE_CODES = new Set([
   'OS_UNAUTHORIZED',
   'OS_FORBIDDEN',

@@ -30,7 +30,8 @@ import { registerKeystoneUserController } from '../keystone/user/register.ts';
 import { buildApi } from '../region/http/app.ts';
 import { mountConsole } from './console/routes.ts';
 import { createAuthenticator, type AuthKey } from '../region/http/auth.ts';
-import { clientSetFactory, RegionRegistry } from '../region/openstack/registry.ts';
+import { clientSetFactory } from '../region/openstack/registry.ts';
+import { startRegionRegistry } from './region-registry.ts';
 import { serveHealth } from '../runtime/health.ts';
 import { LeaderElector } from '../runtime/leader.ts';
 import { RuntimeMetrics } from '../runtime/metrics.ts';
@@ -107,6 +108,9 @@ export function positiveInteger(value: string): number {
 
 /** The KeystoneUser controller's default concurrency: one pass at a time, as before the flag. */
 const DEFAULT_KEYSTONE_CONCURRENCY = 1;
+
+/** How long start-up may spend reading the Regions and asking each cloud its API versions. */
+const START_UP_CHECK_MS = 60_000;
 
 /** What the flags set of the KeystoneUser controller's registration. */
 export function keystoneControllerOptions(options: Pick<ServeOptions, 'keystoneConcurrency'>): {
@@ -222,24 +226,31 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
   // The probe port answers from the start: liveness at once, readiness once the caches have synced. A pod whose
   // first lists take long (many Secrets, a slow API server) is then alive for its startupProbe, not killed.
   const health = await serveHealth(manager.health, { ...hostPort(options.health), metrics: manager.metrics.registry });
+  let regions: Awaited<ReturnType<typeof startRegionRegistry>> | undefined;
   let region: ReturnType<typeof wireRegionService> | undefined;
   let actuators: BundledActuators | undefined;
   try {
     // The region service (and its start-up read of every Region) only where a region group or the API runs: the
     // Keystone operator alone needs neither the region CRDs nor the right to read them.
-    region =
+    regions =
       regionGroups.length === 0 && options.api === undefined
+        ? undefined
+        : await startRegionRegistry({
+            client,
+            namespace: options.namespace,
+            clientSets: clientSetFactory({ transport, clock, region: options.region }),
+            scheduler,
+            log,
+            signal: AbortSignal.timeout(START_UP_CHECK_MS),
+          });
+    region =
+      regions === undefined
         ? undefined
         : wireRegionService({
             manager,
             client,
             namespace: options.namespace,
-            registry: await RegionRegistry.bootstrap({
-              namespace: options.namespace,
-              bootstrapClient: client,
-              runtimeClient: client,
-              clientSets: clientSetFactory({ transport, clock, region: options.region }),
-            }),
+            registry: regions.registry,
             clock,
             scheduler,
             log,
@@ -259,6 +270,7 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
       options.bundledActuators === true ? await startBundledActuators(manager, client, { scheduler, log }) : undefined;
     await manager.start();
   } catch (error) {
+    await regions?.close();
     await health.close();
     throw error;
   }
@@ -331,6 +343,7 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
     await monitorElector?.stop();
     await region?.close();
     await manager.stop();
+    await regions?.close();
     await actuators?.close();
     unsubscribeTargets();
     targets.closeAll();

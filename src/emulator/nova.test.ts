@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import {
   createServer,
+  deleteServer,
   getServer,
   listServers,
   rebuildServer,
@@ -10,7 +11,7 @@ import {
 } from '../openstack/compute.ts';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ServerError } from '../openstack/errors.ts';
 import { createProject, createUser, findRoleByName, grantRole } from '../openstack/identity.ts';
-import { createImage } from '../openstack/image.ts';
+import { createImage, uploadImageData } from '../openstack/image.ts';
 import type { ServiceModule } from './context.ts';
 import { defaultServices } from './emulator.ts';
 import { novaFault } from './faults.ts';
@@ -206,6 +207,46 @@ describe('Nova emulation', () => {
       ['ACTIVE', null, images.a],
     );
     await rebuildServer(compute, id, { imageRef: images.b });
+  });
+
+  it('an image whose min_ram or min_disk exceeds the flavor is refused with Nova’s 400, on create and rebuild', async () => {
+    const glance = cloud.admin.client('image');
+    const big = async (name: string, minimum: { min_ram?: number; min_disk?: number }) => {
+      const image = await createImage(glance, { name, visibility: 'public', ...minimum });
+      await uploadImageData(glance, image.id, name);
+      return image.id;
+    };
+    const hungry = await big('hungry', { min_ram: 1024 });
+    const wide = await big('wide', { min_disk: 2 });
+    const id = await boot('too-small');
+    settle();
+    const refusal = async (call: Promise<unknown>) => {
+      const error = await call.then(
+        () => assert.fail('accepted'),
+        (e: unknown) => e,
+      );
+      assert.ok(error instanceof BadRequestError);
+      return error.fault.message ?? '';
+    };
+    assert.equal(
+      await refusal(rebuildServer(compute, id, { imageRef: hungry })),
+      "Flavor's memory is too small for requested image.",
+    );
+    assert.match(
+      await refusal(rebuildServer(compute, id, { imageRef: wide })),
+      /^Flavor's disk is smaller than the minimum size specified in image metadata\. Flavor disk is 1073741824 bytes, minimum size is 2147483648 bytes\.$/,
+    );
+    const untouched = await getServer(compute, id);
+    assert.deepEqual(
+      [untouched.status, untouched['OS-EXT-STS:task_state'], imageOf(untouched)],
+      ['ACTIVE', null, images.a],
+    );
+    await refusal(
+      createServer(compute, { name: 'hungry', flavorRef: flavors.small, imageRef: hungry, networks: 'none' }),
+    );
+    // The project's quota is ten servers, which the tests after this one use up.
+    await deleteServer(compute, id);
+    settle();
   });
 
   it('at 2.93 a rebuild on a baremetal flavor is accepted, then fails as Ironic refuses reimage_boot_volume', async () => {

@@ -9,6 +9,8 @@ import { exactlyNamed } from './exact.ts';
 import { listAll, pageStyleFor, type ListOptions } from './pagination.ts';
 import type { ServiceClient } from './session.ts';
 import { commaJoined, flag, requestEnveloped, toQuery, type QueryKeys } from './request.ts';
+import { compareVersions, parseVersion, type Version } from './microversion.ts';
+import { ConfigError } from './errors.ts';
 
 export type ComputeClient = ServiceClient<'compute'>;
 
@@ -775,4 +777,46 @@ export async function deleteQuotaSet(compute: ComputeClient, projectId: string):
 /** Escapes the characters a regular expression gives meaning to, for MySQL (ICU), PostgreSQL and Python's re alike. */
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The microversions a Nova API offers: its version document's `min_version` and `version` (the maximum). */
+interface ComputeVersionRange {
+  readonly min: Version;
+  readonly max: Version;
+}
+
+/** Reads Nova's version document at the compute endpoint (`GET /v2.1/`). */
+async function getComputeVersionRange(compute: ComputeClient, signal?: AbortSignal): Promise<ComputeVersionRange> {
+  const { body } = await compute.request<{ version?: { version?: unknown; min_version?: unknown } } | undefined>({
+    method: 'GET',
+    path: '/',
+    signal,
+  });
+  const text = (v: unknown) => (typeof v === 'string' ? parseVersion(v) : undefined);
+  const max = text(body?.version?.version);
+  const min = text(body?.version?.min_version);
+  if (!max || !min) throw new ConfigError('compute', "Nova's version document names no microversion range");
+  return { min, max };
+}
+
+/**
+ * Fails when the cloud's Nova does not offer the microversion openregion pins (docs/spec/openstack-provider.md
+ * §Policy-gated fields: the client pins 2.90): every request would otherwise be refused with a 406.
+ */
+export async function requireComputeMicroversion(
+  compute: ComputeClient,
+  wanted: string,
+  signal?: AbortSignal,
+): Promise<ComputeVersionRange> {
+  const required = parseVersion(wanted);
+  if (!required) throw new Error(`requireComputeMicroversion: ${JSON.stringify(wanted)} is not a version like 2.90`);
+  const range = await getComputeVersionRange(compute, signal);
+  if (compareVersions(range.max, required) < 0 || compareVersions(range.min, required) > 0) {
+    const show = (v: Version) => `${String(v.major)}.${String(v.minor)}`;
+    throw new ConfigError(
+      'compute',
+      `the cloud's Nova API offers microversions ${show(range.min)} to ${show(range.max)}; openregion needs ${wanted}`,
+    );
+  }
+  return range;
 }

@@ -33,6 +33,16 @@ describe('quotaRefusal: each service says "quota" its own way', () => {
       'cores',
     ],
     [
+      'Nova 403 OverQuota listing its resources (a rebuild over the metadata quota)',
+      answer('compute', 403, { forbidden: { code: 403, message: "Quota exceeded for resources: ['metadata_items']" } }),
+      'metadata_items',
+    ],
+    [
+      'Nova 403 MetadataLimitExceeded',
+      answer('compute', 403, { forbidden: { code: 403, message: 'Maximum number of metadata items exceeds 128' } }),
+      'metadata_items',
+    ],
+    [
       'Nova 403 key pairs',
       answer('compute', 403, { forbidden: { message: 'Quota exceeded, too many key pairs.' } }),
       'key_pairs',

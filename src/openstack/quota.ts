@@ -20,6 +20,8 @@ const OCTAVIA_RESOURCES: Readonly<Record<string, string>> = {
 
 /** Nova's quota messages that name no key. */
 const NOVA_PHRASES: readonly (readonly [RegExp, string])[] = [
+  [/Maximum number of metadata items exceeds/i, 'metadata_items'],
+  [/Personality file limit exceeded/i, 'injected_files'],
   [/too many key pairs/i, 'key_pairs'],
   [/too many server groups/i, 'server_groups'],
   [/too many servers in group/i, 'server_group_members'],
@@ -56,8 +58,11 @@ export function quotaRefusal(error: unknown): string | undefined {
 
 /** Nova's 403 names the quota ("Quota exceeded for cores: …") or says it in words; other 403s are policy. */
 function novaQuota(message: string): string | undefined {
+  // OverQuota's own text lists the keys: "Quota exceeded for resources: ['metadata_items']".
+  const listed = /Quota exceeded for resources: \['([a-z_]+)'/i.exec(message)?.[1];
+  if (listed !== undefined) return listed;
   const named = /Quota exceeded for ([a-z_]+)/i.exec(message)?.[1];
-  if (named !== undefined) return named;
+  if (named !== undefined && named !== 'resources') return named;
   for (const [phrase, key] of NOVA_PHRASES) if (phrase.test(message)) return key;
   return /quota exceeded/i.test(message) ? '' : undefined;
 }

@@ -2,8 +2,8 @@
  * Contract (issue 7, Done means 2): servers through the region provider with the region's non-admin credential
  * from `region configure`, against the real dev cloud (Nova's fake driver) or the emulator. An identity, its
  * network and security group are made the way the region service makes them; then a server is created and reads
- * Running, an image change rebuilds it onto the new image, an ERROR on the spec image parks (R3′), a rebuild toward
- * a deleted image parks, and deleting it leaves no server, port or floating IP (listed as admin).
+ * Running, an image change rebuilds it onto the new image, a rebuild Nova refuses (an image too big for the flavor)
+ * surfaces as the pass's error, an ERROR on the spec image parks (R3′), a rebuild toward a deleted image parks, and deleting it leaves no server, port or floating IP (listed as admin).
  *
  * Runs against the dev cloud (`node --import tsx --test test/openstack/region-server.test.ts`) and the emulator
  * (the same with OPENREGION_CONTRACT_TARGET=emulator).
@@ -14,10 +14,13 @@ import { after, before, describe, it } from 'node:test';
 import { findCondition } from '../../src/kube/conditions.ts';
 import type { EmbeddedStore } from '../../src/kube/embedded/store.ts';
 import { getServer, listFlavors, listServers } from '../../src/openstack/compute.ts';
-import { createImage, deleteImage, listImages } from '../../src/openstack/image.ts';
+import { BadRequestError } from '../../src/openstack/errors.ts';
+import { createImage, deleteImage, listImages, updateImage, uploadImageData } from '../../src/openstack/image.ts';
 import { listFloatingIps, listPorts } from '../../src/openstack/network.ts';
 import { systemClock } from '../../src/util/clock.ts';
 import type { ServerStatus } from '../../src/region/apis/server.ts';
+import { provisionVerdict, RECHECK_MS } from '../../src/region/controllers/decide.ts';
+import { RequestRefusedError } from '../../src/region/provider/errors.ts';
 import type { IdentityInput, ServerInput } from '../../src/region/provider/inputs.ts';
 import type { Outcome } from '../../src/region/provider/outcome.ts';
 import { identityProviderFor } from '../../src/region/openstack/identity/lifecycle.ts';
@@ -57,6 +60,8 @@ describe('region servers (the region credential from `region configure`)', { ski
   let server: ServerInput;
   let images: { a: string; b: string };
   let doomedImage: string;
+  /** Active, public, and needing one MiB more memory than the flavor has. */
+  let hungryImage: string;
 
   before(async () => {
     regions = await contractRegions(c, [{ id: REGION }]);
@@ -77,6 +82,15 @@ describe('region servers (the region credential from `region configure`)', { ski
     doomedImage = doomed.id;
     const flavor =
       (await listFlavors(admin.client('compute'))).find((f) => f.name === 'or.small') ?? assert.fail('or.small');
+    const hungry = await createImage(admin.client('image'), {
+      name: c.name('hungry'),
+      disk_format: 'raw',
+      container_format: 'bare',
+      visibility: 'public',
+      min_ram: flavor.ram + 1,
+    });
+    hungryImage = hungry.id;
+    await uploadImageData(admin.client('image'), hungryImage, 'openregion hungry image\n'.repeat(64));
 
     const owner = { organizationID: 'ct-org', projectID: 'ct-project', regionID: REGION };
     identity = { ...owner, id: randomUUID() };
@@ -117,6 +131,7 @@ describe('region servers (the region credential from `region configure`)', { ski
       .deleteIdentity(ctx, identity)
       .catch(() => {});
     await deleteImage(c.admin.client('image'), doomedImage).catch(() => {});
+    await deleteImage(c.admin.client('image'), hungryImage).catch(() => {});
     await regions.close();
     await c.close();
   });
@@ -172,6 +187,59 @@ describe('region servers (the region credential from `region configure`)', { ski
     assert.equal(fresh.status, 'ACTIVE');
     const observed = await waitFor(poll, (s) => s.observed?.image === images.b, { ...SETTLE, what: 'observed' });
     assert.equal(findCondition(observed.conditions, 'Active')?.reason, 'Running');
+  });
+
+  // docs/spec/openstack-provider.md §Image rebuild: Nova's accept gate refuses an image whose min_ram exceeds the
+  // flavor with a 400 that is not the image-not-found signature, so it surfaces as the pass's error and retries; the
+  // operator fixing the image (no generation, no observed field moves) lets the retry converge.
+  it('a rebuild real Nova refuses (image needs more memory than the flavor) reads refused, touches nothing, retries', async () => {
+    const outcome = await provider.createServer(ctx, identity, { ...server, imageID: hungryImage });
+    assert.ok(outcome.kind === 'yield' && outcome.reason === 'R4″/retry', JSON.stringify(outcome));
+    assert.ok(outcome.error instanceof RequestRefusedError, String(outcome.error));
+    const cause = outcome.error.cause;
+    assert.ok(cause instanceof BadRequestError && cause.status === 400, String(cause));
+    assert.equal(cause.fault.message, "Flavor's memory is too small for requested image.");
+    const verdict = provisionVerdict(outcome);
+    assert.ok(verdict.action === 'report' && verdict.requeueAfterMs === RECHECK_MS);
+    assert.deepEqual(verdict.available, {
+      status: 'False',
+      reason: 'Errored',
+      message: 'the cloud provider refused the requested change to this server; retrying',
+    });
+    const [still] = await nova();
+    assert.ok(still);
+    assert.deepEqual([still.status, typeof still.image === 'string' ? '' : still.image.id], ['ACTIVE', images.b]);
+
+    await updateImage(c.admin.client('image'), hungryImage, [{ op: 'replace', property: 'min_ram', value: 0 }]);
+    done(await converge({ ...server, imageID: hungryImage }));
+    const [rebuilt] = await nova();
+    assert.equal(rebuilt && typeof rebuilt.image !== 'string' ? rebuilt.image.id : '', hungryImage);
+    done(await converge(server));
+  });
+
+  // The same spec section's deactivated image: a 400 that heals with no spec edit, on the operator's reactivation.
+  it('a rebuild toward a deactivated image reads refused; after reactivation the retry converges', async () => {
+    const glance = c.admin.client('image');
+    const imageAction = (action: 'deactivate' | 'reactivate') =>
+      glance.request({
+        method: 'POST',
+        path: `/images/{image_id}/actions/${action}`,
+        params: { image_id: hungryImage },
+      });
+    await imageAction('deactivate');
+    try {
+      const outcome = await provider.createServer(ctx, identity, { ...server, imageID: hungryImage });
+      assert.ok(outcome.kind === 'yield' && outcome.error instanceof RequestRefusedError, JSON.stringify(outcome));
+      const cause = outcome.error.cause;
+      assert.ok(cause instanceof BadRequestError, String(cause));
+      assert.match(cause.fault.message ?? '', /is not active/);
+      const [still] = await nova();
+      assert.equal(still && typeof still.image !== 'string' ? still.image.id : '', images.b, 'touched nothing');
+    } finally {
+      await imageAction('reactivate');
+    }
+    done(await converge({ ...server, imageID: hungryImage }));
+    done(await converge(server));
   });
 
   // R3′ as the dev cloud can show it. Nova's fake driver never fails a rebuild, and a rebuild its scheduler refuses

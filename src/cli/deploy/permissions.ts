@@ -95,11 +95,12 @@ export function regionServicePermissions(): Permission[] {
     ]),
     permission(openstackIdentityType, ['get', 'create', 'patch', 'delete'], inNamespace),
     permission(vlanAllocationType, ['get', 'create', 'update'], inNamespace),
-    // The region registry: Regions and their credentials Secrets, read uncached (openstack/registry.ts).
-    permission(regionType, ['get', 'list'], inNamespace),
+    // The region registry: Regions and their credentials Secrets, read uncached at bootstrap, then from informers
+    // on this namespace (openstack/registry.ts, cli/region-registry.ts).
+    permission(regionType, ['get', 'list', 'watch'], inNamespace),
     // The Region's Ready condition (controllers/region.ts).
     permission(regionType, ['update'], { ...inNamespace, subresource: 'status' }),
-    permission(builtin.secret, ['get'], inNamespace),
+    permission(builtin.secret, ['get', 'list', 'watch'], inNamespace),
     // The server monitor lists Servers and writes their status (monitor/server-monitor.ts).
     permission(serverType, ['list'], inNamespace),
     // The REST API (http/repository.ts): every tenant resource, and owner references that block deletion

@@ -9,6 +9,7 @@ import { json, noContent, type EmuRequest } from '../http.ts';
 import { isObject, numberAt, objectAt, stringAt, stringMapAt } from '../json.ts';
 import { badRequest, conflict, PREFIX, serverFor, touch, type NovaApi, type NovaCall } from './api.ts';
 import { atLeast } from './microversion.ts';
+import { requireImageFits } from './servers.ts';
 import type { NServer } from './state.ts';
 import { serverView } from './view.ts';
 
@@ -104,6 +105,7 @@ function rebuild(api: NovaApi, server: NServer, req: EmuRequest, call: NovaCall)
   const image = api.lookups.images.find(call.auth, imageRef);
   if (!image) throw badRequest('Cannot find image for rebuild');
   if (image.status !== 'active') throw badRequest(`Image ${imageRef} is not active.`);
+  if (server.imageRef !== '') requireImageFits(server.flavor, image);
   const injected = api.state.takeFailure('rebuild');
   if (injected?.mode === 'sync') throw novaFault(injected.status, injected.message);
 

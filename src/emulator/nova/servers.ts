@@ -7,7 +7,7 @@ import { hasRole, isAdmin } from '../auth.ts';
 import { novaFault } from '../faults.ts';
 import { json, noContent, type EmuRequest } from '../http.ts';
 import { arrayAt, isObject, objectAt, stringAt, stringMapAt, stringsOf } from '../json.ts';
-import type { ServerNic } from '../lookups.ts';
+import type { ImageFacts, ServerNic } from '../lookups.ts';
 import { badRequest, fail, HOST, PREFIX, serverFor, touch, type NovaApi, type NovaCall } from './api.ts';
 import { atLeast } from './microversion.ts';
 import { statusOf, type NFlavor, type NServer } from './state.ts';
@@ -86,6 +86,7 @@ function create(api: NovaApi, req: EmuRequest, call: NovaCall) {
     const image = lookups.images.find(auth, imageRef);
     if (!image) throw badRequest(`Image ${imageRef} could not be found.`);
     if (image.status !== 'active') throw badRequest(`Image ${imageRef} is not active.`);
+    if (!bootVolume) requireImageFits(flavor, image);
   }
   const networks = body.networks;
   if (networks === undefined && atLeast(mv, 37)) {
@@ -222,6 +223,20 @@ function schedulable(api: NovaApi, server: NServer): boolean {
     if (others.length > 0) return false;
   }
   return true;
+}
+
+/**
+ * Nova's _validate_flavor_image_nostatus, for a server whose root disk comes from the flavor: the image's min_ram and
+ * min_disk must fit (a 0 GB flavor disk is not checked). Create and rebuild both refuse with these 400s.
+ */
+export function requireImageFits(flavor: NFlavor, image: ImageFacts): void {
+  if (flavor.ram < image.minRam) throw badRequest("Flavor's memory is too small for requested image.");
+  const gib = 1024 ** 3;
+  if (flavor.disk !== 0 && image.minDisk > flavor.disk) {
+    throw badRequest(
+      `Flavor's disk is smaller than the minimum size specified in image metadata. Flavor disk is ${String(flavor.disk * gib)} bytes, minimum size is ${String(image.minDisk * gib)} bytes.`,
+    );
+  }
 }
 
 function quotaCheck(api: NovaApi, projectId: string, flavor: NFlavor): void {

@@ -91,6 +91,17 @@ export function registerRoutes(api: OctaviaApi): void {
     };
   };
 
+  // ------------------------------------------------------------------------------------------ quotas (admin)
+  ctx.router.add('PUT', `${PREFIX}/lbaas/quotas/{project_id}`, (req) => {
+    const auth = ctx.authenticate(req, (m) => octaviaFault(401, m));
+    if (!auth.roles.includes('admin')) throw octaviaFault(403, 'Policy does not allow this request to be performed.');
+    const quota = objectAt(req.body, 'quota');
+    const limit = quota?.load_balancer ?? quota?.loadbalancer;
+    if (typeof limit !== 'number') throw invalid('Invalid input for field/attribute quota.');
+    state.loadBalancerQuotas.set(req.params.project_id ?? '', limit);
+    return json({ quota: { load_balancer: limit } }, 202);
+  });
+
   // ------------------------------------------------------------------------------------------ load balancers
   route('GET', '/lbaas/loadbalancers', false, (req, auth) =>
     listAnswer(
@@ -117,6 +128,10 @@ export function registerRoutes(api: OctaviaApi): void {
     const fields = pick('loadbalancer', body, DEFAULTS.loadbalancer);
     const id = ctx.newId();
     const projectId = owner ?? auth.projectId ?? '';
+    const allowed = state.loadBalancerQuotas.get(projectId) ?? -1;
+    const used = [...state.lbs.values()].filter((lb) => lb.projectId === projectId).length;
+    // Octavia's check_quota_met answers 403 with the resource in words.
+    if (allowed >= 0 && used >= allowed) throw octaviaFault(403, 'Quota has been met for resources: Load Balancer');
     const portId = stringAt(body, 'vip_port_id');
     // The allowed_address_pairs driver makes the VIP a Neutron port on the subnet (Octavia's API does, before the
     // 201); the noop driver the dev cloud runs hands out VIPs from 198.51.100.0/24 and fake port and network ids.

@@ -33,12 +33,15 @@ export interface OChild extends ORecord {
 export class OctaviaState {
   readonly lbs = new Map<string, OLoadBalancer>();
   readonly children = new Map<string, OChild>();
+  /** Load balancers per project an admin allowed (`PUT /lbaas/quotas/{project_id}`); absent: unlimited. */
+  readonly loadBalancerQuotas = new Map<string, number>();
   /** The noop network driver's VIPs come from 198.51.100.0/24, as on the dev cloud. */
   nextVip = 1;
 
   clear(): void {
     this.lbs.clear();
     this.children.clear();
+    this.loadBalancerQuotas.clear();
     this.nextVip = 1;
   }
 

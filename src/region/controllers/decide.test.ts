@@ -4,6 +4,8 @@ import type { Condition } from '../../kube/object.ts';
 import {
   INTERNAL_ERROR_MESSAGE,
   Outcome,
+  QuotaExceededError,
+  RequestRefusedError,
   ResourceConflictError,
   ResourceConsistencyError,
   ResourceKind,
@@ -58,6 +60,30 @@ describe('provisionVerdict', () => {
       available: { status: 'False', reason: 'Provisioning', message: messages.provisioning },
       requeueAfterMs: 10_000,
     });
+  });
+  it('a yield carrying the pass’s error: Errored with its fixed text, re-checked in 10 s, not a back-off', () => {
+    const quota = new QuotaExceededError('rebuild server: quota exceeded', 'instances', { cause: new Error(RAW) });
+    assert.deepEqual(provisionVerdict(Outcome.retry('R4″/retry', quota)), {
+      action: 'report',
+      row: 'PROVIDER_QUOTA',
+      available: { status: 'False', reason: 'Errored', message: quota.userMessage },
+      requeueAfterMs: RECHECK_MS,
+    });
+    assert.match(quota.userMessage, /quota for servers is exhausted/);
+    const refused = new RequestRefusedError('rebuild server: refused', { resource: ResourceKind.Server });
+    const verdict = provisionVerdict(Outcome.retry('R4″/retry', refused));
+    assert.deepEqual(verdict, {
+      action: 'report',
+      row: 'PROVIDER_REFUSED',
+      available: {
+        status: 'False',
+        reason: 'Errored',
+        message: 'the cloud provider refused the requested change to this server; retrying',
+      },
+      requeueAfterMs: RECHECK_MS,
+    });
+    assert.ok(!JSON.stringify(verdict).includes('Quota exceeded'), 'the cause stays out');
+    assert.deepEqual(deprovisionVerdict(Outcome.retry('deleting', refused)), verdict);
   });
   it('park and terminal: False, Errored, the fixed message, no requeue; the cause stays out', () => {
     for (const outcome of [

@@ -72,6 +72,7 @@ export function provisionVerdict(outcome: Outcome<unknown>): Verdict {
         available: available('True', conditionReasons.provisioned, messages.provisioned),
       };
     case 'yield':
+      if (outcome.error !== undefined) return retryVerdict(outcome.error);
       return {
         action: 'report',
         row: 'yield',
@@ -90,6 +91,7 @@ export function deprovisionVerdict(outcome: Outcome<unknown>): Verdict {
     case 'done':
       return { action: 'release', row: 'done' };
     case 'yield':
+      if (outcome.error !== undefined) return retryVerdict(outcome.error);
       return {
         action: 'report',
         row: 'yield',
@@ -100,6 +102,14 @@ export function deprovisionVerdict(outcome: Outcome<unknown>): Verdict {
     case 'terminal':
       return { action: 'report', row: outcome.kind, available: errored(toUserMessage(outcome)) };
   }
+}
+
+/**
+ * A yield carrying the pass's error (a refused rebuild): Errored with the error's fixed text, as a thrown error reads,
+ * but re-checked on the yield interval instead of backing off (docs/spec/openstack-provider.md §Image rebuild).
+ */
+function retryVerdict(error: ProviderError): Verdict {
+  return { action: 'report', row: error.code, available: errored(error.userMessage), requeueAfterMs: RECHECK_MS };
 }
 
 /**

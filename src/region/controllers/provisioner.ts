@@ -245,8 +245,13 @@ class Pass<R extends ProvisionedResource, P, V> {
     }
   }
 
-  /** A park or terminal outcome as a Warning Event carrying its operator detail. */
+  /** A park or terminal outcome, or a yield carrying the pass's error, as a Warning Event with its operator detail. */
   async #eventStopped(outcome: Outcome<unknown>): Promise<void> {
+    if (outcome.kind === 'yield' && outcome.error !== undefined) {
+      const failed = this.#phase === 'provision' ? 'ProvisionFailed' : 'DeprovisionFailed';
+      await this.#event('Warning', failed, outcome.error, `${outcome.reason}/${outcome.error.code}`);
+      return;
+    }
     if (outcome.kind !== 'park' && outcome.kind !== 'terminal') return;
     const stage = this.#phase === 'provision' ? 'Provision' : 'Deprovision';
     const row = `${outcome.kind}/${outcome.reason}`;

@@ -4,13 +4,16 @@
  *
  * - bootstrap reads every Region and its credentials Secret with the uncached client it is given, before any
  *   informer cache exists, and builds each OpenStack region's client set; a broken region fails start-up;
- * - at runtime a lookup reads the Region and Secret through the runtime client and rebuilds the client set only
- *   when `spec.openstack` or the Secret's data changed (a fingerprint compare); otherwise the set in hand, with its
- *   authenticated sessions, is reused. A region created after start-up is built on its first lookup.
+ * - at runtime a lookup reads the Region and Secret through the runtime reader (under `serve` and `up`, informers:
+ *   runtime/cached-reads.ts) and rebuilds the client set only when `spec.openstack` or the Secret's data changed (a
+ *   fingerprint compare); otherwise the set in hand, with its authenticated sessions, is reused. A region created
+ *   after start-up is built on its first lookup.
  *
- * Building a client set does no I/O (sessions authenticate on first use), so a lookup is two reads and a digest.
+ * Building a client set does no I/O (sessions authenticate on first use), so a lookup is two cached reads and a
+ * digest: no API server request per provider call.
  */
 import type { Client } from '../../kube/client.ts';
+import type { Reader } from '../../runtime/cached-reads.ts';
 import { KubeNotFoundError } from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import { builtin } from '../../kube/resource-type.ts';
@@ -47,8 +50,8 @@ interface RegionRegistryOptions {
   readonly namespace: string;
   /** Uncached reads, used only during bootstrap. */
   readonly bootstrapClient: Client;
-  /** The client lookups read through once the manager runs. */
-  readonly runtimeClient: Client;
+  /** What lookups read through once the manager runs: an informer-backed reader in production. */
+  readonly runtimeClient: Reader;
   readonly clientSets: ClientSetFactory;
 }
 
@@ -100,7 +103,12 @@ export class RegionRegistry {
     return [...this.#held.keys()];
   }
 
-  async #refresh(client: Client, region: Region): Promise<RegionContext> {
+  /** Every held region's context, as bootstrap built it (the start-up version check reads them). */
+  heldContexts(): RegionContext[] {
+    return [...this.#held.values()].map((h) => h.context);
+  }
+
+  async #refresh(client: Reader, region: Region): Promise<RegionContext> {
     const regionID = region.metadata.name;
     const config = openstackConfigOf(region);
     const secret = await readSecret(client, regionID, config);
@@ -114,7 +122,7 @@ export class RegionRegistry {
   }
 }
 
-async function readSecret(client: Client, regionID: string, config: RegionOpenstack): Promise<KubeObject> {
+async function readSecret(client: Reader, regionID: string, config: RegionOpenstack): Promise<KubeObject> {
   const ref = credentialsSecretRef(config);
   try {
     return await client.get(builtin.secret, ref.namespace, ref.name);

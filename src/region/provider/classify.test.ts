@@ -5,6 +5,7 @@ import { classify, REJECTED_MESSAGE, REJECTED_REASON, terminalOrThrow } from './
 import {
   ProviderErrorCode,
   QuotaExceededError,
+  RequestRefusedError,
   ResourceConflictError,
   ResourceConsistencyError,
   ResourceKind,
@@ -64,6 +65,14 @@ describe('classify', () => {
 
   it('a 400 retries instead when the call site says the spec retries it', () => {
     assert.ok(classify(http(400), { badRequest: 'transient' }) instanceof TransientError);
+  });
+
+  it('a 400 the call site retries as a refusal reads refused, not as the cloud being unavailable', () => {
+    const refused = classify(http(400), { badRequest: 'refused', resource: ResourceKind.Server });
+    assert.ok(refused instanceof RequestRefusedError);
+    assert.equal(refused.code, 'PROVIDER_REFUSED');
+    assert.equal(refused.userMessage, 'the cloud provider refused the requested change to this server; retrying');
+    assert.ok(classify(http(500), { badRequest: 'refused' }) instanceof TransientError, 'only a 400 is a refusal');
   });
 
   it('passes provider errors through untouched', () => {

@@ -16,6 +16,7 @@ import { quotaRefusal } from '../../openstack/quota.ts';
 import {
   ProviderError,
   QuotaExceededError,
+  RequestRefusedError,
   ResourceConflictError,
   ResourceConsistencyError,
   ResourceNotFoundError,
@@ -32,10 +33,11 @@ interface ClassifyOptions {
   /** What the provider was doing, for the operator message, e.g. "create network". */
   readonly operation?: string;
   /**
-   * A 400/422 is terminal by default: OpenStack refused the request as specified. The rebuild path retries
-   * 400s instead (a deactivated image recovers when an operator reactivates it), so it passes `'transient'`.
+   * A 400/422 is terminal by default: OpenStack refused the request as specified. A read passes `'transient'`
+   * (retried as the cloud failing); the rebuild passes `'refused'`, retried as a refusal the tenant is told of, since
+   * a deactivated image recovers when an operator reactivates it.
    */
-  readonly badRequest?: 'terminal' | 'transient';
+  readonly badRequest?: 'terminal' | 'transient' | 'refused';
 }
 
 /** The error to throw, or the terminal outcome to return, for a failure the provider does not handle itself. */
@@ -48,6 +50,9 @@ export function classify(err: unknown, options: ClassifyOptions = {}): ProviderE
   if (err instanceof NotFoundError) return new ResourceNotFoundError(`${what}: not found`, opts);
   if (err instanceof ConflictError) return new ResourceConflictError(`${what}: conflict`, opts);
   if (err instanceof ConsistencyError) return new ResourceConsistencyError(`${what}: duplicate names`, opts);
+  if (err instanceof BadRequestError && options.badRequest === 'refused') {
+    return new RequestRefusedError(`${what}: refused`, opts);
+  }
   if (err instanceof BadRequestError && options.badRequest !== 'transient') {
     return Outcome.terminal(REJECTED_REASON, REJECTED_MESSAGE, err);
   }

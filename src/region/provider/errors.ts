@@ -12,6 +12,7 @@ export const ProviderErrorCode = {
   Exhausted: 'PROVIDER_EXHAUSTED',
   Quota: 'PROVIDER_QUOTA',
   Credentials: 'PROVIDER_CREDENTIALS',
+  Refused: 'PROVIDER_REFUSED',
 } as const;
 export type ProviderErrorCode = (typeof ProviderErrorCode)[keyof typeof ProviderErrorCode];
 
@@ -88,6 +89,18 @@ export class TransientError extends ProviderError {
 }
 
 /**
+ * OpenStack refused a change as requested (a 400), in a way that may heal with no spec edit: a rebuild toward an image
+ * an operator deactivated succeeds once it is reactivated, one too big for the flavor once the image is fixed. The
+ * tenant reads that the change was refused (not that the cloud is unavailable); the pass retries on its own interval.
+ */
+export class RequestRefusedError extends ProviderError {
+  readonly code = ProviderErrorCode.Refused;
+  get userMessage(): string {
+    return `the cloud provider refused the requested change to this ${this.resource ?? 'resource'}; retrying`;
+  }
+}
+
+/**
  * A region-wide pool the provider allocates from (provider-network VLAN IDs) has nothing free. Retried with backoff,
  * never parked: the remedy (another network deleted, a wider segment configured) moves nothing the waiting resource
  * is woken by, so a park would strand it, as docs/spec/openstack-provider.md §Rebuild to a missing image reasons for a deactivated image (ADR 0008).
@@ -119,6 +132,7 @@ const QUOTA_LABELS: Readonly<Record<string, string>> = {
   server_groups: 'server groups',
   server_group_members: 'server group members',
   metadata_items: 'server metadata items',
+  injected_files: 'injected files',
   network: 'networks',
   subnet: 'subnets',
   port: 'ports',

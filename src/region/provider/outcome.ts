@@ -7,6 +7,7 @@
  * must be fixed text that names no cause from OpenStack. Raw detail, when there is any, rides in `cause`, which
  * only `toOperatorLog` reads.
  */
+import type { ProviderError } from './errors.ts';
 
 export interface Done<T> {
   readonly kind: 'done';
@@ -19,6 +20,12 @@ export interface Yield {
   readonly reason: string;
   /** Fixed tenant text saying what the wait is for, when the generic "being provisioned" says too little. */
   readonly message?: string;
+  /**
+   * The pass's error, when the wait is a retry of a refusal (a rebuild Nova refused): the resource reads Errored with
+   * this error's fixed `userMessage`, its cause reaches operators only, and the pass still runs again on the 10 s
+   * re-check rather than an exponential back-off (docs/spec/openstack-provider.md §Image rebuild).
+   */
+  readonly error?: ProviderError;
 }
 
 /** User action required: no requeue; a spec edit (or a watched observation) wakes the resource again. */
@@ -52,6 +59,10 @@ export const Outcome = {
   },
   yield(reason: string, message?: string): Yield {
     return message === undefined ? { kind: 'yield', reason } : { kind: 'yield', reason, message };
+  },
+  /** A yield that surfaces `error` as the pass's error and retries on the re-check interval. */
+  retry(reason: string, error: ProviderError): Yield {
+    return { kind: 'yield', reason, error };
   },
   park(reason: string, message: string, cause?: unknown): Park {
     return cause === undefined ? { kind: 'park', reason, message } : { kind: 'park', reason, message, cause };

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { updateImage } from '../../../openstack/image.ts';
 import { listPorts } from '../../../openstack/network.ts';
 import { serverType, type ServerStatus } from '../../apis/server.ts';
 import { API_VERSION, labels } from '../../apis/shared.ts';
@@ -27,6 +28,7 @@ after(async () => {
 
 const CA = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ca@example';
 const controls = () => s.emulator.nova.controls;
+const REFUSED_MESSAGE = 'the cloud provider refused the requested change to this server; retrying';
 
 describe('Server controller and monitor: foreign operations', () => {
   it('a foreign rebuild in flight moves no provisioning axis; only the monitor’s axes read Rebuilding', async () => {
@@ -119,13 +121,19 @@ describe('Server controller and monitor: image changes', () => {
     assert.deepEqual([(await s.nova(input)).status, (await s.nova(input)).image], ['ACTIVE', s.images.a]);
   });
 
-  it('a deactivated image retries on the 10 s yield (never parks, never reads Errored) and converges after reactivation', async () => {
+  it('a deactivated image reads as the pass’s error, retries on the 10 s yield (never parks) and converges after reactivation', async () => {
     const input = s.input();
     await s.converged(input);
     const passes = s.passes(input.id);
     await s.editSpec(input, { image: { id: s.images.deactivated } });
     await s.tick();
-    assert.equal((await s.available(input))?.reason, 'Provisioning', 'a rejection that may heal reads Provisioning');
+    // docs/spec/openstack-provider.md §Image rebuild: every other 400 "surfaces as the pass's error and retries".
+    const refused = await s.available(input);
+    assert.deepEqual(
+      [refused?.reason, refused?.message],
+      ['Errored', REFUSED_MESSAGE],
+      'never "Provisioning" for ever',
+    );
     assert.ok(s.passes(input.id) > passes + 1, 'retried');
     // The specification's yield interval, not an exponential back-off: one pass per 10 s, however long the refusal lasts.
     for (let i = 0; i < 4; i++) {
@@ -139,6 +147,52 @@ describe('Server controller and monitor: image changes', () => {
     for (let i = 0; i < 6 && (await s.available(input))?.reason !== 'Provisioned'; i++) await s.tick();
     assert.equal((await s.available(input))?.reason, 'Provisioned');
     assert.equal((await s.nova(input)).image, s.images.deactivated);
+  });
+
+  it('an image too big for the flavor (Nova’s 400) reads refused, retries every 10 s, and converges once it fits', async () => {
+    const input = s.input();
+    await s.converged(input);
+    await s.editSpec(input, { image: { id: s.images.hungry } });
+    await s.tick();
+    const refused = await s.available(input);
+    assert.deepEqual([refused?.reason, refused?.message], ['Errored', REFUSED_MESSAGE]);
+    assert.ok(!refused?.message.includes('memory'), 'Nova’s text stays in the operator log');
+    for (let i = 0; i < 3; i++) {
+      const before = s.passes(input.id);
+      await s.tick();
+      assert.equal(s.passes(input.id), before + 1, `one pass per 10 s (tick ${String(i)})`);
+    }
+    assert.deepEqual([(await s.nova(input)).status, (await s.nova(input)).image], ['ACTIVE', s.images.a]);
+
+    // The operator fixes the image: nothing the Server watches moves, and the 10 s retry converges it.
+    await updateImage(s.admin.client('image'), s.images.hungry, [{ op: 'replace', property: 'min_ram', value: 0 }]);
+    for (let i = 0; i < 6 && (await s.available(input))?.reason !== 'Provisioned'; i++) await s.tick();
+    assert.equal((await s.available(input))?.reason, 'Provisioned');
+    assert.equal((await s.nova(input)).image, s.images.hungry);
+  });
+
+  it('a rebuild Nova refuses over quota (403, its real body) names the quota, retries every 10 s, then converges', async () => {
+    const input = s.input();
+    await s.converged(input);
+    controls().failNext({
+      operation: 'rebuild',
+      mode: 'sync',
+      status: 403,
+      message: 'Maximum number of metadata items exceeds 128',
+    });
+    await s.editSpec(input, { image: { id: s.images.b } });
+    const refused = await s.available(input);
+    assert.equal(refused?.reason, 'Errored');
+    assert.equal(
+      refused.message,
+      "the project's quota for server metadata items is exhausted: delete unused resources or ask an operator to raise it; retrying",
+    );
+    assert.equal((await s.nova(input)).image, s.images.a, 'the refusal touched nothing');
+    await s.tick();
+    assert.equal((await s.condition(input, 'Active'))?.reason, 'Rebuilding', 'the retry was accepted');
+    for (let i = 0; i < 6 && (await s.available(input))?.reason !== 'Provisioned'; i++) await s.tick();
+    assert.equal((await s.available(input))?.reason, 'Provisioned');
+    assert.equal((await s.nova(input)).image, s.images.b);
   });
 
   it('a nonexistent image parks with no requeue; the server is untouched', async () => {

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { httpError, TransportError } from '../../../openstack/errors.ts';
-import { ResourceNotFoundError, TransientError } from '../../provider/errors.ts';
+import {
+  QuotaExceededError,
+  RequestRefusedError,
+  ResourceNotFoundError,
+  TransientError,
+} from '../../provider/errors.ts';
 import { toUserMessage } from '../../provider/messages.ts';
 import { IMAGE_NOT_FOUND_MESSAGE } from './messages.ts';
 import { decideRebuildResponse, IMAGE_NOT_FOUND_SIGNATURE, serverRebuildRequest } from './decide-rebuild.ts';
@@ -41,18 +46,40 @@ describe('decideRebuildResponse', () => {
     assert.doesNotMatch(IMAGE_NOT_FOUND_MESSAGE, /Cannot find/);
   });
 
-  it('every other 400 retries on the yield interval: a deactivated image, a reworded or stripped body', () => {
+  it('every other 400 retries on the yield interval as the pass’s error: a refused change, never "unavailable"', () => {
     for (const error of [
       nova(400, 'Image 6a3f2c1e is not active.'),
+      nova(400, "Flavor's memory is too small for requested image."),
       nova(400, 'cannot find image for rebuild'),
       nova(400, 'Image not found for rebuild'),
       httpError({ ...SITE, status: 400, body: '' }),
     ]) {
       const d = decideRebuildResponse({ accepted: false, error });
       assert.ok(d.row === 'R4″/retry', error.body);
-      assert.deepEqual(d.outcome, { kind: 'yield', reason: 'R4″/retry' }, 'a 10 s yield, not a back-off');
-      assert.ok(d.error instanceof TransientError);
+      assert.ok(d.error instanceof RequestRefusedError);
       assert.equal(d.error.cause, error);
+      assert.deepEqual(
+        d.outcome,
+        { kind: 'yield', reason: 'R4″/retry', error: d.error },
+        'a 10 s yield, not a back-off',
+      );
+      assert.equal(d.error.userMessage, 'the cloud provider refused the requested change to this server; retrying');
+      assert.doesNotMatch(d.error.userMessage, /flavor|memory|active|image/i, 'the body stays operator-only');
+    }
+  });
+
+  it('a quota refusal (Nova’s 403 OverQuota) surfaces as the quota condition, retried on the yield interval', () => {
+    for (const [message, quota] of [
+      ['Maximum number of metadata items exceeds 128', 'metadata_items'],
+      ["Quota exceeded for resources: ['metadata_items']", 'metadata_items'],
+      ['Quota exceeded for instances: Requested 1, but already used 2 of 2 instances', 'instances'],
+    ] as const) {
+      const error = httpError({ ...SITE, status: 403, body: JSON.stringify({ forbidden: { code: 403, message } }) });
+      const d = decideRebuildResponse({ accepted: false, error });
+      assert.ok(d.row === 'R4″/retry' && d.error instanceof QuotaExceededError, message);
+      assert.equal(d.error.quota, quota, message);
+      assert.deepEqual(d.outcome, { kind: 'yield', reason: 'R4″/retry', error: d.error });
+      assert.match(toUserMessage(d.error), /quota .* is exhausted/);
     }
   });
 
@@ -64,11 +91,11 @@ describe('decideRebuildResponse', () => {
   it('every other failure surfaces as the pass’s error (logged) and retries on the yield interval', () => {
     const gone = decideRebuildResponse({ accepted: false, error: nova(404, 'Instance could not be found') });
     assert.ok(gone.row === 'R4″/retry' && gone.error instanceof ResourceNotFoundError);
-    assert.deepEqual(gone.outcome, { kind: 'yield', reason: 'R4″/retry' });
+    assert.deepEqual(gone.outcome, { kind: 'yield', reason: 'R4″/retry', error: gone.error });
     for (const error of [nova(500, 'boom'), nova(403, 'policy'), new TransportError(SITE, new Error('reset'))]) {
       const d = decideRebuildResponse({ accepted: false, error });
       assert.ok(d.row === 'R4″/retry' && d.error instanceof TransientError);
-      assert.deepEqual(d.outcome, { kind: 'yield', reason: 'R4″/retry' });
+      assert.deepEqual(d.outcome, { kind: 'yield', reason: 'R4″/retry', error: d.error });
     }
   });
 });

@@ -9,9 +9,11 @@
  * - 400 whose body carries "Cannot find image for rebuild": a deleted image never resolves again; park until the
  *   spec changes.
  * - Any other 400 (a deactivated image recovers on reactivation, which moves no generation and no observed field,
- *   so a park would strand the server), a reworded or stripped body, and every other failure: the pass's error,
- *   logged for operators, retried on the yield interval (docs/spec/openstack-provider.md §Image rebuild: 10 s, not an exponential back-off that reads
- *   Errored for up to 1,000 s). Failing safe toward the retry loop, never toward a wrong park.
+ *   so a park would strand the server), a reworded or stripped body, a quota refusal, and every other failure: the
+ *   pass's error (Available reads Errored with the error's fixed text: a quota names itself, a 400 reads as a refused
+ *   change), its body logged for operators, retried on the yield interval (docs/spec/openstack-provider.md §Image
+ *   rebuild: 10 s, not an exponential back-off that waits up to 1,000 s). Failing safe toward the retry loop, never
+ *   toward a wrong park.
  */
 import { BadRequestError, ConflictError } from '../../../openstack/errors.ts';
 import type { ServerRebuild } from '../../../openstack/compute.ts';
@@ -43,7 +45,7 @@ type RebuildResponseDecision =
   | { readonly row: 'R4″/accepted'; readonly outcome: ServerYield }
   | { readonly row: 'R4″/conflict'; readonly outcome: Yield }
   | { readonly row: 'R4″/image-not-found'; readonly outcome: Park }
-  /** Log `error` (operator-only) and yield: the pass runs again on the 10 s re-check. */
+  /** Log `error` (operator-only); the yield carries it as the pass's error and runs again on the 10 s re-check. */
   | { readonly row: 'R4″/retry'; readonly outcome: Yield; readonly error: ProviderError };
 
 export function decideRebuildResponse(result: RebuildResult): RebuildResponseDecision {
@@ -62,9 +64,9 @@ export function decideRebuildResponse(result: RebuildResult): RebuildResponseDec
   const retry = classify(error, {
     resource: ResourceKind.Server,
     operation: 'rebuild server',
-    badRequest: 'transient',
+    badRequest: 'refused',
   });
-  // With badRequest 'transient' classify never answers with a terminal outcome; the guard keeps that true.
+  // With badRequest 'refused' classify never answers with a terminal outcome; the guard keeps that true.
   if (!(retry instanceof ProviderError)) throw new Error('rebuild failures retry; classify returned an outcome');
-  return { row: 'R4″/retry', outcome: Outcome.yield('R4″/retry'), error: retry };
+  return { row: 'R4″/retry', outcome: Outcome.retry('R4″/retry', retry), error: retry };
 }

@@ -2,8 +2,8 @@
  * The region fixture (emulator on a ManualClock, embedded store, the non-admin region account `region configure`
  * makes) for the server provider, monitor and controller, with what a server needs made the way production makes
  * it: an identity (createIdentity), its network and security group (network.ts,
- * security-group.ts), and as the cloud's admin an external network, a flavor and three images (a, b, and one
- * deactivated).
+ * security-group.ts), and as the cloud's admin an external network, a flavor and four images (a, b, one
+ * deactivated and one needing more memory than the flavor has).
  */
 import { randomUUID } from 'node:crypto';
 import { createImage, uploadImageData, type ImageClient } from '../../../openstack/image.ts';
@@ -30,7 +30,8 @@ export interface ServerFixture extends RegionFixture {
   readonly networkID: string;
   readonly securityGroupID: string;
   readonly flavorID: string;
-  readonly images: { readonly a: string; readonly b: string; readonly deactivated: string };
+  /** `hungry` needs more memory than the flavor has: Nova refuses to boot or rebuild onto it (a 400). */
+  readonly images: { readonly a: string; readonly b: string; readonly deactivated: string; readonly hungry: string };
   /** The region as a fresh registry lookup sees it. */
   context(): Promise<RegionContext>;
   /** A provider over a fresh lookup of the region. */
@@ -73,6 +74,7 @@ export async function serverFixture(where: RegionStore = {}): Promise<ServerFixt
     a: await image(glance, 'server-image-a'),
     b: await image(glance, 'server-image-b'),
     deactivated: await image(glance, 'server-image-deactivated', true),
+    hungry: await image(glance, 'server-image-hungry', false, { min_ram: 4096 }),
   };
 
   const regionID = fx.region.metadata.name;
@@ -219,8 +221,19 @@ async function flavor(fx: RegionFixture): Promise<string> {
   return body.flavor.id;
 }
 
-async function image(glance: ImageClient, name: string, deactivated = false): Promise<string> {
-  const made = await createImage(glance, { name, disk_format: 'raw', container_format: 'bare', visibility: 'public' });
+async function image(
+  glance: ImageClient,
+  name: string,
+  deactivated = false,
+  minimum: { readonly min_ram?: number } = {},
+): Promise<string> {
+  const made = await createImage(glance, {
+    name,
+    disk_format: 'raw',
+    container_format: 'bare',
+    visibility: 'public',
+    ...minimum,
+  });
   await uploadImageData(glance, made.id, `${name}\n`.repeat(64));
   if (deactivated) {
     await glance.request({
