@@ -949,6 +949,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/networks/{networkID}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a network's Events */
+        get: operations["GetApiV2NetworksNetworkIDEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/securitygroups/{securityGroupID}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a security group's Events */
+        get: operations["GetApiV2SecuritygroupsSecurityGroupIDEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/servers/{serverID}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a server's Events */
+        get: operations["GetApiV2ServersServerIDEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/loadbalancers/{loadBalancerID}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a load balancer's Events */
+        get: operations["GetApiV2LoadbalancersLoadBalancerIDEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/volumes/{volumeID}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a volume's Events */
+        get: operations["GetApiV2VolumesVolumeIDEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/watch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Watch the token’s objects of some collections, as Server-Sent Events
+         * @description A `snapshot` event per collection (`{collection, items}`, as its list route answers), then a `change` event per change (`{collection, type: ADDED|MODIFIED|DELETED, object}`). Only objects the token may read, passing the filters, are sent. The stream may end at any time: reconnect for a fresh snapshot.
+         */
+        get: operations["GetApiV2Watch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4639,6 +4744,259 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             500: components["responses"]["InternalServerError"];
             501: components["responses"]["NotImplemented"];
+        };
+    };
+    GetApiV2NetworksNetworkIDEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The networkID. */
+                networkID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        type: "Normal" | "Warning";
+                        /** @description Why, in one CamelCase word: the condition reason or the step. */
+                        reason: string;
+                        /** @description What happened. A failure's operator detail (the cloud's own words) is not shown: the message then says so. */
+                        message: string;
+                        /** @description How many times it happened (repeats are counted, not repeated). */
+                        count: number;
+                        /** Format: date-time */
+                        firstTimestamp: string;
+                        /** Format: date-time */
+                        lastTimestamp: string;
+                    }[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    GetApiV2SecuritygroupsSecurityGroupIDEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The securityGroupID. */
+                securityGroupID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        type: "Normal" | "Warning";
+                        /** @description Why, in one CamelCase word: the condition reason or the step. */
+                        reason: string;
+                        /** @description What happened. A failure's operator detail (the cloud's own words) is not shown: the message then says so. */
+                        message: string;
+                        /** @description How many times it happened (repeats are counted, not repeated). */
+                        count: number;
+                        /** Format: date-time */
+                        firstTimestamp: string;
+                        /** Format: date-time */
+                        lastTimestamp: string;
+                    }[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    GetApiV2ServersServerIDEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The serverID. */
+                serverID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        type: "Normal" | "Warning";
+                        /** @description Why, in one CamelCase word: the condition reason or the step. */
+                        reason: string;
+                        /** @description What happened. A failure's operator detail (the cloud's own words) is not shown: the message then says so. */
+                        message: string;
+                        /** @description How many times it happened (repeats are counted, not repeated). */
+                        count: number;
+                        /** Format: date-time */
+                        firstTimestamp: string;
+                        /** Format: date-time */
+                        lastTimestamp: string;
+                    }[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    GetApiV2LoadbalancersLoadBalancerIDEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The loadBalancerID. */
+                loadBalancerID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        type: "Normal" | "Warning";
+                        /** @description Why, in one CamelCase word: the condition reason or the step. */
+                        reason: string;
+                        /** @description What happened. A failure's operator detail (the cloud's own words) is not shown: the message then says so. */
+                        message: string;
+                        /** @description How many times it happened (repeats are counted, not repeated). */
+                        count: number;
+                        /** Format: date-time */
+                        firstTimestamp: string;
+                        /** Format: date-time */
+                        lastTimestamp: string;
+                    }[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    GetApiV2VolumesVolumeIDEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The volumeID. */
+                volumeID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        type: "Normal" | "Warning";
+                        /** @description Why, in one CamelCase word: the condition reason or the step. */
+                        reason: string;
+                        /** @description What happened. A failure's operator detail (the cloud's own words) is not shown: the message then says so. */
+                        message: string;
+                        /** @description How many times it happened (repeats are counted, not repeated). */
+                        count: number;
+                        /** Format: date-time */
+                        firstTimestamp: string;
+                        /** Format: date-time */
+                        lastTimestamp: string;
+                    }[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            500: components["responses"]["InternalServerError"];
+            501: components["responses"]["NotImplemented"];
+        };
+    };
+    GetApiV2Watch: {
+        parameters: {
+            query: {
+                organizationID?: string | string[];
+                projectID?: string | string[];
+                regionID?: string | string[];
+                networkID?: string | string[];
+                /** @description Tags to match, each "name=value"; all must match. */
+                tag?: string | string[];
+                collection: string | string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A text/event-stream of snapshot and change events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
         };
     };
 }
