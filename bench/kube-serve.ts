@@ -11,7 +11,7 @@
  *   once half the wave has converged: duplicate Nova servers, servers lost or stuck, the time from the kill to the
  *   standby holding the Lease and to its first controller write (the audit log), the wave's wall time.
  * - sharding: two regions, each an emulator of its own registered in a namespace of its own, each run by a `serve`
- *   of its own scoped to it by `--namespace` (ADR 0042), a wave in each at once: each one's wall time against the
+ *   of its own scoped to it by `--namespace` (ADR 0043), a wave in each at once: each one's wall time against the
  *   region alone (the kube-apiserver scenario's), and, from the audit log, every request either replica made that
  *   touched the other's namespace or listed or watched a region kind across namespaces (0 each when sharded).
  */

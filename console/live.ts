@@ -1,5 +1,5 @@
 /**
- * Live lists from the API's watch stream (`GET /api/v2/watch`, Server-Sent Events; docs/adr/0041-console-live-stream.md):
+ * Live lists from the API's watch stream (`GET /api/v2/watch`, Server-Sent Events; docs/adr/0045-console-live-stream.md):
  * one stream per view, carrying every collection the view shows, instead of each view polling each list. A
  * `snapshot` event replaces a collection's list, a `change` event adds, replaces or removes one object; when the
  * stream ends or fails, the hook reconnects (after a pause that grows to 10 s) and starts again from a snapshot.

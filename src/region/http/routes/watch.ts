@@ -1,6 +1,6 @@
 /**
  * `GET /api/v2/watch`: the tenant's objects of the named collections, live, as Server-Sent Events
- * (docs/adr/0041-console-live-stream.md). First a `snapshot` event per collection (what its list route answers for the
+ * (docs/adr/0045-console-live-stream.md). First a `snapshot` event per collection (what its list route answers for the
  * same filters), then a `change` event per change the store's watch reports (ADDED, MODIFIED, DELETED, in the REST
  * read shape). Authorised exactly as the list routes: each object passes the token's scope (visibleTo) and the
  * query's filters, or is never written to the stream. The stream ends when the store's watch does (a kube-apiserver
