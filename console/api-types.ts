@@ -957,7 +957,7 @@ export interface paths {
             cookie?: never;
         };
         /** List a network's Events */
-        get: operations["GetApiV2NetworksNetworkIDEvents"];
+        get: operations["listNetworkEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -974,7 +974,7 @@ export interface paths {
             cookie?: never;
         };
         /** List a security group's Events */
-        get: operations["GetApiV2SecuritygroupsSecurityGroupIDEvents"];
+        get: operations["listSecurityGroupEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -991,7 +991,7 @@ export interface paths {
             cookie?: never;
         };
         /** List a server's Events */
-        get: operations["GetApiV2ServersServerIDEvents"];
+        get: operations["listServerEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1008,7 +1008,7 @@ export interface paths {
             cookie?: never;
         };
         /** List a load balancer's Events */
-        get: operations["GetApiV2LoadbalancersLoadBalancerIDEvents"];
+        get: operations["listLoadBalancerEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1025,7 +1025,7 @@ export interface paths {
             cookie?: never;
         };
         /** List a volume's Events */
-        get: operations["GetApiV2VolumesVolumeIDEvents"];
+        get: operations["listVolumeEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1045,7 +1045,7 @@ export interface paths {
          * Watch the token’s objects of some collections, as Server-Sent Events
          * @description A `snapshot` event per collection (`{collection, items}`, as its list route answers), then a `change` event per change (`{collection, type: ADDED|MODIFIED|DELETED, object}`). Only objects the token may read, passing the filters, are sent. The stream may end at any time: reconnect for a fresh snapshot.
          */
-        get: operations["GetApiV2Watch"];
+        get: operations["watchCollections"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4746,7 +4746,7 @@ export interface operations {
             501: components["responses"]["NotImplemented"];
         };
     };
-    GetApiV2NetworksNetworkIDEvents: {
+    listNetworkEvents: {
         parameters: {
             query?: never;
             header?: never;
@@ -4791,7 +4791,7 @@ export interface operations {
             501: components["responses"]["NotImplemented"];
         };
     };
-    GetApiV2SecuritygroupsSecurityGroupIDEvents: {
+    listSecurityGroupEvents: {
         parameters: {
             query?: never;
             header?: never;
@@ -4836,7 +4836,7 @@ export interface operations {
             501: components["responses"]["NotImplemented"];
         };
     };
-    GetApiV2ServersServerIDEvents: {
+    listServerEvents: {
         parameters: {
             query?: never;
             header?: never;
@@ -4881,7 +4881,7 @@ export interface operations {
             501: components["responses"]["NotImplemented"];
         };
     };
-    GetApiV2LoadbalancersLoadBalancerIDEvents: {
+    listLoadBalancerEvents: {
         parameters: {
             query?: never;
             header?: never;
@@ -4926,7 +4926,7 @@ export interface operations {
             501: components["responses"]["NotImplemented"];
         };
     };
-    GetApiV2VolumesVolumeIDEvents: {
+    listVolumeEvents: {
         parameters: {
             query?: never;
             header?: never;
@@ -4971,7 +4971,7 @@ export interface operations {
             501: components["responses"]["NotImplemented"];
         };
     };
-    GetApiV2Watch: {
+    watchCollections: {
         parameters: {
             query: {
                 organizationID?: string | string[];
@@ -4997,6 +4997,9 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalServerError"];
         };
     };
 }

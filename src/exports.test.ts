@@ -12,7 +12,7 @@ import ts from 'typescript';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CHECKED = 'src';
-const READERS = ['src', 'test', 'bench'];
+const READERS = ['src', 'test', 'bench', 'console', 'scripts'];
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

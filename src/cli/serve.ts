@@ -123,7 +123,7 @@ export function keystoneControllerOptions(options: Pick<ServeOptions, 'keystoneC
  * A commander parser for --watch-namespaces: a list that names at least one namespace. An empty one (a ConfigMap's
  * value left blank) would otherwise mean every namespace, which a namespaced deployment's Roles do not grant.
  */
-export function namespaceList(value: string, previous: string[] = []): string[] {
+function namespaceList(value: string, previous: string[] = []): string[] {
   const names = list(value, previous);
   if (names.length === previous.length)
     throw new InvalidArgumentError('expected namespaces, comma-separated (omit the flag to watch every namespace)');

@@ -73,7 +73,7 @@ interface OpenStackRow {
  * One row an OpenStack service: attempts, failures and total latency, from the transport's series
  * (`openregion_openstack_*`); the console keeps the history and draws the trend (mean latency per interval).
  */
-export function openstackRows(metrics: readonly MetricJson[]): OpenStackRow[] {
+function openstackRows(metrics: readonly MetricJson[]): OpenStackRow[] {
   const rows = new Map<string, { requests: number; errors: number; latencySeconds: number }>();
   const row = (service: string) => {
     const found = rows.get(service) ?? { requests: 0, errors: 0, latencySeconds: 0 };

@@ -12,7 +12,7 @@ import { securityGroupRead } from './resources/security-group.ts';
 import { serverRead } from './resources/server.ts';
 import { volumeRead } from './resources/volume.ts';
 
-export interface TenantKind<T extends KubeObject = KubeObject> {
+interface TenantKind<T extends KubeObject = KubeObject> {
   readonly type: ResourceType<T>;
   readonly param: string;
   readonly what: string;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Compile } from 'typebox/compile';
 import { routesOf } from './app.ts';
-import { upstreamOperationId } from './openapi.ts';
+import { openapiPath, upstreamOperationId } from './openapi.ts';
 import { apiFixture, type ApiFixture } from './testing/api.ts';
 import { loadUpstream } from './testing/upstream.ts';
 
@@ -17,7 +17,6 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 const INLINED_BYTES = 943_872;
 
 /** `/api/v2/networks/:networkID` → `/api/v2/networks/{networkID}`. */
-const openapiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 function walk(node: unknown, visit: (value: Json, path: string) => void, path = '#'): void {
   if (Array.isArray(node)) {
@@ -179,7 +178,11 @@ describe('/openapi.json', () => {
     const own = [...byKey].filter(([key]) => !upstream.has(key));
     assert.ok(own.length > 0);
     for (const [key, id] of own) {
-      assert.match(String(id), /^(list|get|create|update|delete)[A-Z][A-Za-z]+$/, `${key}: openregion's own name`);
+      assert.match(
+        String(id),
+        /^(list|get|create|update|delete|watch)[A-Z][A-Za-z]+$/,
+        `${key}: openregion's own name`,
+      );
     }
   });
 

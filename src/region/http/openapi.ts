@@ -49,13 +49,19 @@ const OWN_OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /api/v2/regions/{regionID}/flavors': 'listRegionFlavors',
   'GET /api/v2/regions/{regionID}/externalnetworks': 'listRegionExternalNetworks',
   'GET /api/v2/regions/{regionID}/volumeclasses': 'listRegionVolumeClasses',
+  'GET /api/v2/networks/{networkID}/events': 'listNetworkEvents',
+  'GET /api/v2/securitygroups/{securityGroupID}/events': 'listSecurityGroupEvents',
+  'GET /api/v2/servers/{serverID}/events': 'listServerEvents',
+  'GET /api/v2/loadbalancers/{loadBalancerID}/events': 'listLoadBalancerEvents',
+  'GET /api/v2/volumes/{volumeID}/events': 'listVolumeEvents',
+  'GET /api/v2/watch': 'watchCollections',
 };
 
 /** `/api/v2/networks/:networkID` → `/api/v2/networks/{networkID}`. */
 export const openapiPath = (url: string): string => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 /** An operation's id: ours where the route is ours, upstream's derived name for every other. */
-export function operationIdOf(method: string, url: string): string {
+function operationIdOf(method: string, url: string): string {
   const path = openapiPath(url);
   return OWN_OPERATION_IDS[`${method.toUpperCase()} ${path}`] ?? upstreamOperationId(method, path);
 }
@@ -103,7 +109,7 @@ const SCHEMA_ONE = new Set([
 
 const isSchema = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export const SCHEMA_REF_PREFIX = '#/components/schemas/';
+const SCHEMA_REF_PREFIX = '#/components/schemas/';
 
 /**
  * The shared schemas of a set of route schemas, and each route schema with them referenced. A schema is shared

@@ -31,7 +31,7 @@ const TENANT_WORDED = new Set<string>([
 
 export const OPERATOR_DETAIL = "the provider's detail of this failure is in the operator's logs";
 
-export function eventRead(event: RecordedEvent): EventRead {
+function eventRead(event: RecordedEvent): EventRead {
   const first = event.firstTimestamp ?? event.metadata.creationTimestamp ?? '';
   return {
     type: event.type === 'Warning' ? 'Warning' : 'Normal',

@@ -33,7 +33,8 @@ export interface RouteDeps extends ApiDeps {
 
 const problem = (description: string) => ({ ...ProblemDocument, description });
 
-const ERRORS = {
+/** The error answers every route documents (openapi.ts publishes each once, by $ref). */
+export const ERRORS = {
   400: problem('The request does not match its schema, or its body is not JSON.'),
   401: problem('No valid bearer token.'),
   403: problem(

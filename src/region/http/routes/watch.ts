@@ -14,12 +14,12 @@ import { listOf, principalOf } from '../principal.ts';
 import { problems, violation } from '../problem.ts';
 import { matches, visibleTo } from '../repository.ts';
 import { StringOrList } from '../schemas/common.ts';
-import { listFilters, ListQuery, type Api, type RouteDeps } from './kit.ts';
+import { ERRORS, listFilters, ListQuery, type Api, type RouteDeps } from './kit.ts';
 
 /** A comment line this often keeps proxies and the browser from closing a quiet stream. */
 const KEEPALIVE_MS = 15_000;
 
-export const WatchQuery = Type.Object({
+const WatchQuery = Type.Object({
   ...ListQuery.properties,
   collection: StringOrList,
 });
@@ -33,12 +33,15 @@ function newer(rv: string | undefined, than: string | undefined): boolean {
   return BigInt(rv) > BigInt(than);
 }
 
-/** Documentation only (as doc() treats responses): the stream is not JSON. */
+/** Documentation only (as doc() treats responses): the stream is not JSON; its refusals are the shared ones. */
 const STREAM_RESPONSE: unknown = {
   200: {
     description: 'A text/event-stream of snapshot and change events.',
     content: { 'text/event-stream': { schema: { type: 'string' } } },
   },
+  400: ERRORS[400],
+  401: ERRORS[401],
+  500: ERRORS[500],
 };
 
 export function watchRoutes(app: Api, deps: RouteDeps): void {
