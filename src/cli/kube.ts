@@ -35,6 +35,8 @@ interface GetOptions extends Target {
   readonly fieldSelector?: string;
   readonly showManagedFields?: boolean;
   readonly showKind?: boolean;
+  /** false with --no-headers: tables without their header line, as kubectl's. */
+  readonly headers?: boolean;
   readonly watch?: boolean;
 }
 
@@ -67,6 +69,7 @@ const OUTPUT_FORMATS = 'wide, name, yaml, json, jsonpath=…, custom-columns=…
  */
 function printerFor(options: GetOptions, now: number, forceKind: boolean): Printer {
   const format = options.output ?? '';
+  const headed = (tableText: string) => (options.headers === false ? withoutHeader(tableText) : tableText);
   const shown = (o: KubeObject) => (options.showManagedFields === true ? o : withoutManagedFields(o));
   const listDoc = (items: readonly KubeObject[], resourceVersion = '') => ({
     apiVersion: 'v1',
@@ -102,9 +105,11 @@ function printerFor(options: GetOptions, now: number, forceKind: boolean): Print
     return {
       tabular: true,
       print: (found) =>
-        customColumns(
-          found.flatMap((f) => f.items),
-          spec,
+        headed(
+          customColumns(
+            found.flatMap((f) => f.items),
+            spec,
+          ),
         ),
       change: (o) => withoutHeader(customColumns([o], spec)),
     };
@@ -130,7 +135,7 @@ function printerFor(options: GetOptions, now: number, forceKind: boolean): Print
       const shown = found.filter((f) => f.items.length > 0);
       const withKind = forceKind || shown.length > 1;
       watched = found[0]?.entry;
-      return shown.map((f) => render(f.entry, f.items, withKind)).join('\n');
+      return shown.map((f) => headed(render(f.entry, f.items, withKind))).join('\n');
     },
     change: (o) => (watched === undefined ? '' : withoutHeader(render(watched, [o], forceKind))),
   };
@@ -192,6 +197,7 @@ export function kubeCommands(
       .option('--display-name <name>', `only objects of this display name (the same as -l ${DISPLAY_NAME_LABEL}=NAME)`)
       .option('--field-selector <selector>', 'only objects whose fields match (metadata.name=x)')
       .option('--show-kind', "name each row's kind, as with several kinds")
+      .option('--no-headers', 'print tables without their header line')
       .option('--show-managed-fields', 'keep metadata.managedFields in yaml and json')
       .option('-w, --watch', 'after the list, print each change as it happens (until interrupted)'),
   ).action(async (kind: string, names: string[], options: GetOptions) => {

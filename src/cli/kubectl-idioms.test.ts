@@ -176,6 +176,16 @@ describe('kubectl idioms on the real CRDs', () => {
     assert.match(refused.err, /cannot be combined with names/);
   });
 
+  it('get --no-headers prints the rows alone, for tables and custom columns', async () => {
+    const rows = (await run('get', 'networks', '--no-headers')).out.trim().split('\n');
+    assert.deepEqual(
+      rows.map((line) => line.split(/\s+/)[0]),
+      [NET_A, NET_B],
+    );
+    const custom = await run('get', 'networks', '--no-headers', '-o', 'custom-columns=NAME:.metadata.name');
+    assert.deepEqual(custom.out.trim().split('\n'), [NET_A, NET_B]);
+  });
+
   it('wait takes -l, --display-name and --all, as kubectl wait does', async () => {
     const met = (out: string) =>
       out
