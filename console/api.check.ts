@@ -29,6 +29,8 @@ export async function typedCalls(api: Api, id: string): Promise<void> {
   await api('POST', '/api/v2/networks');
   // @ts-expect-error: a body the route does not take
   await api('POST', `/api/v2/servers/${id}/start`, { force: true });
+  // @ts-expect-error: a route that answers an event stream, not JSON (live.ts reads it with fetch)
+  await api('GET', '/api/v2/watch?collection=servers');
   // @ts-expect-error: an answer read as what it is not
   (await api('GET', `/api/v2/networks/${id}`)).spec.prefix satisfies number;
 }

@@ -33,28 +33,51 @@ type Filled<P extends string> = P extends `${infer Head}{${string}}${infer Tail}
 /** The operation of path `P` for method `M` (never when the document has none). */
 type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][Lowercase<M>]>;
 
-/** The document's paths that have an operation for `M`. */
+/** The success statuses of an operation whose body is something other than JSON (never when all are JSON or empty). */
+type NonJsonSuccess<O> = O extends { responses: infer R }
+  ? {
+      [S in keyof R]: S extends 200 | 201 | 202 | 204
+        ? R[S] extends { content: infer C }
+          ? 'application/json' extends keyof C
+            ? never
+            : S
+          : never
+        : never;
+    }[keyof R]
+  : never;
+
+/**
+ * The document's paths that have an operation for `M` answering JSON (or nothing). A route that answers another
+ * media type, such as the text/event-stream of GET /api/v2/watch (read by live.ts with fetch), is not for `api()`.
+ */
 type Routes<M extends Method> = {
-  [P in keyof paths]: [Operation<P, M>] extends [never] ? never : P;
+  [P in keyof paths]: [Operation<P, M>] extends [never]
+    ? never
+    : [NonJsonSuccess<Operation<P, M>>] extends [never]
+      ? P
+      : never;
 }[keyof paths];
 
+/** Each route for `M` with its URL pattern, computed once per method. */
+type Table<M extends Method> = { [P in Routes<M>]: Filled<P> };
+
 /** Every URL the region API answers for `M`, query string included. */
-export type RegionUrl<M extends Method> = { [P in Routes<M>]: `${Filled<P>}${Query}` }[Routes<M>];
+export type RegionUrl<M extends Method> = `${Table<M>[keyof Table<M>]}${Query}`;
 
 /** The document paths a URL is an instance of (a parameter's `${string}` may swallow a longer path's tail). */
 type Matching<M extends Method, U extends string> = {
-  [P in Routes<M>]: U extends `${Filled<P>}${Query}` ? P : never;
-}[Routes<M>];
+  [P in keyof Table<M>]: U extends `${Table<M>[P]}${Query}` ? P : never;
+}[keyof Table<M>];
 
 /** Of the paths a URL matches, the most specific: `/servers/{id}/consoleoutput` rather than `/servers/{id}`. */
-type Specific<R extends string> = {
-  [P in R]: true extends { [Q in Exclude<R, P>]: Filled<Q> extends Filled<P> ? true : never }[Exclude<R, P>]
+type Specific<M extends Method, R extends keyof Table<M>> = {
+  [P in R]: true extends { [Q in Exclude<R, P>]: Table<M>[Q] extends Table<M>[P] ? true : never }[Exclude<R, P>]
     ? never
     : P;
 }[R];
 
 /** The document path a URL is an instance of. */
-type RouteOf<M extends Method, U extends string> = Specific<Matching<M, U>> & Routes<M>;
+type RouteOf<M extends Method, U extends string> = Specific<M, Matching<M, U>> & Routes<M>;
 
 type JsonContent<R> = R extends { content: { 'application/json': infer B } } ? B : undefined;
 

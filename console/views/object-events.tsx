@@ -4,13 +4,16 @@ import type { EventRead } from '../../src/region/http/schemas/event.ts';
 import { Badge, Empty, ProblemNote, Section } from '../components.tsx';
 import { useScope } from '../context.ts';
 
+/** The collections whose objects have Events. */
+export type EventsCollection = 'networks' | 'securitygroups' | 'servers' | 'loadbalancers' | 'volumes';
+
 /** An object's Events, oldest first: its conditions over time. Read again whenever the stream brings a change. */
-export function ObjectEvents({ path, changes }: { path: string; changes: number }) {
+export function ObjectEvents({ path, changes }: { path: `/api/v2/${EventsCollection}/${string}`; changes: number }) {
   const { api } = useScope();
   const [events, setEvents] = useState<readonly EventRead[] | undefined>(undefined);
   const [problem, setProblem] = useState<unknown>(undefined);
   useEffect(() => {
-    api<EventRead[]>('GET', `${path}/events`).then(setEvents, setProblem);
+    api('GET', `${path}/events`).then(setEvents, setProblem);
   }, [api, path, changes]);
   return (
     <Section title="Events">

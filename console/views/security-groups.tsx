@@ -32,9 +32,10 @@ const rowOf = (r: SecurityGroupRuleV2): RuleRow => ({
   prefix: r.prefix ?? '',
 });
 
+// The editor's text; the submit checks it against the schema before anything is sent (form.ts useSubmit).
 const ruleOf = (row: RuleRow) => ({
-  direction: row.direction,
-  protocol: row.protocol,
+  direction: row.direction as SecurityGroupRuleV2['direction'],
+  protocol: row.protocol as SecurityGroupRuleV2['protocol'],
   ...(row.port === '' ? {} : { port: Number(row.port) }),
   ...(row.portMax === '' ? {} : { portMax: Number(row.portMax) }),
   ...(row.prefix === '' ? {} : { prefix: row.prefix }),

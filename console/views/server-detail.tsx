@@ -5,7 +5,6 @@
  * SSH key as a file.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { ImageV2 } from '../../src/region/http/schemas/inventory.ts';
 import { SnapshotCreate } from '../../src/region/http/schemas/server.ts';
 import { query } from '../api.ts';
 import { Badge, Busy, Conditions, DeleteButton, Empty, Field, ProblemNote, Section, usePoll } from '../components.tsx';
@@ -14,7 +13,7 @@ import { shownPointers, useSubmit } from '../form.ts';
 import { useInventory } from '../inventory.ts';
 import { useLive } from '../live.ts';
 import { ObjectEvents } from './object-events.tsx';
-import { ManageServer, Phase } from './servers.tsx';
+import { ManageServer, Phase, type ServerPath } from './servers.tsx';
 
 export function ServerDetailView({ id }: { id: string }) {
   const { api, organizationID, regionID } = useScope();
@@ -37,7 +36,7 @@ export function ServerDetailView({ id }: { id: string }) {
     );
   }
   if (server === undefined) return <p aria-busy="true">Loading the server…</p>;
-  const path = `/api/v2/servers/${server.metadata.id}`;
+  const path: ServerPath = `/api/v2/servers/${server.metadata.id}`;
   const network = networks.value?.find((n) => n.metadata.id === server.status.networkId);
   const flavor = inventory?.flavors.find((f) => f.metadata.id === server.spec.flavorId);
   const image = inventory?.images.find((i) => i.metadata.id === server.spec.imageId);
@@ -97,7 +96,7 @@ export function ServerDetailView({ id }: { id: string }) {
 }
 
 /** The identity's private key, as a file the browser saves (only for servers given the identity's key pair). */
-function SshKey({ path, name }: { path: string; name: string }) {
+function SshKey({ path, name }: { path: ServerPath; name: string }) {
   const { api } = useScope();
   const [problem, setProblem] = useState<unknown>(undefined);
   return (
@@ -106,7 +105,7 @@ function SshKey({ path, name }: { path: string; name: string }) {
         type="button"
         onClick={() => {
           setProblem(undefined);
-          api<{ privateKey: string }>('GET', `${path}/sshkey`).then((key) => {
+          api('GET', `${path}/sshkey`).then((key) => {
             const url = URL.createObjectURL(new Blob([key.privateKey], { type: 'application/x-pem-file' }));
             const link = document.createElement('a');
             link.href = url;
@@ -124,11 +123,11 @@ function SshKey({ path, name }: { path: string; name: string }) {
 }
 
 /** The organization's own images in this region — the snapshots taken of its servers — with take and delete. */
-function Snapshots({ path, serverName }: { path: string; serverName: string }) {
+function Snapshots({ path, serverName }: { path: ServerPath; serverName: string }) {
   const { api, organizationID, regionID } = useScope();
   const region = encodeURIComponent(regionID ?? '');
   const images = usePoll(
-    () => api<ImageV2[]>('GET', `/api/v2/regions/${region}/images${query({ organizationID, scope: 'owned' })}`),
+    () => api('GET', `/api/v2/regions/${region}/images${query({ organizationID, scope: 'owned' })}`),
     [api, region, organizationID],
   );
   const snapshot = useSubmit(SnapshotCreate);
@@ -194,13 +193,13 @@ function Snapshots({ path, serverName }: { path: string; serverName: string }) {
   );
 }
 
-function ConsoleOutput({ path }: { path: string }) {
+function ConsoleOutput({ path }: { path: ServerPath }) {
   const { api } = useScope();
   const [output, setOutput] = useState<string | undefined>(undefined);
   const [problem, setProblem] = useState<unknown>(undefined);
   const load = () => {
     setProblem(undefined);
-    api<{ contents: string }>('GET', `${path}/consoleoutput?length=100`).then((o) => setOutput(o.contents), setProblem);
+    api('GET', `${path}/consoleoutput?length=100`).then((o) => setOutput(o.contents), setProblem);
   };
   useEffect(load, [api, path]);
   return (

@@ -206,6 +206,12 @@ function CreateServer(props: {
   );
 }
 
+/** A server's URL in the region API, the stem of its sub-resources' (`${path}/consoleoutput`, …). */
+export type ServerPath = `/api/v2/servers/${string}`;
+
+/** The power actions a server takes (`POST /api/v2/servers/{id}/<action>`). */
+type PowerAction = 'start' | 'stop' | 'softreboot' | 'hardreboot';
+
 /** Power, rebuild (an image change), volume attachments and console output: on the list and the server's page. */
 export function ManageServer({
   server,
@@ -219,7 +225,7 @@ export function ManageServer({
   withConsole?: boolean;
 }) {
   const { api } = useScope();
-  const path = `/api/v2/servers/${server.metadata.id}`;
+  const path: ServerPath = `/api/v2/servers/${server.metadata.id}`;
   const [imageId, setImageId] = useState(server.spec.imageId);
   const [output, setOutput] = useState<string | undefined>(undefined);
   const [problem, setProblem] = useState<unknown>(undefined);
@@ -232,7 +238,7 @@ export function ManageServer({
   );
   const put = (spec: ServerV2Read['spec']) =>
     update.run({ metadata: { name: server.metadata.name }, spec }, (b) => api('PUT', path, b));
-  const act = (action: string) => {
+  const act = (action: PowerAction) => {
     setProblem(undefined);
     setActing(action);
     api('POST', `${path}/${action}`)
@@ -323,10 +329,7 @@ export function ManageServer({
           <button
             type="button"
             onClick={() => {
-              api<{ contents: string }>('GET', `${path}/consoleoutput?length=100`).then(
-                (o) => setOutput(o.contents),
-                setProblem,
-              );
+              api('GET', `${path}/consoleoutput?length=100`).then((o) => setOutput(o.contents), setProblem);
             }}
           >
             Show console output
