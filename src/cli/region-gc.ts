@@ -18,7 +18,6 @@ import {
 import { systemClock } from '../util/clock.ts';
 import type { Out } from './target.ts';
 
-
 interface GcOptions {
   readonly osCloud?: string;
   readonly dryRun?: boolean;

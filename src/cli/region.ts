@@ -23,7 +23,6 @@ import { deregister, register, type DeregisterOptions, type RegisterOptions } fr
 import { systemClock } from '../util/clock.ts';
 import type { Out } from './target.ts';
 
-
 /** The environment variable a password may be supplied in (argv is visible to every user of the machine). */
 const PASSWORD_VARIABLE = 'OPENREGION_REGION_PASSWORD';
 
