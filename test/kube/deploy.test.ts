@@ -180,7 +180,10 @@ if (!hasKubectl) {
           forbidden,
         );
         await assert.rejects(sa.list(builtin.secret, { namespace: 'default' }), forbidden, 'no Secrets elsewhere');
-        await assert.rejects(sa.list(builtin.secret, { namespace }), forbidden, 'its own Secrets by name only');
+        // Its own namespace's Secrets are listed and watched: the runtime lookups read the region credentials from
+        // an informer (docs/adr/0046-realcloud-seed-fidelity.md), never another namespace's.
+        await sa.list(builtin.secret, { namespace });
+        await assert.rejects(sa.list(builtin.secret), forbidden, 'no Secrets across namespaces');
         await assert.rejects(sa.get(builtin.lease, namespace, 'someone-elses-lease'), forbidden);
         await assert.rejects(sa.list(keystoneUserType), forbidden, 'nothing of the Keystone operator');
         await assert.rejects(
