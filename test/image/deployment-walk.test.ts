@@ -279,7 +279,10 @@ if (missing !== undefined) {
       it('each overlay’s token is refused what its overlay does not need', async () => {
         const regionKubeconfig = path('region-kubeconfig');
         assert.equal(await canI(regionKubeconfig, ['get', 'secrets', '-n', region.namespace]), true);
-        assert.equal(await canI(regionKubeconfig, ['list', 'secrets', '-n', region.namespace]), false);
+        // Its cached runtime lookups list and watch its own namespace's Secrets (ADR 0046), never another's.
+        assert.equal(await canI(regionKubeconfig, ['list', 'secrets', '-n', region.namespace]), true);
+        assert.equal(await canI(regionKubeconfig, ['list', 'secrets', '-A']), false);
+        assert.equal(await canI(regionKubeconfig, ['list', 'secrets', '-n', 'kube-system']), false);
         assert.equal(await canI(regionKubeconfig, ['get', 'secrets', '-n', 'kube-system']), false);
         assert.equal(await canI(regionKubeconfig, ['list', 'keystoneusers.c5c3.io', '-A']), false);
         assert.equal(await canI(regionKubeconfig, ['create', 'customresourcedefinitions']), false);
