@@ -27,10 +27,10 @@ export async function benchEmulator(): Promise<Record<string, number>> {
 
     const admin = session();
     const compute = admin.client('compute');
-    const projectId = (await admin.token()).project?.id;
-    if (projectId === undefined) throw new Error('the admin token has no project');
+    const projectID = (await admin.token()).project?.id;
+    if (projectID === undefined) throw new Error('the admin token has no project');
     // As on a real cloud, the default quota (10 instances) would stop the run long before 1,000.
-    await updateQuotaSet(compute, projectId, { instances: -1, cores: -1, ram: -1 });
+    await updateQuotaSet(compute, projectID, { instances: -1, cores: -1, ram: -1 });
     const image = await findImageByName(session().client('image'), 'or-image-a');
     const flavor = await compute.request<{ flavors: { id: string; name: string }[] }>({
       method: 'GET',

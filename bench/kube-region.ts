@@ -116,18 +116,18 @@ export async function startKubeRegion(
   const emulator = await RemoteEmulator.start(cloudsYaml);
   const cluster = apiserver.client;
   const replicas: Replica[] = [];
-  let regionId = '';
+  let regionID = '';
   const stop = async () => {
     for (const replica of replicas) {
       if (replica.process.exitCode === null) replica.process.kill('SIGTERM');
       await replica.exited;
     }
-    if (regionId !== '')
+    if (regionID !== '')
       await openregion([
         'region',
         'deregister',
         '--region-id',
-        regionId,
+        regionID,
         '--namespace',
         namespace,
         '--kubeconfig',
@@ -163,8 +163,8 @@ export async function startKubeRegion(
       '--organization-id',
       organization,
     ]);
-    regionId = /region ([0-9a-f-]{36}) \(/.exec(registered)?.[1] ?? '';
-    if (regionId === '') throw new Error(`region register: ${registered}`);
+    regionID = /region ([0-9a-f-]{36}) \(/.exec(registered)?.[1] ?? '';
+    if (regionID === '') throw new Error(`region register: ${registered}`);
   } catch (error) {
     await stop();
     throw error;
@@ -292,7 +292,7 @@ export async function startKubeRegion(
       if (!response.ok) throw new Error(`${method} ${path}: ${String(response.status)} ${text}`);
       return (text === '' ? undefined : JSON.parse(text)) as T;
     };
-    const region = `/api/v2/regions/${regionId}`;
+    const region = `/api/v2/regions/${regionID}`;
     let flavors: Read[] = [];
     let images: Read[] = [];
     await waitUntil(
@@ -305,10 +305,16 @@ export async function startKubeRegion(
       120_000,
     );
     const networks: string[] = [];
-    for (const [i, projectId] of projects.entries()) {
+    for (const [i, projectID] of projects.entries()) {
       const network = await api('POST', '/api/v2/networks', {
         metadata: { name: `bench-net-${String(i)}` },
-        spec: { organizationId: organization, projectId, regionId, prefix: '192.168.0.0/24', dnsNameservers: [] },
+        spec: {
+          organizationId: organization,
+          projectId: projectID,
+          regionId: regionID,
+          prefix: '192.168.0.0/24',
+          dnsNameservers: [],
+        },
       });
       networks.push(network.metadata.id);
     }
@@ -317,7 +323,7 @@ export async function startKubeRegion(
       return all.filter((n) => n.metadata.provisioningStatus === 'provisioned').length === networks.length;
     }, 500);
     return {
-      control: { api: base, organizationID: organization, regionID: regionId, store: cluster, stop: () => stop() },
+      control: { api: base, organizationID: organization, regionID: regionID, store: cluster, stop: () => stop() },
       calls: emulator,
       networks,
       flavorId: flavors[0]?.metadata.id ?? '',
@@ -328,5 +334,5 @@ export async function startKubeRegion(
     };
   };
 
-  return { namespace, regionId, organization, emulator, replicas, startReplica, system, stop };
+  return { namespace, regionId: regionID, organization, emulator, replicas, startReplica, system, stop };
 }

@@ -52,7 +52,7 @@ export async function runLimit(
     for (let p = 0; p < projects; p++) {
       const name = `bench-limit-${run}-${String(p)}`;
       const project = await createProject(identity, { name, domain_id: 'default' });
-      await grantRole(identity, { userId: adminUser, projectId: project.id, roleId: member.id });
+      await grantRole(identity, { userID: adminUser, projectID: project.id, roleID: member.id });
       await updateQuotaSet(admin.client('compute'), project.id, { instances: -1, cores: -1, ram: -1 });
       const neutron = session(authUrl, transport, name).client('network');
       const network = await createNetwork(neutron, { name });

@@ -62,13 +62,13 @@ export async function benchSdkCompare(): Promise<Record<string, number | string>
     } catch (error) {
       return { skipped: `the dev cloud does not answer (${error instanceof Error ? error.message : String(error)})` };
     }
-    const projectId = await benchProject(admin);
+    const projectID = await benchProject(admin);
     try {
-      await ensureServers(admin, config, transport, projectId);
-      await untilScheduled(admin.client('compute'), projectId);
-      return await rounds(admin, config, env, projectId, accounting);
+      await ensureServers(admin, config, transport, projectID);
+      await untilScheduled(admin.client('compute'), projectID);
+      return await rounds(admin, config, env, projectID, accounting);
     } finally {
-      await cleanUp(admin.client('compute'), projectId);
+      await cleanUp(admin.client('compute'), projectID);
     }
   } finally {
     await transport.close();
@@ -79,11 +79,11 @@ async function rounds(
   admin: Session<'project'>,
   config: CloudConfig,
   env: NodeJS.ProcessEnv,
-  projectId: string,
+  projectID: string,
   accounting: RequestAccounting,
 ): Promise<Record<string, number | string>> {
   const gophercloud = await gophercloudList();
-  const peerArgs = [CLOUD, projectId, '1'];
+  const peerArgs = [CLOUD, projectID, '1'];
   // gophercloud sends no compute microversion, so Nova answers it at 2.1 and does less per server than at ours. It
   // also runs at ours: ours against that is the clients' own difference.
   const ourMicroversion = config.microversions.compute ?? DEFAULT_COMPUTE_MICROVERSION;
@@ -96,7 +96,7 @@ async function rounds(
   const goPinnedMs: number[] = [];
   // Nova's answer alone, at each microversion: one GET read to its last byte, nothing parsed.
   const novaMs = { base: [] as number[], ours: [] as number[] };
-  const novaAnswer = rawServerList(admin, projectId);
+  const novaAnswer = rawServerList(admin, projectID);
   let listed = 0;
   let sdk: PeerRounds = { ms: [], servers: 0, requests: 0 };
   let go: PeerRounds = { ms: [], servers: 0, requests: 0 };
@@ -106,7 +106,7 @@ async function rounds(
     oursMs.push(
       await timed(async () => {
         await session.token();
-        listed = (await listServers(session.client('compute'), { allTenants: true, projectId })).length;
+        listed = (await listServers(session.client('compute'), { allTenants: true, projectID })).length;
       }),
     );
     await fresh.close();
@@ -155,10 +155,10 @@ async function rounds(
 }
 
 /** Times one bare GET of the project's servers at a compute microversion, read to the end and not parsed (ms). */
-function rawServerList(admin: Session<'project'>, projectId: string): (microversion: string) => Promise<number> {
+function rawServerList(admin: Session<'project'>, projectID: string): (microversion: string) => Promise<number> {
   return async (microversion) => {
     const token = await admin.token();
-    const url = `${await admin.client('compute').baseUrl()}/servers/detail?all_tenants=True&project_id=${projectId}`;
+    const url = `${await admin.client('compute').baseUrl()}/servers/detail?all_tenants=True&project_id=${projectID}`;
     const headers = { 'x-auth-token': token.value, 'openstack-api-version': `compute ${microversion}` };
     return timed(async () => {
       const response = await fetch(url, { headers });
@@ -182,17 +182,17 @@ async function ensureServers(
   admin: Session<'project'>,
   config: CloudConfig,
   transport: Transport,
-  projectId: string,
+  projectID: string,
 ): Promise<void> {
   const identity = admin.client('identity');
   const compute = admin.client('compute');
-  const project = { id: projectId };
-  let present = (await listServers(compute, { allTenants: true, projectId: project.id })).length;
+  const project = { id: projectID };
+  let present = (await listServers(compute, { allTenants: true, projectID: project.id })).length;
   if (present >= SERVERS) return;
   await updateQuotaSet(compute, project.id, { instances: -1, cores: -1, ram: -1 });
   const member = await findRoleByName(identity, 'member');
   if (!member) throw new Error('the dev cloud has no member role');
-  await grantRole(identity, { userId: (await admin.token()).user.id, projectId: project.id, roleId: member.id });
+  await grantRole(identity, { userID: (await admin.token()).user.id, projectID: project.id, roleID: member.id });
   const flavor = await unschedulableFlavor(compute);
   const image = await activeImage(admin.client('image'));
   const scope = { kind: 'project', project: { id: project.id } } as const;
@@ -219,9 +219,9 @@ async function ensureServers(
 }
 
 /** Waits while any of the servers is still being scheduled (BUILD): then the list no longer changes. */
-async function untilScheduled(compute: ComputeClient, projectId: string): Promise<void> {
+async function untilScheduled(compute: ComputeClient, projectID: string): Promise<void> {
   for (let said = -1; ;) {
-    const building = (await listServers(compute, { allTenants: true, projectId })).filter(
+    const building = (await listServers(compute, { allTenants: true, projectID })).filter(
       (s) => s.status === 'BUILD',
     ).length;
     if (building === 0) return;
@@ -234,9 +234,9 @@ async function untilScheduled(compute: ComputeClient, projectId: string): Promis
 }
 
 /** Deletes the project's servers, waits until Nova lists none, then deletes the flavor. */
-async function cleanUp(compute: ComputeClient, projectId: string): Promise<void> {
+async function cleanUp(compute: ComputeClient, projectID: string): Promise<void> {
   for (let attempt = 0; attempt < 60; attempt++) {
-    const left = await listServers(compute, { allTenants: true, projectId });
+    const left = await listServers(compute, { allTenants: true, projectID });
     if (left.length === 0) break;
     if (attempt % 10 === 0) for (const server of left) await deleteServer(compute, server.id).catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 2_000));

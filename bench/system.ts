@@ -103,12 +103,12 @@ export async function startSystem(options: SystemOptions): Promise<BenchSystem> 
   };
   try {
     const networks: string[] = [];
-    for (const [i, projectId] of projects.entries()) {
+    for (const [i, projectID] of projects.entries()) {
       const network = await api('POST', '/api/v2/networks', {
         metadata: { name: `bench-net-${String(i)}` },
         spec: {
           organizationId: up.organizationID,
-          projectId,
+          projectId: projectID,
           regionId: up.regionID,
           prefix: '192.168.0.0/24',
           dnsNameservers: [],
@@ -123,13 +123,13 @@ export async function startSystem(options: SystemOptions): Promise<BenchSystem> 
     const region = `/api/v2/regions/${up.regionID}`;
     const flavors = await api<Read[]>('GET', `${region}/flavors`);
     const images = await api<Read[]>('GET', `${region}/images`);
-    const flavorId = flavors[0]?.metadata.id;
-    if (flavorId === undefined || images.length < 2) throw new Error('the demo region lacks a flavor or two images');
+    const flavorID = flavors[0]?.metadata.id;
+    if (flavorID === undefined || images.length < 2) throw new Error('the demo region lacks a flavor or two images');
     return {
       control: up,
       calls,
       networks,
-      flavorId,
+      flavorId: flavorID,
       imageIds: images.map((i) => i.metadata.id),
       api,
       authorization: `Bearer ${token}`,

@@ -5,7 +5,7 @@ import type { FieldViolation } from './api.ts';
 import { ApiProblem } from './api.ts';
 
 /** An element id for the field at a JSON pointer, e.g. `/spec/prefix` → `f-spec-prefix`. */
-export const fieldId = (pointer: string) => `f${pointer.replace(/[^A-Za-z0-9]+/g, '-')}`;
+export const fieldID = (pointer: string) => `f${pointer.replace(/[^A-Za-z0-9]+/g, '-')}`;
 
 interface FieldProps {
   readonly label: string;
@@ -24,7 +24,7 @@ interface FieldProps {
 
 /** A labelled input with the violation the API (or its schema, checked here first) names for its pointer. */
 export function Field({ label, pointer, errors, hint, children, ...rest }: FieldProps) {
-  const id = rest.id ?? fieldId(pointer);
+  const id = rest.id ?? fieldID(pointer);
   const violation = violationAt(errors, pointer);
   const described = [hint === undefined ? undefined : `${id}-hint`, violation === undefined ? undefined : `${id}-error`]
     .filter((x) => x !== undefined)

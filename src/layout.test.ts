@@ -2,13 +2,14 @@
  * The "Where files go" rules of docs/architecture.md, checked for the two products (src/region, src/keystone):
  * one spelling per kind, a kind as one file or one folder per layer, decision tables only in pure `decide*.ts`
  * modules, and test-only code only in `*.test.ts` or under a `testing/` folder, which is exactly what the
- * production entry point never reaches.
+ * production entry point never reaches. And one spelling of ids in TypeScript names (docs/architecture.md §Names).
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { regionKinds } from './region/apis/index.ts';
 
 const SRC = dirname(fileURLToPath(import.meta.url));
@@ -107,5 +108,86 @@ describe('where files go', () => {
       [],
       'production imports test-only code',
     );
+  });
+});
+
+/** `Id`/`Ip` as a word inside a name (`projectId`, `floatingIps`, `IdRef`), the spelling names never use. */
+const ID_CASING = /(Id|Ip)s?(?=[A-Z0-9_]|$)/;
+/**
+ * Wire names a property may carry although they break the rule, because a body outside TypeScript spells them so:
+ * OpenTelemetry's span JSON, Nova's camelCase fields (`hostId`, the volume attachment's `volumeId`/`serverId`), the
+ * region CRD's VLAN segments (`startId`/`endId`) and the bearer token's claims (`organizationIds`, `projectIds`).
+ * The REST API's own names are read from its schemas and the console's generated types, not listed here.
+ */
+const WIRE_NAMES = new Set([
+  'traceId',
+  'spanId',
+  'parentSpanId',
+  'hostId',
+  'volumeId',
+  'serverId',
+  'startId',
+  'endId',
+  'organizationIds',
+  'projectIds',
+]);
+/** Where wire bodies are declared: the REST API's and the CRDs' TypeBox schemas and the console's generated types. */
+const WIRE_SCHEMAS = [
+  join(SRC, 'region', 'http', 'schemas'),
+  join(SRC, 'region', 'apis'),
+  join(SRC, 'keystone', 'apis'),
+  join(SRC, '..', 'console', 'api-types.ts'),
+];
+const CONSOLE = join(SRC, '..', 'console');
+
+function parsed(file: string): ts.SourceFile {
+  return ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+}
+
+function identifiersOf(file: ts.SourceFile): ts.Identifier[] {
+  const found: ts.Identifier[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isIdentifier(node)) found.push(node);
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return found;
+}
+
+/** Where an identifier names a property of a body rather than a binding: a key, a member access, a field. */
+function isPropertyName(id: ts.Identifier): boolean {
+  const p = id.parent;
+  return (
+    ((ts.isPropertyAssignment(p) || ts.isPropertySignature(p) || ts.isPropertyDeclaration(p)) && p.name === id) ||
+    (ts.isPropertyAccessExpression(p) && p.name === id) ||
+    (ts.isBindingElement(p) && p.propertyName === id) ||
+    (ts.isQualifiedName(p) && p.right === id)
+  );
+}
+
+describe('names', () => {
+  it('spells ids ID and IPs IP in TypeScript names; wire names only in wire bodies', () => {
+    const schemaFiles = WIRE_SCHEMAS.flatMap((p) => (p.endsWith('.ts') ? [p] : filesUnder(p)));
+    const wireNames = new Set(WIRE_NAMES);
+    for (const file of schemaFiles.filter((p) => p.endsWith('.ts') && !isTest(p))) {
+      for (const id of identifiersOf(parsed(file))) if (isPropertyName(id)) wireNames.add(id.text);
+    }
+    const production = [...filesUnder(SRC), ...filesUnder(CONSOLE)].filter(
+      (p) => /\.tsx?$/.test(p) && !isTest(p) && !underTesting(p) && !schemaFiles.includes(p),
+    );
+    const misspelt: string[] = [];
+    for (const path of production) {
+      const file = parsed(path);
+      // The emulator's records are its serialized state (emulator/state-file.ts): their fields are a wire body too.
+      const emulator = relative(SRC, path).startsWith('emulator/');
+      for (const id of identifiersOf(file)) {
+        if (!ID_CASING.test(id.text) || id.text === 'getElementById') continue;
+        const shorthand = ts.isShorthandPropertyAssignment(id.parent);
+        if (!shorthand && isPropertyName(id) && (wireNames.has(id.text) || emulator)) continue;
+        const { line } = file.getLineAndCharacterOfPosition(id.getStart(file));
+        misspelt.push(`${relative(join(SRC, '..'), path)}:${line + 1} ${id.text}`);
+      }
+    }
+    assert.deepEqual(misspelt, [], 'spell it ID/IP (projectID, floatingIPs); a wire name belongs in a wire body');
   });
 });

@@ -72,14 +72,14 @@ function membersOf(text: string): { address: string; port: number }[] {
 function CreateLoadBalancer({ networks, onCreated }: { networks: readonly NetworkV2Read[]; onCreated: () => void }) {
   const { api } = useScope();
   const [name, setName] = useState('');
-  const [networkId, setNetworkId] = useState('');
+  const [networkID, setNetworkID] = useState('');
   const [publicIP, setPublicIP] = useState(false);
   const [listener, setListener] = useState('http');
   const [protocol, setProtocol] = useState<'tcp' | 'udp'>('tcp');
   const [port, setPort] = useState('80');
   const [members, setMembers] = useState('');
   const [healthCheck, setHealthCheck] = useState(false);
-  const network = networkId === '' ? (networks[0]?.metadata.id ?? '') : networkId;
+  const network = networkID === '' ? (networks[0]?.metadata.id ?? '') : networkID;
   const submit = useSubmit(LoadBalancerV2Create);
   const body = () => ({
     metadata: { name },
@@ -115,7 +115,7 @@ function CreateLoadBalancer({ networks, onCreated }: { networks: readonly Networ
         </Field>
         <Field label="Network" pointer="/spec/networkId" errors={submit.errors}>
           {(p) => (
-            <select {...p} value={network} onChange={(e) => setNetworkId(e.currentTarget.value)}>
+            <select {...p} value={network} onChange={(e) => setNetworkID(e.currentTarget.value)}>
               <Options items={networks} />
             </select>
           )}

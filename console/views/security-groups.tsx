@@ -96,9 +96,9 @@ export function SecurityGroupsView() {
 function CreateSecurityGroup({ networks, onCreated }: { networks: readonly NetworkV2Read[]; onCreated: () => void }) {
   const { api } = useScope();
   const [name, setName] = useState('');
-  const [networkId, setNetworkId] = useState('');
+  const [networkID, setNetworkID] = useState('');
   const [rules, setRules] = useState<RuleRow[]>([NEW_RULE]);
-  const network = networkId === '' ? (networks[0]?.metadata.id ?? '') : networkId;
+  const network = networkID === '' ? (networks[0]?.metadata.id ?? '') : networkID;
   const submit = useSubmit(SecurityGroupV2Create);
   return (
     <Section title="Create a security group">
@@ -121,7 +121,7 @@ function CreateSecurityGroup({ networks, onCreated }: { networks: readonly Netwo
         </Field>
         <Field label="Network" pointer="/spec/networkId" errors={submit.errors}>
           {(p) => (
-            <select {...p} value={network} onChange={(e) => setNetworkId(e.currentTarget.value)}>
+            <select {...p} value={network} onChange={(e) => setNetworkID(e.currentTarget.value)}>
               <Options items={networks} />
             </select>
           )}

@@ -102,20 +102,20 @@ function CreateServer(props: {
   const { api } = useScope();
   const { inventory, networks } = props;
   const [name, setName] = useState('');
-  const [networkId, setNetworkId] = useState('');
-  const [flavorId, setFlavorId] = useState(inventory.flavors[0]?.metadata.id ?? '');
-  const [imageId, setImageId] = useState(inventory.images[0]?.metadata.id ?? '');
+  const [networkID, setNetworkID] = useState('');
+  const [flavorID, setFlavorID] = useState(inventory.flavors[0]?.metadata.id ?? '');
+  const [imageID, setImageID] = useState(inventory.images[0]?.metadata.id ?? '');
   const [sshInjection, setSshInjection] = useState<'' | 'identityKeypair' | 'none'>('');
   const [publicIP, setPublicIP] = useState(false);
   const [securityGroups, setSecurityGroups] = useState<string[]>([]);
-  const network = networkId === '' ? (networks[0]?.metadata.id ?? '') : networkId;
+  const network = networkID === '' ? (networks[0]?.metadata.id ?? '') : networkID;
   const submit = useSubmit(ServerV2Create);
   const body = () => ({
     metadata: { name },
     spec: {
       networkId: network,
-      flavorId,
-      imageId,
+      flavorId: flavorID,
+      imageId: imageID,
       ...(sshInjection === '' ? {} : { sshInjection }),
       ...(publicIP || securityGroups.length > 0
         ? {
@@ -142,21 +142,21 @@ function CreateServer(props: {
         </Field>
         <Field label="Network" pointer="/spec/networkId" errors={submit.errors}>
           {(p) => (
-            <select {...p} value={network} onChange={(e) => setNetworkId(e.currentTarget.value)}>
+            <select {...p} value={network} onChange={(e) => setNetworkID(e.currentTarget.value)}>
               <Options items={networks} />
             </select>
           )}
         </Field>
         <Field label="Flavor" pointer="/spec/flavorId" errors={submit.errors}>
           {(p) => (
-            <select {...p} value={flavorId} onChange={(e) => setFlavorId(e.currentTarget.value)}>
+            <select {...p} value={flavorID} onChange={(e) => setFlavorID(e.currentTarget.value)}>
               <Options items={inventory.flavors} />
             </select>
           )}
         </Field>
         <Field label="Image" pointer="/spec/imageId" errors={submit.errors}>
           {(p) => (
-            <select {...p} value={imageId} onChange={(e) => setImageId(e.currentTarget.value)}>
+            <select {...p} value={imageID} onChange={(e) => setImageID(e.currentTarget.value)}>
               <Options items={inventory.images} />
             </select>
           )}
@@ -226,7 +226,7 @@ export function ManageServer({
 }) {
   const { api } = useScope();
   const path: ServerPath = `/api/v2/servers/${server.metadata.id}`;
-  const [imageId, setImageId] = useState(server.spec.imageId);
+  const [imageID, setImageID] = useState(server.spec.imageId);
   const [output, setOutput] = useState<string | undefined>(undefined);
   const [problem, setProblem] = useState<unknown>(undefined);
   const [attach, setAttach] = useState('');
@@ -267,7 +267,7 @@ export function ManageServer({
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          void put({ ...server.spec, imageId });
+          void put({ ...server.spec, imageId: imageID });
         }}
       >
         <Field
@@ -278,12 +278,12 @@ export function ManageServer({
           hint="Changing the image rebuilds the server, destroying its root disk"
         >
           {(p) => (
-            <select {...p} value={imageId} onChange={(e) => setImageId(e.currentTarget.value)}>
+            <select {...p} value={imageID} onChange={(e) => setImageID(e.currentTarget.value)}>
               <Options items={inventory.images} />
             </select>
           )}
         </Field>
-        <button type="submit" disabled={update.busy || imageId === server.spec.imageId}>
+        <button type="submit" disabled={update.busy || imageID === server.spec.imageId}>
           Change image
         </button>
       </form>

@@ -13,11 +13,11 @@ export function VolumesView() {
   const { volumes, networks } = useLive('volumes', 'networks');
   const { inventory } = useInventory(api, regionID, organizationID);
   const [name, setName] = useState('');
-  const [networkId, setNetworkId] = useState('');
-  const [volumeClassId, setVolumeClassId] = useState('');
+  const [networkID, setNetworkID] = useState('');
+  const [volumeClassID, setVolumeClassID] = useState('');
   const [size, setSize] = useState('10');
-  const network = networkId === '' ? (networks.value?.[0]?.metadata.id ?? '') : networkId;
-  const volumeClass = volumeClassId === '' ? (inventory?.volumeClasses[0]?.metadata.id ?? '') : volumeClassId;
+  const network = networkID === '' ? (networks.value?.[0]?.metadata.id ?? '') : networkID;
+  const volumeClass = volumeClassID === '' ? (inventory?.volumeClasses[0]?.metadata.id ?? '') : volumeClassID;
   const submit = useSubmit(VolumeV2Create);
   return (
     <>
@@ -44,14 +44,14 @@ export function VolumesView() {
           </Field>
           <Field label="Network" pointer="/spec/networkId" errors={submit.errors}>
             {(p) => (
-              <select {...p} value={network} onChange={(e) => setNetworkId(e.currentTarget.value)}>
+              <select {...p} value={network} onChange={(e) => setNetworkID(e.currentTarget.value)}>
                 <Options items={networks.value ?? []} />
               </select>
             )}
           </Field>
           <Field label="Volume class" pointer="/spec/volumeClassId" errors={submit.errors}>
             {(p) => (
-              <select {...p} value={volumeClass} onChange={(e) => setVolumeClassId(e.currentTarget.value)}>
+              <select {...p} value={volumeClass} onChange={(e) => setVolumeClassID(e.currentTarget.value)}>
                 <Options items={inventory?.volumeClasses ?? []} />
               </select>
             )}

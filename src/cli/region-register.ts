@@ -91,23 +91,23 @@ export async function register(options: RegisterOptions, out: Out, err: Out): Pr
             exists: client !== undefined && (await regionExists(client, options.namespace, options.regionId)),
           };
     const sameName = client === undefined ? [] : await regionsNamed(client, options.namespace, options.name);
-    const { id: regionId, exists } = registerTarget(options.name, requested, sameName, randomUUID);
+    const { id: regionID, exists } = registerTarget(options.name, requested, sameName, randomUUID);
     const plan: RegisterPlan = {
-      regionId,
+      regionID,
       displayName: options.name,
       namespace: options.namespace,
       secret: {
         namespace: options.secretNamespace ?? options.namespace,
-        name: options.secretName ?? `${regionId}-openstack`,
+        name: options.secretName ?? `${regionID}-openstack`,
       },
       endpoint: credentials.authUrl,
-      organizationIds: options.organizationId ?? [],
+      organizationIDs: options.organizationId ?? [],
       services: serviceConfig(options),
     };
     const manifests = registrationManifests(plan, options.createSecret === true ? credentials : undefined);
     // Notes go to stderr on a dry run or with -f, so stdout is exactly the manifests or the record.
     const notes = options.dryRun === true || record !== undefined ? err : out;
-    if (options.discover) await discover(credentials, regionId, notes);
+    if (options.discover) await discover(credentials, regionID, notes);
     if (options.dryRun === true || client === undefined) {
       out.write(renderManifests(manifests, options.output));
       return;
@@ -129,13 +129,13 @@ export async function register(options: RegisterOptions, out: Out, err: Out): Pr
       out.write(
         formatShow(
           {
-            id: regionId,
+            id: regionID,
             name: plan.displayName,
             namespace: plan.namespace,
             provider: 'openstack',
             endpoint: plan.endpoint,
             secret: `${plan.secret.namespace}/${plan.secret.name}`,
-            organizations: plan.organizationIds,
+            organizations: plan.organizationIDs,
             result: exists ? 'updated' : 'created',
           },
           record,
@@ -144,7 +144,7 @@ export async function register(options: RegisterOptions, out: Out, err: Out): Pr
       return;
     }
     out.write(
-      `region ${regionId} (${plan.displayName}) ${exists ? 'updated' : 'created'}: provider openstack, ` +
+      `region ${regionID} (${plan.displayName}) ${exists ? 'updated' : 'created'}: provider openstack, ` +
         `endpoint ${plan.endpoint}\n`,
     );
   } finally {
@@ -175,7 +175,7 @@ export async function deregister(options: DeregisterOptions, out: Out): Promise<
     return;
   }
   try {
-    let regionId = options.regionId;
+    let regionID = options.regionId;
     if (options.name !== undefined) {
       const named = await regionsNamed(target.client, options.namespace, options.name);
       if (named.length > 1) {
@@ -183,14 +183,14 @@ export async function deregister(options: DeregisterOptions, out: Out): Promise<
           `${String(named.length)} Regions are named "${options.name}" (${named.join(', ')}): pass --region-id`,
         );
       }
-      regionId = named[0];
+      regionID = named[0];
     }
     const changes =
-      regionId === undefined
+      regionID === undefined
         ? []
         : await deregisterRegion(target.client, {
             namespace: options.namespace,
-            regionId,
+            regionID,
             force: options.force === true,
           });
     for (const change of changes) out.write(`${change}\n`);
@@ -201,7 +201,7 @@ export async function deregister(options: DeregisterOptions, out: Out): Promise<
 }
 
 /** Prints what the region exports, read with its own credential. */
-async function discover(credentials: RegionCredentials, regionId: string, notes: Out): Promise<void> {
+async function discover(credentials: RegionCredentials, regionID: string, notes: Out): Promise<void> {
   const transport = new Transport({ clock: systemClock, random: Math.random });
   try {
     const inventory = await discoverInventory(projectSession(credentials, { transport, clock: systemClock }));
@@ -209,7 +209,7 @@ async function discover(credentials: RegionCredentials, regionId: string, notes:
     // Entries for the region service's own test environment (upstream's register-region prints them too).
     const flavor = inventory.flavors[0];
     notes.write(
-      `test environment:\n  REGION_PROVIDER=openstack\n  REGION_ID=${regionId}\n` +
+      `test environment:\n  REGION_PROVIDER=openstack\n  REGION_ID=${regionID}\n` +
         (flavor === undefined ? '' : `  FLAVOR_ID=${flavor.id}\n`),
     );
   } finally {

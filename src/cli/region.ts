@@ -201,7 +201,7 @@ async function configure(options: ConfigureOptions, out: Out): Promise<void> {
       identity: admin.client('identity'),
       authUrl: config.authUrl,
       regionName: config.region,
-      authenticates: (userId, password) => passwordWorks(config.authUrl, userId, password, deps),
+      authenticates: (userID, password) => passwordWorks(config.authUrl, userID, password, deps),
       newPassword: () => randomBytes(24).toString('base64url'),
     });
     await validateCredentials(result.credentials, deps, `user ${scaffoldingNames(plan.prefix).user}`);

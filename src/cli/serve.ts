@@ -305,7 +305,7 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
           client,
           namespace: options.namespace,
           clock,
-          newId: randomUUID,
+          newID: randomUUID,
           authenticate: createAuthenticator({
             key: authKeyOf(options),
             clock,

@@ -271,7 +271,7 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       client: new CachedListClient(runtime, manager),
       namespace: REGION_NAMESPACE,
       clock,
-      newId: randomUUID,
+      newID: randomUUID,
       authenticate: createAuthenticator({
         key: { publicJwk: keys.publicJwk, algorithm: DEV_ALGORITHM },
         issuer: DEV_ISSUER,

@@ -26,5 +26,5 @@ export const isAdmin = (auth: AuthContext): boolean => hasRole(auth, 'admin');
  * Whether `auth` may see or change resources owned by project `projectId`: those of its own project, or any with
  * the admin role (the Zed policies' legacy `admin_required`, which ignores the token's scope).
  */
-export const mayAccessProject = (auth: AuthContext, projectId: string | null | undefined): boolean =>
-  isAdmin(auth) || (projectId != null && auth.projectId === projectId);
+export const mayAccessProject = (auth: AuthContext, projectID: string | null | undefined): boolean =>
+  isAdmin(auth) || (projectID != null && auth.projectId === projectID);

@@ -64,7 +64,7 @@ describe('Cinder emulation and its controls', () => {
       [['att-1', 'server-1', '/dev/vdb']],
     );
     assert.deepEqual(
-      (await listAttachments(cinder, { volumeId: v.id })).map((a) => a.status),
+      (await listAttachments(cinder, { volumeID: v.id })).map((a) => a.status),
       ['attached'],
     );
     service.detach(v.id, 'server-1');

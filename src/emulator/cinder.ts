@@ -76,39 +76,39 @@ export class Cinder implements EmulatedService, VolumeLookup {
   }
 
   /** Control: the volume goes `error` now (an out-of-band backend failure), cancelling any transition under way. */
-  putInError(volumeId: string, status = 'error'): void {
-    setStatus(this.#api, this.#volume(volumeId), status);
+  putInError(volumeID: string, status = 'error'): void {
+    setStatus(this.#api, this.#volume(volumeID), status);
   }
 
   // ------------------------------------------------------------------------------------------ VolumeLookup (Nova)
-  find(auth: AuthContext, volumeId: string): VolumeFacts | undefined {
+  find(auth: AuthContext, volumeID: string): VolumeFacts | undefined {
     try {
-      const v = volumeFor(this.#api, auth, volumeId);
+      const v = volumeFor(this.#api, auth, volumeID);
       return { id: v.id, status: v.status, projectId: v.projectId };
     } catch {
       return undefined;
     }
   }
 
-  attach(volumeId: string, serverId: string, attachmentId: string, device: string): void {
-    const volume = this.state.volumes.get(volumeId);
+  attach(volumeID: string, serverID: string, attachmentID: string, device: string): void {
+    const volume = this.state.volumes.get(volumeID);
     if (!volume) return;
-    this.state.attachments.set(attachmentId, {
-      id: attachmentId,
-      volumeId,
+    this.state.attachments.set(attachmentID, {
+      id: attachmentID,
+      volumeId: volumeID,
       projectId: volume.projectId,
-      instance: serverId,
+      instance: serverID,
       status: 'attaching',
       device,
       attachedAt: null,
     });
     setStatus(this.#api, volume, 'attaching');
-    this.#api.later(volume, 'cinder.attach', { attachmentId });
+    this.#api.later(volume, 'cinder.attach', { attachmentId: attachmentID });
   }
 
-  detach(volumeId: string, serverId: string): void {
-    const volume = this.state.volumes.get(volumeId);
-    const record = [...this.state.attachments.values()].find((a) => a.volumeId === volumeId && a.instance === serverId);
+  detach(volumeID: string, serverID: string): void {
+    const volume = this.state.volumes.get(volumeID);
+    const record = [...this.state.attachments.values()].find((a) => a.volumeId === volumeID && a.instance === serverID);
     if (!volume || !record) return;
     record.status = 'detaching';
     setStatus(this.#api, volume, 'detaching');

@@ -35,7 +35,7 @@ export interface ServiceContext {
   readonly config: EmulatorConfig;
   readonly control: ControlRegistry;
   /** A fresh UUID (random; the emulator is not meant to be replayed byte for byte). */
-  newId(): string;
+  newID(): string;
   /** The emulator's origin, e.g. `http://127.0.0.1:41234`, for links and catalog URLs. */
   origin(): string;
   /** The caller behind X-Auth-Token; throws `unauthorized(...)` (in the service's fault shape) when invalid. */

@@ -75,7 +75,7 @@ describe('Emulator', () => {
   it('route faults: a status burst in the service shape, then normal answers; a reset drops the connection', async () => {
     const identity = cloud.admin.client('identity');
     const token = await cloud.admin.token();
-    const projectId = token.project?.id ?? '';
+    const projectID = token.project?.id ?? '';
     assert.equal(
       await cloud.control('POST', '/faults', {
         route: '/identity/v3/projects/{project_id}',
@@ -85,8 +85,8 @@ describe('Emulator', () => {
       }),
       201,
     );
-    await assert.rejects(getProject(identity, projectId), (e: unknown) => e instanceof ServerError && e.status === 503);
-    assert.equal((await getProject(identity, projectId)).id, projectId);
+    await assert.rejects(getProject(identity, projectID), (e: unknown) => e instanceof ServerError && e.status === 503);
+    assert.equal((await getProject(identity, projectID)).id, projectID);
 
     await cloud.control('POST', '/faults', { route: '/identity/v3', reset: true, count: 1 });
     await assert.rejects(raw('/identity/v3'));

@@ -137,7 +137,7 @@ export class Emulator {
       timeline: this.#timeline,
       config,
       control: { add: (method, path, handler) => this.#controls.add(method, `/_emulator${path}`, handler) },
-      newId: () => randomUUID(),
+      newID: () => randomUUID(),
       origin: () => this.#url,
       authenticate: (req, unauthorized) => {
         const header = req.headers['x-auth-token'];
@@ -309,7 +309,7 @@ export class Emulator {
   }
 
   async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const requestId = `req-${randomUUID()}`;
+    const requestID = `req-${randomUUID()}`;
     const url = new URL(req.url ?? '/', 'http://emulator');
     const method = (req.method ?? 'GET').toUpperCase() as Method;
     const raw = await readBody(req);
@@ -388,7 +388,7 @@ export class Emulator {
       req.socket.destroy();
       return;
     }
-    write(res, method, answer, requestId);
+    write(res, method, answer, requestID);
   }
 
   #faultShape(path: string): (status: number, message: string) => EmuFault {
@@ -419,8 +419,8 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function write(res: ServerResponse, method: Method, answer: EmuResponse, requestId: string): void {
-  const headers: Record<string, string> = { 'x-openstack-request-id': requestId, ...answer.headers };
+function write(res: ServerResponse, method: Method, answer: EmuResponse, requestID: string): void {
+  const headers: Record<string, string> = { 'x-openstack-request-id': requestID, ...answer.headers };
   let payload: string | undefined;
   if (answer.body !== undefined) {
     if (typeof answer.body === 'string') {

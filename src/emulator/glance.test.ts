@@ -26,7 +26,7 @@ describe('Glance emulation', () => {
     const memberIn = async (name: string): Promise<ImageClient> => {
       const p = await createProject(identity, { name, domain_id: 'default' });
       const u = await createUser(identity, { name, domain_id: 'default', password: 'pw' });
-      await grantRole(identity, { userId: u.id, projectId: p.id, roleId: member?.id ?? '' });
+      await grantRole(identity, { userID: u.id, projectID: p.id, roleID: member?.id ?? '' });
       return cloud
         .session({ type: 'password', user: { id: u.id }, password: 'pw' }, { kind: 'project', project: { id: p.id } })
         .client('image');

@@ -77,16 +77,16 @@ export class Glance implements EmulatedService, ImageLookup {
   }
 
   /** Control: a foreign admin deactivates or reactivates an image. */
-  setActive(imageId: string, active: boolean): void {
-    const image = this.images.get(imageId);
-    if (!image) throw new Error(`no image ${imageId}`);
+  setActive(imageID: string, active: boolean): void {
+    const image = this.images.get(imageID);
+    if (!image) throw new Error(`no image ${imageID}`);
     image.status = active ? 'active' : 'deactivated';
     image.updatedAt = this.#ctx.clock.now();
   }
 
   // ------------------------------------------------------------------------------------------ ImageLookup (Nova)
-  find(auth: AuthContext, imageId: string): ImageFacts | undefined {
-    const image = this.images.get(imageId);
+  find(auth: AuthContext, imageID: string): ImageFacts | undefined {
+    const image = this.images.get(imageID);
     if (!image || !this.#visible(auth, image)) return undefined;
     return {
       id: image.id,
@@ -108,9 +108,9 @@ export class Glance implements EmulatedService, ImageLookup {
     return image.id;
   }
 
-  finishSnapshot(imageId: string): void {
-    const image = this.images.get(imageId);
-    if (image?.status === 'queued') this.#store(image, Buffer.from(`snapshot ${imageId}`));
+  finishSnapshot(imageID: string): void {
+    const image = this.images.get(imageID);
+    if (image?.status === 'queued') this.#store(image, Buffer.from(`snapshot ${imageID}`));
   }
 
   // ------------------------------------------------------------------------------------------ internals
@@ -134,7 +134,7 @@ export class Glance implements EmulatedService, ImageLookup {
   #newImage(owner: string | null, init: Partial<Pick<GImage, 'name' | 'visibility' | 'properties'>>): GImage {
     const now = this.#ctx.clock.now();
     const image: GImage = {
-      id: this.#ctx.newId(),
+      id: this.#ctx.newID(),
       name: init.name ?? null,
       status: 'queued',
       visibility: init.visibility ?? 'shared',

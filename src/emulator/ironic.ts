@@ -258,7 +258,7 @@ class Ironic implements EmulatedService {
       if (name !== null && this.#byName(name)) throw ironicFault(409, `A node with name ${name} already exists.`);
       const props = isObject(req.body) && isObject(req.body.properties) ? req.body.properties : {};
       const node: Node = {
-        uuid: stringAt(req.body, 'uuid') ?? ctx.newId(),
+        uuid: stringAt(req.body, 'uuid') ?? ctx.newID(),
         name,
         driver,
         // Before 1.11 a new node is available at once; from 1.11 it is enrolled.

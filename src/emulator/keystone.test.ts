@@ -32,7 +32,7 @@ describe('Keystone emulation', () => {
     other = await createProject(admin, { name: 'p2', domain_id: 'default' });
     user = await createUser(admin, { name: 'u1', domain_id: 'default', password: 'pw' });
     const memberRole = await findRoleByName(admin, 'member');
-    await grantRole(admin, { userId: user.id, projectId: project.id, roleId: memberRole?.id ?? '' });
+    await grantRole(admin, { userID: user.id, projectID: project.id, roleID: memberRole?.id ?? '' });
     member = cloud.session(
       { type: 'password', user: { id: user.id }, password: 'pw' },
       { kind: 'project', project: { id: project.id } },
@@ -49,7 +49,7 @@ describe('Keystone emulation', () => {
 
   it('a member token carries reader too; its effective assignments list the implied role', async () => {
     assert.deepEqual((await member.token()).roles.map((r) => r.name).sort(), ['member', 'reader']);
-    const effective = await listRoleAssignments(admin, { userId: user.id, effective: true, includeNames: true });
+    const effective = await listRoleAssignments(admin, { userID: user.id, effective: true, includeNames: true });
     assert.deepEqual(effective.map((a) => a.role.name).sort(), ['member', 'reader']);
   });
 

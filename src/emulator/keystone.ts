@@ -112,17 +112,17 @@ export class Keystone implements EmulatedService {
   }
 
   #id(): string {
-    return this.#ctx.newId().replaceAll('-', '');
+    return this.#ctx.newID().replaceAll('-', '');
   }
 
   /** The catalog as a token shows it: `%(project_id)s` filled for a project scope, such endpoints left out otherwise. */
-  catalog(projectId: string | undefined): unknown[] {
+  catalog(projectID: string | undefined): unknown[] {
     const origin = this.#ctx.origin();
     const entries = [{ type: 'identity', name: 'keystone', path: PREFIX }, ...this.#catalog()];
     return entries.flatMap((spec) => {
       const templated = spec.path.includes('%(project_id)s');
-      if (templated && projectId === undefined) return [];
-      const url = origin + spec.path.replace('%(project_id)s', projectId ?? '');
+      if (templated && projectID === undefined) return [];
+      const url = origin + spec.path.replace('%(project_id)s', projectID ?? '');
       const id = (what: string) => createHash('md5').update(`${spec.type}/${what}`).digest('hex');
       return [
         {
@@ -150,8 +150,8 @@ export class Keystone implements EmulatedService {
       route: (method, path, handler) => {
         router.add(method, `${PREFIX}${path}`, (req) => handler(req, authenticate(req)));
       },
-      revokeUser: (userId) => {
-        this.store.revokeTokens((t) => t.userId === userId);
+      revokeUser: (userID) => {
+        this.store.revokeTokens((t) => t.userId === userID);
       },
     };
     const version = {

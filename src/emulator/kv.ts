@@ -73,7 +73,7 @@ class Kv implements EmulatedService {
 
   #envelope(data: unknown): JsonObject {
     return {
-      request_id: this.#ctx.newId(),
+      request_id: this.#ctx.newID(),
       lease_id: '',
       renewable: false,
       lease_duration: 0,

@@ -18,11 +18,11 @@ export interface ImageFacts {
 
 export interface ImageLookup {
   /** The image if `auth` may see it. */
-  find(auth: AuthContext, imageId: string): ImageFacts | undefined;
+  find(auth: AuthContext, imageID: string): ImageFacts | undefined;
   /** Creates a snapshot image owned by `auth`'s project (queued until `finish` runs); returns its id. */
   snapshot(auth: AuthContext, name: string, properties: Readonly<Record<string, string>>): string;
   /** Completes a snapshot made by `snapshot`: it becomes active. */
-  finishSnapshot(imageId: string): void;
+  finishSnapshot(imageID: string): void;
 }
 
 /** One NIC of a server as Nova shows it under `addresses`. */
@@ -50,14 +50,14 @@ export interface NetworkLookup {
    */
   plug(auth: AuthContext, request: PlugRequest, notFound: (what: string) => Error): ServerNic;
   /** Releases the ports a server holds (deleting those Nova made). */
-  unplug(serverId: string): void;
+  unplug(serverID: string): void;
   /**
    * Makes a service's port (Octavia's VIP) for `projectId` on a subnet, or on the first subnet of a network, that
    * `auth` can see; throws `notFound(what)` otherwise.
    */
   servicePort(auth: AuthContext, request: ServicePortRequest, notFound: (what: string) => Error): ServicePort;
   /** Deletes a service port; floating IPs on it lose their port, as Neutron's do. */
-  removeServicePort(portId: string): void;
+  removeServicePort(portID: string): void;
 }
 
 export interface ServicePortRequest {
@@ -83,11 +83,11 @@ export interface VolumeFacts {
 }
 
 export interface VolumeLookup {
-  find(auth: AuthContext, volumeId: string): VolumeFacts | undefined;
+  find(auth: AuthContext, volumeID: string): VolumeFacts | undefined;
   /** Marks the volume attaching now and in-use with this server once the attach completes. */
-  attach(volumeId: string, serverId: string, attachmentId: string, device: string): void;
+  attach(volumeID: string, serverID: string, attachmentID: string, device: string): void;
   /** Marks the volume detaching now and available once the detach completes. */
-  detach(volumeId: string, serverId: string): void;
+  detach(volumeID: string, serverID: string): void;
 }
 
 export interface PlacementLookup {

@@ -51,14 +51,14 @@ describe('Neutron emulation', () => {
     assert.equal(server.status, 'ACTIVE');
     const [nic] = server.addresses.web ?? [];
     assert.equal(nic?.addr, '10.1.0.2');
-    const ports = await listPorts(neutron, { deviceId: id });
+    const ports = await listPorts(neutron, { deviceID: id });
     assert.deepEqual(
       ports.map((p) => [p.device_owner, p.fixed_ips[0]?.ip_address, p.mac_address]),
       [['compute:nova', '10.1.0.2', nic['OS-EXT-IPS-MAC:mac_addr']]],
     );
     await deleteServer(compute, id);
     cloud.emulator.control.advance(1000);
-    assert.deepEqual(await listPorts(neutron, { deviceId: id }), []);
+    assert.deepEqual(await listPorts(neutron, { deviceID: id }), []);
   });
 
   it('policy: a project cannot make provider networks; a VLAN id in use is 409 VlanIdInUse', async () => {

@@ -23,9 +23,9 @@ class Neutron implements EmulatedService, NetworkLookup {
   readonly #api: NeutronApi;
 
   constructor(ctx: ServiceContext) {
-    const defaultGroup = (projectId: string): string => {
-      const found = [...this.state.groups.values()].find((g) => g.projectId === projectId && g.name === 'default');
-      return (found ?? makeGroup(this.#api, projectId, 'default', 'Default security group')).id;
+    const defaultGroup = (projectID: string): string => {
+      const found = [...this.state.groups.values()].find((g) => g.projectId === projectID && g.name === 'default');
+      return (found ?? makeGroup(this.#api, projectID, 'default', 'Default security group')).id;
     };
     this.#api = {
       state: this.state,
@@ -100,18 +100,18 @@ class Neutron implements EmulatedService, NetworkLookup {
       }
     };
     if (request.portId !== undefined) {
-      const portId = request.portId;
-      return rethrow(`Port ${portId}`, () => {
-        const port = portFor(api, auth, portId);
+      const portID = request.portId;
+      return rethrow(`Port ${portID}`, () => {
+        const port = portFor(api, auth, portID);
         if (port.deviceId !== '') throw fault(409, 'PortInUse', `Port ${port.id} is still in use.`);
         port.deviceId = request.serverId;
         port.deviceOwner = 'compute:nova';
         return this.#nic(port.id);
       });
     }
-    const networkId = request.networkId ?? '';
-    return rethrow(`Network ${networkId}`, () => {
-      const network = networkFor(api, auth, networkId);
+    const networkID = request.networkId ?? '';
+    return rethrow(`Network ${networkID}`, () => {
+      const network = networkFor(api, auth, networkID);
       const port = makePort(api, {
         projectId: auth.projectId ?? network.projectId,
         network,
@@ -124,9 +124,9 @@ class Neutron implements EmulatedService, NetworkLookup {
     });
   }
 
-  unplug(serverId: string): void {
+  unplug(serverID: string): void {
     for (const port of [...this.state.ports.values()]) {
-      if (port.deviceId !== serverId || port.deviceOwner !== 'compute:nova') continue;
+      if (port.deviceId !== serverID || port.deviceOwner !== 'compute:nova') continue;
       if (port.novaOwned) {
         removePort(this.#api, port);
       } else {
@@ -138,12 +138,12 @@ class Neutron implements EmulatedService, NetworkLookup {
 
   servicePort(auth: AuthContext, request: ServicePortRequest, notFound: (what: string) => Error): ServicePort {
     const api = this.#api;
-    const subnetId = request.subnetId;
-    const what = subnetId === undefined ? `Network ${request.networkId ?? ''}` : `Subnet ${subnetId}`;
+    const subnetID = request.subnetId;
+    const what = subnetID === undefined ? `Network ${request.networkId ?? ''}` : `Subnet ${subnetID}`;
     let subnet: NSubnet | undefined;
     let network: NNetwork;
     try {
-      subnet = subnetId === undefined ? undefined : subnetFor(api, auth, subnetId);
+      subnet = subnetID === undefined ? undefined : subnetFor(api, auth, subnetID);
       network = networkFor(api, auth, subnet?.networkId ?? request.networkId ?? '');
     } catch (error) {
       if (error instanceof EmuFault && error.status === 404) throw notFound(what);
@@ -165,15 +165,15 @@ class Neutron implements EmulatedService, NetworkLookup {
     return { portId: port.id, networkId: network.id, subnetId: ip.subnet_id, address: ip.ip_address };
   }
 
-  removeServicePort(portId: string): void {
-    const port = this.state.ports.get(portId);
+  removeServicePort(portID: string): void {
+    const port = this.state.ports.get(portID);
     if (port) removePort(this.#api, port);
   }
 
-  #nic(portId: string): ServerNic {
-    const port = this.state.ports.get(portId);
+  #nic(portID: string): ServerNic {
+    const port = this.state.ports.get(portID);
     const network = port && this.state.networks.get(port.networkId);
-    if (!port || !network) throw new Error(`port ${portId} vanished while plugging`);
+    if (!port || !network) throw new Error(`port ${portID} vanished while plugging`);
     const ip = port.fixedIps[0];
     return {
       portId: port.id,

@@ -49,9 +49,9 @@ describe('Nova emulation', () => {
     const p = await createProject(identity, { name: 'tenant', domain_id: 'default' });
     const u = await createUser(identity, { name: 'tenant', domain_id: 'default', password: 'pw' });
     await grantRole(identity, {
-      userId: u.id,
-      projectId: p.id,
-      roleId: (await findRoleByName(identity, 'member'))?.id ?? '',
+      userID: u.id,
+      projectID: p.id,
+      roleID: (await findRoleByName(identity, 'member'))?.id ?? '',
     });
     compute = cloud
       .session({ type: 'password', user: { id: u.id }, password: 'pw' }, { kind: 'project', project: { id: p.id } })

@@ -33,7 +33,7 @@ export class Nova implements EmulatedService {
       route: (method, path, handler) => {
         router.add(method, `${PREFIX}${path}`, async (req) => {
           const mv = negotiate(req, ctx.config.maxComputeMicroversion);
-          const headers = { ...versionHeaders(mv), 'x-compute-request-id': `req-${ctx.newId()}` };
+          const headers = { ...versionHeaders(mv), 'x-compute-request-id': `req-${ctx.newID()}` };
           try {
             const auth = ctx.authenticate(req, (m) => novaFault(401, m));
             const answer = await handler(req, { auth, mv });

@@ -11,11 +11,11 @@ import {
 } from '../openstack/loadbalancer.ts';
 import {
   addRouterInterface,
-  createFloatingIp,
+  createFloatingIP,
   createNetwork,
   createRouter,
   createSubnet,
-  getFloatingIp,
+  getFloatingIP,
   listPorts,
 } from '../openstack/network.ts';
 import { cloudFixture, type CloudFixture } from './testing/cloud.ts';
@@ -97,14 +97,14 @@ describe('Octavia with the allowed_address_pairs network driver: the VIP is a re
     assert.deepEqual(port.fixed_ips, [{ subnet_id: subnet.id, ip_address: lb.vip_address }]);
     assert.equal(lb.vip_network_id, network.id);
 
-    const fip = await createFloatingIp(neutron, { floating_network_id: external.id, port_id: lb.vip_port_id });
+    const fip = await createFloatingIP(neutron, { floating_network_id: external.id, port_id: lb.vip_port_id });
     assert.equal(fip.port_id, port.id);
 
     cloud.emulator.control.advance(1000);
     await deleteLoadBalancer(octavia, lb.id, { cascade: true });
     cloud.emulator.control.advance(1000);
     assert.deepEqual(await listPorts(neutron, { deviceOwner: 'Octavia' }), []);
-    assert.equal((await getFloatingIp(neutron, fip.id)).port_id, null, 'the floating IP lost its port, as on Neutron');
+    assert.equal((await getFloatingIP(neutron, fip.id)).port_id, null, 'the floating IP lost its port, as on Neutron');
   });
 
   it('a VIP subnet the caller cannot see is refused (400), as Octavia validates it', async () => {

@@ -271,15 +271,15 @@ class Placement implements EmulatedService, PlacementLookup {
       if (name === undefined || name === '') throw bad("JSON does not validate: 'name' is a required property");
       if ([...this.providers.values()].some((p) => p.name === name))
         throw conflict(`Conflicting resource provider name: ${name} already exists.`, 'placement.duplicate_name');
-      const uuid = stringAt(req.body, 'uuid') ?? ctx.newId();
+      const uuid = stringAt(req.body, 'uuid') ?? ctx.newID();
       if (this.providers.has(uuid)) throw conflict(`Conflicting resource provider uuid: ${uuid} already exists.`);
-      const parentId = stringAt(req.body, 'parent_provider_uuid') ?? null;
-      const parent = parentId === null ? undefined : this.#provider(parentId);
+      const parentID = stringAt(req.body, 'parent_provider_uuid') ?? null;
+      const parent = parentID === null ? undefined : this.#provider(parentID);
       const p: Provider = {
         uuid,
         name,
         generation: 0,
-        parent: parentId,
+        parent: parentID,
         root: parent?.root ?? uuid,
         inventories: {},
         traits: [],

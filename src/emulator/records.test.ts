@@ -22,10 +22,10 @@ describe('service records', () => {
     const snapshot: unknown = deserialize(serialize(recordsOf(before, ['byId', 'names', 'log', 'policy', 'counter'])));
 
     const after = new Records();
-    const { byId, names, log, policy } = after;
+    const { byId: byID, names, log, policy } = after;
     after.byId.set('stale', { id: 'stale', tags: [] });
     refill(after, snapshot);
-    assert.equal(after.byId, byId, 'the Map is the same object');
+    assert.equal(after.byId, byID, 'the Map is the same object');
     assert.equal(after.names, names);
     assert.equal(after.log, log);
     assert.equal(after.policy, policy);

@@ -196,7 +196,7 @@ describe('blockstorage', () => {
       h.cloud.on('GET', `${base}/attachments`, {
         body: { attachments: [{ id: 'att-1', volume_id: 'v-1', instance: 'srv-1', status: 'attached' }] },
       });
-      const attachments = await listAttachments(cinder, { volumeId: 'v-1' });
+      const attachments = await listAttachments(cinder, { volumeID: 'v-1' });
       assert.deepEqual(attachments, [{ id: 'att-1', volume_id: 'v-1', instance: 'srv-1', status: 'attached' }]);
       const req = h.cloud.last('GET', `${base}/attachments`);
       assert.equal(req.query.get('volume_id'), 'v-1');
@@ -208,7 +208,7 @@ describe('blockstorage', () => {
       h.cloud.on('GET', `${base}/attachments`, {
         body: { attachments: [{ id: 'att-1', volume_id: 'v-1', instance: 'srv-1', status: 'attached' }] },
       });
-      await listAttachments(cinder, { instanceId: 'srv-1' }, { pageSize: 1 });
+      await listAttachments(cinder, { instanceID: 'srv-1' }, { pageSize: 1 });
       assert.equal(h.cloud.last('GET', `${base}/attachments`).query.has('limit'), false);
     });
 

@@ -71,11 +71,11 @@ export function createVolume(cinder: BlockStorageClient, volume: VolumeCreate): 
   return requestEnveloped<Volume>(cinder, 'volume', { method: 'POST', path: '/volumes', body: { volume } });
 }
 
-export function getVolume(cinder: BlockStorageClient, volumeId: string): Promise<Volume> {
+export function getVolume(cinder: BlockStorageClient, volumeID: string): Promise<Volume> {
   return requestEnveloped<Volume>(cinder, 'volume', {
     method: 'GET',
     path: '/volumes/{volume_id}',
-    params: { volume_id: volumeId },
+    params: { volume_id: volumeID },
   });
 }
 
@@ -130,13 +130,13 @@ interface DeleteVolumeOptions {
 /** Accepted asynchronously (202): the volume goes through `deleting` before it disappears. */
 export async function deleteVolume(
   cinder: BlockStorageClient,
-  volumeId: string,
+  volumeID: string,
   options: DeleteVolumeOptions = {},
 ): Promise<void> {
   await cinder.request({
     method: 'DELETE',
     path: '/volumes/{volume_id}',
-    params: { volume_id: volumeId },
+    params: { volume_id: volumeID },
     query: { cascade: options.cascade === true ? true : undefined },
   });
 }
@@ -153,12 +153,12 @@ export interface Attachment {
 }
 
 interface AttachmentFilter {
-  readonly volumeId?: string | undefined;
+  readonly volumeID?: string | undefined;
   /** The Nova server id. */
-  readonly instanceId?: string | undefined;
+  readonly instanceID?: string | undefined;
 }
 
-const attachmentKeys: QueryKeys<AttachmentFilter> = { volumeId: 'volume_id', instanceId: 'instance_id' };
+const attachmentKeys: QueryKeys<AttachmentFilter> = { volumeID: 'volume_id', instanceID: 'instance_id' };
 
 /**
  * Cinder's attachment records. The summary list is used rather than the detailed one: the detail carries
@@ -186,11 +186,11 @@ export function listAttachments(
 }
 
 /** Removes an attachment record Nova no longer knows about, so the volume can return to `available`. */
-export async function deleteAttachment(cinder: BlockStorageClient, attachmentId: string): Promise<void> {
+export async function deleteAttachment(cinder: BlockStorageClient, attachmentID: string): Promise<void> {
   await cinder.request({
     method: 'DELETE',
     path: '/attachments/{attachment_id}',
-    params: { attachment_id: attachmentId },
+    params: { attachment_id: attachmentID },
     headers: attachmentsHeaders,
   });
 }
@@ -240,11 +240,11 @@ export function createVolumeType(
   });
 }
 
-export function getVolumeType(cinder: BlockStorageClient, volumeTypeId: string): Promise<VolumeType> {
+export function getVolumeType(cinder: BlockStorageClient, volumeTypeID: string): Promise<VolumeType> {
   return requestEnveloped<VolumeType>(cinder, 'volume_type', {
     method: 'GET',
     path: '/types/{volume_type_id}',
-    params: { volume_type_id: volumeTypeId },
+    params: { volume_type_id: volumeTypeID },
   });
 }
 
@@ -277,30 +277,30 @@ export interface QuotaSetUpdate {
   readonly [key: string]: number | undefined;
 }
 
-export function getQuotaSet(cinder: BlockStorageClient, projectId: string): Promise<QuotaSet> {
+export function getQuotaSet(cinder: BlockStorageClient, projectID: string): Promise<QuotaSet> {
   return requestEnveloped<QuotaSet>(cinder, 'quota_set', {
     method: 'GET',
     path: '/os-quota-sets/{project_id}',
-    params: { project_id: projectId },
+    params: { project_id: projectID },
   });
 }
 
 export function updateQuotaSet(
   cinder: BlockStorageClient,
-  projectId: string,
+  projectID: string,
   quotas: QuotaSetUpdate,
 ): Promise<QuotaSet> {
   return requestEnveloped<QuotaSet>(cinder, 'quota_set', {
     method: 'PUT',
     path: '/os-quota-sets/{project_id}',
-    params: { project_id: projectId },
+    params: { project_id: projectID },
     body: { quota_set: quotas },
   });
 }
 
 /** Deletes the project's quota record, back to the defaults (an admin call). Cinder keeps it past the project. */
-export async function deleteQuotaSet(cinder: BlockStorageClient, projectId: string): Promise<void> {
-  await cinder.request({ method: 'DELETE', path: '/os-quota-sets/{project_id}', params: { project_id: projectId } });
+export async function deleteQuotaSet(cinder: BlockStorageClient, projectID: string): Promise<void> {
+  await cinder.request({ method: 'DELETE', path: '/os-quota-sets/{project_id}', params: { project_id: projectID } });
 }
 
 // Availability zones

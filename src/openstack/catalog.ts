@@ -55,9 +55,9 @@ export function selectEndpoint(catalog: readonly CatalogEntry[], type: ServiceTy
  * The base URL request paths are appended to: no trailing slash, with the service's version segment. Catalogs
  * register Neutron, Octavia and Ironic at their root but Nova and Cinder at their version; both forms are accepted.
  */
-export function serviceBaseUrl(endpointUrl: string, type: ServiceType, projectId?: string): string {
+export function serviceBaseUrl(endpointUrl: string, type: ServiceType, projectID?: string): string {
   let url = endpointUrl.replace(/\/+$/, '');
-  if (projectId !== undefined) url = url.replace(/%\(project_id\)s|%\(tenant_id\)s|\$\(project_id\)s/g, projectId);
+  if (projectID !== undefined) url = url.replace(/%\(project_id\)s|%\(tenant_id\)s|\$\(project_id\)s/g, projectID);
   const segment = versionSegment[type];
   if (segment === undefined) return url;
   const path = new URL(url).pathname.split('/');

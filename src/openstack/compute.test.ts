@@ -236,7 +236,7 @@ describe('compute', () => {
 
     it('sends all_tenants only when asked for', async () => {
       h.cloud.on('GET', `${base}/servers/detail`, { body: { servers: [] } });
-      await listServers(nova, { allTenants: true, projectId: 'p-9' });
+      await listServers(nova, { allTenants: true, projectID: 'p-9' });
       const req = h.cloud.last('GET', `${base}/servers/detail`);
       assert.equal(req.query.get('all_tenants'), 'True');
       assert.equal(req.query.get('project_id'), 'p-9');
@@ -567,14 +567,14 @@ describe('compute', () => {
   });
 
   describe('volume attachments', () => {
-    const attachment = (volumeId: string) => ({
-      volumeId,
+    const attachment = (volumeID: string) => ({
+      volumeId: volumeID,
       serverId: 's-1',
       device: '/dev/vdb',
       tag: null,
       delete_on_termination: false,
-      attachment_id: `att-${volumeId}`,
-      bdm_uuid: `bdm-${volumeId}`,
+      attachment_id: `att-${volumeID}`,
+      bdm_uuid: `bdm-${volumeID}`,
     });
     const attachPath = `${base}/servers/s-1/os-volume_attachments`;
 

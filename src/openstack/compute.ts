@@ -239,11 +239,11 @@ export async function createServer(
 // ---------------------------------------------------------------------------------------------------------------
 // Servers: read, list, find, delete
 
-export function getServer(compute: ComputeClient, serverId: string): Promise<Server> {
+export function getServer(compute: ComputeClient, serverID: string): Promise<Server> {
   return requestEnveloped<Server>(compute, 'server', {
     method: 'GET',
     path: '/servers/{server_id}',
-    params: { server_id: serverId },
+    params: { server_id: serverID },
   });
 }
 
@@ -262,7 +262,7 @@ interface ServerListFilter {
   /** Admin: servers of every project instead of the token's. Off unless asked for. */
   readonly allTenants?: boolean | undefined;
   /** Admin, with allTenants: one project's servers. */
-  readonly projectId?: string | undefined;
+  readonly projectID?: string | undefined;
 }
 
 const serverListKeys: QueryKeys<ServerListFilter> = {
@@ -275,7 +275,7 @@ const serverListKeys: QueryKeys<ServerListFilter> = {
   flavor: 'flavor',
   // Sent only when asked for: by default even an admin credential lists just its own project's servers.
   allTenants: flag('all_tenants', 'True'),
-  projectId: 'project_id',
+  projectID: 'project_id',
 };
 
 /** Servers with details (`/servers/detail`); Nova pages with `servers_links`. */
@@ -312,17 +312,17 @@ export async function serversNamed(compute: ComputeClient, name: string): Promis
 }
 
 /** Renames a server (`PUT /servers/{id}`); nothing else about it changes. */
-export async function renameServer(compute: ComputeClient, serverId: string, name: string): Promise<void> {
+export async function renameServer(compute: ComputeClient, serverID: string, name: string): Promise<void> {
   await compute.request({
     method: 'PUT',
     path: '/servers/{server_id}',
-    params: { server_id: serverId },
+    params: { server_id: serverID },
     body: { server: { name } },
   });
 }
 
-export async function deleteServer(compute: ComputeClient, serverId: string): Promise<void> {
-  await compute.request({ method: 'DELETE', path: '/servers/{server_id}', params: { server_id: serverId } });
+export async function deleteServer(compute: ComputeClient, serverID: string): Promise<void> {
+  await compute.request({ method: 'DELETE', path: '/servers/{server_id}', params: { server_id: serverID } });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -344,23 +344,23 @@ export interface ServerRebuild {
  * from it. A 400 whose body says "Cannot find image for rebuild" and a 409 (a task holds the server) arrive as typed
  * errors.
  */
-export async function rebuildServer(compute: ComputeClient, serverId: string, rebuild: ServerRebuild): Promise<void> {
+export async function rebuildServer(compute: ComputeClient, serverID: string, rebuild: ServerRebuild): Promise<void> {
   const { imageRef, name, metadata } = rebuild;
-  await serverAction(compute, serverId, { rebuild: { imageRef, name, metadata } });
+  await serverAction(compute, serverID, { rebuild: { imageRef, name, metadata } });
 }
 
 type RebootType = 'SOFT' | 'HARD';
 
-export async function rebootServer(compute: ComputeClient, serverId: string, type: RebootType): Promise<void> {
-  await serverAction(compute, serverId, { reboot: { type } });
+export async function rebootServer(compute: ComputeClient, serverID: string, type: RebootType): Promise<void> {
+  await serverAction(compute, serverID, { reboot: { type } });
 }
 
-export async function startServer(compute: ComputeClient, serverId: string): Promise<void> {
-  await serverAction(compute, serverId, { 'os-start': null });
+export async function startServer(compute: ComputeClient, serverID: string): Promise<void> {
+  await serverAction(compute, serverID, { 'os-start': null });
 }
 
-export async function stopServer(compute: ComputeClient, serverId: string): Promise<void> {
-  await serverAction(compute, serverId, { 'os-stop': null });
+export async function stopServer(compute: ComputeClient, serverID: string): Promise<void> {
+  await serverAction(compute, serverID, { 'os-stop': null });
 }
 
 interface ServerImageCreate {
@@ -371,16 +371,16 @@ interface ServerImageCreate {
 /** Snapshots a server into Glance; returns the new image's id, which Nova puts in the body from 2.45. */
 export async function createServerImage(
   compute: ComputeClient,
-  serverId: string,
+  serverID: string,
   image: ServerImageCreate,
 ): Promise<string> {
-  const body = await serverAction<{ image_id: string }>(compute, serverId, { createImage: image });
+  const body = await serverAction<{ image_id: string }>(compute, serverID, { createImage: image });
   return body.image_id;
 }
 
 /** The guest's console log; `length` keeps only its last lines (all of it when absent). */
-export async function getConsoleOutput(compute: ComputeClient, serverId: string, length?: number): Promise<string> {
-  const body = await serverAction<{ output: string }>(compute, serverId, {
+export async function getConsoleOutput(compute: ComputeClient, serverID: string, length?: number): Promise<string> {
+  const body = await serverAction<{ output: string }>(compute, serverID, {
     'os-getConsoleOutput': length === undefined ? {} : { length },
   });
   return body.output;
@@ -399,22 +399,22 @@ interface RemoteConsole {
 /** A console session URL; noVNC over VNC unless asked otherwise. */
 export async function createRemoteConsole(
   compute: ComputeClient,
-  serverId: string,
+  serverID: string,
   kind: { readonly protocol: ConsoleProtocol; readonly type: ConsoleType } = { protocol: 'vnc', type: 'novnc' },
 ): Promise<RemoteConsole> {
   return requestEnveloped<RemoteConsole>(compute, 'remote_console', {
     method: 'POST',
     path: '/servers/{server_id}/remote-consoles',
-    params: { server_id: serverId },
+    params: { server_id: serverID },
     body: { remote_console: kind },
   });
 }
 
-async function serverAction<T = unknown>(compute: ComputeClient, serverId: string, action: object): Promise<T> {
+async function serverAction<T = unknown>(compute: ComputeClient, serverID: string, action: object): Promise<T> {
   const { body } = await compute.request<T>({
     method: 'POST',
     path: '/servers/{server_id}/action',
-    params: { server_id: serverId },
+    params: { server_id: serverID },
     body: action,
   });
   return body;
@@ -471,11 +471,11 @@ export function listFlavors(
   );
 }
 
-export function getFlavor(compute: ComputeClient, flavorId: string): Promise<Flavor> {
+export function getFlavor(compute: ComputeClient, flavorID: string): Promise<Flavor> {
   return requestEnveloped<Flavor>(compute, 'flavor', {
     method: 'GET',
     path: '/flavors/{flavor_id}',
-    params: { flavor_id: flavorId },
+    params: { flavor_id: flavorID },
   });
 }
 
@@ -496,12 +496,12 @@ export function createFlavor(compute: ComputeClient, flavor: FlavorCreate): Prom
 /** A flavor's extra specs (`resources:CUSTOM_*`, `trait:*`, …), which the placement preflight reads. */
 export function getFlavorExtraSpecs(
   compute: ComputeClient,
-  flavorId: string,
+  flavorID: string,
 ): Promise<Readonly<Record<string, string>>> {
   return requestEnveloped<Record<string, string>>(compute, 'extra_specs', {
     method: 'GET',
     path: '/flavors/{flavor_id}/os-extra_specs',
-    params: { flavor_id: flavorId },
+    params: { flavor_id: flavorID },
   });
 }
 
@@ -601,11 +601,11 @@ export function listServerGroups(
   );
 }
 
-export function getServerGroup(compute: ComputeClient, groupId: string): Promise<ServerGroup> {
+export function getServerGroup(compute: ComputeClient, groupID: string): Promise<ServerGroup> {
   return requestEnveloped<ServerGroup>(compute, 'server_group', {
     method: 'GET',
     path: '/os-server-groups/{server_group_id}',
-    params: { server_group_id: groupId },
+    params: { server_group_id: groupID },
   });
 }
 
@@ -617,11 +617,11 @@ export function createServerGroup(compute: ComputeClient, group: ServerGroupCrea
   });
 }
 
-export async function deleteServerGroup(compute: ComputeClient, groupId: string): Promise<void> {
+export async function deleteServerGroup(compute: ComputeClient, groupID: string): Promise<void> {
   await compute.request({
     method: 'DELETE',
     path: '/os-server-groups/{server_group_id}',
-    params: { server_group_id: groupId },
+    params: { server_group_id: groupID },
   });
 }
 
@@ -656,12 +656,12 @@ interface VolumeAttachmentCreate {
 /** A server's attachments; paged by offset with no links, like server groups. */
 export function listVolumeAttachments(
   compute: ComputeClient,
-  serverId: string,
+  serverID: string,
   options?: ListOptions,
 ): Promise<VolumeAttachment[]> {
   return listAll<VolumeAttachment>(
     compute,
-    { method: 'GET', path: '/servers/{server_id}/os-volume_attachments', params: { server_id: serverId } },
+    { method: 'GET', path: '/servers/{server_id}/os-volume_attachments', params: { server_id: serverID } },
     { kind: 'offset', items: 'volumeAttachments', pageSize: NOVA_OFFSET_PAGE_SIZE },
     { limit: options?.limit, pageSize: options?.pageSize, signal: options?.signal },
   );
@@ -673,13 +673,13 @@ export function listVolumeAttachments(
  */
 export function getVolumeAttachment(
   compute: ComputeClient,
-  serverId: string,
-  volumeId: string,
+  serverID: string,
+  volumeID: string,
 ): Promise<VolumeAttachment> {
   return requestEnveloped<VolumeAttachment>(compute, 'volumeAttachment', {
     method: 'GET',
     path: '/servers/{server_id}/os-volume_attachments/{volume_id}',
-    params: { server_id: serverId, volume_id: volumeId },
+    params: { server_id: serverID, volume_id: volumeID },
   });
 }
 
@@ -700,23 +700,23 @@ interface VolumeAttachmentAccepted {
 /** Starts an attach; the attachment is complete when Cinder reports the volume in-use. */
 export function attachVolume(
   compute: ComputeClient,
-  serverId: string,
+  serverID: string,
   attachment: VolumeAttachmentCreate,
 ): Promise<VolumeAttachmentAccepted> {
   return requestEnveloped<VolumeAttachmentAccepted>(compute, 'volumeAttachment', {
     method: 'POST',
     path: '/servers/{server_id}/os-volume_attachments',
-    params: { server_id: serverId },
+    params: { server_id: serverID },
     body: { volumeAttachment: attachment },
   });
 }
 
 /** Starts a detach (202); the volume is detached when Cinder reports it available. */
-export async function detachVolume(compute: ComputeClient, serverId: string, volumeId: string): Promise<void> {
+export async function detachVolume(compute: ComputeClient, serverID: string, volumeID: string): Promise<void> {
   await compute.request({
     method: 'DELETE',
     path: '/servers/{server_id}/os-volume_attachments/{volume_id}',
-    params: { server_id: serverId, volume_id: volumeId },
+    params: { server_id: serverID, volume_id: volumeID },
   });
 }
 
@@ -745,31 +745,31 @@ interface QuotaSet extends QuotaLimits {
   readonly id: string;
 }
 
-export function getQuotaSet(compute: ComputeClient, projectId: string): Promise<QuotaSet> {
+export function getQuotaSet(compute: ComputeClient, projectID: string): Promise<QuotaSet> {
   return requestEnveloped<QuotaSet>(compute, 'quota_set', {
     method: 'GET',
     path: '/os-quota-sets/{project_id}',
-    params: { project_id: projectId },
+    params: { project_id: projectID },
   });
 }
 
 /** Sets some of a project's quotas (an admin call); returns them all. */
 export function updateQuotaSet(
   compute: ComputeClient,
-  projectId: string,
+  projectID: string,
   quotas: Partial<QuotaLimits>,
 ): Promise<QuotaLimits> {
   return requestEnveloped<QuotaLimits>(compute, 'quota_set', {
     method: 'PUT',
     path: '/os-quota-sets/{project_id}',
-    params: { project_id: projectId },
+    params: { project_id: projectID },
     body: { quota_set: quotas },
   });
 }
 
 /** Deletes the project's quota record, back to the defaults (an admin call; 202). Nova keeps it past the project. */
-export async function deleteQuotaSet(compute: ComputeClient, projectId: string): Promise<void> {
-  await compute.request({ method: 'DELETE', path: '/os-quota-sets/{project_id}', params: { project_id: projectId } });
+export async function deleteQuotaSet(compute: ComputeClient, projectID: string): Promise<void> {
+  await compute.request({ method: 'DELETE', path: '/os-quota-sets/{project_id}', params: { project_id: projectID } });
 }
 
 // ---------------------------------------------------------------------------------------------------------------

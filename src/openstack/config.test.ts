@@ -129,13 +129,13 @@ region_name: RegionOne
   domain_name: Corp
 `);
     assert.deepEqual(byName.scope, { kind: 'domain', domain: { name: 'Corp' } });
-    const byId = load(`auth:
+    const byID = load(`auth:
   auth_url: ${AUTH_URL}
   user_id: u-1
   password: pw
   domain_id: d-1
 `);
-    assert.deepEqual(byId.scope, { kind: 'domain', domain: { id: 'd-1' } });
+    assert.deepEqual(byID.scope, { kind: 'domain', domain: { id: 'd-1' } });
   });
 
   it('scopes to the system', () => {
@@ -245,13 +245,13 @@ auth:
   project_domain_name: Default
 `);
     assert.deepEqual(byName.scope, { kind: 'project', project: { name: 'legacy', domain: { name: 'Default' } } });
-    const byId = load(`auth:
+    const byID = load(`auth:
   auth_url: ${AUTH_URL}
   user_id: u-1
   password: pw
   tenant_id: t-1
 `);
-    assert.deepEqual(byId.scope, { kind: 'project', project: { id: 't-1' } });
+    assert.deepEqual(byID.scope, { kind: 'project', project: { id: 't-1' } });
   });
 
   it('reads interface, TLS settings, compute microversion and endpoint overrides', () => {

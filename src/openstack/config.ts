@@ -255,9 +255,9 @@ function userOf(cloud: string, auth: Auth): UserRef {
 }
 
 function scopeOf(cloud: string, auth: Auth): Scope {
-  const projectId = auth.project_id ?? auth.tenant_id;
+  const projectID = auth.project_id ?? auth.tenant_id;
   const projectName = auth.project_name ?? auth.tenant_name;
-  if (projectId !== undefined) return { kind: 'project', project: { id: projectId } };
+  if (projectID !== undefined) return { kind: 'project', project: { id: projectID } };
   if (projectName !== undefined) {
     const domain = domainOf(auth.project_domain_id, auth.project_domain_name, fallbackDomain(auth));
     if (domain === undefined)

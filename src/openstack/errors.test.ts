@@ -28,7 +28,7 @@ const failure = (status: number, body = ''): HttpFailure => ({
   method: 'GET',
   urlTemplate: '/servers/{server_id}',
   status,
-  requestId: 'req-42',
+  requestID: 'req-42',
   body,
 });
 
@@ -61,14 +61,14 @@ describe('httpError', () => {
       assert.equal(e.method, 'GET');
       assert.equal(e.urlTemplate, '/servers/{server_id}');
       assert.equal(e.status, status);
-      assert.equal(e.requestId, 'req-42');
+      assert.equal(e.requestID, 'req-42');
       assert.equal(e.message, `GET compute/servers/{server_id}: HTTP ${String(status)} [req-42]`);
     });
   }
 
   it('leaves the request id out of the message when there is none', () => {
-    const e = httpError({ ...failure(404), requestId: undefined });
-    assert.equal(e.requestId, undefined);
+    const e = httpError({ ...failure(404), requestID: undefined });
+    assert.equal(e.requestID, undefined);
     assert.equal(e.message, 'GET compute/servers/{server_id}: HTTP 404');
   });
 

@@ -41,7 +41,7 @@ export interface RequestSite {
 
 export interface HttpFailure extends RequestSite {
   readonly status: number;
-  readonly requestId: string | undefined;
+  readonly requestID: string | undefined;
   /** The response body as text, redacted and truncated; operator-only. */
   readonly body: string;
 }
@@ -60,7 +60,7 @@ export abstract class OpenStackHttpError extends OpenStackError implements HttpF
   readonly method: string;
   readonly urlTemplate: string;
   readonly status: number;
-  readonly requestId: string | undefined;
+  readonly requestID: string | undefined;
   readonly body: string;
   readonly fault: Fault;
 
@@ -68,13 +68,13 @@ export abstract class OpenStackHttpError extends OpenStackError implements HttpF
     const body = redactText(failure.body).slice(0, BODY_LIMIT);
     const fault = parseFault(body);
     const where = `${failure.method} ${failure.serviceType}${failure.urlTemplate}`;
-    const id = failure.requestId ? ` [${failure.requestId}]` : '';
+    const id = failure.requestID ? ` [${failure.requestID}]` : '';
     super(`${where}: HTTP ${failure.status}${id}${fault.message ? `: ${fault.message}` : ''}`);
     this.serviceType = failure.serviceType;
     this.method = failure.method;
     this.urlTemplate = failure.urlTemplate;
     this.status = failure.status;
-    this.requestId = failure.requestId;
+    this.requestID = failure.requestID;
     this.body = body;
     this.fault = fault;
   }

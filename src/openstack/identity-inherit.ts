@@ -7,13 +7,13 @@ import { isNotFound } from './errors.ts';
 import type { IdentityClient } from './identity.ts';
 
 interface InheritedGrant {
-  readonly domainId: string;
-  readonly userId: string;
-  readonly roleId: string;
+  readonly domainID: string;
+  readonly userID: string;
+  readonly roleID: string;
 }
 
 const path = '/OS-INHERIT/domains/{domain_id}/users/{user_id}/roles/{role_id}/inherited_to_projects';
-const params = (g: InheritedGrant) => ({ domain_id: g.domainId, user_id: g.userId, role_id: g.roleId });
+const params = (g: InheritedGrant) => ({ domain_id: g.domainID, user_id: g.userID, role_id: g.roleID });
 
 /** Grants the role on every project of the domain (PUT, 204); idempotent. */
 export async function grantInheritedRole(identity: IdentityClient, grant: InheritedGrant): Promise<void> {

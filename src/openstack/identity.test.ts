@@ -129,7 +129,7 @@ describe('identity', () => {
     it('lists with domain, name, all-tags and any-tags filters', async () => {
       h.cloud.on('GET', `${V3}/projects`, { body: { projects: [project('p-1', 'x')], links: { next: null } } });
       const projects = await listProjects(identity, {
-        domainId: 'd-1',
+        domainID: 'd-1',
         name: 'x',
         tags: ['organization=o', 'project=p'],
         tagsAny: ['a', 'b'],
@@ -160,7 +160,7 @@ describe('identity', () => {
               },
             },
       );
-      const projects = await listProjects(identity, { domainId: 'd-1' });
+      const projects = await listProjects(identity, { domainID: 'd-1' });
       assert.deepEqual(
         projects.map((p) => p.id),
         ['p-1', 'p-2', 'p-3'],
@@ -239,7 +239,7 @@ describe('identity', () => {
   describe('users', () => {
     it('lists users by domain and name', async () => {
       h.cloud.on('GET', `${V3}/users`, { body: { users: [user('u-1', 'svc')], links: { next: null } } });
-      const users = await listUsers(identity, { domainId: 'd-1', name: 'svc' });
+      const users = await listUsers(identity, { domainID: 'd-1', name: 'svc' });
       assert.equal(users[0]?.name, 'svc');
       const q = h.cloud.last('GET', `${V3}/users`).query;
       assert.equal(q.get('domain_id'), 'd-1');
@@ -356,7 +356,7 @@ describe('identity', () => {
     it('grants, checks and revokes a project role', async () => {
       const path = `${V3}/projects/p-1/users/u-1/roles/r-1`;
       h.cloud.on('PUT', `${V3}/projects/:p/users/:u/roles/:r`, { status: 204 });
-      await grantRole(identity, { projectId: 'p-1', userId: 'u-1', roleId: 'r-1' });
+      await grantRole(identity, { projectID: 'p-1', userID: 'u-1', roleID: 'r-1' });
       assert.equal(h.cloud.last().method, 'PUT');
       assert.equal(h.cloud.last().path, path);
       assert.equal(h.cloud.last().body, '');
@@ -364,12 +364,12 @@ describe('identity', () => {
       h.cloud.on('HEAD', `${V3}/projects/:p/users/:u/roles/:r`, (_r, p) => ({
         status: p.r === 'r-1' ? 204 : 404,
       }));
-      assert.equal(await hasRole(identity, { projectId: 'p-1', userId: 'u-1', roleId: 'r-1' }), true);
+      assert.equal(await hasRole(identity, { projectID: 'p-1', userID: 'u-1', roleID: 'r-1' }), true);
       assert.equal(h.cloud.last().path, path);
-      assert.equal(await hasRole(identity, { projectId: 'p-1', userId: 'u-1', roleId: 'r-2' }), false);
+      assert.equal(await hasRole(identity, { projectID: 'p-1', userID: 'u-1', roleID: 'r-2' }), false);
 
       h.cloud.on('DELETE', `${V3}/projects/:p/users/:u/roles/:r`, { status: 204 });
-      await revokeRole(identity, { projectId: 'p-1', userId: 'u-1', roleId: 'r-1' });
+      await revokeRole(identity, { projectID: 'p-1', userID: 'u-1', roleID: 'r-1' });
       assert.equal(h.cloud.last().method, 'DELETE');
       assert.equal(h.cloud.last().path, path);
     });
@@ -377,23 +377,23 @@ describe('identity', () => {
     it('grants, checks and revokes a domain role', async () => {
       const path = `${V3}/domains/d-1/users/u-1/roles/r-1`;
       h.cloud.on('PUT', `${V3}/domains/:d/users/:u/roles/:r`, { status: 204 });
-      await grantRole(identity, { domainId: 'd-1', userId: 'u-1', roleId: 'r-1' });
+      await grantRole(identity, { domainID: 'd-1', userID: 'u-1', roleID: 'r-1' });
       assert.equal(h.cloud.last().path, path);
 
       h.cloud.on('HEAD', `${V3}/domains/:d/users/:u/roles/:r`, { status: 404 });
-      assert.equal(await hasRole(identity, { domainId: 'd-1', userId: 'u-1', roleId: 'r-1' }), false);
+      assert.equal(await hasRole(identity, { domainID: 'd-1', userID: 'u-1', roleID: 'r-1' }), false);
       assert.equal(h.cloud.last().method, 'HEAD');
       assert.equal(h.cloud.last().path, path);
 
       h.cloud.on('DELETE', `${V3}/domains/:d/users/:u/roles/:r`, { status: 204 });
-      await revokeRole(identity, { domainId: 'd-1', userId: 'u-1', roleId: 'r-1' });
+      await revokeRole(identity, { domainID: 'd-1', userID: 'u-1', roleID: 'r-1' });
       assert.equal(h.cloud.last().method, 'DELETE');
       assert.equal(h.cloud.last().path, path);
     });
 
     it('lets a check fail loudly on anything but 404', async () => {
       h.cloud.on('HEAD', `${V3}/projects/:p/users/:u/roles/:r`, { status: 403 });
-      await assert.rejects(hasRole(identity, { projectId: 'p-1', userId: 'u-1', roleId: 'r-1' }), ForbiddenError);
+      await assert.rejects(hasRole(identity, { projectID: 'p-1', userID: 'u-1', roleID: 'r-1' }), ForbiddenError);
     });
 
     it('lists assignments with dotted filters, and sends effective/include_names only when true', async () => {
@@ -410,9 +410,9 @@ describe('identity', () => {
         },
       });
       const assignments = await listRoleAssignments(identity, {
-        userId: 'u-1',
-        projectId: 'p-1',
-        roleId: 'r-1',
+        userID: 'u-1',
+        projectID: 'p-1',
+        roleID: 'r-1',
         effective: true,
         includeNames: true,
       });
@@ -426,7 +426,7 @@ describe('identity', () => {
       assert.equal(q.get('include_names'), 'true');
       assert.equal(q.has('scope.domain.id'), false);
 
-      await listRoleAssignments(identity, { domainId: 'd-1', effective: false, includeNames: false });
+      await listRoleAssignments(identity, { domainID: 'd-1', effective: false, includeNames: false });
       const q2 = h.cloud.last('GET', `${V3}/role_assignments`).query;
       assert.equal(q2.get('scope.domain.id'), 'd-1');
       // Keystone would read `effective=false` as true.

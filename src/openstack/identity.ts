@@ -68,11 +68,11 @@ export function listDomains(
   );
 }
 
-export function getDomain(identity: IdentityClient, domainId: string): Promise<Domain> {
+export function getDomain(identity: IdentityClient, domainID: string): Promise<Domain> {
   return requestEnveloped<Domain>(identity, 'domain', {
     method: 'GET',
     path: '/domains/{domain_id}',
-    params: { domain_id: domainId },
+    params: { domain_id: domainID },
   });
 }
 
@@ -80,18 +80,18 @@ export function createDomain(identity: IdentityClient, domain: DomainCreate): Pr
   return requestEnveloped<Domain>(identity, 'domain', { method: 'POST', path: '/domains', body: { domain } });
 }
 
-export function updateDomain(identity: IdentityClient, domainId: string, update: DomainUpdate): Promise<Domain> {
+export function updateDomain(identity: IdentityClient, domainID: string, update: DomainUpdate): Promise<Domain> {
   return requestEnveloped<Domain>(identity, 'domain', {
     method: 'PATCH',
     path: '/domains/{domain_id}',
-    params: { domain_id: domainId },
+    params: { domain_id: domainID },
     body: { domain: update },
   });
 }
 
 /** Deletes a domain; Keystone refuses (403) until the domain is disabled, so callers disable it first. */
-export async function deleteDomain(identity: IdentityClient, domainId: string): Promise<void> {
-  await identity.request({ method: 'DELETE', path: '/domains/{domain_id}', params: { domain_id: domainId } });
+export async function deleteDomain(identity: IdentityClient, domainID: string): Promise<void> {
+  await identity.request({ method: 'DELETE', path: '/domains/{domain_id}', params: { domain_id: domainID } });
 }
 
 // ---------------------------------------------------------------------------------------------------- projects
@@ -108,7 +108,7 @@ export interface Project {
 }
 
 interface ProjectFilter {
-  readonly domainId?: string | undefined;
+  readonly domainID?: string | undefined;
   readonly name?: string | undefined;
   /** Projects carrying every one of these tags (sent comma-joined as `tags`). */
   readonly tags?: readonly string[] | undefined;
@@ -117,7 +117,7 @@ interface ProjectFilter {
 }
 
 const projectKeys: QueryKeys<ProjectFilter> = {
-  domainId: 'domain_id',
+  domainID: 'domain_id',
   name: 'name',
   tags: commaJoined('tags'),
   tagsAny: commaJoined('tags-any'),
@@ -160,18 +160,18 @@ export function listProjects(
 /** The project named exactly `name` in the domain, or undefined (see the module comment on name matching). */
 export async function findProjectByName(
   identity: IdentityClient,
-  domainId: string,
+  domainID: string,
   name: string,
   options?: ListOptions,
 ): Promise<Project | undefined> {
-  return exactlyNamed(await listProjects(identity, { domainId, name }, options), name, 'keystone project');
+  return exactlyNamed(await listProjects(identity, { domainID, name }, options), name, 'keystone project');
 }
 
-export function getProject(identity: IdentityClient, projectId: string): Promise<Project> {
+export function getProject(identity: IdentityClient, projectID: string): Promise<Project> {
   return requestEnveloped<Project>(identity, 'project', {
     method: 'GET',
     path: '/projects/{project_id}',
-    params: { project_id: projectId },
+    params: { project_id: projectID },
   });
 }
 
@@ -183,17 +183,17 @@ export function createProject(identity: IdentityClient, project: ProjectCreate):
   });
 }
 
-export function updateProject(identity: IdentityClient, projectId: string, update: ProjectUpdate): Promise<Project> {
+export function updateProject(identity: IdentityClient, projectID: string, update: ProjectUpdate): Promise<Project> {
   return requestEnveloped<Project>(identity, 'project', {
     method: 'PATCH',
     path: '/projects/{project_id}',
-    params: { project_id: projectId },
+    params: { project_id: projectID },
     body: { project: update },
   });
 }
 
-export async function deleteProject(identity: IdentityClient, projectId: string): Promise<void> {
-  await identity.request({ method: 'DELETE', path: '/projects/{project_id}', params: { project_id: projectId } });
+export async function deleteProject(identity: IdentityClient, projectID: string): Promise<void> {
+  await identity.request({ method: 'DELETE', path: '/projects/{project_id}', params: { project_id: projectID } });
 }
 
 // ---------------------------------------------------------------------------------------------------- users
@@ -220,11 +220,11 @@ export interface User {
 }
 
 interface UserFilter {
-  readonly domainId?: string | undefined;
+  readonly domainID?: string | undefined;
   readonly name?: string | undefined;
 }
 
-const userKeys: QueryKeys<UserFilter> = { domainId: 'domain_id', name: 'name' };
+const userKeys: QueryKeys<UserFilter> = { domainID: 'domain_id', name: 'name' };
 
 interface UserCreate {
   readonly name: string;
@@ -261,18 +261,18 @@ export function listUsers(identity: IdentityClient, filter: UserFilter = {}, opt
 /** The user named exactly `name` in the domain, or undefined (see the module comment on name matching). */
 export async function findUserByName(
   identity: IdentityClient,
-  domainId: string,
+  domainID: string,
   name: string,
   options?: ListOptions,
 ): Promise<User | undefined> {
-  return exactlyNamed(await listUsers(identity, { domainId, name }, options), name, 'keystone user');
+  return exactlyNamed(await listUsers(identity, { domainID, name }, options), name, 'keystone user');
 }
 
-export function getUser(identity: IdentityClient, userId: string): Promise<User> {
+export function getUser(identity: IdentityClient, userID: string): Promise<User> {
   return requestEnveloped<User>(identity, 'user', {
     method: 'GET',
     path: '/users/{user_id}',
-    params: { user_id: userId },
+    params: { user_id: userID },
   });
 }
 
@@ -281,29 +281,29 @@ export function createUser(identity: IdentityClient, user: UserCreate): Promise<
   return requestEnveloped<User>(identity, 'user', { method: 'POST', path: '/users', body: { user } });
 }
 
-export function updateUser(identity: IdentityClient, userId: string, update: UserUpdate): Promise<User> {
+export function updateUser(identity: IdentityClient, userID: string, update: UserUpdate): Promise<User> {
   return requestEnveloped<User>(identity, 'user', {
     method: 'PATCH',
     path: '/users/{user_id}',
-    params: { user_id: userId },
+    params: { user_id: userID },
     body: { user: update },
   });
 }
 
 /** Deleting a user also deletes its application credentials. */
-export async function deleteUser(identity: IdentityClient, userId: string): Promise<void> {
-  await identity.request({ method: 'DELETE', path: '/users/{user_id}', params: { user_id: userId } });
+export async function deleteUser(identity: IdentityClient, userID: string): Promise<void> {
+  await identity.request({ method: 'DELETE', path: '/users/{user_id}', params: { user_id: userID } });
 }
 
 /**
  * Sets a user's password as an administrator, without the old one. Keystone checks it against its password rules
  * and revokes every token the user holds; the user's application credentials survive.
  */
-export function setUserPassword(identity: IdentityClient, userId: string, password: string): Promise<User> {
+export function setUserPassword(identity: IdentityClient, userID: string, password: string): Promise<User> {
   return requestEnveloped<User>(identity, 'user', {
     method: 'PATCH',
     path: '/users/{user_id}',
-    params: { user_id: userId },
+    params: { user_id: userID },
     body: { user: { password } },
   });
 }
@@ -311,13 +311,13 @@ export function setUserPassword(identity: IdentityClient, userId: string, passwo
 /** Self-service change: the user's own token, and its current password as `original_password`. Answers 204. */
 export async function changeOwnPassword(
   identity: IdentityClient,
-  userId: string,
+  userID: string,
   change: { readonly original_password: string; readonly password: string },
 ): Promise<void> {
   await identity.request({
     method: 'POST',
     path: '/users/{user_id}/password',
-    params: { user_id: userId },
+    params: { user_id: userID },
     body: { user: { password: change.password, original_password: change.original_password } },
   });
 }
@@ -335,10 +335,10 @@ export interface Role {
 interface RoleFilter {
   readonly name?: string | undefined;
   /** Keystone lists only global roles unless a domain is named. */
-  readonly domainId?: string | undefined;
+  readonly domainID?: string | undefined;
 }
 
-const roleKeys: QueryKeys<RoleFilter> = { name: 'name', domainId: 'domain_id' };
+const roleKeys: QueryKeys<RoleFilter> = { name: 'name', domainID: 'domain_id' };
 
 export function listRoles(identity: IdentityClient, filter: RoleFilter = {}, options?: ListOptions): Promise<Role[]> {
   return listAll<Role>(
@@ -353,10 +353,10 @@ export function listRoles(identity: IdentityClient, filter: RoleFilter = {}, opt
 export async function findRoleByName(
   identity: IdentityClient,
   name: string,
-  domainId?: string,
+  domainID?: string,
   options?: ListOptions,
 ): Promise<Role | undefined> {
-  return exactlyNamed(await listRoles(identity, { name, domainId }, options), name, 'keystone role');
+  return exactlyNamed(await listRoles(identity, { name, domainID }, options), name, 'keystone role');
 }
 
 async function createRole(identity: IdentityClient, role: { readonly name: string }): Promise<Role> {
@@ -368,31 +368,31 @@ export async function ensureRole(identity: IdentityClient, name: string): Promis
   return (await findRoleByName(identity, name))?.id ?? (await createRole(identity, { name })).id;
 }
 
-export function getRole(identity: IdentityClient, roleId: string): Promise<Role> {
+export function getRole(identity: IdentityClient, roleID: string): Promise<Role> {
   return requestEnveloped<Role>(identity, 'role', {
     method: 'GET',
     path: '/roles/{role_id}',
-    params: { role_id: roleId },
+    params: { role_id: roleID },
   });
 }
 
 // ---------------------------------------------------------------------------------------------------- role assignments
 
 /** A user's role on one project or one domain. */
-type RoleAssignmentTarget = { readonly userId: string; readonly roleId: string } & (
-  { readonly projectId: string; readonly domainId?: never } | { readonly domainId: string; readonly projectId?: never }
+type RoleAssignmentTarget = { readonly userID: string; readonly roleID: string } & (
+  { readonly projectID: string; readonly domainID?: never } | { readonly domainID: string; readonly projectID?: never }
 );
 
 function assignmentPath(target: RoleAssignmentTarget): { path: string; params: Record<string, string> } {
-  if (target.projectId !== undefined) {
+  if (target.projectID !== undefined) {
     return {
       path: '/projects/{project_id}/users/{user_id}/roles/{role_id}',
-      params: { project_id: target.projectId, user_id: target.userId, role_id: target.roleId },
+      params: { project_id: target.projectID, user_id: target.userID, role_id: target.roleID },
     };
   }
   return {
     path: '/domains/{domain_id}/users/{user_id}/roles/{role_id}',
-    params: { domain_id: target.domainId, user_id: target.userId, role_id: target.roleId },
+    params: { domain_id: target.domainID, user_id: target.userID, role_id: target.roleID },
   };
 }
 
@@ -440,10 +440,10 @@ export interface RoleAssignment {
 }
 
 interface RoleAssignmentFilter {
-  readonly userId?: string | undefined;
-  readonly projectId?: string | undefined;
-  readonly domainId?: string | undefined;
-  readonly roleId?: string | undefined;
+  readonly userID?: string | undefined;
+  readonly projectID?: string | undefined;
+  readonly domainID?: string | undefined;
+  readonly roleID?: string | undefined;
   /** Expand group membership, inheritance and implied roles into what a token would carry. */
   readonly effective?: boolean | undefined;
   /** Add names beside the ids of roles, users, groups, projects and domains. */
@@ -451,10 +451,10 @@ interface RoleAssignmentFilter {
 }
 
 const roleAssignmentKeys: QueryKeys<RoleAssignmentFilter> = {
-  userId: 'user.id',
-  projectId: 'scope.project.id',
-  domainId: 'scope.domain.id',
-  roleId: 'role.id',
+  userID: 'user.id',
+  projectID: 'scope.project.id',
+  domainID: 'scope.domain.id',
+  roleID: 'role.id',
   // Keystone reads these flags by presence: any value but `0` means true, so `false` is left out.
   effective: flag('effective'),
   includeNames: flag('include_names'),
@@ -533,32 +533,32 @@ export interface ApplicationCredentialCreate {
  */
 export function createApplicationCredential(
   identity: ProjectScopedIdentityClient,
-  userId: string,
+  userID: string,
   credential: ApplicationCredentialCreate,
 ): Promise<NewApplicationCredential> {
   return requestEnveloped<NewApplicationCredential>(identity, 'application_credential', {
     method: 'POST',
     path: '/users/{user_id}/application_credentials',
-    params: { user_id: userId },
+    params: { user_id: userID },
     body: { application_credential: credential },
   });
 }
 
 export function getApplicationCredential(
   identity: IdentityClient,
-  userId: string,
-  credentialId: string,
+  userID: string,
+  credentialID: string,
 ): Promise<ApplicationCredential> {
   return requestEnveloped<ApplicationCredential>(identity, 'application_credential', {
     method: 'GET',
     path: '/users/{user_id}/application_credentials/{application_credential_id}',
-    params: { user_id: userId, application_credential_id: credentialId },
+    params: { user_id: userID, application_credential_id: credentialID },
   });
 }
 
 export function listApplicationCredentials(
   identity: IdentityClient,
-  userId: string,
+  userID: string,
   filter: ApplicationCredentialFilter = {},
   options?: ListOptions,
 ): Promise<ApplicationCredential[]> {
@@ -567,7 +567,7 @@ export function listApplicationCredentials(
     {
       method: 'GET',
       path: '/users/{user_id}/application_credentials',
-      params: { user_id: userId },
+      params: { user_id: userID },
       query: toQuery(filter, applicationCredentialKeys),
     },
     pageStyleFor('identity', 'application_credentials'),
@@ -578,12 +578,12 @@ export function listApplicationCredentials(
 /** The user's application credential named exactly `name`, or undefined. */
 export async function findApplicationCredentialByName(
   identity: IdentityClient,
-  userId: string,
+  userID: string,
   name: string,
   options?: ListOptions,
 ): Promise<ApplicationCredential | undefined> {
   return exactlyNamed(
-    await listApplicationCredentials(identity, userId, { name }, options),
+    await listApplicationCredentials(identity, userID, { name }, options),
     name,
     'keystone application credential',
   );
@@ -591,12 +591,12 @@ export async function findApplicationCredentialByName(
 
 export async function deleteApplicationCredential(
   identity: IdentityClient,
-  userId: string,
-  credentialId: string,
+  userID: string,
+  credentialID: string,
 ): Promise<void> {
   await identity.request({
     method: 'DELETE',
     path: '/users/{user_id}/application_credentials/{application_credential_id}',
-    params: { user_id: userId, application_credential_id: credentialId },
+    params: { user_id: userID, application_credential_id: credentialID },
   });
 }

@@ -140,11 +140,11 @@ export async function findImageByName(
   return exactlyNamed(await listImages(image, { ...filter, name: serverName }, options), name, 'glance image');
 }
 
-export async function getImage(image: ImageClient, imageId: string): Promise<Image> {
+export async function getImage(image: ImageClient, imageID: string): Promise<Image> {
   const { body } = await image.request<Image>({
     method: 'GET',
     path: '/images/{image_id}',
-    params: { image_id: imageId },
+    params: { image_id: imageID },
   });
   return body;
 }
@@ -186,11 +186,11 @@ type ImagePatch =
 
 export const IMAGE_PATCH_CONTENT_TYPE = 'application/openstack-images-v2.1-json-patch';
 
-export async function updateImage(image: ImageClient, imageId: string, patch: readonly ImagePatch[]): Promise<Image> {
+export async function updateImage(image: ImageClient, imageID: string, patch: readonly ImagePatch[]): Promise<Image> {
   const { body } = await image.request<Image>({
     method: 'PATCH',
     path: '/images/{image_id}',
-    params: { image_id: imageId },
+    params: { image_id: imageID },
     // Glance answers 415 to a PATCH with any other media type.
     contentType: IMAGE_PATCH_CONTENT_TYPE,
     body: patch.map((change) => {
@@ -206,29 +206,29 @@ export async function updateImage(image: ImageClient, imageId: string, patch: re
  * `importing` to `active`, so callers poll the image. The image must be `queued`, and the cloud must enable the
  * `web-download` import method.
  */
-export async function importImageFromUrl(image: ImageClient, imageId: string, uri: string): Promise<void> {
+export async function importImageFromUrl(image: ImageClient, imageID: string, uri: string): Promise<void> {
   await image.request({
     method: 'POST',
     path: '/images/{image_id}/import',
-    params: { image_id: imageId },
+    params: { image_id: imageID },
     body: { method: { name: 'web-download', uri } },
   });
 }
 
 /** Uploads the image data (204): a `queued` image moves through `saving` to `active`. */
-export async function uploadImageData(image: ImageClient, imageId: string, data: string | Uint8Array): Promise<void> {
+export async function uploadImageData(image: ImageClient, imageID: string, data: string | Uint8Array): Promise<void> {
   await image.request({
     method: 'PUT',
     path: '/images/{image_id}/file',
-    params: { image_id: imageId },
+    params: { image_id: imageID },
     contentType: 'application/octet-stream',
     body: data,
   });
 }
 
 /** Deletes the image (204); a `protected` image is refused with 403. */
-export async function deleteImage(image: ImageClient, imageId: string): Promise<void> {
-  await image.request({ method: 'DELETE', path: '/images/{image_id}', params: { image_id: imageId } });
+export async function deleteImage(image: ImageClient, imageID: string): Promise<void> {
+  await image.request({ method: 'DELETE', path: '/images/{image_id}', params: { image_id: imageID } });
 }
 
 interface ImageSchemaProperty {

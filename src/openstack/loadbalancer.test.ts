@@ -140,7 +140,7 @@ describe('loadbalancer', () => {
             },
       );
       const start = h.cloud.requests.length;
-      const all = await listLoadBalancers(octavia, { name: 'lb-x', projectId: 'p-1' }, { pageSize: 2 });
+      const all = await listLoadBalancers(octavia, { name: 'lb-x', projectID: 'p-1' }, { pageSize: 2 });
       assert.deepEqual(
         all.map((l) => l.id),
         ['lb-1', 'lb-2', 'lb-3'],
@@ -243,7 +243,7 @@ describe('loadbalancer', () => {
         h.cloud.on('GET', `${base}/lbaas/listeners`, { body: { listeners: items, listeners_links: [] } });
       };
       reply([listener('l-1', 'a'), listener('l-2', 'b')]);
-      assert.equal((await listListeners(octavia, { projectId: 'p-1' })).length, 2);
+      assert.equal((await listListeners(octavia, { projectID: 'p-1' })).length, 2);
       assert.equal(h.cloud.last().query.get('project_id'), 'p-1');
 
       reply([listener('l-9', 'lb-1-web-listener-old')]);

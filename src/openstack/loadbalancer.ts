@@ -20,17 +20,17 @@ export type ProvisioningStatus =
   'ACTIVE' | 'PENDING_CREATE' | 'PENDING_UPDATE' | 'PENDING_DELETE' | 'DELETED' | 'ERROR';
 type OperatingStatus = 'ONLINE' | 'DRAINING' | 'OFFLINE' | 'DEGRADED' | 'ERROR' | 'NO_MONITOR';
 
-interface IdRef {
+interface IDRef {
   readonly id: string;
 }
 
 /** Filters every Octavia list accepts; `name` is treated as fuzzy, so lookups post-filter. */
 interface OctaviaFilter {
   readonly name?: string | undefined;
-  readonly projectId?: string | undefined;
+  readonly projectID?: string | undefined;
 }
 
-const octaviaKeys: QueryKeys<OctaviaFilter> = { name: 'name', projectId: 'project_id' };
+const octaviaKeys: QueryKeys<OctaviaFilter> = { name: 'name', projectID: 'project_id' };
 
 interface CascadeOptions {
   /** Delete the load balancer's listeners, pools, members and monitors with it. */
@@ -52,8 +52,8 @@ export interface LoadBalancer {
   readonly vip_network_id: string | null;
   readonly provider: string;
   readonly flavor_id: string | null;
-  readonly listeners: readonly IdRef[];
-  readonly pools: readonly IdRef[];
+  readonly listeners: readonly IDRef[];
+  readonly pools: readonly IDRef[];
   readonly created_at: string;
   readonly updated_at: string | null;
 }
@@ -83,11 +83,11 @@ export function createLoadBalancer(
   });
 }
 
-export function getLoadBalancer(octavia: LoadBalancerClient, loadbalancerId: string): Promise<LoadBalancer> {
+export function getLoadBalancer(octavia: LoadBalancerClient, loadbalancerID: string): Promise<LoadBalancer> {
   return requestEnveloped<LoadBalancer>(octavia, 'loadbalancer', {
     method: 'GET',
     path: '/lbaas/loadbalancers/{loadbalancer_id}',
-    params: { loadbalancer_id: loadbalancerId },
+    params: { loadbalancer_id: loadbalancerID },
   });
 }
 
@@ -118,13 +118,13 @@ export async function findLoadBalancerByName(
  */
 export async function deleteLoadBalancer(
   octavia: LoadBalancerClient,
-  loadbalancerId: string,
+  loadbalancerID: string,
   options: CascadeOptions = {},
 ): Promise<void> {
   await octavia.request({
     method: 'DELETE',
     path: '/lbaas/loadbalancers/{loadbalancer_id}',
-    params: { loadbalancer_id: loadbalancerId },
+    params: { loadbalancer_id: loadbalancerID },
     query: { cascade: options.cascade === true ? true : undefined },
   });
 }
@@ -148,7 +148,7 @@ export interface Listener {
   readonly project_id: string;
   readonly protocol: ListenerProtocol;
   readonly protocol_port: number;
-  readonly loadbalancers: readonly IdRef[];
+  readonly loadbalancers: readonly IDRef[];
   readonly default_pool_id: string | null;
   /** Null (or empty) means any source. */
   readonly allowed_cidrs: readonly string[] | null;
@@ -191,11 +191,11 @@ export function createListener(octavia: LoadBalancerClient, listener: ListenerCr
   });
 }
 
-export function getListener(octavia: LoadBalancerClient, listenerId: string): Promise<Listener> {
+export function getListener(octavia: LoadBalancerClient, listenerID: string): Promise<Listener> {
   return requestEnveloped<Listener>(octavia, 'listener', {
     method: 'GET',
     path: '/lbaas/listeners/{listener_id}',
-    params: { listener_id: listenerId },
+    params: { listener_id: listenerID },
   });
 }
 
@@ -219,22 +219,22 @@ export async function findListenerByName(octavia: LoadBalancerClient, name: stri
 
 export function updateListener(
   octavia: LoadBalancerClient,
-  listenerId: string,
+  listenerID: string,
   listener: ListenerUpdate,
 ): Promise<Listener> {
   return requestEnveloped<Listener>(octavia, 'listener', {
     method: 'PUT',
     path: '/lbaas/listeners/{listener_id}',
-    params: { listener_id: listenerId },
+    params: { listener_id: listenerID },
     body: { listener },
   });
 }
 
-export async function deleteListener(octavia: LoadBalancerClient, listenerId: string): Promise<void> {
+export async function deleteListener(octavia: LoadBalancerClient, listenerID: string): Promise<void> {
   await octavia.request({
     method: 'DELETE',
     path: '/lbaas/listeners/{listener_id}',
-    params: { listener_id: listenerId },
+    params: { listener_id: listenerID },
   });
 }
 
@@ -259,9 +259,9 @@ export interface Pool {
   readonly protocol: PoolProtocol;
   readonly lb_algorithm: LbAlgorithm;
   readonly session_persistence: SessionPersistence | null;
-  readonly listeners: readonly IdRef[];
-  readonly loadbalancers: readonly IdRef[];
-  readonly members: readonly IdRef[];
+  readonly listeners: readonly IDRef[];
+  readonly loadbalancers: readonly IDRef[];
+  readonly members: readonly IDRef[];
   readonly healthmonitor_id: string | null;
   readonly provisioning_status: ProvisioningStatus;
   readonly operating_status: OperatingStatus;
@@ -291,11 +291,11 @@ export function createPool(octavia: LoadBalancerClient, pool: PoolCreate): Promi
   return requestEnveloped<Pool>(octavia, 'pool', { method: 'POST', path: '/lbaas/pools', body: { pool } });
 }
 
-export function getPool(octavia: LoadBalancerClient, poolId: string): Promise<Pool> {
+export function getPool(octavia: LoadBalancerClient, poolID: string): Promise<Pool> {
   return requestEnveloped<Pool>(octavia, 'pool', {
     method: 'GET',
     path: '/lbaas/pools/{pool_id}',
-    params: { pool_id: poolId },
+    params: { pool_id: poolID },
   });
 }
 
@@ -317,17 +317,17 @@ export async function findPoolByName(octavia: LoadBalancerClient, name: string):
   return exactlyNamed(await listPools(octavia, { name }), name, 'pool');
 }
 
-export function updatePool(octavia: LoadBalancerClient, poolId: string, pool: PoolUpdate): Promise<Pool> {
+export function updatePool(octavia: LoadBalancerClient, poolID: string, pool: PoolUpdate): Promise<Pool> {
   return requestEnveloped<Pool>(octavia, 'pool', {
     method: 'PUT',
     path: '/lbaas/pools/{pool_id}',
-    params: { pool_id: poolId },
+    params: { pool_id: poolID },
     body: { pool },
   });
 }
 
-export async function deletePool(octavia: LoadBalancerClient, poolId: string): Promise<void> {
-  await octavia.request({ method: 'DELETE', path: '/lbaas/pools/{pool_id}', params: { pool_id: poolId } });
+export async function deletePool(octavia: LoadBalancerClient, poolID: string): Promise<void> {
+  await octavia.request({ method: 'DELETE', path: '/lbaas/pools/{pool_id}', params: { pool_id: poolID } });
 }
 
 // Members
@@ -360,10 +360,10 @@ interface MemberSpec {
   readonly admin_state_up?: boolean | undefined;
 }
 
-export function listMembers(octavia: LoadBalancerClient, poolId: string, options?: ListOptions): Promise<Member[]> {
+export function listMembers(octavia: LoadBalancerClient, poolID: string, options?: ListOptions): Promise<Member[]> {
   return listAll<Member>(
     octavia,
-    { method: 'GET', path: '/lbaas/pools/{pool_id}/members', params: { pool_id: poolId } },
+    { method: 'GET', path: '/lbaas/pools/{pool_id}/members', params: { pool_id: poolID } },
     pageStyleFor('load-balancer', 'members'),
     options,
   );
@@ -375,30 +375,30 @@ export function listMembers(octavia: LoadBalancerClient, poolId: string, options
  */
 export async function replaceMembers(
   octavia: LoadBalancerClient,
-  poolId: string,
+  poolID: string,
   members: readonly MemberSpec[],
 ): Promise<void> {
   await octavia.request({
     method: 'PUT',
     path: '/lbaas/pools/{pool_id}/members',
-    params: { pool_id: poolId },
+    params: { pool_id: poolID },
     body: { members },
   });
 }
 
-export function getMember(octavia: LoadBalancerClient, poolId: string, memberId: string): Promise<Member> {
+export function getMember(octavia: LoadBalancerClient, poolID: string, memberID: string): Promise<Member> {
   return requestEnveloped<Member>(octavia, 'member', {
     method: 'GET',
     path: '/lbaas/pools/{pool_id}/members/{member_id}',
-    params: { pool_id: poolId, member_id: memberId },
+    params: { pool_id: poolID, member_id: memberID },
   });
 }
 
-export async function deleteMember(octavia: LoadBalancerClient, poolId: string, memberId: string): Promise<void> {
+export async function deleteMember(octavia: LoadBalancerClient, poolID: string, memberID: string): Promise<void> {
   await octavia.request({
     method: 'DELETE',
     path: '/lbaas/pools/{pool_id}/members/{member_id}',
-    params: { pool_id: poolId, member_id: memberId },
+    params: { pool_id: poolID, member_id: memberID },
   });
 }
 
@@ -422,7 +422,7 @@ export interface HealthMonitor {
   readonly http_method?: HealthMonitorHttpMethod | null;
   readonly url_path?: string | null;
   readonly expected_codes?: string | null;
-  readonly pools: readonly IdRef[];
+  readonly pools: readonly IDRef[];
   readonly provisioning_status: ProvisioningStatus;
   readonly operating_status: OperatingStatus;
 }
@@ -459,11 +459,11 @@ export function createHealthMonitor(
   });
 }
 
-export function getHealthMonitor(octavia: LoadBalancerClient, healthmonitorId: string): Promise<HealthMonitor> {
+export function getHealthMonitor(octavia: LoadBalancerClient, healthmonitorID: string): Promise<HealthMonitor> {
   return requestEnveloped<HealthMonitor>(octavia, 'healthmonitor', {
     method: 'GET',
     path: '/lbaas/healthmonitors/{healthmonitor_id}',
-    params: { healthmonitor_id: healthmonitorId },
+    params: { healthmonitor_id: healthmonitorID },
   });
 }
 
@@ -490,22 +490,22 @@ export async function findHealthMonitorByName(
 
 export function updateHealthMonitor(
   octavia: LoadBalancerClient,
-  healthmonitorId: string,
+  healthmonitorID: string,
   healthmonitor: HealthMonitorUpdate,
 ): Promise<HealthMonitor> {
   return requestEnveloped<HealthMonitor>(octavia, 'healthmonitor', {
     method: 'PUT',
     path: '/lbaas/healthmonitors/{healthmonitor_id}',
-    params: { healthmonitor_id: healthmonitorId },
+    params: { healthmonitor_id: healthmonitorID },
     body: { healthmonitor },
   });
 }
 
-export async function deleteHealthMonitor(octavia: LoadBalancerClient, healthmonitorId: string): Promise<void> {
+export async function deleteHealthMonitor(octavia: LoadBalancerClient, healthmonitorID: string): Promise<void> {
   await octavia.request({
     method: 'DELETE',
     path: '/lbaas/healthmonitors/{healthmonitor_id}',
-    params: { healthmonitor_id: healthmonitorId },
+    params: { healthmonitor_id: healthmonitorID },
   });
 }
 

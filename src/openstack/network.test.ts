@@ -4,14 +4,14 @@ import { ConflictError, ConsistencyError, NotFoundError } from './errors.ts';
 import {
   addRouterInterface,
   addTag,
-  createFloatingIp,
+  createFloatingIP,
   createNetwork,
   createPort,
   createRouter,
   createSecurityGroup,
   createSecurityGroupRule,
   createSubnet,
-  deleteFloatingIp,
+  deleteFloatingIP,
   deleteNetwork,
   deletePort,
   deleteRouter,
@@ -23,14 +23,14 @@ import {
   findRouterByName,
   findSecurityGroupByName,
   findSubnetByName,
-  getFloatingIp,
+  getFloatingIP,
   getNetwork,
   getNetworkQuota,
   getPort,
   getRouter,
   getSecurityGroup,
   getSubnet,
-  listFloatingIps,
+  listFloatingIPs,
   listNetworks,
   listPorts,
   listRouters,
@@ -40,7 +40,7 @@ import {
   removeRouterInterface,
   replaceTags,
   unlimitedNetworkQuota,
-  updateFloatingIp,
+  updateFloatingIP,
   updateNetworkQuota,
   updatePort,
   updateSubnet,
@@ -132,14 +132,14 @@ const group = (id: string, name: string) => ({
   tags: [],
 });
 
-const floatingIp = (id: string, portId: string | null) => ({
+const floatingIP = (id: string, portID: string | null) => ({
   id,
   floating_ip_address: '203.0.113.10',
   floating_network_id: 'ext-1',
-  port_id: portId,
-  fixed_ip_address: portId === null ? null : '10.0.0.130',
-  router_id: portId === null ? null : 'rt-1',
-  status: portId === null ? 'DOWN' : 'ACTIVE',
+  port_id: portID,
+  fixed_ip_address: portID === null ? null : '10.0.0.130',
+  router_id: portID === null ? null : 'rt-1',
+  status: portID === null ? 'DOWN' : 'ACTIVE',
   project_id: 'p-1',
   tags: [],
 });
@@ -203,7 +203,7 @@ describe('network', () => {
       h.cloud.on('GET', n('/networks'), { body: { networks: [network('ext-1', 'public')] } });
       const found = await listNetworks(neutron, {
         name: 'public',
-        projectId: 'p-1',
+        projectID: 'p-1',
         routerExternal: true,
         tags: ['region=r1', 'kind=external'],
         tagsAny: ['a', 'b'],
@@ -281,7 +281,7 @@ describe('network', () => {
       assert.deepEqual(query(h.cloud.last('GET', n('/networks'))), { name: 'network-n1' });
 
       reply = [network('net-9', 'network-n1-old'), network('net-1', 'network-n1')];
-      assert.equal((await findNetworkByName(neutron, 'network-n1', { projectId: 'p-1' }))?.id, 'net-1');
+      assert.equal((await findNetworkByName(neutron, 'network-n1', { projectID: 'p-1' }))?.id, 'net-1');
       assert.deepEqual(query(h.cloud.last('GET', n('/networks'))), { name: 'network-n1', project_id: 'p-1' });
 
       reply = [network('net-1', 'network-n1'), network('net-2', 'network-n1')];
@@ -365,7 +365,7 @@ describe('network', () => {
 
     it('lists subnets by network and name', async () => {
       h.cloud.on('GET', n('/subnets'), { body: { subnets: [subnet('sub-1', 'network-n1')] } });
-      const found = await listSubnets(neutron, { networkId: 'net-1', name: 'network-n1' });
+      const found = await listSubnets(neutron, { networkID: 'net-1', name: 'network-n1' });
       assert.equal(found[0]?.id, 'sub-1');
       assert.deepEqual(query(h.cloud.last('GET', n('/subnets'))), { network_id: 'net-1', name: 'network-n1' });
     });
@@ -398,7 +398,7 @@ describe('network', () => {
     it('finds a subnet by exact name: none, one, and a duplicate', async () => {
       let reply: unknown[] = [];
       h.cloud.on('GET', n('/subnets'), () => ({ body: { subnets: reply } }));
-      assert.equal(await findSubnetByName(neutron, 'network-n1', { networkId: 'net-1' }), undefined);
+      assert.equal(await findSubnetByName(neutron, 'network-n1', { networkID: 'net-1' }), undefined);
       assert.deepEqual(query(h.cloud.last('GET', n('/subnets'))), { network_id: 'net-1', name: 'network-n1' });
       reply = [subnet('sub-1', 'network-n1'), subnet('sub-0', 'Network-N1')];
       assert.equal((await findSubnetByName(neutron, 'network-n1'))?.id, 'sub-1');
@@ -546,8 +546,8 @@ describe('network', () => {
     it('lists ports with device, network, name, MAC and owner filters', async () => {
       h.cloud.on('GET', n('/ports'), { body: { ports: [port('port-1')] } });
       const found = await listPorts(neutron, {
-        deviceId: 'rt-1',
-        networkId: 'net-1',
+        deviceID: 'rt-1',
+        networkID: 'net-1',
         name: 'server-s-1',
         macAddress: 'fa:16:3e:00:00:01',
         deviceOwner: 'network:router_interface',
@@ -620,7 +620,7 @@ describe('network', () => {
               },
             },
       );
-      const found = await listSecurityGroups(neutron, { name: 'x', projectId: 'p-1' }, { pageSize: 1 });
+      const found = await listSecurityGroups(neutron, { name: 'x', projectID: 'p-1' }, { pageSize: 1 });
       assert.deepEqual(
         found.map((g) => g.id),
         ['sg-1', 'sg-2'],
@@ -692,7 +692,7 @@ describe('network', () => {
 
     it('lists rules by security group', async () => {
       h.cloud.on('GET', n('/security-group-rules'), { body: { security_group_rules: [rule('r-1'), rule('r-2')] } });
-      const rules = await listSecurityGroupRules(neutron, { securityGroupId: 'sg-1' });
+      const rules = await listSecurityGroupRules(neutron, { securityGroupID: 'sg-1' });
       assert.deepEqual(
         rules.map((r) => r.id),
         ['r-1', 'r-2'],
@@ -710,8 +710,8 @@ describe('network', () => {
 
   describe('floating IPs', () => {
     it('creates a floating IP on the external network, associated with a port', async () => {
-      h.cloud.on('POST', n('/floatingips'), { status: 201, body: { floatingip: floatingIp('fip-1', 'port-1') } });
-      const created = await createFloatingIp(neutron, { floating_network_id: 'ext-1', port_id: 'port-1' });
+      h.cloud.on('POST', n('/floatingips'), { status: 201, body: { floatingip: floatingIP('fip-1', 'port-1') } });
+      const created = await createFloatingIP(neutron, { floating_network_id: 'ext-1', port_id: 'port-1' });
       assert.equal(created.floating_ip_address, '203.0.113.10');
       assert.equal(created.port_id, 'port-1');
       assert.deepEqual(h.cloud.last('POST', n('/floatingips')).json(), {
@@ -720,8 +720,8 @@ describe('network', () => {
     });
 
     it('creates an unassociated floating IP', async () => {
-      h.cloud.on('POST', n('/floatingips'), { status: 201, body: { floatingip: floatingIp('fip-2', null) } });
-      const created = await createFloatingIp(neutron, { floating_network_id: 'ext-1' });
+      h.cloud.on('POST', n('/floatingips'), { status: 201, body: { floatingip: floatingIP('fip-2', null) } });
+      const created = await createFloatingIP(neutron, { floating_network_id: 'ext-1' });
       assert.equal(created.port_id, null);
       assert.deepEqual(h.cloud.last('POST', n('/floatingips')).json(), {
         floatingip: { floating_network_id: 'ext-1' },
@@ -729,17 +729,17 @@ describe('network', () => {
     });
 
     it('gets a floating IP by id', async () => {
-      h.cloud.on('GET', n('/floatingips/:id'), (_req, p) => ({ body: { floatingip: floatingIp(p.id ?? '', null) } }));
-      const got = await getFloatingIp(neutron, 'fip-3');
+      h.cloud.on('GET', n('/floatingips/:id'), (_req, p) => ({ body: { floatingip: floatingIP(p.id ?? '', null) } }));
+      const got = await getFloatingIP(neutron, 'fip-3');
       assert.equal(got.id, 'fip-3');
       assert.equal(h.cloud.last().path, n('/floatingips/fip-3'));
     });
 
     it('lists floating IPs by port, address and tags', async () => {
-      h.cloud.on('GET', n('/floatingips'), { body: { floatingips: [floatingIp('fip-1', 'port-1')] } });
-      const found = await listFloatingIps(neutron, {
-        portId: 'port-1',
-        floatingIpAddress: '203.0.113.10',
+      h.cloud.on('GET', n('/floatingips'), { body: { floatingips: [floatingIP('fip-1', 'port-1')] } });
+      const found = await listFloatingIPs(neutron, {
+        portID: 'port-1',
+        floatingIPAddress: '203.0.113.10',
         tags: ['a', 'b'],
       });
       assert.equal(found[0]?.id, 'fip-1');
@@ -753,17 +753,17 @@ describe('network', () => {
     it('associates and disassociates by updating port_id', async () => {
       h.cloud.on('PUT', n('/floatingips/:id'), (req, p) => ({
         body: {
-          floatingip: floatingIp(
+          floatingip: floatingIP(
             p.id ?? '',
             (req.json() as { floatingip: { port_id: string | null } }).floatingip.port_id,
           ),
         },
       }));
-      const associated = await updateFloatingIp(neutron, 'fip-1', { port_id: 'port-2' });
+      const associated = await updateFloatingIP(neutron, 'fip-1', { port_id: 'port-2' });
       assert.equal(associated.port_id, 'port-2');
       assert.deepEqual(h.cloud.last('PUT', n('/floatingips/fip-1')).json(), { floatingip: { port_id: 'port-2' } });
 
-      const released = await updateFloatingIp(neutron, 'fip-1', { port_id: null });
+      const released = await updateFloatingIP(neutron, 'fip-1', { port_id: null });
       assert.equal(released.port_id, null);
       // The null must reach Neutron: an absent port_id would leave the association in place.
       assert.deepEqual(h.cloud.last('PUT', n('/floatingips/fip-1')).json(), { floatingip: { port_id: null } });
@@ -771,7 +771,7 @@ describe('network', () => {
 
     it('deletes a floating IP', async () => {
       h.cloud.on('DELETE', n('/floatingips/:id'), { status: 204 });
-      await deleteFloatingIp(neutron, 'fip-1');
+      await deleteFloatingIP(neutron, 'fip-1');
       assert.equal(h.cloud.last().method, 'DELETE');
       assert.equal(h.cloud.last().path, n('/floatingips/fip-1'));
     });

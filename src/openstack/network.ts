@@ -21,7 +21,7 @@ interface TagFilter {
 
 const tagKeys: QueryKeys<TagFilter> = { tags: commaJoined('tags'), tagsAny: commaJoined('tags-any') };
 /** The keys almost every Neutron filter shares. */
-const ownedKeys = { ...tagKeys, name: 'name', projectId: 'project_id' } as const;
+const ownedKeys = { ...tagKeys, name: 'name', projectID: 'project_id' } as const;
 
 // ---------------------------------------------------------------------------------------------------- networks
 
@@ -60,7 +60,7 @@ interface NetworkCreate {
 
 interface NetworkFilter extends TagFilter {
   readonly name?: string | undefined;
-  readonly projectId?: string | undefined;
+  readonly projectID?: string | undefined;
   readonly routerExternal?: boolean | undefined;
 }
 
@@ -74,11 +74,11 @@ export function createNetwork(neutron: NetworkClient, network: NetworkCreate): P
   });
 }
 
-export function getNetwork(neutron: NetworkClient, networkId: string): Promise<Network> {
+export function getNetwork(neutron: NetworkClient, networkID: string): Promise<Network> {
   return requestEnveloped<Network>(neutron, 'network', {
     method: 'GET',
     path: '/networks/{network_id}',
-    params: { network_id: networkId },
+    params: { network_id: networkID },
   });
 }
 
@@ -99,8 +99,8 @@ export function listNetworks(
   );
 }
 
-export async function deleteNetwork(neutron: NetworkClient, networkId: string): Promise<void> {
-  await neutron.request({ method: 'DELETE', path: '/networks/{network_id}', params: { network_id: networkId } });
+export async function deleteNetwork(neutron: NetworkClient, networkID: string): Promise<void> {
+  await neutron.request({ method: 'DELETE', path: '/networks/{network_id}', params: { network_id: networkID } });
 }
 
 /** The network named exactly `name` (the deterministic `network-{id}`), or undefined; duplicates throw. */
@@ -167,29 +167,29 @@ export interface SubnetUpdate {
 
 interface SubnetFilter extends TagFilter {
   readonly name?: string | undefined;
-  readonly networkId?: string | undefined;
-  readonly projectId?: string | undefined;
+  readonly networkID?: string | undefined;
+  readonly projectID?: string | undefined;
 }
 
-const subnetKeys: QueryKeys<SubnetFilter> = { ...ownedKeys, networkId: 'network_id' };
+const subnetKeys: QueryKeys<SubnetFilter> = { ...ownedKeys, networkID: 'network_id' };
 
 export function createSubnet(neutron: NetworkClient, subnet: SubnetCreate): Promise<Subnet> {
   return requestEnveloped<Subnet>(neutron, 'subnet', { method: 'POST', path: '/subnets', body: { subnet } });
 }
 
-export function getSubnet(neutron: NetworkClient, subnetId: string): Promise<Subnet> {
+export function getSubnet(neutron: NetworkClient, subnetID: string): Promise<Subnet> {
   return requestEnveloped<Subnet>(neutron, 'subnet', {
     method: 'GET',
     path: '/subnets/{subnet_id}',
-    params: { subnet_id: subnetId },
+    params: { subnet_id: subnetID },
   });
 }
 
-export function updateSubnet(neutron: NetworkClient, subnetId: string, subnet: SubnetUpdate): Promise<Subnet> {
+export function updateSubnet(neutron: NetworkClient, subnetID: string, subnet: SubnetUpdate): Promise<Subnet> {
   return requestEnveloped<Subnet>(neutron, 'subnet', {
     method: 'PUT',
     path: '/subnets/{subnet_id}',
-    params: { subnet_id: subnetId },
+    params: { subnet_id: subnetID },
     body: { subnet },
   });
 }
@@ -211,8 +211,8 @@ export function listSubnets(
   );
 }
 
-export async function deleteSubnet(neutron: NetworkClient, subnetId: string): Promise<void> {
-  await neutron.request({ method: 'DELETE', path: '/subnets/{subnet_id}', params: { subnet_id: subnetId } });
+export async function deleteSubnet(neutron: NetworkClient, subnetID: string): Promise<void> {
+  await neutron.request({ method: 'DELETE', path: '/subnets/{subnet_id}', params: { subnet_id: subnetID } });
 }
 
 export async function findSubnetByName(
@@ -225,7 +225,7 @@ export async function findSubnetByName(
 
 // ----------------------------------------------------------------------------------------------------- routers
 
-interface ExternalFixedIp {
+interface ExternalFixedIP {
   readonly subnet_id: string;
   readonly ip_address: string;
 }
@@ -233,7 +233,7 @@ interface ExternalFixedIp {
 interface ExternalGatewayInfo {
   readonly network_id: string;
   readonly enable_snat?: boolean;
-  readonly external_fixed_ips?: readonly ExternalFixedIp[];
+  readonly external_fixed_ips?: readonly ExternalFixedIP[];
 }
 
 export interface Router {
@@ -259,7 +259,7 @@ interface RouterCreate {
 
 interface RouterFilter extends TagFilter {
   readonly name?: string | undefined;
-  readonly projectId?: string | undefined;
+  readonly projectID?: string | undefined;
 }
 
 /** Which interface: a subnet (Neutron makes the router port) or an existing port. */
@@ -279,11 +279,11 @@ export function createRouter(neutron: NetworkClient, router: RouterCreate): Prom
   return requestEnveloped<Router>(neutron, 'router', { method: 'POST', path: '/routers', body: { router } });
 }
 
-export function getRouter(neutron: NetworkClient, routerId: string): Promise<Router> {
+export function getRouter(neutron: NetworkClient, routerID: string): Promise<Router> {
   return requestEnveloped<Router>(neutron, 'router', {
     method: 'GET',
     path: '/routers/{router_id}',
-    params: { router_id: routerId },
+    params: { router_id: routerID },
   });
 }
 
@@ -304,8 +304,8 @@ export function listRouters(
   );
 }
 
-export async function deleteRouter(neutron: NetworkClient, routerId: string): Promise<void> {
-  await neutron.request({ method: 'DELETE', path: '/routers/{router_id}', params: { router_id: routerId } });
+export async function deleteRouter(neutron: NetworkClient, routerID: string): Promise<void> {
+  await neutron.request({ method: 'DELETE', path: '/routers/{router_id}', params: { router_id: routerID } });
 }
 
 export async function findRouterByName(
@@ -318,13 +318,13 @@ export async function findRouterByName(
 
 export async function addRouterInterface(
   neutron: NetworkClient,
-  routerId: string,
+  routerID: string,
   target: RouterInterfaceTarget,
 ): Promise<RouterInterface> {
   const { body } = await neutron.request<RouterInterface>({
     method: 'PUT',
     path: '/routers/{router_id}/add_router_interface',
-    params: { router_id: routerId },
+    params: { router_id: routerID },
     body: target,
   });
   return body;
@@ -333,13 +333,13 @@ export async function addRouterInterface(
 /** Deleting a network starts here: Neutron refuses to delete a subnet a router still has an interface on. */
 export async function removeRouterInterface(
   neutron: NetworkClient,
-  routerId: string,
+  routerID: string,
   target: RouterInterfaceTarget,
 ): Promise<RouterInterface> {
   const { body } = await neutron.request<RouterInterface>({
     method: 'PUT',
     path: '/routers/{router_id}/remove_router_interface',
-    params: { router_id: routerId },
+    params: { router_id: routerID },
     body: target,
   });
   return body;
@@ -347,7 +347,7 @@ export async function removeRouterInterface(
 
 // ------------------------------------------------------------------------------------------------------- ports
 
-interface FixedIp {
+interface FixedIP {
   readonly subnet_id: string;
   readonly ip_address: string;
 }
@@ -370,7 +370,7 @@ export interface Port {
   readonly mac_address: string;
   readonly status: string;
   readonly admin_state_up: boolean;
-  readonly fixed_ips: readonly FixedIp[];
+  readonly fixed_ips: readonly FixedIP[];
   readonly security_groups: readonly string[];
   readonly allowed_address_pairs: readonly AllowedAddressPair[];
   readonly port_security_enabled?: boolean;
@@ -403,17 +403,17 @@ interface PortUpdate {
 
 interface PortFilter extends TagFilter {
   readonly name?: string | undefined;
-  readonly networkId?: string | undefined;
-  readonly deviceId?: string | undefined;
+  readonly networkID?: string | undefined;
+  readonly deviceID?: string | undefined;
   readonly deviceOwner?: string | undefined;
   readonly macAddress?: string | undefined;
-  readonly projectId?: string | undefined;
+  readonly projectID?: string | undefined;
 }
 
 const portKeys: QueryKeys<PortFilter> = {
   ...ownedKeys,
-  networkId: 'network_id',
-  deviceId: 'device_id',
+  networkID: 'network_id',
+  deviceID: 'device_id',
   deviceOwner: 'device_owner',
   macAddress: 'mac_address',
 };
@@ -422,11 +422,11 @@ export function createPort(neutron: NetworkClient, port: PortCreate): Promise<Po
   return requestEnveloped<Port>(neutron, 'port', { method: 'POST', path: '/ports', body: { port } });
 }
 
-export function getPort(neutron: NetworkClient, portId: string): Promise<Port> {
+export function getPort(neutron: NetworkClient, portID: string): Promise<Port> {
   return requestEnveloped<Port>(neutron, 'port', {
     method: 'GET',
     path: '/ports/{port_id}',
-    params: { port_id: portId },
+    params: { port_id: portID },
   });
 }
 
@@ -444,17 +444,17 @@ export function listPorts(neutron: NetworkClient, filter: PortFilter = {}, optio
 }
 
 /** Neutron replaces each list it is given wholesale: pass the full desired set, not a delta. */
-export function updatePort(neutron: NetworkClient, portId: string, port: PortUpdate): Promise<Port> {
+export function updatePort(neutron: NetworkClient, portID: string, port: PortUpdate): Promise<Port> {
   return requestEnveloped<Port>(neutron, 'port', {
     method: 'PUT',
     path: '/ports/{port_id}',
-    params: { port_id: portId },
+    params: { port_id: portID },
     body: { port },
   });
 }
 
-export async function deletePort(neutron: NetworkClient, portId: string): Promise<void> {
-  await neutron.request({ method: 'DELETE', path: '/ports/{port_id}', params: { port_id: portId } });
+export async function deletePort(neutron: NetworkClient, portID: string): Promise<void> {
+  await neutron.request({ method: 'DELETE', path: '/ports/{port_id}', params: { port_id: portID } });
 }
 
 // --------------------------------------------------------------------------------------------- security groups
@@ -496,7 +496,7 @@ interface SecurityGroupCreate {
 
 interface SecurityGroupFilter extends TagFilter {
   readonly name?: string | undefined;
-  readonly projectId?: string | undefined;
+  readonly projectID?: string | undefined;
 }
 
 export interface SecurityGroupRuleCreate {
@@ -512,12 +512,12 @@ export interface SecurityGroupRuleCreate {
 }
 
 interface SecurityGroupRuleFilter {
-  readonly securityGroupId?: string | undefined;
+  readonly securityGroupID?: string | undefined;
   readonly direction?: Direction | undefined;
 }
 
 const securityGroupRuleKeys: QueryKeys<SecurityGroupRuleFilter> = {
-  securityGroupId: 'security_group_id',
+  securityGroupID: 'security_group_id',
   direction: 'direction',
 };
 
@@ -529,11 +529,11 @@ export function createSecurityGroup(neutron: NetworkClient, group: SecurityGroup
   });
 }
 
-export function getSecurityGroup(neutron: NetworkClient, securityGroupId: string): Promise<SecurityGroup> {
+export function getSecurityGroup(neutron: NetworkClient, securityGroupID: string): Promise<SecurityGroup> {
   return requestEnveloped<SecurityGroup>(neutron, 'security_group', {
     method: 'GET',
     path: '/security-groups/{security_group_id}',
-    params: { security_group_id: securityGroupId },
+    params: { security_group_id: securityGroupID },
   });
 }
 
@@ -554,11 +554,11 @@ export function listSecurityGroups(
   );
 }
 
-export async function deleteSecurityGroup(neutron: NetworkClient, securityGroupId: string): Promise<void> {
+export async function deleteSecurityGroup(neutron: NetworkClient, securityGroupID: string): Promise<void> {
   await neutron.request({
     method: 'DELETE',
     path: '/security-groups/{security_group_id}',
-    params: { security_group_id: securityGroupId },
+    params: { security_group_id: securityGroupID },
   });
 }
 
@@ -599,17 +599,17 @@ export function listSecurityGroupRules(
   );
 }
 
-export async function deleteSecurityGroupRule(neutron: NetworkClient, ruleId: string): Promise<void> {
+export async function deleteSecurityGroupRule(neutron: NetworkClient, ruleID: string): Promise<void> {
   await neutron.request({
     method: 'DELETE',
     path: '/security-group-rules/{security_group_rule_id}',
-    params: { security_group_rule_id: ruleId },
+    params: { security_group_rule_id: ruleID },
   });
 }
 
 // ------------------------------------------------------------------------------------------------ floating IPs
 
-export interface FloatingIp {
+export interface FloatingIP {
   readonly id: string;
   readonly floating_ip_address: string;
   readonly floating_network_id: string;
@@ -622,7 +622,7 @@ export interface FloatingIp {
   readonly tags: readonly string[];
 }
 
-interface FloatingIpCreate {
+interface FloatingIPCreate {
   readonly floating_network_id: string;
   /** Associates on create; a server's or a load balancer VIP's port. */
   readonly port_id?: string | undefined;
@@ -631,79 +631,79 @@ interface FloatingIpCreate {
   readonly description?: string | undefined;
 }
 
-interface FloatingIpUpdate {
+interface FloatingIPUpdate {
   /** A port to associate with, or null to disassociate. */
   readonly port_id: string | null;
   readonly fixed_ip_address?: string | undefined;
 }
 
-interface FloatingIpFilter extends TagFilter {
+interface FloatingIPFilter extends TagFilter {
   /** Floating IPs are re-found by the port they are attached to (a server's port, a load balancer's VIP port). */
-  readonly portId?: string | undefined;
-  readonly floatingIpAddress?: string | undefined;
-  readonly floatingNetworkId?: string | undefined;
-  readonly projectId?: string | undefined;
+  readonly portID?: string | undefined;
+  readonly floatingIPAddress?: string | undefined;
+  readonly floatingNetworkID?: string | undefined;
+  readonly projectID?: string | undefined;
 }
 
-const floatingIpKeys: QueryKeys<FloatingIpFilter> = {
+const floatingIPKeys: QueryKeys<FloatingIPFilter> = {
   ...tagKeys,
-  portId: 'port_id',
-  floatingIpAddress: 'floating_ip_address',
-  floatingNetworkId: 'floating_network_id',
-  projectId: 'project_id',
+  portID: 'port_id',
+  floatingIPAddress: 'floating_ip_address',
+  floatingNetworkID: 'floating_network_id',
+  projectID: 'project_id',
 };
 
-export function createFloatingIp(neutron: NetworkClient, floatingip: FloatingIpCreate): Promise<FloatingIp> {
-  return requestEnveloped<FloatingIp>(neutron, 'floatingip', {
+export function createFloatingIP(neutron: NetworkClient, floatingip: FloatingIPCreate): Promise<FloatingIP> {
+  return requestEnveloped<FloatingIP>(neutron, 'floatingip', {
     method: 'POST',
     path: '/floatingips',
     body: { floatingip },
   });
 }
 
-export function getFloatingIp(neutron: NetworkClient, floatingIpId: string): Promise<FloatingIp> {
-  return requestEnveloped<FloatingIp>(neutron, 'floatingip', {
+export function getFloatingIP(neutron: NetworkClient, floatingIPID: string): Promise<FloatingIP> {
+  return requestEnveloped<FloatingIP>(neutron, 'floatingip', {
     method: 'GET',
     path: '/floatingips/{floatingip_id}',
-    params: { floatingip_id: floatingIpId },
+    params: { floatingip_id: floatingIPID },
   });
 }
 
-export function listFloatingIps(
+export function listFloatingIPs(
   neutron: NetworkClient,
-  filter: FloatingIpFilter = {},
+  filter: FloatingIPFilter = {},
   options?: ListOptions,
-): Promise<FloatingIp[]> {
-  return listAll<FloatingIp>(
+): Promise<FloatingIP[]> {
+  return listAll<FloatingIP>(
     neutron,
     {
       method: 'GET',
       path: '/floatingips',
-      query: toQuery(filter, floatingIpKeys),
+      query: toQuery(filter, floatingIPKeys),
     },
     pageStyleFor('network', 'floatingips'),
     options,
   );
 }
 
-export function updateFloatingIp(
+export function updateFloatingIP(
   neutron: NetworkClient,
-  floatingIpId: string,
-  floatingip: FloatingIpUpdate,
-): Promise<FloatingIp> {
-  return requestEnveloped<FloatingIp>(neutron, 'floatingip', {
+  floatingIPID: string,
+  floatingip: FloatingIPUpdate,
+): Promise<FloatingIP> {
+  return requestEnveloped<FloatingIP>(neutron, 'floatingip', {
     method: 'PUT',
     path: '/floatingips/{floatingip_id}',
-    params: { floatingip_id: floatingIpId },
+    params: { floatingip_id: floatingIPID },
     body: { floatingip },
   });
 }
 
-export async function deleteFloatingIp(neutron: NetworkClient, floatingIpId: string): Promise<void> {
+export async function deleteFloatingIP(neutron: NetworkClient, floatingIPID: string): Promise<void> {
   await neutron.request({
     method: 'DELETE',
     path: '/floatingips/{floatingip_id}',
-    params: { floatingip_id: floatingIpId },
+    params: { floatingip_id: floatingIPID },
   });
 }
 
@@ -737,30 +737,30 @@ export const unlimitedNetworkQuota: NetworkQuota = {
   rbac_policy: -1,
 };
 
-export function getNetworkQuota(neutron: NetworkClient, projectId: string): Promise<NetworkQuota> {
+export function getNetworkQuota(neutron: NetworkClient, projectID: string): Promise<NetworkQuota> {
   return requestEnveloped<NetworkQuota>(neutron, 'quota', {
     method: 'GET',
     path: '/quotas/{project_id}',
-    params: { project_id: projectId },
+    params: { project_id: projectID },
   });
 }
 
 export function updateNetworkQuota(
   neutron: NetworkClient,
-  projectId: string,
+  projectID: string,
   quota: NetworkQuotaUpdate,
 ): Promise<NetworkQuota> {
   return requestEnveloped<NetworkQuota>(neutron, 'quota', {
     method: 'PUT',
     path: '/quotas/{project_id}',
-    params: { project_id: projectId },
+    params: { project_id: projectID },
     body: { quota },
   });
 }
 
 /** Deletes the project's quota record, back to the defaults (an admin call; 204). Neutron keeps it past the project. */
-export async function deleteNetworkQuota(neutron: NetworkClient, projectId: string): Promise<void> {
-  await neutron.request({ method: 'DELETE', path: '/quotas/{project_id}', params: { project_id: projectId } });
+export async function deleteNetworkQuota(neutron: NetworkClient, projectID: string): Promise<void> {
+  await neutron.request({ method: 'DELETE', path: '/quotas/{project_id}', params: { project_id: projectID } });
 }
 
 // -------------------------------------------------------------------------------------------------------- tags

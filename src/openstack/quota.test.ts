@@ -9,7 +9,7 @@ const answer = (serviceType: string, status: number, body: unknown) =>
     method: 'POST',
     urlTemplate: '/things',
     status,
-    requestId: 'req-1',
+    requestID: 'req-1',
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 

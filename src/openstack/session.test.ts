@@ -147,7 +147,7 @@ describe('Session', () => {
         assert.ok(e instanceof NotFoundError);
         assert.equal(e.code, 'OS_NOT_FOUND');
         assert.equal(e.urlTemplate, '/servers/{server_id}');
-        assert.equal(e.requestId, 'req-fake');
+        assert.equal(e.requestID, 'req-fake');
         assert.match(e.message, /Instance x could not be found/);
         return true;
       },

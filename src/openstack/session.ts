@@ -44,7 +44,7 @@ interface ServiceResponse<T> {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: T;
-  readonly requestId: string | undefined;
+  readonly requestID: string | undefined;
 }
 
 /** A client for one service under one scope. */
@@ -124,7 +124,7 @@ export class Session<K extends ScopeKind = ScopeKind> {
       const failure = {
         ...site,
         status: response.status,
-        requestId: requestIdOf(response.headers),
+        requestID: requestIDOf(response.headers),
         body: response.text,
       };
       // Keystone answers a deleted application credential (or unknown user id) 404. It is a refused credential,
@@ -157,11 +157,11 @@ export class Session<K extends ScopeKind = ScopeKind> {
       token = await this.token();
       response = await this.#send(serviceType, spec, token);
     }
-    const requestId = requestIdOf(response.headers);
+    const requestID = requestIDOf(response.headers);
     if (response.status < 200 || response.status >= 300) {
       // Scrub our own token by value too: whatever its format, a service that echoes it must not leak it.
       const body = response.text.replaceAll(token.value, REDACTED);
-      const error = httpError({ ...site, status: response.status, requestId, body });
+      const error = httpError({ ...site, status: response.status, requestID, body });
       if (error instanceof UnauthorizedError) this.invalidate(token);
       throw error;
     }
@@ -171,7 +171,7 @@ export class Session<K extends ScopeKind = ScopeKind> {
     } catch (cause) {
       throw new TransportError(site, new Error('the response body is not valid JSON', { cause }));
     }
-    return { status: response.status, headers: response.headers, body, requestId };
+    return { status: response.status, headers: response.headers, body, requestID };
   }
 
   #send(serviceType: ServiceType, spec: RequestSpec, token: Token): Promise<RawResponse> {
@@ -229,6 +229,6 @@ function parseBody(response: RawResponse): unknown {
   return type.includes('json') ? JSON.parse(response.text) : response.text;
 }
 
-function requestIdOf(headers: Readonly<Record<string, string>>): string | undefined {
+function requestIDOf(headers: Readonly<Record<string, string>>): string | undefined {
   return headers['x-openstack-request-id'] ?? headers['x-compute-request-id'] ?? headers['x-request-id'];
 }

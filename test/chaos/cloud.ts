@@ -116,7 +116,7 @@ export function recordsOf(state: CloudState, service: string, collection: string
   const value = state[service]?.[collection];
   if (collection === 'quotas') {
     const byProject = typeof value === 'object' && value !== null ? Object.keys(value) : [];
-    return byProject.map((projectId) => ({ id: `${service}-quota:${projectId}`, name: 'quota', projectId }));
+    return byProject.map((projectID) => ({ id: `${service}-quota:${projectID}`, name: 'quota', projectId: projectID }));
   }
   if (!Array.isArray(value)) return [];
   return (value as (CloudRecord & { fields?: { name?: unknown } })[]).map((r) => ({

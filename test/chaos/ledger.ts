@@ -133,10 +133,10 @@ export function disagreements(state: CloudState, store: Inventory, baseline: Bas
     portCount.set(port.name, (portCount.get(port.name) ?? 0) + 1);
   }
   for (const [name, count] of portCount) if (count > 1) found.push(`${String(count)} ports named ${name}`);
-  const portIds = new Set(recordsOf(state, 'neutron', 'ports').map((p) => p.id));
+  const portIDs = new Set(recordsOf(state, 'neutron', 'ports').map((p) => p.id));
   for (const ip of fresh('neutron', 'floatingIps')) {
     const port = ip.portId;
-    if (typeof port !== 'string' || !portIds.has(port))
+    if (typeof port !== 'string' || !portIDs.has(port))
       found.push(`unattached ${describe('neutron', 'floatingIps', ip)}`);
   }
   // Every resource the store calls provisioned has its record.

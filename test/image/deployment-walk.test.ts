@@ -191,7 +191,7 @@ if (missing !== undefined) {
       const containers: Container[] = [];
       let region: Rendered;
       let operator: Rendered;
-      let regionId = '';
+      let regionID = '';
       let api = '';
       let regionHealth = '';
       let operatorHealth = '';
@@ -328,7 +328,7 @@ if (missing !== undefined) {
           '--organization-id',
           ORGANIZATION,
         ]);
-        regionId =
+        regionID =
           (/region ([0-9a-f-]{36}) \(deploy-[0-9a-f]+\) created/.exec(registered) ?? assert.fail(registered))[1] ?? '';
         apiToken = (
           await openregion([
@@ -362,16 +362,16 @@ if (missing !== undefined) {
       });
 
       it('a network and a server created through the API are provisioned on the dev cloud, then deleted', async () => {
-        const flavors = await rest<Read[]>('GET', `/api/v2/regions/${regionId}/flavors`);
+        const flavors = await rest<Read[]>('GET', `/api/v2/regions/${regionID}/flavors`);
         const small = flavors.find((f) => f.metadata.name === 'or.small') ?? assert.fail('or.small is offered');
-        const images = await rest<Read[]>('GET', `/api/v2/regions/${regionId}/images`);
+        const images = await rest<Read[]>('GET', `/api/v2/regions/${regionID}/images`);
         const image = images.find((i) => i.metadata.name === 'or-image-a') ?? assert.fail('or-image-a is offered');
         const network = await rest<Read>('POST', '/api/v2/networks', {
           metadata: { name: 'deploy-net' },
           spec: {
             organizationId: ORGANIZATION,
             projectId: PROJECT,
-            regionId,
+            regionId: regionID,
             prefix: '192.168.78.0/24',
             dnsNameservers: [],
           },
@@ -397,13 +397,13 @@ if (missing !== undefined) {
           );
         }
         const [domain] = await listDomains(c.admin.client('identity'), { name: PREFIX });
-        for (const p of await listProjects(c.admin.client('identity'), { domainId: domain?.id ?? '' })) {
+        for (const p of await listProjects(c.admin.client('identity'), { domainID: domain?.id ?? '' })) {
           projects.add(p.id);
         }
         await eventually(
           'the identity project gone',
           async () =>
-            (await listProjects(c.admin.client('identity'), { domainId: domain?.id ?? '' })).length === 1
+            (await listProjects(c.admin.client('identity'), { domainID: domain?.id ?? '' })).length === 1
               ? true
               : undefined,
           CONVERGE_MS,

@@ -100,7 +100,7 @@ await withRealApiServer('test/kube/failover.test.ts', (apiserver) => {
     let admin: Session<'project'>;
     let transport: Transport;
     let token = '';
-    let regionId = '';
+    let regionID = '';
     const replicas: Replica[] = [];
     const figures: string[] = [];
 
@@ -140,7 +140,7 @@ await withRealApiServer('test/kube/failover.test.ts', (apiserver) => {
         '--organization-id',
         ORGANIZATION,
       ]);
-      regionId =
+      regionID =
         (/region ([0-9a-f-]{36}) \(failover-[0-9a-f]+\) created/.exec(registered) ?? assert.fail(registered))[1] ?? '';
       token = (
         await openregion([
@@ -167,7 +167,7 @@ await withRealApiServer('test/kube/failover.test.ts', (apiserver) => {
         'region',
         'deregister',
         '--region-id',
-        regionId,
+        regionID,
         '--namespace',
         NAMESPACE,
         '--kubeconfig',
@@ -254,7 +254,7 @@ await withRealApiServer('test/kube/failover.test.ts', (apiserver) => {
     async function wave(api: number, label: string, midWave?: () => Promise<void>): Promise<number> {
       const rest = client(api);
       const offered = async (what: string, name: string) =>
-        (await rest<Read[]>('GET', `/api/v2/regions/${regionId}/${what}`)).find((o) => o.metadata.name === name);
+        (await rest<Read[]>('GET', `/api/v2/regions/${regionID}/${what}`)).find((o) => o.metadata.name === name);
       const flavor = await eventually('the demo flavor offered', () => offered('flavors', 'demo.small'), 60_000);
       const image = await eventually('the demo image offered', () => offered('images', 'ubuntu-24.04'), 60_000);
       const network = await rest<Read>('POST', '/api/v2/networks', {
@@ -262,7 +262,7 @@ await withRealApiServer('test/kube/failover.test.ts', (apiserver) => {
         spec: {
           organizationId: ORGANIZATION,
           projectId: PROJECT,
-          regionId,
+          regionId: regionID,
           prefix: '192.168.0.0/16',
           dnsNameservers: [],
         },

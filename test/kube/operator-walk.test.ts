@@ -48,7 +48,7 @@ import {
   deletePort,
   deleteRouter,
   deleteSecurityGroup,
-  listFloatingIps,
+  listFloatingIPs,
   listNetworks,
   listPorts,
   listRouters,
@@ -115,7 +115,7 @@ await withRealApiServer('test/kube/operator-walk.test.ts', () => {
     const replicas: { process: ChildProcess; output: string; health: string }[] = [];
     let api = '';
     let token = '';
-    let regionId = '';
+    let regionID = '';
     let clusterBefore: string[] = [];
     let cloudBefore: CloudState;
     const ours = { projects: new Set<string>(), flavor: '', domain: '' };
@@ -184,9 +184,9 @@ await withRealApiServer('test/kube/operator-walk.test.ts', () => {
         ORGANIZATION,
       ]);
       assert.match(registered, new RegExp(`namespace/${NAMESPACE} created`));
-      regionId =
+      regionID =
         (/region ([0-9a-f-]{36}) \(walk-[0-9a-f]+\) created/.exec(registered) ?? assert.fail(registered))[1] ?? '';
-      assert.equal((await cluster.get(regionType, NAMESPACE, regionId)).spec.provider, 'openstack');
+      assert.equal((await cluster.get(regionType, NAMESPACE, regionID)).spec.provider, 'openstack');
     });
 
     it('serve, with a token openregion token minted, answers the API; a standby replica is Ready too', async () => {
@@ -275,7 +275,7 @@ await withRealApiServer('test/kube/operator-walk.test.ts', () => {
       const ready = await eventually(
         'Region Ready',
         async () => {
-          const region = await cluster.get(regionType, NAMESPACE, regionId);
+          const region = await cluster.get(regionType, NAMESPACE, regionID);
           const condition = region.status?.conditions?.find((x) => x.type === 'Ready');
           return condition?.status === 'True' ? condition : undefined;
         },
@@ -285,16 +285,16 @@ await withRealApiServer('test/kube/operator-walk.test.ts', () => {
     });
 
     it('a server on or.small is provisioned through the API, and deleted with its network', async () => {
-      const flavors = await rest<Read[]>('GET', `/api/v2/regions/${regionId}/flavors`);
+      const flavors = await rest<Read[]>('GET', `/api/v2/regions/${regionID}/flavors`);
       const small = flavors.find((f) => f.metadata.name === 'or.small') ?? assert.fail('or.small is offered');
-      const images = await rest<Read[]>('GET', `/api/v2/regions/${regionId}/images`);
+      const images = await rest<Read[]>('GET', `/api/v2/regions/${regionID}/images`);
       const image = images.find((i) => i.metadata.name === 'or-image-a') ?? assert.fail('or-image-a is offered');
       const network = await rest<Read>('POST', '/api/v2/networks', {
         metadata: { name: 'walk-net' },
         spec: {
           organizationId: ORGANIZATION,
           projectId: PROJECT,
-          regionId,
+          regionId: regionID,
           prefix: '192.168.77.0/24',
           dnsNameservers: [],
         },
@@ -311,14 +311,14 @@ await withRealApiServer('test/kube/operator-walk.test.ts', () => {
           CONVERGE_MS,
         );
       }
-      for (const project of await listProjects(identity(), { domainId: ours.domain })) ours.projects.add(project.id);
+      for (const project of await listProjects(identity(), { domainID: ours.domain })) ours.projects.add(project.id);
       await rest('DELETE', `/api/v2/servers/${created.metadata.id}`);
       await gone(`/api/v2/servers/${created.metadata.id}`);
       await rest('DELETE', `/api/v2/networks/${network.metadata.id}`);
       await gone(`/api/v2/networks/${network.metadata.id}`);
       await eventually(
         'the identity and its Keystone project gone',
-        async () => ((await listProjects(identity(), { domainId: ours.domain })).length === 1 ? true : undefined),
+        async () => ((await listProjects(identity(), { domainID: ours.domain })).length === 1 ? true : undefined),
         CONVERGE_MS,
       );
     });
@@ -332,7 +332,7 @@ await withRealApiServer('test/kube/operator-walk.test.ts', () => {
       });
       ours.flavor = body.flavor.id;
       const listed = async () =>
-        (await rest<Read[]>('GET', `/api/v2/regions/${regionId}/flavors`)).map((f) => f.metadata.name);
+        (await rest<Read[]>('GET', `/api/v2/regions/${regionID}/flavors`)).map((f) => f.metadata.name);
       await eventually(
         'the new flavor listed',
         async () => ((await listed()).includes(name) ? true : undefined),
@@ -443,7 +443,7 @@ await withRealApiServer('test/kube/operator-walk.test.ts', () => {
     async function purgeWhatIsLeft(): Promise<void> {
       const [domain] = await listDomains(identity(), { name: PREFIX });
       if (domain === undefined) return;
-      const projects = await listProjects(identity(), { domainId: domain.id });
+      const projects = await listProjects(identity(), { domainID: domain.id });
       const mine = new Set(projects.map((p) => p.id));
       const compute = c.admin.client('compute');
       const network = c.admin.client('network');
@@ -458,7 +458,7 @@ await withRealApiServer('test/kube/operator-walk.test.ts', () => {
       }
       for (const net of owned(await listNetworks(network))) await deleteNetwork(network, net.id).catch(() => undefined);
       for (const group of owned(await listSecurityGroups(network))) await deleteSecurityGroup(network, group.id);
-      for (const user of await listUsers(identity(), { domainId: domain.id })) await deleteUser(identity(), user.id);
+      for (const user of await listUsers(identity(), { domainID: domain.id })) await deleteUser(identity(), user.id);
       for (const project of projects) await deleteProject(identity(), project.id);
       await updateDomain(identity(), domain.id, { enabled: false });
       await deleteDomain(identity(), domain.id);
@@ -591,7 +591,7 @@ await withRealApiServer('test/kube/operator-walk.test.ts', () => {
         ...(await listRouters(network)).map((o) => item('router', o)),
         ...(await listPorts(network)).map((o) => item('port', o)),
         ...(await listSecurityGroups(network)).map((o) => item('security group', o)),
-        ...(await listFloatingIps(network)).map((o) => item('floating ip', o)),
+        ...(await listFloatingIPs(network)).map((o) => item('floating ip', o)),
       ];
       return { items, ids: new Set(items.map((i) => i.id)) };
     }

@@ -24,7 +24,7 @@ import { eventually } from './fixtures.ts';
 import { withRealApiServer } from './real-apiserver.ts';
 
 const namespace = `region-register-${String(process.pid)}`;
-const regionId = '0b7e4f3a-2c1d-4e5f-8a9b-0c1d2e3f4a5b';
+const regionID = '0b7e4f3a-2c1d-4e5f-8a9b-0c1d2e3f4a5b';
 
 await withRealApiServer('test/kube/region-register.test.ts', (apiserver) => {
   describe('region register --dry-run -o yaml on kube-apiserver 1.20', () => {
@@ -48,11 +48,11 @@ await withRealApiServer('test/kube/region-register.test.ts', (apiserver) => {
           {
             authUrl: 'http://127.0.0.1:5000/v3',
             regionName: 'RegionOne',
-            domainId: 'd1',
+            domainID: 'd1',
             domainName: 'openregion',
-            projectId: 'p1',
+            projectID: 'p1',
             projectName: 'openregion-region',
-            userId: 'u1',
+            userID: 'u1',
             userName: 'openregion-region',
             password: 'pw-1',
           },
@@ -79,7 +79,7 @@ await withRealApiServer('test/kube/region-register.test.ts', (apiserver) => {
           '--name',
           'dev-1',
           '--region-id',
-          regionId,
+          regionID,
           '--namespace',
           namespace,
           '--physical-network',
@@ -101,12 +101,12 @@ await withRealApiServer('test/kube/region-register.test.ts', (apiserver) => {
         ['Secret', 'Region'],
       );
       for (let i = 0; i < 2; i++) await applyManifests(client, objects);
-      const region = await client.get(regionType, namespace, regionId);
+      const region = await client.get(regionType, namespace, regionID);
       assert.equal(region.metadata.labels?.['unikorn-cloud.org/name'], 'dev-1');
       // As printed, plus the CRD's default.
       const printed = objects[1]?.spec as Region['spec'];
       assert.deepEqual(region.spec, { ...printed, openstack: { ...printed.openstack, defaultArchitecture: 'x86_64' } });
-      const secret = await client.get(builtin.secret, namespace, `${regionId}-openstack`);
+      const secret = await client.get(builtin.secret, namespace, `${regionID}-openstack`);
       assert.deepEqual(Object.keys(secret.data as object).sort(), [...SECRET_KEYS].sort());
     });
 

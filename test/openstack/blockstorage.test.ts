@@ -119,7 +119,7 @@ describe('Cinder contract (blockstorage.ts against the real Cinder)', { skip: cl
       assert.ok(error instanceof NotFoundError);
       assert.equal(error.urlTemplate, '/volumes/{volume_id}');
       assert.equal(error.fault.type, 'itemNotFound');
-      assert.match(error.requestId ?? '', /^req-[0-9a-f-]{36}$/);
+      assert.match(error.requestID ?? '', /^req-[0-9a-f-]{36}$/);
       return true;
     });
   });
@@ -175,11 +175,11 @@ describe('Cinder contract (blockstorage.ts against the real Cinder)', { skip: cl
       path: '/types',
       body: { volume_type: { name: typeName, extra_specs: { volume_backend_name: 'nope' } } },
     });
-    const typeId = body.volume_type.id;
+    const typeID = body.volume_type.id;
     defer(`volume type ${typeName}`, async () => {
-      await admin.request({ method: 'DELETE', path: '/types/{volume_type_id}', params: { volume_type_id: typeId } });
+      await admin.request({ method: 'DELETE', path: '/types/{volume_type_id}', params: { volume_type_id: typeID } });
     });
-    const t = await getVolumeType(admin, typeId);
+    const t = await getVolumeType(admin, typeID);
     assert.equal(t.extra_specs?.volume_backend_name, 'nope');
 
     const name = cloud.name('vol-error');
@@ -260,7 +260,7 @@ describe('Cinder contract (blockstorage.ts against the real Cinder)', { skip: cl
     const name = cloud.name('vol-att');
     const created = await volume({ name, size: 1 });
     await available(created.id);
-    assert.deepEqual(await listAttachments(tenant, { volumeId: created.id }), []);
+    assert.deepEqual(await listAttachments(tenant, { volumeID: created.id }), []);
 
     // A reservation is what Nova makes first; the client has no create (Nova owns attaching), so the raw request.
     const server = randomUUID();
@@ -274,13 +274,13 @@ describe('Cinder contract (blockstorage.ts against the real Cinder)', { skip: cl
     defer(`attachment ${attachment.id}`, () => deleteAttachment(tenant, attachment.id));
     assert.equal(attachment.status, 'reserved');
 
-    const listed = await listAttachments(tenant, { volumeId: created.id });
+    const listed = await listAttachments(tenant, { volumeID: created.id });
     assert.deepEqual(
       listed.map((a) => [a.id, a.instance, a.status]),
       [[attachment.id, server, 'reserved']],
     );
     assert.deepEqual(
-      (await listAttachments(tenant, { instanceId: server })).map((a) => a.id),
+      (await listAttachments(tenant, { instanceID: server })).map((a) => a.id),
       [attachment.id],
     );
     assert.equal((await getVolume(tenant, created.id)).status, 'reserved');
@@ -296,7 +296,7 @@ describe('Cinder contract (blockstorage.ts against the real Cinder)', { skip: cl
     });
     defer(`attachment ${body2.attachment.id}`, () => deleteAttachment(tenant, body2.attachment.id));
     // Cinder honours `limit` here but sends no next link, so the client never sends a page size: both come back.
-    const paged = await listAttachments(tenant, { instanceId: server }, { pageSize: 1 });
+    const paged = await listAttachments(tenant, { instanceID: server }, { pageSize: 1 });
     assert.deepEqual(paged.map((a) => a.id).sort(), [attachment.id, body2.attachment.id].sort());
     const { body: raw } = await tenant.request<Record<string, unknown>>({
       method: 'GET',
@@ -309,7 +309,7 @@ describe('Cinder contract (blockstorage.ts against the real Cinder)', { skip: cl
 
     // The stale-record cleanup: deleting the record returns the volume to available.
     await deleteAttachment(tenant, attachment.id);
-    assert.deepEqual(await listAttachments(tenant, { volumeId: created.id }), []);
+    assert.deepEqual(await listAttachments(tenant, { volumeID: created.id }), []);
     await available(created.id);
 
     // Without the microversion the attachments API does not exist (404 at the base version).

@@ -101,7 +101,7 @@ describe('compute contract (Nova 2.90)', { skip: cloud === undefined }, () => {
   let other: Session<'project'>;
   let compute: ComputeClient;
   let adminCompute: ComputeClient;
-  let projectId: string;
+  let projectID: string;
   let quotas: QuotaLimits;
   const flavors: Record<'small' | 'pinned' | 'baremetal', Flavor> = {} as Record<
     'small' | 'pinned' | 'baremetal',
@@ -112,13 +112,13 @@ describe('compute contract (Nova 2.90)', { skip: cloud === undefined }, () => {
 
   /** A project in `openregion` with a member user, and a session of that user in it. */
   async function makeTenant(what: string): Promise<{ session: Session<'project'>; projectId: string }> {
-    const domainId = must((await c.region.token()).domain, 'region domain').id;
+    const domainID = must((await c.region.token()).domain, 'region domain').id;
     const member = must(await findRoleByName(identity, 'member'), 'role member');
-    const p = await createProject(identity, { name: c.name(`${what}-project`), domain_id: domainId });
+    const p = await createProject(identity, { name: c.name(`${what}-project`), domain_id: domainID });
     cleanup.add(`project ${p.name}`, () => deleteProject(identity, p.id));
-    const u = await createUser(identity, { name: c.name(`${what}-user`), domain_id: domainId, password: PASSWORD });
+    const u = await createUser(identity, { name: c.name(`${what}-user`), domain_id: domainID, password: PASSWORD });
     cleanup.add(`user ${u.name}`, () => deleteUser(identity, u.id));
-    await grantRole(identity, { userId: u.id, projectId: p.id, roleId: member.id });
+    await grantRole(identity, { userID: u.id, projectID: p.id, roleID: member.id });
     const auth: AuthMethod = { type: 'password', user: { id: u.id }, password: PASSWORD };
     return { session: c.sessionFor(auth, { kind: 'project', project: { id: p.id } }), projectId: p.id };
   }
@@ -165,11 +165,11 @@ describe('compute contract (Nova 2.90)', { skip: cloud === undefined }, () => {
     adminCompute = c.admin.client('compute');
     const made = await makeTenant('compute');
     tenant = made.session;
-    projectId = made.projectId;
+    projectID = made.projectId;
     other = (await makeTenant('compute-other')).session;
     compute = tenant.client('compute');
     // Identity creation sets every Nova quota to unlimited (admin).
-    quotas = await updateQuotaSet(adminCompute, projectId, {
+    quotas = await updateQuotaSet(adminCompute, projectID, {
       instances: UNLIMITED,
       cores: UNLIMITED,
       ram: UNLIMITED,
@@ -221,8 +221,8 @@ describe('compute contract (Nova 2.90)', { skip: cloud === undefined }, () => {
 
     it('quota sets: unlimited (-1) after an admin update, readable by the project', async () => {
       for (const value of Object.values(quotas)) assert.equal(value, UNLIMITED);
-      const read = await getQuotaSet(compute, projectId);
-      assert.equal(read.id, projectId);
+      const read = await getQuotaSet(compute, projectID);
+      assert.equal(read.id, projectID);
       assert.equal(read.instances, UNLIMITED);
       assert.equal(read.cores, UNLIMITED);
       assert.equal(read.ram, UNLIMITED);
@@ -237,7 +237,7 @@ describe('compute contract (Nova 2.90)', { skip: cloud === undefined }, () => {
       assert.equal(main['OS-EXT-STS:task_state'], null, 'task_state is visible to the project and null at rest');
       assert.equal(main['OS-EXT-STS:power_state'], PowerState.Running);
       assert.equal(main['OS-EXT-SRV-ATTR:hostname'], 'ct-main');
-      assert.equal(main.tenant_id, projectId);
+      assert.equal(main.tenant_id, projectID);
       assert.equal(imageOf(main), images.a);
       assert.equal(main.flavor.original_name, 'or.small');
       assert.deepEqual(main.metadata, { purpose: 'contract' });
@@ -295,9 +295,9 @@ describe('compute contract (Nova 2.90)', { skip: cloud === undefined }, () => {
       assert.ok(ids(await listServers(compute, { flavor: flavors.small.id })).includes(main.id));
       const byImage = await listServers(compute, { image: images.a, changesSince: main.created });
       assert.ok(ids(byImage).includes(main.id));
-      const everywhere = await listServers(adminCompute, { allTenants: true, projectId });
+      const everywhere = await listServers(adminCompute, { allTenants: true, projectID });
       assert.ok(ids(everywhere).includes(main.id));
-      assert.ok(everywhere.every((s) => s.tenant_id === projectId));
+      assert.ok(everywhere.every((s) => s.tenant_id === projectID));
     });
 
     it("another project's identity cannot see or touch the server (404)", async () => {
@@ -480,20 +480,20 @@ describe('compute contract (Nova 2.90)', { skip: cloud === undefined }, () => {
 
     it('createImage (snapshot) → a Glance image owned by the project', async (t) => {
       const name = c.name('snapshot');
-      const imageId = await createServerImage(compute, main.id, { name, metadata: { snapshot_of: 'main' } });
+      const imageID = await createServerImage(compute, main.id, { name, metadata: { snapshot_of: 'main' } });
       const glance = tenant.client('image');
-      cleanup.add(`image ${name}`, () => deleteImage(glance, imageId));
-      const image = await getImage(glance, imageId);
+      cleanup.add(`image ${name}`, () => deleteImage(glance, imageID));
+      const image = await getImage(glance, imageID);
       assert.equal(image.name, name);
-      assert.equal(image.owner, projectId);
+      assert.equal(image.owner, projectID);
       const properties = imageProperties(image);
       assert.equal(properties.image_type, 'snapshot');
       assert.equal(properties.instance_uuid, main.id);
       assert.equal(properties.snapshot_of, 'main');
       await untilActive(main.id, 'snapshot task done');
-      const settled = await getImage(glance, imageId);
+      const settled = await getImage(glance, imageID);
       t.diagnostic(`snapshot image status with the fake driver: ${settled.status}`);
-      assert.equal((await findImageByName(glance, name))?.id, imageId);
+      assert.equal((await findImageByName(glance, name))?.id, imageID);
     });
 
     it('keypairs: import, get, list, delete', async () => {
@@ -520,7 +520,7 @@ describe('compute contract (Nova 2.90)', { skip: cloud === undefined }, () => {
       cleanup.add(`server group ${name}`, () => deleteServerGroup(compute, group.id));
       assert.equal(group.policy, 'anti-affinity');
       assert.deepEqual(group.members, []);
-      assert.equal(group.project_id, projectId);
+      assert.equal(group.project_id, projectID);
       // The devcloud's scheduler runs without ServerGroup(Anti)AffinityFilter, so a hard-policy group fails boots
       // with "ServerGroup policy is not supported"; a soft policy needs only the (default) weigher.
       const affinity = await createServerGroup(compute, { name: `${name}-a`, policy: 'soft-affinity' });

@@ -53,16 +53,16 @@ describe('domain-manager contract (the region credential from `region configure`
   const cleanup = new Cleanup();
   let admin: IdentityClient;
   let region: IdentityClient;
-  let domainId: string;
-  let regionUserId: string;
+  let domainID: string;
+  let regionUserID: string;
   const roles: Record<'member' | 'admin' | 'manager', Role> = {} as Record<'member' | 'admin' | 'manager', Role>;
   let foreign: { domainId: string; project: Project; user: User };
   /** A project and user the region account made in its own domain. */
   let own: { project: Project; user: User };
 
   /** The region account scoped to one of its domain's projects: it is manager there by inheritance. */
-  const inProject = (projectId: string): Session<'project'> =>
-    c.sessionFor(c.regionAuth, { kind: 'project', project: { id: projectId } });
+  const inProject = (projectID: string): Session<'project'> =>
+    c.sessionFor(c.regionAuth, { kind: 'project', project: { id: projectID } });
 
   const forbidden = (error: unknown) => {
     assert.ok(error instanceof ForbiddenError, `expected 403, got ${String(error)}`);
@@ -74,8 +74,8 @@ describe('domain-manager contract (the region credential from `region configure`
     admin = c.admin.client('identity');
     region = c.region.client('identity');
     const token = await c.region.token();
-    domainId = must(token.domain, 'a domain-scoped region token').id;
-    regionUserId = token.user.id;
+    domainID = must(token.domain, 'a domain-scoped region token').id;
+    regionUserID = token.user.id;
     assert.ok(!token.roles.some((r) => r.name === 'admin'), 'the region credential is not an admin');
     for (const name of ['member', 'admin', 'manager'] as const) {
       roles[name] = must(await findRoleByName(admin, name), `role ${name}`);
@@ -103,8 +103,8 @@ describe('domain-manager contract (the region credential from `region configure`
       identity: admin,
       authUrl: c.authUrl,
       regionName: 'RegionOne',
-      authenticates: (userId: string, password: string) =>
-        passwordWorks(c.authUrl, userId, password, { transport: c.transport, clock: systemClock }),
+      authenticates: (userID: string, password: string) =>
+        passwordWorks(c.authUrl, userID, password, { transport: c.transport, clock: systemClock }),
       newPassword: () => assert.fail('the password is supplied'),
     };
     cleanup.add(`domain ${prefix}`, async () => {
@@ -139,20 +139,20 @@ describe('domain-manager contract (the region credential from `region configure`
 
   it('configure granted manager and member on the domain, inherited to its projects', async () => {
     for (const role of [roles.manager, roles.member]) {
-      assert.equal(await hasInheritedRole(admin, { domainId, userId: regionUserId, roleId: role.id }), true);
+      assert.equal(await hasInheritedRole(admin, { domainID, userID: regionUserID, roleID: role.id }), true);
     }
-    const inherited = await listRoleAssignments(admin, { userId: regionUserId, domainId });
+    const inherited = await listRoleAssignments(admin, { userID: regionUserID, domainID });
     assert.ok(
       inherited.some((a) => a.scope['OS-INHERIT:inherited_to'] === 'projects' && a.role.id === roles.manager.id),
     );
   });
 
   it('creates a project and a user in its domain and grants them member', async () => {
-    const project = await createProject(region, { name: c.name('dm-project'), domain_id: domainId });
+    const project = await createProject(region, { name: c.name('dm-project'), domain_id: domainID });
     cleanup.add(`project ${project.name}`, () => deleteProject(admin, project.id));
-    const user = await createUser(region, { name: c.name('dm-user'), domain_id: domainId, password: PASSWORD });
+    const user = await createUser(region, { name: c.name('dm-user'), domain_id: domainID, password: PASSWORD });
     cleanup.add(`user ${user.name}`, () => deleteUser(admin, user.id));
-    const target = { userId: user.id, projectId: project.id, roleId: roles.member.id };
+    const target = { userID: user.id, projectID: project.id, roleID: roles.member.id };
     await grantRole(region, target);
     assert.equal(await hasRole(admin, target), true);
     own = { project, user };
@@ -180,30 +180,33 @@ describe('domain-manager contract (the region credential from `region configure`
   it('cannot grant admin or manager, even inside its domain (403)', async () => {
     const { project, user } = must(own, 'the project and user the region made');
     for (const role of [roles.admin, roles.manager]) {
-      await assert.rejects(grantRole(region, { userId: user.id, projectId: project.id, roleId: role.id }), forbidden);
-      await assert.rejects(grantRole(region, { userId: user.id, domainId, roleId: role.id }), forbidden);
+      await assert.rejects(grantRole(region, { userID: user.id, projectID: project.id, roleID: role.id }), forbidden);
+      await assert.rejects(grantRole(region, { userID: user.id, domainID: domainID, roleID: role.id }), forbidden);
     }
     // Nor on itself.
-    await assert.rejects(grantRole(region, { userId: regionUserId, domainId, roleId: roles.admin.id }), forbidden);
+    await assert.rejects(
+      grantRole(region, { userID: regionUserID, domainID: domainID, roleID: roles.admin.id }),
+      forbidden,
+    );
   });
 
   it('cannot grant even member across the domain boundary (403)', async () => {
     const { project, user } = must(own, 'the project and user the region made');
     await assert.rejects(
-      grantRole(region, { userId: foreign.user.id, projectId: project.id, roleId: roles.member.id }),
+      grantRole(region, { userID: foreign.user.id, projectID: project.id, roleID: roles.member.id }),
       forbidden,
     );
     await assert.rejects(
-      grantRole(region, { userId: user.id, projectId: foreign.project.id, roleId: roles.member.id }),
+      grantRole(region, { userID: user.id, projectID: foreign.project.id, roleID: roles.member.id }),
       forbidden,
     );
   });
 
   it("cannot list another domain's projects or users (403), while its own list works", async () => {
-    await assert.rejects(listProjects(region, { domainId: foreign.domainId }), forbidden);
-    await assert.rejects(listUsers(region, { domainId: foreign.domainId }), forbidden);
-    const mine = await listProjects(region, { domainId });
-    assert.ok(mine.length > 0 && mine.every((p) => p.domain_id === domainId));
+    await assert.rejects(listProjects(region, { domainID: foreign.domainId }), forbidden);
+    await assert.rejects(listUsers(region, { domainID: foreign.domainId }), forbidden);
+    const mine = await listProjects(region, { domainID });
+    assert.ok(mine.length > 0 && mine.every((p) => p.domain_id === domainID));
   });
 
   it("creates a VLAN provider network in its domain's projects", async () => {
@@ -288,13 +291,13 @@ describe('domain-manager contract (the region credential from `region configure`
 /** A VLAN network on physnet1; Neutron allocates nothing for provider networks, so a taken id is retried. */
 async function createVlanNetwork(neutron: NetworkClient, name: string): Promise<Network> {
   for (let attempt = 0; ; attempt++) {
-    const segmentationId = 100 + Math.floor(Math.random() * 101);
+    const segmentationID = 100 + Math.floor(Math.random() * 101);
     try {
       return await createNetwork(neutron, {
         name,
         'provider:network_type': 'vlan',
         'provider:physical_network': 'physnet1',
-        'provider:segmentation_id': segmentationId,
+        'provider:segmentation_id': segmentationID,
       });
     } catch (error) {
       if (!(error instanceof ConflictError) || attempt >= 5) throw error;

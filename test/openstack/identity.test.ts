@@ -59,12 +59,12 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
   const c = cloud as NonNullable<typeof cloud>;
   const cleanup = new Cleanup();
   let admin: IdentityClient;
-  let domainId: string;
+  let domainID: string;
   let member: Role;
   let project: Project;
   let user: User;
 
-  const passwordById = (u: User, password = PASSWORD): AuthMethod => ({
+  const passwordByID = (u: User, password = PASSWORD): AuthMethod => ({
     type: 'password',
     user: { id: u.id },
     password,
@@ -72,18 +72,18 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
 
   /** A project in the region's domain with a user holding `member` on it, as the region provisions identities. */
   async function tenant(what: string): Promise<{ project: Project; user: User }> {
-    const p = await createProject(admin, { name: c.name(`${what}-project`), domain_id: domainId });
+    const p = await createProject(admin, { name: c.name(`${what}-project`), domain_id: domainID });
     cleanup.add(`project ${p.name}`, () => deleteProject(admin, p.id));
-    const u = await createUser(admin, { name: c.name(`${what}-user`), domain_id: domainId, password: PASSWORD });
+    const u = await createUser(admin, { name: c.name(`${what}-user`), domain_id: domainID, password: PASSWORD });
     cleanup.add(`user ${u.name}`, () => deleteUser(admin, u.id));
-    await grantRole(admin, { userId: u.id, projectId: p.id, roleId: member.id });
+    await grantRole(admin, { userID: u.id, projectID: p.id, roleID: member.id });
     return { project: p, user: u };
   }
 
   before(async () => {
     admin = c.admin.client('identity');
     const regionToken = await c.region.token();
-    domainId = must(regionToken.domain, 'the region token to be domain-scoped').id;
+    domainID = must(regionToken.domain, 'the region token to be domain-scoped').id;
     member = must(await findRoleByName(admin, 'member'), 'role member');
     ({ project, user } = await tenant('main'));
   });
@@ -96,14 +96,14 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
   describe('authentication methods and scopes', () => {
     it('password by user name + domain, scoped to a project by name + domain', async () => {
       const session = c.sessionFor(
-        { type: 'password', user: { name: user.name, domain: { id: domainId } }, password: PASSWORD },
-        { kind: 'project', project: { name: project.name, domain: { id: domainId } } },
+        { type: 'password', user: { name: user.name, domain: { id: domainID } }, password: PASSWORD },
+        { kind: 'project', project: { name: project.name, domain: { id: domainID } } },
       );
       assert.equal(session.scope, 'project');
       const token = await session.token();
       assert.equal(token.user.id, user.id);
       assert.equal(token.project?.id, project.id);
-      assert.equal(token.project.domain.id, domainId);
+      assert.equal(token.project.domain.id, domainID);
       assert.equal(token.domain, undefined);
       assert.equal(token.system, false);
       const roles = token.roles.map((r) => r.name);
@@ -113,7 +113,7 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
     });
 
     it('password by user id, scoped to a project by id', async () => {
-      const token = await c.sessionFor(passwordById(user), { kind: 'project', project: { id: project.id } }).token();
+      const token = await c.sessionFor(passwordByID(user), { kind: 'project', project: { id: project.id } }).token();
       assert.equal(token.user.id, user.id);
       assert.equal(token.user.name, user.name);
       assert.equal(token.project?.id, project.id);
@@ -125,7 +125,7 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
       assert.equal(token.project, undefined);
       assert.ok(token.roles.some((r) => r.name === 'manager'));
       // The same credential asked for afresh, by domain name.
-      const regionUser = must(await findUserByName(admin, domainId, 'openregion-region'), 'user openregion-region');
+      const regionUser = must(await findUserByName(admin, domainID, 'openregion-region'), 'user openregion-region');
       const byName = await c
         .sessionFor(
           { type: 'password', user: { name: 'openregion-region', domain: { name: 'openregion' } }, password: 'secret' },
@@ -133,7 +133,7 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
         )
         .token();
       assert.equal(byName.user.id, regionUser.id);
-      assert.equal(byName.domain?.id, domainId);
+      assert.equal(byName.domain?.id, domainID);
       // and its project-scoped twin
       const projectToken = await c.regionProject.token();
       assert.equal(projectToken.project?.name, 'openregion-region');
@@ -141,7 +141,7 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
     });
 
     it('a user without a domain role is refused a domain-scoped token (401)', async () => {
-      const session = c.sessionFor(passwordById(user), { kind: 'domain', domain: { id: domainId } });
+      const session = c.sessionFor(passwordByID(user), { kind: 'domain', domain: { id: domainID } });
       await assert.rejects(session.token(), UnauthorizedError);
     });
 
@@ -171,14 +171,14 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
       const domains = await listDomains(system.client('identity'), { name: 'openregion' });
       assert.deepEqual(
         domains.map((d) => d.id),
-        [domainId],
+        [domainID],
       );
 
-      await assert.rejects(c.sessionFor(passwordById(user), { kind: 'system' }).token(), UnauthorizedError);
+      await assert.rejects(c.sessionFor(passwordByID(user), { kind: 'system' }).token(), UnauthorizedError);
     });
 
     it('unscoped, then the token method rescopes it to a project', async () => {
-      const unscoped = await c.sessionFor(passwordById(user), { kind: 'unscoped' }).token();
+      const unscoped = await c.sessionFor(passwordByID(user), { kind: 'unscoped' }).token();
       assert.equal(unscoped.project, undefined);
       assert.equal(unscoped.domain, undefined);
       assert.equal(unscoped.system, false);
@@ -197,7 +197,7 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
     });
 
     it('application credential by id and by name + user: the scope comes from the credential', async () => {
-      const own = c.sessionFor(passwordById(user), { kind: 'project', project: { id: project.id } });
+      const own = c.sessionFor(passwordByID(user), { kind: 'project', project: { id: project.id } });
       const identity = own.client('identity');
       const name = c.name('appcred');
       const created = await createApplicationCredential(identity, user.id, {
@@ -221,20 +221,20 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
       assert.equal((await findApplicationCredentialByName(identity, user.id, name))?.id, created.id);
       assert.equal(await findApplicationCredentialByName(identity, user.id, `${name}-other`), undefined);
 
-      const byId = c.sessionFor(
+      const byID = c.sessionFor(
         { type: 'application_credential', id: created.id, secret: created.secret },
         {
           kind: 'unscoped',
         },
       );
-      assert.equal(byId.scope, 'project');
-      const byIdToken = await byId.token();
-      assert.equal(byIdToken.project?.id, project.id);
-      assert.equal(byIdToken.user.id, user.id);
+      assert.equal(byID.scope, 'project');
+      const byIDToken = await byID.token();
+      assert.equal(byIDToken.project?.id, project.id);
+      assert.equal(byIDToken.user.id, user.id);
       // member implies reader on this cloud
-      assert.ok(byIdToken.roles.some((r) => r.name === 'member'));
+      assert.ok(byIDToken.roles.some((r) => r.name === 'member'));
 
-      for (const credentialUser of [{ id: user.id }, { name: user.name, domain: { id: domainId } }]) {
+      for (const credentialUser of [{ id: user.id }, { name: user.name, domain: { id: domainID } }]) {
         const byName = await c
           .sessionFor(
             { type: 'application_credential', name, user: credentialUser, secret: created.secret },
@@ -276,7 +276,7 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
       0;
 
     it('a revoked token (401) is healed by exactly one re-authentication', async () => {
-      const session = c.sessionFor(passwordById(user), { kind: 'project', project: { id: project.id } });
+      const session = c.sessionFor(passwordByID(user), { kind: 'project', project: { id: project.id } });
       const identity = session.client('identity');
       const first = await session.token();
       assert.equal((await getProject(identity, project.id)).id, project.id);
@@ -300,7 +300,7 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
 
     it('a credential refused on re-authentication fails with UnauthorizedError after one attempt', async () => {
       const { project: p, user: u } = await tenant('disabled');
-      const session = c.sessionFor(passwordById(u), { kind: 'project', project: { id: p.id } });
+      const session = c.sessionFor(passwordByID(u), { kind: 'project', project: { id: p.id } });
       const identity = session.client('identity');
       await getProject(identity, p.id);
       // Disabling a user revokes its tokens.
@@ -336,20 +336,20 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
 
     it('the region account reads its domain: projects, users and grants', async () => {
       const region = c.region.client('identity');
-      assert.equal((await findProjectByName(region, domainId, project.name))?.id, project.id);
-      assert.equal((await findUserByName(region, domainId, user.name))?.id, user.id);
-      assert.ok((await listProjects(region, { domainId })).every((p) => p.domain_id === domainId));
-      const target = { userId: user.id, projectId: project.id, roleId: member.id };
+      assert.equal((await findProjectByName(region, domainID, project.name))?.id, project.id);
+      assert.equal((await findUserByName(region, domainID, user.name))?.id, user.id);
+      assert.ok((await listProjects(region, { domainID })).every((p) => p.domain_id === domainID));
+      const target = { userID: user.id, projectID: project.id, roleID: member.id };
       assert.equal(await hasRole(region, target), true);
-      assert.equal(await hasRole(region, { ...target, roleId: (await getRole(admin, member.id)).id }), true);
+      assert.equal(await hasRole(region, { ...target, roleID: (await getRole(admin, member.id)).id }), true);
     });
 
     it('grants and revokes a role on a project and on a domain (as admin)', async () => {
-      const u = await createUser(admin, { name: c.name('grantee'), domain_id: domainId, password: PASSWORD });
+      const u = await createUser(admin, { name: c.name('grantee'), domain_id: domainID, password: PASSWORD });
       cleanup.add(`user ${u.name}`, () => deleteUser(admin, u.id));
       for (const target of [
-        { userId: u.id, projectId: project.id, roleId: member.id },
-        { userId: u.id, domainId, roleId: member.id },
+        { userID: u.id, projectID: project.id, roleID: member.id },
+        { userID: u.id, domainID: domainID, roleID: member.id },
       ]) {
         assert.equal(await hasRole(admin, target), false);
         await grantRole(admin, target);
@@ -366,19 +366,19 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
       const region = c.region.client('identity');
       const p = await createProject(region, {
         name: c.name('region-made'),
-        domain_id: domainId,
+        domain_id: domainID,
         tags: ['organization=org-1', 'project=prj-1'],
       });
       cleanup.add(`project ${p.name}`, () => deleteProject(admin, p.id));
-      const u = await createUser(region, { name: c.name('region-made-user'), domain_id: domainId, password: PASSWORD });
+      const u = await createUser(region, { name: c.name('region-made-user'), domain_id: domainID, password: PASSWORD });
       cleanup.add(`user ${u.name}`, () => deleteUser(admin, u.id));
-      const target = { userId: u.id, projectId: p.id, roleId: member.id };
+      const target = { userID: u.id, projectID: p.id, roleID: member.id };
       assert.equal(await hasRole(region, target), false);
       await grantRole(region, target);
       await grantRole(region, target); // idempotent
       assert.equal(await hasRole(region, target), true);
-      assert.equal((await findProjectByName(region, domainId, p.name))?.id, p.id);
-      assert.equal((await findUserByName(region, domainId, u.name))?.id, u.id);
+      assert.equal((await findProjectByName(region, domainID, p.name))?.id, p.id);
+      assert.equal((await findUserByName(region, domainID, u.name))?.id, u.id);
       await revokeRole(region, target);
       assert.equal(await hasRole(region, target), false);
       await assert.rejects(revokeRole(region, target), isNotFound);
@@ -391,16 +391,16 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
       const tag = c.name('tag');
       const p = await createProject(admin, {
         name: c.name('tagged'),
-        domain_id: domainId,
+        domain_id: domainID,
         description: 'before',
         tags: [tag, `${tag}=x`],
       });
       cleanup.add(`project ${p.name}`, () => deleteProject(admin, p.id));
       assert.deepEqual([...p.tags].sort(), [tag, `${tag}=x`].sort());
-      assert.equal(p.domain_id, domainId);
+      assert.equal(p.domain_id, domainID);
       assert.equal(p.is_domain, false);
       assert.deepEqual(
-        (await listProjects(admin, { domainId, tags: [tag, `${tag}=x`] })).map((x) => x.id),
+        (await listProjects(admin, { domainID, tags: [tag, `${tag}=x`] })).map((x) => x.id),
         [p.id],
       );
       assert.deepEqual(
@@ -417,7 +417,7 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
     it('users: get, list, update options, admin password set and self-service change', async () => {
       const { project: p, user: u } = await tenant('passwords');
       assert.equal((await getUser(admin, u.id)).name, u.name);
-      assert.ok((await listUsers(admin, { domainId })).some((x) => x.id === u.id));
+      assert.ok((await listUsers(admin, { domainID })).some((x) => x.id === u.id));
       const updated = await updateUser(admin, u.id, {
         description: 'service account',
         options: { ignore_password_expiry: true, ignore_change_password_upon_first_use: true },
@@ -429,16 +429,16 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
       const scope = { kind: 'project', project: { id: p.id } } as const;
       await setUserPassword(admin, u.id, 'ct-Second-2');
       await revocationTick();
-      await assert.rejects(c.sessionFor(passwordById(u), scope).token(), UnauthorizedError);
-      const own = c.sessionFor(passwordById(u, 'ct-Second-2'), scope);
+      await assert.rejects(c.sessionFor(passwordByID(u), scope).token(), UnauthorizedError);
+      const own = c.sessionFor(passwordByID(u, 'ct-Second-2'), scope);
       await own.token();
       await changeOwnPassword(own.client('identity'), u.id, {
         original_password: 'ct-Second-2',
         password: 'ct-Third-3',
       });
       await revocationTick();
-      await assert.rejects(c.sessionFor(passwordById(u, 'ct-Second-2'), scope).token(), UnauthorizedError);
-      assert.equal((await c.sessionFor(passwordById(u, 'ct-Third-3'), scope).token()).user.id, u.id);
+      await assert.rejects(c.sessionFor(passwordByID(u, 'ct-Second-2'), scope).token(), UnauthorizedError);
+      assert.equal((await c.sessionFor(passwordByID(u, 'ct-Third-3'), scope).token()).user.id, u.id);
     });
 
     it('roles and role assignments: list, get, effective with implied roles, names', async () => {
@@ -453,28 +453,28 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
         (await listRoles(admin, { name: 'member' })).map((r) => r.id),
         [member.id],
       );
-      assert.deepEqual(await listRoles(admin, { domainId }), [], 'no domain-specific roles');
+      assert.deepEqual(await listRoles(admin, { domainID }), [], 'no domain-specific roles');
       const got = await getRole(admin, member.id);
       assert.equal(got.name, 'member');
       assert.equal(got.domain_id, null);
       assert.equal(await findRoleByName(admin, 'no-such-role-ct'), undefined);
 
-      const direct = await listRoleAssignments(admin, { userId: user.id, projectId: project.id, includeNames: true });
+      const direct = await listRoleAssignments(admin, { userID: user.id, projectID: project.id, includeNames: true });
       assert.deepEqual(
         direct.map((a) => [a.role.name, a.scope.project?.id, a.user?.name]),
         [['member', project.id, user.name]],
       );
-      const effective = await listRoleAssignments(admin, { userId: user.id, projectId: project.id, effective: true });
+      const effective = await listRoleAssignments(admin, { userID: user.id, projectID: project.id, effective: true });
       const effectiveRoles = await Promise.all(effective.map(async (a) => (await getRole(admin, a.role.id)).name));
       assert.ok(effectiveRoles.includes('reader'), `effective roles: ${effectiveRoles.join(',')}`);
-      assert.deepEqual(await listRoleAssignments(admin, { userId: user.id, roleId: member.id, domainId }), []);
+      assert.deepEqual(await listRoleAssignments(admin, { userID: user.id, roleID: member.id, domainID }), []);
 
-      const regionUser = must(await findUserByName(admin, domainId, 'openregion-region'), 'region user');
-      const onDomain = await listRoleAssignments(admin, { userId: regionUser.id, domainId, includeNames: true });
+      const regionUser = must(await findUserByName(admin, domainID, 'openregion-region'), 'region user');
+      const onDomain = await listRoleAssignments(admin, { userID: regionUser.id, domainID, includeNames: true });
       const domainRoles = onDomain.map((a) => a.role.name).sort();
       for (const name of ['load-balancer_member', 'manager', 'member']) assert.ok(domainRoles.includes(name));
       assert.equal(
-        await hasRole(admin, { userId: regionUser.id, domainId, roleId: member.id }),
+        await hasRole(admin, { userID: regionUser.id, domainID: domainID, roleID: member.id }),
         true,
         'domain grants via HEAD',
       );
@@ -484,34 +484,34 @@ describe('identity contract (Keystone)', { skip: cloud === undefined }, () => {
   describe('names: Keystone filters compare with the database collation, the find helpers are exact', () => {
     it('projects and users: a case variant is listed by the filter but not found; creating it conflicts', async () => {
       const base = c.name('Fuzzy');
-      const exact = await createProject(admin, { name: base, domain_id: domainId });
+      const exact = await createProject(admin, { name: base, domain_id: domainID });
       cleanup.add(`project ${base}`, () => deleteProject(admin, exact.id));
-      const longer = await createProject(admin, { name: `${base}-2`, domain_id: domainId });
+      const longer = await createProject(admin, { name: `${base}-2`, domain_id: domainID });
       cleanup.add(`project ${base}-2`, () => deleteProject(admin, longer.id));
 
       const variant = base.toUpperCase();
-      const listedByVariant = await listProjects(admin, { domainId, name: variant });
+      const listedByVariant = await listProjects(admin, { domainID, name: variant });
       assert.deepEqual(
         listedByVariant.map((p) => p.id),
         [exact.id],
         'MariaDB compares names case-insensitively',
       );
-      assert.equal(await findProjectByName(admin, domainId, variant), undefined);
-      assert.equal((await findProjectByName(admin, domainId, base))?.id, exact.id);
-      assert.equal((await findProjectByName(admin, domainId, `${base}-2`))?.id, longer.id);
-      assert.equal(await findProjectByName(admin, domainId, base.slice(0, -1)), undefined, 'no prefix match');
-      await assert.rejects(createProject(admin, { name: variant, domain_id: domainId }), ConflictError);
+      assert.equal(await findProjectByName(admin, domainID, variant), undefined);
+      assert.equal((await findProjectByName(admin, domainID, base))?.id, exact.id);
+      assert.equal((await findProjectByName(admin, domainID, `${base}-2`))?.id, longer.id);
+      assert.equal(await findProjectByName(admin, domainID, base.slice(0, -1)), undefined, 'no prefix match');
+      await assert.rejects(createProject(admin, { name: variant, domain_id: domainID }), ConflictError);
 
       const userName = c.name('FuzzyUser');
-      const u = await createUser(admin, { name: userName, domain_id: domainId });
+      const u = await createUser(admin, { name: userName, domain_id: domainID });
       cleanup.add(`user ${userName}`, () => deleteUser(admin, u.id));
       assert.deepEqual(
-        (await listUsers(admin, { domainId, name: userName.toUpperCase() })).map((x) => x.id),
+        (await listUsers(admin, { domainID, name: userName.toUpperCase() })).map((x) => x.id),
         [u.id],
       );
-      assert.equal(await findUserByName(admin, domainId, userName.toUpperCase()), undefined);
-      assert.equal((await findUserByName(admin, domainId, userName))?.id, u.id);
-      await assert.rejects(createUser(admin, { name: userName.toUpperCase(), domain_id: domainId }), ConflictError);
+      assert.equal(await findUserByName(admin, domainID, userName.toUpperCase()), undefined);
+      assert.equal((await findUserByName(admin, domainID, userName))?.id, u.id);
+      await assert.rejects(createUser(admin, { name: userName.toUpperCase(), domain_id: domainID }), ConflictError);
     });
   });
 });

@@ -35,7 +35,7 @@ describe('image contract (Glance v2)', { skip: cloud === undefined }, () => {
   const cleanup = new Cleanup();
   let glance: ImageClient;
   let admin: ImageClient;
-  let projectId: string;
+  let projectID: string;
 
   async function make(name: string, extra: Omit<Parameters<typeof createImage>[1], 'name'> = {}): Promise<Image> {
     const image = await createImage(glance, { name, disk_format: 'raw', container_format: 'bare', ...extra });
@@ -52,7 +52,7 @@ describe('image contract (Glance v2)', { skip: cloud === undefined }, () => {
     // The region's own project: images are read (and in tests made) with an ordinary project credential.
     glance = c.regionProject.client('image');
     admin = c.admin.client('image');
-    projectId = must((await c.regionProject.token()).project, 'region project').id;
+    projectID = must((await c.regionProject.token()).project, 'region project').id;
   });
 
   after(async () => {
@@ -87,7 +87,7 @@ describe('image contract (Glance v2)', { skip: cloud === undefined }, () => {
     assert.deepEqual(ids(await listImages(glance, { tags: [tag], osHidden: true })), [hidden.id]);
     assert.deepEqual(ids(await listImages(glance, { name: first.name ?? '' })), [first.id]);
     assert.deepEqual(
-      ids(await listImages(glance, { tags: [tag], status: 'queued', visibility: 'private', owner: projectId })).sort(),
+      ids(await listImages(glance, { tags: [tag], status: 'queued', visibility: 'private', owner: projectID })).sort(),
       [first.id, second.id].sort(),
     );
     assert.deepEqual(await listImages(glance, { tags: [tag], status: 'active' }), []);
@@ -144,7 +144,7 @@ describe('image contract (Glance v2)', { skip: cloud === undefined }, () => {
     });
     assert.equal(image.status, 'queued');
     assert.equal(image.visibility, 'shared', "Glance's default visibility for a new image");
-    assert.equal(image.owner, projectId);
+    assert.equal(image.owner, projectID);
     assert.equal(image.size, null);
     assert.equal(image.min_ram, 64);
     assert.deepEqual(imageProperties(await getImage(glance, image.id)), {

@@ -80,17 +80,17 @@ describe('Octavia contract (loadbalancer.ts against the real Octavia)', { skip: 
 
   before(async () => {
     const identity = cloud.admin.client('identity');
-    const domainId = (await cloud.region.token()).domain?.id;
-    assert.ok(domainId, 'the region session is domain-scoped');
-    const project = await createProject(identity, { name: cloud.name('lb-identity'), domain_id: domainId });
+    const domainID = (await cloud.region.token()).domain?.id;
+    assert.ok(domainID, 'the region session is domain-scoped');
+    const project = await createProject(identity, { name: cloud.name('lb-identity'), domain_id: domainID });
     defer(`project ${project.name}`, () => deleteProject(identity, project.id));
     const password = cloud.name('pw');
-    const user = await createUser(identity, { name: cloud.name('lb-user'), domain_id: domainId, password });
+    const user = await createUser(identity, { name: cloud.name('lb-user'), domain_id: domainID, password });
     defer(`user ${user.name}`, () => deleteUser(identity, user.id));
     for (const name of ['member', 'load-balancer_member']) {
       const role = await findRoleByName(identity, name);
       assert.ok(role, `role ${name}`);
-      await grantRole(identity, { userId: user.id, roleId: role.id, projectId: project.id });
+      await grantRole(identity, { userID: user.id, roleID: role.id, projectID: project.id });
     }
     const session = cloud.sessionFor<'project'>(
       { type: 'password', user: { id: user.id }, password },
@@ -112,12 +112,12 @@ describe('Octavia contract (loadbalancer.ts against the real Octavia)', { skip: 
    * Polls the load balancer fast until it is ACTIVE again, recording each distinct provisioning status seen
    * (immediately after the call first, so a PENDING_* the API set synchronously is caught).
    */
-  async function settle(lbId: string, op: string, timeoutMs = 90_000): Promise<LoadBalancer> {
+  async function settle(lbID: string, op: string, timeoutMs = 90_000): Promise<LoadBalancer> {
     const statuses: ProvisioningStatus[] = [];
     seen[op] = statuses;
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const lb = await getLoadBalancer(octavia, lbId);
+      const lb = await getLoadBalancer(octavia, lbID);
       if (statuses.at(-1) !== lb.provisioning_status) statuses.push(lb.provisioning_status);
       if (lb.provisioning_status === 'ACTIVE') return lb;
       assert.ok(
@@ -361,10 +361,10 @@ describe('Octavia contract (loadbalancer.ts against the real Octavia)', { skip: 
       [tcpMonitor.id],
     );
     const project = created.project_id;
-    assert.ok((await listLoadBalancers(octavia, { projectId: project })).some((l) => l.id === created.id));
+    assert.ok((await listLoadBalancers(octavia, { projectID: project })).some((l) => l.id === created.id));
     // Paging over the project's pools with pageSize 1 still finds both.
-    const poolIds = (await listPools(octavia, { projectId: project }, { pageSize: 1 })).map((p) => p.id);
-    assert.ok(poolIds.includes(pool.id) && poolIds.includes(proxy.id));
+    const poolIDs = (await listPools(octavia, { projectID: project }, { pageSize: 1 })).map((p) => p.id);
+    assert.ok(poolIDs.includes(pool.id) && poolIDs.includes(proxy.id));
 
     // --- piecewise deletes, each through PENDING_UPDATE on the load balancer
     await deleteHealthMonitor(octavia, tcpMonitor.id);

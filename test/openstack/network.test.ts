@@ -17,14 +17,14 @@ import { LEFT_BEHIND_TAG, leftBehindIdentityTag } from '../../src/region/opensta
 import {
   addRouterInterface,
   addTag,
-  createFloatingIp,
+  createFloatingIP,
   createNetwork,
   createPort,
   createRouter,
   createSecurityGroup,
   createSecurityGroupRule,
   createSubnet,
-  deleteFloatingIp,
+  deleteFloatingIP,
   deleteNetwork,
   deletePort,
   deleteRouter,
@@ -36,14 +36,14 @@ import {
   findRouterByName,
   findSecurityGroupByName,
   findSubnetByName,
-  getFloatingIp,
+  getFloatingIP,
   getNetwork,
   getNetworkQuota,
   getPort,
   getRouter,
   getSecurityGroup,
   getSubnet,
-  listFloatingIps,
+  listFloatingIPs,
   listNetworks,
   listPorts,
   listRouters,
@@ -53,7 +53,7 @@ import {
   removeRouterInterface,
   replaceTags,
   unlimitedNetworkQuota,
-  updateFloatingIp,
+  updateFloatingIP,
   updateNetworkQuota,
   updatePort,
   updateSubnet,
@@ -224,12 +224,12 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
     assert.deepEqual([...cleared.dns_nameservers], []);
     assert.deepEqual([...cleared.host_routes], []);
 
-    const subnets = await listSubnets(tenant, { networkId: network.id });
+    const subnets = await listSubnets(tenant, { networkID: network.id });
     assert.deepEqual(
       subnets.map((s) => s.id),
       [subnet.id],
     );
-    assert.equal((await findSubnetByName(tenant, subnet.name, { networkId: network.id }))?.id, subnet.id);
+    assert.equal((await findSubnetByName(tenant, subnet.name, { networkID: network.id }))?.id, subnet.id);
     assert.equal((await findNetworkByName(tenant, network.name))?.id, network.id);
     assert.equal(await findNetworkByName(tenant, cloud.name('net-absent')), undefined);
   });
@@ -342,9 +342,9 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
     });
     defer(`router ${router.name}`, () => deleteRouter(tenant, router.id));
     assert.equal(router.external_gateway_info?.network_id, ext.id);
-    const gatewayIps = router.external_gateway_info.external_fixed_ips ?? [];
-    assert.equal(gatewayIps.length, 1);
-    assert.match(gatewayIps[0]?.ip_address ?? '', /^203\.0\.113\./);
+    const gatewayIPs = router.external_gateway_info.external_fixed_ips ?? [];
+    assert.equal(gatewayIPs.length, 1);
+    assert.match(gatewayIPs[0]?.ip_address ?? '', /^203\.0\.113\./);
 
     const added = await addRouterInterface(tenant, router.id, { subnet_id: subnet.id });
     assert.equal(added.id, router.id);
@@ -418,12 +418,12 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
       }),
       (error: unknown) => error instanceof ConflictError && error.fault.type === 'SecurityGroupRuleExists',
     );
-    const ingress = await listSecurityGroupRules(tenant, { securityGroupId: group.id, direction: 'ingress' });
+    const ingress = await listSecurityGroupRules(tenant, { securityGroupID: group.id, direction: 'ingress' });
     assert.deepEqual(
       ingress.map((r) => r.id),
       [rule.id],
     );
-    assert.equal((await listSecurityGroupRules(tenant, { securityGroupId: group.id })).length, 3);
+    assert.equal((await listSecurityGroupRules(tenant, { securityGroupID: group.id })).length, 3);
 
     assert.equal((await getSecurityGroup(tenant, group.id)).security_group_rules.length, 3);
     assert.equal((await findSecurityGroupByName(tenant, group.name))?.id, group.id);
@@ -440,7 +440,7 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
     );
 
     await deleteSecurityGroupRule(tenant, rule.id);
-    assert.deepEqual(await listSecurityGroupRules(tenant, { securityGroupId: group.id, direction: 'ingress' }), []);
+    assert.deepEqual(await listSecurityGroupRules(tenant, { securityGroupID: group.id, direction: 'ingress' }), []);
     await deleteSecurityGroup(tenant, group.id);
     await assert.rejects(getSecurityGroup(tenant, group.id), NotFoundError);
   });
@@ -481,7 +481,7 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
     assert.deepEqual([...read.security_groups].sort(), [sg1.id, sg2.id].sort());
 
     assert.deepEqual(
-      (await listPorts(tenant, { networkId: network.id, name: port.name })).map((p) => p.id),
+      (await listPorts(tenant, { networkID: network.id, name: port.name })).map((p) => p.id),
       [port.id],
     );
     assert.deepEqual(
@@ -505,7 +505,7 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
       assert.equal(error.status, 409);
       assert.equal(error.fault.type, 'NetworkInUse');
       assert.equal(error.urlTemplate, '/networks/{network_id}');
-      assert.match(error.requestId ?? '', /^req-[0-9a-f-]{36}$/);
+      assert.match(error.requestID ?? '', /^req-[0-9a-f-]{36}$/);
       return true;
     });
 
@@ -546,40 +546,40 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
     const port = await createPort(tenant, { network_id: network.id, name: cloud.name('fip-port') });
     defer(`port ${port.name}`, () => deletePort(tenant, port.id));
 
-    const fip = await createFloatingIp(tenant, { floating_network_id: ext.id, description: cloud.name('fip') });
-    defer(`floating IP ${fip.floating_ip_address}`, () => deleteFloatingIp(tenant, fip.id));
+    const fip = await createFloatingIP(tenant, { floating_network_id: ext.id, description: cloud.name('fip') });
+    defer(`floating IP ${fip.floating_ip_address}`, () => deleteFloatingIP(tenant, fip.id));
     assert.match(fip.floating_ip_address, /^203\.0\.113\./);
     assert.equal(fip.port_id, null);
     assert.equal(fip.floating_network_id, ext.id);
 
-    const associated = await updateFloatingIp(tenant, fip.id, { port_id: port.id });
+    const associated = await updateFloatingIP(tenant, fip.id, { port_id: port.id });
     assert.equal(associated.port_id, port.id);
     assert.equal(associated.fixed_ip_address, port.fixed_ips[0]?.ip_address);
     assert.equal(associated.router_id, router.id);
     // Re-found by the port it is attached to.
     assert.deepEqual(
-      (await listFloatingIps(tenant, { portId: port.id })).map((f) => f.id),
+      (await listFloatingIPs(tenant, { portID: port.id })).map((f) => f.id),
       [fip.id],
     );
     assert.deepEqual(
-      (await listFloatingIps(tenant, { floatingIpAddress: fip.floating_ip_address })).map((f) => f.id),
+      (await listFloatingIPs(tenant, { floatingIPAddress: fip.floating_ip_address })).map((f) => f.id),
       [fip.id],
     );
     // No L3 agent: the floating IP stays DOWN.
-    assert.equal((await getFloatingIp(tenant, fip.id)).status, 'DOWN');
+    assert.equal((await getFloatingIP(tenant, fip.id)).status, 'DOWN');
     await replaceTags(tenant, 'floatingips', fip.id, [cloud.name('fip-tag')]);
     assert.deepEqual(
-      (await listFloatingIps(tenant, { tags: [cloud.name('fip-tag')] })).map((f) => f.id),
+      (await listFloatingIPs(tenant, { tags: [cloud.name('fip-tag')] })).map((f) => f.id),
       [fip.id],
     );
 
-    const released = await updateFloatingIp(tenant, fip.id, { port_id: null });
+    const released = await updateFloatingIP(tenant, fip.id, { port_id: null });
     assert.equal(released.port_id, null);
     assert.equal(released.fixed_ip_address, null);
-    assert.deepEqual(await listFloatingIps(tenant, { portId: port.id }), []);
+    assert.deepEqual(await listFloatingIPs(tenant, { portID: port.id }), []);
 
-    await deleteFloatingIp(tenant, fip.id);
-    await assert.rejects(getFloatingIp(tenant, fip.id), NotFoundError);
+    await deleteFloatingIP(tenant, fip.id);
+    await assert.rejects(getFloatingIP(tenant, fip.id), NotFoundError);
   });
 
   it('a floating IP cannot associate to a port whose subnet has no router to the external network', async () => {
@@ -587,10 +587,10 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
     const { network } = await tenantNetwork('fip-norouter');
     const port = await createPort(tenant, { network_id: network.id, name: cloud.name('fip-norouter-port') });
     defer(`port ${port.name}`, () => deletePort(tenant, port.id));
-    const fip = await createFloatingIp(tenant, { floating_network_id: ext.id });
-    defer(`floating IP ${fip.floating_ip_address}`, () => deleteFloatingIp(tenant, fip.id));
+    const fip = await createFloatingIP(tenant, { floating_network_id: ext.id });
+    defer(`floating IP ${fip.floating_ip_address}`, () => deleteFloatingIP(tenant, fip.id));
     await assert.rejects(
-      updateFloatingIp(tenant, fip.id, { port_id: port.id }),
+      updateFloatingIP(tenant, fip.id, { port_id: port.id }),
       (error: unknown) => error instanceof NotFoundError && error.fault.type === 'ExternalGatewayForFloatingIPNotFound',
     );
   });
@@ -629,8 +629,8 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
   it("a project's default security group: made on first use, removable by an admin only", async () => {
     // A fresh project of the region's domain, so no port anyone else makes holds its default group.
     const region = cloud.region.client('identity');
-    const domainId = (await cloud.region.token()).domain?.id ?? assert.fail('a domain-scoped region token');
-    const project = await createProject(region, { name: cloud.name('default-sg'), domain_id: domainId });
+    const domainID = (await cloud.region.token()).domain?.id ?? assert.fail('a domain-scoped region token');
+    const project = await createProject(region, { name: cloud.name('default-sg'), domain_id: domainID });
     defer(`project ${project.name}`, () => deleteProject(region, project.id));
     const manager = cloud
       .sessionFor(cloud.regionAuth, { kind: 'project', project: { id: project.id } })
@@ -654,14 +654,14 @@ describe('Neutron contract (network.ts against the real Neutron)', { skip: cloud
   it("a project's member tags its default group; an admin lists default groups by tag, across projects", async () => {
     // What an identity's teardown and `region gc` rely on (docs/adr/0038-leaks-snapshot-images-and-default-groups.md).
     const region = cloud.region.client('identity');
-    const domainId = (await cloud.region.token()).domain?.id ?? assert.fail('a domain-scoped region token');
-    const project = await createProject(region, { name: cloud.name('left-behind'), domain_id: domainId });
+    const domainID = (await cloud.region.token()).domain?.id ?? assert.fail('a domain-scoped region token');
+    const project = await createProject(region, { name: cloud.name('left-behind'), domain_id: domainID });
     defer(`project ${project.name}`, () => deleteProject(region, project.id));
     const password = `pw-${cloud.name('member')}`;
-    const user = await createUser(region, { name: cloud.name('member'), domain_id: domainId, password });
+    const user = await createUser(region, { name: cloud.name('member'), domain_id: domainID, password });
     defer(`user ${user.name}`, () => deleteUser(region, user.id));
     const member = (await findRoleByName(region, 'member')) ?? assert.fail('role member');
-    await grantRole(region, { userId: user.id, projectId: project.id, roleId: member.id });
+    await grantRole(region, { userID: user.id, projectID: project.id, roleID: member.id });
     const own = cloud
       .sessionFor(
         { type: 'password', user: { id: user.id }, password },

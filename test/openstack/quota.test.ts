@@ -43,21 +43,21 @@ describe('quota refusals of the real services read as the quota condition', { sk
   const c = cloud as NonNullable<typeof cloud>;
   const cleanup = new Cleanup();
   let tenant: Session<'project'>;
-  let projectId: string;
-  let subnetId: string;
-  let networkId: string;
+  let projectID: string;
+  let subnetID: string;
+  let networkID: string;
 
   before(async () => {
     const identity = c.admin.client('identity');
-    const domainId = must((await c.region.token()).domain, 'region domain').id;
-    const p = await createProject(identity, { name: c.name('quota-project'), domain_id: domainId });
+    const domainID = must((await c.region.token()).domain, 'region domain').id;
+    const p = await createProject(identity, { name: c.name('quota-project'), domain_id: domainID });
     cleanup.add(`project ${p.name}`, () => deleteProject(identity, p.id));
-    projectId = p.id;
-    const u = await createUser(identity, { name: c.name('quota-user'), domain_id: domainId, password: PASSWORD });
+    projectID = p.id;
+    const u = await createUser(identity, { name: c.name('quota-user'), domain_id: domainID, password: PASSWORD });
     cleanup.add(`user ${u.name}`, () => deleteUser(identity, u.id));
     for (const role of ['member', 'load-balancer_member']) {
       const found = must(await findRoleByName(identity, role), `role ${role}`);
-      await grantRole(identity, { userId: u.id, projectId: p.id, roleId: found.id });
+      await grantRole(identity, { userID: u.id, projectID: p.id, roleID: found.id });
     }
     tenant = c.sessionFor(
       { type: 'password', user: { id: u.id }, password: PASSWORD },
@@ -69,7 +69,7 @@ describe('quota refusals of the real services read as the quota condition', { sk
     // What the load balancer's VIP needs, made before the network quotas close.
     const neutron = tenant.client('network');
     const network = await createNetwork(neutron, { name: c.name('quota-net') });
-    networkId = network.id;
+    networkID = network.id;
     cleanup.add(`network ${network.name}`, () => deleteNetwork(neutron, network.id));
     const subnet = await createSubnet(neutron, {
       network_id: network.id,
@@ -77,7 +77,7 @@ describe('quota refusals of the real services read as the quota condition', { sk
       cidr: '10.77.0.0/24',
       ip_version: 4,
     });
-    subnetId = subnet.id;
+    subnetID = subnet.id;
   });
 
   after(async () => {
@@ -115,15 +115,15 @@ describe('quota refusals of the real services read as the quota condition', { sk
         imageRef: image.id,
         networks: 'none',
       });
-    await updateComputeQuota(admin, projectId, { instances: 0 });
+    await updateComputeQuota(admin, projectID, { instances: 0 });
     await refusedOver(boot(), ResourceKind.Server, 'instances', 'servers');
-    await updateComputeQuota(admin, projectId, { instances: 10, cores: 0 });
+    await updateComputeQuota(admin, projectID, { instances: 10, cores: 0 });
     await refusedOver(boot(), ResourceKind.Server, 'cores', 'CPU cores');
   });
 
   it('Neutron 409 OverQuota: networks, ports, security groups', async () => {
     const neutron = tenant.client('network');
-    await updateNetworkQuota(c.admin.client('network'), projectId, { network: 1, port: 0, security_group: 0 });
+    await updateNetworkQuota(c.admin.client('network'), projectID, { network: 1, port: 0, security_group: 0 });
     await refusedOver(
       createNetwork(neutron, { name: c.name('quota-net-2') }),
       ResourceKind.Network,
@@ -131,7 +131,7 @@ describe('quota refusals of the real services read as the quota condition', { sk
       'networks',
     );
     await refusedOver(
-      createPort(neutron, { network_id: networkId, name: c.name('quota-port') }),
+      createPort(neutron, { network_id: networkID, name: c.name('quota-port') }),
       ResourceKind.Server,
       'port',
       'ports',
@@ -148,9 +148,9 @@ describe('quota refusals of the real services read as the quota condition', { sk
     const admin = c.admin.client('block-storage');
     const cinder = tenant.client('block-storage');
     const create = () => createVolume(cinder, { size: 1, name: c.name('quota-volume') });
-    await updateVolumeQuota(admin, projectId, { volumes: 0 });
+    await updateVolumeQuota(admin, projectID, { volumes: 0 });
     await refusedOver(create(), ResourceKind.Volume, 'volumes', 'volumes');
-    await updateVolumeQuota(admin, projectId, { volumes: 10, gigabytes: 0 });
+    await updateVolumeQuota(admin, projectID, { volumes: 10, gigabytes: 0 });
     await refusedOver(create(), ResourceKind.Volume, 'gigabytes', 'volume gigabytes');
   });
 
@@ -158,11 +158,11 @@ describe('quota refusals of the real services read as the quota condition', { sk
     await c.admin.client('load-balancer').request({
       method: 'PUT',
       path: '/lbaas/quotas/{project_id}',
-      params: { project_id: projectId },
+      params: { project_id: projectID },
       body: { quota: { load_balancer: 0 } },
     });
     await refusedOver(
-      createLoadBalancer(tenant.client('load-balancer'), { name: c.name('quota-lb'), vip_subnet_id: subnetId }),
+      createLoadBalancer(tenant.client('load-balancer'), { name: c.name('quota-lb'), vip_subnet_id: subnetID }),
       ResourceKind.LoadBalancer,
       'load_balancer',
       'load balancers',

@@ -101,8 +101,8 @@ describe('volume attachments through the REST API', { skip: !cloud }, () => {
     const region = `/api/v2/regions/${s.regionID}`;
     const flavors = expectStatus(await s.call<Read[]>('GET', `${region}/flavors`), 200);
     const images = expectStatus(await s.call<Read[]>('GET', `${region}/images`), 200);
-    const flavorId = flavors.find((f) => f.metadata.name === 'or.small')?.metadata.id ?? assert.fail('or.small');
-    const imageId = images.find((i) => i.metadata.name === 'or-image-a')?.metadata.id ?? assert.fail('or-image-a');
+    const flavorID = flavors.find((f) => f.metadata.name === 'or.small')?.metadata.id ?? assert.fail('or.small');
+    const imageID = images.find((i) => i.metadata.name === 'or-image-a')?.metadata.id ?? assert.fail('or-image-a');
 
     const network = await create('networks', {
       metadata: { name: c.name('att-net') },
@@ -121,7 +121,7 @@ describe('volume attachments through the REST API', { skip: !cloud }, () => {
     const name = c.name('att-server');
     const server = await create('servers', {
       metadata: { name },
-      spec: { networkId: network, flavorId, imageId, volumes: [{ volumeId: volume }] },
+      spec: { networkId: network, flavorId: flavorID, imageId: imageID, volumes: [{ volumeId: volume }] },
     });
 
     const attached = await settled(
@@ -144,7 +144,7 @@ describe('volume attachments through the REST API', { skip: !cloud }, () => {
     // Held: another server cannot have it, and it cannot be deleted.
     const second = await s.call<{ errors?: { field: string }[] }>('POST', '/api/v2/servers', {
       metadata: { name: c.name('att-other') },
-      spec: { networkId: network, flavorId, imageId, volumes: [{ volumeId: volume }] },
+      spec: { networkId: network, flavorId: flavorID, imageId: imageID, volumes: [{ volumeId: volume }] },
     });
     assert.equal(second.status, 409);
     assert.deepEqual(
@@ -155,7 +155,10 @@ describe('volume attachments through the REST API', { skip: !cloud }, () => {
 
     // Detach: a PUT that leaves it out.
     expectStatus(
-      await s.call('PUT', `/api/v2/servers/${server}`, { metadata: { name }, spec: { flavorId, imageId } }),
+      await s.call('PUT', `/api/v2/servers/${server}`, {
+        metadata: { name },
+        spec: { flavorId: flavorID, imageId: imageID },
+      }),
       202,
     );
     await settled(
@@ -175,7 +178,7 @@ describe('volume attachments through the REST API', { skip: !cloud }, () => {
     expectStatus(
       await s.call('PUT', `/api/v2/servers/${server}`, {
         metadata: { name },
-        spec: { flavorId, imageId, volumes: [{ volumeId: volume }] },
+        spec: { flavorId: flavorID, imageId: imageID, volumes: [{ volumeId: volume }] },
       }),
       202,
     );

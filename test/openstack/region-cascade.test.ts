@@ -186,20 +186,20 @@ describe('deleting a network with a server and a security group on it finishes',
     const compute = c.admin.client('compute');
     const neutron = c.admin.client('network');
     const keystone = c.admin.client('identity');
-    const servers = await listServers(compute, { allTenants: true, projectId: projectID });
+    const servers = await listServers(compute, { allTenants: true, projectID: projectID });
     assert.deepEqual(
       servers.filter((s) => s.name === serverName),
       [],
       'no server',
     );
-    assert.deepEqual(await listPorts(neutron, { projectId: projectID }), [], 'no port');
+    assert.deepEqual(await listPorts(neutron, { projectID: projectID }), [], 'no port');
     assert.deepEqual(await listSecurityGroups(neutron, { name: securityGroupName(ids.group) }), [], 'no group');
     assert.deepEqual(await listNetworks(neutron, { name: networkName(ids.network) }), [], 'no network');
     assert.deepEqual(await listRouters(neutron, { name: networkName(ids.network) }), [], 'no router');
     const name = identityName(ids.identity);
-    const domainId = regions.credentials.domainID;
-    assert.deepEqual(await listProjects(keystone, { domainId, name }), [], 'no project');
-    assert.deepEqual(await listUsers(keystone, { domainId, name }), [], 'no user');
+    const domainID = regions.credentials.domainID;
+    assert.deepEqual(await listProjects(keystone, { domainID, name }), [], 'no project');
+    assert.deepEqual(await listUsers(keystone, { domainID, name }), [], 'no user');
   });
 
   it("the project's default security group: only an admin may remove it; the operator log names it", async () => {

@@ -64,8 +64,8 @@ describe('region identities (the region credential from `region configure`)', { 
     const admin = c.admin.client('identity');
     const name = identityName(identity.id);
     const { spec } = await record(identity.id);
-    const projects = await listProjects(admin, { domainId: credentials.domainID, name });
-    const users = await listUsers(admin, { domainId: credentials.domainID, name });
+    const projects = await listProjects(admin, { domainID: credentials.domainID, name });
+    const users = await listUsers(admin, { domainID: credentials.domainID, name });
     assert.deepEqual(
       projects.map((p) => p.id),
       [spec.projectID],
@@ -115,8 +115,8 @@ describe('region identities (the region credential from `region configure`)', { 
   async function assertGone(identity: IdentityInput): Promise<void> {
     const admin = c.admin.client('identity');
     const name = identityName(identity.id);
-    assert.deepEqual(await listProjects(admin, { domainId: credentials.domainID, name }), []);
-    assert.deepEqual(await listUsers(admin, { domainId: credentials.domainID, name }), []);
+    assert.deepEqual(await listProjects(admin, { domainID: credentials.domainID, name }), []);
+    assert.deepEqual(await listUsers(admin, { domainID: credentials.domainID, name }), []);
     const groups = await listServerGroups(c.admin.client('compute'), { allProjects: true });
     assert.deepEqual(
       groups.filter((g) => g.name === name),

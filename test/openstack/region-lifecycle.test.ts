@@ -185,8 +185,8 @@ describe('region lifecycle: identity → networks → security group → deleted
     assert.deepEqual(await listSecurityGroups(neutron, { name: securityGroupName(ids.sg) }), [], 'no security group');
     for (const id of [ids.plain, ids.vlan]) {
       const name = identityName(id);
-      assert.deepEqual(await listProjects(keystone, { domainId: credentials.domainID, name }), [], 'no project');
-      assert.deepEqual(await listUsers(keystone, { domainId: credentials.domainID, name }), [], 'no user');
+      assert.deepEqual(await listProjects(keystone, { domainID: credentials.domainID, name }), [], 'no project');
+      assert.deepEqual(await listUsers(keystone, { domainID: credentials.domainID, name }), [], 'no user');
       assert.equal(await exists(openstackIdentityType, id), false, 'no OpenstackIdentity record');
     }
     const allocations = (await exists(vlanAllocationType, vlanAllocationName(VLAN_REGION)))

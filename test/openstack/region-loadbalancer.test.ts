@@ -150,7 +150,7 @@ describe(
         members.set(pool.name, listed.map((m) => `${m.address}:${String(m.protocol_port)}`).sort());
       }
       const record = await store.get(openstackIdentityType, NS, identity.id);
-      const fips = await neutron.listFloatingIps(c.admin.client('network'), { projectId: record.spec.projectID });
+      const fips = await neutron.listFloatingIPs(c.admin.client('network'), { projectID: record.spec.projectID });
       return { lbs, listeners, pools, monitors, members, fips, projectID: record.spec.projectID };
     }
 
@@ -287,7 +287,7 @@ describe(
       await until('delete identity', async () => (await provider()).deleteIdentity(ctx, identity));
       const admin = c.admin.client('network');
       assert.deepEqual(await neutron.listNetworks(admin, { name: `network-${network.id}` }), []);
-      assert.deepEqual(await neutron.listPorts(admin, { projectId: now.projectID }), []);
+      assert.deepEqual(await neutron.listPorts(admin, { projectID: now.projectID }), []);
     });
 
     /** Where the load balancer's own requests start in the transport's record. */

@@ -16,7 +16,7 @@ import type { EmbeddedStore } from '../../src/kube/embedded/store.ts';
 import { getServer, listFlavors, listServers } from '../../src/openstack/compute.ts';
 import { BadRequestError } from '../../src/openstack/errors.ts';
 import { createImage, deleteImage, listImages, updateImage, uploadImageData } from '../../src/openstack/image.ts';
-import { listFloatingIps, listPorts } from '../../src/openstack/network.ts';
+import { listFloatingIPs, listPorts } from '../../src/openstack/network.ts';
 import { systemClock } from '../../src/util/clock.ts';
 import type { ServerStatus } from '../../src/region/apis/server.ts';
 import { provisionVerdict, RECHECK_MS } from '../../src/region/controllers/decide.ts';
@@ -148,7 +148,7 @@ describe('region servers (the region credential from `region configure`)', { ski
       { ...SETTLE, what: 'converged' },
     );
   const nova = async () => {
-    const found = (await listServers(c.admin.client('compute'), { allTenants: true, projectId: projectID })).filter(
+    const found = (await listServers(c.admin.client('compute'), { allTenants: true, projectID: projectID })).filter(
       (s) => s.name === server.name,
     );
     return found;
@@ -342,7 +342,7 @@ describe('region servers (the region credential from `region configure`)', { ski
       ports.filter((p) => p.name === serverPortName(server.id)),
       [],
     );
-    assert.deepEqual(await listFloatingIps(c.admin.client('network'), { portId: port.id }), []);
+    assert.deepEqual(await listFloatingIPs(c.admin.client('network'), { portID: port.id }), []);
     await assert.rejects(provider.updateServerState(ctx, identity, { server, generation: 1, status }), {
       name: 'ServerGoneError',
     });

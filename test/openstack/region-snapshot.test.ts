@@ -77,7 +77,7 @@ describe('server snapshots through the REST API', { skip: !cloud }, () => {
 
   it('snapshot a server: the image is public with its owners, listed for its organization, and boots a server', async () => {
     const flavors = expectStatus(await s.call<Read[]>('GET', `/api/v2/regions/${s.regionID}/flavors`), 200);
-    const flavorId = flavors.find((f) => f.metadata.name === 'or.small')?.metadata.id ?? assert.fail('or.small');
+    const flavorID = flavors.find((f) => f.metadata.name === 'or.small')?.metadata.id ?? assert.fail('or.small');
     const source = (await regionImages()).find((i) => i.metadata.name === 'or-image-a') ?? assert.fail('or-image-a');
     const network = await create('networks', {
       metadata: { name: c.name('snap-net') },
@@ -92,7 +92,7 @@ describe('server snapshots through the REST API', { skip: !cloud }, () => {
     const name = c.name('snap-source');
     const server = await create('servers', {
       metadata: { name },
-      spec: { networkId: network, flavorId, imageId: source.metadata.id },
+      spec: { networkId: network, flavorId: flavorID, imageId: source.metadata.id },
     });
     await provisioned(server, 'the source server provisioned');
 
@@ -141,7 +141,7 @@ describe('server snapshots through the REST API', { skip: !cloud }, () => {
     const booted = c.name('snap-booted');
     const second = await create('servers', {
       metadata: { name: booted },
-      spec: { networkId: network, flavorId, imageId: imageID },
+      spec: { networkId: network, flavorId: flavorID, imageId: imageID },
     });
     await provisioned(second, 'the server booted from the snapshot');
     const nova = await novaServer(booted);

@@ -55,22 +55,22 @@ export async function contractRegions(
   const registered = {
     authUrl: c.authUrl,
     regionName: 'RegionOne',
-    domainId: domain.id,
+    domainID: domain.id,
     domainName: domain.name,
-    projectId: project.id,
+    projectID: project.id,
     projectName: project.name,
-    userId: credentials.userID,
+    userID: credentials.userID,
     userName: domainToken.user.name,
     password: credentials.password,
   };
   for (const [index, region] of regions.entries()) {
     const plan: RegisterPlan = {
-      regionId: region.id,
+      regionID: region.id,
       displayName: `contract-${String(index)}`,
       namespace: REGION_NAMESPACE,
       secret: { namespace: REGION_NAMESPACE, name: SECRET },
       endpoint: c.authUrl,
-      organizationIds: [],
+      organizationIDs: [],
       services: region.services ?? {},
     };
     const manifests = registrationManifests(plan, registered);

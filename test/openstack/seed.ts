@@ -97,8 +97,8 @@ export async function seedEmulator(emulator: Emulator): Promise<RegionCredential
       identity,
       authUrl: emulator.authUrl,
       regionName: 'RegionOne',
-      authenticates: (userId, password) =>
-        passwordWorks(emulator.authUrl, userId, password, { transport, clock: systemClock }),
+      authenticates: (userID, password) =>
+        passwordWorks(emulator.authUrl, userID, password, { transport, clock: systemClock }),
       newPassword: () => {
         throw new Error('the seed supplies the password');
       },
@@ -114,13 +114,13 @@ export async function seedEmulator(emulator: Emulator): Promise<RegionCredential
 }
 
 /** The roles the region's grants name (devcloud.py seed_identity). */
-async function seedRoles(identity: IdentityClient, adminUserId: string, adminProjectId: string): Promise<void> {
+async function seedRoles(identity: IdentityClient, adminUserID: string, adminProjectID: string): Promise<void> {
   const role = (name: string) => ensureRole(identity, name);
   for (const name of ['manager', 'load-balancer_member', 'load-balancer_admin', 'creator', 'service']) await role(name);
   await grantRole(identity, {
-    userId: adminUserId,
-    projectId: adminProjectId,
-    roleId: await role('load-balancer_admin'),
+    userID: adminUserID,
+    projectID: adminProjectID,
+    roleID: await role('load-balancer_admin'),
   });
 }
 

@@ -85,7 +85,7 @@ export async function contractService(
     client: store,
     namespace: REGION_NAMESPACE,
     clock: systemClock,
-    newId: randomUUID,
+    newID: randomUUID,
     authenticate: createAuthenticator({
       key: { publicJwk: keys.publicJwk, algorithm: DEV_ALGORITHM },
       clock: systemClock,

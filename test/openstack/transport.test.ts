@@ -139,21 +139,21 @@ describe('transport and session against the real services', { skip: cloud === un
       assert.equal(error.serviceType, 'network');
       assert.equal(error.method, 'GET');
       assert.equal(error.urlTemplate, '/networks/{network_id}');
-      assert.match(error.requestId ?? '', /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-      assert.ok(error.message.includes(error.requestId ?? '<none>'), error.message);
+      assert.match(error.requestID ?? '', /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      assert.ok(error.message.includes(error.requestID ?? '<none>'), error.message);
       assert.equal(error.fault.type, 'NetworkNotFound');
       return true;
     });
     await assert.rejects(getVolume(cloud.regionProject.client('block-storage'), randomUUID()), (error: unknown) => {
       assert.ok(error instanceof NotFoundError, String(error));
-      assert.match(error.requestId ?? '', /^req-[0-9a-f-]{36}$/);
+      assert.match(error.requestID ?? '', /^req-[0-9a-f-]{36}$/);
       return true;
     });
     await assert.rejects(
       getLoadBalancer(cloud.regionProject.client('load-balancer'), randomUUID()),
       (error: unknown) => {
         assert.ok(error instanceof NotFoundError, String(error));
-        assert.match(error.requestId ?? '', /^req-[0-9a-f-]{36}$/);
+        assert.match(error.requestID ?? '', /^req-[0-9a-f-]{36}$/);
         assert.match(error.fault.message ?? '', /not found/i);
         return true;
       },

@@ -130,7 +130,7 @@ export async function cloudState(dir: string): Promise<Record<string, Record<str
 }
 
 /** The ids of every record the cloud holds, by `service.collection` (tokens, which come and go, left out). */
-export function cloudIds(state: Record<string, Record<string, unknown>>): Record<string, string[]> {
+export function cloudIDs(state: Record<string, Record<string, unknown>>): Record<string, string[]> {
   const ids: Record<string, string[]> = {};
   for (const [service, collections] of Object.entries(state)) {
     for (const [name, value] of Object.entries(collections)) {

@@ -19,7 +19,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseDevEnv } from '../../src/cli/up/files.ts';
-import { cloudIds, cloudState, REPO, restClient, startChildUp, type ChildUp } from './child.ts';
+import { cloudIDs, cloudState, REPO, restClient, startChildUp, type ChildUp } from './child.ts';
 
 /** Bounds on waiting, not assertions about speed: convergence rides the controllers' 10 s rechecks. */
 const CONVERGE_MS = 240_000;
@@ -87,7 +87,7 @@ describe('up as a newcomer runs it: the README walkthrough, then kill -9 and Ctr
   const seen = async (): Promise<Seen> => {
     const reads: Record<string, Read> = {};
     for (const [kind, path] of Object.entries(paths)) reads[kind] = await read(path);
-    return { reads, cloud: cloudIds(await cloudState(dir)) };
+    return { reads, cloud: cloudIDs(await cloudState(dir)) };
   };
 
   describe('the first run: two terminals at once', { concurrency: 2 }, () => {
@@ -109,17 +109,17 @@ describe('up as a newcomer runs it: the README walkthrough, then kill -9 and Ctr
       assert.equal(code, 0, `the walkthrough failed:\n${output}`);
       assert.match(output, /server\.region\.unikorn-cloud\.org\/[0-9a-f-]{36} condition met/);
       assert.match(output, /^\| scope +\| project /m, 'cloud check reached the built-in cloud');
-      const [, networkId, serverId, volumeId = '-'] =
+      const [, networkID, serverID, volumeID = '-'] =
         /walkthrough ids: (\S+) (\S+) (\S+)/.exec(output) ?? assert.fail(output);
       assert.match(
         output,
-        new RegExp(`"volumes":\\[\\{"volumeId":"${volumeId}","provisioningStatus":"provisioned","device":"/dev/vd`),
+        new RegExp(`"volumes":\\[\\{"volumeId":"${volumeID}","provisioningStatus":"provisioned","device":"/dev/vd`),
         'the server read its volume attached',
       );
       const state = JSON.stringify(await cloudState(dir));
-      assert.ok(!state.includes(serverId ?? '-'), 'the server is gone from the cloud');
-      assert.ok(!state.includes(volumeId), 'the volume is gone from the cloud');
-      assert.ok(!state.includes(networkId ?? '-'), 'the network is gone from the cloud');
+      assert.ok(!state.includes(serverID ?? '-'), 'the server is gone from the cloud');
+      assert.ok(!state.includes(volumeID), 'the volume is gone from the cloud');
+      assert.ok(!state.includes(networkID ?? '-'), 'the network is gone from the cloud');
     });
 
     it('creates a network, a server, a volume and a load balancer with a public IP; all provisioned', async () => {

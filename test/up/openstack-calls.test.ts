@@ -113,8 +113,8 @@ describe('OpenStack calls per server on the whole system', () => {
     };
   };
 
-  let flavorId = '';
-  let imageIds: string[] = [];
+  let flavorID = '';
+  let imageIDs: string[] = [];
   const ids: string[] = [];
 
   before(async () => {
@@ -146,9 +146,9 @@ describe('OpenStack calls per server on the whole system', () => {
       async () => (await api('GET', path)).metadata.provisioningStatus === 'provisioned',
     );
     const region = `/api/v2/regions/${up.regionID}`;
-    flavorId = (await api<Read[]>('GET', `${region}/flavors`))[0]?.metadata.id ?? assert.fail('a flavor');
-    imageIds = (await api<Read[]>('GET', `${region}/images`)).map((i) => i.metadata.id);
-    assert.ok(imageIds.length >= 2, 'two images to rebuild between');
+    flavorID = (await api<Read[]>('GET', `${region}/flavors`))[0]?.metadata.id ?? assert.fail('a flavor');
+    imageIDs = (await api<Read[]>('GET', `${region}/images`)).map((i) => i.metadata.id);
+    assert.ok(imageIDs.length >= 2, 'two images to rebuild between');
 
     // Created with the clock standing still: every create pass runs and yields, no build finishes, no timer fires.
     calls.take();
@@ -157,7 +157,7 @@ describe('OpenStack calls per server on the whole system', () => {
     for (let i = 0; i < SERVERS; i++) {
       const created = await api('POST', '/api/v2/servers', {
         metadata: { name: `calls-${String(i)}` },
-        spec: { networkId: network.metadata.id, flavorId, imageId: imageIds[0] },
+        spec: { networkId: network.metadata.id, flavorId: flavorID, imageId: imageIDs[0] },
       });
       ids.push(created.metadata.id);
     }
@@ -214,13 +214,13 @@ describe('OpenStack calls per server on the whole system', () => {
     for (const [i, id] of ids.entries()) {
       await api('PUT', `/api/v2/servers/${id}`, {
         metadata: { name: `calls-${String(i)}` },
-        spec: { flavorId, imageId: imageIds[1] },
+        spec: { flavorId: flavorID, imageId: imageIDs[1] },
       });
     }
     await settled('every rebuild was submitted', async () => (await passes()) - before >= SERVERS);
     await until('every server is rebuilt and provisioned', async () => {
       const all = await api<Read[]>('GET', '/api/v2/servers');
-      return all.every((s) => s.spec['imageId'] === imageIds[1] && s.metadata.provisioningStatus === 'provisioned');
+      return all.every((s) => s.spec['imageId'] === imageIDs[1] && s.metadata.provisioningStatus === 'provisioned');
     });
     await caughtUp();
     const done = await passes();

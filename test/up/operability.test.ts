@@ -88,10 +88,10 @@ describe('up: a log line, a metric, an Event and a trace for one server’s crea
       },
     });
     assert.equal(network.status, 201);
-    const networkId = (network.json as { metadata: { id: string } }).metadata.id;
+    const networkID = (network.json as { metadata: { id: string } }).metadata.id;
     const created = await rest('POST', '/api/v2/servers', {
       metadata: { name: 'ops-1' },
-      spec: { networkId, flavorId: flavor, imageId: image },
+      spec: { networkId: networkID, flavorId: flavor, imageId: image },
     });
     assert.equal(created.status, 201, JSON.stringify(created.json));
     const id = (created.json as { metadata: { id: string } }).metadata.id;

@@ -148,8 +148,8 @@ describe("upstream's v1 API on up, end to end through HTTP", () => {
       'the same server through v2',
     );
 
-    const cloudId = nova().find((s) => s.taskState === null)?.id;
-    assert.ok(cloudId !== undefined && nova().length === 1, 'one Nova server, idle');
+    const cloudID = nova().find((s) => s.taskState === null)?.id;
+    assert.ok(cloudID !== undefined && nova().length === 1, 'one Nova server, idle');
     assert.equal((await http('POST', `${path}/softreboot`)).status, 202);
     assert.equal(nova()[0]?.taskState, 'rebooting', 'the soft reboot reached Nova');
     await until('server idle and running after the reboot', async () => {

@@ -43,7 +43,7 @@ describe("the console's operator API", () => {
       client: store,
       namespace: 'unikorn-region',
       clock,
-      newId: () => 'id',
+      newID: () => 'id',
       authenticate: (header) => {
         const principal = principals[header ?? ''];
         return principal === undefined ? Promise.reject(problems.unauthorized()) : Promise.resolve(principal);

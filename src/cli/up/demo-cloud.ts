@@ -59,13 +59,13 @@ export async function seedDemoCloud(admin: Session<'project'>): Promise<DemoClou
   return { volumeTypeIDs: await seedVolumeTypes(admin.client('block-storage')) };
 }
 
-async function seedRoles(identity: IdentityClient, adminUserId: string, adminProjectId: string): Promise<void> {
+async function seedRoles(identity: IdentityClient, adminUserID: string, adminProjectID: string): Promise<void> {
   const role = (name: string) => ensureRole(identity, name);
   for (const name of ['member', 'reader', 'manager', 'load-balancer_member', 'load-balancer_admin']) await role(name);
   await grantRole(identity, {
-    userId: adminUserId,
-    projectId: adminProjectId,
-    roleId: await role('load-balancer_admin'),
+    userID: adminUserID,
+    projectID: adminProjectID,
+    roleID: await role('load-balancer_admin'),
   });
 }
 

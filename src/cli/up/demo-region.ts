@@ -48,7 +48,7 @@ export async function setUpDemoRegion(options: DemoRegionOptions): Promise<DemoR
     identity: options.admin.client('identity'),
     authUrl: options.authUrl,
     regionName: options.regionName,
-    authenticates: (userId, password) => passwordWorks(options.authUrl, userId, password, deps),
+    authenticates: (userID, password) => passwordWorks(options.authUrl, userID, password, deps),
     newPassword: () => randomBytes(24).toString('base64url'),
   });
   // Volume classes fail closed: the Region exports the volume types it lists, and they are read as the region's
@@ -58,12 +58,12 @@ export async function setUpDemoRegion(options: DemoRegionOptions): Promise<DemoR
   await ensureRegionStore(options.store, options.namespace);
   const manifests = registrationManifests(
     {
-      regionId: options.regionID,
+      regionID: options.regionID,
       displayName: DEMO_REGION_NAME,
       namespace: options.namespace,
       secret: { namespace: options.namespace, name: `${options.regionID}-openstack` },
       endpoint: credentials.authUrl,
-      organizationIds: [options.organizationID],
+      organizationIDs: [options.organizationID],
       services: volumeTypes.length === 0 ? {} : { blockStorage: { volumeClasses: { selector: { ids: volumeTypes } } } },
     },
     credentials,

@@ -99,12 +99,12 @@ export function parseDevEnv(text: string): Record<string, string> {
 }
 
 /** The previous run's identity, or a new one. */
-export function devIdentity(files: UpFiles, newId: () => string = randomUUID): DevIdentity {
+export function devIdentity(files: UpFiles, newID: () => string = randomUUID): DevIdentity {
   const previous = existsSync(files.devEnv) ? parseDevEnv(readFileSync(files.devEnv, 'utf8')) : {};
   return {
-    organizationID: previous[DEV_ENV_KEYS.organization] ?? newId(),
-    projectID: previous[DEV_ENV_KEYS.project] ?? newId(),
-    regionID: previous[DEV_ENV_KEYS.region] ?? newId(),
+    organizationID: previous[DEV_ENV_KEYS.organization] ?? newID(),
+    projectID: previous[DEV_ENV_KEYS.project] ?? newID(),
+    regionID: previous[DEV_ENV_KEYS.region] ?? newID(),
   };
 }
 

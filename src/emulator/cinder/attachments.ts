@@ -44,14 +44,14 @@ export function registerAttachments(api: CinderApi): void {
   const list =
     (view: (a: CAttachment) => JsonObject) =>
     (req: { query: URLSearchParams }, { auth }: { auth: AuthContext }) => {
-      const volumeId = req.query.get('volume_id');
-      const instanceId = req.query.get('instance_id');
+      const volumeID = req.query.get('volume_id');
+      const instanceID = req.query.get('instance_id');
       const limit = Number(req.query.get('limit') ?? 1000);
       const rows = [...state.attachments.values()].filter(
         (a) =>
           mayAccessProject(auth, a.projectId) &&
-          (volumeId === null || a.volumeId === volumeId) &&
-          (instanceId === null || a.instance === instanceId),
+          (volumeID === null || a.volumeId === volumeID) &&
+          (instanceID === null || a.instance === instanceID),
       );
       return json({ attachments: rows.slice(0, limit).map(view) });
     };
@@ -78,7 +78,7 @@ export function registerAttachments(api: CinderApi): void {
         );
       }
       const a: CAttachment = {
-        id: api.ctx.newId(),
+        id: api.ctx.newID(),
         volumeId: volume.id,
         projectId: volume.projectId,
         instance: stringAt(body, 'instance_uuid') ?? null,

@@ -72,12 +72,12 @@ export class CinderState {
   }
 
   /** The full quota set of a project: the defaults, a per-type trio for every type, then what an admin set. */
-  quotaSet(projectId: string): Record<string, number> {
+  quotaSet(projectID: string): Record<string, number> {
     const set: Record<string, number> = { ...QUOTA_DEFAULTS };
     for (const t of this.types.values()) {
       for (const k of ['volumes', 'gigabytes', 'snapshots']) set[`${k}_${t.name}`] = -1;
     }
-    return { ...set, ...this.quotas.get(projectId) };
+    return { ...set, ...this.quotas.get(projectID) };
   }
 }
 

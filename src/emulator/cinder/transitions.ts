@@ -25,15 +25,15 @@ const APPLY: {
   'cinder.delete': (api, volume) => {
     api.state.volumes.delete(volume.id);
   },
-  'cinder.attach': (api, volume, { attachmentId }) => {
-    const record = api.state.attachments.get(attachmentId);
+  'cinder.attach': (api, volume, { attachmentId: attachmentID }) => {
+    const record = api.state.attachments.get(attachmentID);
     if (!record) return;
     record.status = 'attached';
     record.attachedAt = api.ctx.clock.now();
     setStatus(api, volume, 'in-use');
   },
-  'cinder.detach': (api, _volume, { attachmentId }) => {
-    const record = api.state.attachments.get(attachmentId);
+  'cinder.detach': (api, _volume, { attachmentId: attachmentID }) => {
+    const record = api.state.attachments.get(attachmentID);
     if (record) dropAttachment(api, record);
   },
 };

@@ -22,7 +22,7 @@ function typeView(t: CType, auth: AuthContext): JsonObject {
 /** Cinder's `__DEFAULT__` type, which every deployment has. */
 export function defaultType(api: CinderApi): CType {
   const t: CType = {
-    id: api.ctx.newId(),
+    id: api.ctx.newID(),
     name: '__DEFAULT__',
     description: 'Default Volume Type',
     isPublic: true,
@@ -58,7 +58,7 @@ export function registerTypes(api: CinderApi): void {
     if (!body || name === undefined || name.trim() === '') throw badRequest('Volume type name can not be empty.');
     if (state.typeByRef(name)) throw novaFault(409, `Volume Type ${name} already exists.`);
     const t: CType = {
-      id: api.ctx.newId(),
+      id: api.ctx.newID(),
       name,
       description: stringAt(body, 'description') ?? null,
       isPublic: booleanAt(body, 'os-volume-type-access:is_public') ?? booleanAt(body, 'is_public') ?? true,

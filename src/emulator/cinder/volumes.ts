@@ -122,12 +122,12 @@ export function registerVolumes(api: CinderApi): void {
     const typeRef = stringAt(body, 'volume_type') ?? '__DEFAULT__';
     const type = state.typeByRef(typeRef);
     if (!type) throw notFound(`Volume type with name ${typeRef} could not be found.`);
-    const projectId = auth.projectId ?? '';
-    quotaCheck(api, projectId, size);
+    const projectID = auth.projectId ?? '';
+    quotaCheck(api, projectID, size);
     const now = api.ctx.clock.now();
     const volume: CVolume = {
-      id: api.ctx.newId(),
-      projectId,
+      id: api.ctx.newID(),
+      projectId: projectID,
       userId: auth.userId,
       name: stringAt(body, 'name') ?? null,
       description: stringAt(body, 'description') ?? null,
@@ -202,9 +202,9 @@ export function registerVolumes(api: CinderApi): void {
 }
 
 /** Cinder's 413 when a create would pass the project's volume count or gigabytes. */
-function quotaCheck(api: CinderApi, projectId: string, size: number): void {
-  const set = api.state.quotaSet(projectId);
-  const mine = [...api.state.volumes.values()].filter((v) => v.projectId === projectId);
+function quotaCheck(api: CinderApi, projectID: string, size: number): void {
+  const set = api.state.quotaSet(projectID);
+  const mine = [...api.state.volumes.values()].filter((v) => v.projectId === projectID);
   const volumes = set.volumes ?? -1;
   const gigabytes = set.gigabytes ?? -1;
   if (volumes >= 0 && mine.length + 1 > volumes) {

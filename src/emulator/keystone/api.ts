@@ -16,7 +16,7 @@ export interface KeystoneApi {
   /** Registers an authenticated route below `/identity/v3`. */
   readonly route: (method: Method, path: string, handler: AuthedHandler) => void;
   /** Revokes the tokens of a user (a password change, a disabled user, a removed assignment). */
-  readonly revokeUser: (userId: string) => void;
+  readonly revokeUser: (userID: string) => void;
 }
 
 export const forbidden = (action: string): EmuFault =>
@@ -43,8 +43,8 @@ export function requireAdmin(auth: AuthContext, action: string): void {
  * The SCS domain manager of the domain (deploy/policies/keystone.yaml `is_domain_manager` and
  * `token.domain.id:...`): role manager on a token scoped to that very domain.
  */
-export const managesDomain = (auth: AuthContext, domainId: string | undefined): boolean =>
-  domainId !== undefined && hasRole(auth, 'manager') && auth.domainId === domainId;
+export const managesDomain = (auth: AuthContext, domainID: string | undefined): boolean =>
+  domainID !== undefined && hasRole(auth, 'manager') && auth.domainId === domainID;
 
 /** The roles a domain manager may grant and revoke (keystone.yaml `is_domain_managed_role`). */
 export const DOMAIN_MANAGED_ROLES: readonly string[] = [
@@ -56,8 +56,8 @@ export const DOMAIN_MANAGED_ROLES: readonly string[] = [
 ];
 
 /** A reader of the domain: admin, a system reader, or a reader on a token scoped to that domain. */
-export const readsDomain = (auth: AuthContext, domainId: string): boolean =>
-  isAdmin(auth) || (hasRole(auth, 'reader') && (auth.system || auth.domainId === domainId));
+export const readsDomain = (auth: AuthContext, domainID: string): boolean =>
+  isAdmin(auth) || (hasRole(auth, 'reader') && (auth.system || auth.domainId === domainID));
 
 export const tokenOf = (req: EmuRequest, header = 'x-auth-token'): string => {
   const value = req.headers[header];

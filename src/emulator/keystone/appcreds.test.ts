@@ -8,12 +8,12 @@ import { cloudFixture, type CloudFixture } from '../testing/cloud.ts';
 describe('emulated Keystone: a client-supplied application credential secret', () => {
   let cloud: CloudFixture;
   let member: Session<'project'>;
-  let userId: string;
+  let userID: string;
 
   before(async () => {
     cloud = await cloudFixture();
     member = await cloud.projectSession('appcred-secret', ['member']);
-    userId = (await member.token()).user.id;
+    userID = (await member.token()).user.id;
   });
   after(() => cloud.close());
 
@@ -23,18 +23,18 @@ describe('emulated Keystone: a client-supplied application credential secret', (
   });
 
   it('is the secret the credential authenticates with, and the one the create answer shows', async () => {
-    const made = await createApplicationCredential(member.client('identity'), userId, withSecret('mine', 's3cr3t'));
+    const made = await createApplicationCredential(member.client('identity'), userID, withSecret('mine', 's3cr3t'));
     assert.equal(made.secret, 's3cr3t');
     const auth = (secret: string) =>
       cloud.session({ type: 'application_credential', id: made.id, secret }, { kind: 'unscoped' }).token();
-    assert.equal((await auth('s3cr3t')).user.id, userId);
+    assert.equal((await auth('s3cr3t')).user.id, userID);
     await assert.rejects(auth('other'), UnauthorizedError);
   });
 
   it('an empty or non-string secret is refused', async () => {
     for (const secret of ['', 42]) {
       await assert.rejects(
-        createApplicationCredential(member.client('identity'), userId, withSecret(`bad-${String(secret)}`, secret)),
+        createApplicationCredential(member.client('identity'), userID, withSecret(`bad-${String(secret)}`, secret)),
         BadRequestError,
       );
     }

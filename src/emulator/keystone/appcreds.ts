@@ -29,21 +29,21 @@ export function registerApplicationCredentials(api: KeystoneApi): void {
   });
   /** The owner, or an admin, may read and delete a user's credentials. */
   const owned = (req: EmuRequest, auth: AuthContext, action: string): string => {
-    const userId = param(req, 'user_id');
-    if (!store.users.has(userId)) throw notFound('user', userId);
-    if (!isAdmin(auth) && auth.userId !== userId) throw forbidden(action);
-    return userId;
+    const userID = param(req, 'user_id');
+    if (!store.users.has(userID)) throw notFound('user', userID);
+    if (!isAdmin(auth) && auth.userId !== userID) throw forbidden(action);
+    return userID;
   };
-  const credential = (req: EmuRequest, userId: string): KAppCred => {
+  const credential = (req: EmuRequest, userID: string): KAppCred => {
     const id = param(req, 'application_credential_id');
     const found = store.appCreds.get(id);
-    if (found?.userId !== userId) throw notFound('Application Credential', id);
+    if (found?.userId !== userID) throw notFound('Application Credential', id);
     return found;
   };
 
   route('POST', base, (req, auth) => {
-    const userId = param(req, 'user_id');
-    if (auth.userId !== userId) throw forbidden('create_application_credential');
+    const userID = param(req, 'user_id');
+    if (auth.userId !== userID) throw forbidden('create_application_credential');
     if (auth.projectId === undefined)
       throw badRequest('Application credentials must be created with a project-scoped token.');
     const creator =
@@ -52,16 +52,16 @@ export function registerApplicationCredentials(api: KeystoneApi): void {
     const body = objectAt(req.body, 'application_credential');
     const name = stringAt(body, 'name');
     if (!name) throw badRequest("Invalid input for field 'name'.");
-    if ([...store.appCreds.values()].some((a) => a.userId === userId && a.name === name)) {
+    if ([...store.appCreds.values()].some((a) => a.userId === userID && a.name === name)) {
       throw keystoneFault(
         409,
         'Conflict',
         `Conflict occurred attempting to store application_credential - Duplicate entry found with name ${name}.`,
       );
     }
-    const tokenRoles = store.effectiveRoleIds(userId, { kind: 'project', id: auth.projectId });
+    const tokenRoles = store.effectiveRoleIDs(userID, { kind: 'project', id: auth.projectId });
     const requested = arrayAt(body, 'roles');
-    const roleIds =
+    const roleIDs =
       requested === undefined
         ? tokenRoles
         : requested.map((ref) => {
@@ -82,12 +82,12 @@ export function registerApplicationCredentials(api: KeystoneApi): void {
       throw badRequest("Invalid input for field 'secret'.");
     }
     const cred: KAppCred = {
-      id: ctx.newId().replaceAll('-', ''),
+      id: ctx.newID().replaceAll('-', ''),
       name,
       description: stringAt(body, 'description') ?? null,
-      userId,
+      userId: userID,
       projectId: auth.projectId,
-      roleIds,
+      roleIds: roleIDs,
       secret: typeof supplied === 'string' ? supplied : randomBytes(48).toString('base64url'),
       expiresAt: expires === undefined ? null : Date.parse(expires),
       unrestricted: booleanAt(body, 'unrestricted') ?? false,
@@ -96,18 +96,18 @@ export function registerApplicationCredentials(api: KeystoneApi): void {
     return json({ application_credential: { ...view(cred), secret: cred.secret } }, 201);
   });
   route('GET', base, (req, auth) => {
-    const userId = owned(req, auth, 'list_application_credentials');
+    const userID = owned(req, auth, 'list_application_credentials');
     const name = req.query.get('name');
-    const items = [...store.appCreds.values()].filter((a) => a.userId === userId && (name === null || a.name === name));
+    const items = [...store.appCreds.values()].filter((a) => a.userId === userID && (name === null || a.name === name));
     return json(listBody('application_credentials', items.map(view), `${ctx.origin()}${req.path}`));
   });
   route('GET', `${base}/{application_credential_id}`, (req, auth) => {
-    const userId = owned(req, auth, 'get_application_credential');
-    return json({ application_credential: view(credential(req, userId)) });
+    const userID = owned(req, auth, 'get_application_credential');
+    return json({ application_credential: view(credential(req, userID)) });
   });
   route('DELETE', `${base}/{application_credential_id}`, (req, auth) => {
-    const userId = owned(req, auth, 'delete_application_credential');
-    const cred = credential(req, userId);
+    const userID = owned(req, auth, 'delete_application_credential');
+    const cred = credential(req, userID);
     store.appCreds.delete(cred.id);
     store.revokeTokens((t) => t.appCredId === cred.id);
     return noContent();

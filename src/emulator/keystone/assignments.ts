@@ -37,9 +37,9 @@ export function registerAssignments(api: KeystoneApi): void {
     // keystone.yaml: a domain manager lists roles, to find the ones it grants by name.
     if (!hasRole(auth, 'manager')) requireReader(auth, 'list_roles');
     const name = req.query.get('name');
-    const domainId = req.query.get('domain_id');
+    const domainID = req.query.get('domain_id');
     const items = [...store.roles.values()].filter(
-      (r) => (name === null || sameName(r.name, name)) && r.domainId === domainId,
+      (r) => (name === null || sameName(r.name, name)) && r.domainId === domainID,
     );
     return json(listBody('roles', items.map(roleView), `${ctx.origin()}${req.path}`));
   });
@@ -50,7 +50,7 @@ export function registerAssignments(api: KeystoneApi): void {
     if (!name) throw badRequest("Invalid input for field 'name'.");
     if (store.roleByName(name)) throw conflict('role', name, 'cloud');
     const r: KRole = {
-      id: ctx.newId().replaceAll('-', ''),
+      id: ctx.newID().replaceAll('-', ''),
       name,
       domainId: null,
       description: stringAt(body, 'description') ?? null,
@@ -120,10 +120,12 @@ export function registerAssignments(api: KeystoneApi): void {
   for (const [path, targetOf, inherited] of grantRoutes) {
     const resolve = (req: EmuRequest): KAssignment => {
       const target = targetOf(req);
-      const userId = param(req, 'user_id');
-      if (!store.users.has(userId)) throw notFound('user', userId);
-      const roleId = role(param(req, 'role_id')).id;
-      return inherited ? { target, userId, roleId, inherited } : { target, userId, roleId };
+      const userID = param(req, 'user_id');
+      if (!store.users.has(userID)) throw notFound('user', userID);
+      const roleID = role(param(req, 'role_id')).id;
+      return inherited
+        ? { target, userId: userID, roleId: roleID, inherited }
+        : { target, userId: userID, roleId: roleID };
     };
     /** keystone.yaml `domain_manager_grant and is_domain_managed_role`, or admin. */
     const mayWrite = (auth: AuthContext, a: KAssignment) =>
@@ -163,15 +165,15 @@ export function registerAssignments(api: KeystoneApi): void {
   // ------------------------------------------------------------------------------------------------ role assignments
   route('GET', '/role_assignments', (req, auth) => {
     const q = req.query;
-    const userId = q.get('user.id');
-    const projectId = q.get('scope.project.id');
-    const domainId = q.get('scope.domain.id');
-    const roleId = q.get('role.id');
+    const userID = q.get('user.id');
+    const projectID = q.get('scope.project.id');
+    const domainID = q.get('scope.domain.id');
+    const roleID = q.get('role.id');
     const system = q.get('scope.system');
     const present = (key: string) => q.has(key) && q.get(key) !== '0' && q.get(key)?.toLowerCase() !== 'false';
     const effective = present('effective');
     const names = present('include_names');
-    const scopeDomain = domainId ?? (projectId === null ? undefined : store.projects.get(projectId)?.domainId);
+    const scopeDomain = domainID ?? (projectID === null ? undefined : store.projects.get(projectID)?.domainId);
     const mayList = scopeDomain !== undefined && (readsDomain(auth, scopeDomain) || managesDomain(auth, scopeDomain));
     if (!isAdmin(auth) && !mayList) {
       throw forbidden('list_role_assignments');
@@ -188,9 +190,9 @@ export function registerAssignments(api: KeystoneApi): void {
       : store.assignments;
     const direct = expanded.filter(
       (a) =>
-        (userId === null || a.userId === userId) &&
-        (projectId === null || (a.target.kind === 'project' && a.target.id === projectId)) &&
-        (domainId === null || (a.target.kind === 'domain' && a.target.id === domainId)) &&
+        (userID === null || a.userId === userID) &&
+        (projectID === null || (a.target.kind === 'project' && a.target.id === projectID)) &&
+        (domainID === null || (a.target.kind === 'domain' && a.target.id === domainID)) &&
         (system === null || a.target.kind === 'system'),
     );
     const rows: { a: KAssignment; prior?: string }[] = [];
@@ -203,7 +205,7 @@ export function registerAssignments(api: KeystoneApi): void {
         rows.push(id === a.roleId ? { a } : { a: { ...a, roleId: id }, prior: a.roleId });
     }
     const items = rows
-      .filter(({ a }) => roleId === null || a.roleId === roleId)
+      .filter(({ a }) => roleID === null || a.roleId === roleID)
       .map(({ a, prior }) => assignmentView(a, names, prior));
     return json(listBody('role_assignments', items, `${ctx.origin()}${req.path}`));
   });
@@ -243,13 +245,13 @@ export function registerAssignments(api: KeystoneApi): void {
     };
   }
 
-  function mayReadTarget(auth: AuthContext, target: Target, userId: string): boolean {
+  function mayReadTarget(auth: AuthContext, target: Target, userID: string): boolean {
     if (isAdmin(auth)) return true;
     if (target.kind === 'system') return auth.system;
-    const domainId = target.kind === 'domain' ? target.id : store.projects.get(target.id)?.domainId;
-    const userDomain = store.users.get(userId)?.domainId;
-    if (managesDomain(auth, domainId) && managesDomain(auth, userDomain)) return true;
-    return domainId !== undefined && readsDomain(auth, domainId) && userDomain === domainId;
+    const domainID = target.kind === 'domain' ? target.id : store.projects.get(target.id)?.domainId;
+    const userDomain = store.users.get(userID)?.domainId;
+    if (managesDomain(auth, domainID) && managesDomain(auth, userDomain)) return true;
+    return domainID !== undefined && readsDomain(auth, domainID) && userDomain === domainID;
   }
 
   function missingAssignment(a: KAssignment) {

@@ -79,7 +79,7 @@ export function registerResources(api: KeystoneApi): void {
     if (!name) throw badRequest("Invalid input for field 'name'.");
     if (store.domainByName(name)) throw conflict('domain', name, 'cloud');
     const d: KDomain = {
-      id: ctx.newId().replaceAll('-', ''),
+      id: ctx.newID().replaceAll('-', ''),
       name,
       description: stringAt(body, 'description') ?? '',
       enabled: booleanAt(body, 'enabled') ?? true,
@@ -118,9 +118,9 @@ export function registerResources(api: KeystoneApi): void {
 
   // ------------------------------------------------------------------------------------------------ projects
   route('GET', '/projects', (req, auth) => {
-    const domainId = req.query.get('domain_id');
+    const domainID = req.query.get('domain_id');
     // keystone.yaml `lists_token_domain`: a domain-scoped caller names its own domain, or is refused.
-    if (!isAdmin(auth) && !(domainId !== null && (readsDomain(auth, domainId) || managesDomain(auth, domainId)))) {
+    if (!isAdmin(auth) && !(domainID !== null && (readsDomain(auth, domainID) || managesDomain(auth, domainID)))) {
       throw forbidden('list_projects');
     }
     const q = req.query;
@@ -137,7 +137,7 @@ export function registerResources(api: KeystoneApi): void {
     const enabled = flag(q.get('enabled'));
     const items = [...store.projects.values()].filter(
       (p) =>
-        (domainId === null || p.domainId === domainId) &&
+        (domainID === null || p.domainId === domainID) &&
         (name === null || sameName(p.name, name)) &&
         (enabled === undefined || p.enabled === enabled) &&
         (all === undefined || all.every((t) => p.tags.includes(t))) &&
@@ -149,18 +149,18 @@ export function registerResources(api: KeystoneApi): void {
   });
   route('POST', '/projects', (req, auth) => {
     const body = objectAt(req.body, 'project');
-    const domainId = stringAt(body, 'domain_id') ?? auth.projectDomainId ?? auth.domainId ?? 'default';
-    if (!isAdmin(auth) && !managesDomain(auth, domainId)) throw forbidden('create_project');
+    const domainID = stringAt(body, 'domain_id') ?? auth.projectDomainId ?? auth.domainId ?? 'default';
+    if (!isAdmin(auth) && !managesDomain(auth, domainID)) throw forbidden('create_project');
     const name = stringAt(body, 'name');
     if (!name) throw badRequest("Invalid input for field 'name'.");
-    domain(domainId);
-    if ([...store.projects.values()].some((p) => p.domainId === domainId && sameName(p.name, name))) {
+    domain(domainID);
+    if ([...store.projects.values()].some((p) => p.domainId === domainID && sameName(p.name, name))) {
       throw conflict('project', name, 'domain');
     }
     const p: KProject = {
-      id: ctx.newId().replaceAll('-', ''),
+      id: ctx.newID().replaceAll('-', ''),
       name,
-      domainId,
+      domainId: domainID,
       description: stringAt(body, 'description') ?? '',
       enabled: booleanAt(body, 'enabled') ?? true,
       tags: validTags(arrayAt(body, 'tags')),
@@ -205,30 +205,30 @@ export function registerResources(api: KeystoneApi): void {
 
   // ------------------------------------------------------------------------------------------------ users
   route('GET', '/users', (req, auth) => {
-    const domainId = req.query.get('domain_id');
-    if (!isAdmin(auth) && !(domainId !== null && (readsDomain(auth, domainId) || managesDomain(auth, domainId)))) {
+    const domainID = req.query.get('domain_id');
+    if (!isAdmin(auth) && !(domainID !== null && (readsDomain(auth, domainID) || managesDomain(auth, domainID)))) {
       throw forbidden('list_users');
     }
     const name = req.query.get('name');
     const items = [...store.users.values()].filter(
-      (u) => (domainId === null || u.domainId === domainId) && (name === null || sameName(u.name, name)),
+      (u) => (domainID === null || u.domainId === domainID) && (name === null || sameName(u.name, name)),
     );
     return json(listBody('users', items.map(userView), selfUrl(req)));
   });
   route('POST', '/users', (req, auth) => {
     const body = objectAt(req.body, 'user');
-    const domainId = stringAt(body, 'domain_id') ?? auth.projectDomainId ?? auth.domainId ?? 'default';
-    if (!isAdmin(auth) && !managesDomain(auth, domainId)) throw forbidden('create_user');
+    const domainID = stringAt(body, 'domain_id') ?? auth.projectDomainId ?? auth.domainId ?? 'default';
+    if (!isAdmin(auth) && !managesDomain(auth, domainID)) throw forbidden('create_user');
     const name = stringAt(body, 'name');
     if (!name) throw badRequest("Invalid input for field 'name'.");
-    domain(domainId);
-    if ([...store.users.values()].some((u) => u.domainId === domainId && sameName(u.name, name))) {
+    domain(domainID);
+    if ([...store.users.values()].some((u) => u.domainId === domainID && sameName(u.name, name))) {
       throw conflict('user', name, 'domain');
     }
     const u: KUser = {
-      id: ctx.newId().replaceAll('-', ''),
+      id: ctx.newID().replaceAll('-', ''),
       name,
-      domainId,
+      domainId: domainID,
       enabled: booleanAt(body, 'enabled') ?? true,
       password: stringAt(body, 'password'),
       description: stringAt(body, 'description'),

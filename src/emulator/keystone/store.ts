@@ -133,14 +133,14 @@ export class KeystoneStore {
   }
 
   /** Role ids and every role they imply, transitively. */
-  expand(roleIds: Iterable<string>): string[] {
+  expand(roleIDs: Iterable<string>): string[] {
     const out = new Set<string>();
     const visit = (id: string): void => {
       if (out.has(id)) return;
       out.add(id);
       for (const next of this.implied.get(id) ?? []) visit(next);
     };
-    for (const id of roleIds) visit(id);
+    for (const id of roleIDs) visit(id);
     return [...out];
   }
 
@@ -148,11 +148,11 @@ export class KeystoneStore {
    * The user's roles on a target, implied roles included: what a token scoped there carries. A project also gets
    * the roles granted on its domain inherited to projects; a domain does not get its own inherited grants.
    */
-  effectiveRoleIds(userId: string, target: Target): string[] {
+  effectiveRoleIDs(userID: string, target: Target): string[] {
     const projectDomain = target.kind === 'project' ? this.projects.get(target.id)?.domainId : undefined;
     const direct = this.assignments.filter(
       (a) =>
-        a.userId === userId &&
+        a.userId === userID &&
         (a.inherited === true
           ? a.target.kind === 'domain' && a.target.id === projectDomain
           : sameTarget(a.target, target)),
@@ -160,8 +160,8 @@ export class KeystoneStore {
     return this.expand(direct.map((a) => a.roleId)).filter((id) => this.roles.has(id));
   }
 
-  roleNames(roleIds: readonly string[]): string[] {
-    return roleIds.flatMap((id) => {
+  roleNames(roleIDs: readonly string[]): string[] {
+    return roleIDs.flatMap((id) => {
       const role = this.roles.get(id);
       return role ? [role.name] : [];
     });

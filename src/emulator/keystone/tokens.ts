@@ -22,45 +22,45 @@ export function issueToken(store: KeystoneStore, body: unknown, options: IssueOp
   const identity = objectAt(objectAt(body, 'auth'), 'identity');
   const methods = arrayAt(identity, 'methods') ?? [];
   const method: unknown = methods[0];
-  let userId: string;
+  let userID: string;
   let appCred: ReturnType<typeof applicationCredential> | undefined;
   let parent: KToken | undefined;
   if (method === 'password') {
-    userId = passwordUser(store, objectAt(objectAt(identity, 'password'), 'user')).id;
+    userID = passwordUser(store, objectAt(objectAt(identity, 'password'), 'user')).id;
   } else if (method === 'token') {
     const value = stringAt(objectAt(identity, 'token'), 'id') ?? '';
     if (!store.authContext(value, options.now)) throw unauthorized();
     parent = store.tokens.get(value);
     if (parent?.appCredId !== undefined)
       throw keystoneFault(403, 'Forbidden', 'Cannot rescope an application credential token.');
-    userId = parent?.userId ?? '';
+    userID = parent?.userId ?? '';
   } else if (method === 'application_credential') {
     appCred = applicationCredential(store, objectAt(identity, 'application_credential'), options.now);
-    userId = appCred.userId;
+    userID = appCred.userId;
   } else {
     throw unauthorized(`Attempted to authenticate with an unsupported method.`);
   }
-  const user = store.users.get(userId);
+  const user = store.users.get(userID);
   if (!user?.enabled) throw unauthorized();
 
   let scope: TokenScope;
-  let roleIds: string[];
+  let roleIDs: string[];
   if (appCred) {
     scope = { kind: 'project', projectId: appCred.projectId };
-    const held = new Set(store.effectiveRoleIds(userId, { kind: 'project', id: appCred.projectId }));
-    roleIds = appCred.roleIds.filter((id) => held.has(id));
+    const held = new Set(store.effectiveRoleIDs(userID, { kind: 'project', id: appCred.projectId }));
+    roleIDs = appCred.roleIds.filter((id) => held.has(id));
   } else {
     scope = requestedScope(store, objectAt(objectAt(body, 'auth'), 'scope'));
-    roleIds = scope.kind === 'unscoped' ? [] : store.effectiveRoleIds(userId, targetOf(scope));
+    roleIDs = scope.kind === 'unscoped' ? [] : store.effectiveRoleIDs(userID, targetOf(scope));
   }
-  if (scope.kind !== 'unscoped' && roleIds.length === 0) throw unauthorized();
+  if (scope.kind !== 'unscoped' && roleIDs.length === 0) throw unauthorized();
 
   const token: KToken = {
     value: `gAAAAA${randomBytes(96).toString('base64url')}`,
-    userId,
+    userId: userID,
     methods: parent ? parent.methods : [method],
     scope,
-    roleIds,
+    roleIds: roleIDs,
     issuedAt: options.now,
     expiresAt: parent ? parent.expiresAt : options.now + options.ttlMs,
     appCredId: appCred?.id,
@@ -92,9 +92,9 @@ function userRef(store: KeystoneStore, ref: JsonObject | undefined): KUser | und
   const id = stringAt(ref, 'id');
   if (id !== undefined) return store.users.get(id);
   const name = stringAt(ref, 'name');
-  const domainId = domainRef(store, objectAt(ref, 'domain'));
-  if (name === undefined || domainId === undefined) return undefined;
-  return [...store.users.values()].find((u) => u.domainId === domainId && sameName(u.name, name));
+  const domainID = domainRef(store, objectAt(ref, 'domain'));
+  if (name === undefined || domainID === undefined) return undefined;
+  return [...store.users.values()].find((u) => u.domainId === domainID && sameName(u.name, name));
 }
 
 function passwordUser(store: KeystoneStore, ref: JsonObject | undefined): KUser {
@@ -124,21 +124,21 @@ function requestedScope(store: KeystoneStore, scope: JsonObject | undefined): To
   if (project) {
     const id = stringAt(project, 'id');
     const name = stringAt(project, 'name');
-    const domainId = domainRef(store, objectAt(project, 'domain'));
+    const domainID = domainRef(store, objectAt(project, 'domain'));
     const found =
       id !== undefined
         ? store.projects.get(id)
         : [...store.projects.values()].find(
-            (p) => p.domainId === domainId && name !== undefined && sameName(p.name, name),
+            (p) => p.domainId === domainID && name !== undefined && sameName(p.name, name),
           );
     if (!found?.enabled || !store.domains.get(found.domainId)?.enabled) throw unauthorized();
     return { kind: 'project', projectId: found.id };
   }
   const domain = objectAt(scope, 'domain');
   if (domain) {
-    const domainId = domainRef(store, domain);
-    if (domainId === undefined || !store.domains.get(domainId)?.enabled) throw unauthorized();
-    return { kind: 'domain', domainId };
+    const domainID = domainRef(store, domain);
+    if (domainID === undefined || !store.domains.get(domainID)?.enabled) throw unauthorized();
+    return { kind: 'domain', domainId: domainID };
   }
   if (objectAt(scope, 'system')) return { kind: 'system' };
   throw keystoneFault(400, 'Bad Request', 'Invalid scope.');
@@ -146,7 +146,7 @@ function requestedScope(store: KeystoneStore, scope: JsonObject | undefined): To
 
 interface CatalogSource {
   /** Catalog entries as Keystone shows them for a token scoped to `projectId` (when any). */
-  catalog(projectId: string | undefined): unknown[];
+  catalog(projectID: string | undefined): unknown[];
 }
 
 /** The body of a token answer, as Keystone shows it on issue and on validation. */

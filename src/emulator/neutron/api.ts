@@ -19,7 +19,7 @@ export interface NeutronApi {
   /** Registers an authenticated route below `/network/v2.0`. */
   readonly route: (method: Method, path: string, handler: NeutronHandler) => void;
   /** A project's `default` security group, made on first use as Neutron does. */
-  readonly defaultGroup: (projectId: string) => string;
+  readonly defaultGroup: (projectID: string) => string;
 }
 
 export const fault = (status: number, type: string, message: string): EmuFault => neutronFault(status, type, message);
@@ -48,11 +48,11 @@ export function ownerOf(auth: AuthContext, body: JsonObject): string {
 }
 
 /** A new resource's standard attributes: a fresh id, the name and description the body gives, no tags. */
-export function newStandard(api: NeutronApi, projectId: string, body: JsonObject, revision: 0 | 1): Standard {
+export function newStandard(api: NeutronApi, projectID: string, body: JsonObject, revision: 0 | 1): Standard {
   const now = api.ctx.clock.now();
   return {
-    id: api.ctx.newId(),
-    projectId,
+    id: api.ctx.newID(),
+    projectId: projectID,
     name: stringAt(body, 'name') ?? '',
     description: stringAt(body, 'description') ?? '',
     tags: [],
@@ -83,8 +83,8 @@ export function touch(api: NeutronApi, resource: Standard): void {
 }
 
 /** Refuses a create that would take the project past its quota: Neutron's 409 OverQuota. */
-export function quotaCheck(api: NeutronApi, projectId: string, resource: QuotaResource, used: number): void {
-  const limit = api.state.quota(projectId, resource);
+export function quotaCheck(api: NeutronApi, projectID: string, resource: QuotaResource, used: number): void {
+  const limit = api.state.quota(projectID, resource);
   if (limit >= 0 && used + 1 > limit) {
     throw fault(409, 'OverQuota', `Quota exceeded for resources: ['${resource}'].`);
   }

@@ -77,19 +77,19 @@ export function registerTags(api: NeutronApi): void {
 
 export function registerQuotas(api: NeutronApi): void {
   const { state } = api;
-  const quotaView = (projectId: string) =>
-    Object.fromEntries(Object.keys(QUOTA_DEFAULTS).map((k) => [k, state.quota(projectId, k as QuotaResource)]));
+  const quotaView = (projectID: string) =>
+    Object.fromEntries(Object.keys(QUOTA_DEFAULTS).map((k) => [k, state.quota(projectID, k as QuotaResource)]));
   api.route('GET', '/quotas/{project_id}', (req, auth) => {
-    const projectId = req.params.project_id ?? '';
-    if (!isAdmin(auth) && projectId !== auth.projectId) throw policy('rule:get_quota');
-    return json({ quota: quotaView(projectId) });
+    const projectID = req.params.project_id ?? '';
+    if (!isAdmin(auth) && projectID !== auth.projectId) throw policy('rule:get_quota');
+    return json({ quota: quotaView(projectID) });
   });
   api.route('PUT', '/quotas/{project_id}', (req, auth) => {
     if (!isAdmin(auth)) throw policy('rule:update_quota');
-    const projectId = req.params.project_id ?? '';
+    const projectID = req.params.project_id ?? '';
     const body = objectAt(req.body, 'quota');
     if (!isObject(body)) throw fault(400, 'BadRequest', 'Bad quota request: no quota in the body.');
-    const current = { ...state.quotas.get(projectId) };
+    const current = { ...state.quotas.get(projectID) };
     for (const [key, value] of Object.entries(body)) {
       if (!(key in QUOTA_DEFAULTS)) throw badRequest(`Unrecognized attribute(s) '${key}'`);
       if (typeof value !== 'number' || !Number.isInteger(value) || value < -1) {
@@ -97,8 +97,8 @@ export function registerQuotas(api: NeutronApi): void {
       }
       current[key as QuotaResource] = value;
     }
-    state.quotas.set(projectId, current);
-    return json({ quota: quotaView(projectId) });
+    state.quotas.set(projectID, current);
+    return json({ quota: quotaView(projectID) });
   });
   api.route('DELETE', '/quotas/{project_id}', (req, auth) => {
     if (!isAdmin(auth)) throw policy('rule:delete_quota');

@@ -30,8 +30,8 @@ const PROVIDER_KEYS = ['provider:network_type', 'provider:physical_network', 'pr
  * deploy/policies/neutron.yaml `is_project_manager_owner`: a manager of the network's own project may set and read
  * its provider attributes (the region user is manager in every project of its domain, inherited).
  */
-const managesProject = (auth: AuthContext, projectId: string): boolean =>
-  hasRole(auth, 'manager') && auth.projectId === projectId;
+const managesProject = (auth: AuthContext, projectID: string): boolean =>
+  hasRole(auth, 'manager') && auth.projectId === projectID;
 
 /** Networks the caller may see: its own, shared ones and external ones (Neutron's `external` rule). */
 export const networkVisible = (auth: AuthContext, n: NNetwork): boolean =>
@@ -172,11 +172,11 @@ export function registerNetworks(api: NeutronApi): void {
       throw policy('(rule:create_network and rule:create_network:router:external)');
     if (!isAdmin(auth) && booleanAt(body, 'shared') === true)
       throw policy('(rule:create_network and rule:create_network:shared)');
-    const projectId = ownerOf(auth, body);
-    quotaCheck(api, projectId, 'network', [...state.networks.values()].filter((n) => n.projectId === projectId).length);
+    const projectID = ownerOf(auth, body);
+    quotaCheck(api, projectID, 'network', [...state.networks.values()].filter((n) => n.projectId === projectID).length);
     const segment = segmentOf(api, body);
     const network: NNetwork = {
-      ...newStandard(api, projectId, body, 1),
+      ...newStandard(api, projectID, body, 1),
       adminStateUp: booleanAt(body, 'admin_state_up') ?? true,
       shared: booleanAt(body, 'shared') ?? false,
       external: booleanAt(body, 'router:external') ?? false,
@@ -266,8 +266,8 @@ function registerSubnets(api: NeutronApi): void {
         `Requested subnet with cidr: ${formatPrefix(cidr)} for network: ${network.id} overlaps with another subnet.`,
       );
     }
-    const projectId = ownerOf(auth, body);
-    quotaCheck(api, projectId, 'subnet', [...state.subnets.values()].filter((s) => s.projectId === projectId).length);
+    const projectID = ownerOf(auth, body);
+    quotaCheck(api, projectID, 'subnet', [...state.subnets.values()].filter((s) => s.projectId === projectID).length);
     const gatewayText =
       'gateway_ip' in body ? (body.gateway_ip === null ? null : stringAt(body, 'gateway_ip')) : undefined;
     const gateway =
@@ -277,7 +277,7 @@ function registerSubnets(api: NeutronApi): void {
     }
     const pools = arrayAt(body, 'allocation_pools');
     const subnet: NSubnet = {
-      ...newStandard(api, projectId, body, 0),
+      ...newStandard(api, projectID, body, 0),
       networkId: network.id,
       cidr: formatPrefix(cidr),
       gatewayIp: gateway === undefined ? null : (gatewayText ?? formatIPv4(cidr.base + 1)),

@@ -22,7 +22,7 @@ import { contains, parseIPv4 } from '../../util/ipv4.ts';
 import { firstFree, parseCidr } from './ip.ts';
 import { networkFor } from './networks.ts';
 import { groupFor } from './security-groups.ts';
-import type { NAddressPair, NFixedIp, NNetwork, NPort } from './state.ts';
+import type { NAddressPair, NFixedIP, NNetwork, NPort } from './state.ts';
 
 function portView(p: NPort): JsonObject {
   return {
@@ -51,25 +51,25 @@ export function portFor(api: NeutronApi, auth: AuthContext, id: string): NPort {
 }
 
 /** The fixed IPs a new port gets: those asked for (each by subnet, address or both), else one from the first subnet. */
-function allocate(api: NeutronApi, network: NNetwork, requested: unknown[] | undefined): NFixedIp[] {
+function allocate(api: NeutronApi, network: NNetwork, requested: unknown[] | undefined): NFixedIP[] {
   const subnets = [...api.state.subnets.values()].filter((s) => s.networkId === network.id);
   const wanted = requested?.filter(isObject) ?? (subnets[0] ? [{ subnet_id: subnets[0].id }] : []);
-  const out: NFixedIp[] = [];
+  const out: NFixedIP[] = [];
   for (const entry of wanted) {
     const address = stringAt(entry, 'ip_address');
-    const subnetId = stringAt(entry, 'subnet_id');
+    const subnetID = stringAt(entry, 'subnet_id');
     const value = address === undefined ? undefined : parseIPv4(address);
     const subnet =
-      subnetId !== undefined
-        ? subnets.find((s) => s.id === subnetId)
+      subnetID !== undefined
+        ? subnets.find((s) => s.id === subnetID)
         : subnets.find((s) => {
             const cidr = parseCidr(s.cidr);
             return cidr !== undefined && value !== undefined && contains(cidr, value);
           });
     if (!subnet) {
-      if (subnetId !== undefined)
+      if (subnetID !== undefined)
         throw badRequest(
-          `Failed to create port on network ${network.id}, because fixed_ips included invalid subnet ${subnetId}.`,
+          `Failed to create port on network ${network.id}, because fixed_ips included invalid subnet ${subnetID}.`,
         );
       throw fault(
         400,
@@ -113,11 +113,11 @@ interface PortInit {
 /** Makes and stores a port (for the API, Nova, router interfaces and gateways alike). */
 export function makePort(api: NeutronApi, init: PortInit): NPort {
   const { ctx } = api;
-  const hex = ctx.newId().replaceAll('-', '');
+  const hex = ctx.newID().replaceAll('-', '');
   const now = ctx.clock.now();
   const owner = init.deviceOwner ?? '';
   const port: NPort = {
-    id: ctx.newId(),
+    id: ctx.newID(),
     projectId: init.projectId,
     name: init.name ?? '',
     description: '',
@@ -186,12 +186,12 @@ export function registerPorts(api: NeutronApi): void {
     const body = objectAt(req.body, 'port');
     if (!body) throw fault(400, 'BadRequest', 'Bad port request: no port in the body.');
     const network = networkFor(api, auth, stringAt(body, 'network_id') ?? '');
-    const projectId = ownerOf(auth, body);
-    if (!isAdmin(auth) && network.projectId !== projectId && !network.shared) throw policy('rule:create_port');
-    quotaCheck(api, projectId, 'port', [...state.ports.values()].filter((p) => p.projectId === projectId).length);
+    const projectID = ownerOf(auth, body);
+    if (!isAdmin(auth) && network.projectId !== projectID && !network.shared) throw policy('rule:create_port');
+    quotaCheck(api, projectID, 'port', [...state.ports.values()].filter((p) => p.projectId === projectID).length);
     const groups = arrayAt(body, 'security_groups');
     const port = makePort(api, {
-      projectId,
+      projectId: projectID,
       network,
       name: stringAt(body, 'name'),
       fixedIps: arrayAt(body, 'fixed_ips'),

@@ -20,7 +20,7 @@ import {
 } from './api.ts';
 import { networkFor, subnetFor } from './networks.ts';
 import { makePort, portFor, removePort } from './ports.ts';
-import type { NFloatingIp, NPort, NRouter } from './state.ts';
+import type { NFloatingIP, NPort, NRouter } from './state.ts';
 
 const mine = (auth: AuthContext, x: { projectId: string }) => isAdmin(auth) || x.projectId === auth.projectId;
 
@@ -70,11 +70,11 @@ function setGateway(api: NeutronApi, auth: AuthContext, router: NRouter, info: J
 }
 
 function interfaceAnswer(router: NRouter, port: NPort): JsonObject {
-  const subnetIds = port.fixedIps.map((ip) => ip.subnet_id);
+  const subnetIDs = port.fixedIps.map((ip) => ip.subnet_id);
   return {
     id: router.id,
-    subnet_id: subnetIds[0] ?? '',
-    subnet_ids: subnetIds,
+    subnet_id: subnetIDs[0] ?? '',
+    subnet_ids: subnetIDs,
     port_id: port.id,
     network_id: port.networkId,
     tenant_id: router.projectId,
@@ -99,10 +99,10 @@ export function registerRouters(api: NeutronApi): void {
   api.route('POST', '/routers', (req, auth) => {
     const body = objectAt(req.body, 'router');
     if (!body) throw fault(400, 'BadRequest', 'Bad router request: no router in the body.');
-    const projectId = ownerOf(auth, body);
-    quotaCheck(api, projectId, 'router', [...state.routers.values()].filter((r) => r.projectId === projectId).length);
+    const projectID = ownerOf(auth, body);
+    quotaCheck(api, projectID, 'router', [...state.routers.values()].filter((r) => r.projectId === projectID).length);
     const router: NRouter = {
-      ...newStandard(api, projectId, body, 1),
+      ...newStandard(api, projectID, body, 1),
       adminStateUp: booleanAt(body, 'admin_state_up') ?? true,
       gateway: null,
       routes: [],
@@ -136,20 +136,20 @@ export function registerRouters(api: NeutronApi): void {
   });
   api.route('PUT', '/routers/{router_id}/add_router_interface', (req, auth) => {
     const router = routerFor(api, auth, req.params.router_id ?? '');
-    const subnetId = stringAt(req.body, 'subnet_id');
-    const portId = stringAt(req.body, 'port_id');
-    if ((subnetId === undefined) === (portId === undefined)) {
+    const subnetID = stringAt(req.body, 'subnet_id');
+    const portID = stringAt(req.body, 'port_id');
+    if ((subnetID === undefined) === (portID === undefined)) {
       throw badRequest('Bad router request: Either subnet_id or port_id must be specified.');
     }
     let port: NPort;
-    if (portId !== undefined) {
-      port = portFor(api, auth, portId);
+    if (portID !== undefined) {
+      port = portFor(api, auth, portID);
       if (port.deviceId !== '') throw fault(409, 'PortInUse', `Port ${port.id} has owner ${port.deviceOwner}`);
       port.deviceId = router.id;
       port.deviceOwner = 'network:router_interface';
       port.securityGroups = [];
     } else {
-      const subnet = subnetFor(api, auth, subnetId ?? '');
+      const subnet = subnetFor(api, auth, subnetID ?? '');
       if (interfaces(api, router).some((p) => p.fixedIps.some((ip) => ip.subnet_id === subnet.id))) {
         throw badRequest(`Bad router request: Router already has a port on subnet ${subnet.id}.`);
       }
@@ -168,18 +168,18 @@ export function registerRouters(api: NeutronApi): void {
   });
   api.route('PUT', '/routers/{router_id}/remove_router_interface', (req, auth) => {
     const router = routerFor(api, auth, req.params.router_id ?? '');
-    const subnetId = stringAt(req.body, 'subnet_id');
-    const portId = stringAt(req.body, 'port_id');
+    const subnetID = stringAt(req.body, 'subnet_id');
+    const portID = stringAt(req.body, 'port_id');
     const port = interfaces(api, router).find(
-      (p) => p.id === portId || (subnetId !== undefined && p.fixedIps.some((ip) => ip.subnet_id === subnetId)),
+      (p) => p.id === portID || (subnetID !== undefined && p.fixedIps.some((ip) => ip.subnet_id === subnetID)),
     );
     if (!port) {
-      if (portId !== undefined) {
-        throw notFound('RouterInterfaceNotFound', `Router ${router.id} does not have an interface with id ${portId}`);
+      if (portID !== undefined) {
+        throw notFound('RouterInterfaceNotFound', `Router ${router.id} does not have an interface with id ${portID}`);
       }
       throw notFound(
         'RouterInterfaceNotFoundForSubnet',
-        `Router ${router.id} has no interface on subnet ${subnetId ?? ''}`,
+        `Router ${router.id} has no interface on subnet ${subnetID ?? ''}`,
       );
     }
     const subnets = new Set(port.fixedIps.map((ip) => ip.subnet_id));
@@ -199,10 +199,10 @@ export function registerRouters(api: NeutronApi): void {
     touch(api, router);
     return json(answer);
   });
-  registerFloatingIps(api);
+  registerFloatingIPs(api);
 }
 
-function fipView(f: NFloatingIp): JsonObject {
+function fipView(f: NFloatingIP): JsonObject {
   return {
     ...standardView(f),
     floating_ip_address: f.address,
@@ -221,13 +221,13 @@ function fipView(f: NFloatingIp): JsonObject {
 function associate(
   api: NeutronApi,
   auth: AuthContext,
-  fip: NFloatingIp,
-  portId: string,
-  fixedIp: string | undefined,
+  fip: NFloatingIP,
+  portID: string,
+  fixedIP: string | undefined,
 ): void {
-  const port = portFor(api, auth, portId);
-  const ip = port.fixedIps.find((x) => fixedIp === undefined || x.ip_address === fixedIp);
-  if (!ip) throw badRequest(`Port ${port.id} does not have fixed ip ${fixedIp ?? ''}`);
+  const port = portFor(api, auth, portID);
+  const ip = port.fixedIps.find((x) => fixedIP === undefined || x.ip_address === fixedIP);
+  if (!ip) throw badRequest(`Port ${port.id} does not have fixed ip ${fixedIP ?? ''}`);
   const taken = [...api.state.floatingIps.values()].find(
     (f) => f.id !== fip.id && f.portId === port.id && f.fixedIp === ip.ip_address,
   );
@@ -254,9 +254,9 @@ function associate(
   fip.routerId = router.id;
 }
 
-function registerFloatingIps(api: NeutronApi): void {
+function registerFloatingIPs(api: NeutronApi): void {
   const { state } = api;
-  const fipFor = (auth: AuthContext, id: string): NFloatingIp => {
+  const fipFor = (auth: AuthContext, id: string): NFloatingIP => {
     const fip = state.floatingIps.get(id);
     if (!fip || !mine(auth, fip)) throw notFound('FloatingIPNotFound', `Floating IP ${id} could not be found`);
     return fip;
@@ -280,14 +280,14 @@ function registerFloatingIps(api: NeutronApi): void {
     if (!network.external) {
       throw badRequest(`Bad floatingip request: Network ${network.id} is not a valid external network.`);
     }
-    const projectId = ownerOf(auth, body);
+    const projectID = ownerOf(auth, body);
     quotaCheck(
       api,
-      projectId,
+      projectID,
       'floatingip',
-      [...state.floatingIps.values()].filter((f) => f.projectId === projectId).length,
+      [...state.floatingIps.values()].filter((f) => f.projectId === projectID).length,
     );
-    const subnetId = stringAt(body, 'subnet_id');
+    const subnetID = stringAt(body, 'subnet_id');
     const address = stringAt(body, 'floating_ip_address');
     // The address is held by a floating-IP port, as Neutron holds it, so IPAM never hands it out twice.
     const holder = makePort(api, {
@@ -295,12 +295,12 @@ function registerFloatingIps(api: NeutronApi): void {
       network,
       deviceOwner: 'network:floatingip',
       fixedIps:
-        subnetId === undefined && address === undefined ? undefined : [{ subnet_id: subnetId, ip_address: address }],
+        subnetID === undefined && address === undefined ? undefined : [{ subnet_id: subnetID, ip_address: address }],
     });
     const now = api.ctx.clock.now();
-    const fip: NFloatingIp = {
-      id: api.ctx.newId(),
-      projectId,
+    const fip: NFloatingIP = {
+      id: api.ctx.newID(),
+      projectId: projectID,
       name: '',
       description: stringAt(body, 'description') ?? '',
       tags: [],
@@ -314,9 +314,9 @@ function registerFloatingIps(api: NeutronApi): void {
       routerId: null,
     };
     holder.deviceId = fip.id;
-    const portId = stringAt(body, 'port_id');
+    const portID = stringAt(body, 'port_id');
     try {
-      if (portId !== undefined) associate(api, auth, fip, portId, stringAt(body, 'fixed_ip_address'));
+      if (portID !== undefined) associate(api, auth, fip, portID, stringAt(body, 'fixed_ip_address'));
     } catch (error) {
       state.ports.delete(holder.id);
       throw error;
@@ -328,13 +328,13 @@ function registerFloatingIps(api: NeutronApi): void {
     const fip = fipFor(auth, req.params.floatingip_id ?? '');
     const body = objectAt(req.body, 'floatingip') ?? {};
     if ('port_id' in body) {
-      const portId = stringAt(body, 'port_id');
-      if (portId === undefined) {
+      const portID = stringAt(body, 'port_id');
+      if (portID === undefined) {
         fip.portId = null;
         fip.fixedIp = null;
         fip.routerId = null;
       } else {
-        associate(api, auth, fip, portId, stringAt(body, 'fixed_ip_address'));
+        associate(api, auth, fip, portID, stringAt(body, 'fixed_ip_address'));
       }
     }
     fip.description = stringAt(body, 'description') ?? fip.description;

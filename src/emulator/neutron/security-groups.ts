@@ -50,7 +50,7 @@ type RuleSpec = Omit<NRule, keyof Standard | 'groupId'>;
 function addRule(api: NeutronApi, group: NSecurityGroup, spec: RuleSpec, description = ''): NRule {
   const now = api.ctx.clock.now();
   const rule: NRule = {
-    id: api.ctx.newId(),
+    id: api.ctx.newID(),
     projectId: group.projectId,
     name: '',
     description,
@@ -68,15 +68,15 @@ function addRule(api: NeutronApi, group: NSecurityGroup, spec: RuleSpec, descrip
 /** Makes a group with Neutron's two default egress rules. */
 export function makeGroup(
   api: NeutronApi,
-  projectId: string,
+  projectID: string,
   name: string,
   description: string,
   stateful = true,
 ): NSecurityGroup {
   const now = api.ctx.clock.now();
   const group: NSecurityGroup = {
-    id: api.ctx.newId(),
-    projectId,
+    id: api.ctx.newID(),
+    projectId: projectID,
     name,
     description,
     tags: [],
@@ -155,17 +155,17 @@ export function registerSecurityGroups(api: NeutronApi): void {
   api.route('POST', '/security-groups', (req, auth) => {
     const body = objectAt(req.body, 'security_group');
     if (!body) throw fault(400, 'BadRequest', 'Bad security_group request: no security_group in the body.');
-    const projectId = ownerOf(auth, body);
+    const projectID = ownerOf(auth, body);
     const name = stringAt(body, 'name') ?? '';
     if (name === 'default')
       throw fault(409, 'SecurityGroupDefaultAlreadyExists', 'Default security group already exists.');
     quotaCheck(
       api,
-      projectId,
+      projectID,
       'security_group',
-      [...state.groups.values()].filter((g) => g.projectId === projectId).length,
+      [...state.groups.values()].filter((g) => g.projectId === projectID).length,
     );
-    const group = makeGroup(api, projectId, name, stringAt(body, 'description') ?? '', body.stateful !== false);
+    const group = makeGroup(api, projectID, name, stringAt(body, 'description') ?? '', body.stateful !== false);
     return json({ security_group: groupView(api, group) }, 201);
   });
   api.route('PUT', '/security-groups/{security_group_id}', (req, auth) => {

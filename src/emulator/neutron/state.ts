@@ -37,7 +37,7 @@ export interface NSubnet extends Standard {
   hostRoutes: NHostRoute[];
 }
 
-export interface NFixedIp {
+export interface NFixedIP {
   readonly subnet_id: string;
   readonly ip_address: string;
 }
@@ -53,7 +53,7 @@ export interface NPort extends Standard {
   adminStateUp: boolean;
   deviceId: string;
   deviceOwner: string;
-  fixedIps: NFixedIp[];
+  fixedIps: NFixedIP[];
   securityGroups: string[];
   allowedAddressPairs: NAddressPair[];
   portSecurity: boolean;
@@ -88,7 +88,7 @@ export interface NRule extends Standard {
   readonly remoteGroupId: string | null;
 }
 
-export interface NFloatingIp extends Standard {
+export interface NFloatingIP extends Standard {
   readonly networkId: string;
   readonly address: string;
   portId: string | null;
@@ -118,7 +118,7 @@ export class NeutronState {
   readonly routers = new Map<string, NRouter>();
   readonly groups = new Map<string, NSecurityGroup>();
   readonly rules = new Map<string, NRule>();
-  readonly floatingIps = new Map<string, NFloatingIp>();
+  readonly floatingIps = new Map<string, NFloatingIP>();
   readonly quotas = new Map<string, Partial<Record<QuotaResource, number>>>();
 
   clear(): void {
@@ -127,15 +127,15 @@ export class NeutronState {
     this.quotas.clear();
   }
 
-  quota(projectId: string, resource: QuotaResource): number {
-    return this.quotas.get(projectId)?.[resource] ?? QUOTA_DEFAULTS[resource];
+  quota(projectID: string, resource: QuotaResource): number {
+    return this.quotas.get(projectID)?.[resource] ?? QUOTA_DEFAULTS[resource];
   }
 
   /** Every address in use on a subnet: ports' fixed IPs (the gateway only once a router interface holds it). */
-  usedAddresses(subnetId: string): Set<string> {
+  usedAddresses(subnetID: string): Set<string> {
     const used = new Set<string>();
     for (const port of this.ports.values()) {
-      for (const ip of port.fixedIps) if (ip.subnet_id === subnetId) used.add(ip.ip_address);
+      for (const ip of port.fixedIps) if (ip.subnet_id === subnetID) used.add(ip.ip_address);
     }
     return used;
   }

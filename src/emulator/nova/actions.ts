@@ -70,7 +70,7 @@ export function registerActions(api: NovaApi): void {
       throw badRequest(`Unavailable console type ${type}.`);
     }
     if (server.vmState !== 'active') throw conflict(`Instance ${server.id} is not ready`);
-    const token = api.ctx.newId();
+    const token = api.ctx.newID();
     return json({
       remote_console: { protocol, type, url: `${api.ctx.origin()}/vnc_auto.html?path=%3Ftoken%3D${token}` },
     });
@@ -169,14 +169,14 @@ function createImage(api: NovaApi, server: NServer, req: EmuRequest, call: NovaC
     owner_project_name: '',
     user_id: call.auth.userId,
   };
-  const imageId = api.lookups.images.snapshot(call.auth, name, properties);
+  const imageID = api.lookups.images.snapshot(call.auth, name, properties);
   touch(api, server);
   server.taskState = 'image_snapshot';
-  api.later(server, 'nova.snapshot', { imageId });
+  api.later(server, 'nova.snapshot', { imageId: imageID });
   const origin = api.ctx.origin();
   return atLeast(call.mv, 45)
-    ? json({ image_id: imageId }, 202)
-    : json(undefined, 202, { Location: `${origin}${PREFIX}/images/${imageId}` });
+    ? json({ image_id: imageID }, 202)
+    : json(undefined, 202, { Location: `${origin}${PREFIX}/images/${imageID}` });
 }
 
 function consoleOutput(server: NServer, req: EmuRequest) {

@@ -17,9 +17,9 @@ export function registerAttachments(api: NovaApi): void {
     ...(atLeast(call.mv, 89) ? { attachment_id: a.attachmentId, bdm_uuid: a.bdmId } : {}),
   });
   const attachment = (req: EmuRequest, server: NServer): NAttachment => {
-    const volumeId = req.params.volume_id ?? '';
-    const found = server.attachments.find((a) => a.volumeId === volumeId);
-    if (!found) throw notFound(`volume_id not found: ${volumeId}`);
+    const volumeID = req.params.volume_id ?? '';
+    const found = server.attachments.find((a) => a.volumeId === volumeID);
+    if (!found) throw notFound(`volume_id not found: ${volumeID}`);
     return found;
   };
 
@@ -37,28 +37,28 @@ export function registerAttachments(api: NovaApi): void {
   api.route('POST', base, (req, call) => {
     const server = serverFor(api, call, req.params.server_id ?? '');
     const body = objectAt(req.body, 'volumeAttachment');
-    const volumeId = stringAt(body, 'volumeId') ?? '';
+    const volumeID = stringAt(body, 'volumeId') ?? '';
     if (server.taskState !== null || !['active', 'stopped'].includes(server.vmState)) {
       throw conflict(`Cannot 'attach_volume' instance ${server.id} while it is in vm_state ${server.vmState}`);
     }
-    const volume = api.lookups.volumes.find(call.auth, volumeId);
-    if (!volume) throw notFound(`Volume ${volumeId} could not be found.`);
-    if (server.attachments.some((a) => a.volumeId === volumeId))
-      throw badRequest(`Invalid volume: volume ${volumeId} already attached`);
-    if (volume.status !== 'available') throw badRequest(`Invalid volume: volume ${volumeId} status must be available`);
+    const volume = api.lookups.volumes.find(call.auth, volumeID);
+    if (!volume) throw notFound(`Volume ${volumeID} could not be found.`);
+    if (server.attachments.some((a) => a.volumeId === volumeID))
+      throw badRequest(`Invalid volume: volume ${volumeID} already attached`);
+    if (volume.status !== 'available') throw badRequest(`Invalid volume: volume ${volumeID} status must be available`);
     const used = new Set(server.attachments.map((a) => a.device));
     let letter = 'b';
     while (used.has(`/dev/vd${letter}`)) letter = String.fromCharCode(letter.charCodeAt(0) + 1);
     const a: NAttachment = {
-      volumeId,
-      attachmentId: api.ctx.newId(),
-      bdmId: api.ctx.newId(),
+      volumeId: volumeID,
+      attachmentId: api.ctx.newID(),
+      bdmId: api.ctx.newID(),
       device: `/dev/vd${letter}`,
       tag: stringAt(body, 'tag') ?? null,
       deleteOnTermination: booleanAt(body, 'delete_on_termination') ?? false,
     };
     server.attachments.push(a);
-    api.lookups.volumes.attach(volumeId, server.id, a.attachmentId, a.device);
+    api.lookups.volumes.attach(volumeID, server.id, a.attachmentId, a.device);
     // Real Nova answers the attach before the block device mapping exists: no attachment_id or bdm_uuid yet.
     const { attachment_id: _attachment, bdm_uuid: _bdm, ...accepted } = view(server, a, call);
     return json({ volumeAttachment: accepted });

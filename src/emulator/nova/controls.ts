@@ -35,8 +35,8 @@ export class NovaControls {
    * Someone else rebuilt the server onto `imageRef`: the ref moves and a rebuild runs, whatever task was running.
    * With `fail`, the redeploy fails as Nova's does: ERROR, the ref left on the target.
    */
-  foreignRebuild(serverId: string, imageRef: string, options: { readonly fail?: boolean } = {}): void {
-    const server = this.#server(serverId);
+  foreignRebuild(serverID: string, imageRef: string, options: { readonly fail?: boolean } = {}): void {
+    const server = this.#server(serverID);
     touch(this.#api, server);
     server.imageRef = imageRef;
     server.taskState = 'rebuilding';
@@ -46,8 +46,8 @@ export class NovaControls {
   }
 
   /** An operator evacuated the server to another host: a rebuild on the same image, launched afresh there. */
-  evacuate(serverId: string, host = 'emulator-compute-2'): void {
-    const server = this.#server(serverId);
+  evacuate(serverID: string, host = 'emulator-compute-2'): void {
+    const server = this.#server(serverID);
     touch(this.#api, server);
     server.taskState = 'rebuilding';
     server.host = host;
@@ -55,18 +55,18 @@ export class NovaControls {
   }
 
   /** The server disappears now, as if deleted by someone else. */
-  deleteOutOfBand(serverId: string): void {
-    this.#api.purge(this.#server(serverId));
+  deleteOutOfBand(serverID: string): void {
+    this.#api.purge(this.#server(serverID));
   }
 
   /** The server goes ERROR with a fault, ending any task. */
-  putInError(serverId: string, message = 'Injected failure: the instance went ERROR.', code = 500): void {
-    fail(this.#api, this.#server(serverId), code, message);
+  putInError(serverID: string, message = 'Injected failure: the instance went ERROR.', code = 500): void {
+    fail(this.#api, this.#server(serverID), code, message);
   }
 
   /** An operator recovers the server (reset-state to active): ACTIVE again, the old fault left stale. */
-  recover(serverId: string): void {
-    const server = this.#server(serverId);
+  recover(serverID: string): void {
+    const server = this.#server(serverID);
     touch(this.#api, server);
     server.vmState = 'active';
     server.taskState = null;

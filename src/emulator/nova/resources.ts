@@ -55,7 +55,7 @@ function registerFlavors(api: NovaApi): void {
     }
     if ([...state.flavors.values()].some((f) => f.name === name))
       throw conflict(`Flavor with name ${name} already exists.`);
-    const id = stringAt(body, 'id') ?? api.ctx.newId();
+    const id = stringAt(body, 'id') ?? api.ctx.newID();
     if (state.flavors.has(id)) throw conflict(`Flavor with ID ${id} already exists.`);
     const created: NFlavor = {
       id,
@@ -234,17 +234,17 @@ function registerServerGroups(api: NovaApi): void {
     }
     const rules = objectAt(body, 'rules') ?? {};
     const max = rules.max_server_per_host;
-    const projectId = call.auth.projectId ?? '';
-    const quota = state.quota(projectId, 'server_groups');
-    if (quota >= 0 && [...state.groups.values()].filter((g) => g.projectId === projectId).length >= quota) {
+    const projectID = call.auth.projectId ?? '';
+    const quota = state.quota(projectID, 'server_groups');
+    if (quota >= 0 && [...state.groups.values()].filter((g) => g.projectId === projectID).length >= quota) {
       throw novaFault(403, 'Quota exceeded, too many server groups.');
     }
     const g: NServerGroup = {
-      id: api.ctx.newId(),
+      id: api.ctx.newID(),
       name,
       policy,
       rules: typeof max === 'number' ? { max_server_per_host: max } : {},
-      projectId,
+      projectId: projectID,
       userId: call.auth.userId,
       members: [],
     };
@@ -260,36 +260,36 @@ function registerServerGroups(api: NovaApi): void {
 function registerQuotas(api: NovaApi): void {
   const { state, route } = api;
   const names = Object.keys(DEFAULT_QUOTAS) as QuotaName[];
-  const values = (projectId: string) => Object.fromEntries(names.map((n) => [n, state.quota(projectId, n)]));
+  const values = (projectID: string) => Object.fromEntries(names.map((n) => [n, state.quota(projectID, n)]));
   const readable = (req: EmuRequest, call: NovaCall) => {
-    const projectId = req.params.project_id ?? '';
-    if (!mayAccessProject(call.auth, projectId)) throw forbidden('os_compute_api:os-quota-sets:show');
-    return projectId;
+    const projectID = req.params.project_id ?? '';
+    if (!mayAccessProject(call.auth, projectID)) throw forbidden('os_compute_api:os-quota-sets:show');
+    return projectID;
   };
   route('GET', '/os-quota-sets/{project_id}', (req, call) => {
-    const projectId = readable(req, call);
-    return json({ quota_set: { id: projectId, ...values(projectId) } });
+    const projectID = readable(req, call);
+    return json({ quota_set: { id: projectID, ...values(projectID) } });
   });
   route('GET', '/os-quota-sets/{project_id}/defaults', (req, call) => {
-    const projectId = readable(req, call);
-    return json({ quota_set: { id: projectId, ...DEFAULT_QUOTAS } });
+    const projectID = readable(req, call);
+    return json({ quota_set: { id: projectID, ...DEFAULT_QUOTAS } });
   });
   route('GET', '/os-quota-sets/{project_id}/detail', (req, call) => {
-    const projectId = readable(req, call);
-    const servers = [...state.servers.values()].filter((s) => s.projectId === projectId);
+    const projectID = readable(req, call);
+    const servers = [...state.servers.values()].filter((s) => s.projectId === projectID);
     const inUse: Record<QuotaName, number> = {
       instances: servers.length,
       cores: servers.reduce((n, s) => n + s.flavor.vcpus, 0),
       ram: servers.reduce((n, s) => n + s.flavor.ram, 0),
       key_pairs: 0,
       metadata_items: 0,
-      server_groups: [...state.groups.values()].filter((g) => g.projectId === projectId).length,
+      server_groups: [...state.groups.values()].filter((g) => g.projectId === projectID).length,
       server_group_members: 0,
     };
     const detail = Object.fromEntries(
-      names.map((n) => [n, { in_use: inUse[n], limit: state.quota(projectId, n), reserved: 0 }]),
+      names.map((n) => [n, { in_use: inUse[n], limit: state.quota(projectID, n), reserved: 0 }]),
     );
-    return json({ quota_set: { id: projectId, ...detail } });
+    return json({ quota_set: { id: projectID, ...detail } });
   });
   route('DELETE', '/os-quota-sets/{project_id}', (req, call) => {
     requireAdmin(call, 'os_compute_api:os-quota-sets:delete');
@@ -297,13 +297,13 @@ function registerQuotas(api: NovaApi): void {
     return noContent(202);
   });
   route('PUT', '/os-quota-sets/{project_id}', (req, call) => {
-    const projectId = req.params.project_id ?? '';
+    const projectID = req.params.project_id ?? '';
     // deploy/policies/nova.yaml: admin, or a manager of that very project (`is_project_manager_owner`).
-    const projectManager = hasRole(call.auth, 'manager') && call.auth.projectId === projectId;
+    const projectManager = hasRole(call.auth, 'manager') && call.auth.projectId === projectID;
     if (!projectManager) requireAdmin(call, 'os_compute_api:os-quota-sets:update');
     const body = objectAt(req.body, 'quota_set');
     if (!isObject(body)) throw badRequest('Invalid input for field/attribute quota_set.');
-    const current = { ...state.quotas.get(projectId) };
+    const current = { ...state.quotas.get(projectID) };
     for (const [key, value] of Object.entries(body)) {
       if (key === 'force') continue;
       const n = typeof value === 'string' ? Number(value) : value;
@@ -312,8 +312,8 @@ function registerQuotas(api: NovaApi): void {
       }
       current[key as QuotaName] = n;
     }
-    state.quotas.set(projectId, current);
-    return json({ quota_set: values(projectId) });
+    state.quotas.set(projectID, current);
+    return json({ quota_set: values(projectID) });
   });
 }
 

@@ -97,20 +97,20 @@ function create(api: NovaApi, req: EmuRequest, call: NovaCall) {
     throw badRequest('Invalid key_name provided.');
   }
   const hints = objectAt(req.body, 'os:scheduler_hints');
-  const groupId = stringAt(hints, 'group');
-  const group = groupId === undefined ? undefined : state.groups.get(groupId);
-  if (groupId !== undefined && !group) throw badRequest(`Invalid server group ${groupId}: not found.`);
-  const projectId = auth.projectId ?? '';
+  const groupID = stringAt(hints, 'group');
+  const group = groupID === undefined ? undefined : state.groups.get(groupID);
+  if (groupID !== undefined && !group) throw badRequest(`Invalid server group ${groupID}: not found.`);
+  const projectID = auth.projectId ?? '';
   const destination = stringAt(body, 'hypervisor_hostname');
   // deploy/policies/nova.yaml: admin, or a manager of the project the server is created in. Any host name is taken:
   // the emulator models no hypervisor list (an Ironic cloud has one per node).
   if (destination !== undefined && !isAdmin(auth) && !hasRole(auth, 'manager'))
     throw novaFault(403, "Policy doesn't allow compute:servers:create:requested_destination to be performed.");
-  quotaCheck(api, projectId, flavor);
+  quotaCheck(api, projectID, flavor);
   const metadata = stringMapAt(body, 'metadata') ?? {};
   if (
-    Object.keys(metadata).length > state.quota(projectId, 'metadata_items') &&
-    state.quota(projectId, 'metadata_items') >= 0
+    Object.keys(metadata).length > state.quota(projectID, 'metadata_items') &&
+    state.quota(projectID, 'metadata_items') >= 0
   ) {
     throw novaFault(403, 'Quota exceeded for metadata_items.');
   }
@@ -118,7 +118,7 @@ function create(api: NovaApi, req: EmuRequest, call: NovaCall) {
   if (injected?.mode === 'sync') throw novaFault(injected.status, injected.message);
 
   const now = ctx.clock.now();
-  const id = ctx.newId();
+  const id = ctx.newID();
   // `none` plugs nothing; so does `auto` for now, since no registered service offers auto-allocated topology.
   const nics: ServerNic[] = [];
   if (Array.isArray(networks)) {
@@ -145,7 +145,7 @@ function create(api: NovaApi, req: EmuRequest, call: NovaCall) {
   const server: NServer = {
     id,
     name,
-    projectId,
+    projectId: projectID,
     userId: auth.userId,
     vmState: 'building',
     taskState: 'scheduling',
@@ -186,7 +186,7 @@ function create(api: NovaApi, req: EmuRequest, call: NovaCall) {
         ],
         'OS-DCF:diskConfig': 'MANUAL',
         security_groups: [{ name: 'default' }],
-        adminPass: ctx.newId().replaceAll('-', '').slice(0, 12),
+        adminPass: ctx.newID().replaceAll('-', '').slice(0, 12),
       },
     },
     202,
@@ -239,15 +239,15 @@ export function requireImageFits(flavor: NFlavor, image: ImageFacts): void {
   }
 }
 
-function quotaCheck(api: NovaApi, projectId: string, flavor: NFlavor): void {
-  const mine = [...api.state.servers.values()].filter((s) => s.projectId === projectId);
+function quotaCheck(api: NovaApi, projectID: string, flavor: NFlavor): void {
+  const mine = [...api.state.servers.values()].filter((s) => s.projectId === projectID);
   const checks: ['instances' | 'cores' | 'ram', number, number][] = [
     ['instances', 1, mine.length],
     ['cores', flavor.vcpus, mine.reduce((n, s) => n + s.flavor.vcpus, 0)],
     ['ram', flavor.ram, mine.reduce((n, s) => n + s.flavor.ram, 0)],
   ];
   for (const [name, requested, used] of checks) {
-    const limit = api.state.quota(projectId, name);
+    const limit = api.state.quota(projectID, name);
     if (limit >= 0 && used + requested > limit) {
       throw novaFault(
         403,

@@ -133,8 +133,8 @@ export class NovaState {
     this.policy.hideLaunchedAt = false;
   }
 
-  quota(projectId: string, name: QuotaName): number {
-    return this.quotas.get(projectId)?.[name] ?? DEFAULT_QUOTAS[name];
+  quota(projectID: string, name: QuotaName): number {
+    return this.quotas.get(projectID)?.[name] ?? DEFAULT_QUOTAS[name];
   }
 
   /** Takes the injected failure for the next `operation`, if any. */

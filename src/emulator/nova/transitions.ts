@@ -35,10 +35,10 @@ const APPLY: { readonly [K in NovaTransition]: (api: NovaApi, server: NServer, p
       server.taskState = null;
       server.powerState = powerState;
     },
-    'nova.snapshot': (api, server, { imageId }) => {
+    'nova.snapshot': (api, server, { imageId: imageID }) => {
       touch(api, server);
       server.taskState = null;
-      api.lookups.images.finishSnapshot(imageId);
+      api.lookups.images.finishSnapshot(imageID);
     },
     'nova.delete': (api, server) => {
       api.purge(server);

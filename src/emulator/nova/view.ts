@@ -34,7 +34,7 @@ export function serverView(api: NovaApi, server: NServer, options: ViewOptions):
     tenant_id: server.projectId,
     user_id: server.userId,
     metadata: { ...server.metadata },
-    hostId: server.vmState === 'building' && server.taskState === 'scheduling' ? '' : hostId(server),
+    hostId: server.vmState === 'building' && server.taskState === 'scheduling' ? '' : hostID(server),
     image:
       server.imageRef === ''
         ? ''
@@ -104,7 +104,7 @@ export function serverView(api: NovaApi, server: NServer, options: ViewOptions):
 }
 
 /** Nova's `hostId`: a per-project hash of the host, so tenants can tell co-location without seeing host names. */
-function hostId(server: NServer): string {
+function hostID(server: NServer): string {
   let h = 0;
   for (const ch of `${server.projectId}${HOST}`) h = (Math.imul(h, 31) + ch.charCodeAt(0)) >>> 0;
   return h.toString(16).padStart(8, '0').repeat(7);

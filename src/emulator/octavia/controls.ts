@@ -32,13 +32,13 @@ export function registerControls(api: OctaviaApi): void {
   });
   ctx.control.add('POST', '/octavia/loadbalancers/{id}/vip-port', (req) => {
     const lb = state.lbs.get(req.params.id ?? '');
-    const portId = stringAt(req.body, 'port_id');
+    const portID = stringAt(req.body, 'port_id');
     const address = stringAt(req.body, 'vip_address');
     if (lb === undefined) throw controlError(404, `no load balancer ${req.params.id ?? ''}`);
-    if (portId === undefined) throw controlError(400, 'expected {"port_id": …, "vip_address"?: …}');
+    if (portID === undefined) throw controlError(400, 'expected {"port_id": …, "vip_address"?: …}');
     if (lb.ownsVipPort) api.lookups.networks.removeServicePort(String(lb.fields.vip_port_id));
     lb.ownsVipPort = false;
-    lb.fields = { ...lb.fields, vip_port_id: portId, ...(address === undefined ? {} : { vip_address: address }) };
+    lb.fields = { ...lb.fields, vip_port_id: portID, ...(address === undefined ? {} : { vip_address: address }) };
     return noContent();
   });
 }

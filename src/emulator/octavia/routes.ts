@@ -76,13 +76,13 @@ export function registerRoutes(api: OctaviaApi): void {
     if (c?.kind !== kind || !visible(auth, c)) throw notFound(LABEL[kind], id);
     return c;
   };
-  const newChild = (kind: Kind, lb: OLoadBalancer, poolId: string | null, body: JsonObject): OChild => {
+  const newChild = (kind: Kind, lb: OLoadBalancer, poolID: string | null, body: JsonObject): OChild => {
     for (const key of REQUIRED[kind]) if (body[key] === undefined) throw invalid(`Mandatory field missing: ${key}`);
     return {
-      id: ctx.newId(),
+      id: ctx.newID(),
       kind,
       lbId: lb.id,
-      poolId,
+      poolId: poolID,
       projectId: lb.projectId,
       provisioning: 'PENDING_CREATE',
       createdAt: ctx.clock.now(),
@@ -126,21 +126,21 @@ export function registerRoutes(api: OctaviaApi): void {
     if (owner !== undefined && owner !== auth.projectId && !auth.roles.includes('admin'))
       throw invalid('project_id mismatch');
     const fields = pick('loadbalancer', body, DEFAULTS.loadbalancer);
-    const id = ctx.newId();
-    const projectId = owner ?? auth.projectId ?? '';
-    const allowed = state.loadBalancerQuotas.get(projectId) ?? -1;
-    const used = [...state.lbs.values()].filter((lb) => lb.projectId === projectId).length;
+    const id = ctx.newID();
+    const projectID = owner ?? auth.projectId ?? '';
+    const allowed = state.loadBalancerQuotas.get(projectID) ?? -1;
+    const used = [...state.lbs.values()].filter((lb) => lb.projectId === projectID).length;
     // Octavia's check_quota_met answers 403 with the resource in words.
     if (allowed >= 0 && used >= allowed) throw octaviaFault(403, 'Quota has been met for resources: Load Balancer');
-    const portId = stringAt(body, 'vip_port_id');
+    const portID = stringAt(body, 'vip_port_id');
     // The allowed_address_pairs driver makes the VIP a Neutron port on the subnet (Octavia's API does, before the
     // 201); the noop driver the dev cloud runs hands out VIPs from 198.51.100.0/24 and fake port and network ids.
     const vip =
-      ctx.config.octaviaNetworkDriver === 'allowed_address_pairs' && portId === undefined
+      ctx.config.octaviaNetworkDriver === 'allowed_address_pairs' && portID === undefined
         ? api.lookups.networks.servicePort(
             auth,
             {
-              projectId,
+              projectId: projectID,
               subnetId: subnet,
               networkId: network,
               name: `octavia-lb-${id}`,
@@ -152,7 +152,7 @@ export function registerRoutes(api: OctaviaApi): void {
         : undefined;
     const lb: OLoadBalancer = {
       id,
-      projectId,
+      projectId: projectID,
       provisioning: 'PENDING_CREATE',
       createdAt: ctx.clock.now(),
       updatedAt: null,
@@ -161,9 +161,9 @@ export function registerRoutes(api: OctaviaApi): void {
       fields: {
         ...fields,
         vip_address: vip?.address ?? stringAt(body, 'vip_address') ?? `198.51.100.${String(state.nextVip++)}`,
-        vip_port_id: vip?.portId ?? portId ?? ctx.newId(),
+        vip_port_id: vip?.portId ?? portID ?? ctx.newID(),
         vip_subnet_id: vip?.subnetId ?? subnet ?? null,
-        vip_network_id: vip?.networkId ?? network ?? ctx.newId(),
+        vip_network_id: vip?.networkId ?? network ?? ctx.newID(),
       },
     };
     state.lbs.set(lb.id, lb);
@@ -213,9 +213,9 @@ export function registerRoutes(api: OctaviaApi): void {
       checkPoolProtocol(listener.fields.protocol, body.protocol);
       return { lb: lbFor(auth, listener.lbId), poolId: null };
     }
-    const lbId = stringAt(body, 'loadbalancer_id');
-    if (lbId === undefined) throw invalid('Mandatory field missing: loadbalancer_id');
-    return { lb: lbFor(auth, lbId), poolId: null };
+    const lbID = stringAt(body, 'loadbalancer_id');
+    if (lbID === undefined) throw invalid('Mandatory field missing: loadbalancer_id');
+    return { lb: lbFor(auth, lbID), poolId: null };
   };
   for (const [kind, plural] of [
     ['listener', 'listeners'],
@@ -237,7 +237,7 @@ export function registerRoutes(api: OctaviaApi): void {
     route('POST', base, true, (req, auth) => {
       const body = objectAt(req.body, kind);
       if (!body) throw invalid(`Missing mandatory ${kind} object.`);
-      const { lb, poolId } = parentOf(auth, kind, body);
+      const { lb, poolId: poolID } = parentOf(auth, kind, body);
       if (kind === 'listener') {
         const port = body.protocol_port;
         if (state.childrenOf(lb.id, 'listener').some((l) => l.fields.protocol_port === port)) {
@@ -247,14 +247,14 @@ export function registerRoutes(api: OctaviaApi): void {
           );
         }
       }
-      const child = newChild(kind, lb, poolId, body);
+      const child = newChild(kind, lb, poolID, body);
       const defaultPool = kind === 'listener' ? stringAt(body, 'default_pool_id') : undefined;
       if (defaultPool !== undefined)
         checkPoolProtocol(body.protocol, childFor(auth, 'pool', defaultPool).fields.protocol);
       childWrite(api, lb, () => {
         state.children.set(child.id, child);
-        const listenerId = stringAt(body, 'listener_id');
-        const listener = listenerId === undefined ? undefined : state.children.get(listenerId);
+        const listenerID = stringAt(body, 'listener_id');
+        const listener = listenerID === undefined ? undefined : state.children.get(listenerID);
         if (kind === 'pool' && listener) listener.fields.default_pool_id = child.id;
       });
       return json({ [kind]: childView(api, child) }, 201);
@@ -295,11 +295,11 @@ function registerMembers(
   route: (method: Method, path: string, write: boolean, handler: Handler) => void,
   childFor: (auth: AuthContext, kind: Kind, id: string) => OChild,
   lbFor: (auth: AuthContext, id: string) => OLoadBalancer,
-  newChild: (kind: Kind, lb: OLoadBalancer, poolId: string | null, body: JsonObject) => OChild,
+  newChild: (kind: Kind, lb: OLoadBalancer, poolID: string | null, body: JsonObject) => OChild,
 ): void {
   const { state, ctx } = api;
   const base = '/lbaas/pools/{pool_id}/members';
-  const members = (poolId: string) => state.dependants(poolId).filter((c) => c.kind === 'member');
+  const members = (poolID: string) => state.dependants(poolID).filter((c) => c.kind === 'member');
   const memberFor = (auth: AuthContext, req: EmuRequest): OChild => {
     const pool = childFor(auth, 'pool', req.params.pool_id ?? '');
     const member = members(pool.id).find((m) => m.id === req.params.member_id);

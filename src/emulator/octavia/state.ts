@@ -45,8 +45,8 @@ export class OctaviaState {
     this.nextVip = 1;
   }
 
-  childrenOf(lbId: string, kind?: Kind): OChild[] {
-    return [...this.children.values()].filter((c) => c.lbId === lbId && (kind === undefined || c.kind === kind));
+  childrenOf(lbID: string, kind?: Kind): OChild[] {
+    return [...this.children.values()].filter((c) => c.lbId === lbID && (kind === undefined || c.kind === kind));
   }
 
   /** A listener's default pool, a pool's members and health monitor: what hangs off one record. */

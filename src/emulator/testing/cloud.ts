@@ -53,8 +53,8 @@ export async function cloudFixture(options: Omit<EmulatorOptions, 'clock'> = {})
       const project = await createProject(identity, { name, domain_id: 'default' });
       const user = await createUser(identity, { name, domain_id: 'default', password: 'pw' });
       for (const role of roles) {
-        const roleId = await ensureRole(identity, role);
-        await grantRole(identity, { userId: user.id, projectId: project.id, roleId });
+        const roleID = await ensureRole(identity, role);
+        await grantRole(identity, { userID: user.id, projectID: project.id, roleID: roleID });
       }
       return session<'project'>(
         { type: 'password', user: { id: user.id }, password: 'pw' },

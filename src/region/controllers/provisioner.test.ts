@@ -166,7 +166,7 @@ describe('provisioner scaffold: provisioning', () => {
         method: 'POST',
         urlTemplate: '/v3/projects',
         status,
-        requestId: 'req-7d1e',
+        requestID: 'req-7d1e',
         body: JSON.stringify({ error: { code: status, title: 'Conflict', message: RAW } }),
       });
     const { provider, pass, get, lines } = await setup();

@@ -26,7 +26,7 @@ const MACHINE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/livez', '/read
 /** Buckets for an API answered from a store: 5 ms to 10 s. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-const requestIds = new WeakMap<FastifyRequest, string>();
+const requestIDs = new WeakMap<FastifyRequest, string>();
 const spans = new WeakMap<FastifyRequest, Span>();
 
 interface AccessLogOptions {
@@ -68,7 +68,7 @@ export function observeRequests(app: FastifyInstance, options: AccessLogOptions)
   app.addHook('onRequest', (request, reply, done) => {
     const offered = request.headers[REQUEST_ID_HEADER];
     const id = typeof offered === 'string' && CLIENT_REQUEST_ID.test(offered) ? offered : randomUUID();
-    requestIds.set(request, id);
+    requestIDs.set(request, id);
     reply.header(REQUEST_ID_HEADER, id);
     // The request's span, a child of the caller's traceparent if it sent one; the handler runs inside it, so a
     // create stamps it on the object it makes (Repository) and the object's reconciles follow on from it.
@@ -102,7 +102,7 @@ export function observeRequests(app: FastifyInstance, options: AccessLogOptions)
           status,
           durationMs: Math.round(reply.elapsedTime * 10) / 10,
           subject: subjectOf(request),
-          requestID: requestIds.get(request),
+          requestID: requestIDs.get(request),
         },
         'request',
       );

@@ -137,9 +137,9 @@ describe('address rules', () => {
   });
 
   it('tenancy ids are label values, refused at their field', async () => {
-    const network = (projectId: string) => ({
+    const network = (projectID: string) => ({
       metadata: { name: 'n' },
-      spec: { ...spec, prefix: '10.1.0.0/24', projectId },
+      spec: { ...spec, prefix: '10.1.0.0/24', projectId: projectID },
     });
     await refused('POST', '/api/v2/networks', network('p'.repeat(64)), 400, 'spec.projectId:maxLength');
     await refused('POST', '/api/v2/networks', network('x\n'), 400, 'spec.projectId:pattern');

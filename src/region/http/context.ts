@@ -54,7 +54,7 @@ export interface ApiDeps {
   readonly namespace: string;
   readonly clock: Clock;
   /** Resource ids (UUIDs), injected so tests name what they create. */
-  readonly newId: () => string;
+  readonly newID: () => string;
   readonly authenticate: Authenticator;
   readonly capabilities: Capabilities;
   /** Largest request body, bytes (default 1 MiB). */

@@ -70,9 +70,15 @@ async function created(f: ApiFixture, url: string, body: unknown, token = f.toke
   return answer.body.metadata.id;
 }
 
-const v2Network = (i: number, organizationId = ORG_A, projectId = PROJECT_A) => ({
+const v2Network = (i: number, organizationID = ORG_A, projectID = PROJECT_A) => ({
   metadata: { name: `net-${String(i)}` },
-  spec: { organizationId, projectId, regionId: REGION_ID, prefix: `192.168.${String(i)}.0/24`, dnsNameservers: [] },
+  spec: {
+    organizationId: organizationID,
+    projectId: projectID,
+    regionId: REGION_ID,
+    prefix: `192.168.${String(i)}.0/24`,
+    dnsNameservers: [],
+  },
 });
 
 const v1Identity = (i: number) => ({ metadata: { name: `id-${String(i)}` }, spec: { regionId: REGION_ID } });
@@ -129,10 +135,10 @@ const cases: Case[] = [
     route: 'POST /api/v2/securitygroups',
     kind: 'security-groups',
     setup: async (f) => {
-      const networkId = await created(f, '/api/v2/networks', v2Network(0));
+      const networkID = await created(f, '/api/v2/networks', v2Network(0));
       return {
         url: '/api/v2/securitygroups',
-        body: (i) => ({ metadata: { name: `sg-${String(i)}` }, spec: { networkId, rules: [] } }),
+        body: (i) => ({ metadata: { name: `sg-${String(i)}` }, spec: { networkId: networkID, rules: [] } }),
       };
     },
   },
@@ -151,10 +157,13 @@ const cases: Case[] = [
     route: 'POST /api/v2/servers',
     kind: 'servers',
     setup: async (f) => {
-      const networkId = await created(f, '/api/v2/networks', v2Network(0));
+      const networkID = await created(f, '/api/v2/networks', v2Network(0));
       return {
         url: '/api/v2/servers',
-        body: (i) => ({ metadata: { name: `s-${String(i)}` }, spec: { networkId, flavorId: FLAVOR, imageId: IMAGE } }),
+        body: (i) => ({
+          metadata: { name: `s-${String(i)}` },
+          spec: { networkId: networkID, flavorId: FLAVOR, imageId: IMAGE },
+        }),
       };
     },
   },
@@ -176,12 +185,12 @@ const cases: Case[] = [
     route: 'POST /api/v2/volumes',
     kind: 'volumes',
     setup: async (f) => {
-      const networkId = await created(f, '/api/v2/networks', v2Network(0));
+      const networkID = await created(f, '/api/v2/networks', v2Network(0));
       return {
         url: '/api/v2/volumes',
         body: (i) => ({
           metadata: { name: `vol-${String(i)}` },
-          spec: { networkId, volumeClassId: VOLUME_CLASS, sizeGiB: 10 },
+          spec: { networkId: networkID, volumeClassId: VOLUME_CLASS, sizeGiB: 10 },
         }),
       };
     },
@@ -190,12 +199,15 @@ const cases: Case[] = [
     route: 'POST /api/v2/loadbalancers',
     kind: 'load-balancers',
     setup: async (f) => {
-      const networkId = await created(f, '/api/v2/networks', v2Network(0));
+      const networkID = await created(f, '/api/v2/networks', v2Network(0));
       return {
         url: '/api/v2/loadbalancers',
         body: (i) => ({
           metadata: { name: `lb-${String(i)}` },
-          spec: { networkId, listeners: [{ name: 'http', protocol: 'tcp', port: 80, pool: { members: [] } }] },
+          spec: {
+            networkId: networkID,
+            listeners: [{ name: 'http', protocol: 'tcp', port: 80, pool: { members: [] } }],
+          },
         }),
       };
     },
@@ -293,10 +305,10 @@ describe('per-organization limits, every create route (docs/adr/0041-organizatio
   it('an object being deleted counts until it is gone', async () => {
     const { f } = await world(limited({ servers: 2 }));
     try {
-      const networkId = await created(f, '/api/v2/networks', v2Network(0));
+      const networkID = await created(f, '/api/v2/networks', v2Network(0));
       const server = (i: number) => ({
         metadata: { name: `s-${String(i)}` },
-        spec: { networkId, flavorId: FLAVOR, imageId: IMAGE },
+        spec: { networkId: networkID, flavorId: FLAVOR, imageId: IMAGE },
       });
       const first = await created(f, '/api/v2/servers', server(1));
       await created(f, '/api/v2/servers', server(2));
@@ -317,10 +329,10 @@ describe('per-organization limits, every create route (docs/adr/0041-organizatio
   it('N creates racing for the last slot: exactly one passes (servers, and v2 networks with their identities)', async () => {
     const { f } = await world(limited({ servers: 5, networks: 3 }));
     try {
-      const networkId = await created(f, '/api/v2/networks', v2Network(0));
+      const networkID = await created(f, '/api/v2/networks', v2Network(0));
       const server = (i: number) => ({
         metadata: { name: `s-${String(i)}` },
-        spec: { networkId, flavorId: FLAVOR, imageId: IMAGE },
+        spec: { networkId: networkID, flavorId: FLAVOR, imageId: IMAGE },
       });
       for (let i = 1; i <= 4; i++) await created(f, '/api/v2/servers', server(i));
       const servers = await Promise.all(
@@ -343,11 +355,11 @@ describe('per-organization limits, every create route (docs/adr/0041-organizatio
     const metrics = new Registry();
     const { f } = await world(limited({ servers: 7 }, { [ORG_B]: { networks: 5 } }), { metrics });
     try {
-      const networkId = await created(f, '/api/v2/networks', v2Network(0));
+      const networkID = await created(f, '/api/v2/networks', v2Network(0));
       for (let i = 1; i <= 2; i++) {
         await created(f, '/api/v2/servers', {
           metadata: { name: `s-${String(i)}` },
-          spec: { networkId, flavorId: FLAVOR, imageId: IMAGE },
+          spec: { networkId: networkID, flavorId: FLAVOR, imageId: IMAGE },
         });
       }
       const text = await metrics.metrics();

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Compile } from 'typebox/compile';
 import { routesOf } from './app.ts';
-import { openapiPath, upstreamOperationId } from './openapi.ts';
+import { openapiPath, upstreamOperationID } from './openapi.ts';
 import { apiFixture, type ApiFixture } from './testing/api.ts';
 import { loadUpstream } from './testing/upstream.ts';
 
@@ -172,7 +172,7 @@ describe('/openapi.json', () => {
     for (const op of loadUpstream().operations) {
       const key = `${op.method} ${op.path}`;
       upstream.add(key);
-      assert.equal(byKey.get(key), upstreamOperationId(op.method, op.path), `${key}: upstream's operation name`);
+      assert.equal(byKey.get(key), upstreamOperationID(op.method, op.path), `${key}: upstream's operation name`);
     }
     assert.equal(upstream.size, 74);
     const own = [...byKey].filter(([key]) => !upstream.has(key));

@@ -27,7 +27,7 @@ const SEPARATORS = new Set(['.', '-', '+', ':', ';', '_', '~', ' ', '(', ')', '{
  * oapi-codegen derives one from the method and the path (`GET /api/v2/networks/{networkID}` →
  * `GetApiV2NetworksNetworkID`, the `ServerInterface` method upstream's handlers implement).
  */
-export function upstreamOperationId(method: string, path: string): string {
+export function upstreamOperationID(method: string, path: string): string {
   const words = [method.toLowerCase(), ...path.split('/').filter((part) => part !== '')].join('-');
   let id = '';
   let capitalize = true;
@@ -61,9 +61,9 @@ const OWN_OPERATION_IDS: Readonly<Record<string, string>> = {
 export const openapiPath = (url: string): string => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 /** An operation's id: ours where the route is ours, upstream's derived name for every other. */
-function operationIdOf(method: string, url: string): string {
+function operationIDOf(method: string, url: string): string {
   const path = openapiPath(url);
-  return OWN_OPERATION_IDS[`${method.toUpperCase()} ${path}`] ?? upstreamOperationId(method, path);
+  return OWN_OPERATION_IDS[`${method.toUpperCase()} ${path}`] ?? upstreamOperationID(method, path);
 }
 
 /** Every schema `schemas/` exports, by its exported name: the names clients see. */
@@ -212,7 +212,7 @@ export function documentedSchema(
     : Object.fromEntries(Object.entries(schema.response).map(([status, body]) => [status, components.response(body)]));
   return {
     ...schema,
-    operationId: operationIdOf(method, url),
+    operationId: operationIDOf(method, url),
     ...(schema.body === undefined ? {} : { body: components.reference(schema.body) }),
     ...(response === undefined ? {} : { response }),
   };

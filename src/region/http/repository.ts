@@ -14,10 +14,10 @@ import { canAccess, type Principal } from './auth.ts';
 import { Problem, problems, violation } from './problem.ts';
 
 export interface ListFilters {
-  readonly organizationId?: readonly string[] | undefined;
-  readonly projectId?: readonly string[] | undefined;
-  readonly regionId?: readonly string[] | undefined;
-  readonly networkId?: readonly string[] | undefined;
+  readonly organizationID?: readonly string[] | undefined;
+  readonly projectID?: readonly string[] | undefined;
+  readonly regionID?: readonly string[] | undefined;
+  readonly networkID?: readonly string[] | undefined;
   /** Upstream's tag selector: `name=value` pairs the resource's tags must all hold. */
   readonly tag?: readonly string[] | undefined;
 }
@@ -44,10 +44,10 @@ export function matches(object: KubeObject, filters: ListFilters): boolean {
   const pass = (values: readonly string[] | undefined, key: string) =>
     values === undefined || values.length === 0 || values.includes(label(object, key));
   return (
-    pass(filters.organizationId, labels.organization) &&
-    pass(filters.projectId, labels.project) &&
-    pass(filters.regionId, labels.regionID) &&
-    pass(filters.networkId, labels.networkID) &&
+    pass(filters.organizationID, labels.organization) &&
+    pass(filters.projectID, labels.project) &&
+    pass(filters.regionID, labels.regionID) &&
+    pass(filters.networkID, labels.networkID) &&
     (filters.tag ?? []).every((selector) => hasTag(object, selector))
   );
 }

@@ -157,8 +157,8 @@ describe('ServerMonitor', () => {
     // Node visibility is policy-gated: a deployment grants the region account an Ironic reader role
     // (docs/spec/openstack-provider.md §Policy-gated fields).
     const keystone = w.admin.client('identity');
-    const roleId = await ensureRole(keystone, 'baremetal_observer');
-    await grantRole(keystone, { userId: w.credentials.userID, projectId: w.projectID, roleId });
+    const roleID = await ensureRole(keystone, 'baremetal_observer');
+    await grantRole(keystone, { userID: w.credentials.userID, projectID: w.projectID, roleID: roleID });
     const registry = await w.registry(); // fresh sessions: the cached privileged token predates the grant
     const granted = (regionLog = capturedLogger().log) =>
       new ServerMonitor({

@@ -20,8 +20,8 @@ describe('the region client set (emulator)', () => {
     const member = (await findRoleByName(admin, 'member'))?.id ?? assert.fail('member role');
     project = (await createProject(admin, { name: 'workload', domain_id: fx.credentials.domainID })).id;
     user = (await createUser(admin, { name: 'tenant', domain_id: fx.credentials.domainID, password: 'tenant-pw' })).id;
-    await grantRole(admin, { userId: user, projectId: project, roleId: member });
-    await grantRole(admin, { userId: fx.credentials.userID, projectId: project, roleId: member });
+    await grantRole(admin, { userID: user, projectID: project, roleID: member });
+    await grantRole(admin, { userID: fx.credentials.userID, projectID: project, roleID: member });
   });
   after(() => fx.close());
 
@@ -29,7 +29,7 @@ describe('the region client set (emulator)', () => {
 
   it('each principal authenticates with its credentials and scope', async () => {
     const { userID, domainID, projectID } = fx.credentials;
-    await listProjects(clients.manager(), { domainId: domainID });
+    await listProjects(clients.manager(), { domainID: domainID });
     assert.deepEqual(lastCaller(), { userID, scope: `domain:${domainID}` });
     await listFlavors(clients.region().client('compute'));
     assert.deepEqual(lastCaller(), { userID, scope: `project:${projectID}` });

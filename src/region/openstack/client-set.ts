@@ -41,15 +41,15 @@ export interface ManagedRegionClientSet extends RegionClientSet {
    * Whether Keystone accepts a credential, asked with an unscoped token request (so a user with no role yet can be
    * asked): false on a refusal (401, or Keystone's 404 for an unknown credential); any other failure is thrown.
    */
-  authenticates(auth: PasswordById | ApplicationCredentialById): Promise<boolean>;
+  authenticates(auth: PasswordByID | ApplicationCredentialByID): Promise<boolean>;
 }
 
-type PasswordById = {
+type PasswordByID = {
   readonly type: 'password';
   readonly user: { readonly id: string };
   readonly password: string;
 };
-type ApplicationCredentialById = {
+type ApplicationCredentialByID = {
   readonly type: 'application_credential';
   readonly id: string;
   readonly secret: string;

@@ -3,13 +3,13 @@ import { after, before, describe, it } from 'node:test';
 import { cloudFixture, type CloudFixture } from '../../emulator/testing/cloud.ts';
 import {
   addRouterInterface,
-  createFloatingIp,
+  createFloatingIP,
   createNetwork,
   createPort,
   createRouter,
   createSubnet,
   deletePort,
-  listFloatingIps,
+  listFloatingIPs,
   type Network,
 } from '../../openstack/network.ts';
 import { allocateFloatingIP } from './floating-ips.ts';
@@ -46,16 +46,16 @@ describe('allocateFloatingIP', () => {
 
   it("releases the project's floating IPs whose port went, keeps attached ones, and attaches the new one", async () => {
     const kept = await port('server-kept');
-    const keptIP = await createFloatingIp(client, { floating_network_id: external.id, port_id: kept.id });
+    const keptIP = await createFloatingIP(client, { floating_network_id: external.id, port_id: kept.id });
     const lost = await port('server-lost');
-    const lostIP = await createFloatingIp(client, { floating_network_id: external.id, port_id: lost.id });
+    const lostIP = await createFloatingIP(client, { floating_network_id: external.id, port_id: lost.id });
     // Deleted out of band: Neutron detaches the floating IP and keeps it.
     await deletePort(client, lost.id);
     const replacement = await port('server-lost');
 
     const made = await allocateFloatingIP(client, projectID, external.id, replacement.id);
 
-    const held = await listFloatingIps(client, { projectId: projectID });
+    const held = await listFloatingIPs(client, { projectID: projectID });
     assert.deepEqual(held.map((ip) => ip.id).sort(), [keptIP.id, made.id].sort());
     assert.ok(!held.some((ip) => ip.id === lostIP.id), 'the orphan is released');
     assert.equal(held.find((ip) => ip.id === made.id)?.port_id, replacement.id);

@@ -15,8 +15,8 @@ export async function allocateFloatingIP(
   projectID: string,
   externalNetworkID: string,
   portID: string,
-): Promise<neutron.FloatingIp> {
-  const held = await neutron.listFloatingIps(client, { projectId: projectID });
-  for (const ip of held) if (ip.port_id === null) await gone(neutron.deleteFloatingIp(client, ip.id));
-  return neutron.createFloatingIp(client, { floating_network_id: externalNetworkID, port_id: portID });
+): Promise<neutron.FloatingIP> {
+  const held = await neutron.listFloatingIPs(client, { projectID: projectID });
+  for (const ip of held) if (ip.port_id === null) await gone(neutron.deleteFloatingIP(client, ip.id));
+  return neutron.createFloatingIP(client, { floating_network_id: externalNetworkID, port_id: portID });
 }

@@ -19,7 +19,7 @@ const http = (status: number, body = '{"itemNotFound": {"message": "raw nova det
     method: 'GET',
     urlTemplate: '/volumes/{volume_id}',
     status,
-    requestId: 'req-1',
+    requestID: 'req-1',
     body,
   } satisfies HttpFailure);
 const site = { serviceType: 'compute', method: 'POST', urlTemplate: '/servers' };
@@ -106,7 +106,7 @@ describe('classify: quota refusals', () => {
       method: 'POST',
       urlTemplate: '/x',
       status,
-      requestId: 'req-9',
+      requestID: 'req-9',
       body: JSON.stringify(body),
     });
   const cases: [string, unknown, string][] = [

@@ -31,13 +31,13 @@ describe('toUserMessage', () => {
         fc.constantFrom(...statuses),
         fc.option(fc.constantFrom(...kinds), { nil: undefined }),
         fc.string({ maxLength: 20 }),
-        ([secret, body], status, resource, requestId) => {
-          const err = httpError({ serviceType: 'compute', method: 'PUT', urlTemplate: '/x', status, requestId, body });
+        ([secret, body], status, resource, requestID) => {
+          const err = httpError({ serviceType: 'compute', method: 'PUT', urlTemplate: '/x', status, requestID, body });
           const classified = classify(err, resource === undefined ? {} : { resource });
           const message = toUserMessage(classified);
           assert.ok(!message.includes('S3CRET'), message);
           assert.ok(!message.includes(secret));
-          if (requestId.length > 3) assert.ok(!message.includes(requestId));
+          if (requestID.length > 3) assert.ok(!message.includes(requestID));
           assert.equal(toUserMessage(err), INTERNAL_ERROR_MESSAGE);
         },
       ),
@@ -60,7 +60,7 @@ describe('toOperatorLog', () => {
       method: 'POST',
       urlTemplate: '/volumes',
       status: 500,
-      requestId: 'req-9',
+      requestID: 'req-9',
       body: '{"computeFault": {"message": "scheduler died on host-7", "password": "hunter2"}}',
     });
     const log = toOperatorLog(classify(err, { resource: ResourceKind.Volume, operation: 'create volume' }));
@@ -70,7 +70,7 @@ describe('toOperatorLog', () => {
     assert.equal(log.chain[0]?.name, 'TransientError');
     const os = log.chain[1];
     assert.equal(os?.status, 500);
-    assert.equal(os.requestId, 'req-9');
+    assert.equal(os.requestID, 'req-9');
     assert.equal(os.request, 'POST block-storage/volumes');
     assert.match(os.body ?? '', /host-7/);
     assert.doesNotMatch(JSON.stringify(log), /hunter2/);
@@ -82,7 +82,7 @@ describe('toOperatorLog', () => {
       method: 'GET',
       urlTemplate: '/',
       status: 400,
-      requestId: undefined,
+      requestID: undefined,
       body: 'bad',
     });
     const log = toOperatorLog(classify(err));

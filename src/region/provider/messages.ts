@@ -22,7 +22,7 @@ interface OperatorLogLink {
   readonly message: string;
   readonly code?: string;
   readonly status?: number;
-  readonly requestId?: string;
+  readonly requestID?: string;
   readonly request?: string;
   readonly body?: string;
 }
@@ -76,7 +76,7 @@ function linkOf(e: unknown): OperatorLogLink {
       ...base,
       code: e.code,
       status: e.status,
-      ...(e.requestId === undefined ? {} : { requestId: e.requestId }),
+      ...(e.requestID === undefined ? {} : { requestID: e.requestID }),
       request: `${e.method} ${e.serviceType}${e.urlTemplate}`,
       body: e.body,
     };

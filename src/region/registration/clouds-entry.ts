@@ -7,11 +7,11 @@ import { parse, stringify } from 'yaml';
 import type { RegionCredentials } from './credentials.ts';
 
 export function cloudsEntries(name: string, c: RegionCredentials): Record<string, unknown> {
-  const base = { auth_url: c.authUrl, user_id: c.userId, password: c.password };
+  const base = { auth_url: c.authUrl, user_id: c.userID, password: c.password };
   const common = { ...(c.regionName === undefined ? {} : { region_name: c.regionName }), identity_api_version: '3' };
   return {
-    [name]: { auth: { ...base, domain_id: c.domainId }, ...common },
-    [`${name}-project`]: { auth: { ...base, project_id: c.projectId }, ...common },
+    [name]: { auth: { ...base, domain_id: c.domainID }, ...common },
+    [`${name}-project`]: { auth: { ...base, project_id: c.projectID }, ...common },
   };
 }
 

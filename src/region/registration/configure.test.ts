@@ -34,8 +34,8 @@ describe('region configure (mode create) against the emulator', () => {
     identity: admin,
     authUrl: cloud.emulator.authUrl,
     regionName: 'RegionOne',
-    authenticates: (userId, password) =>
-      passwordWorks(cloud.emulator.authUrl, userId, password, { transport, clock: cloud.clock }),
+    authenticates: (userID, password) =>
+      passwordWorks(cloud.emulator.authUrl, userID, password, { transport, clock: cloud.clock }),
     newPassword: () => `generated-${String(++generated)}`,
   });
 
@@ -102,10 +102,10 @@ describe('region configure (mode create) against the emulator', () => {
     const roles = (await domain.token()).roles.map((r) => r.name).sort();
     assert.deepEqual(roles, [...DEFAULT_ROLES.domain, 'reader'].sort());
     // A project it creates later: manager there by inheritance, without ever granting manager.
-    const made = await createProject(domain.client('identity'), { name: 'identity-1', domain_id: c.domainId });
+    const made = await createProject(domain.client('identity'), { name: 'identity-1', domain_id: c.domainID });
     const inProject = new Session<'project'>({
       authUrl: c.authUrl,
-      auth: { type: 'password', user: { id: c.userId }, password: c.password },
+      auth: { type: 'password', user: { id: c.userID }, password: c.password },
       scope: { kind: 'project', project: { id: made.id } },
       transport,
       clock: cloud.clock,
@@ -113,7 +113,7 @@ describe('region configure (mode create) against the emulator', () => {
     assert.ok((await inProject.token()).roles.some((r) => r.name === 'manager'));
     // and not manager of the domain's neighbours.
     await assert.rejects(createProject(domain.client('identity'), { name: 'x', domain_id: 'default' }), ForbiddenError);
-    assert.ok((await projectSession(c, { transport, clock: cloud.clock }).token()).project?.id === c.projectId);
+    assert.ok((await projectSession(c, { transport, clock: cloud.clock }).token()).project?.id === c.projectID);
   });
 
   it('keeps a supplied password, and sets it only when it does not already work', async () => {
@@ -125,7 +125,7 @@ describe('region configure (mode create) against the emulator', () => {
     const changed = await configureRegion(planFor('staging'), 'second-pw', deps());
     assert.deepEqual(changed.changes, ['set the password of user staging-region']);
     assert.equal(
-      await passwordWorks(cloud.emulator.authUrl, changed.credentials.userId, 'second-pw', {
+      await passwordWorks(cloud.emulator.authUrl, changed.credentials.userID, 'second-pw', {
         transport,
         clock: cloud.clock,
       }),

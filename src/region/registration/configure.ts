@@ -78,7 +78,7 @@ export interface ConfigureDeps {
   readonly authUrl: string;
   readonly regionName: string | undefined;
   /** Whether the password authenticates the user (an unscoped token); never throws for a wrong password. */
-  readonly authenticates: (userId: string, password: string) => Promise<boolean>;
+  readonly authenticates: (userID: string, password: string) => Promise<boolean>;
   /** A fresh, crypto-random password. */
   readonly newPassword: () => string;
 }
@@ -99,7 +99,7 @@ export async function configureRegion(
   const changes: string[] = [];
   const description = `openregion region provider (${plan.prefix})`;
 
-  const roleIds = await resolveRoles(identity, [...plan.domainRoles, ...plan.projectRoles, ...plan.inheritedRoles]);
+  const roleIDs = await resolveRoles(identity, [...plan.domainRoles, ...plan.projectRoles, ...plan.inheritedRoles]);
 
   let domain = exactlyNamed(await listDomains(identity, { name: names.domain }), names.domain, 'keystone domain');
   if (domain === undefined) {
@@ -143,18 +143,18 @@ export async function configureRegion(
     }
   }
 
-  const held = await listRoleAssignments(identity, { userId: user.id });
+  const held = await listRoleAssignments(identity, { userID: user.id });
   const wanted: { where: 'domain' | 'project' | 'inherited'; role: string }[] = [
     ...plan.domainRoles.map((role) => ({ where: 'domain' as const, role })),
     ...plan.projectRoles.map((role) => ({ where: 'project' as const, role })),
     ...plan.inheritedRoles.map((role) => ({ where: 'inherited' as const, role })),
   ];
   for (const { where, role } of wanted) {
-    const roleId = roleIds.get(role) ?? '';
-    const target = where === 'project' ? { projectId: project.id } : { domainId: domain.id };
-    if (held.some((a) => assignmentMatches(a, where, target, roleId))) continue;
-    if (where === 'inherited') await grantInheritedRole(identity, { domainId: domain.id, userId: user.id, roleId });
-    else await grantRole(identity, { userId: user.id, roleId, ...target });
+    const roleID = roleIDs.get(role) ?? '';
+    const target = where === 'project' ? { projectID: project.id } : { domainID: domain.id };
+    if (held.some((a) => assignmentMatches(a, where, target, roleID))) continue;
+    if (where === 'inherited') await grantInheritedRole(identity, { domainID: domain.id, userID: user.id, roleID });
+    else await grantRole(identity, { userID: user.id, roleID: roleID, ...target });
     changes.push(
       `granted ${role} on ${where === 'project' ? `project ${names.project}` : `domain ${names.domain}`}${where === 'inherited' ? ', inherited to its projects' : ''}`,
     );
@@ -164,11 +164,11 @@ export async function configureRegion(
     credentials: {
       authUrl: deps.authUrl,
       regionName: deps.regionName,
-      domainId: domain.id,
+      domainID: domain.id,
       domainName: domain.name,
-      projectId: project.id,
+      projectID: project.id,
       projectName: project.name,
-      userId: user.id,
+      userID: user.id,
       userName: user.name,
       password,
     },
@@ -193,11 +193,11 @@ async function resolveRoles(identity: IdentityClient, names: readonly string[]):
 function assignmentMatches(
   a: RoleAssignment,
   where: 'domain' | 'project' | 'inherited',
-  target: { projectId?: string; domainId?: string },
-  roleId: string,
+  target: { projectID?: string; domainID?: string },
+  roleID: string,
 ): boolean {
-  if (a.role.id !== roleId) return false;
+  if (a.role.id !== roleID) return false;
   const inherited = a.scope['OS-INHERIT:inherited_to'] === 'projects';
-  if (where === 'project') return !inherited && a.scope.project?.id === target.projectId;
-  return inherited === (where === 'inherited') && a.scope.domain?.id === target.domainId;
+  if (where === 'project') return !inherited && a.scope.project?.id === target.projectID;
+  return inherited === (where === 'inherited') && a.scope.domain?.id === target.domainID;
 }

@@ -8,11 +8,11 @@ export interface RegionCredentials {
   /** The Keystone v3 URL the credentials authenticate against. */
   readonly authUrl: string;
   readonly regionName: string | undefined;
-  readonly domainId: string;
+  readonly domainID: string;
   readonly domainName: string;
-  readonly projectId: string;
+  readonly projectID: string;
   readonly projectName: string;
-  readonly userId: string;
+  readonly userID: string;
   readonly userName: string;
   readonly password: string;
 }
@@ -22,9 +22,9 @@ export const SECRET_KEYS = Object.values(CREDENTIAL_KEYS);
 
 export function secretData(credentials: RegionCredentials): Record<(typeof SECRET_KEYS)[number], string> {
   return {
-    [CREDENTIAL_KEYS.domainID]: credentials.domainId,
-    [CREDENTIAL_KEYS.projectID]: credentials.projectId,
-    [CREDENTIAL_KEYS.userID]: credentials.userId,
+    [CREDENTIAL_KEYS.domainID]: credentials.domainID,
+    [CREDENTIAL_KEYS.projectID]: credentials.projectID,
+    [CREDENTIAL_KEYS.userID]: credentials.userID,
     [CREDENTIAL_KEYS.password]: credentials.password,
   };
 }

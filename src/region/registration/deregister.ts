@@ -33,25 +33,25 @@ const SERVED_KINDS: readonly ResourceType[] = [
 
 interface DeregisterOptions {
   readonly namespace: string;
-  readonly regionId: string;
+  readonly regionID: string;
   /** Remove the Region even while resources use it (they are left as they are). */
   readonly force: boolean;
 }
 
 /** What a run did, one line each; empty when there was nothing to remove. */
 export async function deregisterRegion(client: Client, options: DeregisterOptions): Promise<string[]> {
-  const region = await getOptional(client, regionType, options.namespace, options.regionId);
+  const region = await getOptional(client, regionType, options.namespace, options.regionID);
   const changes: string[] = [];
   if (region !== undefined) {
-    const using = await resourcesUsing(client, options.namespace, options.regionId);
+    const using = await resourcesUsing(client, options.namespace, options.regionID);
     if (using.length > 0 && !options.force) {
       throw new RegistrationError(
-        `region ${options.regionId} still serves ${using.join(', ')}: delete them first (their cloud resources go ` +
+        `region ${options.regionID} still serves ${using.join(', ')}: delete them first (their cloud resources go ` +
           'with them), or pass --force to remove the Region and leave them',
       );
     }
-    await ignoreNotFound(client.delete(regionType, options.namespace, options.regionId));
-    changes.push(`deleted region ${options.regionId} in ${options.namespace}`);
+    await ignoreNotFound(client.delete(regionType, options.namespace, options.regionID));
+    changes.push(`deleted region ${options.regionID} in ${options.namespace}`);
     const ref = region.spec.openstack?.serviceAccountSecret;
     if (ref !== undefined) {
       const secret = await getOptional(client, builtin.secret, ref.namespace, ref.name);
@@ -76,12 +76,12 @@ function createdByRegister(object: KubeObject | undefined): boolean {
   return object?.metadata.labels?.[CREATED_BY_LABEL] === CREATED_BY;
 }
 
-async function resourcesUsing(client: Client, namespace: string, regionId: string): Promise<string[]> {
+async function resourcesUsing(client: Client, namespace: string, regionID: string): Promise<string[]> {
   const found: string[] = [];
   for (const type of SERVED_KINDS) {
     // A kind the cluster does not serve holds nothing.
     const listed = await ignoreNotFound(
-      client.list(type, { namespace, labelSelector: `${labels.regionID}=${regionId}` }),
+      client.list(type, { namespace, labelSelector: `${labels.regionID}=${regionID}` }),
     );
     const items = listed?.items ?? [];
     if (items.length > 0) found.push(`${String(items.length)} ${type.kind}${items.length === 1 ? '' : 's'}`);

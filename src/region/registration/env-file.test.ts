@@ -16,11 +16,11 @@ import {
 const credentials: RegionCredentials = {
   authUrl: 'https://keystone.example:5000/v3',
   regionName: 'RegionOne',
-  domainId: 'd1',
+  domainID: 'd1',
   domainName: 'staging',
-  projectId: 'p1',
+  projectID: 'p1',
   projectName: 'staging-region',
-  userId: 'u1',
+  userID: 'u1',
   userName: 'staging-region',
   password: `it's $HOME "quoted" \`x\` \\ end`,
 };

@@ -10,11 +10,11 @@ import type { RegionCredentials } from './credentials.ts';
 const ENV_KEYS = {
   authUrl: 'OPENSTACK_AUTH_URL',
   regionName: 'OPENSTACK_REGION_NAME',
-  domainId: 'OPENSTACK_DOMAIN_ID',
+  domainID: 'OPENSTACK_DOMAIN_ID',
   domainName: 'OPENSTACK_DOMAIN_NAME',
-  projectId: 'OPENSTACK_PROJECT_ID',
+  projectID: 'OPENSTACK_PROJECT_ID',
   projectName: 'OPENSTACK_PROJECT_NAME',
-  userId: 'OPENSTACK_USER_ID',
+  userID: 'OPENSTACK_USER_ID',
   userName: 'OPENSTACK_USER_NAME',
   password: 'OPENSTACK_PASSWORD',
 } as const satisfies Record<keyof RegionCredentials, string>;
@@ -73,11 +73,11 @@ export function credentialsFromEnv(env: Readonly<Record<string, string>>): Regio
   return {
     authUrl: required('authUrl'),
     regionName: regionName === '' ? undefined : regionName,
-    domainId: required('domainId'),
+    domainID: required('domainID'),
     domainName: required('domainName'),
-    projectId: required('projectId'),
+    projectID: required('projectID'),
     projectName: required('projectName'),
-    userId: required('userId'),
+    userID: required('userID'),
     userName: required('userName'),
     password: required('password'),
   };

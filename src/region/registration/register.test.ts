@@ -34,21 +34,21 @@ const REGION_ID = '6f1c2a52-8d0e-4c1b-9a77-3b0f4e5d2c10';
 const credentials: RegionCredentials = {
   authUrl: 'https://keystone.example:5000/v3',
   regionName: 'RegionOne',
-  domainId: 'd1',
+  domainID: 'd1',
   domainName: 'staging',
-  projectId: 'p1',
+  projectID: 'p1',
   projectName: 'staging-region',
-  userId: 'u1',
+  userID: 'u1',
   userName: 'staging-region',
   password: 'pw-1',
 };
 const plan: RegisterPlan = {
-  regionId: REGION_ID,
+  regionID: REGION_ID,
   displayName: 'eu-west-1',
   namespace: 'unikorn-region',
   secret: { namespace: 'unikorn-region', name: 'eu-west-1-openstack' },
   endpoint: credentials.authUrl,
-  organizationIds: ['org-1'],
+  organizationIDs: ['org-1'],
   services: { network: { providerNetworks: { physicalNetwork: 'physnet1' } } },
 };
 
@@ -62,7 +62,7 @@ test('the Region: provider openstack, endpoint, Secret reference, cluster roles,
   assert.deepEqual(region.spec.openstack.serviceAccountSecret, plan.secret);
   assert.deepEqual(region.spec.openstack.identity?.clusterRoles, ['member', 'load-balancer_member']);
   assert.equal(region.spec.openstack.network?.providerNetworks?.physicalNetwork, 'physnet1');
-  assert.equal((regionManifest({ ...plan, organizationIds: [] }) as Region).spec.security, undefined);
+  assert.equal((regionManifest({ ...plan, organizationIDs: [] }) as Region).spec.security, undefined);
 });
 
 test('references the Secret by default; creates it, with exactly the four keys, only when asked', () => {
@@ -78,7 +78,7 @@ test('references the Secret by default; creates it, with exactly the four keys, 
 });
 
 test('refuses what the API would: a region id that is not a UUID, a bad label, an invalid service block', () => {
-  assert.throws(() => regionManifest({ ...plan, regionId: 'eu-west-1' }), RegistrationError);
+  assert.throws(() => regionManifest({ ...plan, regionID: 'eu-west-1' }), RegistrationError);
   assert.throws(() => regionManifest({ ...plan, displayName: 'has space' }), RegistrationError);
   assert.throws(
     () =>
@@ -334,8 +334,8 @@ describe('discovery against the emulator', () => {
       identity,
       authUrl: cloud.emulator.authUrl,
       regionName: 'RegionOne',
-      authenticates: (userId, password) =>
-        passwordWorks(cloud.emulator.authUrl, userId, password, { transport, clock: cloud.clock }),
+      authenticates: (userID, password) =>
+        passwordWorks(cloud.emulator.authUrl, userID, password, { transport, clock: cloud.clock }),
       newPassword: () => 'unused',
     });
     await admin.client('compute').request({

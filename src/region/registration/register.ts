@@ -18,7 +18,7 @@ export type ServiceConfig = Omit<RegionOpenstack, 'endpoint' | 'serviceAccountSe
 
 export interface RegisterPlan {
   /** A UUID: the Region's name. */
-  readonly regionId: string;
+  readonly regionID: string;
   /** The `unikorn-cloud.org/name` label. */
   readonly displayName: string;
   readonly namespace: string;
@@ -26,7 +26,7 @@ export interface RegisterPlan {
   /** The Keystone URL. */
   readonly endpoint: string;
   /** When not empty, only these organizations see the region. */
-  readonly organizationIds: readonly string[];
+  readonly organizationIDs: readonly string[];
   readonly services: ServiceConfig;
 }
 
@@ -43,7 +43,7 @@ const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 export function regionManifest(plan: RegisterPlan): KubeObject {
-  if (!UUID.test(plan.regionId)) throw new RegistrationError(`--region-id must be a lowercase UUID`);
+  if (!UUID.test(plan.regionID)) throw new RegistrationError(`--region-id must be a lowercase UUID`);
   if (plan.displayName.length > 63 || !LABEL_VALUE.test(plan.displayName)) {
     throw new RegistrationError('--name must be a label value: up to 63 letters, digits, `-`, `_` or `.`');
   }
@@ -55,8 +55,8 @@ export function regionManifest(plan: RegisterPlan): KubeObject {
   }
   const spec = {
     provider: 'openstack',
-    ...(plan.organizationIds.length > 0
-      ? { security: { organizations: plan.organizationIds.map((id) => ({ id })) } }
+    ...(plan.organizationIDs.length > 0
+      ? { security: { organizations: plan.organizationIDs.map((id) => ({ id })) } }
       : {}),
     openstack: {
       ...plan.services,
@@ -72,7 +72,7 @@ export function regionManifest(plan: RegisterPlan): KubeObject {
   return {
     apiVersion: API_VERSION,
     kind: regionType.kind,
-    metadata: { name: plan.regionId, namespace: plan.namespace, labels: { [labels.name]: plan.displayName } },
+    metadata: { name: plan.regionID, namespace: plan.namespace, labels: { [labels.name]: plan.displayName } },
     spec,
   };
 }
@@ -85,7 +85,7 @@ function secretManifest(plan: RegisterPlan, credentials: RegionCredentials): Kub
     metadata: {
       name: plan.secret.name,
       namespace: plan.secret.namespace,
-      labels: { [CREATED_BY_LABEL]: CREATED_BY, [labels.regionID]: plan.regionId },
+      labels: { [CREATED_BY_LABEL]: CREATED_BY, [labels.regionID]: plan.regionID },
     },
     type: 'Opaque',
     stringData: secretData(credentials),
@@ -121,7 +121,7 @@ export function registerTarget(
   displayName: string,
   requested: { readonly id: string; readonly exists: boolean } | undefined,
   sameName: readonly string[],
-  newId: () => string,
+  newID: () => string,
 ): RegisterTarget {
   if (requested !== undefined) {
     const others = sameName.filter((id) => id !== requested.id);
@@ -139,7 +139,7 @@ export function registerTarget(
     );
   }
   const [existing] = sameName;
-  return existing === undefined ? { id: newId(), exists: false } : { id: existing, exists: true };
+  return existing === undefined ? { id: newID(), exists: false } : { id: existing, exists: true };
 }
 
 /** The ids of the Regions in `namespace` labelled with `displayName`; none when the Region kind is not served yet. */

@@ -15,14 +15,14 @@ interface SessionDeps {
 
 export class RegistrationError extends Error {}
 
-const auth = (c: Pick<RegionCredentials, 'userId' | 'password'>) =>
-  ({ type: 'password', user: { id: c.userId }, password: c.password }) as const;
+const auth = (c: Pick<RegionCredentials, 'userID' | 'password'>) =>
+  ({ type: 'password', user: { id: c.userID }, password: c.password }) as const;
 
 export function domainSession(c: RegionCredentials, deps: SessionDeps): Session<'domain'> {
   return new Session<'domain'>({
     authUrl: c.authUrl,
     auth: auth(c),
-    scope: { kind: 'domain', domain: { id: c.domainId } },
+    scope: { kind: 'domain', domain: { id: c.domainID } },
     region: c.regionName,
     ...deps,
   });
@@ -32,7 +32,7 @@ export function projectSession(c: RegionCredentials, deps: SessionDeps): Session
   return new Session<'project'>({
     authUrl: c.authUrl,
     auth: auth(c),
-    scope: { kind: 'project', project: { id: c.projectId } },
+    scope: { kind: 'project', project: { id: c.projectID } },
     region: c.regionName,
     ...deps,
   });
@@ -41,13 +41,13 @@ export function projectSession(c: RegionCredentials, deps: SessionDeps): Session
 /** Whether `password` authenticates the user (unscoped); a wrong password is false, anything else throws. */
 export async function passwordWorks(
   authUrl: string,
-  userId: string,
+  userID: string,
   password: string,
   deps: SessionDeps,
 ): Promise<boolean> {
   const session = new Session<'unscoped'>({
     authUrl,
-    auth: auth({ userId, password }),
+    auth: auth({ userID, password }),
     scope: { kind: 'unscoped' },
     ...deps,
   });
@@ -67,8 +67,8 @@ export async function passwordWorks(
  */
 export async function validateCredentials(c: RegionCredentials, deps: SessionDeps, source: string): Promise<void> {
   const attempts: [string, () => Session<'domain'> | Session<'project'>][] = [
-    [`domain ${c.domainName} (${c.domainId})`, () => domainSession(c, deps)],
-    [`project ${c.projectName} (${c.projectId})`, () => projectSession(c, deps)],
+    [`domain ${c.domainName} (${c.domainID})`, () => domainSession(c, deps)],
+    [`project ${c.projectName} (${c.projectID})`, () => projectSession(c, deps)],
   ];
   for (const [what, make] of attempts) {
     for (let attempt = 0; ; attempt++) {
@@ -82,7 +82,7 @@ export async function validateCredentials(c: RegionCredentials, deps: SessionDep
           continue;
         }
         throw new RegistrationError(
-          `the credentials of ${source} do not authenticate: Keystone at ${c.authUrl} refused user ${c.userId} ` +
+          `the credentials of ${source} do not authenticate: Keystone at ${c.authUrl} refused user ${c.userID} ` +
             `a token scoped to ${what} (401)`,
         );
       }

@@ -29,8 +29,8 @@ export async function unconfigureRegion(identity: IdentityClient, options: Uncon
   const names = scaffoldingNames(options.prefix);
   const domain = exactlyNamed(await listDomains(identity, { name: names.domain }), names.domain, 'keystone domain');
   if (domain === undefined) return [];
-  const projects = await listProjects(identity, { domainId: domain.id });
-  const users = await listUsers(identity, { domainId: domain.id });
+  const projects = await listProjects(identity, { domainID: domain.id });
+  const users = await listUsers(identity, { domainID: domain.id });
   const foreignProjects = projects.filter((p) => p.name !== names.project);
   const foreignUsers = users.filter((u) => u.name !== names.user);
   const foreign = [...foreignProjects.map((p) => `project ${p.name}`), ...foreignUsers.map((u) => `user ${u.name}`)];

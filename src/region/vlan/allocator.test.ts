@@ -58,7 +58,7 @@ describe('VlanAllocator', () => {
     const vlans = allocator(store);
     await vlans.allocate('net-a');
     const before = (await record(store)).metadata.resourceVersion;
-    assert.equal((await vlans.allocate('net-a')).segmentationId, 1);
+    assert.equal((await vlans.allocate('net-a')).segmentationID, 1);
     assert.equal((await record(store)).metadata.resourceVersion, before);
     assert.equal(await vlans.lookup('net-a'), 1);
     assert.equal(await vlans.lookup('net-b'), undefined);
@@ -72,7 +72,7 @@ describe('VlanAllocator', () => {
     for (const n of ['a', 'b', 'c']) await vlans.allocate(n);
     assert.deepEqual(await vlans.free('b'), [2]);
     assert.deepEqual(await vlans.free('b'), []);
-    assert.equal((await vlans.allocate('d')).segmentationId, 2);
+    assert.equal((await vlans.allocate('d')).segmentationID, 2);
   });
 
   it('reports exhaustion as a typed error and writes nothing', async () => {
@@ -121,9 +121,9 @@ describe('VlanAllocator', () => {
     let failCreate = true;
     // The network provider's order: allocate, then create in Neutron; the VLAN is never freed on a failed create.
     const createNetwork = async (vlans: VlanAllocator, name: string) => {
-      const { segmentationId } = await vlans.allocate(name);
+      const { segmentationID } = await vlans.allocate(name);
       if (failCreate) throw new Error('neutron: 500');
-      neutron.set(name, segmentationId);
+      neutron.set(name, segmentationID);
     };
     await assert.rejects(createNetwork(allocator(store), 'net-a'), /neutron/);
     assert.equal(await allocator(store).lookup('net-a'), 1, 'kept after the failed create');
@@ -163,10 +163,10 @@ describe('VlanAllocator', () => {
                 continue;
               }
               try {
-                const { segmentationId } = await vlans.allocate(net);
+                const { segmentationID } = await vlans.allocate(net);
                 const held = live.get(net);
-                if (held !== undefined) assert.equal(segmentationId, held, 'idempotent');
-                live.set(net, segmentationId);
+                if (held !== undefined) assert.equal(segmentationID, held, 'idempotent');
+                live.set(net, segmentationID);
               } catch (error) {
                 if (!(error instanceof VlanExhaustedError)) throw error;
                 assert.equal(live.get(net), undefined, 'a holder is never told exhausted');
@@ -195,7 +195,7 @@ describe('VlanAllocator', () => {
     const fleet = [0, 1, 2].map(() => allocator(store, undefined, { maxAttempts: 100 }));
     const names = Array.from({ length: 60 }, (_, i) => `net-${i}`);
     const got = await Promise.all(names.map((n, i) => (fleet[i % 3] ?? assert.fail()).allocate(n)));
-    const ids = got.map((g) => g.segmentationId).sort((a, b) => a - b);
+    const ids = got.map((g) => g.segmentationID).sort((a, b) => a - b);
     assert.deepEqual(
       ids,
       Array.from({ length: 60 }, (_, i) => i + 1),

@@ -40,7 +40,7 @@ export interface VlanAllocatorOptions {
 /** What a Neutron provider-network segment needs. */
 interface VlanAssignment {
   readonly physicalNetwork: string;
-  readonly segmentationId: number;
+  readonly segmentationID: number;
 }
 
 /** Every allowed ID is in use; nothing was written. */
@@ -120,7 +120,7 @@ export class VlanAllocator {
           return { write: decision.allocations, then: decision.id };
       }
     });
-    return { physicalNetwork: this.#config.physicalNetwork, segmentationId: id };
+    return { physicalNetwork: this.#config.physicalNetwork, segmentationID: id };
   }
 
   /** Frees the network's VLAN (call only once Neutron confirms the delete); idempotent. Returns the IDs freed. */

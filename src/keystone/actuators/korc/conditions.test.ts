@@ -5,7 +5,7 @@ import { korcReasons } from '../../apis/korc.ts';
 import { isRetryable, korcConditionsFor, terminalAtGeneration, writeFailure } from './conditions.ts';
 
 const http = (status: number) =>
-  httpError({ serviceType: 'identity', method: 'POST', urlTemplate: '/users', status, requestId: undefined, body: '' });
+  httpError({ serviceType: 'identity', method: 'POST', urlTemplate: '/users', status, requestID: undefined, body: '' });
 
 describe('K-ORC conditions', () => {
   it('done: Progressing False/Success, Available True/Success', () => {

@@ -40,7 +40,7 @@ describe('CloudCredentials: the Secret a cloudCredentialsRef names, read as K-OR
       cloudsSecret(NS, 'k-orc-clouds-yaml', cloud.emulator.cloudsYaml('admin')),
     );
     const identity = await credentials.identity(NS, ref('k-orc-clouds-yaml'));
-    assert.ok((await listUsers(identity, { domainId: 'default', name: 'admin' })).length === 1);
+    assert.ok((await listUsers(identity, { domainID: 'default', name: 'admin' })).length === 1);
     assert.equal(await credentials.identity(NS, ref('k-orc-clouds-yaml')), identity);
     const live = await client.get(builtin.secret, NS, 'k-orc-clouds-yaml');
     await client.update(builtin.secret, { ...live, metadata: { ...live.metadata, labels: { touched: 'yes' } } });

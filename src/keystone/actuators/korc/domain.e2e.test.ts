@@ -39,7 +39,7 @@ const options = () => ({ client: store, pollMs: 10_000 });
 const identityFor = (o: KorcDomain | KorcUser) => cc.identity(o.metadata.namespace ?? '', o.spec.cloudCredentialsRef);
 const domainPass = (name: string) => runPass(domainActuator(identityFor), options(), req(name), ctx());
 const userPass = (name: string) =>
-  runPass(userActuator({ client: store, identityFor, defaultDomainId: 'default' }), options(), req(name), ctx());
+  runPass(userActuator({ client: store, identityFor, defaultDomainID: 'default' }), options(), req(name), ctx());
 const available = (o: KorcDomain | KorcUser) =>
   o.status?.conditions?.find((c) => c.type === 'Available')?.status === 'True';
 
@@ -73,7 +73,7 @@ describe('K-ORC Domain actuator against the emulator', () => {
     const user = await store.get(korcUserType, NS, 'svc');
     assert.ok(available(user));
     assert.equal(user.status?.resource?.domainID, id);
-    assert.equal((await listUsers(identity(), { domainId: id, name: 'svc-in-tenant' })).length, 1);
+    assert.equal((await listUsers(identity(), { domainID: id, name: 'svc-in-tenant' })).length, 1);
 
     await store.delete(korcUserType, NS, 'svc');
     await userPass('svc');

@@ -20,7 +20,7 @@ interface KorcActuatorOptions {
   /** The clock the Keystone sessions read. */
   readonly clock: Clock;
   /** The domain of a User without domainRef (default `default`). */
-  readonly defaultDomainId?: string;
+  readonly defaultDomainID?: string;
   /** How often an import whose filter matches nothing looks again (default 15 s, K-ORC's externalUpdatePollingPeriod). */
   readonly pollMs?: number;
 }
@@ -45,7 +45,7 @@ export function registerKorcActuators(manager: Manager, options: KorcActuatorOpt
   const identityFor = (o: KorcUser | KorcDomain) =>
     credentials.identity(o.metadata.namespace ?? '', o.spec.cloudCredentialsRef);
   const pass = { client, pollMs: options.pollMs ?? DEFAULT_POLL_MS };
-  const users = userActuator({ client, identityFor, defaultDomainId: options.defaultDomainId ?? 'default' });
+  const users = userActuator({ client, identityFor, defaultDomainID: options.defaultDomainID ?? 'default' });
   const domains = domainActuator(identityFor);
   const secretsOf = (o: KubeObject): string[] => {
     const { spec } = o as KorcUser;

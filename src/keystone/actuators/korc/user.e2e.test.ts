@@ -79,7 +79,7 @@ function harness(client: Client, options: { lostAnswer?: string } = {}) {
         method: spec.method,
         urlTemplate: spec.path,
         status: 503,
-        requestId: undefined,
+        requestID: undefined,
         body: '',
       });
     },
@@ -87,7 +87,7 @@ function harness(client: Client, options: { lostAnswer?: string } = {}) {
   const actuator = userActuator({
     client,
     identityFor: async (u) => counted(await cc.identity(u.metadata.namespace ?? '', u.spec.cloudCredentialsRef)),
-    defaultDomainId: 'default',
+    defaultDomainID: 'default',
   });
   return {
     calls,
@@ -130,7 +130,7 @@ async function authenticates(name: string, password: string): Promise<boolean> {
   }
 }
 
-const usersNamed = async (name: string) => (await listUsers(identity(), { domainId: 'default', name })).length;
+const usersNamed = async (name: string) => (await listUsers(identity(), { domainID: 'default', name })).length;
 const condition = (u: KorcUser, type: string) => u.status?.conditions?.find((c) => c.type === type);
 
 describe('K-ORC User actuator against the emulator', () => {
@@ -300,7 +300,7 @@ describe('K-ORC User actuator against the emulator', () => {
 
   it('a pass interrupted after the Keystone create converges without a duplicate', async () => {
     const store = await openStore();
-    let failNextIdWrite = true;
+    let failNextIDWrite = true;
     // The store refuses the first status write of an id: the process "crashed" right after the Keystone create.
     const crashing: Client = {
       ...store,
@@ -314,8 +314,8 @@ describe('K-ORC User actuator against the emulator', () => {
       patch: (type, ns, name, patch, options) => {
         const status =
           patch.type === 'merge' ? (patch.patch['status'] as Record<string, unknown> | undefined) : undefined;
-        if (failNextIdWrite && status?.['id'] !== undefined) {
-          failNextIdWrite = false;
+        if (failNextIDWrite && status?.['id'] !== undefined) {
+          failNextIDWrite = false;
           return Promise.reject(new Error('crashed'));
         }
         return store.patch(type, ns, name, patch, options);

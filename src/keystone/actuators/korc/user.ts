@@ -27,11 +27,11 @@ interface UserActuatorOptions {
   /** The identity client for an object, from its cloudCredentialsRef. */
   readonly identityFor: (object: KorcUser) => Promise<IdentityClient>;
   /** The domain of a User without domainRef. */
-  readonly defaultDomainId: string;
+  readonly defaultDomainID: string;
 }
 
 export function userActuator(options: UserActuatorOptions): KindActuator<KorcUser> {
-  const { client, identityFor, defaultDomainId } = options;
+  const { client, identityFor, defaultDomainID } = options;
   const namespaceOf = (u: KorcUser) => u.metadata.namespace ?? '';
   const nameOf = (u: KorcUser) => u.spec.resource?.name ?? u.metadata.name;
   const password = async (u: KorcUser): Promise<string | undefined> => {
@@ -56,15 +56,15 @@ export function userActuator(options: UserActuatorOptions): KindActuator<KorcUse
       const domain = await resolveDomain(client, namespaceOf(u), imp?.filter?.domainRef, undefined);
       if ('wait' in domain) return { lookup: { by: 'none' }, dependencyWait: domain.wait };
       const name = imp?.filter?.name;
-      const users = await listUsers(identity, { domainId: domain.id, name });
+      const users = await listUsers(identity, { domainID: domain.id, name });
       // Keystone's name filter follows the database collation: keep exact matches only.
       return {
         lookup: { by: 'filter', ids: users.filter((x) => name === undefined || x.name === name).map((x) => x.id) },
       };
     }
-    const domain = await resolveDomain(client, namespaceOf(u), u.spec.resource?.domainRef, defaultDomainId);
+    const domain = await resolveDomain(client, namespaceOf(u), u.spec.resource?.domainRef, defaultDomainID);
     if ('wait' in domain) return { lookup: { by: 'none' }, dependencyWait: domain.wait };
-    const found = await findUserByName(identity, domain.id ?? defaultDomainId, nameOf(u));
+    const found = await findUserByName(identity, domain.id ?? defaultDomainID, nameOf(u));
     return { lookup: { by: 'name', ids: found === undefined ? [] : [found.id] } };
   };
 
@@ -102,12 +102,12 @@ export function userActuator(options: UserActuatorOptions): KindActuator<KorcUse
     },
     create: async (u) => {
       const resource = u.spec.resource;
-      const domain = await resolveDomain(client, namespaceOf(u), resource?.domainRef, defaultDomainId);
+      const domain = await resolveDomain(client, namespaceOf(u), resource?.domainRef, defaultDomainID);
       if ('wait' in domain) throw new Error(domain.wait);
       const pw = await password(u);
       const user = await createUser(await identityFor(u), {
         name: nameOf(u),
-        domain_id: domain.id ?? defaultDomainId,
+        domain_id: domain.id ?? defaultDomainID,
         ...(pw === undefined ? {} : { password: pw }),
         ...(resource?.description === undefined ? {} : { description: resource.description }),
         ...(resource?.enabled === undefined ? {} : { enabled: resource.enabled }),

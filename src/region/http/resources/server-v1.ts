@@ -16,12 +16,12 @@ type V1Spec = ServerWrite['spec'];
 const networkOf = (spec: V1Spec) => spec.networks[0] ?? { id: '' };
 
 /** The v2 spec a v1 body means, its image given (v1's on create, the stored one on update). */
-export function asV2Spec(spec: V1Spec, imageId: string): ServerV2CreateSpec {
+export function asV2Spec(spec: V1Spec, imageID: string): ServerV2CreateSpec {
   const network = networkOf(spec);
   const pairs = network.allowedAddressPairs?.map((p) => p.cidr);
   return {
     flavorId: spec.flavorId,
-    imageId,
+    imageId: imageID,
     networkId: network.id,
     networking: {
       ...(spec.securityGroups === undefined ? {} : { securityGroups: spec.securityGroups.map((g) => g.id) }),

@@ -18,7 +18,7 @@ import { listJson } from '../list-json.ts';
 import { visibleTo } from '../repository.ts';
 import { tenancyOf, updatedMetadata } from '../resources/meta.ts';
 import type { ResourceWriteMetadata } from '../schemas/common.ts';
-import { Accepted, doc, IdParams, listFilters, ListQuery, refuseIf, type Api, type RouteDeps } from './kit.ts';
+import { Accepted, doc, IDParams, listFilters, ListQuery, refuseIf, type Api, type RouteDeps } from './kit.ts';
 
 interface WriteBody {
   readonly metadata: ResourceWriteMetadata;
@@ -40,7 +40,7 @@ interface ChildKind<T extends KubeObject, C extends WriteBody, U extends WriteBo
   readonly capability: string;
   /** The organization limit a create counts against (docs/adr/0041-organization-limits.md). */
   readonly limit: LimitedKind;
-  readonly networkIdOf: (body: C) => string;
+  readonly networkIDOf: (body: C) => string;
   /** Rules beyond the schema; the network is the one the body names, already in scope. */
   readonly validateCreate: (body: C, network: Network, principal: Principal) => Promise<FieldViolation[]>;
   readonly build: (id: string, body: C, network: Network, principal: Principal) => T;
@@ -58,7 +58,7 @@ export function childRoutes<T extends KubeObject, C extends WriteBody, U extends
   kind: ChildKind<T, C, U, R>,
 ): void {
   const repo = deps.repository;
-  const Params = IdParams(kind.param);
+  const Params = IDParams(kind.param);
   const idOf = (request: FastifyRequest) => (request.params as Record<string, string>)[kind.param] ?? '';
   const find = (request: FastifyRequest) => repo.get(kind.type, principalOf(request), idOf(request), kind.what);
   const listAnswer = listJson(kind.toRead);
@@ -82,7 +82,7 @@ export function childRoutes<T extends KubeObject, C extends WriteBody, U extends
       refuseUnlessWritable();
       const principal = principalOf(request);
       const body = request.body as C;
-      const network = await repo.find(networkType, kind.networkIdOf(body));
+      const network = await repo.find(networkType, kind.networkIDOf(body));
       if (network === undefined || !visibleTo(principal, network)) {
         throw problems.invalid([violation('/spec/networkId', 'exists', 'no such network')]);
       }
@@ -98,7 +98,7 @@ export function childRoutes<T extends KubeObject, C extends WriteBody, U extends
       const { organizationID } = tenancyOf(network);
       await deps.limits.check(organizationID, [kind.limit]);
       refuseIf(await kind.validateCreate(body, network, principal));
-      const object = kind.build(deps.newId(), body, network, principal);
+      const object = kind.build(deps.newID(), body, network, principal);
       const created = await deps.limits.admit(organizationID, [kind.limit], () => repo.create(kind.type, object));
       return reply.code(201).send(kind.toRead(created));
     },

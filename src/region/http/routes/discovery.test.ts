@@ -63,7 +63,7 @@ describe('discovery', () => {
       client: store,
       namespace: 'ns',
       clock,
-      newId: () => 'id',
+      newID: () => 'id',
       authenticate: (authorization) =>
         authorization === 'Bearer good'
           ? Promise.resolve({ subject: 'u', organizationIDs: ['o'] })

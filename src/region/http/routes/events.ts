@@ -11,7 +11,7 @@ import { COLLECTIONS, TENANT_KINDS } from '../kinds.ts';
 import { principalOf } from '../principal.ts';
 import type { RecordedEvent } from '../repository.ts';
 import { EventRead } from '../schemas/event.ts';
-import { doc, IdParams, type Api, type RouteDeps } from './kit.ts';
+import { doc, IDParams, type Api, type RouteDeps } from './kit.ts';
 
 const TAGS: Readonly<Record<string, string>> = {
   networks: 'Networks',
@@ -53,7 +53,7 @@ export function eventRoutes(app: Api, deps: RouteDeps): void {
         schema: doc(
           TAGS[collection] ?? collection,
           `List a ${kind.what}'s Events`,
-          { params: IdParams(kind.param) },
+          { params: IDParams(kind.param) },
           { 200: Type.Array(EventRead) },
         ),
       },

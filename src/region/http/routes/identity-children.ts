@@ -114,7 +114,7 @@ export function identityChildRoutes<T extends KubeObject, W extends V1Write, R>(
       // At its limit, refused before the rules read the cloud; counted again with the write (limits.ts).
       const { organizationID } = tenancyOf(identity);
       await deps.limits.check(organizationID, [kind.limit]);
-      const object = await kind.create(deps.newId(), request.body as W, identity, principal);
+      const object = await kind.create(deps.newID(), request.body as W, identity, principal);
       const created = await deps.limits.admit(organizationID, [kind.limit], () => repo.create(kind.type, object));
       return reply.code(201).send(kind.toRead(created));
     },

@@ -24,10 +24,10 @@ describe('/api/v1/…/identities', () => {
   let f: ApiFixture;
   const collection = (org = ORG_A, project = PROJECT_A) =>
     `/api/v1/organizations/${org}/projects/${project}/identities`;
-  const create = (name = 'cluster-1', regionId = REGION_ID, org = ORG_A, project = PROJECT_A) =>
+  const create = (name = 'cluster-1', regionID = REGION_ID, org = ORG_A, project = PROJECT_A) =>
     call<IdentityRead>(f, f.tokens.a, 'POST', collection(org, project), {
       metadata: { name, tags: [{ name: 'cluster-id', value: 'c1' }] },
-      spec: { regionId },
+      spec: { regionId: regionID },
     });
 
   before(async () => {

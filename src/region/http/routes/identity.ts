@@ -89,7 +89,7 @@ export function identityRoutes(app: Api, deps: RouteDeps): void {
       // Upstream documents 400 here (no 404 or 422): the body names a region the organization cannot use.
       if (region === undefined) throw problems.badRequest([violation('/spec/regionId', 'exists', 'no such region')]);
       const tenancy = { organizationID, projectID, regionID: spec.regionId };
-      const object = identityFor(deps.newId(), metadata, tenancy, principal, region.spec.provider);
+      const object = identityFor(deps.newID(), metadata, tenancy, principal, region.spec.provider);
       // Each identity is a cloud project: the organization's limit on them (docs/adr/0041-organization-limits.md).
       const identity = await deps.limits.admit(organizationID, ['identities'], () => repo.create(identityType, object));
       return reply.code(201).send(identityRead(identity, undefined));

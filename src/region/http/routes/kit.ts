@@ -15,7 +15,7 @@ import { problems, type FieldViolation } from '../problem.ts';
 import { canAccess, type Principal } from '../auth.ts';
 import { listOf, principalOf } from '../principal.ts';
 import { Repository, type ListFilters } from '../repository.ts';
-import { ProblemDocument, strict, StringOrList, TagSelector, TenancyId, Uuid } from '../schemas/common.ts';
+import { ProblemDocument, strict, StringOrList, TagSelector, TenancyID, Uuid } from '../schemas/common.ts';
 
 export type Api = FastifyInstance<
   RawServerDefault,
@@ -80,16 +80,16 @@ export const TagQuery = Type.Object({ tag: Type.Optional(TagSelector) });
 /** A list query's filters; tags are taken whole (a value may hold a comma). */
 export function listFilters(q: ListQuery): ListFilters {
   return {
-    organizationId: listOf(q.organizationID),
-    projectId: listOf(q.projectID),
-    regionId: listOf(q.regionID),
-    networkId: listOf(q.networkID),
+    organizationID: listOf(q.organizationID),
+    projectID: listOf(q.projectID),
+    regionID: listOf(q.regionID),
+    networkID: listOf(q.networkID),
     tag: q.tag === undefined ? undefined : [q.tag].flat(),
   };
 }
 
 /** A resource id in a path: a UUID, as every id this service mints (and regions' and images') is. */
-export const IdParams = <K extends string>(name: K) =>
+export const IDParams = <K extends string>(name: K) =>
   Type.Object({ [name]: Uuid(`The ${name}.`) } as Record<K, ReturnType<typeof Type.String>>);
 
 /** An accepted change with no body, as upstream answers it. */
@@ -131,9 +131,9 @@ export function scopedPrincipal(request: FastifyRequest, organizationID: string,
 
 /** The organization (and project) a v1 path names. */
 export const OrganizationParams = Type.Object({
-  organizationID: TenancyId('The organization.'),
+  organizationID: TenancyID('The organization.'),
 });
 export const ProjectParams = Type.Object({
   ...OrganizationParams.properties,
-  projectID: TenancyId('The project.'),
+  projectID: TenancyID('The project.'),
 });

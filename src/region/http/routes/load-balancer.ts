@@ -29,7 +29,7 @@ export function loadBalancerRoutes(app: Api, deps: RouteDeps): void {
     writable: deps.capabilities.controllers.loadBalancers,
     capability: 'load balancers',
     limit: 'load-balancers',
-    networkIdOf: (body) => body.spec.networkId,
+    networkIDOf: (body) => body.spec.networkId,
     validateCreate: (body, network) => Promise.resolve(loadBalancerCreateViolations(body.spec, network)),
     build: (id, body, network, principal) => loadBalancerFor(id, body.metadata, body.spec, network, principal),
     validateUpdate: (body, current) => Promise.resolve(loadBalancerUpdateViolations(body.spec, current)),

@@ -25,10 +25,10 @@ import {
 import { tenancyOf, updatedMetadata } from '../resources/meta.ts';
 import { NetworkV2Create, NetworkV2Read, NetworkV2Update } from '../schemas/network.ts';
 import Type from 'typebox';
-import { Accepted, doc, IdParams, listFilters, ListQuery, refuseIf, type Api, type RouteDeps } from './kit.ts';
+import { Accepted, doc, IDParams, listFilters, ListQuery, refuseIf, type Api, type RouteDeps } from './kit.ts';
 
 const TAG = 'Networks';
-const Params = IdParams('networkID');
+const Params = IDParams('networkID');
 
 /**
  * True when `identity` is `network`'s own service principal and holds nothing but the network and what is on it, so
@@ -55,7 +55,7 @@ export function networkRoutes(app: Api, deps: RouteDeps): void {
     '/api/v2/networks',
     { schema: doc(TAG, 'List networks', { querystring: ListQuery }, { 200: Type.Array(NetworkV2Read) }) },
     async (request) => {
-      const { networkId: _, ...filters } = listFilters(request.query);
+      const { networkID: _, ...filters } = listFilters(request.query);
       const items = await repo.list(networkType, principalOf(request), filters);
       return items.map(networkRead);
     },
@@ -73,8 +73,8 @@ export function networkRoutes(app: Api, deps: RouteDeps): void {
       if (region === undefined) {
         throw problems.invalid([violation('/spec/regionId', 'exists', 'no such region')]);
       }
-      const networkID = deps.newId();
-      const identityID = deps.newId();
+      const networkID = deps.newID();
+      const identityID = deps.newID();
       // The network's identity is a cloud project too: both limits hold for the pair, counted with the writes.
       const network = await deps.limits.admit(spec.organizationId, ['identities', 'networks'], async () => {
         const identity = await repo.create(

@@ -23,7 +23,7 @@ export function securityGroupRoutes(app: Api, deps: RouteDeps): void {
     writable: true,
     capability: 'security groups',
     limit: 'security-groups',
-    networkIdOf: (body) => body.spec.networkId,
+    networkIDOf: (body) => body.spec.networkId,
     validateCreate: (body) => Promise.resolve(validateRules(body.spec.rules)),
     build: (id, body, network, principal) => securityGroupFor(id, body.metadata, body.spec, network, principal),
     validateUpdate: (body) => Promise.resolve(validateRules(body.spec.rules)),

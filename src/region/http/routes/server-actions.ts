@@ -16,11 +16,11 @@ import { tenancyOf } from '../resources/meta.ts';
 import { resolvedSSHInjection } from '../resources/server.ts';
 import { ImageV2 } from '../schemas/inventory.ts';
 import { ConsoleOutput, ConsoleOutputQuery, ConsoleSession, SnapshotCreate, SshKey } from '../schemas/server.ts';
-import { Accepted, doc, IdParams, type Api, type RouteDeps } from './kit.ts';
-import { serverIdOf } from './server.ts';
+import { Accepted, doc, IDParams, type Api, type RouteDeps } from './kit.ts';
+import { serverIDOf } from './server.ts';
 
 const TAG = 'Servers';
-const Params = IdParams('serverID');
+const Params = IDParams('serverID');
 const ACTION_TIMEOUT_MS = 60_000;
 
 /** Where a family of action routes lives and how it finds the server a request names (404 when it cannot). */
@@ -112,7 +112,7 @@ export function powerAndConsoleRoutes(app: Api, deps: RouteDeps, paths: ActionPa
 
 export function serverActionRoutes(app: Api, deps: RouteDeps): void {
   const repo = deps.repository;
-  const find = (request: FastifyRequest) => repo.get(serverType, principalOf(request), serverIdOf(request), 'server');
+  const find = (request: FastifyRequest) => repo.get(serverType, principalOf(request), serverIDOf(request), 'server');
   powerAndConsoleRoutes(app, deps, { server: '/api/v2/servers/:serverID', params: Params, tag: TAG, find });
   const withActions = actionRunner(deps, find);
 

@@ -30,10 +30,10 @@ describe('server names: unique on a network, immutable', () => {
   let f: ApiFixture;
   let network = '';
   let other = '';
-  const create = (name: string, networkId = network) =>
+  const create = (name: string, networkID = network) =>
     call<Read>(f, f.tokens.a, 'POST', '/api/v2/servers', {
       metadata: { name },
-      spec: { networkId, flavorId: FLAVOR, imageId: IMAGE },
+      spec: { networkId: networkID, flavorId: FLAVOR, imageId: IMAGE },
     });
 
   before(async () => {

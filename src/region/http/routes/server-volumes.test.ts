@@ -37,10 +37,10 @@ describe('/api/v2/servers spec.volumes', () => {
   let network = '';
   let otherNetwork = '';
 
-  const volume = async (networkId = network): Promise<string> => {
+  const volume = async (networkID = network): Promise<string> => {
     const { status, body } = await call<Read>(f, f.tokens.a, 'POST', '/api/v2/volumes', {
       metadata: { name: 'data' },
-      spec: { networkId, volumeClassId: VOLUME_CLASS, sizeGiB: 10 },
+      spec: { networkId: networkID, volumeClassId: VOLUME_CLASS, sizeGiB: 10 },
     });
     assert.equal(status, 201);
     return body.metadata.id;

@@ -161,7 +161,7 @@ export function serverRoutes(app: Api, deps: RouteDeps): void {
     writable: deps.capabilities.controllers.servers && deps.capabilities.inventory !== undefined,
     capability: 'servers',
     limit: 'servers',
-    networkIdOf: (body) => body.spec.networkId,
+    networkIDOf: (body) => body.spec.networkId,
     validateCreate: async (body, network, principal) => {
       const refs = await lookups.forCreate(body.spec, network, principal);
       const errors = serverCreateViolations(body.spec, network, refs);
@@ -189,4 +189,4 @@ export function serverRoutes(app: Api, deps: RouteDeps): void {
   });
 }
 
-export const serverIdOf = (request: FastifyRequest): string => (request.params as { serverID: string }).serverID;
+export const serverIDOf = (request: FastifyRequest): string => (request.params as { serverID: string }).serverID;

@@ -11,11 +11,11 @@ import {
   SSHCertificateAuthorityV2Read,
   type SSHCertificateAuthorityV2Read as Read,
 } from '../schemas/inventory.ts';
-import { Accepted, doc, IdParams, listFilters, ListQuery, type Api, type RouteDeps } from './kit.ts';
+import { Accepted, doc, IDParams, listFilters, ListQuery, type Api, type RouteDeps } from './kit.ts';
 
 const TAG = 'SSH certificate authorities';
 const PATH = '/api/v2/sshcertificateauthorities';
-const Params = IdParams('sshCertificateAuthorityID');
+const Params = IDParams('sshCertificateAuthorityID');
 
 function sshCertificateAuthorityRead(ca: SSHCertificateAuthority): Read {
   return { metadata: readMetadataOf(ca, 'provisioned'), spec: { publicKey: ca.spec.publicKey } };
@@ -36,10 +36,10 @@ export function sshCertificateAuthorityRoutes(app: Api, deps: RouteDeps): void {
       ),
     },
     async (request) => {
-      const { organizationId, projectId, tag } = listFilters(request.query);
+      const { organizationID, projectID, tag } = listFilters(request.query);
       const items = await repo.list(type, principalOf(request), {
-        organizationId,
-        projectId,
+        organizationID,
+        projectID,
         tag,
       });
       return items.map(sshCertificateAuthorityRead);
@@ -62,7 +62,7 @@ export function sshCertificateAuthorityRoutes(app: Api, deps: RouteDeps): void {
       if (!canAccess(principal, spec.organizationId, spec.projectId)) throw problems.notFound('project');
       // Not tied to a region: the region label is left empty, as upstream leaves it.
       const tenancy = { organizationID: spec.organizationId, projectID: spec.projectId, regionID: '' };
-      const { labels = {}, ...meta } = newMetadata(deps.newId(), metadata, tenancy, principal);
+      const { labels = {}, ...meta } = newMetadata(deps.newID(), metadata, tenancy, principal);
       const { 'regions.unikorn-cloud.org/region-id': _, ...kept } = labels;
       const created = await repo.create(
         type,

@@ -38,7 +38,7 @@ export function volumeRoutes(app: Api, deps: RouteDeps): void {
     writable: deps.capabilities.controllers.volumes && lookup !== undefined,
     capability: 'volumes',
     limit: 'volumes',
-    networkIdOf: (body) => body.spec.networkId,
+    networkIDOf: (body) => body.spec.networkId,
     validateCreate: async (body, network) =>
       capacityViolations(body.spec, await classOf(tenancyOf(network).regionID, body.spec.volumeClassId)),
     build: (id, body, network, principal) => volumeFor(id, body.metadata, body.spec, network, principal),

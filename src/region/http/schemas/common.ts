@@ -10,7 +10,7 @@ import { LABEL_VALUE_PATTERN } from '../../apis/shared.ts';
 // Addresses and prefixes follow the same rules in the API as in the CRDs.
 export { IPv4Address as Ipv4Address, IPv4Prefix as Ipv4Prefix } from '../../apis/shared.ts';
 export const PortNumber = (description: string) => Type.Integer({ minimum: 1, maximum: 65535, description });
-export const Id = (description: string) => Type.String({ minLength: 1, maxLength: 253, description });
+export const ID = (description: string) => Type.String({ minLength: 1, maxLength: 253, description });
 
 /** What `format: uuid` means (RFC 9562 text form): the ids this service mints, regions' and images' ids. */
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
@@ -27,7 +27,7 @@ const KubernetesLabelValue = Type.String({
  * An organization or project id a request names: stored as a label value, so it is checked as one here, where the
  * refusal can name the field (`spec.projectId`), rather than by the store (which could only name `spec`).
  */
-export const TenancyId = (description: string) =>
+export const TenancyID = (description: string) =>
   Type.String({ pattern: LABEL_VALUE_PATTERN, minLength: 1, maxLength: 63, description });
 
 const Tag = Type.Object(

@@ -5,11 +5,11 @@
  */
 import Type from 'typebox';
 import {
-  Id,
+  ID,
   ProjectScopedResourceReadMetadata,
   ResourceWriteMetadata,
   StaticResourceMetadata,
-  TenancyId,
+  TenancyID,
 } from './common.ts';
 
 /** Upstream's semver: v1.2.3, no pre-release or build part. */
@@ -138,8 +138,8 @@ export const SSHCertificateAuthorityV2Create = Type.Object({
   spec: Type.Object(
     {
       publicKey: SSHCertificateAuthorityV2Spec.properties.publicKey,
-      organizationId: TenancyId('The organization it belongs to.'),
-      projectId: TenancyId('The project it belongs to.'),
+      organizationId: TenancyID('The organization it belongs to.'),
+      projectId: TenancyID('The project it belongs to.'),
     },
     { additionalProperties: false },
   ),
@@ -153,7 +153,7 @@ export const SSHCertificateAuthorityV2Read = Type.Object({
 export type SSHCertificateAuthorityV2Read = Type.Static<typeof SSHCertificateAuthorityV2Read>;
 
 const volumeSpec = {
-  volumeClassId: Id('The volume class; immutable.'),
+  volumeClassId: ID('The volume class; immutable.'),
   sizeGiB: Type.Integer({ minimum: 1, maximum: 65_536, description: 'The size; within the class bounds.' }),
 };
 
@@ -163,7 +163,7 @@ export type VolumeV2Spec = Type.Static<typeof VolumeV2Spec>;
 export const VolumeV2Create = Type.Object({
   metadata: ResourceWriteMetadata,
   spec: Type.Object(
-    { ...volumeSpec, networkId: Id('The network whose identity owns the volume.') },
+    { ...volumeSpec, networkId: ID('The network whose identity owns the volume.') },
     { additionalProperties: false },
   ),
 });

@@ -1,7 +1,7 @@
 /** Load balancers (upstream `loadBalancerV2*`): Octavia on one network, listeners with one pool each. */
 import Type from 'typebox';
 import {
-  Id,
+  ID,
   Ipv4Address,
   Ipv4Prefix,
   PortNumber,
@@ -59,7 +59,7 @@ export type LoadBalancerV2Spec = Type.Static<typeof LoadBalancerV2Spec>;
 const LoadBalancerV2CreateSpec = Type.Object(
   {
     ...specProperties,
-    networkId: Id('The network the load balancer belongs to.'),
+    networkId: ID('The network the load balancer belongs to.'),
     vipAddress: Type.Optional(Ipv4Address('A requested VIP within the network prefix.')),
   },
   { additionalProperties: false },

@@ -1,12 +1,12 @@
 /** Networks (upstream `networkV2*`): a v2 network is its own tenancy unit, with an identity made for it. */
 import Type from 'typebox';
 import {
-  Id,
+  ID,
   Ipv4Address,
   Ipv4Prefix,
   ProjectScopedResourceReadMetadata,
   ResourceWriteMetadata,
-  TenancyId,
+  TenancyID,
 } from './common.ts';
 
 /** Upstream spells the next hop `nexthop` (the CRD: `nextHop`). */
@@ -43,9 +43,9 @@ export type NetworkV2Spec = Type.Static<typeof NetworkV2Spec>;
 export const NetworkV2CreateSpec = Type.Object(
   {
     ...specProperties,
-    organizationId: TenancyId('The organization to provision the resource in.'),
-    projectId: TenancyId('The project to provision the resource in.'),
-    regionId: Id('The region to provision the resource in.'),
+    organizationId: TenancyID('The organization to provision the resource in.'),
+    projectId: TenancyID('The project to provision the resource in.'),
+    regionId: ID('The region to provision the resource in.'),
     prefix: Ipv4Prefix('The network prefix, at least a /24; immutable.'),
     reservations: Type.Optional(NetworkReservations),
   },

@@ -1,6 +1,6 @@
 /** Security groups (upstream `securityGroupV2*`): rules for servers on one network. */
 import Type from 'typebox';
-import { Id, Ipv4Prefix, PortNumber, ProjectScopedResourceReadMetadata, ResourceWriteMetadata } from './common.ts';
+import { ID, Ipv4Prefix, PortNumber, ProjectScopedResourceReadMetadata, ResourceWriteMetadata } from './common.ts';
 
 export const SecurityGroupRuleV2 = Type.Object(
   {
@@ -22,7 +22,7 @@ export const SecurityGroupV2Spec = Type.Object(specProperties, { additionalPrope
 export type SecurityGroupV2Spec = Type.Static<typeof SecurityGroupV2Spec>;
 
 const SecurityGroupV2CreateSpec = Type.Object(
-  { ...specProperties, networkId: Id('The network the security group belongs to.') },
+  { ...specProperties, networkId: ID('The network the security group belongs to.') },
   { additionalProperties: false },
 );
 

@@ -5,7 +5,7 @@
  */
 import Type from 'typebox';
 import { MAC_ADDRESS_PATTERN } from '../../apis/index.ts';
-import { Id, Ipv4Prefix, ProjectScopedResourceReadMetadata, ResourceWriteMetadata, Uuid } from './common.ts';
+import { ID, Ipv4Prefix, ProjectScopedResourceReadMetadata, ResourceWriteMetadata, Uuid } from './common.ts';
 import { BASE64_PATTERN, InstanceLifecyclePhase } from './server.ts';
 
 const AddressPair = Type.Object(
@@ -26,8 +26,8 @@ const ServerNetworkV1 = Type.Object(
 
 const Spec = Type.Object(
   {
-    flavorId: Id('The flavor; immutable.'),
-    imageId: Id('The image; set at create, ignored on update (v1 cannot rebuild).'),
+    flavorId: ID('The flavor; immutable.'),
+    imageId: ID('The image; set at create, ignored on update (v1 cannot rebuild).'),
     securityGroups: Type.Optional(
       Type.Array(Type.Object({ id: Uuid('A security group.') }, { additionalProperties: false }), { maxItems: 32 }),
     ),

@@ -2,7 +2,7 @@
 import Type from 'typebox';
 import { DEVICE_PATTERN } from '../../apis/index.ts';
 import {
-  Id,
+  ID,
   Ipv4Prefix,
   ProjectScopedResourceReadMetadata,
   ProvisioningStatus,
@@ -19,7 +19,7 @@ export const InstanceLifecyclePhase = Type.Enum(['Pending', 'Queued', 'Building'
 
 const ServerV2Networking = Type.Object(
   {
-    securityGroups: Type.Optional(Type.Array(Id('A security group ID.'), { maxItems: 32 })),
+    securityGroups: Type.Optional(Type.Array(ID('A security group ID.'), { maxItems: 32 })),
     publicIP: Type.Optional(Type.Boolean({ description: 'Whether to provision a public IP.' })),
     allowedSourceAddresses: Type.Optional(
       Type.Array(Ipv4Prefix('A prefix allowed to egress from the server.'), { maxItems: 32 }),
@@ -30,7 +30,7 @@ const ServerV2Networking = Type.Object(
 
 const ServerV2Volume = Type.Object(
   {
-    volumeId: Id('A volume on the same network as the server, attached to (or requested by) no other server.'),
+    volumeId: ID('A volume on the same network as the server, attached to (or requested by) no other server.'),
     device: Type.Optional(
       Type.String({
         pattern: DEVICE_PATTERN,
@@ -46,8 +46,8 @@ const ServerV2Volume = Type.Object(
 export const BASE64_PATTERN = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$';
 
 const specProperties = {
-  flavorId: Id('The server flavor; immutable.'),
-  imageId: Id('The desired image; changing it rebuilds the server, destroying its root disk.'),
+  flavorId: ID('The server flavor; immutable.'),
+  imageId: ID('The desired image; changing it rebuilds the server, destroying its root disk.'),
   networking: Type.Optional(ServerV2Networking),
   volumes: Type.Optional(
     Type.Array(ServerV2Volume, {
@@ -73,10 +73,10 @@ export type ServerV2Spec = Type.Static<typeof ServerV2Spec>;
 export const ServerV2CreateSpec = Type.Object(
   {
     ...specProperties,
-    networkId: Id('The network to attach the server to.'),
-    sshCertificateAuthorityId: Type.Optional(Id('The SSH certificate authority trusted at create.')),
+    networkId: ID('The network to attach the server to.'),
+    sshCertificateAuthorityId: Type.Optional(ID('The SSH certificate authority trusted at create.')),
     sshInjection: Type.Optional(SSHInjection),
-    infrastructureRef: Type.Optional(Id('Pins the server to a host.')),
+    infrastructureRef: Type.Optional(ID('Pins the server to a host.')),
   },
   { additionalProperties: false },
 );

@@ -106,7 +106,7 @@ class FakeImageQuery implements ImageQuery {
 export function inventoryOver(
   images: Image[],
   flavors: readonly Flavor[] = FLAVORS,
-  imageIds: () => string = () => `image-${String(images.length + 1)}`,
+  imageIDs: () => string = () => `image-${String(images.length + 1)}`,
 ): RegionInventory {
   return {
     flavors: () => Promise.resolve(flavors),
@@ -119,7 +119,7 @@ export function inventoryOver(
       return found === undefined ? Promise.reject(new ResourceNotFoundError('no image')) : Promise.resolve(found);
     },
     createImage: (_ctx, wanted) => {
-      const created: Image = { ...wanted, id: imageIds(), created: CREATED, modified: CREATED, status: 'pending' };
+      const created: Image = { ...wanted, id: imageIDs(), created: CREATED, modified: CREATED, status: 'pending' };
       images.push(created);
       return Promise.resolve(created);
     },
@@ -194,7 +194,7 @@ export async function apiFixture(
     client: store,
     namespace: NAMESPACE,
     clock,
-    newId: () => `00000000-0000-4000-8000-${String(++next).padStart(12, '0')}`,
+    newID: () => `00000000-0000-4000-8000-${String(++next).padStart(12, '0')}`,
     authenticate: createAuthenticator({
       key: { publicJwk: keys.publicJwk, algorithm: DEV_ALGORITHM },
       issuer: DEV_ISSUER,
@@ -256,13 +256,19 @@ export async function call<T = unknown>(
 export async function createNetwork(
   f: ApiFixture,
   token: string,
-  organizationId = ORG_A,
-  projectId = PROJECT_A,
+  organizationID = ORG_A,
+  projectID = PROJECT_A,
   name = 'net',
 ): Promise<string> {
   const { status, body } = await call<{ metadata: { id: string } }>(f, token, 'POST', '/api/v2/networks', {
     metadata: { name },
-    spec: { organizationId, projectId, regionId: REGION_ID, prefix: '192.168.0.0/24', dnsNameservers: [] },
+    spec: {
+      organizationId: organizationID,
+      projectId: projectID,
+      regionId: REGION_ID,
+      prefix: '192.168.0.0/24',
+      dnsNameservers: [],
+    },
   });
   if (status !== 201) throw new Error(`network create answered ${String(status)}`);
   return body.metadata.id;

@@ -35,7 +35,7 @@ describe('region gc: default groups left behind (emulator, configured region acc
   const defaults = async () => listSecurityGroups(fx.admin.client('network'), { name: 'default' });
   /** A project's default group, made as Neutron makes it: on the project's first network call. */
   const defaultGroupOf = async (projectID: string): Promise<SecurityGroup> => {
-    const [group] = await listSecurityGroups(fx.admin.client('network'), { name: 'default', projectId: projectID });
+    const [group] = await listSecurityGroups(fx.admin.client('network'), { name: 'default', projectID: projectID });
     return group ?? assert.fail('a default group');
   };
 

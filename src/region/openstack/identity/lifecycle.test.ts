@@ -15,7 +15,7 @@ import {
   deleteNetwork,
   deleteSecurityGroup,
   getNetworkQuota,
-  listFloatingIps,
+  listFloatingIPs,
   listSecurityGroups,
 } from '../../../openstack/network.ts';
 import { API_VERSION, openstackIdentityType, regionType } from '../../apis/index.ts';
@@ -131,7 +131,7 @@ for (const account of ['configured', 'admin'] as const) {
         path: '/floatingips',
         body: { floatingip: { floating_network_id: external.id, project_id: projectID } },
       });
-      const held = async () => (await listFloatingIps(neutron)).filter((ip) => ip.project_id === projectID);
+      const held = async () => (await listFloatingIPs(neutron)).filter((ip) => ip.project_id === projectID);
       assert.equal((await held()).length, 1);
 
       assert.deepEqual(await deleteIdentity(await region(), deps(), ctx, identity), Outcome.ok());

@@ -291,7 +291,7 @@ async function findProject(
 }
 
 async function holdsAnyRole(manager: ManagerIdentityClient, userID: string, projectID: string): Promise<boolean> {
-  const held = await listRoleAssignments(manager, { userId: userID, projectId: projectID, effective: true });
+  const held = await listRoleAssignments(manager, { userID: userID, projectID: projectID, effective: true });
   return held.length > 0;
 }
 

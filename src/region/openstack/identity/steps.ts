@@ -44,9 +44,9 @@ import {
   type ServerGroupPolicy,
 } from '../../../openstack/compute.ts';
 import {
-  deleteFloatingIp,
+  deleteFloatingIP,
   deleteSecurityGroup,
-  listFloatingIps,
+  listFloatingIPs,
   listSecurityGroups,
   unlimitedNetworkQuota,
   updateNetworkQuota,
@@ -104,8 +104,8 @@ export async function ensureRoles(
   roleNames: readonly string[],
 ): Promise<void> {
   const held = await listRoleAssignments(manager, {
-    userId: userID,
-    projectId: projectID,
+    userID: userID,
+    projectID: projectID,
     effective: true,
     includeNames: true,
   });
@@ -115,7 +115,7 @@ export async function ensureRoles(
     const role = await findRoleByName(manager, name);
     if (role === undefined)
       throw new TransientError(`keystone role ${name} does not exist; an operator must create it`);
-    await grantRole(manager, { userId: userID, projectId: projectID, roleId: role.id });
+    await grantRole(manager, { userID: userID, projectID: projectID, roleID: role.id });
   }
 }
 
@@ -240,10 +240,10 @@ export async function releaseFloatingIPs(own: ProjectClients<'identity'>): Promi
     if (error instanceof EndpointNotFoundError) return [];
     throw error;
   }
-  const left = await listFloatingIps(neutron, { projectId: own.projectID });
+  const left = await listFloatingIPs(neutron, { projectID: own.projectID });
   for (const ip of left) {
     try {
-      await deleteFloatingIp(neutron, ip.id);
+      await deleteFloatingIP(neutron, ip.id);
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
@@ -273,7 +273,7 @@ export async function removeDefaultSecurityGroup(
     if (error instanceof EndpointNotFoundError) return { kind: 'absent' };
     throw error;
   }
-  const groups = await listSecurityGroups(neutron, { name: 'default', projectId: privileged.projectID });
+  const groups = await listSecurityGroups(neutron, { name: 'default', projectID: privileged.projectID });
   const group = groups.find((g) => g.name === 'default' && g.project_id === privileged.projectID);
   if (group === undefined) return { kind: 'absent' };
   try {

@@ -54,7 +54,7 @@ const stopAll = (caches: RegionInventoryCaches) => {
   for (const cache of [caches.flavors, caches.volumeTypes, caches.externalNetworks, caches.images]) cache?.stop();
 };
 /** Nova lists flavors by id unless asked otherwise; every inventory list keeps that order. */
-const byId = (a: { readonly id: string }, b: { readonly id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byID = (a: { readonly id: string }, b: { readonly id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 interface Held {
   readonly clients: ManagedRegionClientSet;
@@ -126,7 +126,7 @@ export class InventoryCaches {
       new RefreshAheadCache<T>({
         load,
         key: (item) => item.id,
-        compare: byId,
+        compare: byID,
         scheduler,
         clock,
         periodMs: this.#options.inventoryRefreshMs ?? INVENTORY_REFRESH_MS,

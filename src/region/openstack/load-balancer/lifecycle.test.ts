@@ -46,7 +46,7 @@ describe('createLoadBalancer', () => {
       found.monitors.map((m) => [m.name, m.type, m.delay, m.timeout, m.max_retries, m.max_retries_down]),
       [[monitorName(spec.id, 'http'), 'TCP', 10, 5, 3, 3]],
     );
-    const fips = await neutron.listFloatingIps(s.admin.client('network'), { portId: lb.vip_port_id ?? '' });
+    const fips = await neutron.listFloatingIPs(s.admin.client('network'), { portID: lb.vip_port_id ?? '' });
     assert.equal(fips.length, 1);
     assert.equal(fips[0]?.project_id, s.identity.projectID);
     assert.deepEqual(realised, { vipAddress: lb.vip_address, publicIP: fips[0].floating_ip_address });
@@ -106,8 +106,8 @@ describe('createLoadBalancer', () => {
         const found = await s.inOctavia(spec);
         const counts = [found.lbs, found.listeners, found.pools, found.monitors].map((x) => x.length);
         assert.deepEqual(counts, [1, 2, 2, 1], `${how} ${String(n)}`);
-        const fips = await neutron.listFloatingIps(s.admin.client('network'), {
-          portId: found.lbs[0]?.vip_port_id ?? '',
+        const fips = await neutron.listFloatingIPs(s.admin.client('network'), {
+          portID: found.lbs[0]?.vip_port_id ?? '',
         });
         assert.equal(fips.length, 1, `${how} ${String(n)}: one floating IP`);
         await s.removeAll(spec);
@@ -135,7 +135,7 @@ describe('deleteLoadBalancer', () => {
       'DELETE load-balancer /lbaas/loadbalancers/{loadbalancer_id}',
     ]);
     assert.deepEqual(await s.inOctavia(spec), { lbs: [], listeners: [], pools: [], monitors: [], members: new Map() });
-    assert.deepEqual(await neutron.listFloatingIps(s.admin.client('network'), { projectId: s.identity.projectID }), []);
+    assert.deepEqual(await neutron.listFloatingIPs(s.admin.client('network'), { projectID: s.identity.projectID }), []);
   });
 
   it('a floating IP delete that fails holds the cascade back', async () => {

@@ -107,7 +107,7 @@ export async function deleteLoadBalancer(
           consistencyOptions,
         );
       case 'delete-floating-ip':
-        await step.run('delete floating IP', () => gone(neutron.deleteFloatingIp(net, next.floatingIPID)));
+        await step.run('delete floating IP', () => gone(neutron.deleteFloatingIP(net, next.floatingIPID)));
         return Outcome.yield('floating IP deleted');
       case 'cascade-delete':
         await step.run('cascade delete', () => gone(octavia.deleteLoadBalancer(lb, next.id, { cascade: true })));
@@ -143,10 +143,10 @@ async function observe(
   spec: LoadBalancerInput,
   scope: 'all' | 'load balancer',
 ): Promise<Observed> {
-  const mine = { projectId: identity.projectID };
+  const mine = { projectID: identity.projectID };
   const found = await octavia.findLoadBalancerByName(lb, loadBalancerName(spec.id));
   const floatingIPs =
-    found?.vip_port_id == null ? [] : await neutron.listFloatingIps(net, { portId: found.vip_port_id, ...mine });
+    found?.vip_port_id == null ? [] : await neutron.listFloatingIPs(net, { portID: found.vip_port_id, ...mine });
   const none = { listeners: [], pools: [], monitors: [], members: new Map() };
   if (found === undefined || scope === 'load balancer') return { loadBalancer: found, floatingIPs, ...none };
   // One list per kind, narrowed to this load balancer's names: lookups and orphan pruning read the same lists.
@@ -179,7 +179,7 @@ async function act(
   switch (step.row) {
     case 'create-load-balancer': {
       const subnet = await neutron.findSubnetByName(net, subnetName(spec.networkID), {
-        projectId: identity.projectID,
+        projectID: identity.projectID,
       });
       if (subnet === undefined) {
         // The controller gates on the Network being Available; a missing subnet means it is being replaced.
@@ -203,7 +203,7 @@ async function act(
       return;
     }
     case 'delete-floating-ip':
-      return gone(neutron.deleteFloatingIp(net, step.floatingIPID));
+      return gone(neutron.deleteFloatingIP(net, step.floatingIPID));
     case 'delete-listener':
       return gone(octavia.deleteListener(lb, step.id));
     case 'delete-pool':

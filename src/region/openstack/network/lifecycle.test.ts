@@ -217,7 +217,7 @@ describe('createNetwork', () => {
 
   it('moves past a VLAN a network openregion did not make holds, and frees nothing of the holder', async () => {
     const network = input();
-    const next = (await vlans().allocate(`probe-${network.id}`)).segmentationId;
+    const next = (await vlans().allocate(`probe-${network.id}`)).segmentationID;
     await vlans().free(`probe-${network.id}`);
     const squatter = await neutron.createNetwork(tb.admin.client('network'), {
       name: 'squatter',
@@ -232,7 +232,7 @@ describe('createNetwork', () => {
     done(await deleteNetwork(deps(PROVIDER), identity, network));
     // The squatter's id was never recorded: once it is gone, the id is the lowest free again.
     await neutron.deleteNetwork(tb.admin.client('network'), squatter.id);
-    assert.equal((await vlans().allocate(`probe-${network.id}`)).segmentationId, next);
+    assert.equal((await vlans().allocate(`probe-${network.id}`)).segmentationID, next);
     await vlans().free(`probe-${network.id}`);
   });
 
@@ -365,11 +365,11 @@ describe('listExternalNetworks', () => {
       deps({ ...PLAIN, network: { externalNetworks: { selector: { tags: ['openregion'] } } } }),
     );
     assert.deepEqual(byTag, [{ id: tagged.id, name: 'tagged' }]);
-    const byIds = await listExternalNetworks(
+    const byIDs = await listExternalNetworks(
       deps({ ...PLAIN, network: { externalNetworks: { selector: { ids: [tagged.id, 'nope', externalID] } } } }),
     );
     assert.deepEqual(
-      byIds.map((n) => n.id),
+      byIDs.map((n) => n.id),
       [tagged.id, externalID],
     );
   });

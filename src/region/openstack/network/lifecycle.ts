@@ -87,7 +87,7 @@ export async function deleteNetwork(
   // No project, no provider resources: the identity's project is made before anything can live in it.
   if (identity === undefined) return Outcome.ok();
   const client = deps.clients.privileged(identity.projectID).client('network');
-  const mine = { projectId: identity.projectID };
+  const mine = { projectID: identity.projectID };
   const step = new Steps(deps.signal, 'delete network', ResourceKind.Network);
   try {
     const found = await step.run('find network', () =>
@@ -156,7 +156,7 @@ async function ensureNetwork(
   network: NetworkInput,
 ): Promise<{ found: neutron.Network; vlanID: number | undefined }> {
   const name = networkName(network.id);
-  const existing = await neutron.findNetworkByName(client, name, { projectId: identity.projectID });
+  const existing = await neutron.findNetworkByName(client, name, { projectID: identity.projectID });
   const physicalNetwork = deps.config.network?.providerNetworks?.physicalNetwork;
   if (existing !== undefined) {
     // Provider attributes are policy-gated; the allocator knows the VLAN when Neutron does not show it.
@@ -177,13 +177,13 @@ async function ensureNetwork(
         name,
         'provider:network_type': 'vlan',
         'provider:physical_network': vlan.physicalNetwork,
-        'provider:segmentation_id': vlan.segmentationId,
+        'provider:segmentation_id': vlan.segmentationID,
       });
-      return { found, vlanID: vlan.segmentationId };
+      return { found, vlanID: vlan.segmentationID };
     } catch (error) {
       // Ours was re-found absent above, so a network openregion did not make holds the id: move to the next one.
       if (!isVlanInUse(error) || attempt >= MAX_VLAN_MOVES_PER_PASS) throw error;
-      vlan = await deps.vlans.reallocate(network.id, vlan.segmentationId);
+      vlan = await deps.vlans.reallocate(network.id, vlan.segmentationID);
     }
   }
 }
@@ -202,8 +202,8 @@ async function ensureSubnet(
 ): Promise<neutron.Subnet> {
   const name = subnetName(network.id);
   const existing = await neutron.findSubnetByName(client, name, {
-    networkId: networkID,
-    projectId: identity.projectID,
+    networkID: networkID,
+    projectID: identity.projectID,
   });
   if (existing === undefined) {
     return neutron.createSubnet(client, {
@@ -229,7 +229,7 @@ async function ensureRouter(
   network: NetworkInput,
 ): Promise<neutron.Router> {
   const name = routerName(network.id);
-  const existing = await neutron.findRouterByName(client, name, { projectId: identity.projectID });
+  const existing = await neutron.findRouterByName(client, name, { projectID: identity.projectID });
   if (existing !== undefined) return existing;
   const [external] = await listExternalNetworks(deps);
   if (external === undefined) {
@@ -248,7 +248,7 @@ async function ensureRouterInterface(client: Neutron, routerID: string, subnetID
 
 /** Whether the router already has a port on the subnet (its interface there). */
 async function onSubnet(client: Neutron, routerID: string, subnetID: string): Promise<boolean> {
-  const ports = await neutron.listPorts(client, { deviceId: routerID });
+  const ports = await neutron.listPorts(client, { deviceID: routerID });
   return ports.some((p) => p.fixed_ips.some((ip) => ip.subnet_id === subnetID));
 }
 

@@ -31,7 +31,7 @@ export async function createSecurityGroup(
   try {
     const group = await step.run('ensure group', () => ensureGroup(client, identity, securityGroup));
     const rules = await step.run('list rules', () =>
-      neutron.listSecurityGroupRules(client, { securityGroupId: group.id }),
+      neutron.listSecurityGroupRules(client, { securityGroupID: group.id }),
     );
     const plan = planRules(securityGroup.rules, rules);
     for (const id of plan.remove) {
@@ -75,7 +75,7 @@ function findGroup(
   securityGroup: SecurityGroupInput,
 ): Promise<neutron.SecurityGroup | undefined> {
   return neutron.findSecurityGroupByName(client, securityGroupName(securityGroup.id), {
-    projectId: identity.projectID,
+    projectID: identity.projectID,
   });
 }
 

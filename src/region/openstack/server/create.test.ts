@@ -113,7 +113,7 @@ describe('createServer', () => {
 
   it('made on the network and subnet its Network recorded: no network or subnet lookup, no floating-IP list', async () => {
     const [network] = await listNetworks(w.admin.client('network'), { name: networkName(w.networkID) });
-    const [subnet] = await listSubnets(w.admin.client('network'), { networkId: network?.id ?? '' });
+    const [subnet] = await listSubnets(w.admin.client('network'), { networkID: network?.id ?? '' });
     assert.ok(network && subnet);
     const input = w.input({ neutronNetwork: { networkID: network.id, subnetID: subnet.id } });
     const from = w.transport.requests.length;
@@ -132,7 +132,7 @@ describe('createServer', () => {
 
   it('never provisioned: the port and the server are made without re-finding them by name', async () => {
     const [network] = await listNetworks(w.admin.client('network'), { name: networkName(w.networkID) });
-    const [subnet] = await listSubnets(w.admin.client('network'), { networkId: network?.id ?? '' });
+    const [subnet] = await listSubnets(w.admin.client('network'), { networkID: network?.id ?? '' });
     assert.ok(network && subnet);
     const input = w.input({ neutronNetwork: { networkID: network.id, subnetID: subnet.id } });
     const from = w.transport.requests.length;
@@ -214,8 +214,8 @@ describe('pinned creation', () => {
     });
     // Placement's default policy is admin-only: a deployment grants the region account a role it accepts there.
     const keystone = admin.client('identity');
-    const roleId = await ensureRole(keystone, 'service');
-    await grantRole(keystone, { userId: w.credentials.userID, projectId: w.projectID, roleId });
+    const roleID = await ensureRole(keystone, 'service');
+    await grantRole(keystone, { userID: w.credentials.userID, projectID: w.projectID, roleID: roleID });
     // A fresh registry: the privileged session made before the grant holds a token without the role.
     const region = await (await w.registry()).lookup(w.region.metadata.name);
     const pinnedProvider = serverProviderFor(

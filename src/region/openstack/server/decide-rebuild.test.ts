@@ -11,7 +11,7 @@ import { toUserMessage } from '../../provider/messages.ts';
 import { IMAGE_NOT_FOUND_MESSAGE } from './messages.ts';
 import { decideRebuildResponse, IMAGE_NOT_FOUND_SIGNATURE, serverRebuildRequest } from './decide-rebuild.ts';
 
-const SITE = { serviceType: 'compute', method: 'POST', urlTemplate: '/servers/{server_id}/action', requestId: 'req-1' };
+const SITE = { serviceType: 'compute', method: 'POST', urlTemplate: '/servers/{server_id}/action', requestID: 'req-1' };
 const nova = (status: number, message: string) =>
   httpError({ ...SITE, status, body: JSON.stringify({ badRequest: { code: status, message } }) });
 

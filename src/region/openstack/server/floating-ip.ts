@@ -14,8 +14,8 @@ import type { UserIdentity } from '../realised.ts';
 
 type Neutron = IdentityClient<'network'>;
 
-function floatingIPsOf(client: Neutron, identity: UserIdentity, portID: string): Promise<neutron.FloatingIp[]> {
-  return neutron.listFloatingIps(client, { portId: portID, projectId: identity.projectID });
+function floatingIPsOf(client: Neutron, identity: UserIdentity, portID: string): Promise<neutron.FloatingIP[]> {
+  return neutron.listFloatingIPs(client, { portID: portID, projectID: identity.projectID });
 }
 
 /**
@@ -32,7 +32,7 @@ export async function convergeFloatingIP(
   const portID = port.id;
   const found = port.fresh ? [] : await floatingIPsOf(client, identity, portID);
   if (!wanted) {
-    for (const ip of found) await gone(neutron.deleteFloatingIp(client, ip.id));
+    for (const ip of found) await gone(neutron.deleteFloatingIP(client, ip.id));
     return undefined;
   }
   if (found.length > 1) {
@@ -54,5 +54,5 @@ export async function convergeFloatingIP(
 }
 
 export async function deleteFloatingIPs(client: Neutron, identity: UserIdentity, portID: string): Promise<void> {
-  for (const ip of await floatingIPsOf(client, identity, portID)) await gone(neutron.deleteFloatingIp(client, ip.id));
+  for (const ip of await floatingIPsOf(client, identity, portID)) await gone(neutron.deleteFloatingIP(client, ip.id));
 }

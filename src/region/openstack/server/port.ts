@@ -21,7 +21,7 @@ export async function findServerPort(
   serverID: string,
 ): Promise<neutron.Port | undefined> {
   const name = serverPortName(serverID);
-  return exactlyNamed(await neutron.listPorts(client, { name, projectId: identity.projectID }), name, 'port');
+  return exactlyNamed(await neutron.listPorts(client, { name, projectID: identity.projectID }), name, 'port');
 }
 
 /** The port, and whether this call made it (a port just made carries no floating IP yet). */
@@ -35,7 +35,7 @@ export async function ensureServerPort(
   identity: UserIdentity,
   server: ServerInput,
 ): Promise<EnsuredPort> {
-  const mine = { projectId: identity.projectID };
+  const mine = { projectID: identity.projectID };
   const securityGroups: string[] = [];
   for (const id of server.securityGroupIDs) {
     const group = await neutron.findSecurityGroupByName(client, securityGroupName(id), mine);
@@ -75,7 +75,7 @@ async function neutronNetworkOf(client: Neutron, identity: UserIdentity, server:
   const recorded = server.neutronNetwork?.networkID;
   if (recorded !== undefined) return recorded;
   const network = await neutron.findNetworkByName(client, networkName(server.networkID), {
-    projectId: identity.projectID,
+    projectID: identity.projectID,
   });
   if (network === undefined) {
     throw new ResourceNotFoundError(`network ${server.networkID} has no Neutron network`, {
@@ -95,7 +95,7 @@ async function addressableSubnet(
   neutronNetworkID: string,
   server: ServerInput,
 ): Promise<neutron.Subnet> {
-  const subnets = await neutron.listSubnets(client, { networkId: neutronNetworkID, projectId: identity.projectID });
+  const subnets = await neutron.listSubnets(client, { networkID: neutronNetworkID, projectID: identity.projectID });
   const subnet = subnets.find((s) => s.ip_version === 4);
   if (subnet === undefined) throw new TransientError(`network ${server.networkID} has no subnet yet`);
   return subnet;

@@ -141,8 +141,8 @@ export async function clientsFixture(): Promise<ClientsFixture> {
     project: async (id) => {
       const keystone = cloud.admin.client('identity');
       const project = await createProject(keystone, { name: `unikorn-identity-${id}`, domain_id: 'default' });
-      const roleId = (await findRoleByName(keystone, 'admin'))?.id ?? '';
-      await grantRole(keystone, { userId: adminToken.user.id, projectId: project.id, roleId });
+      const roleID = (await findRoleByName(keystone, 'admin'))?.id ?? '';
+      await grantRole(keystone, { userID: adminToken.user.id, projectID: project.id, roleID: roleID });
       // As identity creation does: tests make more groups and networks than Neutron's default quotas allow.
       await updateNetworkQuota(cloud.admin.client('network'), project.id, unlimitedNetworkQuota);
       return { identityID: id, projectID: project.id };

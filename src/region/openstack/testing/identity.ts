@@ -29,8 +29,8 @@ export const identityRecord = (fx: RegionFixture, id: string): Promise<Openstack
 async function inventory(fx: RegionFixture, identity: IdentityInput) {
   const admin = fx.adminIdentity();
   const name = identityName(identity.id);
-  const projects = await listProjects(admin, { domainId: fx.credentials.domainID, name });
-  const users = await listUsers(admin, { domainId: fx.credentials.domainID, name });
+  const projects = await listProjects(admin, { domainID: fx.credentials.domainID, name });
+  const users = await listUsers(admin, { domainID: fx.credentials.domainID, name });
   const credentials = (await Promise.all(users.map((u) => listApplicationCredentials(admin, u.id)))).flat();
   const allGroups = await listServerGroups(fx.admin.client('compute'), { allProjects: true });
   const groups = allGroups.filter((g) => g.name === name);

@@ -160,7 +160,7 @@ async function ownUser(tb: ClientsFixture, id: string): Promise<UserIdentity> {
   const { projectID } = await tb.project(id);
   const user = await createUser(keystone, { name: `unikorn-identity-${id}`, domain_id: 'default', password: 'pw' });
   for (const role of DEFAULT_IDENTITY_ROLES) {
-    await grantRole(keystone, { userId: user.id, projectId: projectID, roleId: await ensureRole(keystone, role) });
+    await grantRole(keystone, { userID: user.id, projectID: projectID, roleID: await ensureRole(keystone, role) });
   }
   return { identityID: id, projectID, credentials: { projectID, userID: user.id, password: 'pw' } };
 }

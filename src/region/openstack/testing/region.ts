@@ -200,8 +200,8 @@ async function configuredAccount(cloud: CloudFixture, admin: IdentityClient): Pr
     authenticates: () => Promise.resolve(false),
     newPassword: () => `region-password-${randomUUID()}`,
   });
-  const { authUrl, domainId, projectId, userId, password } = credentials;
-  return { authUrl, domainID: domainId, projectID: projectId, userID: userId, password };
+  const { authUrl, domainID, projectID, userID, password } = credentials;
+  return { authUrl, domainID: domainID, projectID: projectID, userID: userID, password };
 }
 
 async function adminAccount(
@@ -218,8 +218,8 @@ async function adminAccount(
   const project = await createProject(admin, { name: 'region', domain_id: domain.id });
   const password = `region-password-${randomUUID()}`;
   const user = await createUser(admin, { name: 'region', domain_id: domain.id, password });
-  await grantRole(admin, { userId: user.id, domainId: domain.id, roleId: roles.get('admin') ?? '' });
-  await grantRole(admin, { userId: user.id, projectId: project.id, roleId: roles.get('member') ?? '' });
+  await grantRole(admin, { userID: user.id, domainID: domain.id, roleID: roles.get('admin') ?? '' });
+  await grantRole(admin, { userID: user.id, projectID: project.id, roleID: roles.get('member') ?? '' });
   return { authUrl: cloud.emulator.authUrl, domainID: domain.id, projectID: project.id, userID: user.id, password };
 }
 

@@ -47,7 +47,7 @@ export interface ServerFixture extends RegionFixture {
   converge(provider: OpenstackServerProvider, input: ServerInput): Promise<ServerAddresses>;
   /** The ports named `server-{id}`, and the floating IPs on a port, listed as admin. */
   ports(input: ServerInput): Promise<neutron.Port[]>;
-  floatingIPs(portID: string): Promise<neutron.FloatingIp[]>;
+  floatingIPs(portID: string): Promise<neutron.FloatingIP[]>;
   /** `who scope METHOD service path` of each request since `from`; who is `identity`, `region` or `other`. */
   requestsSince(from: number): string[];
 }
@@ -173,7 +173,7 @@ export async function serverFixture(where: RegionStore = {}): Promise<ServerFixt
       throw new Error('converge: still yielding');
     },
     ports: async (input) => (await neutron.listPorts(networkAdmin)).filter((p) => p.name === serverPortName(input.id)),
-    floatingIPs: (portID) => neutron.listFloatingIps(networkAdmin, { portId: portID }),
+    floatingIPs: (portID) => neutron.listFloatingIPs(networkAdmin, { portID: portID }),
     requestsSince: (from) =>
       fx.transport.requests
         .slice(from)

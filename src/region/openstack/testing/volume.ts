@@ -78,7 +78,7 @@ export async function volumeFixture(): Promise<VolumeFixture> {
     workload: async (id) => {
       const realised = await tb.project(id);
       const user = await createUser(keystone, { name: `user-${id}`, domain_id: 'default', password: PASSWORD });
-      await grantRole(keystone, { userId: user.id, projectId: realised.projectID, roleId: memberRole });
+      await grantRole(keystone, { userID: user.id, projectID: realised.projectID, roleID: memberRole });
       await updateQuotaSet(admin.client('block-storage'), realised.projectID, { volumes: -1, gigabytes: -1 });
       await updateComputeQuota(admin.client('compute'), realised.projectID, { instances: -1, cores: -1, ram: -1 });
       return { ...realised, credentials: { projectID: realised.projectID, userID: user.id, password: PASSWORD } };

@@ -141,7 +141,7 @@ describe('attach volume', () => {
         outcome = await attachVolume(vt.deps(), identity, s.input, v.input);
       }
       assert.deepEqual(outcome, Outcome.done({ device: '/dev/vdb' }), `cut at request ${String(n)}`);
-      const attachments = await cinder.listAttachments(blockStorage(), { volumeId: v.id });
+      const attachments = await cinder.listAttachments(blockStorage(), { volumeID: v.id });
       assert.equal(attachments.length, 1, `cut at request ${String(n)}: one attachment`);
     }
   });
