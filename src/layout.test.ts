@@ -116,8 +116,8 @@ const ID_CASING = /(Id|Ip)s?(?=[A-Z0-9_]|$)/;
 /**
  * Wire names a property may carry although they break the rule, because a body outside TypeScript spells them so:
  * OpenTelemetry's span JSON, Nova's camelCase fields (`hostId`, the volume attachment's `volumeId`/`serverId`), the
- * region CRD's VLAN segments (`startId`/`endId`) and the bearer token's claims (`organizationIds`, `projectIds`).
- * The REST API's own names are read from its schemas and the console's generated types, not listed here.
+ * region CRD's VLAN segments (`startId`/`endId`), the bearer token's claims (`organizationIds`, `projectIds`) and
+ * OpenAPI's `operationId`. The REST API's own names are read from its schemas and the console's generated types.
  */
 const WIRE_NAMES = new Set([
   'traceId',
@@ -130,6 +130,7 @@ const WIRE_NAMES = new Set([
   'endId',
   'organizationIds',
   'projectIds',
+  'operationId',
 ]);
 /** Where wire bodies are declared: the REST API's and the CRDs' TypeBox schemas and the console's generated types. */
 const WIRE_SCHEMAS = [
