@@ -27,7 +27,7 @@ export interface NetworkInput extends Ownership {
   readonly id: string;
   /** IPv4 CIDR. */
   readonly prefix: string;
-  readonly reservations: { readonly prefixLength: number; readonly providerReservedPrefixLength?: number };
+  readonly reservations: { readonly prefixLength: number; readonly providerReservedPrefixLength?: number | undefined };
   readonly dnsNameservers: readonly string[];
   readonly routes: readonly { readonly prefix: string; readonly nextHop: string }[];
 }
@@ -46,7 +46,7 @@ export interface SecurityGroupRule {
   readonly direction: 'ingress' | 'egress';
   readonly protocol: Protocol;
   /** A single port or an inclusive range; absent means every port. */
-  readonly port?: { readonly number: number } | { readonly start: number; readonly end: number };
+  readonly port?: { readonly number: number } | { readonly start: number; readonly end: number } | undefined;
   readonly cidr: string;
 }
 
@@ -68,18 +68,18 @@ export interface Listener {
   readonly port: number;
   readonly allowedCIDRs: readonly string[];
   /** TCP only. */
-  readonly idleTimeoutSeconds?: number;
+  readonly idleTimeoutSeconds?: number | undefined;
   readonly pool: {
     readonly proxyProtocolV2: boolean;
     readonly members: readonly { readonly address: string; readonly port: number }[];
-    readonly healthCheck?: HealthCheck;
+    readonly healthCheck?: HealthCheck | undefined;
   };
 }
 
 export interface LoadBalancerInput extends Ownership {
   readonly id: string;
   readonly networkID: string;
-  readonly requestedVIPAddress?: string;
+  readonly requestedVIPAddress?: string | undefined;
   readonly publicIP: boolean;
   readonly listeners: readonly Listener[];
 }
@@ -96,28 +96,28 @@ export interface ServerInput extends Ownership {
   /** The user's display name (`unikorn-cloud.org/name` label); the Nova server name. */
   readonly name: string;
   readonly flavorID: string;
-  readonly imageID?: string;
+  readonly imageID?: string | undefined;
   readonly networkID: string;
   /**
    * The Neutron network and subnet the Network's reconciler recorded in its status, when it has: the port is made
    * on them rather than on a network and subnet re-found by name.
    */
-  readonly neutronNetwork?: { readonly networkID: string; readonly subnetID?: string | undefined };
-  readonly allowedAddressPairs: readonly { readonly cidr: string; readonly macAddress?: string }[];
+  readonly neutronNetwork?: { readonly networkID: string; readonly subnetID?: string | undefined } | undefined;
+  readonly allowedAddressPairs: readonly { readonly cidr: string; readonly macAddress?: string | undefined }[];
   readonly securityGroupIDs: readonly string[];
   readonly publicIP: boolean;
   readonly sshInjection: SSHInjection;
-  readonly userData?: Uint8Array;
+  readonly userData?: Uint8Array | undefined;
   /** A pinned host (Nova `hypervisor_hostname`). */
-  readonly infrastructureRef?: string;
+  readonly infrastructureRef?: string | undefined;
   readonly tags: readonly Tag[];
   /** The public key of the SSHCertificateAuthority the server names: create merges its cloud-init part. */
-  readonly sshCertificateAuthorityPublicKey?: string;
+  readonly sshCertificateAuthorityPublicKey?: string | undefined;
   /**
    * No provider call was ever made for this server (the pass asking put the provisioner's finalizer on): no port or
    * Nova server named for it can exist yet, so the create makes them without re-finding them by name (ADR 0030).
    */
-  readonly neverProvisioned?: true;
+  readonly neverProvisioned?: true | undefined;
 }
 
 export interface ServerAddresses {
@@ -147,7 +147,7 @@ export interface ServerPollResult {
 /** One attachment: the Volume, and the guest device to ask for (a hint the cloud may not honour). */
 export interface AttachmentInput {
   readonly id: string;
-  readonly device?: string;
+  readonly device?: string | undefined;
 }
 
 export interface VolumeInput extends Ownership {
