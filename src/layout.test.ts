@@ -94,6 +94,35 @@ describe('where files go', () => {
     assert.deepEqual(impure, [], 'a decide*.ts module that waits on I/O or reads the clock, randomness or env');
   });
 
+  it('gives each OpenStack kind one provider module, which openstack/provider.ts composes', () => {
+    const openstack = join(SRC, 'region', 'openstack');
+    const kinds = readdirSync(openstack, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && entry.name !== 'testing')
+      .map((entry) => entry.name);
+    const camel = (kind: string) => kind.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    const missing = kinds.filter((kind) => {
+      const path = join(openstack, kind, 'provider.ts');
+      return !existsSync(path) || !readFileSync(path, 'utf8').includes(`export function ${camel(kind)}ProviderFor(`);
+    });
+    assert.deepEqual(missing, [], 'a kind without <kind>/provider.ts exporting <kind>ProviderFor');
+    const elsewhere = modules
+      .filter((p) => !isTest(p) && !underTesting(p) && basename(p) !== 'provider.ts')
+      .filter((p) => /export function \w+ProviderFor\(/.test(readFileSync(p, 'utf8')))
+      .map((p) => relative(SRC, p));
+    assert.deepEqual(elsewhere, [], 'a provider built outside a provider.ts module');
+    const composed = importsOf(join(openstack, 'provider.ts')).map((p) => relative(openstack, p));
+    assert.deepEqual(
+      kinds.filter((kind) => !composed.includes(`${kind}/provider.ts`)),
+      [],
+      'openstack/provider.ts composes every kind through its provider.ts',
+    );
+    assert.deepEqual(
+      composed.filter((p) => p.endsWith('/lifecycle.ts')),
+      [],
+      'openstack/provider.ts reaches a lifecycle only through the provider.ts of its kind',
+    );
+  });
+
   it('keeps test-only code in *.test.ts or under testing/, and production never reaches it', () => {
     const production = reachableFrom(ENTRY);
     const stranded = modules.filter((p) => !isTest(p) && !underTesting(p) && !production.has(p));

@@ -23,7 +23,7 @@ import { provisionVerdict, RECHECK_MS } from '../../src/region/controllers/decid
 import { RequestRefusedError } from '../../src/region/provider/errors.ts';
 import type { IdentityInput, ServerInput } from '../../src/region/provider/inputs.ts';
 import type { Outcome } from '../../src/region/provider/outcome.ts';
-import { identityProviderFor } from '../../src/region/openstack/identity/lifecycle.ts';
+import { identityProviderFor } from '../../src/region/openstack/identity/provider.ts';
 import { IdentityRecords } from '../../src/region/openstack/identity/record.ts';
 import { serverPortName } from '../../src/region/openstack/names.ts';
 import { createNetwork, deleteNetwork } from '../../src/region/openstack/network/lifecycle.ts';

@@ -1,5 +1,5 @@
 /**
- * The OpenStack provider for one region: the capabilities built so far, composed over one RegionContext. It grows a
+ * The OpenStack provider for one region: each kind's capability (`<kind>/provider.ts`), composed over one RegionContext. It grows a
  * capability at a time (identities, networks, security groups, servers, load balancers, volumes and the inventory), and
  * controllers look up only the capability they drive, so nothing here pretends to implement what it does not.
  *
@@ -23,20 +23,18 @@ import type {
   VolumeInput,
 } from '../provider/inputs.ts';
 import { Outcome } from '../provider/outcome.ts';
-import { identityProviderFor } from './identity/lifecycle.ts';
+import { identityProviderFor } from './identity/provider.ts';
 import type { IdentitySecretSource } from './identity/secrets.ts';
 import { IdentityRecords } from './identity/record.ts';
-import { createNetwork, deleteNetwork, listExternalNetworks, type NetworkDeps } from './network/lifecycle.ts';
+import { networkProviderFor } from './network/provider.ts';
 import type { RegionContext } from './registry.ts';
-import { realisedForCreate } from './realised.ts';
 import { RegionConfigError, RegionProviderKindError } from './region-config.ts';
 import { InventoryCaches } from './inventory/caches.ts';
 import { inventoryProviderFor } from './inventory/provider.ts';
 import { loadBalancerProviderFor } from './load-balancer/provider.ts';
-import { createSecurityGroup, deleteSecurityGroup } from './security-group/lifecycle.ts';
+import { securityGroupProviderFor } from './security-group/provider.ts';
 import { serverProviderFor } from './server/provider.ts';
 import { volumeProviderFor } from './volume/provider.ts';
-import { VlanAllocator } from '../vlan/allocator.ts';
 
 interface ProviderDeps {
   /** Where OpenstackIdentity and VLANAllocation records are kept (the region service's store). */
@@ -97,25 +95,8 @@ function survivingCredentialLoss<A extends unknown[]>(
 
 function openstackProvider(region: RegionContext, deps: ProviderDeps): RegionProvider {
   const records = new IdentityRecords(deps.kube, region.namespace);
-  const physicalNetwork = region.config.network?.providerNetworks?.physicalNetwork;
-  const vlans =
-    physicalNetwork === undefined
-      ? undefined
-      : new VlanAllocator({
-          client: deps.kube,
-          namespace: region.namespace,
-          regionName: region.region.metadata.name,
-          providerNetworks: { ...region.config.network?.providerNetworks, physicalNetwork },
-        });
-  const networkDeps = (signal: AbortSignal): NetworkDeps => ({
-    clients: region.clients,
-    config: region.config,
-    vlans,
-    signal,
-  });
-  const forCreate = async (identity: IdentityInput) =>
-    realisedForCreate(await records.realised(identity.id), identity.id);
-
+  const networks = networkProviderFor(region, deps);
+  const securityGroups = securityGroupProviderFor(region, deps);
   const volumes = volumeProviderFor(region, deps);
   const loadBalancers = loadBalancerProviderFor(region, deps);
   const servers = serverProviderFor(region, {
@@ -140,21 +121,11 @@ function openstackProvider(region: RegionContext, deps: ProviderDeps): RegionPro
     ...servers,
     deleteServer: surviving(ResourceKind.Server, (c, i, s: ServerInput) => servers.deleteServer(c, i, s)),
     ...inventoryProviderFor(region, { caches: deps.inventory, log: deps.log }),
-    createNetwork: async (ctx, identity, network) =>
-      createNetwork(networkDeps(ctx.signal), await forCreate(identity), network),
-    deleteNetwork: surviving(ResourceKind.Network, async (ctx, identity, network: NetworkInput) =>
-      deleteNetwork(networkDeps(ctx.signal), await records.realised(identity.id), network),
-    ),
-    listExternalNetworks: (ctx) =>
-      listExternalNetworks(networkDeps(ctx.signal), async () => {
-        return (await deps.inventory.for(region).externalNetworks.list()).items;
-      }),
-    createSecurityGroup: async (ctx, identity, securityGroup) =>
-      createSecurityGroup(networkDeps(ctx.signal), await forCreate(identity), securityGroup),
-    deleteSecurityGroup: surviving(
-      ResourceKind.SecurityGroup,
-      async (ctx, identity, securityGroup: SecurityGroupInput) =>
-        deleteSecurityGroup(networkDeps(ctx.signal), await records.realised(identity.id), securityGroup),
+    ...networks,
+    deleteNetwork: surviving(ResourceKind.Network, (c, i, n: NetworkInput) => networks.deleteNetwork(c, i, n)),
+    ...securityGroups,
+    deleteSecurityGroup: surviving(ResourceKind.SecurityGroup, (c, i, g: SecurityGroupInput) =>
+      securityGroups.deleteSecurityGroup(c, i, g),
     ),
   };
 }

@@ -45,8 +45,8 @@ describe('VlanAllocator', () => {
   it('creates the region record on first use and hands out the lowest free ID of the segments', async () => {
     const store = await open();
     const vlans = allocator(store, [{ startId: 200, endId: 300 }]);
-    assert.deepEqual(await vlans.allocate('net-a'), { physicalNetwork: 'physnet1', segmentationId: 200 });
-    assert.deepEqual(await vlans.allocate('net-b'), { physicalNetwork: 'physnet1', segmentationId: 201 });
+    assert.deepEqual(await vlans.allocate('net-a'), { physicalNetwork: 'physnet1', segmentationID: 200 });
+    assert.deepEqual(await vlans.allocate('net-b'), { physicalNetwork: 'physnet1', segmentationID: 201 });
     assert.deepEqual((await record(store)).spec.allocations, [
       { id: 200, physicalNetworkID: 'net-a' },
       { id: 201, physicalNetworkID: 'net-b' },

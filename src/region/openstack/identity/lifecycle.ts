@@ -27,7 +27,7 @@ import {
 import { deleteKeypair, deleteServerGroup, findServerGroupByName } from '../../../openstack/compute.ts';
 import { silentLogger } from '../../../runtime/logger.ts';
 import { terminalOrThrow } from '../../provider/classify.ts';
-import type { CallContext, IdentityProvider } from '../../provider/contract.ts';
+import type { CallContext } from '../../provider/contract.ts';
 import { ResourceKind, TransientError } from '../../provider/errors.ts';
 import type { IdentityInput } from '../../provider/inputs.ts';
 import { Outcome } from '../../provider/outcome.ts';
@@ -247,14 +247,6 @@ export async function deleteIdentity(
     at('record');
     await records.delete(identity.id);
   });
-}
-
-/** The contract's IdentityProvider for one region. */
-export function identityProviderFor(region: RegionContext, deps: IdentityDeps): IdentityProvider {
-  return {
-    createIdentity: (ctx, identity) => createIdentity(region, deps, ctx, identity),
-    deleteIdentity: (ctx, identity) => deleteIdentity(region, deps, ctx, identity),
-  };
 }
 
 /** Runs a pass; an error becomes the catalogue's error (thrown) or a terminal outcome, naming the step it hit. */

@@ -16,7 +16,7 @@ import { serverType, type Server, type ServerSpec } from '../../apis/server.ts';
 import { openstackIdentityType } from '../../apis/openstack-identity.ts';
 import type { IdentityInput, ServerAddresses, ServerInput } from '../../provider/inputs.ts';
 import { serverPortName } from '../names.ts';
-import { identityProviderFor } from '../identity/lifecycle.ts';
+import { identityProviderFor } from '../identity/provider.ts';
 import { IdentityRecords } from '../identity/record.ts';
 import { createNetwork } from '../network/lifecycle.ts';
 import type { RegionContext } from '../registry.ts';
