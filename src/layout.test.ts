@@ -123,6 +123,45 @@ describe('where files go', () => {
     );
   });
 
+  it('registers every region controller one way, with the indexes it reads', () => {
+    const controllers = join(SRC, 'region', 'controllers');
+    const sources = modules
+      .filter((p) => p.startsWith(controllers) && !isTest(p) && !underTesting(p))
+      .map((p) => ({ path: p, text: readFileSync(p, 'utf8') }));
+    const registrations = sources.flatMap(({ path, text }) =>
+      [...text.matchAll(/export function (register\w+Controller)\(([^)]*)\)/g)].map((m) => ({
+        path,
+        text,
+        name: m[1] ?? '',
+        params: m[2] ?? '',
+      })),
+    );
+    // The region status controller and the composition of them all are not provisioners.
+    const provisioners = registrations.filter((r) => !/^register(Region|RegionControllers)Controller$/.test(r.name));
+    assert.ok(provisioners.length >= 6, 'found the provisioning controllers');
+    const shaped = (r: (typeof provisioners)[number]) => {
+      const m = /^\s*manager: Manager,\s*lookup: ProviderLookup<\w+>,\s*(?:\w+|\{.*\}): (\w+) = \{\},?\s*$/.exec(
+        r.params,
+      );
+      const type = m?.[1];
+      return (
+        type === 'RegistrationOptions' ||
+        (type !== undefined && new RegExp(`interface ${type} extends RegistrationOptions`).test(r.text))
+      );
+    };
+    assert.deepEqual(
+      provisioners.filter((r) => !shaped(r)).map((r) => `${relative(SRC, r.path)} ${r.name}`),
+      [],
+      'register<Kind>Controller(manager, lookup, options: RegistrationOptions)',
+    );
+    const central = sources.filter(({ path, text }) => basename(path) === 'index.ts' && /\.index\(/.test(text));
+    assert.deepEqual(
+      central.map(({ path }) => relative(SRC, path)),
+      [],
+      'a controller registers the indexes it reads itself, not the composition',
+    );
+  });
+
   it('keeps test-only code in *.test.ts or under testing/, and production never reaches it', () => {
     const production = reachableFrom(ENTRY);
     const stranded = modules.filter((p) => !isTest(p) && !underTesting(p) && !production.has(p));

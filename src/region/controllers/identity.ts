@@ -6,7 +6,7 @@
  * reach.
  */
 import type { Client } from '../../kube/client.ts';
-import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
+import type { Controller } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import { identityType, type Identity } from '../apis/identity.ts';
 import { identityDependentTypes } from '../apis/index.ts';
@@ -14,7 +14,7 @@ import type { IdentityInput } from '../provider/inputs.ts';
 import type { IdentityProvider, ProviderLookup } from '../provider/contract.ts';
 import { cascade, cascadeVerdict, identityDependents } from './cascade.ts';
 import { ownershipOf } from './ownership.ts';
-import type { RowObserver } from './metrics.ts';
+import type { RegistrationOptions } from './metrics.ts';
 import { provisionerReconciler, type Provisioner } from './provisioner.ts';
 import { deleted, identityOf, specOrDeletionChanged } from './watches.ts';
 
@@ -48,8 +48,7 @@ export function identityProvisioner(
 export function registerIdentityController(
   manager: Manager,
   lookup: ProviderLookup<IdentityProvider>,
-  options: ControllerOptions = {},
-  observe?: RowObserver,
+  { controller: options = {}, observe }: RegistrationOptions = {},
 ): Controller {
   const builder = manager
     .controller(IDENTITY_CONTROLLER)

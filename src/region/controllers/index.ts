@@ -1,9 +1,6 @@
 /** The region service's controllers, each driving its capability of the one region provider. */
 import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
-import { networkType } from '../apis/network.ts';
-import { securityGroupType } from '../apis/security-group.ts';
-import { volumeType } from '../apis/volume.ts';
 import type { ProviderLookup, RegionProvider } from '../provider/contract.ts';
 import { SERVER_CONTROLLER, registerServerController } from './server/controller.ts';
 import { IDENTITY_CONTROLLER, registerIdentityController } from './identity.ts';
@@ -12,7 +9,6 @@ import { rowCounter } from './metrics.ts';
 import { NETWORK_CONTROLLER, registerNetworkController } from './network.ts';
 import { SECURITY_GROUP_CONTROLLER, registerSecurityGroupController } from './security-group.ts';
 import { VOLUME_CONTROLLER, registerVolumeController } from './volume.ts';
-import { IDENTITY_INDEX, byIdentity } from './watches.ts';
 
 interface RegionControllerOptions {
   /** Applied to each controller (concurrency, backoff, drain). */
@@ -36,7 +32,7 @@ interface RegionControllers {
 export const REGION_CONTROLLER_GROUPS = ['identities', 'networks', 'servers', 'loadbalancers', 'volumes'] as const;
 type RegionControllerGroup = (typeof REGION_CONTROLLER_GROUPS)[number];
 
-/** Registers the controllers and the identity index their watches read; call before `manager.start()`. */
+/** Registers the controllers (each with the indexes it reads); call before `manager.start()`. */
 export function registerRegionControllers(
   manager: Manager,
   lookup: ProviderLookup<RegionProvider>,
@@ -46,29 +42,28 @@ export function registerRegionControllers(
   const controller = options.controller ?? {};
   const rows = rowCounter(manager.metrics.registry);
   const core = groups.has('identities') || groups.has('networks');
-  if (core) {
-    manager.index(networkType, IDENTITY_INDEX, byIdentity);
-    manager.index(securityGroupType, IDENTITY_INDEX, byIdentity);
-  }
-  if (groups.has('volumes')) manager.index(volumeType, IDENTITY_INDEX, byIdentity);
   return {
     ...(core
       ? {
-          identity: registerIdentityController(manager, lookup, controller, rows(IDENTITY_CONTROLLER)),
-          network: registerNetworkController(manager, lookup, controller, rows(NETWORK_CONTROLLER)),
-          securityGroup: registerSecurityGroupController(manager, lookup, controller, rows(SECURITY_GROUP_CONTROLLER)),
+          identity: registerIdentityController(manager, lookup, { controller, observe: rows(IDENTITY_CONTROLLER) }),
+          network: registerNetworkController(manager, lookup, { controller, observe: rows(NETWORK_CONTROLLER) }),
+          securityGroup: registerSecurityGroupController(manager, lookup, {
+            controller,
+            observe: rows(SECURITY_GROUP_CONTROLLER),
+          }),
         }
       : {}),
-    // Registers its own identity and network indexes.
     ...(groups.has('loadbalancers')
       ? {
-          loadBalancer: registerLoadBalancerController(manager, lookup, controller, rows(LOAD_BALANCER_CONTROLLER)),
+          loadBalancer: registerLoadBalancerController(manager, lookup, {
+            controller,
+            observe: rows(LOAD_BALANCER_CONTROLLER),
+          }),
         }
       : {}),
     ...(groups.has('volumes')
-      ? { volume: registerVolumeController(manager, lookup, controller, rows(VOLUME_CONTROLLER)) }
+      ? { volume: registerVolumeController(manager, lookup, { controller, observe: rows(VOLUME_CONTROLLER) }) }
       : {}),
-    // Registers its own identity index on Servers.
     ...(groups.has('servers')
       ? {
           server: registerServerController(manager, lookup, {

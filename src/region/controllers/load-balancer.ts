@@ -9,7 +9,7 @@ import { getOptional, type Client } from '../../kube/client.ts';
 import { findCondition, isConditionTrue } from '../../kube/conditions.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import type { IndexFunc } from '../../runtime/cache.ts';
-import type { Controller, ControllerOptions, Mapper } from '../../runtime/controller.ts';
+import type { Controller, Mapper } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import type { Request } from '../../runtime/types.ts';
 import {
@@ -25,7 +25,7 @@ import type { LoadBalancerProvider, ProviderLookup } from '../provider/contract.
 import type { HealthCheck, Listener, LoadBalancerInput, LoadBalancerRealisation } from '../provider/inputs.ts';
 import { RECHECK_MS, type Verdict } from './decide.ts';
 import { ownershipOf } from './ownership.ts';
-import type { RowObserver } from './metrics.ts';
+import type { RegistrationOptions } from './metrics.ts';
 import { provisionerReconciler, type Provisioner } from './provisioner.ts';
 import { becameAvailable, byIdentity, IDENTITY_INDEX } from './watches.ts';
 import { workloadController, workloadProvisioner } from './workload.ts';
@@ -169,8 +169,7 @@ function loadBalancersOn(manager: Manager): Mapper {
 export function registerLoadBalancerController(
   manager: Manager,
   lookup: ProviderLookup<LoadBalancerProvider>,
-  options: ControllerOptions = {},
-  observe?: RowObserver,
+  { controller: options = {}, observe }: RegistrationOptions = {},
 ): Controller {
   manager.index(loadBalancerType, IDENTITY_INDEX, byIdentity);
   manager.index(loadBalancerType, NETWORK_INDEX, byNetwork);

@@ -7,7 +7,7 @@
  * they are gone, so Neutron is never asked to delete a network that is still in use.
  */
 import type { Client } from '../../kube/client.ts';
-import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
+import type { Controller } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import {
   DEFAULT_PROVIDER_RESERVED_PREFIX_LENGTH,
@@ -22,10 +22,10 @@ import { or } from '../../runtime/predicates.ts';
 import { referencesOf } from '../apis/shared.ts';
 import { CASCADE_STAGES, cascade, cascadeVerdict, networkDependents } from './cascade.ts';
 import { referencesGate } from './decide.ts';
-import type { RowObserver } from './metrics.ts';
+import type { RegistrationOptions } from './metrics.ts';
 import { ownershipOf } from './ownership.ts';
 import { provisionerReconciler, type Provisioner } from './provisioner.ts';
-import { deleted, networkOf, referenceReleased, specOrDeletionChanged } from './watches.ts';
+import { IDENTITY_INDEX, byIdentity, deleted, networkOf, referenceReleased, specOrDeletionChanged } from './watches.ts';
 import { workloadController, workloadProvisioner } from './workload.ts';
 
 export const NETWORK_CONTROLLER = 'region-network';
@@ -85,9 +85,9 @@ export function networkProvisioner(
 export function registerNetworkController(
   manager: Manager,
   lookup: ProviderLookup<NetworkProvider>,
-  options: ControllerOptions = {},
-  observe?: RowObserver,
+  { controller: options = {}, observe }: RegistrationOptions = {},
 ): Controller {
+  manager.index(networkType, IDENTITY_INDEX, byIdentity);
   const builder = workloadController(manager, NETWORK_CONTROLLER, networkType, [
     or(specOrDeletionChanged, referenceReleased),
   ]);

@@ -4,7 +4,7 @@
  * provisions once its Identity is Available.
  */
 import type { Client } from '../../kube/client.ts';
-import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
+import type { Controller } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import {
   securityGroupType,
@@ -13,7 +13,8 @@ import {
 } from '../apis/security-group.ts';
 import type { ProviderLookup, SecurityGroupProvider } from '../provider/contract.ts';
 import type { SecurityGroupInput, SecurityGroupRule } from '../provider/inputs.ts';
-import type { RowObserver } from './metrics.ts';
+import type { RegistrationOptions } from './metrics.ts';
+import { IDENTITY_INDEX, byIdentity } from './watches.ts';
 import { ownershipOf } from './ownership.ts';
 import { provisionerReconciler, type Provisioner } from './provisioner.ts';
 import { workloadController, workloadProvisioner } from './workload.ts';
@@ -53,9 +54,9 @@ export function securityGroupProvisioner(
 export function registerSecurityGroupController(
   manager: Manager,
   lookup: ProviderLookup<SecurityGroupProvider>,
-  options: ControllerOptions = {},
-  observe?: RowObserver,
+  { controller: options = {}, observe }: RegistrationOptions = {},
 ): Controller {
+  manager.index(securityGroupType, IDENTITY_INDEX, byIdentity);
   return workloadController(manager, SECURITY_GROUP_CONTROLLER, securityGroupType)
     .withOptions(options)
     .complete(provisionerReconciler(manager, (client) => securityGroupProvisioner(client, lookup), observe));

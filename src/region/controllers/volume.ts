@@ -8,7 +8,7 @@
  */
 import type { Client } from '../../kube/client.ts';
 import { quantityBytes } from '../../kube/quantity.ts';
-import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
+import type { Controller } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import { or } from '../../runtime/predicates.ts';
 import { labels, referencesOf } from '../apis/shared.ts';
@@ -17,9 +17,9 @@ import type { ProviderLookup, VolumeProvider } from '../provider/contract.ts';
 import type { VolumeInput } from '../provider/inputs.ts';
 import { referencesGate } from './decide.ts';
 import { ownershipOf } from './ownership.ts';
-import type { RowObserver } from './metrics.ts';
+import type { RegistrationOptions } from './metrics.ts';
 import { provisionerReconciler, type Provisioner } from './provisioner.ts';
-import { referenceReleased, specOrDeletionChanged } from './watches.ts';
+import { IDENTITY_INDEX, byIdentity, referenceReleased, specOrDeletionChanged } from './watches.ts';
 import { workloadController, workloadProvisioner } from './workload.ts';
 
 export const VOLUME_CONTROLLER = 'region-volume';
@@ -59,13 +59,13 @@ export function volumeProvisioner(
   return { ...workload, holdDeletion: (volume) => Promise.resolve(referencesGate(referencesOf(volume))) };
 }
 
-/** Needs the identity index on Volumes (`manager.index(volumeType, IDENTITY_INDEX, byIdentity)`), as networks do. */
+/** Registers the identity index on Volumes that the identity cascade reads, as networks do. */
 export function registerVolumeController(
   manager: Manager,
   lookup: ProviderLookup<VolumeProvider>,
-  options: ControllerOptions = {},
-  observe?: RowObserver,
+  { controller: options = {}, observe }: RegistrationOptions = {},
 ): Controller {
+  manager.index(volumeType, IDENTITY_INDEX, byIdentity);
   return workloadController(manager, VOLUME_CONTROLLER, volumeType, [or(specOrDeletionChanged, referenceReleased)])
     .withOptions(options)
     .complete(provisionerReconciler(manager, (client) => volumeProvisioner(client, lookup), observe));

@@ -16,7 +16,7 @@
  */
 import { setCondition } from '../../../kube/conditions.ts';
 import { getOptional, type Client } from '../../../kube/client.ts';
-import type { Controller, ControllerOptions } from '../../../runtime/controller.ts';
+import type { Controller } from '../../../runtime/controller.ts';
 import type { Manager } from '../../../runtime/manager.ts';
 import { or } from '../../../runtime/predicates.ts';
 import {
@@ -36,7 +36,7 @@ import { Outcome } from '../../provider/outcome.ts';
 import type { IdentityInput, ServerAddresses, ServerInput } from '../../provider/inputs.ts';
 import { dependencyReasons, RECHECK_MS, type Verdict } from '../decide.ts';
 import { ownershipOf, workloadIdentityOf } from '../ownership.ts';
-import type { RowObserver } from '../metrics.ts';
+import type { RegistrationOptions } from '../metrics.ts';
 import {
   logStopped,
   provisionerReconciler,
@@ -74,11 +74,9 @@ export const SERVER_CONTROLLER = 'region-server';
 export type ServerLifecycle = Pick<ServerProvider, 'createServer' | 'deleteServer' | 'updateServerState'> &
   AttachmentLifecycle;
 
-interface ServerControllerOptions {
+interface ServerControllerOptions extends RegistrationOptions {
   /** Upstream's `--provider-create-max-attempts`. */
   readonly maxCreateAttempts?: number;
-  readonly observe?: RowObserver;
-  readonly controller?: ControllerOptions;
 }
 
 /** The provider's view of a Server, or undefined when a label it needs (owner, region, display name) is missing. */
