@@ -806,7 +806,7 @@ start_ironic() { start_daemon ironic ironic --config-file /etc/ironic/ironic.con
 # openregion's domain-manager policies (deploy/policies/, docs/adr/0010)
 # ---------------------------------------------------------------------------------------------------------
 
-POLICY_SERVICES=(keystone nova neutron cinder glance placement)
+POLICY_SERVICES=(keystone nova neutron cinder glance placement ironic)
 policy_file() { echo "/etc/$1/policy.d/openregion-domain-manager.yaml"; }
 
 # Each service reads <config dir>/policy.d (Keystone: policy_dirs in keystone.conf), and oslo.policy re-reads a
