@@ -1023,11 +1023,11 @@ cmd_status() {
   return "$down"
 }
 
-# Why Nova refused or failed servers: the scheduler's verdicts (it says why at INFO) and every warning and error of
+# Why Nova refused or failed servers (and Octavia its load balancers): the scheduler's verdicts (it says why at INFO) and every warning and error of
 # the services a boot passes through, newest last. .ci/run prints this when a suite on the dev cloud fails.
 cmd_diagnose() {
   local name f
-  for name in nova-scheduler nova-conductor nova-compute nova-api placement neutron-server cinder-volume; do
+  for name in nova-scheduler nova-conductor nova-compute nova-api placement neutron-server cinder-volume octavia-worker; do
     for f in "$LOG/$name.log" "$LOG/$name-uwsgi.log"; do
       [[ -s $f ]] || continue
       printf -- '----- %s: verdicts, warnings and errors (last 15)\n' "$f"
