@@ -10,13 +10,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { getNode, getNodeByInstanceUuid, listNodes, NODE_FIELDS, type Node } from '../../src/openstack/baremetal.ts';
-import { NotFoundError } from '../../src/openstack/errors.ts';
+import { ForbiddenError, NotFoundError } from '../../src/openstack/errors.ts';
 import {
   createProject,
   createUser,
   deleteProject,
   deleteUser,
   ensureRole,
+  findRoleByName,
   grantRole,
 } from '../../src/openstack/identity.ts';
 import {
@@ -163,6 +164,12 @@ describe('baremetal contract (Ironic 1.11)', { skip: cloud === undefined }, () =
     const user = await createUser(region, { name: c.name('bm-tenant'), domain_id: domainId, password });
     cleanup.add(`user ${user.name}`, () => deleteUser(admin, user.id));
     await grantRole(region, { userId: user.id, projectId: project.id, roleId: await ensureRole(admin, 'member') });
+    // The region account cannot hand its Ironic visibility to a tenant: not a role a domain manager may grant.
+    const observer = (await findRoleByName(admin, 'baremetal_observer')) ?? assert.fail('region configure made it');
+    await assert.rejects(
+      grantRole(region, { userId: user.id, projectId: project.id, roleId: observer.id }),
+      ForbiddenError,
+    );
     const scope = { kind: 'project', project: { id: project.id } } as const;
     monitorView = c.sessionFor(c.regionAuth, scope).client('baremetal');
     tenantView = c.sessionFor({ type: 'password', user: { id: user.id }, password }, scope).client('baremetal');
