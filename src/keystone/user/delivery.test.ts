@@ -24,8 +24,7 @@ const push = (h: UserFixture) => h.management.get(pushSecretType, CP_NS, h.names
 
 /** Every list in `value`, by its path: a CRD's lists are atomic unless they say otherwise. */
 function listsOf(value: unknown, path = ''): [string, unknown[]][] {
-  if (Array.isArray(value))
-    return [[path, value], ...value.flatMap((v, i) => listsOf(v, `${path}[${String(i)}]`))];
+  if (Array.isArray(value)) return [[path, value], ...value.flatMap((v, i) => listsOf(v, `${path}[${String(i)}]`))];
   if (typeof value !== 'object' || value === null) return [];
   return Object.entries(value).flatMap(([k, v]) => listsOf(v, `${path}.${k}`));
 }
