@@ -3,7 +3,8 @@
  * (deploy/overlays/keystone-operator) configured to watch the ControlPlane's namespace and one orders namespace,
  * applied as an operator applies it, and `serve` run with the Deployment's args and only the token TokenRequest
  * mints for its ServiceAccount (keystone-operator-fixture.ts). An order in a watched namespace goes to Ready and is
- * torn down; an order in an unwatched namespace is never touched; the token reads no Secret outside the watched
+ * torn down; an order in an unwatched namespace is never touched; a pass over a Ready order that changes nothing
+ * writes nothing (no resourceVersion of the order or a child moves: ADR 0047); the token reads no Secret outside the watched
  * namespaces (a 403, found in the API server's audit log too); a standby that takes over from a SIGKILLed leader
  * re-reads every Ready order without one Keystone or KV write (bench/keystone-failover.ts times it at 1,000 orders);
  * and a replica whose caches cannot list still answers its liveness probe while reporting not Ready. Skipped loudly without the binary or kubectl; a failure under CI.
@@ -186,14 +187,18 @@ if (!hasKubectl) {
           type: 'merge',
           patch: { metadata: { annotations: { 'test.openregion.io/nudge': '1' } } },
         });
-        await eventually('a pass over bob after the nudge', async () => ((await passes()) > quiet ? true : undefined));
-        const after = await settled('passes over bob stop after the nudge');
+        await eventually(
+          'a pass over bob after the nudge',
+          async () => ((await passes()) > quiet ? true : undefined),
+          60_000,
+        );
+        const settledAfter = await settled('passes over bob stop after the nudge');
         const changed = [...(await versions())].filter(([key, version]) =>
           key === `KeystoneUser ${WATCHED}/bob`
             ? version !== nudged.metadata.resourceVersion
             : version !== before.get(key),
         );
-        assert.deepEqual(changed, [], `no write from the ${String(after - quiet)} passes the nudge caused`);
+        assert.deepEqual(changed, [], `no write from the ${String(settledAfter - quiet)} passes the nudge caused`);
       });
 
       it('its token reads no Secret outside the watched namespaces: 403, and the audit log records the refusal', async () => {
