@@ -8,7 +8,7 @@
  * - `POST /_emulator/octavia/loadbalancers/{id}/vip-port` `{"port_id": "…"}`: the VIP moves to a real Neutron port
  *   (its first fixed IP becomes the VIP address). This Octavia invents VIP port ids Neutron has never seen, as a noop
  *   network driver does, so a floating IP cannot be attached there; this stands in for a real network driver's port
- *   (the dev cloud's allowed-address-pairs driver makes it in Neutron, docs/adr/0046-realcloud-seed-fidelity.md).
+ *   (the dev cloud's allowed-address-pairs driver makes it in Neutron, ADR 0046).
  */
 import { controlError } from '../controls.ts';
 import { noContent } from '../http.ts';
