@@ -69,9 +69,14 @@ async function statementsDuring(fn: () => Promise<unknown>): Promise<number> {
   return count;
 }
 
-/** The next event a watch delivers. */
+/** The next event a watch delivers (the store's poll timer is unref'd: a timer of its own keeps the test alive). */
 async function nextEvent(events: AsyncIterable<WatchEvent<KubeObject>>): Promise<WatchEvent<KubeObject>> {
-  for await (const event of events) return event;
+  const alive = setInterval(() => undefined, 1_000);
+  try {
+    for await (const event of events) return event;
+  } finally {
+    clearInterval(alive);
+  }
   throw new Error('the watch ended');
 }
 
