@@ -332,9 +332,13 @@ export class Db {
     const oldBody = oldJson === null ? null : this.#codec.encode(at, oldJson);
     this.#stmts.put.run(resource, ns, stored.metadata.name, uid, rv, body);
     this.#stmts.change.run(rv, resource, ns, stored.metadata.name, type, body, oldBody, this.#now());
-    this.#logged(rv, resource, type, json, oldJson, old === undefined || refsDiffer(old, stored));
-    this.#stmts.refsDel.run(uid);
-    for (const ref of stored.metadata.ownerReferences ?? []) this.#stmts.refAdd.run(ref.uid, uid);
+    const refsChanged = old === undefined || old.metadata.uid !== uid || refsDiffer(old, stored);
+    this.#logged(rv, resource, type, json, oldJson, refsChanged);
+    // A write that keeps the owner references (a status write) leaves their rows as they are.
+    if (refsChanged) {
+      this.#stmts.refsDel.run(uid);
+      for (const ref of stored.metadata.ownerReferences ?? []) this.#stmts.refAdd.run(ref.uid, uid);
+    }
     this.#maybeCompact(rv);
     return stored;
   }
