@@ -8,7 +8,14 @@ import { builtin, compareVersionPriority, qualifiedResource, type ResourceType }
 import { servedVersion, storedCrdSpec, type ServedVersion } from '../schema/crd.ts';
 import type { CrdSpec } from '../schema/types.ts';
 import type { Db } from './db.ts';
-import type { Hub } from './watch.ts';
+
+/** What Kinds needs of the watch hub (watch.ts), named here since the hub already imports this module. */
+interface ChangeFeed {
+  add(listener: {
+    change(c: { readonly resource: string; readonly object: KubeObject }): void;
+    gone(): void;
+  }): () => void;
+}
 
 export interface Kind {
   /** The change log and objects table key: `plural.group`, or `plural` for the core group. */
@@ -34,7 +41,7 @@ export class Kinds {
   constructor(private readonly db: Db) {}
 
   /** Keeps the cache true to the change log (call once, when the hub exists). */
-  follow(hub: Hub): void {
+  follow(hub: ChangeFeed): void {
     hub.add({
       change: (c) => {
         if (c.resource === CRD_RESOURCE) this.#cache.delete(c.object.metadata.name);
