@@ -55,8 +55,18 @@ export async function serverControllerFixture(where: RegionStore = {}): Promise<
   const scheduler = new ManualScheduler(clock);
   await storeAvailableIdentity(w);
   const { log, lines } = capturedLogger();
-  // The controllers log where the provider does: a test reads a pass's lines beside the provider's.
-  const manager = new Manager({ client: w.store, clock, scheduler, log, random: () => 0, resyncMs: 3_600_000 });
+  // The controllers log where the provider does: a test reads a pass's lines beside the provider's. The caches
+  // watch the fixture's namespace alone, so a shared apiserver's leftovers (another run's Servers stuck
+  // Terminating behind their finalizers) never keep this controller busy.
+  const manager = new Manager({
+    client: w.store,
+    clock,
+    scheduler,
+    log,
+    random: () => 0,
+    resyncMs: 3_600_000,
+    namespacesOf: (type) => (type.namespaced ? [w.namespace] : undefined),
+  });
   const calls = new Map<string, number>();
   const rows: string[] = [];
   const observeRow = (row: string) => void rows.push(row);
