@@ -3,7 +3,8 @@
  * (deploy/overlays/keystone-operator) configured to watch the ControlPlane's namespace and one orders namespace,
  * applied as an operator applies it, and `serve` run with the Deployment's args and only the token TokenRequest
  * mints for its ServiceAccount (keystone-operator-fixture.ts). An order in a watched namespace goes to Ready and is
- * torn down; an order in an unwatched namespace is never touched; the token reads no Secret outside the watched
+ * torn down; an order in an unwatched namespace is never touched; a pass over a Ready order that changes nothing
+ * writes nothing (no resourceVersion of the order or a child moves: ADR 0047); the token reads no Secret outside the watched
  * namespaces (a 403, found in the API server's audit log too); a standby that takes over from a SIGKILLed leader
  * re-reads every Ready order without one Keystone or KV write (bench/keystone-failover.ts times it at 1,000 orders);
  * and a replica whose caches cannot list still answers its liveness probe while reporting not Ready. Skipped loudly without the binary or kubectl; a failure under CI.
@@ -13,7 +14,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { keystoneUserType, type KeystoneUser } from '../../src/keystone/apis/index.ts';
+import { keystoneUserType, korcUserType, pushSecretType, type KeystoneUser } from '../../src/keystone/apis/index.ts';
 import { KubeForbiddenError, isKubeNotFound } from '../../src/kube/errors.ts';
 import { builtin } from '../../src/kube/resource-type.ts';
 import { kubectlPresent } from './deploy-fixture.ts';
@@ -21,6 +22,7 @@ import { eventually } from './fixtures.ts';
 import {
   CP_NS,
   identityOf,
+  keystonePasses,
   killLeader,
   logged,
   startNamespacedOperator,
@@ -145,6 +147,58 @@ if (!hasKubectl) {
         const untouched = await cluster.admin.get(keystoneUserType, UNWATCHED, 'mallory');
         assert.deepEqual(untouched.metadata.finalizers ?? [], []);
         assert.equal(untouched.status, undefined);
+      });
+
+      it('a Ready order goes quiet: a pass over it writes nothing, to the order or any child', async () => {
+        const passes = async () => {
+          const figures = await keystonePasses(serve);
+          if (figures === undefined) throw failure(new Error('no /metrics'));
+          return figures.passes;
+        };
+        /** The pass count once it has not grown over 3 polls a second apart (at most 120 polls). */
+        const settled = async (what: string) => {
+          let [last, still] = [await passes(), 0];
+          for (let poll = 0; still < 3; poll++) {
+            if (poll >= 120) throw failure(new Error(`${what}: the passes never stopped (${String(last)})`));
+            await new Promise((resolve) => setTimeout(resolve, 1_000));
+            const now = await passes();
+            [last, still] = [now, now === last ? still + 1 : 0];
+          }
+          return last;
+        };
+        const versions = async () => {
+          const seen = new Map<string, string | undefined>();
+          for (const type of [keystoneUserType, pushSecretType, korcUserType, builtin.secret])
+            for (const namespace of [CP_NS, WATCHED])
+              for (const o of (await cluster.admin.list(type, { namespace })).items)
+                seen.set(`${type.kind} ${namespace}/${o.metadata.name}`, o.metadata.resourceVersion);
+          return seen;
+        };
+        const quiet = await settled('passes over bob stop');
+        const before = await versions();
+        assert.ok(
+          [...before.keys()].some((k) => k.startsWith('PushSecret ')),
+          'bob has its PushSecret',
+        );
+        // Past the second of every write so far: kube-apiserver 1.20 stamps managedFields to the second, and a pass
+        // that applies a child it would change (a default the apply leaves out) then shows as a write (ADR 0047).
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        const nudged = await cluster.admin.patch(keystoneUserType, WATCHED, 'bob', {
+          type: 'merge',
+          patch: { metadata: { annotations: { 'test.openregion.io/nudge': '1' } } },
+        });
+        await eventually(
+          'a pass over bob after the nudge',
+          async () => ((await passes()) > quiet ? true : undefined),
+          60_000,
+        );
+        const settledAfter = await settled('passes over bob stop after the nudge');
+        const changed = [...(await versions())].filter(([key, version]) =>
+          key === `KeystoneUser ${WATCHED}/bob`
+            ? version !== nudged.metadata.resourceVersion
+            : version !== before.get(key),
+        );
+        assert.deepEqual(changed, [], `no write from the ${String(settledAfter - quiet)} passes the nudge caused`);
       });
 
       it('its token reads no Secret outside the watched namespaces: 403, and the audit log records the refusal', async () => {

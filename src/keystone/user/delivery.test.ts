@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
+import { crdNamed, ESO_LINES, esoCrds } from '../../../test/fixtures/third-party-crds/index.ts';
 import { KubeForbiddenError } from '../../kube/errors.ts';
 import { builtin } from '../../kube/resource-type.ts';
+import { applyDefaults } from '../../kube/schema/structural.ts';
+import type { JSONSchemaProps } from '../../kube/schema/types.ts';
 import { silentLogger } from '../../runtime/logger.ts';
 import { controlPlaneType } from '../apis/controlplane.ts';
 import { pushSecretType } from '../apis/eso.ts';
@@ -18,6 +21,23 @@ const PUBLISHED = { services: { keystone: { publicEndpoint: 'https://ks.example/
 const delivery = (h: UserFixture) => h.condition(CONDITION_DELIVERY_READY);
 const delivered = (h: UserFixture) => h.orderClient.get(builtin.secret, NS, `${NAME}-credentials`);
 const push = (h: UserFixture) => h.management.get(pushSecretType, CP_NS, h.names.backup);
+
+/** Every list in `value`, by its path: a CRD's lists are atomic unless they say otherwise. */
+function listsOf(value: unknown, path = ''): [string, unknown[]][] {
+  if (Array.isArray(value)) return [[path, value], ...value.flatMap((v, i) => listsOf(v, `${path}[${String(i)}]`))];
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([k, v]) => listsOf(v, `${path}.${k}`));
+}
+
+/** The spec schema of the real PushSecret CRD at v1alpha1, as one ESO line ships it. */
+function pushSecretSpecSchema(line: (typeof ESO_LINES)[number]): JSONSchemaProps {
+  const crd = crdNamed(esoCrds(line), 'pushsecrets.external-secrets.io') as unknown as {
+    spec: { versions: { name: string; schema: { openAPIV3Schema: JSONSchemaProps } }[] };
+  };
+  const schema = crd.spec.versions.find((v) => v.name === 'v1alpha1')?.schema.openAPIV3Schema.properties?.['spec'];
+  if (schema === undefined) throw new Error(`${line}: no PushSecret v1alpha1 spec schema`);
+  return schema;
+}
 
 /** Passes until the backup is the only thing missing. */
 async function untilBackup(h: UserFixture): Promise<void> {
@@ -54,12 +74,32 @@ describe('Credential delivery', () => {
       secretStoreRefs: [{ name: 'openbao-tenant-store', kind: 'SecretStore' }],
       selector: { secret: { name: h.names.source } },
       data: [
-        { match: { remoteRef: { remoteKey: `openstack/keystone/default/${prefix}/service-accounts/credentials` } } },
+        {
+          match: { remoteRef: { remoteKey: `openstack/keystone/default/${prefix}/service-accounts/credentials` } },
+          conversionStrategy: 'None',
+        },
       ],
     });
     assert.equal(ps.metadata.labels?.['c5c3.io/keystoneuser-cluster'], TARGET);
     assert.equal(ps.metadata.annotations?.[PUSH_SYNCED_BEFORE_ANNOTATION], '');
     assert.equal((await delivery(h))?.reason, 'BackupNotSynced');
+  });
+
+  it('the PushSecret\u2019s lists are applied as both ESO lines\u2019 CRDs store them, defaults filled, so a pass that changes nothing writes nothing', async () => {
+    // An atomic list applied without a field the CRD defaults differs from the stored one on every pass, and
+    // kube-apiserver before 1.24 records each such apply as a write (ADR 0047): an endless pass loop over Ready orders.
+    const h = userFixture({ cluster: TARGET });
+    await h.seedAll({}, PUBLISHED);
+    await untilBackup(h);
+    const { spec } = await push(h);
+    const lists = listsOf(spec);
+    assert.notDeepEqual(lists, []);
+    for (const line of ESO_LINES) {
+      const stored = applyDefaults(spec, pushSecretSpecSchema(line));
+      for (const [path, list] of listsOf(stored)) {
+        assert.deepEqual(list, lists.find(([p]) => p === path)?.[1], `${line}: spec${path} as applied`);
+      }
+    }
   });
 
   it('Delivered: the Secret beside the order, controlled by it, with the clouds.yaml and the password', async () => {

@@ -96,7 +96,10 @@ export async function deliverCredentials(pass: PassContext, generation: number):
       deletionPolicy: 'Delete',
       secretStoreRefs: [{ name: plane.store.name, kind: plane.store.kind }],
       selector: { secret: { name: names.source } },
-      data: [{ match: { remoteRef: { remoteKey } } }],
+      // ESO's CRDs default conversionStrategy, and spec.data is an atomic list: applied without it, the list differs
+      // from the stored one, which kube-apiserver before 1.24 answers with a write of the managedFields time alone,
+      // a watch event, another pass and another apply, for as long as the passes are a second apart (ADR 0047).
+      data: [{ match: { remoteRef: { remoteKey } }, conversionStrategy: 'None' }],
     },
   });
   if (!pushFresh(pushed, hash)) {
