@@ -2,7 +2,7 @@
  * The client a reconcile pass reads through: gets of kinds an informer holds are answered from it, as
  * controller-runtime's cached client answers them, so a pass over a converged object costs no API server request;
  * lists (which decide cascades and claims) and every write go to the API server. At 1,000 servers on kube-apiserver
- * the live reads were 21.9 requests a server (docs/adr/0047-reconcile-reads-from-informer-caches.md).
+ * the live reads were 21.9 requests a server (docs/adr/0048-reconcile-reads-from-informer-caches.md).
  *
  * An informer lags the API server, so this client keeps the rules that make a lagging answer harmless:
  *

@@ -7,8 +7,8 @@
  *
  * Where an informer holds the kind (`serve` and `up`), the count is the informer's objects of the organization plus
  * the creates this process made that it has not shown yet, so a create lists nothing (two lists of the
- * organization's objects per create were quadratic in the fleet on kube-apiserver; docs/adr/0047-reconcile-reads-from-informer-caches.md).
- * Otherwise it is the store's.
+ * organization's objects per create were quadratic in the fleet on kube-apiserver;
+ * docs/adr/0048-reconcile-reads-from-informer-caches.md). Otherwise it is the store's.
  */
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
