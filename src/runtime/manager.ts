@@ -102,8 +102,8 @@ export class Manager implements CacheSource {
   readonly #recorders = new Map<string, { readonly client: Client; readonly recorder: EventRecorder }>();
   readonly #provider: KubeconfigSecretProvider | undefined;
   readonly #elector: LeaderElector | undefined;
-  /** Informers besides the manager's own that the cached client reads (the region registry's). */
-  readonly #readSources: CacheSource[] = [];
+  /** What the cached client reads: the manager's caches, then other informers (`readsFrom`; the region registry's). */
+  readonly #readSources: CacheSource[] = [this];
   #cachedClient: CachedClient | undefined;
   #unsubscribe: (() => void) | undefined;
   #started = false;
@@ -308,7 +308,8 @@ export class Manager implements CacheSource {
   cachedClient(cluster: string): Client | undefined {
     const client = this.client(cluster);
     if (client === undefined || cluster !== MANAGEMENT_CLUSTER) return client;
-    this.#cachedClient ??= new CachedClient(client, [this, ...this.#readSources]);
+    // The array itself, so a source added after this call is read too.
+    this.#cachedClient ??= new CachedClient(client, this.#readSources);
     return this.#cachedClient;
   }
 
