@@ -84,7 +84,11 @@ export class IdentityRecords {
     identity: IdentityInput,
     source: IdentitySecretSource,
   ): Promise<{ record: OpenstackIdentity; secrets: RecordSecrets }> {
-    let record = await this.get(identity.id);
+    // A secret is made only where the API server's record has none: one made where a lagging cache lacked it would
+    // replace, through the merge patch, the secret the project's resources were made with.
+    let record = await this.#complete(identity.id, (r) =>
+      Boolean(r.spec.password && r.spec.applicationCredentialSecret && r.spec.sshPrivateKey),
+    );
     const missing: Partial<OpenstackIdentitySpec> = {
       ...(record?.spec.password ? {} : { password: source.password() }),
       ...(record?.spec.applicationCredentialSecret
