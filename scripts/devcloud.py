@@ -5,11 +5,15 @@
                                           own domain, project and user come from `openregion region configure`)
     python3 scripts/devcloud.py smoke     boot one server and delete it: the cloud is up when Nova can place and
                                           build a server, which comes after every API answers
+    python3 scripts/devcloud.py octavia FILE   what Octavia's worker needs to build amphorae in Nova (a management
+                                          network, a private flavor, an image tagged `amphora`, unlimited quotas in
+                                          the service project); writes the worker's config fragment naming them
 
 Every step looks its object up by name first, so both commands can run any number of times.
 The seed names are a contract: change them only together with the tests that use them.
 """
 
+import os
 import sys
 import time
 
@@ -284,6 +288,74 @@ def seed(sess):
     seed_volume_types(Api(sess, "volumev3"))
 
 
+# ---------------------------------------------------------------------------------------------- octavia
+
+# Octavia's allowed-address-pairs network driver plugs each load balancer's VIP into its amphora through Nova (an
+# interface attach of the VRRP port), so the amphora must be a real Nova server: the fake virt driver boots it, and
+# the no-op amphora driver never talks to it. Everything here belongs to the service project, where Octavia's own
+# user works, and stays out of the tenants' view (a private flavor and image, a network nobody else sees).
+AMPHORA_FLAVOR_ID = "devcloud-amphora"
+AMPHORA_NAME = "octavia-amphora"
+AMPHORA_TAG = "amphora"
+MGMT_NETWORK = "octavia-lb-mgmt"
+MGMT_CIDR = "172.31.255.0/24"
+
+
+def octavia(sess, path):
+    kc = ks_client.Client(session=sess, interface="public")
+    service = project(kc, "service", kc.domains.get("default"))
+    nova = Api(sess, "compute", {"OpenStack-API-Version": "compute 2.90"})
+    neutron = Api(sess, "network")
+    glance = Api(sess, "image")
+
+    flavor = nova.call("GET", f"/flavors/{AMPHORA_FLAVOR_ID}", raise_exc=False)
+    if flavor.status_code == 404:
+        body = {"flavor": {"name": AMPHORA_NAME, "id": AMPHORA_FLAVOR_ID, "vcpus": 1, "ram": 64, "disk": 1,
+                           "os-flavor-access:is_public": False}}
+        nova.post("/flavors", body)
+        log(f"flavor {AMPHORA_NAME} ({AMPHORA_FLAVOR_ID}) created")
+    access = nova.get(f"/flavors/{AMPHORA_FLAVOR_ID}/os-flavor-access")["flavor_access"]
+    if not any(a["tenant_id"] == service.id for a in access):
+        nova.post(f"/flavors/{AMPHORA_FLAVOR_ID}/action", {"addTenantAccess": {"tenant": service.id}})
+
+    img = only(glance.get(f"/v2/images?name={AMPHORA_NAME}&owner={service.id}")["images"], AMPHORA_NAME, "image")
+    if img is None:
+        body = {"name": AMPHORA_NAME, "disk_format": "raw", "container_format": "bare", "visibility": "private",
+                "owner": service.id, "tags": [AMPHORA_TAG]}
+        img = glance.post("/v2/images", body)
+        log(f"image {AMPHORA_NAME} created")
+    if img["status"] == "queued":
+        glance.call("PUT", f"/v2/images/{img['id']}/file", data=b"openregion devcloud amphora\n" * 128,
+                    headers={"Content-Type": "application/octet-stream"})
+
+    net = only(neutron.get(f"/v2.0/networks?name={MGMT_NETWORK}")["networks"], MGMT_NETWORK, "network")
+    if net is None:
+        net = neutron.post("/v2.0/networks", {"network": {"name": MGMT_NETWORK, "project_id": service.id}})["network"]
+        log(f"network {MGMT_NETWORK} created")
+    if only(neutron.get(f"/v2.0/subnets?name={MGMT_NETWORK}")["subnets"], MGMT_NETWORK, "subnet") is None:
+        body = {"subnet": {"name": MGMT_NETWORK, "network_id": net["id"], "ip_version": 4, "cidr": MGMT_CIDR,
+                           "project_id": service.id}}
+        neutron.post("/v2.0/subnets", body)
+
+    # One amphora server, one VRRP port and one security group per load balancer, in the service project: a suite
+    # that leaks load balancers must not make the next one fail on Nova's or Neutron's default quotas.
+    nova.call("PUT", f"/os-quota-sets/{service.id}", json={"quota_set": {
+        "instances": -1, "cores": -1, "ram": -1, "server_groups": -1}})
+    neutron.call("PUT", f"/v2.0/quotas/{service.id}", json={"quota": {
+        "network": -1, "subnet": -1, "port": -1, "security_group": -1, "security_group_rule": -1}})
+
+    with open(path + ".tmp", "w") as f:
+        f.write(f"""# devcloud: written by scripts/devcloud.py octavia (the service project's objects)
+[controller_worker]
+amp_boot_network_list = {net['id']}
+amp_flavor_id = {AMPHORA_FLAVOR_ID}
+amp_image_tag = {AMPHORA_TAG}
+amp_image_owner_id = {service.id}
+""")
+    os.replace(path + ".tmp", path)
+    log(f"octavia: amphorae boot {AMPHORA_FLAVOR_ID} from the image tagged {AMPHORA_TAG} on {MGMT_NETWORK} ({net['id']})")
+
+
 # ---------------------------------------------------------------------------------------------- smoke
 
 SMOKE_NAME = "devcloud-smoke"
@@ -340,9 +412,12 @@ def smoke_delete(nova, server_id, deadline):
 
 
 def main(argv):
+    if len(argv) == 3 and argv[1] == "octavia":
+        octavia(admin_session(), argv[2])
+        return
     commands = {"catalog": catalog, "seed": seed, "smoke": smoke}
     if len(argv) != 2 or argv[1] not in commands:
-        raise SystemExit("usage: devcloud.py catalog|seed|smoke")
+        raise SystemExit("usage: devcloud.py catalog|seed|smoke|octavia FILE")
     commands[argv[1]](admin_session())
 
 

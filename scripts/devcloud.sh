@@ -644,13 +644,29 @@ start_cinder() {
 }
 
 # ---------------------------------------------------------------------------------------------------------
-# Octavia (uwsgi API 9876 + worker; amphora provider with every back end a no-op)
+# Octavia (uwsgi API 9876 + worker): amphora provider, no-op amphora driver, Nova compute, allowed-address-pairs
 # ---------------------------------------------------------------------------------------------------------
+
+# The network driver is the real one (allowed_address_pairs_driver), so each load balancer's VIP is a Neutron port in
+# the tenant's project (a floating IP can point at it) and its security group is real. That driver plugs the VIP's
+# VRRP port into the amphora by a Nova interface attach and reads the interface Nova returns, which the no-op
+# compute driver does not give (its attach returns None: the load balancer goes ERROR). So amphorae are real Nova
+# servers of the fake virt driver (a few seconds each, in the service project), and only the amphora driver, which
+# would talk to an agent inside the amphora, stays a no-op. The management network, flavor and image the worker
+# needs exist only once Neutron, Nova and Glance answer: `devcloud.py octavia` makes them after the seed and writes
+# the worker's second config file, so the worker starts last.
+OCTAVIA_AMPHORA_CONF=$STATE/octavia/amphora.conf
+
+# Replace a file only when its content changes, so its mtime says when a running daemon's config went stale.
+write_if_changed() { # file (content on stdin)
+  cat >"$1.new"
+  if cmp -s "$1.new" "$1"; then rm -f "$1.new"; else mv "$1.new" "$1"; fi
+}
 
 setup_octavia() {
   local certs=$STATE/octavia/certs
   mkdir -p "$certs" "$STATE/octavia/lock"
-  # CertComputeCreate reads the client CA even with the noop compute driver; without one the first load
+  # CertComputeCreate reads the client CA (and puts it on the amphora's config drive); without one the first load
   # balancer goes to ERROR (FileNotFoundError). A throwaway CA serves every CA/cert option.
   [[ -s $certs/ca.pem ]] || openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj /CN=devcloud-octavia-ca \
     -keyout "$certs/ca.key" -out "$certs/ca.pem"
@@ -662,19 +678,19 @@ transport_url = $RABBIT_URL
 bind_host = 127.0.0.1
 bind_port = 9876
 auth_strategy = keystone
-enabled_provider_drivers = amphora:The Octavia Amphora driver (noop backends),noop_driver:NoOp provider driver
+enabled_provider_drivers = amphora:The Octavia Amphora driver (noop amphora agent),noop_driver:NoOp provider driver
 default_provider_driver = amphora
 [controller_worker]
 amphora_driver = amphora_noop_driver
-compute_driver = compute_noop_driver
-network_driver = network_noop_driver
+compute_driver = compute_nova_driver
+network_driver = allowed_address_pairs_driver
 volume_driver = volume_noop_driver
-image_driver = image_noop_driver
+image_driver = image_glance_driver
 loadbalancer_topology = SINGLE
 workers = 1
-amp_image_tag = amphora
-amp_flavor_id = 1
-amp_boot_network_list = 00000000-0000-0000-0000-000000000000
+# The fake virt driver boots in seconds: poll Nova every second (Octavia's default is every 10 s), for 5 minutes.
+amp_active_wait_sec = 1
+amp_active_retries = 300
 client_ca = $certs/ca.pem
 [task_flow]
 jobboard_enabled = False
@@ -691,16 +707,50 @@ EOF
     common_sections octavia octavia
     authtoken octavia
     service_auth octavia service_auth
-  } >/etc/octavia/octavia.conf
+  } | write_if_changed /etc/octavia/octavia.conf
   create_db octavia
   if ! synced octavia octavia; then
     octavia-db-manage --config-file /etc/octavia/octavia.conf upgrade head
     mark_synced octavia
   fi
 }
+
+# A daemon still running from before its config changed (a dev cloud brought up by an older version of this
+# script) is stopped here, so the start that follows runs it with the new config. Nothing else is restarted.
+restart_if_stale() { # name config...
+  local name=$1 f
+  shift
+  alive "$name" || return 0
+  for f in "$@"; do
+    if [[ $f -nt $RUN/$name.pid ]]; then
+      log "$name: $f changed since it started; restarting it"
+      stop_pids "$(pid_of "$name")"
+      rm -f "$RUN/$name.pid"
+      return 0
+    fi
+  done
+}
+
 start_octavia() {
+  restart_if_stale octavia-api /etc/octavia/octavia.conf
   start_uwsgi octavia-api 9876 /usr/bin/octavia-wsgi
-  start_daemon octavia-worker octavia-worker --config-file /etc/octavia/octavia.conf --log-file "$LOG/octavia-worker.log"
+}
+
+# After the seed: the service project's management network, flavor and image (devcloud.py octavia), then the worker.
+setup_octavia_amphorae() {
+  [[ -s $OCTAVIA_AMPHORA_CONF ]] && return 0
+  python3 "$SCRIPT_DIR/devcloud.py" octavia "$OCTAVIA_AMPHORA_CONF"
+}
+start_octavia_worker() {
+  restart_if_stale octavia-worker /etc/octavia/octavia.conf "$OCTAVIA_AMPHORA_CONF"
+  start_daemon octavia-worker octavia-worker --config-file /etc/octavia/octavia.conf \
+    --config-file "$OCTAVIA_AMPHORA_CONF" --log-file "$LOG/octavia-worker.log"
+}
+# The running Octavia daemons were started with today's config files.
+octavia_current() {
+  [[ -s $OCTAVIA_AMPHORA_CONF ]] && grep -q '^network_driver = allowed_address_pairs_driver$' /etc/octavia/octavia.conf &&
+    [[ ! /etc/octavia/octavia.conf -nt $RUN/octavia-api.pid && ! /etc/octavia/octavia.conf -nt $RUN/octavia-worker.pid &&
+      ! $OCTAVIA_AMPHORA_CONF -nt $RUN/octavia-worker.pid ]]
 }
 
 # ---------------------------------------------------------------------------------------------------------
@@ -756,7 +806,7 @@ start_ironic() { start_daemon ironic ironic --config-file /etc/ironic/ironic.con
 # openregion's domain-manager policies (deploy/policies/, docs/adr/0010)
 # ---------------------------------------------------------------------------------------------------------
 
-POLICY_SERVICES=(keystone nova neutron cinder glance placement)
+POLICY_SERVICES=(keystone nova neutron cinder glance placement ironic)
 policy_file() { echo "/etc/$1/policy.d/openregion-domain-manager.yaml"; }
 
 # Each service reads <config dir>/policy.d (Keystone: policy_dirs in keystone.conf), and oslo.policy re-reads a
@@ -840,7 +890,7 @@ configure_region() {
 # Healthy: every pid file alive, every API answers, MariaDB and RabbitMQ up, seed done.
 healthy() {
   local name
-  mariadb_up && rabbit_alive && policies_installed || return 1
+  mariadb_up && rabbit_alive && policies_installed && octavia_current || return 1
   [[ -f $STATE/.seeded && -f $STATE/clouds.yaml && -s $STATE/region.env ]] || return 1
   for name in "${DAEMONS[@]}"; do
     alive "$name" || return 1
@@ -869,10 +919,15 @@ cmd_up() {
   for svc in "${others[@]}"; do "start_$svc"; done
   local name
   for name in "${!API_PORT[@]}"; do wait_api "$name"; done
-  for name in "${DAEMONS[@]}"; do alive "$name" || fail "$name" "process exited"; done
+  for name in "${DAEMONS[@]}"; do
+    [[ $name == octavia-worker ]] || alive "$name" || fail "$name" "process exited"
+  done
   map_compute_host
   step seed seed
+  step octavia-amphorae setup_octavia_amphorae
+  start_octavia_worker
   smoke_boot
+  alive octavia-worker || fail octavia-worker "process exited"
   write_clouds_yaml
   step region configure_region
   log "devcloud up: ${#DAEMONS[@]} daemons + MariaDB + RabbitMQ; credentials in $STATE/clouds.yaml"
@@ -968,11 +1023,11 @@ cmd_status() {
   return "$down"
 }
 
-# Why Nova refused or failed servers: the scheduler's verdicts (it says why at INFO) and every warning and error of
+# Why Nova refused or failed servers (and Octavia its load balancers): the scheduler's verdicts (it says why at INFO) and every warning and error of
 # the services a boot passes through, newest last. .ci/run prints this when a suite on the dev cloud fails.
 cmd_diagnose() {
   local name f
-  for name in nova-scheduler nova-conductor nova-compute nova-api placement neutron-server cinder-volume; do
+  for name in nova-scheduler nova-conductor nova-compute nova-api placement neutron-server cinder-volume octavia-worker; do
     for f in "$LOG/$name.log" "$LOG/$name-uwsgi.log"; do
       [[ -s $f ]] || continue
       printf -- '----- %s: verdicts, warnings and errors (last 15)\n' "$f"

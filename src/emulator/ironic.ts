@@ -159,7 +159,10 @@ class Ironic implements EmulatedService {
     return view;
   }
 
-  /** Admin, the baremetal roles, or a system-scoped reader see every node; a project reader its own and leased. */
+  /**
+   * Admin, the baremetal roles (baremetal_observer: deploy/policies/ironic.yaml, which the region account holds), or
+   * a system-scoped reader see every node; a project reader its own and leased.
+   */
   #sees(auth: AuthContext, n: Node): boolean {
     if (isAdmin(auth) || hasRole(auth, 'baremetal_admin') || hasRole(auth, 'baremetal_observer')) return true;
     if (auth.system && hasRole(auth, 'reader')) return true;

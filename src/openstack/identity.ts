@@ -359,7 +359,7 @@ export async function findRoleByName(
   return exactlyNamed(await listRoles(identity, { name, domainId }, options), name, 'keystone role');
 }
 
-async function createRole(identity: IdentityClient, role: { readonly name: string }): Promise<Role> {
+export async function createRole(identity: IdentityClient, role: { readonly name: string }): Promise<Role> {
   return requestEnveloped<Role>(identity, 'role', { method: 'POST', path: '/roles', body: { role } });
 }
 

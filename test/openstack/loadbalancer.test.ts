@@ -1,7 +1,8 @@
 /**
  * Octavia contract: the load balancer topology the region reconciles (load balancer, listeners, pools, members,
  * health monitors), the provisioning states its reconcile table keys off, and API version discovery, checked
- * against the real Octavia 11 (amphora provider with noop back ends: operating_status stays OFFLINE).
+ * against the real Octavia 11 (amphora provider with a no-op amphora driver, so operating_status stays OFFLINE; the
+ * dev cloud's amphorae are fake-virt Nova servers and its network driver is allowed-address-pairs).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

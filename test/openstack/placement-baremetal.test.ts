@@ -1,13 +1,25 @@
 /**
  * Contract: Placement (placement.ts, microversion 1.22) and Ironic (baremetal.ts, microversion 1.11) against a
  * real cloud. The fixtures (resource providers with inventory and traits, a fake-hardware node) are admin-only and
- * made with raw requests; the queries go through the client.
+ * made with raw requests; the queries go through the client. The monitor's Ironic lookup runs as it does in the
+ * service: the registered region credential scoped to an identity project of its domain, which sees every node only
+ * through deploy/policies/ironic.yaml and the `baremetal_observer` role `region configure` grants (a tenant of the
+ * same project, without that role, sees none).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { getNode, getNodeByInstanceUuid, listNodes, NODE_FIELDS, type Node } from '../../src/openstack/baremetal.ts';
-import { NotFoundError } from '../../src/openstack/errors.ts';
+import { ForbiddenError, NotFoundError } from '../../src/openstack/errors.ts';
+import {
+  createProject,
+  createUser,
+  deleteProject,
+  deleteUser,
+  ensureRole,
+  findRoleByName,
+  grantRole,
+} from '../../src/openstack/identity.ts';
 import {
   getResourceProviderTraits,
   listResourceProviders,
@@ -131,11 +143,36 @@ describe('baremetal contract (Ironic 1.11)', { skip: cloud === undefined }, () =
   const c = cloud as NonNullable<typeof cloud>;
   const cleanup = new Cleanup();
   let ironic: ServiceClient<'baremetal', 'project'>;
+  /** The region credential scoped to an identity project of its domain: the monitor's privileged client. */
+  let monitorView: ServiceClient<'baremetal', 'project'>;
+  /** A tenant user with `member` in that same project: what the project itself may see. */
+  let tenantView: ServiceClient<'baremetal', 'project'>;
   let node: Node;
   const instanceUuid = randomUUID();
 
   before(async () => {
     ironic = c.admin.client('baremetal');
+    const admin = c.admin.client('identity');
+    const region = c.region.client('identity');
+    const token = await c.region.token();
+    assert.ok(!token.roles.some((r) => r.name === 'admin'), 'the region credential is not an admin');
+    const domainId = token.domain?.id ?? assert.fail('a domain-scoped region token');
+    // As the region service makes an identity's project and user: the region account, in its own domain.
+    const project = await createProject(region, { name: c.name('bm-identity'), domain_id: domainId });
+    cleanup.add(`project ${project.name}`, () => deleteProject(admin, project.id));
+    const password = 'ct-Secret-1';
+    const user = await createUser(region, { name: c.name('bm-tenant'), domain_id: domainId, password });
+    cleanup.add(`user ${user.name}`, () => deleteUser(admin, user.id));
+    await grantRole(region, { userId: user.id, projectId: project.id, roleId: await ensureRole(admin, 'member') });
+    // The region account cannot hand its Ironic visibility to a tenant: not a role a domain manager may grant.
+    const observer = (await findRoleByName(admin, 'baremetal_observer')) ?? assert.fail('region configure made it');
+    await assert.rejects(
+      grantRole(region, { userId: user.id, projectId: project.id, roleId: observer.id }),
+      ForbiddenError,
+    );
+    const scope = { kind: 'project', project: { id: project.id } } as const;
+    monitorView = c.sessionFor(c.regionAuth, scope).client('baremetal');
+    tenantView = c.sessionFor({ type: 'password', user: { id: user.id }, password }, scope).client('baremetal');
     const name = c.name('node');
     const { body } = await ironic.request<Node>({
       method: 'POST',
@@ -227,9 +264,9 @@ describe('baremetal contract (Ironic 1.11)', { skip: cloud === undefined }, () =
   // builds settle in about 4 s with nothing that can hold one in BUILD. The read the monitor makes (the node by
   // instance uuid) and its mapping are exercised below on a fake-hardware node driven through its provision states;
   // the monitor's own path, Nova BUILD included, runs on the emulator (src/region/monitor/server.test.ts).
-  it('the monitor reads Queued while the node waits (enroll, manageable, available) and Building once deployed', async () => {
+  it('the monitor, with the region credential, reads Queued while the node waits (enroll, manageable, available) and Building once deployed', async () => {
     const phase = async () => {
-      const found = await getNodeByInstanceUuid(ironic, instanceUuid);
+      const found = await getNodeByInstanceUuid(monitorView, instanceUuid);
       const lookup =
         found === undefined
           ? ({ kind: 'absent' } as const)
@@ -280,7 +317,14 @@ describe('baremetal contract (Ironic 1.11)', { skip: cloud === undefined }, () =
       { state: 'available', active: 'Queued' },
       { state: 'active', active: 'Building' },
     ]);
-    const none = await getNodeByInstanceUuid(ironic, randomUUID());
+    const none = await getNodeByInstanceUuid(monitorView, randomUUID());
     assert.equal(none, undefined, 'no node yet reads as absent, which the monitor maps to Queued');
+    // Narrow: the project's own tenant sees no node it does not own, deployed or not (Zed's project filter).
+    assert.equal(await getNodeByInstanceUuid(tenantView, instanceUuid), undefined);
+    assert.deepEqual(
+      (await getNodeByInstanceUuid(ironic, instanceUuid))?.provision_state,
+      'active',
+      'the node is there for those who may see it',
+    );
   });
 });

@@ -4,20 +4,21 @@
  * create with two listeners and a public IP → change members and a monitor threshold → remove a listener →
  * delete, leaving nothing behind (listed as admin).
  *
- * The public IP: Octavia's noop network driver (the dev cloud runs it, and the emulator follows it) invents the VIP
- * port id, a port Neutron has never seen, so Neutron answers the floating IP create with 404. On the emulator the
- * test moves the VIP to a real Neutron port first (its control API, standing in for a real network driver) and the
- * floating IP is made and removed; on the dev cloud the test asserts the 404 as a not-found error and carries on
- * without a public IP. Runs on the dev cloud and, with OPENREGION_CONTRACT_TARGET=emulator, on the emulator.
+ * The public IP: the dev cloud's Octavia runs the allowed-address-pairs network driver (scripts/devcloud.sh), so the
+ * VIP is a real Neutron port in the identity's project, the floating IP points at it, the delete removes the floating
+ * IP while the load balancer still stands and only then asks for the cascade, and Octavia removes the VIP port with
+ * the load balancer. The emulator's Octavia invents the VIP port id as a noop network driver does; there the test
+ * moves the VIP to a real Neutron port first (its control API, standing in for a real network driver) and removes
+ * that port itself. Runs on the dev cloud and, with OPENREGION_CONTRACT_TARGET=emulator, on the emulator.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { EmbeddedStore } from '../../src/kube/embedded/store.ts';
+import { NotFoundError } from '../../src/openstack/errors.ts';
 import * as octavia from '../../src/openstack/loadbalancer.ts';
 import * as neutron from '../../src/openstack/network.ts';
 import { openstackIdentityType } from '../../src/region/apis/index.ts';
-import { ResourceNotFoundError } from '../../src/region/provider/errors.ts';
 import type {
   IdentityInput,
   LoadBalancerInput,
@@ -166,9 +167,12 @@ describe(
       if (cloudTarget === 'emulator') {
         await realVipPort(lb);
       } else {
-        // The noop network driver's VIP port is not in Neutron: the floating IP create is a 404, a not-found error.
-        await assert.rejects((await lbProvider()).createLoadBalancer(ctx, identity, spec), ResourceNotFoundError);
-        spec = { ...spec, publicIP: false };
+        // Octavia's network driver made the VIP port in Neutron, in the identity's project.
+        const port = await neutron.getPort(c.admin.client('network'), lb?.vip_port_id ?? '');
+        assert.deepEqual(
+          [port.project_id, port.device_owner, port.fixed_ips.map((ip) => ip.ip_address)],
+          [lb?.project_id, 'Octavia', [lb?.vip_address]],
+        );
       }
       const { outcome } = await converge();
       const realised = (outcome as { value: LoadBalancerRealisation }).value;
@@ -176,13 +180,9 @@ describe(
       assert.equal(found.lbs.length, 1);
       assert.equal(found.lbs[0]?.project_id, found.projectID, 'in the identity project');
       assert.equal(realised.vipAddress, found.lbs[0]?.vip_address);
-      if (cloudTarget === 'emulator') {
-        assert.equal(found.fips.length, 1);
-        assert.equal(found.fips[0]?.port_id, found.lbs[0]?.vip_port_id);
-        assert.equal(realised.publicIP, found.fips[0]?.floating_ip_address);
-      } else {
-        assert.deepEqual(found.fips, []);
-      }
+      assert.equal(found.fips.length, 1);
+      assert.equal(found.fips[0]?.port_id, found.lbs[0]?.vip_port_id);
+      assert.equal(realised.publicIP, found.fips[0]?.floating_ip_address);
       const names = (items: { name: string }[]) => items.map((i) => i.name).sort();
       assert.deepEqual(names(found.listeners), [listenerName(spec.id, 'dns'), listenerName(spec.id, 'http')].sort());
       assert.deepEqual(names(found.pools), [poolName(spec.id, 'dns'), poolName(spec.id, 'http')].sort());
@@ -272,15 +272,33 @@ describe(
     });
 
     it('deletes everything (the floating IP first), leaving nothing behind', async () => {
+      const before = await inCloud();
+      const vipPortID = before.lbs[0]?.vip_port_id ?? '';
+      assert.deepEqual(
+        before.fips.map((f) => f.port_id),
+        [vipPortID],
+      );
+      // The first pass removes the floating IP and nothing else: the load balancer and its VIP port still stand.
+      const first = await (await lbProvider()).deleteLoadBalancer(ctx, identity, spec);
+      assert.deepEqual(first, { kind: 'yield', reason: 'floating IP deleted' });
+      const between = await inCloud();
+      assert.deepEqual(between.fips, []);
+      assert.deepEqual(
+        between.lbs.map((l) => [l.id, l.provisioning_status]),
+        [[before.lbs[0]?.id, 'ACTIVE']],
+      );
+      assert.equal((await neutron.getPort(c.admin.client('network'), vipPortID)).id, vipPortID);
       const { rows } = await until('delete load balancer', async () =>
         (await lbProvider()).deleteLoadBalancer(ctx, identity, spec),
       );
-      if (cloudTarget === 'emulator') assert.equal(rows[0], 'floating IP deleted');
-      assert.ok(rows.includes('cascade delete accepted'), rows.join(', '));
+      assert.equal(rows[0], 'cascade delete accepted', rows.join(', '));
       const now = await inCloud();
       assert.deepEqual([now.lbs, now.listeners, now.pools, now.monitors, now.fips], [[], [], [], [], []]);
       assertPrincipals(now.projectID);
       // A real network driver deletes its VIP port with the load balancer; the emulator's stand-in goes here.
+      if (cloudTarget !== 'emulator') {
+        await assert.rejects(neutron.getPort(c.admin.client('network'), vipPortID), NotFoundError);
+      }
       await removeVipPorts();
       // The network and the identity go too: nothing of the load balancer holds them.
       await until('delete network', async () => (await provider()).deleteNetwork(ctx, identity, network));
@@ -303,9 +321,8 @@ describe(
       const asIdentity = requests.filter((r) => r.caller?.userID === identityUserID);
       assert.ok(asIdentity.filter((r) => r.serviceType === 'load-balancer').length > 20, 'the pass went to Octavia');
       assert.deepEqual([...new Set(asIdentity.map((r) => r.caller?.scope))], [`project:${projectID ?? ''}`]);
-      assert.ok(
-        asIdentity.some((r) => r.method === 'POST' && r.urlTemplate === '/floatingips') || cloudTarget !== 'emulator',
-      );
+      assert.ok(asIdentity.some((r) => r.method === 'POST' && r.urlTemplate === '/floatingips'));
+      assert.ok(asIdentity.some((r) => r.method === 'DELETE' && r.urlTemplate === '/floatingips/{floatingip_id}'));
       const regionCalls = new Set(
         asRegion.map((r) => `${r.caller?.scope ?? ''} ${r.method} ${r.serviceType} ${r.urlTemplate}`),
       );

@@ -6,8 +6,9 @@
  *   member or monitor takes that provisioning status and keeps it (pending work already scheduled is dropped for a
  *   load balancer), until another control or a settled write changes it.
  * - `POST /_emulator/octavia/loadbalancers/{id}/vip-port` `{"port_id": "…"}`: the VIP moves to a real Neutron port
- *   (its first fixed IP becomes the VIP address). The dev cloud's noop network driver invents VIP port ids Neutron
- *   has never seen, so a floating IP cannot be attached there; this stands in for a real network driver's port.
+ *   (its first fixed IP becomes the VIP address). This Octavia invents VIP port ids Neutron has never seen, as a noop
+ *   network driver does, so a floating IP cannot be attached there; this stands in for a real network driver's port
+ *   (the dev cloud's allowed-address-pairs driver makes it in Neutron, ADR 0046).
  */
 import { controlError } from '../controls.ts';
 import { noContent } from '../http.ts';

@@ -35,7 +35,7 @@ export class OctaviaState {
   readonly children = new Map<string, OChild>();
   /** Load balancers per project an admin allowed (`PUT /lbaas/quotas/{project_id}`); absent: unlimited. */
   readonly loadBalancerQuotas = new Map<string, number>();
-  /** The noop network driver's VIPs come from 198.51.100.0/24, as on the dev cloud. */
+  /** VIPs come from 198.51.100.0/24, as a noop network driver's did on the dev cloud before ADR 0046. */
   nextVip = 1;
 
   clear(): void {

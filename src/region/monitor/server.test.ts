@@ -112,13 +112,18 @@ describe('ServerMonitor', () => {
   it('a lost status write does not make the next poll read the fault again', async () => {
     const input = w.input();
     await boot(input);
-    let loseNextStatusWrite = false;
+    // Both the write and its one retry on top of the fresh Server conflict: the poll's write is lost.
+    let loseStatusWrites = 0;
     const client = new Proxy(w.store, {
       get(target, property, receiver) {
-        if (property !== 'update') return Reflect.get(target, property, receiver) as unknown;
+        if (property !== 'update') {
+          const value = Reflect.get(target, property, receiver) as unknown;
+          // The store's methods use its private fields: call them on the store, not on this proxy.
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        }
         return (...args: Parameters<typeof target.update>) => {
-          if (!loseNextStatusWrite) return target.update(...args);
-          loseNextStatusWrite = false;
+          if (loseStatusWrites === 0) return target.update(...args);
+          loseStatusWrites--;
           return Promise.reject(new KubeConflictError('a reconciler wrote first'));
         };
       },
@@ -128,7 +133,7 @@ describe('ServerMonitor', () => {
     await m.poll();
     const [nova] = await w.novaServers(input.name);
     w.emulator.nova.controls.putInError(nova?.id ?? '', 'disk controller on fire');
-    loseNextStatusWrite = true;
+    loseStatusWrites = 2;
     const from = w.transport.requests.length;
     await m.poll();
     assert.deepEqual(since(from), ['GET compute /servers/detail', 'GET compute /servers/{server_id}']);
@@ -137,6 +142,59 @@ describe('ServerMonitor', () => {
     await m.poll();
     assert.deepEqual(since(later), ['GET compute /servers/detail'], 'the fault is read once per ERROR, not per write');
     assert.equal((await get(input)).status?.observed?.errored, true, 'the next poll writes what the lost one saw');
+  });
+
+  // Measured on the dev cloud (test/openstack/region-rebuild-monitor.test.ts): a Server pass that runs on the same
+  // ERROR parks it and writes first; the monitor's write then conflicted and was dropped, the server recovered before
+  // the next poll, nothing observed ever changed, and the park never woke.
+  it('a reconciler write in between: the poll’s ERROR goes on top of it, so recovery later writes (the wake)', async () => {
+    const input = w.input();
+    await boot(input);
+    const { log } = capturedLogger();
+    let interfere = false;
+    const client = new Proxy(w.store, {
+      get(target, property, receiver) {
+        if (property !== 'update') {
+          const value = Reflect.get(target, property, receiver) as unknown;
+          // The store's methods use its private fields: call them on the store, not on this proxy.
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        }
+        return async (...args: Parameters<typeof target.update>) => {
+          if (interfere) {
+            interfere = false;
+            // The reconciler's park lands first, so the monitor's write carries a stale resourceVersion.
+            const now = await target.get(serverType, w.namespace, input.id);
+            const parked = {
+              type: 'Available',
+              status: 'False',
+              reason: 'Errored',
+              message: 'parked',
+              lastTransitionTime: new Date(w.clock.now()).toISOString(),
+            };
+            const conditions = [...(now.status?.conditions ?? []).filter((c) => c.type !== 'Available'), parked];
+            await target.update(serverType, { ...now, status: { ...now.status, conditions } } as never, {
+              subresource: 'status',
+            });
+          }
+          return target.update(...args);
+        };
+      },
+    });
+    const m = monitor(log, undefined, client);
+    await m.poll();
+    const [nova] = await w.novaServers(input.name);
+    w.emulator.nova.controls.putInError(nova?.id ?? '', 'disk controller on fire');
+    interfere = true;
+    const summary = await m.poll();
+    assert.equal(summary.writes, 1);
+    const server = await get(input);
+    assert.equal(server.status?.observed?.errored, true, 'the ERROR is recorded');
+    assert.equal(findCondition(server.status.conditions, 'Healthy')?.reason, 'Errored');
+    assert.equal(findCondition(server.status.conditions, 'Available')?.message, 'parked', 'the reconciler’s stands');
+
+    w.emulator.nova.controls.recover(nova?.id ?? '');
+    assert.equal((await m.poll()).writes, 1, 'the recovery is a change: the observed wake');
+    assert.equal((await get(input)).status?.observed?.errored, false);
   });
 
   it('Ironic only for a baremetal flavor in BUILD, with the privileged client; a failed lookup reads Building', async () => {

@@ -3,8 +3,10 @@
  * scheduler, apart from the controllers. Each poll lists the Servers, groups them by region and identity, and asks each
  * identity's provider once (`pollServers`: one paginated Nova list per identity project, not one call per server). Each
  * server then gets at most one status write per poll, skipped when nothing changed, made against the resourceVersion
- * the poll read, so a reconciler write in between wins and the next poll observes again. An identity's writes are
- * asked for at once, so the store commits them in a few transactions (ADR 0028).
+ * the poll read. A reconciler write in between wins, and this poll's own changes are then put once on top of what it
+ * wrote: the next poll cannot see a transition that is over by then (an ERROR the server left), and a parked server's
+ * only wake back is the monitor's observed write (docs/spec/openstack-provider.md §Image rebuild). An identity's
+ * writes are asked for at once, so the store commits them in a few transactions (ADR 0028).
  *
  * The monitor writes only its own fields (observe.ts); what it writes is the stimulus that wakes the Server
  * controller (controllers/server/watches.ts), never an authorisation.
@@ -111,7 +113,8 @@ export class ServerMonitor {
             if (server === undefined) return Promise.resolve(false);
             if (result.status.observed?.errored === true) this.#seenErrored.add(serverKey(server));
             else this.#seenErrored.delete(serverKey(server));
-            return this.#write(server, result.status);
+            const from = group.polls.find((p) => p.server.id === result.id)?.status;
+            return this.#write(server, from, result.status);
           }),
         );
         writes += written.filter(Boolean).length;
@@ -133,16 +136,31 @@ export class ServerMonitor {
     return { ...status, observed: { ...status?.observed, errored: true } };
   }
 
-  /** The poll's one write of a server, when its status changed; true when written. */
-  async #write(server: Server, status: ServerStatus): Promise<boolean> {
+  /**
+   * The poll's one write of a server, when its status changed; true when written. `from` is the status the poll
+   * started from: on a conflict, what changed since then is put on the Server as it is now, once.
+   */
+  async #write(server: Server, from: ServerStatus | undefined, status: ServerStatus): Promise<boolean> {
     if (isDeepStrictEqual(server.status, status)) return false;
     const log = this.#options.log.child({ server: server.metadata.name });
+    const { client } = this.#options;
     try {
-      await this.#options.client.update(serverType, { ...server, status }, { subresource: 'status' });
+      await client.update(serverType, { ...server, status }, { subresource: 'status' });
     } catch (error) {
-      // A reconciler wrote first, or the Server went: the next poll observes afresh.
-      if (error instanceof KubeConflictError || error instanceof KubeNotFoundError) return false;
-      throw error;
+      // The Server went: nothing to observe.
+      if (error instanceof KubeNotFoundError) return false;
+      if (!(error instanceof KubeConflictError)) throw error;
+      // A reconciler wrote first. Its fields stand; this poll's changes go on top, or a later conflict leaves
+      // them to the next poll.
+      try {
+        const now = await client.get(serverType, server.metadata.namespace, server.metadata.name);
+        const merged = reapplied(now.status, from, status);
+        if (isDeepStrictEqual(now.status, merged)) return false;
+        await client.update(serverType, { ...now, status: merged }, { subresource: 'status' });
+      } catch (again) {
+        if (again instanceof KubeConflictError || again instanceof KubeNotFoundError) return false;
+        throw again;
+      }
     }
     for (const type of ['Active', 'Healthy']) {
       const before = findCondition(server.status?.conditions, type)?.reason;
@@ -151,6 +169,27 @@ export class ServerMonitor {
     }
     return true;
   }
+}
+
+/** `base` with what changed from `from` to `to`: each top-level field, and each condition by type. */
+function reapplied(base: ServerStatus | undefined, from: ServerStatus | undefined, to: ServerStatus): ServerStatus {
+  const before: Record<string, unknown> = { ...from };
+  const after: Record<string, unknown> = { ...to };
+  const changed = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
+    (key) => key !== 'conditions' && !isDeepStrictEqual(before[key], after[key]),
+  );
+  const out = Object.fromEntries([
+    ...Object.entries({ ...base }).filter(([key]) => !changed.includes(key)),
+    ...changed.filter((key) => after[key] !== undefined).map((key) => [key, after[key]] as const),
+  ]);
+  const conditions = [...(base?.conditions ?? [])];
+  for (const condition of to.conditions ?? []) {
+    if (isDeepStrictEqual(findCondition(from?.conditions, condition.type), condition)) continue;
+    const at = conditions.findIndex((c) => c.type === condition.type);
+    if (at === -1) conditions.push(condition);
+    else conditions[at] = condition;
+  }
+  return { ...(out as ServerStatus), conditions };
 }
 
 export function startServerMonitor(options: ServerMonitorOptions): ServerMonitor {

@@ -6,6 +6,7 @@ import { ConfigError, ForbiddenError } from '../../openstack/errors.ts';
 import {
   createProject,
   deleteDomain,
+  findRoleByName,
   listDomains,
   updateDomain,
   type IdentityClient,
@@ -114,6 +115,34 @@ describe('region configure (mode create) against the emulator', () => {
     // and not manager of the domain's neighbours.
     await assert.rejects(createProject(domain.client('identity'), { name: 'x', domain_id: 'default' }), ForbiddenError);
     assert.ok((await projectSession(c, { transport, clock: cloud.clock }).token()).project?.id === c.projectId);
+  });
+
+  it('creates baremetal_observer when the cloud lacks it and grants it inherited: Ironic node visibility', async () => {
+    // deploy/policies/ironic.yaml lets this role list every node; no cloud has it before that policy is installed.
+    const earlier = await findRoleByName(admin, 'baremetal_observer');
+    if (earlier !== undefined) {
+      await admin.request({ method: 'DELETE', path: '/roles/{role_id}', params: { role_id: earlier.id } });
+    }
+    const { credentials: c, changes } = await configureRegion(planFor('staging'), 'pw', deps());
+    assert.ok(changes.includes('created role baremetal_observer'), changes.join('; '));
+    assert.ok(changes.includes('granted baremetal_observer on domain staging, inherited to its projects'));
+    const domain = domainSession(c, { transport, clock: cloud.clock });
+    const made = await createProject(domain.client('identity'), { name: 'identity-bm', domain_id: c.domainId });
+    const inProject = new Session<'project'>({
+      authUrl: c.authUrl,
+      auth: { type: 'password', user: { id: c.userId }, password: c.password },
+      scope: { kind: 'project', project: { id: made.id } },
+      transport,
+      clock: cloud.clock,
+    });
+    assert.ok((await inProject.token()).roles.some((r) => r.name === 'baremetal_observer'));
+    // Not on the domain itself: only project-scoped lookups need it.
+    assert.ok(!(await domain.token()).roles.some((r) => r.name === 'baremetal_observer'));
+    // Other missing roles are still the administrator's to create.
+    await assert.rejects(
+      configureRegion(planFor('staging', { inheritedRoles: ['no-such-role'] }), 'pw', deps()),
+      ConfigError,
+    );
   });
 
   it('keeps a supplied password, and sets it only when it does not already work', async () => {

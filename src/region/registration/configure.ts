@@ -1,7 +1,8 @@
 /**
  * `region configure`, mode create: the provider's Keystone scaffolding for one deployment (`--prefix`) on one
  * cloud. Domain `<prefix>`, project and user `<prefix>-region`, the user's grants on the domain and the project,
- * and `manager` + `member` on the domain inherited to every project of it (docs/adr/0010).
+ * and `manager` + `member` + `baremetal_observer` on the domain inherited to every project of it (docs/adr/0010;
+ * `baremetal_observer` is what deploy/policies/ironic.yaml lets list every bare-metal node, docs/adr/0046).
  *
  * Idempotent: every object is looked up first and written only when missing or different, so a second run with
  * the same password sends no write at all. A supplied password is kept (checked by authenticating, set only when
@@ -11,6 +12,7 @@ import { ConfigError } from '../../openstack/errors.ts';
 import {
   createDomain,
   createProject,
+  createRole,
   createUser,
   findProjectByName,
   findRoleByName,
@@ -40,8 +42,17 @@ interface ConfigurePlan {
 export const DEFAULT_ROLES = {
   domain: ['member', 'load-balancer_member', 'manager'],
   project: ['member', 'manager'],
-  inherited: ['manager', 'member'],
+  // baremetal_observer: the monitor's Ironic lookup (docs/spec/openstack-provider.md §Baremetal progress) lists nodes by
+  // instance UUID with this credential scoped to an identity project, and Zed lets a project see only the nodes it
+  // owns; deploy/policies/ironic.yaml lets this role list them all, and nothing else.
+  inherited: ['manager', 'member', 'baremetal_observer'],
 } as const;
+
+/**
+ * Roles that only the shipped policies (deploy/policies) give a meaning, so a cloud may not have them yet: configure
+ * creates them (as the administrator it runs as) instead of refusing. Every other missing role is an error.
+ */
+const POLICY_ROLES: ReadonlySet<string> = new Set(['baremetal_observer']);
 
 /** The legacy role older clouds' Neutron still requires of tenants. */
 const LEGACY_MEMBER_ROLE = '_member_';
@@ -99,7 +110,11 @@ export async function configureRegion(
   const changes: string[] = [];
   const description = `openregion region provider (${plan.prefix})`;
 
-  const roleIds = await resolveRoles(identity, [...plan.domainRoles, ...plan.projectRoles, ...plan.inheritedRoles]);
+  const roleIds = await resolveRoles(
+    identity,
+    [...plan.domainRoles, ...plan.projectRoles, ...plan.inheritedRoles],
+    changes,
+  );
 
   let domain = exactlyNamed(await listDomains(identity, { name: names.domain }), names.domain, 'keystone domain');
   if (domain === undefined) {
@@ -176,13 +191,20 @@ export async function configureRegion(
   };
 }
 
-async function resolveRoles(identity: IdentityClient, names: readonly string[]): Promise<Map<string, string>> {
+async function resolveRoles(
+  identity: IdentityClient,
+  names: readonly string[],
+  changes: string[],
+): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const missing: string[] = [];
   for (const name of new Set(names)) {
     const role = await findRoleByName(identity, name);
-    if (role === undefined) missing.push(name);
-    else out.set(name, role.id);
+    if (role !== undefined) out.set(name, role.id);
+    else if (POLICY_ROLES.has(name)) {
+      out.set(name, (await createRole(identity, { name })).id);
+      changes.push(`created role ${name}`);
+    } else missing.push(name);
   }
   if (missing.length > 0) {
     throw new ConfigError('roles', `the cloud has no role named ${missing.join(', ')}; an administrator creates it`);

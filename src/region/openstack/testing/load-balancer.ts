@@ -2,8 +2,8 @@
  * The clients fixture (clients.ts: request log, interruption) with what a load balancer needs around it: an
  * identity with its own user holding the roles identity creation grants, a realised region Network in its project,
  * and the loops the load balancer tests share — passes until done (settling Octavia between them, moving the VIP to
- * a real Neutron port when a public IP is asked for: the noop network driver's VIP ports exist nowhere in Neutron,
- * see src/emulator/octavia/controls.ts), deletes until gone, and what Octavia holds, read as admin.
+ * a real Neutron port when a public IP is asked for: the emulator's VIP ports, a noop network driver's, exist nowhere
+ * in Neutron, see src/emulator/octavia/controls.ts), deletes until gone, and what Octavia holds, read as admin.
  */
 import assert from 'node:assert/strict';
 import { createUser, ensureRole, grantRole } from '../../../openstack/identity.ts';
