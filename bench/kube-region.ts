@@ -20,6 +20,7 @@ import { DEV_AUDIENCE, DEV_ISSUER, generateDevKeyPair, signDevToken } from '../s
 import { systemClock } from '../src/util/clock.ts';
 import { freePort, mintToken, tokenKubeconfig } from '../test/kube/deploy-fixture.ts';
 import { installRegionCrds } from '../test/kube/fixtures.ts';
+import { configureAndRegister, forceDeregister } from '../test/kube/region-setup.ts';
 import { RemoteEmulator } from './emulator-process.ts';
 import type { BenchApiserver } from './kube-apiserver.ts';
 import { waitUntil, type BenchSystem, type Read } from './system.ts';
@@ -123,17 +124,9 @@ export async function startKubeRegion(
       await replica.exited;
     }
     if (regionId !== '')
-      await openregion([
-        'region',
-        'deregister',
-        '--region-id',
-        regionId,
-        '--namespace',
-        namespace,
-        '--kubeconfig',
-        apiserver.kubeconfigPath,
-        '--force',
-      ]).catch(() => undefined);
+      await forceDeregister(openregion, { regionId, namespace, kubeconfig: apiserver.kubeconfigPath }).catch(
+        () => undefined,
+      );
     for (const replica of replicas)
       await cluster.delete(clusterRoleBinding, undefined, `${namespace}-${replica.name}`).catch(() => undefined);
     await cluster.delete(builtin.namespace, undefined, namespace).catch(() => undefined);
@@ -142,29 +135,16 @@ export async function startKubeRegion(
   };
   try {
     await installRegionCrds(cluster);
-    const env = { OS_CLIENT_CONFIG_FILE: cloudsYaml };
-    const providerEnv = join(dir, 'region.env');
-    await openregion(
-      ['region', 'configure', '--prefix', `b${run}`, '--provider-env', providerEnv, '--os-cloud', 'bench'],
-      env,
-    );
-    const registered = await openregion([
-      'region',
-      'register',
-      '--provider-env',
-      providerEnv,
-      '--name',
+    ({ regionId } = await configureAndRegister(openregion, {
+      prefix: `b${run}`,
+      providerEnv: join(dir, 'region.env'),
+      osCloud: 'bench',
+      env: { OS_CLIENT_CONFIG_FILE: cloudsYaml },
+      name: namespace,
       namespace,
-      '--namespace',
-      namespace,
-      '--kubeconfig',
-      apiserver.kubeconfigPath,
-      '--create-secret',
-      '--organization-id',
+      kubeconfig: apiserver.kubeconfigPath,
       organization,
-    ]);
-    regionId = /region ([0-9a-f-]{36}) \(/.exec(registered)?.[1] ?? '';
-    if (regionId === '') throw new Error(`region register: ${registered}`);
+    }));
   } catch (error) {
     await stop();
     throw error;

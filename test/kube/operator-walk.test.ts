@@ -60,6 +60,7 @@ import { cloudsFile, contractCloud } from '../openstack/cloud.ts';
 import { setUpExternalControlPlane } from './control-plane-fixture.ts';
 import { freePort } from './deploy-fixture.ts';
 import { eventually } from './fixtures.ts';
+import { configureAndRegister } from './region-setup.ts';
 import { startPrivateApiServer, type PrivateApiServer } from './keystone-clusters.ts';
 import { withRealApiServer } from './real-apiserver.ts';
 import { DEV_AUDIENCE, DEV_ISSUER } from '../../src/region/http/dev-token.ts';
@@ -152,40 +153,22 @@ await withRealApiServer('test/kube/operator-walk.test.ts', () => {
     });
 
     it('configure makes the Keystone scaffolding; register makes the namespace and the Region', async () => {
-      const configured = await openregion(
-        [
-          'region',
-          'configure',
-          '--prefix',
-          PREFIX,
-          '--provider-env',
-          files.providerEnv,
-          '--os-cloud',
-          'devcloud-admin',
-        ],
-        adminEnv,
-      );
+      await assert.rejects(cluster.get(builtin.namespace, undefined, NAMESPACE), isKubeNotFound, 'no namespace yet');
+      const { configured, registered, ...region } = await configureAndRegister(openregion, {
+        prefix: PREFIX,
+        providerEnv: files.providerEnv,
+        osCloud: 'devcloud-admin',
+        env: adminEnv,
+        name: `walk-${run}`,
+        namespace: NAMESPACE,
+        kubeconfig: files.kubeconfig,
+        organization: ORGANIZATION,
+      });
       assert.match(configured, new RegExp(`created domain ${PREFIX}`));
       ours.domain = (await listDomains(identity(), { name: PREFIX }))[0]?.id ?? assert.fail('the domain');
-      await assert.rejects(cluster.get(builtin.namespace, undefined, NAMESPACE), isKubeNotFound, 'no namespace yet');
-      const registered = await openregion([
-        'region',
-        'register',
-        '--provider-env',
-        files.providerEnv,
-        '--name',
-        `walk-${run}`,
-        '--namespace',
-        NAMESPACE,
-        '--kubeconfig',
-        files.kubeconfig,
-        '--create-secret',
-        '--organization-id',
-        ORGANIZATION,
-      ]);
       assert.match(registered, new RegExp(`namespace/${NAMESPACE} created`));
-      regionId =
-        (/region ([0-9a-f-]{36}) \(walk-[0-9a-f]+\) created/.exec(registered) ?? assert.fail(registered))[1] ?? '';
+      assert.match(registered, new RegExp(`region ${region.regionId} \\(walk-[0-9a-f]+\\) created`));
+      regionId = region.regionId;
       assert.equal((await cluster.get(regionType, NAMESPACE, regionId)).spec.provider, 'openstack');
     });
 

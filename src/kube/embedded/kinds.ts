@@ -33,7 +33,7 @@ const BUILTINS: readonly ResourceType[] = Object.values(builtin);
 export class Kinds {
   /**
    * Parsed CRDs by name, dropped when the change log delivers a change of theirs: every store call resolves its
-   * kind, and this costs it no statement (ADR 0048). This process's own CRD writes reach here before they are
+   * kind, and this costs it no statement (ADR 0049). This process's own CRD writes reach here before they are
    * acknowledged; another process's within the hub's poll interval, as an API server's CRD informer would.
    */
   readonly #cache = new Map<string, CrdSpec>();
