@@ -20,6 +20,7 @@ import { DEV_AUDIENCE, DEV_ISSUER, generateDevKeyPair, signDevToken } from '../s
 import { systemClock } from '../src/util/clock.ts';
 import { freePort, mintToken, tokenKubeconfig } from '../test/kube/deploy-fixture.ts';
 import { installRegionCrds } from '../test/kube/fixtures.ts';
+import { configureAndRegister, forceDeregister } from '../test/kube/region-setup.ts';
 import { RemoteEmulator } from './emulator-process.ts';
 import type { BenchApiserver } from './kube-apiserver.ts';
 import { waitUntil, type BenchSystem, type Read } from './system.ts';
@@ -116,24 +117,16 @@ export async function startKubeRegion(
   const emulator = await RemoteEmulator.start(cloudsYaml);
   const cluster = apiserver.client;
   const replicas: Replica[] = [];
-  let regionID = '';
+  let regionId = '';
   const stop = async () => {
     for (const replica of replicas) {
       if (replica.process.exitCode === null) replica.process.kill('SIGTERM');
       await replica.exited;
     }
-    if (regionID !== '')
-      await openregion([
-        'region',
-        'deregister',
-        '--region-id',
-        regionID,
-        '--namespace',
-        namespace,
-        '--kubeconfig',
-        apiserver.kubeconfigPath,
-        '--force',
-      ]).catch(() => undefined);
+    if (regionId !== '')
+      await forceDeregister(openregion, { regionId, namespace, kubeconfig: apiserver.kubeconfigPath }).catch(
+        () => undefined,
+      );
     for (const replica of replicas)
       await cluster.delete(clusterRoleBinding, undefined, `${namespace}-${replica.name}`).catch(() => undefined);
     await cluster.delete(builtin.namespace, undefined, namespace).catch(() => undefined);
@@ -142,29 +135,16 @@ export async function startKubeRegion(
   };
   try {
     await installRegionCrds(cluster);
-    const env = { OS_CLIENT_CONFIG_FILE: cloudsYaml };
-    const providerEnv = join(dir, 'region.env');
-    await openregion(
-      ['region', 'configure', '--prefix', `b${run}`, '--provider-env', providerEnv, '--os-cloud', 'bench'],
-      env,
-    );
-    const registered = await openregion([
-      'region',
-      'register',
-      '--provider-env',
-      providerEnv,
-      '--name',
+    ({ regionId } = await configureAndRegister(openregion, {
+      prefix: `b${run}`,
+      providerEnv: join(dir, 'region.env'),
+      osCloud: 'bench',
+      env: { OS_CLIENT_CONFIG_FILE: cloudsYaml },
+      name: namespace,
       namespace,
-      '--namespace',
-      namespace,
-      '--kubeconfig',
-      apiserver.kubeconfigPath,
-      '--create-secret',
-      '--organization-id',
+      kubeconfig: apiserver.kubeconfigPath,
       organization,
-    ]);
-    regionID = /region ([0-9a-f-]{36}) \(/.exec(registered)?.[1] ?? '';
-    if (regionID === '') throw new Error(`region register: ${registered}`);
+    }));
   } catch (error) {
     await stop();
     throw error;
@@ -292,7 +272,7 @@ export async function startKubeRegion(
       if (!response.ok) throw new Error(`${method} ${path}: ${String(response.status)} ${text}`);
       return (text === '' ? undefined : JSON.parse(text)) as T;
     };
-    const region = `/api/v2/regions/${regionID}`;
+    const region = `/api/v2/regions/${regionId}`;
     let flavors: Read[] = [];
     let images: Read[] = [];
     await waitUntil(
@@ -305,16 +285,10 @@ export async function startKubeRegion(
       120_000,
     );
     const networks: string[] = [];
-    for (const [i, projectID] of projects.entries()) {
+    for (const [i, projectId] of projects.entries()) {
       const network = await api('POST', '/api/v2/networks', {
         metadata: { name: `bench-net-${String(i)}` },
-        spec: {
-          organizationId: organization,
-          projectId: projectID,
-          regionId: regionID,
-          prefix: '192.168.0.0/24',
-          dnsNameservers: [],
-        },
+        spec: { organizationId: organization, projectId, regionId, prefix: '192.168.0.0/24', dnsNameservers: [] },
       });
       networks.push(network.metadata.id);
     }
@@ -323,7 +297,7 @@ export async function startKubeRegion(
       return all.filter((n) => n.metadata.provisioningStatus === 'provisioned').length === networks.length;
     }, 500);
     return {
-      control: { api: base, organizationID: organization, regionID: regionID, store: cluster, stop: () => stop() },
+      control: { api: base, organizationID: organization, regionID: regionId, store: cluster, stop: () => stop() },
       calls: emulator,
       networks,
       flavorId: flavors[0]?.metadata.id ?? '',
@@ -334,5 +308,5 @@ export async function startKubeRegion(
     };
   };
 
-  return { namespace, regionId: regionID, organization, emulator, replicas, startReplica, system, stop };
+  return { namespace, regionId, organization, emulator, replicas, startReplica, system, stop };
 }

@@ -243,6 +243,7 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
             log,
             signal: AbortSignal.timeout(START_UP_CHECK_MS),
           });
+    if (regions !== undefined) manager.readsFrom(regions.reads);
     region =
       regions === undefined
         ? undefined
@@ -313,6 +314,7 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
             ...expectedClaimsOf(options),
           }),
           capabilities: region.capabilities,
+          organizationObjects: region.organizationObjects,
           rateLimits: rateLimitsOf(options),
           organizationLimits: organizationLimitsOf(options),
           imageSource: imageSourceOf(options, log),

@@ -25,7 +25,8 @@ import { buildApi } from '../region/http/app.ts';
 import { mountConsole } from './console/routes.ts';
 import { createAuthenticator } from '../region/http/auth.ts';
 import { DEV_ALGORITHM, DEV_AUDIENCE, DEV_ISSUER, generateDevKeyPair, signDevToken } from '../region/http/dev-token.ts';
-import { clientSetFactory, RegionRegistry } from '../region/openstack/registry.ts';
+import { clientSetFactory } from '../region/openstack/registry.ts';
+import { startRegionRegistry } from './region-registry.ts';
 import { CachedListClient } from '../runtime/cached-lists.ts';
 import { readEnvFile, renderEnvFile } from '../region/registration/env-file.ts';
 import { probeRoutes, serveHealth } from '../runtime/health.ts';
@@ -219,12 +220,19 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
     }
 
     const runtime = options.runtimeClient?.(store) ?? store;
-    const registry = await RegionRegistry.bootstrap({
+    // serve's registry: bootstrapped from the store, then Regions, Secrets and OpenstackIdentity records read from
+    // informers, by the lookups and by the reconcile passes' cached client (`manager.readsFrom` below). The emulator
+    // and the dev cloud offer the versions openregion pins: no start-up check.
+    const regions = await startRegionRegistry({
+      client: runtime,
       namespace: REGION_NAMESPACE,
-      bootstrapClient: runtime,
-      runtimeClient: runtime,
       clientSets: clientSetFactory({ transport, clock, region: regionName }),
+      scheduler,
+      log,
+      checkVersions: false,
     });
+    cleanups.push(() => regions.close());
+    const { registry } = regions;
     const manager = new Manager({
       client: runtime,
       metrics,
@@ -234,6 +242,7 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       random: Math.random,
       namespacesOf: regionKindsIn(REGION_NAMESPACE),
     });
+    manager.readsFrom(regions.reads);
     const region = wireRegionService({
       manager,
       client: runtime,
@@ -280,6 +289,7 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
         log: log.child({ component: 'auth' }),
       }),
       capabilities: region.capabilities,
+      organizationObjects: region.organizationObjects,
       ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
       ...(options.organizationLimits === undefined ? {} : { organizationLimits: options.organizationLimits }),
       imageSource: imageSourceOf({ imageSourceAllow: options.imageSourceAllow ?? [] }, log),

@@ -111,3 +111,24 @@ export function getOptional<T extends KubeObject>(
 ): Promise<T | undefined> {
   return ignoreNotFound(client.get(type, namespace, name));
 }
+
+/**
+ * A client whose reads may come from a cache (runtime/cached-client.ts) and that can read an object from the API
+ * server itself, for the rare decision a lagging answer must not take.
+ */
+interface FreshReadingClient extends Client {
+  getFresh<T extends KubeObject>(type: ResourceType<T>, namespace: string | undefined, name: string): Promise<T>;
+}
+
+/** The object as the API server holds it now, or undefined: a cached client's live read, another client's get. */
+export function getFreshOptional<T extends KubeObject>(
+  client: Client,
+  type: ResourceType<T>,
+  namespace: string | undefined,
+  name: string,
+): Promise<T | undefined> {
+  const reader = client as Partial<FreshReadingClient>;
+  const read =
+    reader.getFresh === undefined ? client.get(type, namespace, name) : reader.getFresh(type, namespace, name);
+  return ignoreNotFound(read);
+}

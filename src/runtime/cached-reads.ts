@@ -9,6 +9,7 @@
  */
 import type { Logger } from 'pino';
 import type { Client } from '../kube/client.ts';
+import type { CacheSource } from './cached-client.ts';
 import type { KubeObject } from '../kube/object.ts';
 import type { ResourceType } from '../kube/resource-type.ts';
 import type { Random } from '../util/clock.ts';
@@ -29,7 +30,7 @@ interface CachedReadsOptions {
 
 const keyOf = (type: ResourceType): string => `${type.group}/${type.version}/${type.plural}`;
 
-export class CachedReads implements Reader {
+export class CachedReads implements Reader, CacheSource {
   readonly #client: Client;
   readonly #namespace: string;
   readonly #informers = new Map<string, Informer<KubeObject>>();
@@ -60,6 +61,12 @@ export class CachedReads implements Reader {
 
   async stop(): Promise<void> {
     await Promise.all([...this.#informers.values()].map((i) => i.stop()));
+  }
+
+  peek<T extends KubeObject>(type: ResourceType<T>, namespace: string | undefined, name: string): T | null | undefined {
+    const informer = this.#informers.get(keyOf(type));
+    if (informer?.hasSynced !== true || (type.namespaced && namespace !== this.#namespace)) return undefined;
+    return (informer.get(type.namespaced ? namespace : undefined, name) as T | undefined) ?? null;
   }
 
   async get<T extends KubeObject>(type: ResourceType<T>, namespace: string | undefined, name: string): Promise<T> {

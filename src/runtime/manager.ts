@@ -11,6 +11,7 @@ import type { KubeObject } from '../kube/object.ts';
 import type { ResourceType } from '../kube/resource-type.ts';
 import type { Clock, Random } from '../util/clock.ts';
 import { TypeCache, type CacheListOptions, type IndexFunc } from './cache.ts';
+import { CachedClient, type CacheSource } from './cached-client.ts';
 import {
   Controller,
   controllerOwner,
@@ -85,7 +86,7 @@ const LEADER_LIVENESS_TOLERANCE_MS = 20_000;
 
 const typeKey = (t: ResourceType) => `${t.group}/${t.version}/${t.plural}`;
 
-export class Manager {
+export class Manager implements CacheSource {
   readonly clusters: ClusterRegistry;
   readonly metrics: RuntimeMetrics;
   readonly health: HealthHandlers;
@@ -101,6 +102,9 @@ export class Manager {
   readonly #recorders = new Map<string, { readonly client: Client; readonly recorder: EventRecorder }>();
   readonly #provider: KubeconfigSecretProvider | undefined;
   readonly #elector: LeaderElector | undefined;
+  /** What the cached client reads: the manager's caches, then other informers (`readsFrom`; the region registry's). */
+  readonly #readSources: CacheSource[] = [this];
+  #cachedClient: CachedClient | undefined;
   #unsubscribe: (() => void) | undefined;
   #started = false;
   #stopping = false;
@@ -263,6 +267,50 @@ export class Manager {
     const cache = this.#engaged.get(MANAGEMENT_CLUSTER)?.caches.get(typeKey(type));
     if (cache === undefined || !cache.hasSynced || !cache.covers(namespace)) return undefined;
     return (cache as TypeCache<T>).list(namespace === undefined ? {} : { namespace });
+  }
+
+  /**
+   * The management cluster's cached object of `type`: undefined when no synced cache covers the kind in that
+   * namespace (ask the API server), null when one does and does not hold it.
+   */
+  peek<T extends KubeObject>(type: ResourceType<T>, namespace: string | undefined, name: string): T | null | undefined {
+    const ns = type.namespaced ? namespace : undefined;
+    const cache = this.#engaged.get(MANAGEMENT_CLUSTER)?.caches.get(typeKey(type));
+    if (cache === undefined || !cache.hasSynced || !cache.covers(ns)) return undefined;
+    return (cache as TypeCache<T>).get(ns, name) ?? null;
+  }
+
+  /**
+   * The management cluster's cached objects of `type` in `namespace` under a field index's `value`, or undefined
+   * when no synced cache of the kind covers the namespace or the index is not registered on it.
+   */
+  cachedIndexed<T extends KubeObject>(
+    type: ResourceType<T>,
+    namespace: string,
+    index: string,
+    value: string,
+  ): T[] | undefined {
+    const cache = this.#engaged.get(MANAGEMENT_CLUSTER)?.caches.get(typeKey(type));
+    if (cache === undefined || !cache.hasSynced || !cache.covers(namespace)) return undefined;
+    if (this.#indexers.get(typeKey(type))?.has(index) !== true) return undefined;
+    return (cache as TypeCache<T>).list({ namespace, index, value });
+  }
+
+  /** Another set of informers the cached client reads (kinds no controller watches); call before `start`. */
+  readsFrom(source: CacheSource): void {
+    this.#readSources.push(source);
+  }
+
+  /**
+   * The client reconcile passes read through (runtime/cached-client.ts): on the management cluster, reads served by
+   * its caches and the sources given to `readsFrom`, writes to the API server; on a target cluster, its client.
+   */
+  cachedClient(cluster: string): Client | undefined {
+    const client = this.client(cluster);
+    if (client === undefined || cluster !== MANAGEMENT_CLUSTER) return client;
+    // The array itself, so a source added after this call is read too.
+    this.#cachedClient ??= new CachedClient(client, this.#readSources);
+    return this.#cachedClient;
   }
 
   /** Starts caches on every engaged cluster, waits for the management caches, then elects or reconciles. */

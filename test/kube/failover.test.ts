@@ -31,6 +31,7 @@ import { DEV_AUDIENCE, DEV_ISSUER } from '../../src/region/http/dev-token.ts';
 import { systemClock } from '../../src/util/clock.ts';
 import { freePort } from './deploy-fixture.ts';
 import { eventually, installRegionCrds } from './fixtures.ts';
+import { configureAndRegister, forceDeregister } from './region-setup.ts';
 import { withRealApiServer } from './real-apiserver.ts';
 
 const exec = promisify(execFile);
@@ -100,7 +101,7 @@ await withRealApiServer('test/kube/failover.test.ts', (apiserver) => {
     let admin: Session<'project'>;
     let transport: Transport;
     let token = '';
-    let regionID = '';
+    let regionId = '';
     const replicas: Replica[] = [];
     const figures: string[] = [];
 
@@ -121,27 +122,16 @@ await withRealApiServer('test/kube/failover.test.ts', (apiserver) => {
       await seedDemoCloud(admin);
       writeFileSync(files.cloudsYaml, emulator.cloudsYaml('emulator'), { mode: 0o600 });
       const env = { OS_CLIENT_CONFIG_FILE: files.cloudsYaml };
-      await openregion(
-        ['region', 'configure', '--prefix', `fo-${run}`, '--provider-env', files.providerEnv, '--os-cloud', 'emulator'],
+      ({ regionId } = await configureAndRegister(openregion, {
+        prefix: `fo-${run}`,
+        providerEnv: files.providerEnv,
+        osCloud: 'emulator',
         env,
-      );
-      const registered = await openregion([
-        'region',
-        'register',
-        '--provider-env',
-        files.providerEnv,
-        '--name',
-        `failover-${run}`,
-        '--namespace',
-        NAMESPACE,
-        '--kubeconfig',
-        files.kubeconfig,
-        '--create-secret',
-        '--organization-id',
-        ORGANIZATION,
-      ]);
-      regionID =
-        (/region ([0-9a-f-]{36}) \(failover-[0-9a-f]+\) created/.exec(registered) ?? assert.fail(registered))[1] ?? '';
+        name: `failover-${run}`,
+        namespace: NAMESPACE,
+        kubeconfig: files.kubeconfig,
+        organization: ORGANIZATION,
+      }));
       token = (
         await openregion([
           'token',
@@ -163,17 +153,9 @@ await withRealApiServer('test/kube/failover.test.ts', (apiserver) => {
       for (const replica of replicas) if (replica.process.exitCode === null) replica.process.kill('SIGKILL');
       if (figures.length > 0)
         process.stdout.write(`\nfail-over figures (${String(SERVERS)} servers a wave):\n${figures.join('\n')}\n\n`);
-      await openregion([
-        'region',
-        'deregister',
-        '--region-id',
-        regionID,
-        '--namespace',
-        NAMESPACE,
-        '--kubeconfig',
-        files.kubeconfig,
-        '--force',
-      ]).catch((error: unknown) => process.stderr.write(`failover: deregister: ${String(error)}\n`));
+      await forceDeregister(openregion, { regionId, namespace: NAMESPACE, kubeconfig: files.kubeconfig }).catch(
+        (error: unknown) => process.stderr.write(`failover: deregister: ${String(error)}\n`),
+      );
       for (const name of ['openregion-controllers', 'openregion-server-monitor']) {
         await cluster.delete(builtin.lease, NAMESPACE, name).catch(() => undefined);
       }
@@ -254,7 +236,7 @@ await withRealApiServer('test/kube/failover.test.ts', (apiserver) => {
     async function wave(api: number, label: string, midWave?: () => Promise<void>): Promise<number> {
       const rest = client(api);
       const offered = async (what: string, name: string) =>
-        (await rest<Read[]>('GET', `/api/v2/regions/${regionID}/${what}`)).find((o) => o.metadata.name === name);
+        (await rest<Read[]>('GET', `/api/v2/regions/${regionId}/${what}`)).find((o) => o.metadata.name === name);
       const flavor = await eventually('the demo flavor offered', () => offered('flavors', 'demo.small'), 60_000);
       const image = await eventually('the demo image offered', () => offered('images', 'ubuntu-24.04'), 60_000);
       const network = await rest<Read>('POST', '/api/v2/networks', {
@@ -262,7 +244,7 @@ await withRealApiServer('test/kube/failover.test.ts', (apiserver) => {
         spec: {
           organizationId: ORGANIZATION,
           projectId: PROJECT,
-          regionId: regionID,
+          regionId,
           prefix: '192.168.0.0/16',
           dnsNameservers: [],
         },

@@ -60,6 +60,7 @@ import { cloudsFile, contractCloud } from '../openstack/cloud.ts';
 import { setUpExternalControlPlane } from './control-plane-fixture.ts';
 import { freePort } from './deploy-fixture.ts';
 import { eventually } from './fixtures.ts';
+import { configureAndRegister } from './region-setup.ts';
 import { startPrivateApiServer, type PrivateApiServer } from './keystone-clusters.ts';
 import { withRealApiServer } from './real-apiserver.ts';
 import { DEV_AUDIENCE, DEV_ISSUER } from '../../src/region/http/dev-token.ts';
@@ -115,7 +116,7 @@ await withRealApiServer('test/kube/operator-walk.test.ts', () => {
     const replicas: { process: ChildProcess; output: string; health: string }[] = [];
     let api = '';
     let token = '';
-    let regionID = '';
+    let regionId = '';
     let clusterBefore: string[] = [];
     let cloudBefore: CloudState;
     const ours = { projects: new Set<string>(), flavor: '', domain: '' };
@@ -152,41 +153,23 @@ await withRealApiServer('test/kube/operator-walk.test.ts', () => {
     });
 
     it('configure makes the Keystone scaffolding; register makes the namespace and the Region', async () => {
-      const configured = await openregion(
-        [
-          'region',
-          'configure',
-          '--prefix',
-          PREFIX,
-          '--provider-env',
-          files.providerEnv,
-          '--os-cloud',
-          'devcloud-admin',
-        ],
-        adminEnv,
-      );
+      await assert.rejects(cluster.get(builtin.namespace, undefined, NAMESPACE), isKubeNotFound, 'no namespace yet');
+      const { configured, registered, ...region } = await configureAndRegister(openregion, {
+        prefix: PREFIX,
+        providerEnv: files.providerEnv,
+        osCloud: 'devcloud-admin',
+        env: adminEnv,
+        name: `walk-${run}`,
+        namespace: NAMESPACE,
+        kubeconfig: files.kubeconfig,
+        organization: ORGANIZATION,
+      });
       assert.match(configured, new RegExp(`created domain ${PREFIX}`));
       ours.domain = (await listDomains(identity(), { name: PREFIX }))[0]?.id ?? assert.fail('the domain');
-      await assert.rejects(cluster.get(builtin.namespace, undefined, NAMESPACE), isKubeNotFound, 'no namespace yet');
-      const registered = await openregion([
-        'region',
-        'register',
-        '--provider-env',
-        files.providerEnv,
-        '--name',
-        `walk-${run}`,
-        '--namespace',
-        NAMESPACE,
-        '--kubeconfig',
-        files.kubeconfig,
-        '--create-secret',
-        '--organization-id',
-        ORGANIZATION,
-      ]);
       assert.match(registered, new RegExp(`namespace/${NAMESPACE} created`));
-      regionID =
-        (/region ([0-9a-f-]{36}) \(walk-[0-9a-f]+\) created/.exec(registered) ?? assert.fail(registered))[1] ?? '';
-      assert.equal((await cluster.get(regionType, NAMESPACE, regionID)).spec.provider, 'openstack');
+      assert.match(registered, new RegExp(`region ${region.regionId} \\(walk-[0-9a-f]+\\) created`));
+      regionId = region.regionId;
+      assert.equal((await cluster.get(regionType, NAMESPACE, regionId)).spec.provider, 'openstack');
     });
 
     it('serve, with a token openregion token minted, answers the API; a standby replica is Ready too', async () => {
@@ -275,7 +258,7 @@ await withRealApiServer('test/kube/operator-walk.test.ts', () => {
       const ready = await eventually(
         'Region Ready',
         async () => {
-          const region = await cluster.get(regionType, NAMESPACE, regionID);
+          const region = await cluster.get(regionType, NAMESPACE, regionId);
           const condition = region.status?.conditions?.find((x) => x.type === 'Ready');
           return condition?.status === 'True' ? condition : undefined;
         },
@@ -285,16 +268,16 @@ await withRealApiServer('test/kube/operator-walk.test.ts', () => {
     });
 
     it('a server on or.small is provisioned through the API, and deleted with its network', async () => {
-      const flavors = await rest<Read[]>('GET', `/api/v2/regions/${regionID}/flavors`);
+      const flavors = await rest<Read[]>('GET', `/api/v2/regions/${regionId}/flavors`);
       const small = flavors.find((f) => f.metadata.name === 'or.small') ?? assert.fail('or.small is offered');
-      const images = await rest<Read[]>('GET', `/api/v2/regions/${regionID}/images`);
+      const images = await rest<Read[]>('GET', `/api/v2/regions/${regionId}/images`);
       const image = images.find((i) => i.metadata.name === 'or-image-a') ?? assert.fail('or-image-a is offered');
       const network = await rest<Read>('POST', '/api/v2/networks', {
         metadata: { name: 'walk-net' },
         spec: {
           organizationId: ORGANIZATION,
           projectId: PROJECT,
-          regionId: regionID,
+          regionId,
           prefix: '192.168.77.0/24',
           dnsNameservers: [],
         },
@@ -332,7 +315,7 @@ await withRealApiServer('test/kube/operator-walk.test.ts', () => {
       });
       ours.flavor = body.flavor.id;
       const listed = async () =>
-        (await rest<Read[]>('GET', `/api/v2/regions/${regionID}/flavors`)).map((f) => f.metadata.name);
+        (await rest<Read[]>('GET', `/api/v2/regions/${regionId}/flavors`)).map((f) => f.metadata.name);
       await eventually(
         'the new flavor listed',
         async () => ((await listed()).includes(name) ? true : undefined),

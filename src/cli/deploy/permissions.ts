@@ -93,7 +93,8 @@ export function regionServicePermissions(): Permission[] {
       permission(kind, ['update'], { ...inNamespace, subresource: 'status' }),
       permission(kind, ['list'], inNamespace),
     ]),
-    permission(openstackIdentityType, ['get', 'create', 'patch', 'delete'], inNamespace),
+    // Read from an informer by workload passes (runtime/cached-client.ts), so listed and watched too.
+    permission(openstackIdentityType, ['get', 'list', 'watch', 'create', 'patch', 'delete'], inNamespace),
     permission(vlanAllocationType, ['get', 'create', 'update'], inNamespace),
     // The region registry: Regions and their credentials Secrets, read uncached at bootstrap, then from informers
     // on this namespace (openstack/registry.ts, cli/region-registry.ts).

@@ -12,15 +12,26 @@ import type { Client } from '../../kube/client.ts';
 import { CachedListClient } from '../../runtime/cached-lists.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import type { Scheduler } from '../../runtime/scheduler.ts';
+import { MANAGEMENT_CLUSTER } from '../../runtime/types.ts';
 import type { Clock } from '../../util/clock.ts';
-import type { Server } from '../../region/apis/index.ts';
 import { registerRegionControllers, REGION_CONTROLLER_GROUPS } from '../../region/controllers/index.ts';
 import { serverInputOf } from '../../region/controllers/server/controller.ts';
 import { registerRegionController } from '../../region/controllers/region.ts';
 import { INVENTORY_REFRESH_MS, InventoryCaches } from '../../region/openstack/inventory/caches.ts';
 import { inventoryProviderFor } from '../../region/openstack/inventory/provider.ts';
 import { leftBehindCounter } from '../../region/openstack/identity/default-group.ts';
-import type { Capabilities, ServerActions } from '../../region/http/context.ts';
+import type { Capabilities, OrganizationObjects, ServerActions } from '../../region/http/context.ts';
+import {
+  identityType,
+  labels,
+  loadBalancerType,
+  networkType,
+  securityGroupType,
+  serverType,
+  volumeType,
+  type Server,
+} from '../../region/apis/index.ts';
+import type { IndexFunc } from '../../runtime/cache.ts';
 import { startServerMonitor, type ServerMonitor } from '../../region/monitor/server.ts';
 import { openstackLookup } from '../../region/openstack/provider.ts';
 import type { RegionRegistry } from '../../region/openstack/registry.ts';
@@ -67,6 +78,8 @@ export const DEFAULT_REGION_CONCURRENCY = 4;
 
 interface RegionService {
   readonly capabilities: Capabilities;
+  /** The API's limits count from these (`ApiDeps.organizationObjects`). */
+  readonly organizationObjects: OrganizationObjects;
   /** What runs, for the banner. */
   readonly running: readonly string[];
   /** Starts what runs beside the manager (the monitor); call after `manager.start()`, again after a stop. */
@@ -78,7 +91,10 @@ interface RegionService {
 }
 
 export function wireRegionService(options: RegionServiceOptions): RegionService {
-  const { manager, client, registry, clock, log } = options;
+  const { manager, registry, clock, log } = options;
+  // Reconcile passes and provider lookups read through the informers (runtime/cached-client.ts); one instance, so a
+  // write's answer seeds the next read whichever part of the pass makes it.
+  const client = manager.cachedClient(MANAGEMENT_CLUSTER) ?? options.client;
   const groups = new Set(options.groups ?? CONTROLLER_GROUPS);
   const context = (regionID: string, signal: AbortSignal) => registry.lookup(regionID, signal);
   const running: string[] = [];
@@ -102,6 +118,10 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
   });
   const servers = async (regionID: string, signal: AbortSignal) =>
     serverProviderFor(await context(regionID, signal), { kube: client, clock, log });
+  // The API's per-organization limits count from the caches (region/http/limits.ts), by this index.
+  for (const type of LIMITED_TYPES) manager.index(type, ORGANIZATION_INDEX, byOrganization, { clusters: 'management' });
+  const organizationObjects: OrganizationObjects = (type, organization) =>
+    manager.cachedIndexed(type, options.namespace, ORGANIZATION_INDEX, organization);
   const controllerGroups = REGION_CONTROLLER_GROUPS.filter((group) => groups.has(group));
   registerRegionControllers(manager, core, {
     groups: controllerGroups,
@@ -141,6 +161,7 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
   };
   return {
     capabilities,
+    organizationObjects,
     running,
     start: () => {
       if (!groups.has('monitor') || monitor !== undefined) return;
@@ -149,7 +170,7 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
         // manager's cached client: at 10,000 servers a store read parsed every object in one turn of the loop each
         // poll. A stale entry costs nothing: the write carries the resourceVersion read, so it conflicts and the
         // next poll observes again.
-        client: new CachedListClient(client, manager),
+        client: new CachedListClient(options.client, manager),
         namespace: options.namespace,
         lookup: servers,
         scheduler: options.scheduler,
@@ -170,6 +191,14 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
     },
   };
 }
+
+/** The kinds the API limits per organization. */
+const LIMITED_TYPES = [identityType, networkType, serverType, volumeType, loadBalancerType, securityGroupType];
+const ORGANIZATION_INDEX = 'regions.unikorn-cloud.org/organization';
+const byOrganization: IndexFunc = (object) => {
+  const organization = object.metadata.labels?.[labels.organization];
+  return organization === undefined || organization === '' ? [] : [organization];
+};
 
 const tenancyRegion = (server: Server): string => server.metadata.labels?.['regions.unikorn-cloud.org/region-id'] ?? '';
 

@@ -11,6 +11,7 @@
  * nothing above this file sees ciphertext. The change log keeps a change only for the watch window (and at most
  * `changeRetention` of them), so a deleted object's data leaves it too; secure_delete zeroes what SQLite frees.
  */
+import { isDeepStrictEqual } from 'node:util';
 import Database from 'better-sqlite3';
 import type { KubeObject } from '../object.ts';
 import { BodyCodec } from './encryption.ts';
@@ -53,6 +54,20 @@ CREATE TABLE IF NOT EXISTS changes (
   type TEXT NOT NULL, body TEXT NOT NULL, old_body TEXT, at INTEGER);
 `;
 
+/**
+ * A change this connection logged, held in memory from its commit until the hub delivers it, so the hub need not
+ * read back and decode what was just written. The JSON is the plain (unsealed) text.
+ */
+export interface LoggedChange {
+  readonly rv: number;
+  readonly resource: string;
+  readonly type: ChangeType;
+  readonly json: string;
+  readonly oldJson: string | null;
+  /** Whether the owner references differ from the old object's (always for an addition or a deletion). */
+  readonly refsChanged: boolean;
+}
+
 interface DbOptions {
   /** How many change-log entries watches can resume from; older resourceVersions answer Gone. */
   readonly changeRetention: number;
@@ -68,6 +83,14 @@ export class Db {
   readonly #codec: BodyCodec;
   readonly #now: () => number;
   readonly #stmts;
+  /** Changes logged in the open transaction; cut back when it, or a savepoint in it, rolls back. */
+  #txLog: LoggedChange[] = [];
+  /** Committed changes of this connection the hub has not delivered yet, in resourceVersion order. */
+  readonly #committed = new Map<number, LoggedChange>();
+  /** Resources the open transaction wrote. */
+  readonly #touched = new Set<string>();
+  /** The JSON text an object was parsed from (parse), so logging it as a change's old state costs no stringify. */
+  readonly #texts = new WeakMap<KubeObject, string>();
 
   constructor(path: string, options: DbOptions) {
     this.sqlite = new Database(path);
@@ -91,9 +114,6 @@ export class Db {
       setMeta: s.prepare<[number, string]>(`UPDATE meta SET value = ? WHERE key = ?`),
       get: s.prepare<[string, string, string], Row>(
         `SELECT * FROM objects WHERE resource = ? AND namespace = ? AND name = ?`,
-      ),
-      rvOf: s.prepare<[string, string, string], { rv: number }>(
-        `SELECT rv FROM objects WHERE resource = ? AND namespace = ? AND name = ?`,
       ),
       byUid: s.prepare<[string], Row>(`SELECT * FROM objects WHERE uid = ?`),
       listAll: s.prepare<[string], Row>(`SELECT * FROM objects WHERE resource = ? ORDER BY namespace, name`),
@@ -142,9 +162,51 @@ export class Db {
 
   /** Runs `fn` in a write transaction that takes the database lock up front. */
   write<T>(fn: () => T): T {
-    const result = this.sqlite.transaction(fn).immediate();
-    if (!this.sqlite.inTransaction) this.onCommit?.();
+    const outermost = !this.sqlite.inTransaction;
+    const mark = this.#txLog.length;
+    let result: T;
+    try {
+      result = this.sqlite.transaction(fn).immediate();
+    } catch (error) {
+      // Rolled back: the transaction, or this write's savepoint in it, logged nothing.
+      this.#txLog.length = mark;
+      if (outermost) this.#touched.clear();
+      throw error;
+    }
+    if (outermost) {
+      for (const change of this.#txLog) this.#committed.set(change.rv, change);
+      this.#txLog = [];
+      this.#touched.clear();
+      this.onCommit?.();
+    }
     return result;
+  }
+
+  /** Whether the open write transaction has written `resource` (what it read of it may yet roll back). */
+  writing(resource: string): boolean {
+    return this.#touched.has(resource);
+  }
+
+  /** `row`'s object; its text is kept, so storing it as a change's old state does not stringify it again. */
+  parse(row: { readonly body: string }): KubeObject {
+    const object = JSON.parse(row.body) as KubeObject;
+    this.#texts.set(object, row.body);
+    return object;
+  }
+
+  /** The committed change at `rv` if this connection logged it and it was not yet taken; forgets it. */
+  takeLogged(rv: number): LoggedChange | undefined {
+    const change = this.#committed.get(rv);
+    if (change !== undefined) this.#committed.delete(rv);
+    return change;
+  }
+
+  /** Forgets the logged changes up to `rv`: the hub delivered them from the log instead. */
+  forgetLogged(rv: number): void {
+    for (const key of this.#committed.keys()) {
+      if (key > rv) return;
+      this.#committed.delete(key);
+    }
   }
 
   /** Runs `fn` against one consistent snapshot. */
@@ -167,11 +229,6 @@ export class Db {
 
   get(resource: string, namespace: string, name: string): Row | undefined {
     return this.#open(this.#stmts.get.get(resource, namespace, name));
-  }
-
-  /** The stored resourceVersion alone: a cache of a parsed body checks it without reading the body. */
-  rvOf(resource: string, namespace: string, name: string): number | undefined {
-    return this.#stmts.rvOf.get(resource, namespace, name)?.rv;
   }
 
   byUid(uid: string): Row | undefined {
@@ -269,12 +326,19 @@ export class Db {
     const ns = stored.metadata.namespace ?? '';
     const uid = stored.metadata.uid ?? '';
     const at = { resource, namespace: ns, name: stored.metadata.name };
-    const body = this.#codec.encode(at, JSON.stringify(stored));
-    const oldBody = old ? this.#codec.encode(at, JSON.stringify(old)) : null;
+    const json = JSON.stringify(stored);
+    const oldJson = old === undefined ? null : (this.#texts.get(old) ?? JSON.stringify(old));
+    const body = this.#codec.encode(at, json);
+    const oldBody = oldJson === null ? null : this.#codec.encode(at, oldJson);
     this.#stmts.put.run(resource, ns, stored.metadata.name, uid, rv, body);
     this.#stmts.change.run(rv, resource, ns, stored.metadata.name, type, body, oldBody, this.#now());
-    this.#stmts.refsDel.run(uid);
-    for (const ref of stored.metadata.ownerReferences ?? []) this.#stmts.refAdd.run(ref.uid, uid);
+    const refsChanged = old === undefined || old.metadata.uid !== uid || refsDiffer(old, stored);
+    this.#logged(rv, resource, type, json, oldJson, refsChanged);
+    // A write that keeps the owner references (a status write) leaves their rows as they are.
+    if (refsChanged) {
+      this.#stmts.refsDel.run(uid);
+      for (const ref of stored.metadata.ownerReferences ?? []) this.#stmts.refAdd.run(ref.uid, uid);
+    }
     this.#maybeCompact(rv);
     return stored;
   }
@@ -285,8 +349,10 @@ export class Db {
     const gone: KubeObject = { ...object, metadata: { ...object.metadata, resourceVersion: String(rv) } };
     const ns = gone.metadata.namespace ?? '';
     this.#stmts.del.run(resource, ns, gone.metadata.name);
-    const body = this.#codec.encode({ resource, namespace: ns, name: gone.metadata.name }, JSON.stringify(gone));
+    const json = JSON.stringify(gone);
+    const body = this.#codec.encode({ resource, namespace: ns, name: gone.metadata.name }, json);
     this.#stmts.change.run(rv, resource, ns, gone.metadata.name, 'DELETED', body, null, this.#now());
+    this.#logged(rv, resource, 'DELETED', json, null, gone.metadata.ownerReferences !== undefined);
     this.#stmts.refsDel.run(gone.metadata.uid ?? '');
     this.#maybeCompact(rv);
     return gone;
@@ -317,6 +383,18 @@ export class Db {
     });
   }
 
+  #logged(
+    rv: number,
+    resource: string,
+    type: ChangeType,
+    json: string,
+    oldJson: string | null,
+    refsChanged: boolean,
+  ): void {
+    this.#touched.add(resource);
+    this.#txLog.push({ rv, resource, type, json, oldJson, refsChanged });
+  }
+
   #nextRv(): number {
     const row = this.#stmts.nextRv.get();
     if (row === undefined) throw new Error('store metadata is missing its resourceVersion counter');
@@ -335,3 +413,6 @@ export class Db {
     this.sqlite.close();
   }
 }
+
+const refsDiffer = (old: KubeObject, next: KubeObject): boolean =>
+  !isDeepStrictEqual(old.metadata.ownerReferences, next.metadata.ownerReferences);

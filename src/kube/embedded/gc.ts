@@ -4,7 +4,6 @@
  * reference, and a terminating namespace is emptied before it goes. It runs off the change log, so it also acts on
  * deletions made by other processes sharing the store file.
  */
-import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../object.ts';
 import type { Db } from './db.ts';
 import type { Change, Hub } from './watch.ts';
@@ -13,9 +12,9 @@ import { FOREGROUND, ORPHAN, type Writer } from './write.ts';
 /**
  * Whether a change may alter what the collector decides from the object's owner references: a new object, or
  * references that differ. A status write leaves them as they were, and its owners' fate is not its own to change.
+ * (Worked out when the change was logged, so a status write's old state is never parsed here.)
  */
-const refsChanged = (c: Change): boolean =>
-  c.type === 'ADDED' || !isDeepStrictEqual(c.old?.metadata.ownerReferences, c.object.metadata.ownerReferences);
+const refsChanged = (c: Change): boolean => c.refsChanged;
 
 export class GarbageCollector {
   readonly #dependents = new Set<string>();

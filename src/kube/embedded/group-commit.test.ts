@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { KubeAlreadyExistsError } from '../errors.ts';
 import { builtin } from '../resource-type.ts';
 import { ManualClock } from '../../util/clock.ts';
@@ -87,5 +88,27 @@ describe('GroupCommit', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('GroupCommit on the store', () => {
+  it('opens one savepoint per write, not two', async () => {
+    const store = openEmbeddedStore(':memory:', { clock: new ManualClock() });
+    const probe = new Database(':memory:');
+    const proto = Object.getPrototypeOf(probe.prepare('SELECT 1')) as { run: (...a: unknown[]) => unknown };
+    probe.close();
+    const run = proto.run;
+    let savepoints = 0;
+    proto.run = function (this: { source: string }, ...args: unknown[]) {
+      if (this.source.startsWith('SAVEPOINT')) savepoints++;
+      return run.apply(this, args);
+    };
+    try {
+      await Promise.all(['a', 'b', 'c'].map((name) => store.create(builtin.configMap, configMap(name))));
+    } finally {
+      proto.run = run;
+      await store.close();
+    }
+    assert.equal(savepoints, 3);
   });
 });

@@ -29,7 +29,10 @@ export class GroupCommit {
     this.#durable = durable;
   }
 
-  /** Runs `fn` (store work that writes through `db.write`) in the next group; resolves once that has committed. */
+  /**
+   * Runs `fn` in the next group; resolves once that has committed. `fn` must do its writing inside `db.write` (as
+   * every Writer method does), whose savepoint rolls a failed write back alone.
+   */
   write<T>(fn: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#pending.push({ fn, resolve: resolve as (value: unknown) => void, reject });
@@ -59,8 +62,9 @@ export class GroupCommit {
       this.#db.write(() => {
         for (const pending of group) {
           try {
-            // Nested in the group's transaction, the write's own becomes a savepoint.
-            const value = this.#db.write(pending.fn);
+            // The write's own transaction (Writer's db.write), nested in the group's, is its savepoint: wrapping
+            // it in a second one cost a SAVEPOINT and a RELEASE more per write for nothing.
+            const value = pending.fn();
             outcomes.push(() => {
               pending.resolve(value);
             });

@@ -9,6 +9,14 @@ import { servedVersion, storedCrdSpec, type ServedVersion } from '../schema/crd.
 import type { CrdSpec } from '../schema/types.ts';
 import type { Db } from './db.ts';
 
+/** What Kinds needs of the watch hub (watch.ts), named here since the hub already imports this module. */
+interface ChangeFeed {
+  add(listener: {
+    change(c: { readonly resource: string; readonly object: KubeObject }): void;
+    gone(): void;
+  }): () => void;
+}
+
 export interface Kind {
   /** The change log and objects table key: `plural.group`, or `plural` for the core group. */
   readonly resource: string;
@@ -23,9 +31,26 @@ export const CRD_RESOURCE = qualifiedResource(builtin.customResourceDefinition);
 const BUILTINS: readonly ResourceType[] = Object.values(builtin);
 
 export class Kinds {
-  readonly #cache = new Map<string, { rv: number; spec: CrdSpec }>();
+  /**
+   * Parsed CRDs by name, dropped when the change log delivers a change of theirs: every store call resolves its
+   * kind, and this costs it no statement (ADR 0049). This process's own CRD writes reach here before they are
+   * acknowledged; another process's within the hub's poll interval, as an API server's CRD informer would.
+   */
+  readonly #cache = new Map<string, CrdSpec>();
 
   constructor(private readonly db: Db) {}
+
+  /** Keeps the cache true to the change log (call once, when the hub exists). */
+  follow(hub: ChangeFeed): void {
+    hub.add({
+      change: (c) => {
+        if (c.resource === CRD_RESOURCE) this.#cache.delete(c.object.metadata.name);
+      },
+      gone: () => {
+        this.#cache.clear();
+      },
+    });
+  }
 
   resolve(type: ResourceType): Kind {
     const b = BUILTINS.find((t) => t.group === type.group && t.plural === type.plural && t.version === type.version);
@@ -77,18 +102,14 @@ export class Kinds {
     return out;
   }
 
-  #parse(row: { rv: number; body: string }): CrdSpec {
-    return storedCrdSpec(JSON.parse(row.body) as KubeObject);
-  }
-
-  /** Every store call resolves its kind: a cached CRD costs a resourceVersion lookup, not its (large) body. */
   private crd(name: string): CrdSpec | undefined {
     const cached = this.#cache.get(name);
-    if (cached !== undefined && cached.rv === this.db.rvOf(CRD_RESOURCE, '', name)) return cached.spec;
+    if (cached !== undefined) return cached;
     const row = this.db.get(CRD_RESOURCE, '', name);
     if (row === undefined) return undefined;
-    const spec = this.#parse(row);
-    this.#cache.set(name, { rv: row.rv, spec });
+    const spec = storedCrdSpec(JSON.parse(row.body) as KubeObject);
+    // A transaction that wrote CRDs may yet roll back: what it reads of them is not kept.
+    if (!this.db.writing(CRD_RESOURCE)) this.#cache.set(name, spec);
     return spec;
   }
 }

@@ -18,6 +18,27 @@ export function invalid(kind: Kind, name: string, causes: readonly StatusCause[]
   );
 }
 
+/** Labels already judged, `key=value` to valid: every write of an object checks the same few again. */
+const judgedLabels = new Map<string, boolean>();
+
+function validLabel(key: string, value: string): boolean {
+  const text = `${key}=${value}`;
+  let valid = judgedLabels.get(text);
+  if (valid === undefined) {
+    try {
+      parseLabelSelector(text);
+      // The selector parser skips whitespace around a value; kube-apiserver's label check does not ("x\n").
+      valid = LABEL_VALUE.test(value) && value.length <= 63;
+    } catch {
+      valid = false;
+    }
+    // Bounded: a store with more distinct labels than this judges them afresh.
+    if (judgedLabels.size >= 10_000) judgedLabels.clear();
+    judgedLabels.set(text, valid);
+  }
+  return valid;
+}
+
 export function validateMetadata(kind: Kind, meta: ObjectMeta, old: ObjectMeta | undefined): StatusCause[] {
   const causes: StatusCause[] = [];
   const dnsLabel = kind.resource === 'namespaces';
@@ -38,11 +59,7 @@ export function validateMetadata(kind: Kind, meta: ObjectMeta, old: ObjectMeta |
     });
   }
   for (const [key, value] of Object.entries(meta.labels ?? {})) {
-    try {
-      parseLabelSelector(`${key}=${value}`);
-      // The selector parser skips whitespace around a value; kube-apiserver's label check does not ("x\n").
-      if (!LABEL_VALUE.test(value) || value.length > 63) throw new Error('invalid label value');
-    } catch {
+    if (!validLabel(key, value)) {
       causes.push({
         field: `metadata.labels`,
         reason: 'FieldValueInvalid',

@@ -96,6 +96,7 @@ export function openEmbeddedStore(path: string, options: EmbeddedStoreOptions): 
     durability.synced().catch(onError);
   };
   const hub = new Hub(db, options.pollIntervalMs ?? 100, synced);
+  kinds.follow(hub);
   db.onCommit = synced;
   db.write(() => {
     if (db.get('namespaces', '', 'default') === undefined) {

@@ -8,7 +8,8 @@ import { KubeGoneError } from '../errors.ts';
 import type { KubeObject } from '../object.ts';
 import { apiVersionOf } from '../resource-type.ts';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from '../selector.ts';
-import type { ChangeType, Db } from './db.ts';
+import { isDeepStrictEqual } from 'node:util';
+import type { ChangeType, Db, LoggedChange } from './db.ts';
 import type { Kind } from './kinds.ts';
 
 export interface Change {
@@ -16,8 +17,56 @@ export interface Change {
   readonly resource: string;
   readonly type: ChangeType;
   readonly object: KubeObject;
+  /** The object before the change (modifications only); parsed on first use, since most listeners never look. */
   readonly old: KubeObject | undefined;
+  readonly hasOld: boolean;
+  /** Whether the owner references differ from the old object's (always for an addition). */
+  readonly refsChanged: boolean;
 }
+
+/** A change from its JSON: the object parsed once for every listener, the old one only if someone asks. */
+class LoggedObjects implements Change {
+  readonly object: KubeObject;
+  readonly hasOld: boolean;
+  #oldJson: string | null;
+  #old: KubeObject | undefined;
+  #refsChanged: boolean | undefined;
+
+  constructor(
+    readonly rv: number,
+    readonly resource: string,
+    readonly type: ChangeType,
+    json: string,
+    oldJson: string | null,
+    refsChanged?: boolean,
+  ) {
+    this.object = JSON.parse(json) as KubeObject;
+    this.hasOld = oldJson !== null;
+    this.#oldJson = oldJson;
+    this.#refsChanged = refsChanged;
+  }
+
+  get old(): KubeObject | undefined {
+    if (this.#oldJson !== null) {
+      this.#old = JSON.parse(this.#oldJson) as KubeObject;
+      this.#oldJson = null;
+    }
+    return this.#old;
+  }
+
+  get refsChanged(): boolean {
+    this.#refsChanged ??=
+      this.type === 'ADDED' ||
+      !isDeepStrictEqual(this.old?.metadata.ownerReferences, this.object.metadata.ownerReferences);
+    return this.#refsChanged;
+  }
+}
+
+const fromLog = (c: LoggedChange): Change =>
+  new LoggedObjects(c.rv, c.resource, c.type, c.json, c.oldJson, c.refsChanged);
+
+const fromRow = (r: ReturnType<Db['changesAfter']>[number]): Change =>
+  new LoggedObjects(r.rv, r.resource, r.type, r.body, r.old_body);
 
 type Listener = { change(c: Change): void; gone(): void };
 
@@ -60,28 +109,34 @@ export class Hub {
   /** Delivers every change since the last pump up to `durableRv`: what is committed and on disk. */
   pump(durableRv: number): void {
     for (;;) {
+      if (this.#last >= durableRv) return;
+      // This process's own commits are in memory; another process's are read from the log.
+      const local = this.db.takeLogged(this.#last + 1);
+      if (local !== undefined) {
+        this.#last = local.rv;
+        this.#deliver(fromLog(local));
+        continue;
+      }
       if (this.db.compactedRv() > this.#last) {
         // This process fell behind the change log's window: its watchers must relist.
         for (const l of [...this.#listeners]) l.gone();
         this.#last = this.db.currentRv();
+        this.db.forgetLogged(this.#last);
         return;
       }
-      if (this.#last >= durableRv) return;
       const rows = this.db.changesAfter(this.#last, Math.min(500, durableRv - this.#last));
       if (rows.length === 0) return;
       for (const row of rows) {
         if (row.rv > durableRv) return;
         this.#last = row.rv;
-        const change: Change = {
-          rv: row.rv,
-          resource: row.resource,
-          type: row.type,
-          object: JSON.parse(row.body) as KubeObject,
-          old: row.old_body === null ? undefined : (JSON.parse(row.old_body) as KubeObject),
-        };
-        for (const l of [...this.#listeners]) l.change(change);
+        this.db.forgetLogged(row.rv);
+        this.#deliver(fromRow(row));
       }
     }
+  }
+
+  #deliver(change: Change): void {
+    for (const l of [...this.#listeners]) l.change(change);
   }
 
   stop(): void {
@@ -101,6 +156,8 @@ export class Subscription<T extends KubeObject> implements AsyncIterable<WatchEv
   #sent: number;
   readonly #cleanups: (() => void)[] = [];
   readonly #matches: (o: KubeObject) => boolean;
+  /** Whether the watch filters by labels or fields. */
+  readonly #selective: boolean;
 
   constructor(
     hub: Hub,
@@ -112,6 +169,7 @@ export class Subscription<T extends KubeObject> implements AsyncIterable<WatchEv
     const labels = parseLabelSelector(options.labelSelector ?? '');
     const fields = parseFieldSelector(options.fieldSelector ?? '');
     const ns = kind.type.namespaced ? options.namespace : undefined;
+    this.#selective = labels.length > 0 || fields.length > 0;
     this.#matches = (o) =>
       (ns === undefined || o.metadata.namespace === ns) &&
       matchesLabels(labels, o.metadata.labels) &&
@@ -131,13 +189,7 @@ export class Subscription<T extends KubeObject> implements AsyncIterable<WatchEv
       for (const r of rows) {
         after = r.rv;
         if (r.resource !== kind.resource) continue;
-        this.#change({
-          rv: r.rv,
-          resource: r.resource,
-          type: r.type,
-          object: JSON.parse(r.body) as KubeObject,
-          old: r.old_body === null ? undefined : (JSON.parse(r.old_body) as KubeObject),
-        });
+        this.#change(fromRow(r));
       }
     }
     this.#cursor = Math.max(this.#cursor, hub.last);
@@ -180,12 +232,13 @@ export class Subscription<T extends KubeObject> implements AsyncIterable<WatchEv
     this.#cursor = Math.max(this.#cursor, c.rv);
     if (c.resource !== this.kind.resource) return;
     const now = this.#matches(c.object);
-    const before = c.old !== undefined && this.#matches(c.old);
+    // Without a label or field selector the old state matched as the new one does (a namespace never changes).
+    const before = (): boolean => c.hasOld && (this.#selective ? this.#matches(c.old as KubeObject) : now);
     let type: WatchEvent<T>['type'] | undefined;
     if (c.type === 'ADDED') type = now ? 'ADDED' : undefined;
     else if (c.type === 'DELETED') type = now ? 'DELETED' : undefined;
-    else if (now) type = before || c.old === undefined ? 'MODIFIED' : 'ADDED';
-    else if (before) type = 'DELETED';
+    else if (now) type = !c.hasOld || before() ? 'MODIFIED' : 'ADDED';
+    else if (before()) type = 'DELETED';
     if (type === undefined || type === 'BOOKMARK') return;
     this.#sent = c.rv;
     this.#push({ type, object: c.object as T });

@@ -50,10 +50,6 @@ function rfc3339(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function parse(body: string): KubeObject {
-  return JSON.parse(body) as KubeObject;
-}
-
 /** Which field paths a write through `subresource` may touch and own. */
 function scope(kind: Kind, subresource: string | undefined): (p: FieldPath) => boolean {
   if (subresource === 'status') return (p) => p[0] === 'status';
@@ -78,14 +74,14 @@ export class Writer {
   #load(kind: Kind, namespace: string, name: string): KubeObject {
     const row = this.d.db.get(kind.resource, namespace, name);
     if (row === undefined) throw new KubeNotFoundError(`${kind.resource} "${name}" not found`);
-    return parse(row.body);
+    return this.d.db.parse(row);
   }
 
   #checkNamespace(kind: Kind, namespace: string): void {
     if (!kind.type.namespaced) return;
     const row = this.d.db.get('namespaces', '', namespace);
     if (row === undefined) throw new KubeNotFoundError(`namespaces "${namespace}" not found`);
-    if (parse(row.body).metadata.deletionTimestamp !== undefined) {
+    if ((JSON.parse(row.body) as KubeObject).metadata.deletionTimestamp !== undefined) {
       throw new KubeForbiddenError(
         `unable to create new content in namespace ${namespace} because it is being terminated`,
       );
@@ -291,7 +287,7 @@ export class Writer {
       this.#checkTypeOf(kind, object);
       const namespace = this.#namespace(kind, object.metadata.namespace);
       const row = this.d.db.get(kind.resource, namespace, object.metadata.name);
-      const old = row ? parse(row.body) : undefined;
+      const old = row ? this.d.db.parse(row) : undefined;
       const rv = object.metadata.resourceVersion;
       if (rv !== undefined && rv !== old?.metadata.resourceVersion) throw this.#conflict(kind, object.metadata.name);
       if (old === undefined) {
@@ -393,7 +389,8 @@ export class Writer {
   }
 
   #dropCustomResources(crd: KubeObject): void {
-    for (const row of this.d.db.list(crd.metadata.name, undefined)) this.d.db.remove(row.resource, parse(row.body));
+    for (const row of this.d.db.list(crd.metadata.name, undefined))
+      this.d.db.remove(row.resource, this.d.db.parse(row));
   }
 
   /** A metadata-only edit by the garbage collector: no generation bump, deletion once no finalizer is left. */
@@ -401,7 +398,7 @@ export class Writer {
     this.d.db.write(() => {
       const row = this.d.db.byUid(uid);
       if (row === undefined) return;
-      const old = parse(row.body);
+      const old = this.d.db.parse(row);
       const next: KubeObject = { ...old, metadata: withoutEmptyLists(edit(old.metadata)) };
       if (deepEqual(next.metadata, old.metadata)) return;
       if (next.metadata.deletionTimestamp !== undefined && (next.metadata.finalizers ?? []).length === 0) {
@@ -416,7 +413,7 @@ export class Writer {
   deleteUid(uid: string, policy: 'Foreground' | 'Background'): void {
     this.d.db.write(() => {
       const row = this.d.db.byUid(uid);
-      if (row) this.deleteObject(row.resource, parse(row.body), policy);
+      if (row) this.deleteObject(row.resource, this.d.db.parse(row), policy);
     });
   }
 
@@ -425,7 +422,7 @@ export class Writer {
     this.d.db.write(() => {
       const row = this.d.db.get('namespaces', '', name);
       if (row === undefined || this.d.db.inNamespace(name).length > 0) return;
-      const ns = parse(row.body);
+      const ns = this.d.db.parse(row);
       if (ns.metadata.deletionTimestamp === undefined || (ns.metadata.finalizers ?? []).length > 0) return;
       this.d.db.remove('namespaces', ns);
     });

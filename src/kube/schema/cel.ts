@@ -145,9 +145,26 @@ function compiled(rule: ValidationRule): CompiledRule | string {
   return c;
 }
 
+const ruled = new WeakMap<JSONSchemaProps, boolean>();
+
+/** Whether `schema` or any schema under it carries x-kubernetes-validations (memoised: schemas are not mutated). */
+function hasRules(schema: JSONSchemaProps): boolean {
+  let known = ruled.get(schema);
+  if (known === undefined) {
+    known =
+      (schema['x-kubernetes-validations'] ?? []).length > 0 ||
+      Object.values(schema.properties ?? {}).some(hasRules) ||
+      (typeof schema.additionalProperties === 'object' && hasRules(schema.additionalProperties)) ||
+      (schema.items !== undefined && hasRules(schema.items));
+    ruled.set(schema, known);
+  }
+  return known;
+}
+
 /** Evaluates every rule under `schema` against `value`; `old` is the stored value on update, undefined on create. */
 export function evaluateRules(value: unknown, old: unknown, schema: JSONSchemaProps, path: string): StatusCause[] {
-  if (value === undefined || value === null) return [];
+  // A subtree without rules has nothing to evaluate: a Server's status, written most, is walked no more.
+  if (value === undefined || value === null || !hasRules(schema)) return [];
   const causes: StatusCause[] = [];
   for (const rule of schema['x-kubernetes-validations'] ?? []) {
     const c = compiled(rule);

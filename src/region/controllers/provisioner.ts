@@ -135,7 +135,9 @@ export function provisionerReconciler<R extends ProvisionedResource, P, V>(
   observe?: RowObserver,
 ): Reconciler {
   return (req, ctx) => {
-    const client = manager.client(req.cluster);
+    // Reads from the informers, as controller-runtime's cached client (runtime/cached-client.ts says what keeps a
+    // lagging answer harmless); writes to the API server.
+    const client = manager.cachedClient(req.cluster);
     return client === undefined
       ? Promise.resolve({})
       : reconcileProvisioned(client, provisionerFor(client), req, ctx, observe);

@@ -210,6 +210,7 @@ export async function buildApi(deps: ApiDeps): Promise<Api> {
   });
   const repository = new Repository(deps.client, deps.namespace, deps.log);
   const limits = new OrganizationLimiter(deps.organizationLimits ?? DEFAULT_ORGANIZATION_LIMITS, repository, {
+    ...(deps.organizationObjects === undefined ? {} : { cached: deps.organizationObjects, clock: deps.clock }),
     ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
     ...(deps.log === undefined ? {} : { log: deps.log.child({ component: 'organization-limits' }) }),
   });

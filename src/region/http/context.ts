@@ -6,6 +6,8 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Client } from '../../kube/client.ts';
+import type { KubeObject } from '../../kube/object.ts';
+import type { ResourceType } from '../../kube/resource-type.ts';
 import type { Clock } from '../../util/clock.ts';
 import type { Server } from '../apis/server.ts';
 import type { CommonProvider, ImageRead, ImageWrite } from '../provider/contract.ts';
@@ -65,6 +67,11 @@ export interface ApiDeps {
   readonly rateLimits?: RateLimits;
   /** How many objects of each kind an organization may hold (default DEFAULT_ORGANIZATION_LIMITS). */
   readonly organizationLimits?: OrganizationLimits;
+  /**
+   * What an informer holds of a kind for one organization, for the limits to count without listing the store on
+   * every create; undefined for a kind no synced informer holds (the store is listed then).
+   */
+  readonly organizationObjects?: OrganizationObjects;
   /** The build `/api/version` reports; a build with no release version reports 0.0.0. */
   readonly service?: { readonly version: string };
   /** RFC 9728 metadata: the token issuer, and this API's public URL (default: what a request was sent to). */
@@ -75,6 +82,9 @@ export interface ApiDeps {
   /** Where the request metrics go (access-log.ts); none without one. */
   readonly metrics?: Registry;
 }
+
+/** An organization's cached objects of a kind (its label), or undefined when no synced informer holds the kind. */
+export type OrganizationObjects = (type: ResourceType, organization: string) => readonly KubeObject[] | undefined;
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { capturedLogger } from '../../runtime/testing/logger.ts';
-import { serverType } from '../apis/index.ts';
-import type { Capabilities } from './context.ts';
+import type { KubeObject } from '../../kube/object.ts';
+import { labels, serverType } from '../apis/index.ts';
+import type { Capabilities, OrganizationObjects } from './context.ts';
 import { DEFAULT_ORGANIZATION_LIMITS, type LimitedKind, type OrganizationLimits } from './decide-limit.ts';
 import { PROBLEM_CONTENT_TYPE } from './problem.ts';
 import {
@@ -55,7 +56,7 @@ interface World {
 
 async function world(
   limits: OrganizationLimits,
-  more: Pick<Parameters<typeof apiFixture>[1] & object, 'metrics' | 'log'> = {},
+  more: Pick<Parameters<typeof apiFixture>[1] & object, 'metrics' | 'log' | 'organizationObjects'> = {},
 ): Promise<World> {
   const { capabilities, cloudCalls } = countingCapabilities();
   const f = await apiFixture(capabilities, { organizationLimits: limits, ...more });
@@ -346,6 +347,46 @@ describe('per-organization limits, every create route (docs/adr/0041-organizatio
         Array.from({ length: 6 }, (_, i) => call(f, f.tokens.a, 'POST', '/api/v2/networks', v2Network(10 + i))),
       );
       assert.deepEqual(networks.map((r) => r.status).sort(), [201, 403, 403, 403, 403, 403]);
+    } finally {
+      await f.close();
+    }
+  });
+
+  it('counted from an informer plus its own unseen creates: 8 racing at limit−1 give one 201, the store never listed', async () => {
+    // An informer that shows only what it was shown: frozen while the creates race, then caught up by hand.
+    let shown: KubeObject[] = [];
+    const organizationObjects: OrganizationObjects = (type, organization) =>
+      type.plural === serverType.plural
+        ? shown.filter((o) => o.metadata.labels?.[labels.organization] === organization)
+        : undefined;
+    const { f } = await world(limited({ servers: 5 }), { organizationObjects });
+    try {
+      const networkId = await created(f, '/api/v2/networks', v2Network(0));
+      const server = (i: number) => ({
+        metadata: { name: `s-${String(i)}` },
+        spec: { networkId, flavorId: FLAVOR, imageId: IMAGE },
+      });
+      for (let i = 1; i <= 4; i++) await created(f, '/api/v2/servers', server(i));
+      shown = (await f.store.list(serverType, { namespace: NAMESPACE })).items;
+      const list = f.store.list.bind(f.store);
+      let serverLists = 0;
+      f.store.list = (type, options) => {
+        if (type.plural === serverType.plural) serverLists++;
+        return list(type, options);
+      };
+      const racing = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => call(f, f.tokens.a, 'POST', '/api/v2/servers', server(10 + i))),
+      );
+      assert.deepEqual(racing.map((r) => r.status).sort(), [201, 403, 403, 403, 403, 403, 403, 403]);
+      assert.equal(serverLists, 0, 'no create listed the store');
+      // The informer catches up: the create it now shows is counted once, not twice.
+      shown = (await list(serverType, { namespace: NAMESPACE })).items;
+      assert.equal(shown.length, 5);
+      assert.equal((await call(f, f.tokens.a, 'POST', '/api/v2/servers', server(30))).status, 403);
+      // One goes (its informer shows it gone): there is room for exactly one again.
+      shown = shown.slice(1);
+      assert.equal((await call(f, f.tokens.a, 'POST', '/api/v2/servers', server(31))).status, 201);
+      assert.equal((await call(f, f.tokens.a, 'POST', '/api/v2/servers', server(32))).status, 403);
     } finally {
       await f.close();
     }

@@ -1,13 +1,19 @@
 /**
  * Per-organization limits at the API (docs/adr/0041-organization-limits.md): a create that would take an
  * organization past its limit for a kind is refused, 403 as upstream's quota refusals are, before anything is written
- * to the store or asked of the cloud. The count is the store's (objects being deleted included) and is taken again,
- * with the write, under a per-organization lock, so two creates racing for the last slot do not both get it. Usage and
- * limits are gauges on /metrics.
+ * to the store or asked of the cloud. The count (objects being deleted included) is taken again, with the write, under
+ * a per-organization lock, so two creates racing for the last slot do not both get it. Usage and limits are gauges
+ * on /metrics.
+ *
+ * Where an informer holds the kind (`serve` and `up`), the count is the informer's objects of the organization plus
+ * the creates this process made that it has not shown yet, so a create lists nothing (two lists of the
+ * organization's objects per create were quadratic in the fleet on kube-apiserver;
+ * docs/adr/0048-reconcile-reads-from-informer-caches.md). Otherwise it is the store's.
  */
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import type { ResourceType } from '../../kube/resource-type.ts';
+import type { Clock } from '../../util/clock.ts';
 import {
   identityType,
   labels,
@@ -25,7 +31,9 @@ import {
   type LimitedKind,
   type OrganizationLimits,
 } from './decide-limit.ts';
+import type { KubeObject } from '../../kube/object.ts';
 import { Problem, violation } from './problem.ts';
+import type { OrganizationObjects } from './context.ts';
 import type { Repository } from './repository.ts';
 
 /** What each limited kind counts. */
@@ -37,6 +45,17 @@ const TYPES: Readonly<Record<LimitedKind, ResourceType>> = {
   'load-balancers': loadBalancerType,
   'security-groups': securityGroupType,
 };
+
+const KIND_OF = new Map<string, LimitedKind>(
+  Object.entries(TYPES).map(([kind, type]) => [`${type.group}/${type.plural}`, kind as LimitedKind]),
+);
+
+/**
+ * How long a create is counted on its own before the informer shows it. Past that it is dropped (an object deleted
+ * before its informer saw it would otherwise count for ever), and a watch lagging by more than this could let a create
+ * through over the limit; a watch that far behind is already an incident the informer's relist repairs.
+ */
+export const ADMITTED_UNSEEN_MS = 60_000;
 
 /** The refusal: forbidden, naming the kind, the usage and the limit; the rule is machine-readable too. */
 function limitReached(decision: { kind: LimitedKind; usage: number; limit: number }): Problem {
@@ -56,12 +75,38 @@ export class OrganizationLimiter {
   readonly #log: Logger | undefined;
   /** Per organization, the tail of its queue of creates (a promise chain; the entry goes once the queue is empty). */
   readonly #queues = new Map<string, Promise<void>>();
+  readonly #cached: OrganizationObjects | undefined;
+  readonly #clock: Clock | undefined;
+  /** `organization/kind` → names this process created that the informer had not shown when last counted → when. */
+  readonly #unseen = new Map<string, Map<string, number>>();
 
-  constructor(limits: OrganizationLimits, repository: Repository, options: { metrics?: Registry; log?: Logger } = {}) {
+  constructor(
+    limits: OrganizationLimits,
+    repository: Repository,
+    options: { metrics?: Registry; log?: Logger; cached?: OrganizationObjects; clock?: Clock } = {},
+  ) {
     this.#limits = limits;
     this.#repository = repository;
     this.#log = options.log;
+    this.#cached = options.cached;
+    this.#clock = options.clock;
+    if (options.cached !== undefined) {
+      repository.onCreate((type, object) => {
+        this.#created(type, object);
+      });
+    }
     if (options.metrics !== undefined) this.#register(options.metrics);
+  }
+
+  /** A create this API made: counted until the informer shows it. */
+  #created(type: ResourceType, object: KubeObject): void {
+    const kind = KIND_OF.get(`${type.group}/${type.plural}`);
+    const organization = object.metadata.labels?.[labels.organization];
+    if (kind === undefined || organization === undefined || organization === '') return;
+    const key = `${organization}/${kind}`;
+    const unseen = this.#unseen.get(key) ?? new Map<string, number>();
+    unseen.set(object.metadata.name, this.#clock?.now() ?? 0);
+    this.#unseen.set(key, unseen);
   }
 
   /**
@@ -97,9 +142,23 @@ export class OrganizationLimiter {
     }
   }
 
-  /** What the organization holds of `kind` now, read from the store (not a cache), deleting objects included. */
+  /**
+   * What the organization holds of `kind` now, deleting objects included: the informer's objects and this process's
+   * creates it has not shown yet, or the store's list where no informer holds the kind.
+   */
   async #usage(organization: string, kind: LimitedKind): Promise<number> {
-    return (await this.#repository.unscoped(TYPES[kind], `${labels.organization}=${organization}`)).length;
+    const cached = this.#cached?.(TYPES[kind], organization);
+    if (cached === undefined) {
+      return (await this.#repository.unscoped(TYPES[kind], `${labels.organization}=${organization}`)).length;
+    }
+    const key = `${organization}/${kind}`;
+    const unseen = this.#unseen.get(key);
+    if (unseen === undefined) return cached.length;
+    const shown = new Set(cached.map((o) => o.metadata.name));
+    const now = this.#clock?.now() ?? 0;
+    for (const [name, at] of unseen) if (shown.has(name) || now - at > ADMITTED_UNSEEN_MS) unseen.delete(name);
+    if (unseen.size === 0) this.#unseen.delete(key);
+    return cached.length + unseen.size;
   }
 
   async #exclusive<R>(key: string, run: () => Promise<R>): Promise<R> {

@@ -71,6 +71,7 @@ export class Repository {
   readonly #client: Client;
   readonly #namespace: string;
   readonly #log: Logger | undefined;
+  readonly #created: ((type: ResourceType, object: KubeObject) => void)[] = [];
 
   constructor(client: Client, namespace: string, log?: Logger) {
     this.#client = client;
@@ -133,9 +134,16 @@ export class Repository {
     return region !== undefined && regionVisibleTo(region, organizationID) ? region : undefined;
   }
 
-  create<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>): Promise<T> {
+  async create<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>): Promise<T> {
     const metadata = withTraceparent({ ...object.metadata, namespace: this.#namespace });
-    return this.#guard(() => this.#client.create(type, { ...object, metadata }));
+    const created = await this.#guard(() => this.#client.create(type, { ...object, metadata }));
+    for (const listener of this.#created) listener(type, created);
+    return created;
+  }
+
+  /** Told of every object this API creates, once the store has it (the limits count it until an informer does). */
+  onCreate(listener: (type: ResourceType, object: KubeObject) => void): void {
+    this.#created.push(listener);
   }
 
   update<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>): Promise<T> {

@@ -165,6 +165,7 @@ export async function apiFixture(
       | 'requestTimeoutMs'
       | 'rateLimits'
       | 'organizationLimits'
+      | 'organizationObjects'
       | 'log'
       | 'metrics'
     >

@@ -5,7 +5,10 @@ import { customResourceDefinition } from '../../../kube/crd.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
 import { builtin } from '../../../kube/resource-type.ts';
 import { ManualClock } from '../../../util/clock.ts';
-import { labels, regionKinds } from '../../apis/index.ts';
+import type { KubeObject } from '../../../kube/object.ts';
+import type { ResourceType } from '../../../kube/resource-type.ts';
+import { CachedClient, type CacheSource } from '../../../runtime/cached-client.ts';
+import { labels, openstackIdentityType, regionKinds } from '../../apis/index.ts';
 import { cloudsYaml, identityCredentialsOf, IdentityRecords, unbase64 } from './record.ts';
 import { generateSshKeypair, type IdentitySecretSource } from './secrets.ts';
 
@@ -57,6 +60,31 @@ describe('OpenstackIdentity records', () => {
     await records.delete('b');
     assert.equal(await records.get('b'), undefined);
     assert.equal(await records.realised('b'), undefined);
+  });
+
+  it('read through a lagging cache, a record lacking its project, credentials or secrets is read again live', async () => {
+    const plain = new IdentityRecords(store, NS);
+    const { record } = await plain.withSecrets(identity('c'), source);
+    // An informer that saw the record's creation and nothing since: the project, user and secrets the API server
+    // holds now are not in it.
+    const early = { ...record, spec: { password: record.spec.password ?? '' } };
+    const lagging: CacheSource = {
+      peek: <T extends KubeObject>(type: ResourceType<T>, _ns: string | undefined, name: string) =>
+        type.plural === openstackIdentityType.plural && name === 'c' ? (early as unknown as T) : undefined,
+    };
+    await plain.save(await plain.withSecrets(identity('c'), source).then((r) => r.record), {
+      projectID: 'p2',
+      userID: 'u2',
+    });
+    const stored = (await store.get(openstackIdentityType, NS, 'c')).spec;
+    const records = new IdentityRecords(new CachedClient(store, [lagging]), NS);
+    // A delete takes "no project" as "nothing was realised": never from the lagging copy.
+    assert.deepEqual(await records.realised('c'), { identityID: 'c', projectID: 'p2' });
+    assert.equal((await records.withUser('c'))?.credentials.userID, 'u2');
+    // And no secret is made anew over the one the API server holds.
+    const again = await records.withSecrets(identity('c'), source);
+    assert.equal(again.record.spec.applicationCredentialSecret, stored.applicationCredentialSecret);
+    assert.equal(again.record.spec.sshPrivateKey, stored.sshPrivateKey);
   });
 
   it('clouds.yaml names one cloud, `cloud`, authenticating with the application credential', () => {

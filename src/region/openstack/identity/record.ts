@@ -7,7 +7,7 @@
  * secret it was made with.
  */
 import { stringify } from 'yaml';
-import { getOptional, type Client } from '../../../kube/client.ts';
+import { getFreshOptional, getOptional, type Client } from '../../../kube/client.ts';
 import { ignoreNotFound, KubeAlreadyExistsError } from '../../../kube/errors.ts';
 import {
   API_VERSION,
@@ -50,17 +50,33 @@ export class IdentityRecords {
    * proves no workload resource of it can exist, since none is made before its identity is Available.
    */
   async realised(identityID: string): Promise<RealisedIdentity | undefined> {
-    const projectID = (await this.get(identityID))?.spec.projectID;
+    const projectID = (await this.#complete(identityID, (r) => r.spec.projectID !== undefined))?.spec.projectID;
     return projectID === undefined ? undefined : { identityID, projectID };
   }
 
   /** The identity with its own user, once the record holds its project, user and password. */
   async withUser(identityID: string): Promise<UserIdentity | undefined> {
-    const record = await this.get(identityID);
+    const record = await this.#complete(identityID, (r) => identityCredentialsOf(r) !== undefined);
     const credentials = record === undefined ? undefined : identityCredentialsOf(record);
     if (record === undefined || credentials === undefined) return undefined;
     const { serverGroupID } = record.spec;
     return { identityID, projectID: credentials.projectID, credentials, ...(serverGroupID ? { serverGroupID } : {}) };
+  }
+
+  /**
+   * The record, read again from the API server when the (possibly cached) answer lacks what `complete` asks: a delete
+   * takes a record without a project or credentials as proof that nothing was realised, so that proof is never taken
+   * from an informer that has not yet seen the record's latest write. A complete record is only ever completed
+   * further (nothing is taken off one), so a cached complete answer is as good as a live one.
+   */
+  async #complete(
+    identityID: string,
+    complete: (record: OpenstackIdentity) => boolean,
+  ): Promise<OpenstackIdentity | undefined> {
+    // An absent record is already the API server's answer: a cached client confirms a miss live.
+    const record = await this.get(identityID);
+    if (record === undefined || complete(record)) return record;
+    return getFreshOptional(this.#kube, openstackIdentityType, this.#namespace, identityID);
   }
 
   /** The record, created or completed so that it holds every secret a create pass may need. */
@@ -68,7 +84,11 @@ export class IdentityRecords {
     identity: IdentityInput,
     source: IdentitySecretSource,
   ): Promise<{ record: OpenstackIdentity; secrets: RecordSecrets }> {
-    let record = await this.get(identity.id);
+    // A secret is made only where the API server's record has none: one made where a lagging cache lacked it would
+    // replace, through the merge patch, the secret the project's resources were made with.
+    let record = await this.#complete(identity.id, (r) =>
+      Boolean(r.spec.password && r.spec.applicationCredentialSecret && r.spec.sshPrivateKey),
+    );
     const missing: Partial<OpenstackIdentitySpec> = {
       ...(record?.spec.password ? {} : { password: source.password() }),
       ...(record?.spec.applicationCredentialSecret
