@@ -55,7 +55,7 @@ const KIND_OF = new Map<string, LimitedKind>(
  * before its informer saw it would otherwise count for ever), and a watch lagging by more than this could let a create
  * through over the limit; a watch that far behind is already an incident the informer's relist repairs.
  */
-export const ADMITTED_UNSEEN_MS = 60_000;
+const ADMITTED_UNSEEN_MS = 60_000;
 
 /** The refusal: forbidden, naming the kind, the usage and the limit; the rule is machine-readable too. */
 function limitReached(decision: { kind: LimitedKind; usage: number; limit: number }): Problem {
