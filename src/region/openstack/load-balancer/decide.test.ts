@@ -270,10 +270,7 @@ describe('planCreate', () => {
       id: 'l-web',
       update: { timeout_client_data: 90_000, timeout_member_data: 90_000 },
     });
-    const defaulted = planCreate(
-      { ...spec, listeners: [{ ...tcp, idleTimeoutSeconds: undefined }, udp] } as never,
-      base,
-    );
+    const defaulted = planCreate({ ...spec, listeners: [{ ...tcp, idleTimeoutSeconds: undefined }, udp] }, base);
     assert.deepEqual(defaulted, {
       row: 'update-listener',
       id: 'l-web',
@@ -303,7 +300,7 @@ describe('planCreate', () => {
 
   it('a health check removed from the spec: its monitor is pruned as an orphan', () => {
     const unchecked = { ...udp, pool: { ...udp.pool, healthCheck: undefined } };
-    assert.deepEqual(planCreate({ ...spec, listeners: [tcp, unchecked] } as never, base), {
+    assert.deepEqual(planCreate({ ...spec, listeners: [tcp, unchecked] }, base), {
       row: 'delete-monitor',
       id: 'm-dns',
       name: monitorName(LB, 'dns'),
