@@ -260,3 +260,35 @@ describe('names', () => {
     assert.deepEqual(misspelt, [], 'spell it ID/IP (projectID, floatingIPs); a wire name belongs in a wire body');
   });
 });
+
+const ROUTES = join(SRC, 'region', 'http', 'routes');
+
+/** `x as T` and `<T>x` in a file, with what they assert (parentheses looked through). */
+function assertionsOf(file: ts.SourceFile): { operand: ts.Expression; line: number }[] {
+  const found: { operand: ts.Expression; line: number }[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) {
+      let operand = node.expression;
+      while (ts.isParenthesizedExpression(operand)) operand = operand.expression;
+      found.push({ operand, line: file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1 });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return found;
+}
+
+describe('route kits', () => {
+  it('take bodies and params typed from their TypeBox schemas: no cast on a request part', () => {
+    const casts: string[] = [];
+    for (const path of filesUnder(ROUTES).filter((p) => p.endsWith('.ts') && !isTest(p))) {
+      const file = parsed(path);
+      for (const { operand, line } of assertionsOf(file)) {
+        if (!ts.isPropertyAccessExpression(operand) || !['body', 'params', 'query'].includes(operand.name.text))
+          continue;
+        casts.push(`${relative(join(SRC, '..'), path)}:${String(line)} ${operand.getText(file)} as …`);
+      }
+    }
+    assert.deepEqual(casts, [], 'type the kit from the schema (kit.ts RouteBody/RouteParams), not by a cast');
+  });
+});

@@ -4,7 +4,6 @@
  * replace and delete. Each kind supplies its pure parts; this file holds the HTTP flow, so the order is the same for
  * all: authenticate, find, check the rules, and only then write.
  */
-import type { FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import Type from 'typebox';
 import type { KubeObject } from '../../../kube/object.ts';
@@ -18,49 +17,63 @@ import { listJson } from '../list-json.ts';
 import { visibleTo } from '../repository.ts';
 import { tenancyOf, updatedMetadata } from '../resources/meta.ts';
 import type { ResourceWriteMetadata } from '../schemas/common.ts';
-import { Accepted, doc, IDParams, listFilters, ListQuery, refuseIf, type Api, type RouteDeps } from './kit.ts';
+import {
+  Accepted,
+  doc,
+  IDParams,
+  listFilters,
+  ListQuery,
+  refuseIf,
+  type Api,
+  type RequestWithParams,
+  type RouteBody,
+  type RouteDeps,
+  type RouteParams,
+} from './kit.ts';
 
-interface WriteBody {
+/** What an update writes: the body's metadata and the new spec. */
+interface Written {
   readonly metadata: ResourceWriteMetadata;
   readonly spec: object;
 }
 
-interface ChildKind<T extends KubeObject, C extends WriteBody, U extends WriteBody, R> {
+/** A kind's parts; its bodies reach its functions typed from `createBody` and `updateBody` (kit.ts RouteBody). */
+interface ChildKind<T extends KubeObject, CS extends TSchema, US extends TSchema, R> {
   readonly tag: string;
   readonly path: string;
   readonly param: string;
   readonly type: ResourceType<T>;
   /** For messages: `security group not found`. */
   readonly what: string;
-  readonly createBody: TSchema;
-  readonly updateBody: TSchema;
+  readonly createBody: CS;
+  readonly updateBody: US;
   readonly read: TSchema;
   /** False: create and update answer 501 (nothing would reconcile what they store). */
   readonly writable: boolean;
   readonly capability: string;
   /** The organization limit a create counts against (docs/adr/0041-organization-limits.md). */
   readonly limit: LimitedKind;
-  readonly networkIDOf: (body: C) => string;
+  readonly networkIDOf: (body: RouteBody<CS>) => string;
   /** Rules beyond the schema; the network is the one the body names, already in scope. */
-  readonly validateCreate: (body: C, network: Network, principal: Principal) => Promise<FieldViolation[]>;
-  readonly build: (id: string, body: C, network: Network, principal: Principal) => T;
-  readonly validateUpdate: (body: U, current: T, principal: Principal) => Promise<FieldViolation[]>;
-  /** The new spec: the body's, with what the update may not touch kept from `current`. */
-  readonly updateSpec: (body: U, current: T) => object;
+  readonly validateCreate: (body: RouteBody<CS>, network: Network, principal: Principal) => Promise<FieldViolation[]>;
+  readonly build: (id: string, body: RouteBody<CS>, network: Network, principal: Principal) => T;
+  readonly validateUpdate: (body: RouteBody<US>, current: T, principal: Principal) => Promise<FieldViolation[]>;
+  /** The body's metadata and the new spec: the body's, with what the update may not touch kept from `current`. */
+  readonly updated: (body: RouteBody<US>, current: T) => Written;
   readonly toRead: (object: T) => R;
   /** Refuses a delete the object's state forbids (a volume a server holds), by throwing the problem. */
   readonly refuseDelete?: (current: T) => Promise<void>;
 }
 
-export function childRoutes<T extends KubeObject, C extends WriteBody, U extends WriteBody, R>(
+export function childRoutes<T extends KubeObject, CS extends TSchema, US extends TSchema, R>(
   app: Api,
   deps: RouteDeps,
-  kind: ChildKind<T, C, U, R>,
+  kind: ChildKind<T, CS, US, R>,
 ): void {
   const repo = deps.repository;
   const Params = IDParams(kind.param);
-  const idOf = (request: FastifyRequest) => (request.params as Record<string, string>)[kind.param] ?? '';
-  const find = (request: FastifyRequest) => repo.get(kind.type, principalOf(request), idOf(request), kind.what);
+  const find = (request: RequestWithParams<RouteParams<typeof Params>>) =>
+    repo.get(kind.type, principalOf(request), request.params[kind.param] ?? '', kind.what);
   const listAnswer = listJson(kind.toRead);
   const refuseUnlessWritable = () => {
     if (!kind.writable) throw problems.notImplemented(kind.capability);
@@ -81,7 +94,7 @@ export function childRoutes<T extends KubeObject, C extends WriteBody, U extends
     async (request, reply) => {
       refuseUnlessWritable();
       const principal = principalOf(request);
-      const body = request.body as C;
+      const { body } = request;
       const network = await repo.find(networkType, kind.networkIDOf(body));
       if (network === undefined || !visibleTo(principal, network)) {
         throw problems.invalid([violation('/spec/networkId', 'exists', 'no such network')]);
@@ -117,12 +130,13 @@ export function childRoutes<T extends KubeObject, C extends WriteBody, U extends
       const current = await find(request);
       refuseUnlessWritable();
       const principal = principalOf(request);
-      const body = request.body as U;
+      const { body } = request;
       refuseIf(await kind.validateUpdate(body, current, principal));
+      const { metadata, spec } = kind.updated(body, current);
       const updated = await repo.update(kind.type, {
         ...current,
-        metadata: updatedMetadata(current.metadata, body.metadata, principal, deps.clock.now()),
-        spec: kind.updateSpec(body, current),
+        metadata: updatedMetadata(current.metadata, metadata, principal, deps.clock.now()),
+        spec,
       });
       return reply.code(202).send(kind.toRead(updated));
     },

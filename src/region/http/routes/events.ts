@@ -58,7 +58,7 @@ export function eventRoutes(app: Api, deps: RouteDeps): void {
         ),
       },
       async (request) => {
-        const id = (request.params as Record<string, string>)[kind.param] ?? '';
+        const id = request.params[kind.param] ?? '';
         const object = await repo.get(kind.type, principalOf(request), id, kind.what);
         return (await repo.eventsAbout(object)).map(eventRead);
       },

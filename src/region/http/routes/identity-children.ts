@@ -5,8 +5,7 @@
  * what v2 made too. An object is addressed through the identity it lives in; under any other it is not found.
  * Every refused request is 400, as upstream's v1 documents it (no 422).
  */
-import type { FastifyRequest } from 'fastify';
-import type { TSchema } from 'typebox';
+import type { TSchema, TString } from 'typebox';
 import Type from 'typebox';
 import type { KubeObject } from '../../../kube/object.ts';
 import type { ResourceType } from '../../../kube/resource-type.ts';
@@ -26,15 +25,19 @@ import {
   scopedPrincipal,
   TagQuery,
   type Api,
+  type RequestWithParams,
+  type RouteBody,
   type RouteDeps,
 } from './kit.ts';
 
-interface V1Write {
+/** What an update writes: the body's metadata and the new spec. */
+interface Written {
   readonly metadata: ResourceWriteMetadata;
   readonly spec: object;
 }
 
-interface IdentityChildKind<T extends KubeObject, W extends V1Write, R> {
+/** A kind's parts; the body reaches its functions typed from `write` (kit.ts RouteBody). */
+interface IdentityChildKind<T extends KubeObject, WS extends TSchema, R> {
   readonly tag: string;
   /** The path segment: `networks`. */
   readonly collection: string;
@@ -42,7 +45,7 @@ interface IdentityChildKind<T extends KubeObject, W extends V1Write, R> {
   readonly type: ResourceType<T>;
   /** For messages: `network not found`. */
   readonly what: string;
-  readonly write: TSchema;
+  readonly write: WS;
   readonly read: TSchema;
   /** False: create and update answer 501 (nothing would reconcile what they store). */
   readonly writable: boolean;
@@ -50,31 +53,32 @@ interface IdentityChildKind<T extends KubeObject, W extends V1Write, R> {
   /** The organization limit a create counts against (docs/adr/0041-organization-limits.md). */
   readonly limit: LimitedKind;
   /** The object to create, its rules checked (a broken one throws a 400 problem); nothing is written yet. */
-  readonly create: (id: string, body: W, identity: Identity, principal: Principal) => Promise<T>;
-  /** The spec an update writes, its rules checked; absent: the kind has no update. */
-  readonly update?: (body: W, current: T, principal: Principal) => Promise<object>;
+  readonly create: (id: string, body: RouteBody<WS>, identity: Identity, principal: Principal) => Promise<T>;
+  /** The body's metadata and the spec an update writes, its rules checked; absent: the kind has no update. */
+  readonly update?: (body: RouteBody<WS>, current: T, principal: Principal) => Promise<Written>;
   readonly toRead: (object: T) => R;
   /** Upstream deletes a network in the foreground (what it owns first); the rest in the background. */
   readonly deletion?: 'Foreground';
 }
 
-export function identityChildRoutes<T extends KubeObject, W extends V1Write, R>(
+export function identityChildRoutes<T extends KubeObject, WS extends TSchema, R>(
   app: Api,
   deps: RouteDeps,
-  kind: IdentityChildKind<T, W, R>,
+  kind: IdentityChildKind<T, WS, R>,
 ): void {
   const repo = deps.repository;
   const base = '/api/v1/organizations/:organizationID/projects/:projectID/identities/:identityID';
   const collection = `${base}/${kind.collection}`;
   const item = `${collection}/:${kind.param}`;
-  const ItemParams = Type.Object({ ...IdentityParams.properties, [kind.param]: Uuid(`The ${kind.what}.`) });
+  const itemID: Record<string, TString> = { [kind.param]: Uuid(`The ${kind.what}.`) };
+  const ItemParams = Type.Object({ ...IdentityParams.properties, ...itemID });
   const refuseUnlessWritable = () => {
     if (!kind.writable) throw problems.notImplemented(kind.capability);
   };
-  const find = async (request: FastifyRequest) => {
+  // The item's id param is named by the kind (a string), so its schema's type cannot name it: an index.
+  const find = async (request: RequestWithParams<IdentityParams & Readonly<Record<string, string>>>) => {
     const { identity, principal } = await identityInPath(repo, request);
-    const id = (request.params as Record<string, string>)[kind.param] ?? '';
-    const object = await repo.get(kind.type, principal, id, kind.what);
+    const object = await repo.get(kind.type, principal, request.params[kind.param] ?? '', kind.what);
     if (tenancyOf(object).identityID !== identity.metadata.name) throw problems.notFound(kind.what);
     return { object, principal };
   };
@@ -114,7 +118,7 @@ export function identityChildRoutes<T extends KubeObject, W extends V1Write, R>(
       // At its limit, refused before the rules read the cloud; counted again with the write (limits.ts).
       const { organizationID } = tenancyOf(identity);
       await deps.limits.check(organizationID, [kind.limit]);
-      const object = await kind.create(deps.newID(), request.body as W, identity, principal);
+      const object = await kind.create(deps.newID(), request.body, identity, principal);
       const created = await deps.limits.admit(organizationID, [kind.limit], () => repo.create(kind.type, object));
       return reply.code(201).send(kind.toRead(created));
     },
@@ -136,11 +140,10 @@ export function identityChildRoutes<T extends KubeObject, W extends V1Write, R>(
       async (request, reply) => {
         const { object: current, principal } = await find(request);
         refuseUnlessWritable();
-        const body = request.body as W;
-        const spec = await update(body, current, principal);
+        const { metadata, spec } = await update(request.body, current, principal);
         const updated = await repo.update(kind.type, {
           ...current,
-          metadata: updatedMetadata(current.metadata, body.metadata, principal, deps.clock.now()),
+          metadata: updatedMetadata(current.metadata, metadata, principal, deps.clock.now()),
           spec,
         });
         return reply.code(202).send(kind.toRead(updated));

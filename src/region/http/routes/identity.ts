@@ -4,7 +4,6 @@
  * so v2 networks' identities are listed here too, and what v1 makes under an identity is reconciled by the same
  * controllers. Deleting one removes what it owns first (foreground), then the cloud project.
  */
-import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { identityType, openstackIdentityType, type Identity } from '../../apis/index.ts';
 import type { Principal } from '../auth.ts';
@@ -22,6 +21,7 @@ import {
   ProjectParams,
   scopedPrincipal,
   type Api,
+  type RequestWithParams,
   type RouteDeps,
 } from './kit.ts';
 
@@ -32,9 +32,9 @@ export type IdentityParams = Type.Static<typeof IdentityParams>;
 /** The identity a v1 path names, in the organization and project it names; 404 unless it is there. */
 export async function identityInPath(
   repo: Repository,
-  request: FastifyRequest,
+  request: RequestWithParams<IdentityParams>,
 ): Promise<{ identity: Identity; principal: Principal }> {
-  const { organizationID, projectID, identityID } = request.params as IdentityParams;
+  const { organizationID, projectID, identityID } = request.params;
   const principal = scopedPrincipal(request, organizationID, projectID);
   const identity = await repo.get(identityType, principal, identityID, 'identity');
   const tenancy = tenancyOf(identity);

@@ -6,6 +6,8 @@ import type {
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
   RawServerDefault,
+  FastifySchema,
+  RouteGenericInterface,
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Type, { type TSchema } from 'typebox';
@@ -24,6 +26,25 @@ export type Api = FastifyInstance<
   FastifyBaseLogger,
   TypeBoxTypeProvider
 >;
+
+/**
+ * What the TypeBox provider makes of a route's request whose schema holds these parts: for a concrete schema its
+ * `Static<>` type. A kit generic over its kinds' schemas names the body and params by these, the very types fastify
+ * gives its handlers, so the body reaches each kind's functions typed from the kind's schema, with no cast.
+ */
+type Resolved<Parts extends FastifySchema> = FastifyRequest<
+  RouteGenericInterface,
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  Parts,
+  TypeBoxTypeProvider
+>;
+/** A route's body, typed from its schema `S` (`Static<S>` once `S` is known). */
+export type RouteBody<S extends TSchema> = Resolved<{ body: S }>['body'];
+/** A route's path params, typed from its schema `S` (`Static<S>` once `S` is known). */
+export type RouteParams<S extends TSchema> = Resolved<{ params: S }>['params'];
+/** A request as a helper shared by several routes reads it: its params typed as the routes' schemas type them. */
+export type RequestWithParams<P> = FastifyRequest & { readonly params: P };
 
 export interface RouteDeps extends ApiDeps {
   readonly repository: Repository;

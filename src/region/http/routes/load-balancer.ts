@@ -1,5 +1,5 @@
 /** `/api/v2/loadbalancers`; writes need the load-balancer controller. */
-import { loadBalancerType, type LoadBalancer } from '../../apis/index.ts';
+import { loadBalancerType } from '../../apis/index.ts';
 import {
   loadBalancerCreateViolations,
   loadBalancerFor,
@@ -7,17 +7,12 @@ import {
   loadBalancerUpdateViolations,
   updatedLoadBalancerSpec,
 } from '../resources/load-balancer.ts';
-import {
-  LoadBalancerV2Create,
-  LoadBalancerV2Read,
-  LoadBalancerV2Update,
-  type LoadBalancerV2Read as Read,
-} from '../schemas/load-balancer.ts';
+import { LoadBalancerV2Create, LoadBalancerV2Read, LoadBalancerV2Update } from '../schemas/load-balancer.ts';
 import { childRoutes } from './children.ts';
 import type { Api, RouteDeps } from './kit.ts';
 
 export function loadBalancerRoutes(app: Api, deps: RouteDeps): void {
-  childRoutes<LoadBalancer, LoadBalancerV2Create, LoadBalancerV2Update, Read>(app, deps, {
+  childRoutes(app, deps, {
     tag: 'Load balancers',
     path: '/api/v2/loadbalancers',
     param: 'loadBalancerID',
@@ -33,7 +28,10 @@ export function loadBalancerRoutes(app: Api, deps: RouteDeps): void {
     validateCreate: (body, network) => Promise.resolve(loadBalancerCreateViolations(body.spec, network)),
     build: (id, body, network, principal) => loadBalancerFor(id, body.metadata, body.spec, network, principal),
     validateUpdate: (body, current) => Promise.resolve(loadBalancerUpdateViolations(body.spec, current)),
-    updateSpec: (body, current) => updatedLoadBalancerSpec(body.spec, current, body.metadata.tags),
+    updated: (body, current) => ({
+      metadata: body.metadata,
+      spec: updatedLoadBalancerSpec(body.spec, current, body.metadata.tags),
+    }),
     toRead: loadBalancerRead,
   });
 }

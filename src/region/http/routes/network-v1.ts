@@ -1,5 +1,5 @@
 /** Upstream's v1 networks: a network in a named identity, the same Network object v2 reads (at least a /24). */
-import { networkType, type Network } from '../../apis/index.ts';
+import { networkType } from '../../apis/index.ts';
 import { networkFor } from '../resources/network.ts';
 import { networkV1Read, networkV1Violations } from '../resources/network-v1.ts';
 import { NetworkRead, NetworkWrite } from '../schemas/network-v1.ts';
@@ -7,7 +7,7 @@ import { identityChildRoutes } from './identity-children.ts';
 import { refuseIf, type Api, type RouteDeps } from './kit.ts';
 
 export function networkV1Routes(app: Api, deps: RouteDeps): void {
-  identityChildRoutes<Network, NetworkWrite, NetworkRead>(app, deps, {
+  identityChildRoutes(app, deps, {
     tag: 'Networks (v1)',
     collection: 'networks',
     param: 'networkID',

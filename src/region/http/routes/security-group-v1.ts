@@ -1,5 +1,5 @@
 /** Upstream's v1 security groups: in a named identity, on no network; the SecurityGroup object v2 reads. */
-import { securityGroupType, type SecurityGroup } from '../../apis/index.ts';
+import { securityGroupType } from '../../apis/index.ts';
 import {
   ruleV1Violations,
   securityGroupV1For,
@@ -11,7 +11,7 @@ import { identityChildRoutes } from './identity-children.ts';
 import { refuseIf, type Api, type RouteDeps } from './kit.ts';
 
 export function securityGroupV1Routes(app: Api, deps: RouteDeps): void {
-  identityChildRoutes<SecurityGroup, SecurityGroupWrite, SecurityGroupRead>(app, deps, {
+  identityChildRoutes(app, deps, {
     tag: 'Security groups (v1)',
     collection: 'securitygroups',
     param: 'securityGroupID',
@@ -28,7 +28,7 @@ export function securityGroupV1Routes(app: Api, deps: RouteDeps): void {
     },
     update: (body, current) => {
       refuseIf(ruleV1Violations(body.spec.rules), 'badRequest');
-      return Promise.resolve(updatedSecurityGroupV1Spec(body, current));
+      return Promise.resolve({ metadata: body.metadata, spec: updatedSecurityGroupV1Spec(body, current) });
     },
     toRead: securityGroupV1Read,
   });

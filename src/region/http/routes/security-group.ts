@@ -1,18 +1,13 @@
 /** `/api/v2/securitygroups`. */
-import { securityGroupType, serverType, serversUsingSecurityGroup, type SecurityGroup } from '../../apis/index.ts';
+import { securityGroupType, serverType, serversUsingSecurityGroup } from '../../apis/index.ts';
 import { problems } from '../problem.ts';
 import { rulesOf, securityGroupFor, securityGroupRead, validateRules } from '../resources/security-group.ts';
-import {
-  SecurityGroupV2Create,
-  SecurityGroupV2Read,
-  SecurityGroupV2Update,
-  type SecurityGroupV2Read as Read,
-} from '../schemas/security-group.ts';
+import { SecurityGroupV2Create, SecurityGroupV2Read, SecurityGroupV2Update } from '../schemas/security-group.ts';
 import { childRoutes, withTags } from './children.ts';
 import type { Api, RouteDeps } from './kit.ts';
 
 export function securityGroupRoutes(app: Api, deps: RouteDeps): void {
-  childRoutes<SecurityGroup, SecurityGroupV2Create, SecurityGroupV2Update, Read>(app, deps, {
+  childRoutes(app, deps, {
     tag: 'Security groups',
     path: '/api/v2/securitygroups',
     param: 'securityGroupID',
@@ -28,7 +23,10 @@ export function securityGroupRoutes(app: Api, deps: RouteDeps): void {
     validateCreate: (body) => Promise.resolve(validateRules(body.spec.rules)),
     build: (id, body, network, principal) => securityGroupFor(id, body.metadata, body.spec, network, principal),
     validateUpdate: (body) => Promise.resolve(validateRules(body.spec.rules)),
-    updateSpec: (body, current) => withTags({ ...current.spec, rules: rulesOf(body.spec.rules) }, body.metadata),
+    updated: (body, current) => ({
+      metadata: body.metadata,
+      spec: withTags({ ...current.spec, rules: rulesOf(body.spec.rules) }, body.metadata),
+    }),
     toRead: securityGroupRead,
     // Upstream refuses a group in use (403); its deletion would otherwise wait on Neutron's 409 for as long as
     // the server lives.

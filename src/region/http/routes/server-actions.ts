@@ -4,8 +4,7 @@
  * (read from the identity record). A server the action cannot act on now is a bad request, as upstream answers it;
  * any other provider failure reaches the client only as fixed text.
  */
-import type { FastifyRequest } from 'fastify';
-import type { TObject } from 'typebox';
+import type { TSchema } from 'typebox';
 import { openstackIdentityType, serverType, type Server } from '../../apis/index.ts';
 import { ResourceConflictError, ResourceNotFoundError } from '../../provider/errors.ts';
 import type { ServerActions } from '../context.ts';
@@ -16,7 +15,7 @@ import { tenancyOf } from '../resources/meta.ts';
 import { resolvedSSHInjection } from '../resources/server.ts';
 import { ImageV2 } from '../schemas/inventory.ts';
 import { ConsoleOutput, ConsoleOutputQuery, ConsoleSession, SnapshotCreate, SshKey } from '../schemas/server.ts';
-import { Accepted, doc, IDParams, type Api, type RouteDeps } from './kit.ts';
+import { Accepted, doc, IDParams, type Api, type RequestWithParams, type RouteDeps, type RouteParams } from './kit.ts';
 import { serverIDOf } from './server.ts';
 
 const TAG = 'Servers';
@@ -24,19 +23,19 @@ const Params = IDParams('serverID');
 const ACTION_TIMEOUT_MS = 60_000;
 
 /** Where a family of action routes lives and how it finds the server a request names (404 when it cannot). */
-interface ActionPaths {
+interface ActionPaths<P extends TSchema> {
   /** The server's path, e.g. `/api/v2/servers/:serverID`. */
   readonly server: string;
-  readonly params: TObject;
+  readonly params: P;
   readonly tag: string;
-  readonly find: (request: FastifyRequest) => Promise<Server>;
+  readonly find: (request: RequestWithParams<RouteParams<P>>) => Promise<Server>;
 }
 
 /** Runs one action against the cloud for the server `paths` finds, mapping its failures to problems. */
-function actionRunner(deps: RouteDeps, find: ActionPaths['find']) {
+function actionRunner<P extends TSchema>(deps: RouteDeps, find: ActionPaths<P>['find']) {
   const lookup = deps.capabilities.serverActions;
   return async <R>(
-    request: FastifyRequest,
+    request: RequestWithParams<RouteParams<P>>,
     what: string,
     run: (actions: ServerActions, server: Server, signal: AbortSignal) => Promise<R>,
   ): Promise<R> => {
@@ -59,7 +58,7 @@ function actionRunner(deps: RouteDeps, find: ActionPaths['find']) {
 }
 
 /** Power actions and the console, on one family of paths. */
-export function powerAndConsoleRoutes(app: Api, deps: RouteDeps, paths: ActionPaths): void {
+export function powerAndConsoleRoutes<P extends TSchema>(app: Api, deps: RouteDeps, paths: ActionPaths<P>): void {
   const withActions = actionRunner(deps, paths.find);
   const action = (
     path: string,
@@ -112,9 +111,10 @@ export function powerAndConsoleRoutes(app: Api, deps: RouteDeps, paths: ActionPa
 
 export function serverActionRoutes(app: Api, deps: RouteDeps): void {
   const repo = deps.repository;
-  const find = (request: FastifyRequest) => repo.get(serverType, principalOf(request), serverIDOf(request), 'server');
+  const find = (request: RequestWithParams<{ serverID: string }>) =>
+    repo.get(serverType, principalOf(request), serverIDOf(request), 'server');
   powerAndConsoleRoutes(app, deps, { server: '/api/v2/servers/:serverID', params: Params, tag: TAG, find });
-  const withActions = actionRunner(deps, find);
+  const withActions = actionRunner<typeof Params>(deps, find);
 
   app.post(
     '/api/v2/servers/:serverID/snapshot',

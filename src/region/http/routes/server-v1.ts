@@ -2,8 +2,7 @@
  * Upstream's v1 servers: a server in a named identity, on one of its networks; the Server object v2 reads, checked
  * by the v2 rules and reconciled by the same controller. Power actions and the console on the v1 paths too.
  */
-import type { FastifyRequest } from 'fastify';
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { networkType, serverType, type Server } from '../../apis/index.ts';
 import { problems, violation } from '../problem.ts';
 import { visibleTo } from '../repository.ts';
@@ -29,7 +28,7 @@ import { Uuid } from '../schemas/common.ts';
 import { ServerRead, ServerWrite } from '../schemas/server-v1.ts';
 import { identityInPath, IdentityParams } from './identity.ts';
 import { identityChildRoutes } from './identity-children.ts';
-import { refuseIf, type Api, type RouteDeps } from './kit.ts';
+import { refuseIf, type Api, type RequestWithParams, type RouteDeps } from './kit.ts';
 import { powerAndConsoleRoutes } from './server-actions.ts';
 import { serverLookups } from './server.ts';
 
@@ -41,7 +40,7 @@ export function serverV1Routes(app: Api, deps: RouteDeps): void {
   const repo = deps.repository;
   const lookups = serverLookups(deps);
 
-  identityChildRoutes<Server, ServerWrite, ServerRead>(app, deps, {
+  identityChildRoutes(app, deps, {
     tag: TAG,
     collection: 'servers',
     param: 'serverID',
@@ -88,14 +87,17 @@ export function serverV1Routes(app: Api, deps: RouteDeps): void {
         ],
         'badRequest',
       );
-      return withAddressPairs(updatedServerSpec(spec, current, body.metadata.tags), body.spec);
+      return {
+        metadata: body.metadata,
+        spec: withAddressPairs(updatedServerSpec(spec, current, body.metadata.tags), body.spec),
+      };
     },
     toRead: serverV1Read,
   });
 
-  const find = async (request: FastifyRequest): Promise<Server> => {
+  const find = async (request: RequestWithParams<Static<typeof ServerParams>>): Promise<Server> => {
     const { identity, principal } = await identityInPath(repo, request);
-    const { serverID } = request.params as { serverID: string };
+    const { serverID } = request.params;
     const server = await repo.get(serverType, principal, serverID, 'server');
     if (tenancyOf(server).identityID !== identity.metadata.name) throw problems.notFound('server');
     return server;

@@ -2,7 +2,6 @@
  * `/api/v2/servers`: the rules need the region's flavors and images, the named security groups and SSH CA, so
  * creating or updating a server needs the inventory capability as well as a running server controller.
  */
-import type { FastifyRequest } from 'fastify';
 import type { KubeObject } from '../../../kube/object.ts';
 import type { ResourceType } from '../../../kube/resource-type.ts';
 import {
@@ -38,11 +37,10 @@ import {
   ServerV2Read,
   ServerV2Update,
   type ServerV2CreateSpec,
-  type ServerV2Read as Read,
   type ServerV2Spec,
 } from '../schemas/server.ts';
 import { childRoutes } from './children.ts';
-import { refuseInUse, type Api, type RouteDeps } from './kit.ts';
+import { refuseInUse, type Api, type RequestWithParams, type RouteDeps } from './kit.ts';
 
 /**
  * What the server rules look up, for v2 and v1 alike: the flavor and image in the region's inventory, and the
@@ -149,7 +147,7 @@ export function serverLookups(deps: RouteDeps) {
 export function serverRoutes(app: Api, deps: RouteDeps): void {
   const lookups = serverLookups(deps);
 
-  childRoutes<Server, ServerV2Create, ServerV2Update, Read>(app, deps, {
+  childRoutes(app, deps, {
     tag: 'Servers',
     path: '/api/v2/servers',
     param: 'serverID',
@@ -184,9 +182,12 @@ export function serverRoutes(app: Api, deps: RouteDeps): void {
       if (errors.length === 0) refuseInUse(volumeConflicts(body.spec.volumes, current.metadata.name, refs));
       return errors;
     },
-    updateSpec: (body, current) => updatedServerSpec(body.spec, current, body.metadata.tags),
+    updated: (body, current) => ({
+      metadata: body.metadata,
+      spec: updatedServerSpec(body.spec, current, body.metadata.tags),
+    }),
     toRead: serverRead,
   });
 }
 
-export const serverIDOf = (request: FastifyRequest): string => (request.params as { serverID: string }).serverID;
+export const serverIDOf = (request: RequestWithParams<{ serverID: string }>): string => request.params.serverID;

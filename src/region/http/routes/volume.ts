@@ -1,11 +1,11 @@
 /** `/api/v2/volumes` (openregion's v2-style path); writes need the volume controller and the region inventory. */
-import { serverType, volumeType, type Volume } from '../../apis/index.ts';
+import { serverType, volumeType } from '../../apis/index.ts';
 import { ResourceNotFoundError } from '../../provider/errors.ts';
 import type { VolumeClass } from '../../provider/types.ts';
 import { problems } from '../problem.ts';
 import { tenancyOf } from '../resources/meta.ts';
 import { capacityViolations, volumeFor, volumeRead, volumeUpdateViolations } from '../resources/volume.ts';
-import { VolumeV2Create, VolumeV2Read, VolumeV2Update, type VolumeV2Read as Read } from '../schemas/inventory.ts';
+import { VolumeV2Create, VolumeV2Read, VolumeV2Update } from '../schemas/inventory.ts';
 import { childRoutes, withTags } from './children.ts';
 import type { Api, RouteDeps } from './kit.ts';
 
@@ -26,7 +26,7 @@ export function volumeRoutes(app: Api, deps: RouteDeps): void {
   const requestedBy = async (id: string): Promise<string | undefined> =>
     (await deps.repository.unscoped(serverType)).find((s) => s.spec.volumes?.some((v) => v.id === id))?.metadata.name;
 
-  childRoutes<Volume, VolumeV2Create, VolumeV2Update, Read>(app, deps, {
+  childRoutes(app, deps, {
     tag: 'Volumes',
     path: '/api/v2/volumes',
     param: 'volumeID',
@@ -44,7 +44,10 @@ export function volumeRoutes(app: Api, deps: RouteDeps): void {
     build: (id, body, network, principal) => volumeFor(id, body.metadata, body.spec, network, principal),
     validateUpdate: async (body, current) =>
       volumeUpdateViolations(body.spec, current, await classOf(tenancyOf(current).regionID, body.spec.volumeClassId)),
-    updateSpec: (body, current) => withTags({ ...current.spec, size: `${String(body.spec.sizeGiB)}Gi` }, body.metadata),
+    updated: (body, current) => ({
+      metadata: body.metadata,
+      spec: withTags({ ...current.spec, size: `${String(body.spec.sizeGiB)}Gi` }, body.metadata),
+    }),
     toRead: volumeRead,
     refuseDelete: async (current) => {
       const holder = current.spec.claimRef?.id ?? (await requestedBy(current.metadata.name));
