@@ -292,3 +292,18 @@ describe('route kits', () => {
     assert.deepEqual(casts, [], 'type the kit from the schema (kit.ts RouteBody/RouteParams), not by a cast');
   });
 });
+
+describe('test support', () => {
+  it('opens every in-memory region store in one place: apis/testing/store.ts openRegionStore', () => {
+    const ONE_STORE = join(SRC, 'region', 'apis', 'testing', 'store.ts');
+    const remade: string[] = [];
+    for (const path of filesUnder(join(SRC, 'region')).filter((p) => p.endsWith('.ts') && p !== ONE_STORE)) {
+      const text = readFileSync(path, 'utf8');
+      // A store that serves the region kinds: one opened in memory, or one taught the region kinds' CRDs.
+      if (/openEmbeddedStore\(\s*':memory:'[\s\S]*customResourceDefinition\(/.test(text)) {
+        remade.push(relative(join(SRC, '..'), path));
+      }
+    }
+    assert.deepEqual(remade, [], 'open it with openRegionStore (its options choose the kinds and the collector)');
+  });
+});

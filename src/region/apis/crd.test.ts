@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { openEmbeddedStore, type EmbeddedStore } from '../../kube/embedded/store.ts';
+import { type EmbeddedStore } from '../../kube/embedded/store.ts';
 import { KubeInvalidError } from '../../kube/errors.ts';
 import type { KubeObject } from '../../kube/object.ts';
-import { builtin } from '../../kube/resource-type.ts';
 import { checkCrd, prepareCustomResource, servedVersion } from '../../kube/schema/crd.ts';
 import { systemClock } from '../../util/clock.ts';
 import { customResourceDefinition } from '../../kube/crd.ts';
@@ -13,6 +12,7 @@ import { formatIPv4, formatPrefix, isCanonicalPrefix, parsePrefix } from '../../
 import { expectedDefaults, invalidSamples, sampleType, validSamples, withSpec } from './testing/samples.ts';
 import { vlanAllocationName } from '../openstack/names.ts';
 import { vlanAllocationType } from './vlan-allocation.ts';
+import { openRegionStore } from './testing/store.ts';
 
 function at(value: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], value);
@@ -73,9 +73,7 @@ describe('Network prefix rules in CEL (property)', () => {
 describe('region CRDs in the embedded store', () => {
   let store: EmbeddedStore;
   before(async () => {
-    store = openEmbeddedStore(':memory:', { clock: systemClock, garbageCollection: false });
-    for (const kind of regionKinds)
-      await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
+    store = await openRegionStore(systemClock);
   });
   after(() => store.close());
 

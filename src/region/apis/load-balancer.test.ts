@@ -7,9 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { customResourceDefinition } from '../../kube/crd.ts';
-import { openEmbeddedStore, type EmbeddedStore } from '../../kube/embedded/store.ts';
+import { type EmbeddedStore } from '../../kube/embedded/store.ts';
 import { KubeInvalidError } from '../../kube/errors.ts';
-import { builtin } from '../../kube/resource-type.ts';
 import { checkCrd, prepareCustomResource, servedVersion } from '../../kube/schema/crd.ts';
 import { systemClock } from '../../util/clock.ts';
 import { regionKinds } from './index.ts';
@@ -20,6 +19,7 @@ import {
   type LoadBalancerSpec,
   type Listener,
 } from './load-balancer.ts';
+import { openRegionStore } from './testing/store.ts';
 
 /** One refused field, as the REST API reports it: where, which rule, and the rule's message. */
 interface LoadBalancerFieldError {
@@ -88,9 +88,7 @@ describe('LoadBalancer listener rules in the embedded store', () => {
   let store: EmbeddedStore;
   let serial = 0;
   before(async () => {
-    store = openEmbeddedStore(':memory:', { clock: systemClock, garbageCollection: false });
-    for (const kind of regionKinds)
-      await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
+    store = await openRegionStore(systemClock);
   });
   after(() => store.close());
 

@@ -32,8 +32,8 @@ after(async () => {
   await Promise.all(stores.map((s) => s.close()));
 });
 
-async function open(clock: ManualClock, without: Parameters<typeof openRegionStore>[1] = []) {
-  const store = await openRegionStore(clock, without);
+async function open(clock: ManualClock, without: readonly ResourceType[] = []) {
+  const store = await openRegionStore(clock, { without });
   stores.push(store);
   return store;
 }

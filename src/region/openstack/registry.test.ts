@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { customResourceDefinition } from '../../kube/crd.ts';
-import { openEmbeddedStore, type EmbeddedStore } from '../../kube/embedded/store.ts';
+import { type EmbeddedStore } from '../../kube/embedded/store.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import { builtin } from '../../kube/resource-type.ts';
 import { Transport } from '../../openstack/transport.ts';
 import { ManualClock } from '../../util/clock.ts';
-import { API_VERSION, regionKinds, regionType, type Region, type RegionSpec } from '../apis/index.ts';
+import { API_VERSION, regionType, type Region, type RegionSpec } from '../apis/index.ts';
 import { ResourceNotFoundError } from '../provider/errors.ts';
 import { createRegionClientSet } from './client-set.ts';
 import type { RegionCredentials } from './principals.ts';
 import { RegionRegistry, type ClientSetFactory } from './registry.ts';
 import { CREDENTIAL_KEYS, RegionConfigError, RegionProviderKindError } from './region-config.ts';
+import { openRegionStore } from '../apis/testing/store.ts';
 
 const NS = 'regions';
 const clock = new ManualClock();
@@ -53,8 +53,7 @@ const regionObject = (name: string, spec: RegionSpec): Region => ({
 });
 
 before(async () => {
-  store = openEmbeddedStore(':memory:', { clock, garbageCollection: false });
-  for (const kind of regionKinds) await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
+  store = await openRegionStore(clock);
   await store.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   await store.create(builtin.secret, fullSecret('one', 'pw-one'));
   await store.create(builtin.secret, fullSecret('two', 'pw-two'));

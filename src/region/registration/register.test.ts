@@ -29,6 +29,7 @@ import {
   type RegisterPlan,
 } from './register.ts';
 import { passwordWorks, projectSession, RegistrationError } from './sessions.ts';
+import { openRegionStore } from '../apis/testing/store.ts';
 
 const REGION_ID = '6f1c2a52-8d0e-4c1b-9a77-3b0f4e5d2c10';
 const credentials: RegionCredentials = {
@@ -241,12 +242,7 @@ describe('register --dry-run -o yaml, applied to the embedded store', () => {
   const envFile = join(dir, 'region.env');
 
   before(async () => {
-    store = openEmbeddedStore(':memory:', { clock: new ManualClock(), garbageCollection: false });
-    const kind = regionKinds.find((k) => k.type.kind === 'Region');
-    await store.create(
-      builtin.customResourceDefinition,
-      customResourceDefinition(kind ?? assert.fail('no Region kind')),
-    );
+    store = await openRegionStore(new ManualClock(), { only: [regionType] });
     writeEnvFile(envFile, renderEnvFile(credentials, 'test'));
     const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'unikorn-region' } };
     await store.create(builtin.namespace, namespace);

@@ -15,7 +15,8 @@ import {
   VlanExhaustedError,
   type VlanAllocatorOptions,
 } from './allocator.ts';
-import { DelegatingClient, NAMESPACE, openVlanStore, ScheduledClient } from './testing/store.ts';
+import { openRegionStore } from '../apis/testing/store.ts';
+import { DelegatingClient, NAMESPACE, ScheduledClient } from './testing/store.ts';
 
 const clock = new ManualClock();
 const stores: EmbeddedStore[] = [];
@@ -24,7 +25,7 @@ after(async () => {
 });
 
 async function open(): Promise<EmbeddedStore> {
-  const store = await openVlanStore(clock);
+  const store = await openRegionStore(clock, { only: [vlanAllocationType] });
   stores.push(store);
   return store;
 }

@@ -2,15 +2,11 @@
  * Test support for the region controllers: an in-memory fake per provider capability whose answers a test
  * scripts, a lookup over it, an embedded store serving every region kind, object builders and a readable log.
  */
-import { customResourceDefinition } from '../../../kube/crd.ts';
 import type { Condition } from '../../../kube/object.ts';
-import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
-import { builtin, type ResourceType } from '../../../kube/resource-type.ts';
 import { silentLogger } from '../../../runtime/logger.ts';
 import type { Logger, ReconcileContext } from '../../../runtime/types.ts';
 import type { Clock } from '../../../util/clock.ts';
 import { identityType, type Identity } from '../../apis/identity.ts';
-import { regionKinds } from '../../apis/index.ts';
 import { networkType, type Network, type NetworkSpec } from '../../apis/network.ts';
 import { serverType, type Server, type ServerStatus } from '../../apis/server.ts';
 import { securityGroupType, type SecurityGroup, type SecurityGroupRule } from '../../apis/security-group.ts';
@@ -247,15 +243,8 @@ export function lookupOf<P>(provider: P, regions: readonly string[] = [REGION]):
       : Promise.reject(new ResourceNotFoundError(`region ${regionID} is not configured`));
 }
 
-/** An embedded store serving every region kind but `without`. */
-export async function openRegionStore(clock: Clock, without: readonly ResourceType[] = []): Promise<EmbeddedStore> {
-  const store = openEmbeddedStore(':memory:', { clock, garbageCollection: false });
-  for (const kind of regionKinds) {
-    if (without.includes(kind.type)) continue;
-    await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
-  }
-  return store;
-}
+/** The one region test store, here beside the controllers' other fixtures. */
+export { openRegionStore } from '../../apis/testing/store.ts';
 
 export function ownerLabels(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
   return {

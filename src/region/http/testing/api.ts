@@ -2,11 +2,11 @@
  * Test support for the REST API: an in-memory store serving every region kind with one visible Region, a signing
  * key and tokens for two organizations, a fake inventory, and the API built over them (exercised with inject()).
  */
-import { customResourceDefinition } from '../../../kube/crd.ts';
-import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
+import type { EmbeddedStore } from '../../../kube/embedded/store.ts';
 import { builtin } from '../../../kube/resource-type.ts';
 import { ManualClock } from '../../../util/clock.ts';
 import { API_VERSION, regionKinds, regionType } from '../../apis/index.ts';
+import { openRegionStore } from '../../apis/testing/store.ts';
 import type { ImageQuery } from '../../provider/contract.ts';
 import { ResourceNotFoundError } from '../../provider/errors.ts';
 import type { Flavor, Image, VolumeClass } from '../../provider/types.ts';
@@ -174,8 +174,7 @@ export async function apiFixture(
   options: { readonly garbageCollection?: boolean } = {},
 ): Promise<ApiFixture> {
   const clock = new ManualClock();
-  const store = openEmbeddedStore(':memory:', { clock, garbageCollection: options.garbageCollection ?? false });
-  for (const kind of regionKinds) await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
+  const store = await openRegionStore(clock, { garbageCollection: options.garbageCollection });
   await store.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
   await store.create(regionType, {
     apiVersion: API_VERSION,

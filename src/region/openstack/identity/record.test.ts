@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { customResourceDefinition } from '../../../kube/crd.ts';
-import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
-import { builtin } from '../../../kube/resource-type.ts';
+import { type EmbeddedStore } from '../../../kube/embedded/store.ts';
 import { ManualClock } from '../../../util/clock.ts';
 import type { KubeObject } from '../../../kube/object.ts';
 import type { ResourceType } from '../../../kube/resource-type.ts';
 import { CachedClient, type CacheSource } from '../../../runtime/cached-client.ts';
-import { labels, openstackIdentityType, regionKinds } from '../../apis/index.ts';
+import { labels, openstackIdentityType } from '../../apis/index.ts';
 import { cloudsYaml, identityCredentialsOf, IdentityRecords, unbase64 } from './record.ts';
 import { generateSshKeypair, type IdentitySecretSource } from './secrets.ts';
+import { openRegionStore } from '../../apis/testing/store.ts';
 
 const NS = 'default';
 let store: EmbeddedStore;
@@ -23,8 +22,7 @@ const source: IdentitySecretSource = {
 const identity = (id: string) => ({ id, organizationID: 'org', projectID: 'proj', regionID: 'region' });
 
 before(async () => {
-  store = openEmbeddedStore(':memory:', { clock: new ManualClock(), garbageCollection: false });
-  for (const kind of regionKinds) await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
+  store = await openRegionStore(new ManualClock());
 });
 after(() => store.close());
 

@@ -1,17 +1,15 @@
 /** loadBalancerProviderFor: which identity it acts as comes from the OpenstackIdentity record, or from nothing. */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { customResourceDefinition } from '../../../kube/crd.ts';
-import { openEmbeddedStore } from '../../../kube/embedded/store.ts';
-import { builtin } from '../../../kube/resource-type.ts';
 import { systemClock } from '../../../util/clock.ts';
-import { API_VERSION, openstackIdentityType, regionKinds } from '../../apis/index.ts';
+import { openRegionStore } from '../../apis/testing/store.ts';
+import { API_VERSION, openstackIdentityType } from '../../apis/index.ts';
 import { TransientError } from '../../provider/errors.ts';
 import type { LoadBalancerInput } from '../../provider/inputs.ts';
 import type { RegionContext } from '../registry.ts';
 import { loadBalancerProviderFor } from './provider.ts';
 
-const store = openEmbeddedStore(':memory:', { clock: systemClock, garbageCollection: false });
+const store = await openRegionStore(systemClock);
 after(() => store.close());
 
 // No client may be asked for: every case here ends before OpenStack is reached.
@@ -26,8 +24,6 @@ const lb: LoadBalancerInput = { ...owner, id: 'lb', networkID: 'n', publicIP: fa
 
 describe('loadBalancerProviderFor', () => {
   it('an identity with no record, or a record without its user, was never realised: delete is done, create waits', async () => {
-    for (const kind of regionKinds)
-      await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
     await store.create(openstackIdentityType, {
       apiVersion: API_VERSION,
       kind: 'OpenstackIdentity',

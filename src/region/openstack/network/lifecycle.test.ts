@@ -4,11 +4,13 @@ import type { EmbeddedStore } from '../../../kube/embedded/store.ts';
 import * as neutron from '../../../openstack/network.ts';
 import { ManualClock } from '../../../util/clock.ts';
 import type { RegionOpenstack } from '../../apis/region.ts';
+import { openRegionStore } from '../../apis/testing/store.ts';
+import { vlanAllocationType } from '../../apis/vlan-allocation.ts';
 import { ProviderError, ResourceConsistencyError, TransientError } from '../../provider/errors.ts';
 import type { NetworkInput } from '../../provider/inputs.ts';
 import type { Outcome } from '../../provider/outcome.ts';
 import { VlanAllocator } from '../../vlan/allocator.ts';
-import { NAMESPACE, openVlanStore } from '../../vlan/testing/store.ts';
+import { NAMESPACE } from '../../vlan/testing/store.ts';
 import { networkName } from '../names.ts';
 import { createNetwork, deleteNetwork, listExternalNetworks, type NetworkDeps } from './lifecycle.ts';
 import type { RealisedIdentity } from '../realised.ts';
@@ -28,7 +30,7 @@ let serial = 0;
 
 before(async () => {
   tb = await clientsFixture();
-  store = await openVlanStore(new ManualClock());
+  store = await openRegionStore(new ManualClock(), { only: [vlanAllocationType] });
   identity = await tb.project('net-tests');
   externalID = (await tb.externalNetwork('public', '203.0.113.0/24')).id;
 });

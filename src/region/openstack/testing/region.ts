@@ -14,9 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { cloudFixture, type CloudFixture } from '../../../emulator/testing/cloud.ts';
-import { customResourceDefinition } from '../../../kube/crd.ts';
 import type { Client } from '../../../kube/client.ts';
-import { openEmbeddedStore } from '../../../kube/embedded/store.ts';
 import { builtin } from '../../../kube/resource-type.ts';
 import type { KubeObject } from '../../../kube/object.ts';
 import {
@@ -29,7 +27,8 @@ import {
 } from '../../../openstack/identity.ts';
 import type { Clock } from '../../../util/clock.ts';
 import { Transport, type OutgoingRequest, type RawResponse } from '../../../openstack/transport.ts';
-import { API_VERSION, regionKinds, regionType, type Region } from '../../apis/index.ts';
+import { API_VERSION, regionType, type Region } from '../../apis/index.ts';
+import { openRegionStore } from '../../apis/testing/store.ts';
 import { configureRegion, planFor } from '../../registration/configure.ts';
 import { DEFAULT_CLUSTER_ROLES } from '../../registration/register.ts';
 import { clientSetFactory, RegionRegistry } from '../registry.ts';
@@ -178,9 +177,7 @@ export async function regionFixture(
 
 async function storeFor(where: RegionStore, clock: Clock): Promise<{ store: Client; close: () => Promise<void> }> {
   if (where.client !== undefined) return { store: where.client, close: async () => {} };
-  const embedded = openEmbeddedStore(':memory:', { clock, garbageCollection: false });
-  for (const kind of regionKinds)
-    await embedded.create(builtin.customResourceDefinition, customResourceDefinition(kind));
+  const embedded = await openRegionStore(clock);
   return { store: embedded, close: () => embedded.close() };
 }
 

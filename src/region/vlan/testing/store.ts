@@ -1,6 +1,6 @@
 /**
- * Test support for the VLAN allocator: an embedded store serving the VLANAllocation CRD (built from the one
- * TypeBox schema), and a Client whose reads and writes a fast-check scheduler interleaves.
+ * Test support for the VLAN allocator: a Client whose reads and writes a fast-check scheduler interleaves (its
+ * store is the region test store, apis/testing/store.ts, serving the VLANAllocation kind alone).
  */
 import type { Scheduler } from 'fast-check';
 import type {
@@ -15,22 +15,10 @@ import type {
   WatchOptions,
   WriteOptions,
 } from '../../../kube/client.ts';
-import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
 import type { KubeObject } from '../../../kube/object.ts';
-import { builtin, type ResourceType } from '../../../kube/resource-type.ts';
-import { customResourceDefinition } from '../../../kube/crd.ts';
-import type { Clock } from '../../../util/clock.ts';
-import { regionKinds, vlanAllocationType } from '../../apis/index.ts';
+import type { ResourceType } from '../../../kube/resource-type.ts';
 
 export const NAMESPACE = 'default';
-
-export async function openVlanStore(clock: Clock): Promise<EmbeddedStore> {
-  const store = openEmbeddedStore(':memory:', { clock, garbageCollection: false });
-  const kind = regionKinds.find((k) => k.type === vlanAllocationType);
-  if (kind === undefined) throw new Error('VLANAllocation is not among the region kinds');
-  await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
-  return store;
-}
 
 /** Forwards every call to another Client: tests override the calls they want to shape. */
 export class DelegatingClient implements Client {
