@@ -34,6 +34,7 @@ import { systemClock } from '../util/clock.ts';
 import { DEFAULT_STORE } from './connect.ts';
 import type { Out } from './target.ts';
 import { storeEncryption } from './store-encryption.ts';
+import { defined } from '../util/defined.ts';
 
 export interface RegisterOptions {
   providerEnv: string;
@@ -233,7 +234,7 @@ function serviceConfig(options: RegisterOptions): ServiceConfig {
   const provider =
     options.physicalNetwork !== undefined || segments.length > 0
       ? {
-          ...(options.physicalNetwork === undefined ? {} : { physicalNetwork: options.physicalNetwork }),
+          ...defined({ physicalNetwork: options.physicalNetwork }),
           ...(segments.length > 0 ? { vlan: { segments } } : {}),
         }
       : undefined;

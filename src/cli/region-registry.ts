@@ -14,6 +14,7 @@ import { RegionRegistry, type ClientSetFactory } from '../region/openstack/regis
 import { checkRegionApiVersions } from '../region/openstack/versions.ts';
 import { CachedReads } from '../runtime/cached-reads.ts';
 import type { Scheduler } from '../runtime/scheduler.ts';
+import { defined } from '../util/defined.ts';
 
 interface RegionRegistryOptions {
   readonly client: Client;
@@ -57,8 +58,7 @@ export async function startRegionRegistry(options: RegionRegistryOptions): Promi
       for (const context of registry.heldContexts()) {
         await checkRegionApiVersions(context, {
           log,
-          ...(options.computeMicroversion === undefined ? {} : { computeMicroversion: options.computeMicroversion }),
-          ...(options.signal === undefined ? {} : { signal: options.signal }),
+          ...defined({ computeMicroversion: options.computeMicroversion, signal: options.signal }),
         });
       }
     }

@@ -58,6 +58,7 @@ import {
   wireRegionService,
   type ControllerGroup,
 } from './up/region-service.ts';
+import { defined } from '../util/defined.ts';
 
 const GROUPS = [...CONTROLLER_GROUPS, 'keystone'] as const;
 
@@ -165,8 +166,7 @@ export function expectedClaimsOf(options: Pick<ServeOptions, 'issuer' | 'audienc
     );
   }
   return {
-    ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
-    ...(options.audience === undefined ? {} : { audience: options.audience }),
+    ...defined({ issuer: options.issuer, audience: options.audience }),
   };
 }
 
@@ -258,7 +258,7 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
             groups: regionGroups,
             api: options.api !== undefined,
             concurrency: options.concurrency,
-            ...(options.pollPeriod === undefined ? {} : { monitorPeriodMs: options.pollPeriod }),
+            ...defined({ monitorPeriodMs: options.pollPeriod }),
             ...(options.inventoryRefreshPeriod === undefined
               ? {}
               : { inventoryRefreshMs: options.inventoryRefreshPeriod }),
@@ -319,8 +319,7 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
           organizationLimits: organizationLimitsOf(options),
           imageSource: imageSourceOf(options, log),
           protectedResource: {
-            ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
-            ...(options.publicUrl === undefined ? {} : { resource: options.publicUrl }),
+            ...defined({ issuer: options.issuer, resource: options.publicUrl }),
           },
           log,
           metrics: metrics.registry,

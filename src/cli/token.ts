@@ -19,6 +19,7 @@ import { systemClock } from '../util/clock.ts';
 import { list } from './region.ts';
 import type { Out } from './target.ts';
 import { readKeyPair, writePrivate } from './up/files.ts';
+import { defined } from '../util/defined.ts';
 
 interface TokenOptions {
   key: string;
@@ -63,9 +64,7 @@ async function mintToken(options: TokenOptions, out: Out): Promise<void> {
       subject: options.subject,
       organizationIDs: organizations,
       ...(options.projectId === undefined || options.projectId.length === 0 ? {} : { projectIDs: options.projectId }),
-      ...(options.lifetime === undefined ? {} : { lifetimeSeconds: options.lifetime }),
-      ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
-      ...(options.audience === undefined ? {} : { audience: options.audience }),
+      ...defined({ lifetimeSeconds: options.lifetime, issuer: options.issuer, audience: options.audience }),
       ...(options.operator === true ? { operator: true as const } : {}),
     },
     systemClock,

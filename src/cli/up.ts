@@ -67,6 +67,7 @@ import { rateLimitsOf, withRateLimitOptions, type RateLimitFlags } from './rate-
 import { imageSourceOf, withImageSourceOption, type TrustFlags } from './trust-options.ts';
 import type { RateLimits } from '../region/http/rate-limit.ts';
 import type { OrganizationLimits } from '../region/http/decide-limit.ts';
+import { defined } from '../util/defined.ts';
 
 /** A cloud administrator of any scope. */
 type AdminSession = Session<'project'> | Session<'domain'> | Session<'system'>;
@@ -165,7 +166,7 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
     let regionName: string | undefined;
     if (options.cloud === undefined) {
       emulator = await Emulator.start({
-        ...(options.emulatorPort === undefined ? {} : { port: options.emulatorPort }),
+        ...defined({ port: options.emulatorPort }),
         clock,
         config: { kvToken: KV_TOKEN, octaviaNetworkDriver: 'allowed_address_pairs' },
         stateFile: files.cloud,
@@ -290,8 +291,7 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       }),
       capabilities: region.capabilities,
       organizationObjects: region.organizationObjects,
-      ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
-      ...(options.organizationLimits === undefined ? {} : { organizationLimits: options.organizationLimits }),
+      ...defined({ rateLimits: options.rateLimits, organizationLimits: options.organizationLimits }),
       imageSource: imageSourceOf({ imageSourceAllow: options.imageSourceAllow ?? [] }, log),
       // 401 challenges and the RFC 9728 metadata name the bound address (the API's default), never a Host header.
       log,
@@ -438,7 +438,7 @@ export function upCommand(): Command {
         log: createLogger({ level: options.logLevel, format: options.logFormat }),
         rateLimits: rateLimitsOf(options),
         organizationLimits: organizationLimitsOf(options),
-        ...(options.imageSourceAllow === undefined ? {} : { imageSourceAllow: options.imageSourceAllow }),
+        ...defined({ imageSourceAllow: options.imageSourceAllow }),
       });
       process.stdout.write(banner(up, options.dir));
       await new Promise<void>((resolve) => {

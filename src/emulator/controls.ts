@@ -6,6 +6,7 @@ import { EmuFault, json, noContent, type Router } from './http.ts';
 import { booleanAt, isObject, numberAt, stringAt } from './json.ts';
 import { CHAOS_FAULT_KINDS, type Chaos, type ChaosFaultKind, type ChaosSettings } from './chaos.ts';
 import type { RouteFaultKind, RouteFaultRule, RouteFaults } from './route-faults.ts';
+import { defined } from '../util/defined.ts';
 
 interface CoreControls {
   reset(): void;
@@ -94,7 +95,6 @@ function parseChaos(body: unknown): ChaosSettings {
   return {
     seed,
     rates: parsed,
-    ...(burstLength === undefined ? {} : { burstLength }),
-    ...(latencyMs === undefined ? {} : { latencyMs }),
+    ...defined({ burstLength, latencyMs }),
   };
 }

@@ -17,6 +17,7 @@ import { isKubeNotFound } from './errors.ts';
 import type { CoreEvent, EventType, KubeObject } from './object.ts';
 import { builtin } from './resource-type.ts';
 import type { Clock } from '../util/clock.ts';
+import { defined } from '../util/defined.ts';
 
 /** client-go's defaults: the correlator's cache, and how many similar messages before they are combined, in what window. */
 const CACHE_ENTRIES = 4096;
@@ -49,8 +50,7 @@ function newEvent(
       apiVersion: involved.apiVersion,
       kind: involved.kind,
       name: involved.metadata.name,
-      ...(involved.metadata.namespace === undefined ? {} : { namespace: involved.metadata.namespace }),
-      ...(involved.metadata.uid === undefined ? {} : { uid: involved.metadata.uid }),
+      ...defined({ namespace: involved.metadata.namespace, uid: involved.metadata.uid }),
       ...(involved.metadata.resourceVersion === undefined
         ? {}
         : { resourceVersion: involved.metadata.resourceVersion }),

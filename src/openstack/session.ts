@@ -21,6 +21,7 @@ import { httpError, TransportError, UnauthorizedError } from './errors.ts';
 import { microversionHeaders, type MicroversionConfig } from './microversion.ts';
 import { REDACTED } from './redact.ts';
 import type { HttpMethod, RawResponse, Transport } from './transport.ts';
+import { defined } from '../util/defined.ts';
 
 export type QueryValue = string | number | boolean | readonly string[] | undefined;
 export type Query = Readonly<Record<string, QueryValue>>;
@@ -193,7 +194,7 @@ export class Session<K extends ScopeKind = ScopeKind> {
       site: { serviceType, method: spec.method, urlTemplate: spec.path },
       url,
       headers,
-      ...(body === undefined ? {} : { body }),
+      ...defined({ body }),
       signal: spec.signal,
     });
   }

@@ -14,6 +14,7 @@ import { ManualClock } from '../../util/clock.ts';
 import { openstackRequestMetrics } from '../../openstack/metrics.ts';
 import { controllerRows, OPERATOR_PATH } from './operator.ts';
 import { mountConsole } from './routes.ts';
+import { defined } from '../../util/defined.ts';
 
 const principals: Readonly<Record<string, Principal>> = {
   'Bearer operator': { subject: 'op', organizationIDs: ['o'], operator: true },
@@ -29,7 +30,7 @@ describe("the console's operator API", () => {
       method,
       url: `${OPERATOR_PATH}${path}`,
       headers: { authorization: `Bearer ${token}` },
-      ...(payload === undefined ? {} : { payload }),
+      ...defined({ payload }),
     });
     return { status: answer.statusCode, json: answer.body === '' ? undefined : answer.json<unknown>() };
   };

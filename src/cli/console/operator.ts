@@ -14,6 +14,7 @@ import { KubeAlreadyExistsError, KubeInvalidError, KubeNotFoundError } from '../
 import { principalOf } from '../../region/http/principal.ts';
 import { problems, violation } from '../../region/http/problem.ts';
 import type { Api } from '../../region/http/routes/kit.ts';
+import { defined } from '../../util/defined.ts';
 
 export const OPERATOR_PATH = '/api/console/operator';
 
@@ -114,8 +115,7 @@ function orderRead(user: KeystoneUser) {
       reason,
       message,
     })),
-    ...(status.nextPasswordRotation === undefined ? {} : { nextRotation: status.nextPasswordRotation }),
-    ...(status.secretName === undefined ? {} : { secretName: status.secretName }),
+    ...defined({ nextRotation: status.nextPasswordRotation, secretName: status.secretName }),
     ...(user.metadata.deletionTimestamp === undefined ? {} : { deleting: true }),
   };
 }

@@ -11,6 +11,7 @@ import { stringify } from 'yaml';
 import type { KubeObject } from '../../kube/object.ts';
 import { policyRules, type Grants, type Permission, type PolicyRule } from '../../runtime/rbac.ts';
 import { keystoneOperatorPermissions, regionServicePermissions, targetClusterPermissions } from './permissions.ts';
+import { defined } from '../../util/defined.ts';
 
 /** The ServiceAccount every overlay runs as (deploy/base/serviceaccount.yaml). */
 const SERVICE_ACCOUNT = 'openregion';
@@ -26,7 +27,7 @@ const rbac = (kind: string, name: string, namespace: string | undefined, body: o
   kind,
   metadata: {
     name,
-    ...(namespace === undefined ? {} : { namespace }),
+    ...defined({ namespace }),
     labels: { 'app.kubernetes.io/name': 'openregion' },
   },
   ...body,

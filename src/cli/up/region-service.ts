@@ -40,6 +40,7 @@ import { workloadIdentityOf } from '../../region/controllers/ownership.ts';
 import { ResourceConflictError, ResourceKind, ResourceNotFoundError } from '../../region/provider/errors.ts';
 import type { InventoryProvider } from '../../region/provider/contract.ts';
 import type { Outcome } from '../../region/provider/outcome.ts';
+import { defined } from '../../util/defined.ts';
 
 /** The controller groups `serve --controllers` selects from. */
 export const CONTROLLER_GROUPS = [...REGION_CONTROLLER_GROUPS, 'monitor'] as const;
@@ -106,8 +107,7 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
     imageCache: options.api ?? true,
     scheduler: everyOn(options.scheduler),
     log,
-    ...(options.inventoryRefreshMs === undefined ? {} : { inventoryRefreshMs: options.inventoryRefreshMs }),
-    ...(options.imageRefreshMs === undefined ? {} : { imageRefreshMs: options.imageRefreshMs }),
+    ...defined({ inventoryRefreshMs: options.inventoryRefreshMs, imageRefreshMs: options.imageRefreshMs }),
   });
   const core = openstackLookup(context, {
     kube: client,
@@ -175,7 +175,7 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
         lookup: servers,
         scheduler: options.scheduler,
         log: log.child({ component: 'server-monitor' }),
-        ...(options.monitorPeriodMs === undefined ? {} : { periodMs: options.monitorPeriodMs }),
+        ...defined({ periodMs: options.monitorPeriodMs }),
       });
     },
     stop: async () => {

@@ -16,6 +16,7 @@ import {
 } from './api.ts';
 import { sameName, type KDomain, type KProject, type KUser } from './store.ts';
 import { unauthorized } from './tokens.ts';
+import { defined } from '../../util/defined.ts';
 
 export function registerResources(api: KeystoneApi): void {
   const { store, ctx, route } = api;
@@ -48,8 +49,7 @@ export function registerResources(api: KeystoneApi): void {
     name: u.name,
     domain_id: u.domainId,
     enabled: u.enabled,
-    ...(u.description === undefined ? {} : { description: u.description }),
-    ...(u.defaultProjectId === undefined ? {} : { default_project_id: u.defaultProjectId }),
+    ...defined({ description: u.description, default_project_id: u.defaultProjectId }),
     password_expires_at: null,
     options: { ...u.options },
     links: link(`/users/${u.id}`),

@@ -8,6 +8,7 @@ import { json, noContent, type EmuRequest } from '../http.ts';
 import { booleanAt, numberAt, stringAt } from '../json.ts';
 import { fail, touch, type NovaApi } from './api.ts';
 import type { InjectedFailure, NServer } from './state.ts';
+import { defined } from '../../util/defined.ts';
 
 export class NovaControls {
   readonly #api: NovaApi;
@@ -98,9 +99,9 @@ export class NovaControls {
       const message = stringAt(req.body, 'message');
       this.failNext({
         operation,
+        // A spread of its own: `defined` would widen mode's sync | async to string.
         ...(mode === undefined ? {} : { mode }),
-        ...(status === undefined ? {} : { status }),
-        ...(message === undefined ? {} : { message }),
+        ...defined({ status, message }),
       });
       return noContent();
     });
@@ -130,8 +131,7 @@ export class NovaControls {
       const hideTaskState = booleanAt(req.body, 'hideTaskState');
       const hideLaunchedAt = booleanAt(req.body, 'hideLaunchedAt');
       this.setPolicy({
-        ...(hideTaskState === undefined ? {} : { hideTaskState }),
-        ...(hideLaunchedAt === undefined ? {} : { hideLaunchedAt }),
+        ...defined({ hideTaskState, hideLaunchedAt }),
       });
       return json({ ...this.#api.state.policy });
     });

@@ -15,6 +15,7 @@ import { noContent } from '../http.ts';
 import { stringAt } from '../json.ts';
 import type { OctaviaApi } from './api.ts';
 import type { Provisioning } from './state.ts';
+import { defined } from '../../util/defined.ts';
 
 const STATUSES: readonly string[] = ['ACTIVE', 'PENDING_CREATE', 'PENDING_UPDATE', 'PENDING_DELETE', 'ERROR'];
 
@@ -39,7 +40,7 @@ export function registerControls(api: OctaviaApi): void {
     if (portID === undefined) throw controlError(400, 'expected {"port_id": …, "vip_address"?: …}');
     if (lb.ownsVipPort) api.lookups.networks.removeServicePort(String(lb.fields.vip_port_id));
     lb.ownsVipPort = false;
-    lb.fields = { ...lb.fields, vip_port_id: portID, ...(address === undefined ? {} : { vip_address: address }) };
+    lb.fields = { ...lb.fields, vip_port_id: portID, ...defined({ vip_address: address }) };
     return noContent();
   });
 }

@@ -17,6 +17,7 @@ import { controlPlaneCrd } from '../apis/controlplane.ts';
 import { pushSecretCrd, secretStoreCrd } from '../apis/eso.ts';
 import { korcDomainCrd, korcUserCrd } from '../apis/korc.ts';
 import { keystoneApplicationCredentialCrd, keystoneRoleAssignmentCrd } from '../apis/orders.ts';
+import { defined } from '../../util/defined.ts';
 
 /** Marks a CRD as a bundled stand-in: the installer may update only a CRD carrying it. */
 export const BUNDLED_CRD_LABEL = 'openregion.dev/bundled-actuators';
@@ -91,7 +92,7 @@ async function installStandInCrds(client: Client, crds: readonly KubeObject[]): 
     }
     // An update carrying the read resourceVersion: a CRD replaced since the read is a conflict, never overwritten.
     const { resourceVersion } = live.metadata;
-    const metadata = { ...crd.metadata, ...(resourceVersion === undefined ? {} : { resourceVersion }) };
+    const metadata = { ...crd.metadata, ...defined({ resourceVersion }) };
     await client.update(builtin.customResourceDefinition, { ...crd, metadata }, { fieldManager: FIELD_MANAGER });
     installed.push(name);
   }

@@ -13,6 +13,7 @@ import { decideDurations, type DurationField } from './decide-durations.ts';
 import { clusterLocation, goQuote } from './format.ts';
 import { LABEL_VALUE_MAX, type OrderRef } from './names.ts';
 import { KORC_REQUEUE_AFTER_MS, NAMESPACE_ASSIGNMENT_REQUEUE_AFTER_MS, NEXT_PASS_REQUEUE_AFTER_MS } from './result.ts';
+import { defined } from '../../util/defined.ts';
 
 /** The ControlPlane fields the gates read (a structural subset of the ControlPlane type). */
 export interface ControlPlaneGateView {
@@ -178,6 +179,6 @@ export function gateConditions(
     status: 'False',
     reason: condition.reason,
     message: condition.message,
-    ...(observedGeneration === undefined ? {} : { observedGeneration }),
+    ...defined({ observedGeneration }),
   }));
 }

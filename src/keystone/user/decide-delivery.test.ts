@@ -7,6 +7,7 @@ import { PUSH_HASH_ANNOTATION, PUSH_SYNCED_BEFORE_ANNOTATION } from './constants
 import { buildUserCloudsYaml, deliveryRefused, pushFresh, pushHash, pushStamp } from './decide-delivery.ts';
 import { resolveAuthUrl } from './plane.ts';
 import { cond } from './testing/fixture.ts';
+import { defined } from '../../util/defined.ts';
 
 const input = {
   cloudName: 'admin',
@@ -32,7 +33,7 @@ const push = (annotations: Record<string, string>, synced: string | undefined, r
   spec: { secretStoreRefs: [], selector: { secret: { name: 's' } } },
   status: {
     conditions: [cond('Ready', ready ? 'True' : 'False')],
-    ...(synced === undefined ? {} : { syncedResourceVersion: synced }),
+    ...defined({ syncedResourceVersion: synced }),
   },
 });
 

@@ -34,6 +34,7 @@ import {
   provisionedMessage,
   type StepEnd,
 } from './decide-provision.ts';
+import { defined } from '../../util/defined.ts';
 
 export interface ProvisionOutcome extends StepEnd {
   readonly converged: boolean;
@@ -156,7 +157,7 @@ export async function provisionUser(pass: PassContext): Promise<ProvisionOutcome
     now: pass.now,
   });
   const reached: StatusFields = {
-    ...(user.status?.id === undefined ? {} : { userID: user.status.id }),
+    ...defined({ userID: user.status?.id }),
   };
   const state = decideUserState({
     user,

@@ -12,6 +12,7 @@ import {
   READY_MESSAGE,
   reasons,
 } from './constants.ts';
+import { defined } from '../../util/defined.ts';
 
 /** Status fields a step sets; `null` removes one (nextPasswordRotation once the schedule is off). */
 export type StatusFields = { readonly [K in keyof KeystoneUserStatus]?: KeystoneUserStatus[K] | null };
@@ -34,7 +35,7 @@ export function nextStatus(
       status: ready ? 'True' : 'False',
       reason: ready ? reasons.allReady : reasons.notAllReady,
       message: ready ? READY_MESSAGE : NOT_READY_MESSAGE,
-      ...(generation === undefined ? {} : { observedGeneration: generation }),
+      ...defined({ observedGeneration: generation }),
     },
     at,
   );
@@ -44,7 +45,7 @@ export function nextStatus(
   return {
     ...merged,
     conditions: list,
-    ...(generation === undefined ? {} : { observedGeneration: generation }),
+    ...defined({ observedGeneration: generation }),
   };
 }
 

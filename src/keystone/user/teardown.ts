@@ -23,6 +23,7 @@ import {
 import { listOptional } from './children.ts';
 import { CONDITION_USER_READY, FIELD_MANAGER, KEYSTONE_USER_FINALIZER } from './constants.ts';
 import { nextStatus, sameStatus } from './status.ts';
+import { defined } from '../../util/defined.ts';
 
 interface TeardownInput {
   readonly order: KeystoneUser;
@@ -68,7 +69,7 @@ export async function reconcileDelete(
           status: 'False',
           reason: hold.reason,
           message: hold.message,
-          ...(order.metadata.generation === undefined ? {} : { observedGeneration: order.metadata.generation }),
+          ...defined({ observedGeneration: order.metadata.generation }),
         },
       ],
       {},

@@ -3,6 +3,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { userAgent } from '../../util/version.ts';
 import { KubernetesClient } from './client.ts';
 import { kubeConfigTransport, type TransportOptions } from './transport.ts';
+import { defined } from '../../util/defined.ts';
 
 interface KubeClientSource extends TransportOptions {
   /** A kubeconfig's YAML text; its current context picks the cluster, the user and the default namespace. */
@@ -29,7 +30,7 @@ export function kubeClientFrom(source: KubeClientSource): KubernetesClient {
   const context = kc.getContextObject(kc.getCurrentContext());
   const transportOptions = {
     userAgent: source.userAgent ?? userAgent(),
-    ...(source.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: source.requestTimeoutMs }),
+    ...defined({ requestTimeoutMs: source.requestTimeoutMs }),
   };
   return new KubernetesClient(kubeConfigTransport(kc, transportOptions), {
     ...(context?.namespace !== undefined ? { defaultNamespace: context.namespace } : {}),

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { estimateRuleCost, estimateSchemaCosts } from './cel-cost.ts';
 import type { JSONSchemaProps } from './types.ts';
+import { defined } from '../../util/defined.ts';
 
 type Scalar = 'number' | 'string' | 'boolean' | 'integer' | 'duration' | 'date-time';
 const scalar = (type: Scalar): JSONSchemaProps =>
@@ -9,16 +10,16 @@ const scalar = (type: Scalar): JSONSchemaProps =>
 const array = (items: Scalar, maxItems?: number): JSONSchemaProps => ({
   type: 'array',
   items: scalar(items),
-  ...(maxItems === undefined ? {} : { maxItems }),
+  ...defined({ maxItems }),
 });
 const map = (values: Scalar, maxProperties?: number): JSONSchemaProps => ({
   type: 'object',
   additionalProperties: scalar(values),
-  ...(maxProperties === undefined ? {} : { maxProperties }),
+  ...defined({ maxProperties }),
 });
 const string = (maxLength?: number): JSONSchemaProps => ({
   type: 'string',
-  ...(maxLength === undefined ? {} : { maxLength }),
+  ...defined({ maxLength }),
 });
 
 /**
@@ -93,7 +94,7 @@ describe('CEL cost estimate', () => {
       properties: {
         listeners: {
           type: 'array',
-          ...(maxItems === undefined ? {} : { maxItems }),
+          ...defined({ maxItems }),
           items: {
             type: 'object',
             required: ['name'],

@@ -14,6 +14,7 @@
  */
 import { parse } from '@bufbuild/cel';
 import type { JSONSchemaProps } from './types.ts';
+import { defined } from '../../util/defined.ts';
 
 export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
 export const STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000;
@@ -48,7 +49,7 @@ const scalar = (kind: Kind, minSize: number, maxElements = 0, estimated?: string
   kind,
   minSize,
   maxElements,
-  ...(estimated === undefined ? {} : { estimated }),
+  ...defined({ estimated }),
 });
 const child = (path: string, name: string) => (path === '' ? name : `${path}.${name}`);
 

@@ -20,6 +20,7 @@ import {
   type Listener,
 } from './load-balancer.ts';
 import { openRegionStore } from './testing/store.ts';
+import { defined } from '../../util/defined.ts';
 
 /** One refused field, as the REST API reports it: where, which rule, and the rule's message. */
 interface LoadBalancerFieldError {
@@ -186,8 +187,8 @@ describe('validateLoadBalancerUpdate', () => {
           name: l.name,
           protocol: l.protocol,
           port: l.port,
-          ...(l.idleTimeoutSeconds === undefined ? {} : { idleTimeoutSeconds: l.idleTimeoutSeconds }),
-          pool: { ...(l.proxy === undefined ? {} : { proxyProtocolV2: l.proxy }), members: [] },
+          ...defined({ idleTimeoutSeconds: l.idleTimeoutSeconds }),
+          pool: { ...defined({ proxyProtocolV2: l.proxy }), members: [] },
         })),
       );
     const messages = (old: Listener[] | undefined, next: Listener[]): string[] => {

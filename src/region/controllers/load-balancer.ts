@@ -29,6 +29,7 @@ import type { RegistrationOptions } from './metrics.ts';
 import { provisionerReconciler, type Provisioner } from './provisioner.ts';
 import { becameAvailable, byIdentity, IDENTITY_INDEX } from './watches.ts';
 import { workloadController, workloadProvisioner } from './workload.ts';
+import { defined } from '../../util/defined.ts';
 
 export const LOAD_BALANCER_CONTROLLER = 'region-load-balancer';
 
@@ -64,7 +65,7 @@ function loadBalancerInputOf(lb: LoadBalancer): LoadBalancerInput | undefined {
     ...ownership,
     id: lb.metadata.name,
     networkID,
-    ...(spec.requestedVIPAddress === undefined ? {} : { requestedVIPAddress: spec.requestedVIPAddress }),
+    ...defined({ requestedVIPAddress: spec.requestedVIPAddress }),
     publicIP: spec.publicIP ?? false,
     listeners: spec.listeners.map(listenerOf),
   };
@@ -80,7 +81,7 @@ function listenerOf(listener: ListenerSpec): Listener {
     protocol: listener.protocol,
     port: listener.port,
     allowedCIDRs: listener.allowedCIDRs ?? [],
-    ...(idle === undefined ? {} : { idleTimeoutSeconds: idle }),
+    ...defined({ idleTimeoutSeconds: idle }),
     pool: {
       proxyProtocolV2: listener.pool.proxyProtocolV2 ?? false,
       members: listener.pool.members.map((m) => ({ address: m.address, port: m.port })),
@@ -104,7 +105,7 @@ function networkGate(network: Network | undefined, requestedVIP: string | undefi
     action: 'report',
     row: `gate:network:${reason}`,
     available: { status: 'False', reason, message },
-    ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }),
+    ...defined({ requeueAfterMs }),
   });
   const { networkFailed, networkNotFound, networkNotReady } = loadBalancerMessages;
   if (network === undefined) return report(conditionReasons.dependencyNotFound, networkNotFound, RECHECK_MS);
@@ -154,7 +155,7 @@ function loadBalancersOn(manager: Manager): Mapper {
     return manager
       .list(loadBalancerType, {
         cluster: event.cluster,
-        ...(network.metadata.namespace === undefined ? {} : { namespace: network.metadata.namespace }),
+        ...defined({ namespace: network.metadata.namespace }),
         index: NETWORK_INDEX,
         value: network.metadata.name,
       })

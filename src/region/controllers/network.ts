@@ -27,6 +27,7 @@ import { ownershipOf } from './ownership.ts';
 import { provisionerReconciler, type Provisioner } from './provisioner.ts';
 import { IDENTITY_INDEX, byIdentity, deleted, networkOf, referenceReleased, specOrDeletionChanged } from './watches.ts';
 import { workloadController, workloadProvisioner } from './workload.ts';
+import { defined } from '../../util/defined.ts';
 
 export const NETWORK_CONTROLLER = 'region-network';
 
@@ -56,7 +57,7 @@ export function networkStatusOf(realisation: NetworkRealisation): NonNullable<Ne
   return {
     networkID,
     subnetID,
-    ...(vlanID === undefined ? {} : { vlanID }),
+    ...defined({ vlanID }),
     ...(storageRange === undefined
       ? {}
       : { storageRange: { startIP: storageRange.startIP, endIP: storageRange.endIP } }),

@@ -8,6 +8,7 @@ import { setCondition, type ConditionInput } from '../../kube/conditions.ts';
 import type { Condition } from '../../kube/object.ts';
 import { conditionTypes } from '../apis/shared.ts';
 import type { Available } from './decide.ts';
+import { defined } from '../../util/defined.ts';
 
 /** The status shape every provisioned region kind shares: conditions, and fields its reconciler owns. */
 export interface ProvisionedStatus {
@@ -19,7 +20,7 @@ export function availableCondition(available: Available, generation: number | un
   return {
     type: conditionTypes.available,
     ...available,
-    ...(generation === undefined ? {} : { observedGeneration: generation }),
+    ...defined({ observedGeneration: generation }),
   };
 }
 

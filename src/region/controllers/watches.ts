@@ -12,6 +12,7 @@ import { deletionStarted, generationChanged, labelChanged, or, type Predicate } 
 import type { Request } from '../../runtime/types.ts';
 import { conditionTypes, labels, referencesOf } from '../apis/shared.ts';
 import { identityIDOf } from './ownership.ts';
+import { defined } from '../../util/defined.ts';
 
 /** A spec edit, a label edit (ownership labels are inputs) or the start of deletion; not a status or finalizer write. */
 export const specOrDeletionChanged: Predicate = or(generationChanged, labelChanged, deletionStarted);
@@ -73,7 +74,7 @@ export function indexedBy(list: IndexedList, type: ResourceType, index: string):
     if (event.type === 'update' && named !== event.object) return [];
     return list(type, {
       cluster: event.cluster,
-      ...(named.metadata.namespace === undefined ? {} : { namespace: named.metadata.namespace }),
+      ...defined({ namespace: named.metadata.namespace }),
       index,
       value: named.metadata.name,
     }).map((o): Request => ({ cluster: event.cluster, namespace: o.metadata.namespace ?? '', name: o.metadata.name }));

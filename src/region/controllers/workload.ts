@@ -17,6 +17,7 @@ import { identityGate, missingLabelsVerdict, type Verdict } from './decide.ts';
 import { identityIDOf, workloadIdentityOf } from './ownership.ts';
 import { type ProvisionedResource, type Provisioner } from './provisioner.ts';
 import { becameAvailable, specOrDeletionChanged, usersOf } from './watches.ts';
+import { defined } from '../../util/defined.ts';
 
 /** Reads the named Identity fresh and judges it; undefined when provisioning may go ahead. */
 export async function gateOnIdentity(client: Client, object: KubeObject): Promise<Verdict | undefined> {
@@ -59,7 +60,7 @@ export function workloadProvisioner<R extends ProvisionedResource, P, I extends 
         deprovision: (provider, ctx) => kind.delete(provider, ctx, identity, input),
       };
     },
-    ...(realised === undefined ? {} : { realised }),
+    ...defined({ realised }),
   };
 }
 

@@ -37,6 +37,7 @@ import { serverRoutes } from './routes/server.ts';
 import { sshCertificateAuthorityRoutes } from './routes/ssh-certificate-authority.ts';
 import { volumeRoutes } from './routes/volume.ts';
 import { typeboxValidatorCompiler } from './validation.ts';
+import { defined } from '../../util/defined.ts';
 
 /** Headers arrive well before a whole request may (Node's default is a minute). */
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -211,7 +212,7 @@ export async function buildApi(deps: ApiDeps): Promise<Api> {
   const repository = new Repository(deps.client, deps.namespace, deps.log);
   const limits = new OrganizationLimiter(deps.organizationLimits ?? DEFAULT_ORGANIZATION_LIMITS, repository, {
     ...(deps.organizationObjects === undefined ? {} : { cached: deps.organizationObjects, clock: deps.clock }),
-    ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+    ...defined({ metrics: deps.metrics }),
     ...(deps.log === undefined ? {} : { log: deps.log.child({ component: 'organization-limits' }) }),
   });
   const routeDeps: RouteDeps = { ...deps, repository, limits };

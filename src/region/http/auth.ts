@@ -13,6 +13,7 @@ import { createRemoteJWKSet, errors, importJWK, importSPKI, jwtVerify, type JWK,
 import type { Logger } from 'pino';
 import type { Clock } from '../../util/clock.ts';
 import { problems } from './problem.ts';
+import { defined } from '../../util/defined.ts';
 
 export interface Principal {
   readonly subject: string;
@@ -113,8 +114,7 @@ export function createAuthenticator(config: AuthConfig): Authenticator {
         currentDate: new Date(config.clock.now()),
         // A token without an expiry would be valid for ever.
         requiredClaims: ['exp'],
-        ...(config.issuer === undefined ? {} : { issuer: config.issuer }),
-        ...(config.audience === undefined ? {} : { audience: config.audience }),
+        ...defined({ issuer: config.issuer, audience: config.audience }),
       };
       payload =
         typeof key === 'function'
@@ -138,7 +138,7 @@ export function principalOf(payload: JWTPayload): Principal | undefined {
   return {
     subject: typeof payload.sub === 'string' ? payload.sub : 'unknown',
     organizationIDs: organizations,
-    ...(projects === undefined ? {} : { projectIDs: projects }),
+    ...defined({ projectIDs: projects }),
     ...(payload['operator'] === true ? { operator: true as const } : {}),
   };
 }

@@ -16,6 +16,7 @@ import * as securityGroupV1 from './schemas/security-group-v1.ts';
 import * as securityGroup from './schemas/security-group.ts';
 import * as serverV1 from './schemas/server-v1.ts';
 import * as server from './schemas/server.ts';
+import { defined } from '../../util/defined.ts';
 
 type Json = Record<string, unknown>;
 
@@ -214,7 +215,7 @@ export function documentedSchema(
     ...schema,
     operationId: operationIDOf(method, url),
     ...(schema.body === undefined ? {} : { body: components.reference(schema.body) }),
-    ...(response === undefined ? {} : { response }),
+    ...defined({ response }),
   };
 }
 

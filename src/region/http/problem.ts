@@ -1,3 +1,4 @@
+import { defined } from '../../util/defined.ts';
 /**
  * The REST API's one error type and its catalogue (Fastify's `lib/errors.js` model): every failure a client sees is
  * an RFC 9457 problem document with a stable `type`, and, for a request that broke a rule, the fields and rules it
@@ -73,7 +74,7 @@ export class Problem extends Error {
       title: entry.title,
       status: entry.status,
       detail: this.detail,
-      ...(instance === undefined ? {} : { instance }),
+      ...defined({ instance }),
       ...(this.errors.length === 0 ? {} : { errors: this.errors }),
       error: entry.oauth,
       error_description: this.detail,

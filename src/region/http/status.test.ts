@@ -8,6 +8,7 @@ import {
   serverProvisioningStatusOf,
   serverReadMetadataOf,
 } from './status.ts';
+import { defined } from '../../util/defined.ts';
 
 const at = '2026-01-01T00:00:00Z';
 const condition = (type: string, status: 'True' | 'False', reason: string) => ({
@@ -89,7 +90,7 @@ describe('read status', () => {
       serverReadMetadataOf({
         ...server(status),
         metadata: { name: 's', generation: 2 },
-        spec: { ...server(status).spec, ...(volumes === undefined ? {} : { volumes }) },
+        spec: { ...server(status).spec, ...defined({ volumes }) },
       }).provisioningStatusDetail?.message;
     const seen = { conditions: [{ ...condition('Available', 'True', 'Provisioned'), observedGeneration: 1 }] };
     assert.equal(edited({ ...seen, observed: { image: 'img-1' } }), 'an image change is being applied');

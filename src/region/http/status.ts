@@ -13,6 +13,7 @@ import {
   type ProjectScopedResourceReadMetadata,
   type ProvisioningStatus,
 } from './schemas/common.ts';
+import { defined } from '../../util/defined.ts';
 
 export const annotations = {
   description: 'unikorn-cloud.org/description',
@@ -139,15 +140,17 @@ export function readMetadataOf(
   return {
     id: meta.name,
     name: label(object, labels.name),
-    ...(notes[annotations.description] === undefined ? {} : { description: notes[annotations.description] }),
+    ...defined({ description: notes[annotations.description] }),
     ...(tags === undefined || tags.length === 0 ? {} : { tags }),
     creationTime: meta.creationTimestamp ?? new Date(0).toISOString(),
-    ...(notes[annotations.creator] === undefined ? {} : { createdBy: notes[annotations.creator] }),
-    ...(notes[annotations.modified] === undefined ? {} : { modifiedTime: notes[annotations.modified] }),
-    ...(notes[annotations.modifier] === undefined ? {} : { modifiedBy: notes[annotations.modifier] }),
-    ...(meta.deletionTimestamp === undefined ? {} : { deletionTime: meta.deletionTimestamp }),
+    ...defined({
+      createdBy: notes[annotations.creator],
+      modifiedTime: notes[annotations.modified],
+      modifiedBy: notes[annotations.modifier],
+      deletionTime: meta.deletionTimestamp,
+    }),
     provisioningStatus: provisioning,
-    ...(provisioningDetail === undefined ? {} : { provisioningStatusDetail: provisioningDetail }),
+    ...defined({ provisioningStatusDetail: provisioningDetail }),
     healthStatus: healthStatusOf(object),
     ...(healthy === undefined ? {} : { healthStatusDetail: { reason: healthReason, message: healthy.message } }),
     organizationId: label(object, labels.organization),

@@ -22,6 +22,7 @@ import type {
   RegionClientSet,
   RegionCredentials,
 } from './principals.ts';
+import { defined } from '../../util/defined.ts';
 
 export interface ClientSetOptions {
   readonly transport: Transport;
@@ -67,7 +68,7 @@ export function createRegionClientSet(
     transport: options.transport,
     clock: options.clock,
     region: options.region,
-    ...(options.microversions === undefined ? {} : { microversions: options.microversions }),
+    ...defined({ microversions: options.microversions }),
   };
   const regionUser = { type: 'password', user: { id: userID }, password } as const;
   const manager = new Session<'domain'>({

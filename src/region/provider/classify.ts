@@ -24,6 +24,7 @@ import {
   type ResourceKind,
 } from './errors.ts';
 import { Outcome, type Terminal } from './outcome.ts';
+import { defined } from '../../util/defined.ts';
 
 export const REJECTED_REASON = 'Errored';
 export const REJECTED_MESSAGE = 'the cloud provider rejected the requested configuration';
@@ -44,7 +45,7 @@ interface ClassifyOptions {
 export function classify(err: unknown, options: ClassifyOptions = {}): ProviderError | Terminal {
   if (err instanceof ProviderError) return err;
   const what = options.operation ?? 'provider call';
-  const opts = { cause: err, ...(options.resource === undefined ? {} : { resource: options.resource }) };
+  const opts = { cause: err, ...defined({ resource: options.resource }) };
   const quota = quotaRefusal(err);
   if (quota !== undefined) return new QuotaExceededError(`${what}: quota exceeded`, quota, opts);
   if (err instanceof NotFoundError) return new ResourceNotFoundError(`${what}: not found`, opts);

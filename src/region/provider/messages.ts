@@ -7,6 +7,7 @@ import { OpenStackError, OpenStackHttpError } from '../../openstack/errors.ts';
 import { redactText } from '../../openstack/redact.ts';
 import { ProviderError } from './errors.ts';
 import type { Park, Terminal } from './outcome.ts';
+import { defined } from '../../util/defined.ts';
 
 export const INTERNAL_ERROR_MESSAGE = 'internal error in the cloud provider';
 
@@ -45,7 +46,7 @@ export function toOperatorLog(failure: unknown): OperatorLog {
   }
   const code = failure instanceof ProviderError ? failure.code : 'PROVIDER_INTERNAL';
   const resource = failure instanceof ProviderError ? failure.resource : undefined;
-  return { code, ...(resource === undefined ? {} : { resource }), chain: chainOf(failure) };
+  return { code, ...defined({ resource }), chain: chainOf(failure) };
 }
 
 /**
@@ -76,7 +77,7 @@ function linkOf(e: unknown): OperatorLogLink {
       ...base,
       code: e.code,
       status: e.status,
-      ...(e.requestID === undefined ? {} : { requestID: e.requestID }),
+      ...defined({ requestID: e.requestID }),
       request: `${e.method} ${e.serviceType}${e.urlTemplate}`,
       body: e.body,
     };

@@ -5,10 +5,11 @@
  */
 import { parse, stringify } from 'yaml';
 import type { RegionCredentials } from './credentials.ts';
+import { defined } from '../../util/defined.ts';
 
 export function cloudsEntries(name: string, c: RegionCredentials): Record<string, unknown> {
   const base = { auth_url: c.authUrl, user_id: c.userID, password: c.password };
-  const common = { ...(c.regionName === undefined ? {} : { region_name: c.regionName }), identity_api_version: '3' };
+  const common = { ...defined({ region_name: c.regionName }), identity_api_version: '3' };
   return {
     [name]: { auth: { ...base, domain_id: c.domainID }, ...common },
     [`${name}-project`]: { auth: { ...base, project_id: c.projectID }, ...common },

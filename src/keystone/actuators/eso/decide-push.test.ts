@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { PUSH_SECRET_FINALIZER, type PushSecret, type PushSecretSpec } from '../../apis/eso.ts';
 import { decidePush, failedStatus, READY_SYNCED_MESSAGE, resourceVersionOf, syncedStatus } from './decide-push.ts';
+import { defined } from '../../../util/defined.ts';
 
 const NOW = Date.UTC(2026, 0, 1, 12);
 
@@ -21,8 +22,7 @@ function pushSecret(
       name: 'ps',
       namespace: 'ns',
       generation: 1,
-      ...(over.annotations === undefined ? {} : { annotations: over.annotations }),
-      ...(over.finalizers === undefined ? {} : { finalizers: over.finalizers }),
+      ...defined({ annotations: over.annotations, finalizers: over.finalizers }),
       ...(over.deleting === true ? { deletionTimestamp: '2026-01-01T11:00:00Z' } : {}),
     },
     spec: {

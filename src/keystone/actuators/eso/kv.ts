@@ -4,6 +4,7 @@
  * failure is a typed error, so the actuator can put a cause-neutral message in status and the detail in its log.
  */
 import { request, type Dispatcher } from 'undici';
+import { defined } from '../../../util/defined.ts';
 
 interface KvClientOptions {
   /** The server's base URL, e.g. `http://127.0.0.1:8200`. */
@@ -116,8 +117,7 @@ export class KvClient {
         method,
         headers: { 'x-vault-token': token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        ...(dispatcher === undefined ? {} : { dispatcher }),
-        ...(signal === undefined ? {} : { signal }),
+        ...defined({ dispatcher, signal }),
       });
     } catch (cause) {
       throw new KvTransportError(method, route, cause);

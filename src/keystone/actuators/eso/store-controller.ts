@@ -7,6 +7,7 @@ import type { SecretStore } from '../../apis/eso.ts';
 import { KvClient, KvHttpError, KvTransportError } from './kv.ts';
 import { secretStrings, vaultStoreOf } from './remote.ts';
 import { decideStore, storeStatus, type StoreCheck } from './decide-store.ts';
+import { defined } from '../../../util/defined.ts';
 
 export interface KvAccess {
   readonly dispatcher?: Dispatcher | undefined;
@@ -29,8 +30,7 @@ export async function kvClientFor(
     server: vault.server,
     mount: vault.mount,
     token,
-    ...(access.dispatcher === undefined ? {} : { dispatcher: access.dispatcher }),
-    ...(access.signal === undefined ? {} : { signal: access.signal }),
+    ...defined({ dispatcher: access.dispatcher, signal: access.signal }),
   });
 }
 

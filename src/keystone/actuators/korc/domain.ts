@@ -15,6 +15,7 @@ import {
 import { korcDomainType, type KorcDomain } from '../../apis/korc.ts';
 import type { Lookup } from './decide.ts';
 import type { KindActuator } from './pass.ts';
+import { defined } from '../../../util/defined.ts';
 
 export const KORC_DOMAIN_FINALIZER = 'openstack.k-orc.cloud/domain';
 
@@ -55,8 +56,7 @@ export function domainActuator(identityFor: (d: KorcDomain) => Promise<IdentityC
       const resource = d.spec.resource;
       const domain = await createDomain(await identityFor(d), {
         name: nameOf(d),
-        ...(resource?.description === undefined ? {} : { description: resource.description }),
-        ...(resource?.enabled === undefined ? {} : { enabled: resource.enabled }),
+        ...defined({ description: resource?.description, enabled: resource?.enabled }),
       });
       return { id: domain.id, described: describeDomain(domain) };
     },

@@ -23,6 +23,7 @@ import {
   type PassEnd,
 } from './conditions.ts';
 import { decide, decideFromObject, type Facts, type ObjectFacts } from './decide.ts';
+import { defined } from '../../../util/defined.ts';
 
 const FIELD_MANAGER = 'openregion-korc-actuator';
 
@@ -156,7 +157,7 @@ export async function runPass<T extends KorcObject>(
           { kind: 'available' },
           {
             id: created.id,
-            resource: { ...created.described, ...(ref === undefined ? {} : { appliedPasswordRef: ref }) },
+            resource: { ...created.described, ...defined({ appliedPasswordRef: ref }) },
             lastSyncTime: rfc3339(ctx.clock.now()),
           },
         );

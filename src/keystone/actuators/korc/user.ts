@@ -21,6 +21,7 @@ import { KORC_USER_FINALIZER, korcUserType, type KorcUser } from '../../apis/kor
 import type { Lookup, PasswordFacts } from './decide.ts';
 import { resolveDomain } from './domain-ref.ts';
 import type { KindActuator } from './pass.ts';
+import { defined } from '../../../util/defined.ts';
 
 interface UserActuatorOptions {
   readonly client: Client;
@@ -108,9 +109,7 @@ export function userActuator(options: UserActuatorOptions): KindActuator<KorcUse
       const user = await createUser(await identityFor(u), {
         name: nameOf(u),
         domain_id: domain.id ?? defaultDomainID,
-        ...(pw === undefined ? {} : { password: pw }),
-        ...(resource?.description === undefined ? {} : { description: resource.description }),
-        ...(resource?.enabled === undefined ? {} : { enabled: resource.enabled }),
+        ...defined({ password: pw, description: resource?.description, enabled: resource?.enabled }),
       });
       return { id: user.id, described: describeUser(user) };
     },

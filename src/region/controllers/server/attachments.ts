@@ -27,6 +27,7 @@ import {
   type AttachmentsVerdict,
   type VolumeView,
 } from './decide-attachments.ts';
+import { defined } from '../../../util/defined.ts';
 
 /** The provider calls attachments make. */
 export type AttachmentLifecycle = Pick<VolumeProvider, 'attachVolume' | 'detachVolume'>;
@@ -150,7 +151,7 @@ export async function reconcileAttachments(
     try {
       outcome = await provider.attachVolume(ctx, identity, input, {
         id: want.id,
-        ...(want.device === undefined ? {} : { device: want.device }),
+        ...defined({ device: want.device }),
       });
     } catch (error) {
       const conflict = error instanceof ResourceConflictError;

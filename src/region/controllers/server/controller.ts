@@ -64,6 +64,7 @@ import {
 } from './watches.ts';
 import { detachAll, reconcileAttachments, type AttachmentLifecycle } from './attachments.ts';
 import { ATTACHMENT_PARKED_MESSAGE, ATTACHMENT_PARKED_REASON } from './decide-attachments.ts';
+import { defined } from '../../../util/defined.ts';
 
 export const SERVER_CONTROLLER = 'region-server';
 
@@ -100,7 +101,7 @@ export function serverInputOf(server: Server, certificateAuthorityPublicKey?: st
     publicIP: spec.publicIPAllocation?.enabled ?? false,
     sshInjection: resolveSSHInjection(spec.sshInjection, spec.sshCertificateAuthorityID !== undefined),
     ...(spec.userData === undefined ? {} : { userData: new Uint8Array(Buffer.from(spec.userData, 'base64')) }),
-    ...(spec.infrastructureRef === undefined ? {} : { infrastructureRef: spec.infrastructureRef }),
+    ...defined({ infrastructureRef: spec.infrastructureRef }),
     tags: (spec.tags ?? []).map((t) => ({ name: t.name, value: t.value })),
     ...(certificateAuthorityPublicKey === undefined
       ? {}
@@ -161,8 +162,7 @@ export function serverProvisioner(
         provision: (provider, ctx) => {
           const full: ServerInput = {
             ...input,
-            ...(caKey === undefined ? {} : { sshCertificateAuthorityPublicKey: caKey }),
-            ...(neutronNetwork === undefined ? {} : { neutronNetwork }),
+            ...defined({ sshCertificateAuthorityPublicKey: caKey, neutronNetwork }),
             ...(ctx.firstProvision ? { neverProvisioned: true } : {}),
           };
           return provisionServer(provider, ctx, { client, server, identity, input: full, maxAttempts });
@@ -250,8 +250,7 @@ function withAddresses(status: ServerStatus, addresses: ServerAddresses): Server
   const { privateIP: _p, publicIP: _q, ...rest } = status;
   return {
     ...rest,
-    ...(addresses.privateIP === undefined ? {} : { privateIP: addresses.privateIP }),
-    ...(addresses.publicIP === undefined ? {} : { publicIP: addresses.publicIP }),
+    ...defined({ privateIP: addresses.privateIP, publicIP: addresses.publicIP }),
   };
 }
 

@@ -20,6 +20,7 @@
  */
 import type { ServerStatus } from '../../apis/server.ts';
 import type { Outcome } from '../../provider/outcome.ts';
+import { defined } from '../../../util/defined.ts';
 
 export type AttachmentRow = NonNullable<ServerStatus['volumes']>[number];
 
@@ -96,7 +97,7 @@ export function attachRow(id: string, outcome: Outcome<{ readonly device?: strin
       return {
         id,
         provisioningStatus: 'Provisioned',
-        ...(outcome.value.device === undefined ? {} : { device: outcome.value.device }),
+        ...defined({ device: outcome.value.device }),
         message: attachmentMessages.attached,
       };
     case 'yield':

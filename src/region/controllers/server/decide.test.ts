@@ -14,6 +14,7 @@ import {
 } from './decide.ts';
 import { observeServer } from '../../openstack/server/observe.ts';
 import { Outcome } from '../../provider/outcome.ts';
+import { defined } from '../../../util/defined.ts';
 
 const NOW = new Date('2026-11-30T13:00:00Z');
 const T = '2026-11-30T12:00:00Z';
@@ -154,8 +155,7 @@ describe('decideCreateRetry: exhaustively', () => {
                     conditions,
                     ...(provisionedAt ? { provisionedAt } : {}),
                     ...(launchedAt ? { launchedAt } : {}),
-                    ...(failures === undefined ? {} : { providerCreateFailures: failures }),
-                    ...(retrying === undefined ? {} : { providerCreateRetrying: retrying }),
+                    ...defined({ providerCreateFailures: failures, providerCreateRetrying: retrying }),
                   };
                   const d = decideCreateRetry(status, { maxAttempts });
                   const context = JSON.stringify({ status, maxAttempts, d });

@@ -36,6 +36,7 @@ import type {
 import { Outcome } from '../../provider/outcome.ts';
 import type { ExternalNetwork, ServerVolumeAttachment } from '../../provider/types.ts';
 import type { ServerLifecycle } from '../server/controller.ts';
+import { defined } from '../../../util/defined.ts';
 
 export const NAMESPACE = 'default';
 export const REGION = 'region-1';
@@ -309,7 +310,7 @@ export function serverObject(
       labels: ownerLabels({ [labels.identityID]: 'id-1', [labels.name]: 'web', ...extraLabels }),
     },
     spec: { flavorID: 'f', image: { id: 'img' }, networks: [{ id: 'net-1' }], ...spec },
-    ...(status === undefined ? {} : { status }),
+    ...defined({ status }),
   };
 }
 

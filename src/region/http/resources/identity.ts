@@ -8,6 +8,7 @@ import type { ResourceWriteMetadata } from '../schemas/common.ts';
 import type { IdentityRead } from '../schemas/identity.ts';
 import { readMetadataOf } from '../status.ts';
 import { newMetadata, resource, tenancyOf, type Tenancy } from './meta.ts';
+import { defined } from '../../../util/defined.ts';
 
 /** The Identity for a tenancy: realised by the region's provider, owning what is made in it. */
 export function identityFor(
@@ -19,7 +20,7 @@ export function identityFor(
 ): Identity {
   return resource('Identity', newMetadata(id, metadata, tenancy, principal), {
     provider,
-    ...(metadata.tags === undefined ? {} : { tags: metadata.tags }),
+    ...defined({ tags: metadata.tags }),
   }) as Identity;
 }
 
@@ -27,11 +28,13 @@ export function identityFor(
 export function identityRead(identity: Identity, record: OpenstackIdentity | undefined): IdentityRead {
   const spec = record?.spec;
   const openstack = {
-    ...(spec?.cloud === undefined ? {} : { cloud: spec.cloud }),
-    ...(spec?.userID === undefined ? {} : { userId: spec.userID }),
-    ...(spec?.projectID === undefined ? {} : { projectId: spec.projectID }),
-    ...(spec?.serverGroupID === undefined ? {} : { serverGroupId: spec.serverGroupID }),
-    ...(spec?.sshKeyName === undefined ? {} : { sshKeyName: spec.sshKeyName }),
+    ...defined({
+      cloud: spec?.cloud,
+      userId: spec?.userID,
+      projectId: spec?.projectID,
+      serverGroupId: spec?.serverGroupID,
+      sshKeyName: spec?.sshKeyName,
+    }),
   };
   return {
     metadata: readMetadataOf(identity),

@@ -2,6 +2,7 @@
 import { flavorDiskGiB } from '../../provider/disk.ts';
 import type { Flavor, Image, VolumeClass } from '../../provider/types.ts';
 import type { Flavor as FlavorRead, ImageCreate, ImageV2, VolumeClassV2 } from '../schemas/inventory.ts';
+import { defined } from '../../../util/defined.ts';
 
 const GIB = 2 ** 30;
 
@@ -79,7 +80,7 @@ export function flavorRead(flavor: Flavor, created: string): FlavorRead {
     spec: {
       ...(flavor.baremetal ? { baremetal: true } : {}),
       cpus: flavor.cpus,
-      ...(flavor.cpuFamily === undefined ? {} : { cpuFamily: flavor.cpuFamily }),
+      ...defined({ cpuFamily: flavor.cpuFamily }),
       memory: Math.round((flavor.memoryBytes ?? 0) / GIB),
       disk: flavorDiskGiB(flavor),
       architecture: flavor.architecture,
@@ -105,15 +106,14 @@ export function volumeClassRead(volumeClass: VolumeClass, created: string): Volu
     metadata: {
       id: c.id,
       name: c.name,
-      ...(c.description === undefined ? {} : { description: c.description }),
+      ...defined({ description: c.description }),
       creationTime: created,
     },
     spec: {
-      ...(c.media === undefined ? {} : { media: c.media }),
+      ...defined({ media: c.media }),
       encrypted: c.encrypted,
       ...(c.performance === undefined ? {} : { performance: { ...c.performance } }),
-      ...(c.minCapacityGiB === undefined ? {} : { minCapacityGiB: c.minCapacityGiB }),
-      ...(c.maxCapacityGiB === undefined ? {} : { maxCapacityGiB: c.maxCapacityGiB }),
+      ...defined({ minCapacityGiB: c.minCapacityGiB, maxCapacityGiB: c.maxCapacityGiB }),
       ...(c.supportedFlavorIDs === undefined ? {} : { supportedFlavorIds: [...c.supportedFlavorIDs] }),
     },
   };

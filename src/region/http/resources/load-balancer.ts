@@ -11,6 +11,7 @@ import type { ResourceWriteMetadata } from '../schemas/common.ts';
 import type { LoadBalancerListenerV2, LoadBalancerV2Read, LoadBalancerV2Spec } from '../schemas/load-balancer.ts';
 import { readMetadataOf } from '../status.ts';
 import { newMetadata, resource, tenancyOf } from './meta.ts';
+import { defined } from '../../../util/defined.ts';
 
 function listenerViolations(listeners: readonly LoadBalancerListenerV2[]): FieldViolation[] {
   const errors: FieldViolation[] = [];
@@ -102,9 +103,9 @@ function listenersOf(listeners: readonly LoadBalancerListenerV2[]): Listener[] {
     protocol: l.protocol,
     port: l.port,
     ...(l.allowedCidrs === undefined ? {} : { allowedCIDRs: [...l.allowedCidrs] }),
-    ...(l.idleTimeoutSeconds === undefined ? {} : { idleTimeoutSeconds: l.idleTimeoutSeconds }),
+    ...defined({ idleTimeoutSeconds: l.idleTimeoutSeconds }),
     pool: {
-      ...(l.pool.proxyProtocolV2 === undefined ? {} : { proxyProtocolV2: l.pool.proxyProtocolV2 }),
+      ...defined({ proxyProtocolV2: l.pool.proxyProtocolV2 }),
       members: l.pool.members.map((m) => ({ address: m.address, port: m.port })),
       ...(l.pool.healthCheck === undefined ? {} : { healthCheck: { ...l.pool.healthCheck } }),
     },
@@ -120,10 +121,9 @@ export function loadBalancerFor(
 ): LoadBalancer {
   const tenancy = { ...tenancyOf(network), networkID: network.metadata.name };
   return resource('LoadBalancer', newMetadata(id, metadata, tenancy, principal, network), {
-    ...(spec.vipAddress === undefined ? {} : { requestedVIPAddress: spec.vipAddress }),
-    ...(spec.publicIP === undefined ? {} : { publicIP: spec.publicIP }),
+    ...defined({ requestedVIPAddress: spec.vipAddress, publicIP: spec.publicIP }),
     listeners: listenersOf(spec.listeners),
-    ...(metadata.tags === undefined ? {} : { tags: metadata.tags }),
+    ...defined({ tags: metadata.tags }),
   }) as LoadBalancer;
 }
 
@@ -135,9 +135,9 @@ export function updatedLoadBalancerSpec(
   const { listeners: _l, publicIP: _p, tags: _t, ...kept } = current.spec;
   return {
     ...kept,
-    ...(spec.publicIP === undefined ? {} : { publicIP: spec.publicIP }),
+    ...defined({ publicIP: spec.publicIP }),
     listeners: listenersOf(spec.listeners),
-    ...(tags === undefined ? {} : { tags }),
+    ...defined({ tags }),
   };
 }
 
@@ -146,15 +146,15 @@ export function loadBalancerRead(lb: LoadBalancer): LoadBalancerV2Read {
   return {
     metadata: readMetadataOf(lb),
     spec: {
-      ...(lb.spec.publicIP === undefined ? {} : { publicIP: lb.spec.publicIP }),
+      ...defined({ publicIP: lb.spec.publicIP }),
       listeners: lb.spec.listeners.map((l) => ({
         name: l.name,
         protocol: l.protocol,
         port: l.port,
         ...(l.allowedCIDRs === undefined ? {} : { allowedCidrs: [...l.allowedCIDRs] }),
-        ...(l.idleTimeoutSeconds === undefined ? {} : { idleTimeoutSeconds: l.idleTimeoutSeconds }),
+        ...defined({ idleTimeoutSeconds: l.idleTimeoutSeconds }),
         pool: {
-          ...(l.pool.proxyProtocolV2 === undefined ? {} : { proxyProtocolV2: l.pool.proxyProtocolV2 }),
+          ...defined({ proxyProtocolV2: l.pool.proxyProtocolV2 }),
           members: l.pool.members.map((m) => ({ ...m })),
           ...(l.pool.healthCheck === undefined ? {} : { healthCheck: { ...l.pool.healthCheck } }),
         },
@@ -163,8 +163,7 @@ export function loadBalancerRead(lb: LoadBalancer): LoadBalancerV2Read {
     status: {
       regionId: tenancy.regionID,
       networkId: tenancy.networkID,
-      ...(lb.status?.vipAddress === undefined ? {} : { vipAddress: lb.status.vipAddress }),
-      ...(lb.status?.publicIP === undefined ? {} : { publicIP: lb.status.publicIP }),
+      ...defined({ vipAddress: lb.status?.vipAddress, publicIP: lb.status?.publicIP }),
     },
   };
 }

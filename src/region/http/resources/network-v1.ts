@@ -8,6 +8,7 @@ import type { NetworkRead, NetworkWrite } from '../schemas/network-v1.ts';
 import { readMetadataOf } from '../status.ts';
 import { tenancyOf } from './meta.ts';
 import { validateNetworkCreate } from './network.ts';
+import { defined } from '../../../util/defined.ts';
 
 /** The same layout rules as v2 (at least a /24, a network address): the same controller realises both. */
 export function networkV1Violations(spec: NetworkWrite['spec']): FieldViolation[] {
@@ -17,9 +18,7 @@ export function networkV1Violations(spec: NetworkWrite['spec']): FieldViolation[
 export function networkV1Read(network: Network): NetworkRead {
   const realised = network.status?.openstack;
   const openstack = {
-    ...(realised?.networkID === undefined ? {} : { networkId: realised.networkID }),
-    ...(realised?.subnetID === undefined ? {} : { subnetId: realised.subnetID }),
-    ...(realised?.vlanID === undefined ? {} : { vlanId: realised.vlanID }),
+    ...defined({ networkId: realised?.networkID, subnetId: realised?.subnetID, vlanId: realised?.vlanID }),
   };
   return {
     metadata: readMetadataOf(network),

@@ -24,6 +24,7 @@ import type { NetworkV2CreateSpec, NetworkV2Read, NetworkV2Spec } from '../schem
 import { identityFor } from './identity.ts';
 import { newMetadata, resource, tenancyOf } from './meta.ts';
 import { readMetadataOf } from '../status.ts';
+import { defined } from '../../../util/defined.ts';
 
 export function validateNetworkCreate(spec: NetworkV2CreateSpec): FieldViolation[] {
   const errors: FieldViolation[] = [];
@@ -110,9 +111,9 @@ export function networkFor(
     reservations,
     ...mutableSpec({
       dnsNameservers: [...spec.dnsNameservers],
-      ...(spec.routes === undefined ? {} : { routes: spec.routes }),
+      ...defined({ routes: spec.routes }),
     }),
-    ...(metadata.tags === undefined ? {} : { tags: metadata.tags }),
+    ...defined({ tags: metadata.tags }),
   };
   return resource('Network', newMetadata(id, metadata, tenancy, principal, identity), body) as Network;
 }

@@ -9,6 +9,7 @@ import { violation, type FieldViolation } from '../problem.ts';
 import type { SecurityGroupRead, SecurityGroupRuleV1, SecurityGroupWrite } from '../schemas/security-group-v1.ts';
 import { readMetadataOf } from '../status.ts';
 import { newMetadata, resource, tenancyOf } from './meta.ts';
+import { defined } from '../../../util/defined.ts';
 
 const LAYER4 = new Set(['tcp', 'udp']);
 
@@ -33,7 +34,7 @@ const rulesOf = (rules: readonly SecurityGroupRuleV1[]): SecurityGroupRule[] =>
     direction: r.direction,
     protocol: r.protocol,
     ...(r.port === undefined ? {} : { port: { ...r.port } }),
-    ...(r.cidr === undefined ? {} : { cidr: r.cidr }),
+    ...defined({ cidr: r.cidr }),
   }));
 
 export function securityGroupV1For(
@@ -46,7 +47,7 @@ export function securityGroupV1For(
   const tenancy = { organizationID, projectID, regionID, identityID: identity.metadata.name };
   return resource('SecurityGroup', newMetadata(id, body.metadata, tenancy, principal, identity), {
     rules: rulesOf(body.spec.rules),
-    ...(body.metadata.tags === undefined ? {} : { tags: body.metadata.tags }),
+    ...defined({ tags: body.metadata.tags }),
   }) as SecurityGroup;
 }
 
@@ -55,7 +56,7 @@ export function updatedSecurityGroupV1Spec(body: SecurityGroupWrite, current: Se
   return {
     ...kept,
     rules: rulesOf(body.spec.rules),
-    ...(body.metadata.tags === undefined ? {} : { tags: body.metadata.tags }),
+    ...defined({ tags: body.metadata.tags }),
   };
 }
 
@@ -64,7 +65,7 @@ export function securityGroupV1Read(securityGroup: SecurityGroup): SecurityGroup
     direction: r.direction,
     protocol: r.protocol,
     ...(r.port === undefined ? {} : { port: { ...r.port } }),
-    ...(r.cidr === undefined ? {} : { cidr: r.cidr }),
+    ...defined({ cidr: r.cidr }),
   }));
   return { metadata: readMetadataOf(securityGroup), spec: { rules } };
 }

@@ -6,6 +6,7 @@ import type { ResourceWriteMetadata } from '../schemas/common.ts';
 import type { SecurityGroupRuleV2, SecurityGroupV2Read, SecurityGroupV2Spec } from '../schemas/security-group.ts';
 import { readMetadataOf } from '../status.ts';
 import { newMetadata, resource, tenancyOf } from './meta.ts';
+import { defined } from '../../../util/defined.ts';
 
 const LAYER4 = new Set(['tcp', 'udp']);
 
@@ -42,8 +43,7 @@ export function rulesOf(rules: readonly SecurityGroupRuleV2[]): SecurityGroupRul
     return {
       direction: r.direction,
       protocol: r.protocol,
-      ...(port === undefined ? {} : { port }),
-      ...(r.prefix === undefined ? {} : { cidr: r.prefix }),
+      ...defined({ port, cidr: r.prefix }),
     };
   });
 }
@@ -58,7 +58,7 @@ export function securityGroupFor(
   const tenancy = { ...tenancyOf(network), networkID: network.metadata.name };
   return resource('SecurityGroup', newMetadata(id, metadata, tenancy, principal, network), {
     rules: rulesOf(spec.rules),
-    ...(metadata.tags === undefined ? {} : { tags: metadata.tags }),
+    ...defined({ tags: metadata.tags }),
   }) as SecurityGroup;
 }
 
@@ -70,9 +70,7 @@ export function securityGroupRead(securityGroup: SecurityGroup): SecurityGroupV2
     return {
       direction: r.direction,
       protocol: r.protocol,
-      ...(port === undefined ? {} : { port }),
-      ...(portMax === undefined ? {} : { portMax }),
-      ...(r.cidr === undefined ? {} : { prefix: r.cidr }),
+      ...defined({ port, portMax, prefix: r.cidr }),
     };
   });
   return {

@@ -10,6 +10,7 @@ import type { ServerV2CreateSpec, ServerV2Spec } from '../schemas/server.ts';
 import type { ServerRead, ServerWrite } from '../schemas/server-v1.ts';
 import { powerStateOf, serverReadMetadataOf } from '../status.ts';
 import { tenancyOf } from './meta.ts';
+import { defined } from '../../../util/defined.ts';
 
 type V1Spec = ServerWrite['spec'];
 
@@ -26,9 +27,9 @@ export function asV2Spec(spec: V1Spec, imageID: string): ServerV2CreateSpec {
     networking: {
       ...(spec.securityGroups === undefined ? {} : { securityGroups: spec.securityGroups.map((g) => g.id) }),
       ...(spec.publicIPAllocation === undefined ? {} : { publicIP: spec.publicIPAllocation.enabled }),
-      ...(pairs === undefined ? {} : { allowedSourceAddresses: pairs }),
+      ...defined({ allowedSourceAddresses: pairs }),
     },
-    ...(spec.userData === undefined ? {} : { userData: spec.userData }),
+    ...defined({ userData: spec.userData }),
   };
 }
 
@@ -40,7 +41,7 @@ export function asV2UpdateSpec(spec: V1Spec, current: Server): ServerV2Spec {
   const { networkId: _, ...rest } = asV2Spec(spec, current.spec.image?.id ?? '');
   const volumes = current.spec.volumes?.map((v) => ({
     volumeId: v.id,
-    ...(v.device === undefined ? {} : { device: v.device }),
+    ...defined({ device: v.device }),
   }));
   return volumes === undefined ? rest : { ...rest, volumes };
 }
@@ -81,7 +82,7 @@ export function withAddressPairs(spec: ServerSpec, v1: V1Spec): ServerSpec {
           ...bare,
           allowedAddressPairs: pairs.map((p) => ({
             cidr: p.cidr,
-            ...(p.macAddress === undefined ? {} : { macAddress: p.macAddress }),
+            ...defined({ macAddress: p.macAddress }),
           })),
         };
   return { ...spec, networks: [next, ...others] };
@@ -106,16 +107,14 @@ export function serverV1Read(server: Server): ServerRead {
           : {
               allowedAddressPairs: n.allowedAddressPairs.map((p) => ({
                 cidr: p.cidr,
-                ...(p.macAddress === undefined ? {} : { macAddress: p.macAddress }),
+                ...defined({ macAddress: p.macAddress }),
               })),
             }),
       })),
-      ...(spec.userData === undefined ? {} : { userData: spec.userData }),
+      ...defined({ userData: spec.userData }),
     },
     status: {
-      ...(phase === undefined ? {} : { phase }),
-      ...(status?.privateIP === undefined ? {} : { privateIP: status.privateIP }),
-      ...(status?.publicIP === undefined ? {} : { publicIP: status.publicIP }),
+      ...defined({ phase, privateIP: status?.privateIP, publicIP: status?.publicIP }),
     },
   };
 }

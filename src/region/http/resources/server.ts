@@ -23,6 +23,7 @@ import type { ServerV2CreateSpec, ServerV2Read, ServerV2Spec } from '../schemas/
 import { powerStateOf, serverReadMetadataOf } from '../status.ts';
 import { newMetadata, resource, tenancyOf } from './meta.ts';
 import { userDataProblem } from './server-user-data.ts';
+import { defined } from '../../../util/defined.ts';
 
 /** What the route looked up for the rules: undefined means absent or not visible. */
 export interface ServerReferences {
@@ -246,10 +247,10 @@ function mutableSpec(
       : {
           volumes: spec.volumes.map((v) => ({
             id: v.volumeId,
-            ...(v.device === undefined ? {} : { device: v.device }),
+            ...defined({ device: v.device }),
           })),
         }),
-    ...(spec.userData === undefined ? {} : { userData: spec.userData }),
+    ...defined({ userData: spec.userData }),
   };
 }
 
@@ -267,9 +268,7 @@ export function serverFor(
     ...(spec.sshCertificateAuthorityId === undefined
       ? {}
       : { sshCertificateAuthorityID: spec.sshCertificateAuthorityId }),
-    ...(spec.sshInjection === undefined ? {} : { sshInjection: spec.sshInjection }),
-    ...(spec.infrastructureRef === undefined ? {} : { infrastructureRef: spec.infrastructureRef }),
-    ...(metadata.tags === undefined ? {} : { tags: metadata.tags }),
+    ...defined({ sshInjection: spec.sshInjection, infrastructureRef: spec.infrastructureRef, tags: metadata.tags }),
   };
   return resource('Server', newMetadata(id, metadata, tenancy, principal, network), body) as Server;
 }
@@ -296,7 +295,7 @@ export function updatedServerSpec(
   return {
     ...kept,
     ...mutableSpec(spec, networks[0]?.id ?? tenancyOf(current).networkID),
-    ...(tags === undefined ? {} : { tags }),
+    ...defined({ tags }),
   };
 }
 
@@ -317,17 +316,17 @@ export function serverRead(server: Server): ServerV2Read {
       networking: {
         ...(spec.securityGroups === undefined ? {} : { securityGroups: spec.securityGroups.map((s) => s.id) }),
         ...(spec.publicIPAllocation === undefined ? {} : { publicIP: spec.publicIPAllocation.enabled }),
-        ...(pairs === undefined ? {} : { allowedSourceAddresses: pairs }),
+        ...defined({ allowedSourceAddresses: pairs }),
       },
       ...(spec.volumes === undefined
         ? {}
         : {
             volumes: spec.volumes.map((v) => ({
               volumeId: v.id,
-              ...(v.device === undefined ? {} : { device: v.device }),
+              ...defined({ device: v.device }),
             })),
           }),
-      ...(spec.userData === undefined ? {} : { userData: spec.userData }),
+      ...defined({ userData: spec.userData }),
     },
     status: {
       regionId: tenancy.regionID,
@@ -336,19 +335,20 @@ export function serverRead(server: Server): ServerV2Read {
         ? {}
         : { sshCertificateAuthorityId: spec.sshCertificateAuthorityID }),
       sshInjection: resolvedSSHInjection(spec),
-      ...(spec.infrastructureRef === undefined ? {} : { infrastructureRef: spec.infrastructureRef }),
-      ...(power === undefined ? {} : { powerState: power }),
-      ...(status?.privateIP === undefined ? {} : { privateIP: status.privateIP }),
-      ...(status?.publicIP === undefined ? {} : { publicIP: status.publicIP }),
-      ...(status?.macAddress === undefined ? {} : { macAddress: status.macAddress }),
+      ...defined({
+        infrastructureRef: spec.infrastructureRef,
+        powerState: power,
+        privateIP: status?.privateIP,
+        publicIP: status?.publicIP,
+        macAddress: status?.macAddress,
+      }),
       ...(status?.volumes === undefined
         ? {}
         : {
             volumes: status.volumes.map((row) => ({
               volumeId: row.id,
               provisioningStatus: ROW_STATUS[row.provisioningStatus],
-              ...(row.device === undefined ? {} : { device: row.device }),
-              ...(row.message === undefined ? {} : { message: row.message }),
+              ...defined({ device: row.device, message: row.message }),
             })),
           }),
     },

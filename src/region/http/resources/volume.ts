@@ -11,6 +11,7 @@ import type { ResourceWriteMetadata } from '../schemas/common.ts';
 import type { VolumeV2Read, VolumeV2Spec } from '../schemas/inventory.ts';
 import { readMetadataOf } from '../status.ts';
 import { newMetadata, resource, tenancyOf } from './meta.ts';
+import { defined } from '../../../util/defined.ts';
 
 export function capacityViolations(spec: VolumeV2Spec, volumeClass: VolumeClass | undefined): FieldViolation[] {
   if (volumeClass === undefined) return [violation('/spec/volumeClassId', 'exists', 'no such volume class')];
@@ -71,7 +72,7 @@ export function volumeFor(
     networkID: network.metadata.name,
     volumeClassID: spec.volumeClassId,
     size: `${String(spec.sizeGiB)}Gi`,
-    ...(metadata.tags === undefined ? {} : { tags: metadata.tags }),
+    ...defined({ tags: metadata.tags }),
   }) as Volume;
 }
 
@@ -84,7 +85,7 @@ export function volumeRead(volume: Volume): VolumeV2Read {
     status: {
       regionId: tenancy.regionID,
       networkId: volume.spec.networkID ?? tenancy.networkID,
-      ...(provisioned === undefined ? {} : { sizeGiB: provisioned }),
+      ...defined({ sizeGiB: provisioned }),
       ...(volume.spec.claimRef === undefined ? {} : { serverId: volume.spec.claimRef.id }),
     },
   };

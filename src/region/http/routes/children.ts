@@ -30,6 +30,7 @@ import {
   type RouteDeps,
   type RouteParams,
 } from './kit.ts';
+import { defined } from '../../../util/defined.ts';
 
 /** What an update writes: the body's metadata and the new spec. */
 interface Written {
@@ -160,5 +161,5 @@ export function withTags<S extends object>(
   metadata: ResourceWriteMetadata,
 ): S & { tags?: ResourceWriteMetadata['tags'] } {
   const { tags: _, ...rest } = spec as S & { tags?: unknown };
-  return { ...(rest as S), ...(metadata.tags === undefined ? {} : { tags: metadata.tags }) };
+  return { ...(rest as S), ...defined({ tags: metadata.tags }) };
 }

@@ -29,6 +29,7 @@ import {
   type RouteBody,
   type RouteDeps,
 } from './kit.ts';
+import { defined } from '../../../util/defined.ts';
 
 /** What an update writes: the body's metadata and the new spec. */
 interface Written {
@@ -98,7 +99,7 @@ export function identityChildRoutes<T extends KubeObject, WS extends TSchema, R>
       const principal = scopedPrincipal(request, organizationID);
       const filters = listFilters({
         organizationID,
-        ...(request.query.tag === undefined ? {} : { tag: request.query.tag }),
+        ...defined({ tag: request.query.tag }),
       });
       return (await repo.list(kind.type, principal, filters)).map(kind.toRead);
     },

@@ -26,6 +26,7 @@ import { tenancyOf, updatedMetadata } from '../resources/meta.ts';
 import { NetworkV2Create, NetworkV2Read, NetworkV2Update } from '../schemas/network.ts';
 import Type from 'typebox';
 import { Accepted, doc, IDParams, listFilters, ListQuery, refuseIf, type Api, type RouteDeps } from './kit.ts';
+import { defined } from '../../../util/defined.ts';
 
 const TAG = 'Networks';
 const Params = IDParams('networkID');
@@ -120,7 +121,7 @@ export function networkRoutes(app: Api, deps: RouteDeps): void {
       const updated = await repo.update(networkType, {
         ...current,
         metadata: updatedMetadata(current.metadata, request.body.metadata, principal, deps.clock.now()),
-        spec: { ...kept, ...mutableSpec(request.body.spec), ...(tags === undefined ? {} : { tags }) },
+        spec: { ...kept, ...mutableSpec(request.body.spec), ...defined({ tags }) },
       });
       return reply.code(202).send(networkRead(updated));
     },

@@ -16,6 +16,7 @@ import {
   VOLUME_CLASS,
   type ApiFixture,
 } from '../testing/api.ts';
+import { defined } from '../../../util/defined.ts';
 
 interface Read {
   metadata: { id: string };
@@ -48,13 +49,13 @@ describe('/api/v2/servers spec.volumes', () => {
   const server = (name: string, volumes?: { volumeId: string; device?: string }[]) =>
     call<Read & Problem>(f, f.tokens.a, 'POST', '/api/v2/servers', {
       metadata: { name },
-      spec: { networkId: network, flavorId: FLAVOR, imageId: IMAGE, ...(volumes === undefined ? {} : { volumes }) },
+      spec: { networkId: network, flavorId: FLAVOR, imageId: IMAGE, ...defined({ volumes }) },
     });
   // A server's name cannot change (ADR 0034): an update names it as it is.
   const put = async (id: string, volumes?: { volumeId: string; device?: string }[]) =>
     call<Read & Problem>(f, f.tokens.a, 'PUT', `/api/v2/servers/${id}`, {
       metadata: { name: (await f.store.get(serverType, NAMESPACE, id)).metadata.labels?.[labels.name] ?? '' },
-      spec: { flavorId: FLAVOR, imageId: IMAGE, ...(volumes === undefined ? {} : { volumes }) },
+      spec: { flavorId: FLAVOR, imageId: IMAGE, ...defined({ volumes }) },
     });
 
   before(async () => {

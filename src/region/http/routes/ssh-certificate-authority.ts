@@ -12,6 +12,7 @@ import {
   type SSHCertificateAuthorityV2Read as Read,
 } from '../schemas/inventory.ts';
 import { Accepted, doc, IDParams, listFilters, ListQuery, type Api, type RouteDeps } from './kit.ts';
+import { defined } from '../../../util/defined.ts';
 
 const TAG = 'SSH certificate authorities';
 const PATH = '/api/v2/sshcertificateauthorities';
@@ -71,7 +72,7 @@ export function sshCertificateAuthorityRoutes(app: Api, deps: RouteDeps): void {
           { ...meta, labels: kept },
           {
             publicKey: spec.publicKey.trim(),
-            ...(metadata.tags === undefined ? {} : { tags: metadata.tags }),
+            ...defined({ tags: metadata.tags }),
           },
         ) as SSHCertificateAuthority,
       );

@@ -10,6 +10,7 @@ import type { RegionOpenstack } from '../../apis/region.ts';
 import type { Architecture, Flavor, GPU } from '../../provider/types.ts';
 import { quantityBytes } from '../../../kube/quantity.ts';
 import { flavorDiskBytes } from '../../provider/disk.ts';
+import { defined } from '../../../util/defined.ts';
 
 type FlavorMetadata = NonNullable<NonNullable<NonNullable<RegionOpenstack['compute']>['flavors']>['metadata']>[number];
 
@@ -39,10 +40,9 @@ function exportFlavor(flavor: NovaFlavor, meta: FlavorMetadata | undefined, fall
     name: flavor.name,
     architecture: meta?.cpu?.architecture ?? fallback,
     cpus: meta?.cpu?.count ?? flavor.vcpus,
-    ...(meta?.cpu?.family === undefined ? {} : { cpuFamily: meta.cpu.family }),
-    ...(memoryBytes === undefined ? {} : { memoryBytes }),
+    ...defined({ cpuFamily: meta?.cpu?.family, memoryBytes }),
     ...(flavor.disk > 0 ? { diskBytes: flavorDiskBytes(flavor.disk) } : {}),
-    ...(gpu === undefined ? {} : { gpu }),
+    ...defined({ gpu }),
     baremetal: meta?.baremetal ?? false,
     pinnedOnly: meta?.pinnedOnly ?? false,
   };
@@ -53,7 +53,7 @@ function gpuOf(gpu: NonNullable<FlavorMetadata['gpu']>): GPU {
   return {
     vendor: gpu.vendor,
     model: gpu.model,
-    ...(memoryBytes === undefined ? {} : { memoryBytes }),
+    ...defined({ memoryBytes }),
     physicalCount: gpu.physicalCount,
     logicalCount: gpu.logicalCount,
   };

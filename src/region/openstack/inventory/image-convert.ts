@@ -18,6 +18,7 @@ import {
   parseImageTagProperty,
 } from '../names.ts';
 import { verifyImageSignature, type SigningKey } from './image-signature.ts';
+import { defined } from '../../../util/defined.ts';
 
 const GiB = 2 ** 30;
 const VIRTUALIZATIONS: readonly string[] = ['any', 'baremetal', 'virtualized'];
@@ -99,13 +100,13 @@ export function readImage(image: GlanceImage, options: ImageReadOptions): ImageR
       id: image.id,
       name: image.name ?? '',
       tags,
-      ...(organizationID === undefined ? {} : { organizationID }),
+      ...defined({ organizationID }),
       created: image.created_at,
       modified: image.updated_at,
       architecture: (props[ImageProperty.architecture] as Architecture | undefined) ?? options.defaultArchitecture,
       sizeGiB: image.min_disk > 0 ? image.min_disk : Math.ceil((image.virtual_size ?? 0) / GiB),
       virtualization: props[ImageProperty.virtualization] as ImageVirtualization,
-      ...(gpu === undefined ? {} : { gpu }),
+      ...defined({ gpu }),
       os: {
         kernel: 'linux',
         family: props[ImageProperty.osFamily] ?? '',
@@ -116,7 +117,7 @@ export function readImage(image: GlanceImage, options: ImageReadOptions): ImageR
       },
       ...(Object.keys(packages).length === 0 ? {} : { packages }),
       status: imageStatusOf(image.status),
-      ...(identityID === undefined ? {} : { identityID }),
+      ...defined({ identityID }),
     },
   };
 }

@@ -12,6 +12,7 @@
 import type { VolumeType } from '../../../openstack/blockstorage.ts';
 import type { RegionOpenstack } from '../../apis/region.ts';
 import type { Flavor, VolumeClass } from '../../provider/types.ts';
+import { defined } from '../../../util/defined.ts';
 
 type ClassMetadata = NonNullable<
   NonNullable<NonNullable<RegionOpenstack['blockStorage']>['volumeClasses']>['metadata']
@@ -66,20 +67,19 @@ function volumeClassOf(
     id: type.id,
     name: type.name,
     ...(type.description ? { description: type.description } : {}),
-    ...(meta?.media === undefined ? {} : { media: meta.media }),
+    ...defined({ media: meta?.media }),
     ...(performance === undefined
       ? {}
       : {
           performance: {
-            ...(performance.maxIOPS === undefined ? {} : { maxIOPS: performance.maxIOPS }),
+            ...defined({ maxIOPS: performance.maxIOPS }),
             ...(performance.maxThroughputMiBps === undefined
               ? {}
               : { maxThroughputMiBps: performance.maxThroughputMiBps }),
           },
         }),
     encrypted: meta?.encrypted ?? false,
-    ...(meta?.minCapacityGiB === undefined ? {} : { minCapacityGiB: meta.minCapacityGiB }),
-    ...(meta?.maxCapacityGiB === undefined ? {} : { maxCapacityGiB: meta.maxCapacityGiB }),
+    ...defined({ minCapacityGiB: meta?.minCapacityGiB, maxCapacityGiB: meta?.maxCapacityGiB }),
     // Resolved against the exported flavors: an id the region does not offer is no flavor a volume can meet.
     ...(supported.length === 0
       ? {}

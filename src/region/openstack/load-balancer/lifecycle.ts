@@ -35,6 +35,7 @@ import type { UserIdentity } from '../realised.ts';
 import { gone, Steps } from '../steps.ts';
 import { monitorThresholds, listenerProtocol, listenerSettings, monitorType } from './desired.ts';
 import { planCreate, planDelete, type CreateStep, type Observed } from './decide.ts';
+import { defined } from '../../../util/defined.ts';
 
 export interface LoadBalancerDeps {
   readonly clients: RegionClientSet;
@@ -64,7 +65,7 @@ export async function createLoadBalancer(
     if (next.row === 'done') {
       return Outcome.done({
         vipAddress: next.vipAddress,
-        ...(next.publicIP === undefined ? {} : { publicIP: next.publicIP }),
+        ...defined({ publicIP: next.publicIP }),
       });
     }
     if (next.row === 'rejected') {
@@ -188,7 +189,7 @@ async function act(
       await octavia.createLoadBalancer(lb, {
         name: loadBalancerName(spec.id),
         vip_subnet_id: subnet.id,
-        ...(spec.requestedVIPAddress === undefined ? {} : { vip_address: spec.requestedVIPAddress }),
+        ...defined({ vip_address: spec.requestedVIPAddress }),
       });
       return;
     }

@@ -34,6 +34,7 @@ import type { PrivilegedClient, RegionClientSet } from '../principals.ts';
 import type { RealisedIdentity } from '../realised.ts';
 import { gone, Steps } from '../steps.ts';
 import { hostRoutes, InvalidSubnetError, planSubnet, subnetUpdate, type SubnetPlan } from './subnet.ts';
+import { defined } from '../../../util/defined.ts';
 
 export interface NetworkDeps {
   readonly clients: RegionClientSet;
@@ -70,8 +71,7 @@ export async function createNetwork(
     return Outcome.done({
       networkID: found.id,
       subnetID: subnet.id,
-      ...(vlanID === undefined ? {} : { vlanID }),
-      ...(plan.storageRange === undefined ? {} : { storageRange: plan.storageRange }),
+      ...defined({ vlanID, storageRange: plan.storageRange }),
     });
   } catch (error) {
     return step.fail(vlanError(error, 'create network: allocate VLAN'));

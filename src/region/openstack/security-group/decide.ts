@@ -10,6 +10,7 @@
  */
 import type { SecurityGroupRule as NeutronRule, SecurityGroupRuleCreate } from '../../../openstack/network.ts';
 import type { Protocol, SecurityGroupRule } from '../../provider/inputs.ts';
+import { defined } from '../../../util/defined.ts';
 
 const ANYWHERE = '0.0.0.0/0';
 
@@ -67,7 +68,7 @@ export function ruleCreate(rule: SecurityGroupRule): Omit<SecurityGroupRuleCreat
     direction: rule.direction,
     // The spec's prefixes are IPv4 (the CRD's schema).
     ethertype: 'IPv4',
-    ...(protocol === undefined ? {} : { protocol }),
+    ...defined({ protocol }),
     ...(rule.port === undefined ? {} : { port_range_min: min, port_range_max: max }),
     ...(rule.cidr === '' ? {} : { remote_ip_prefix: rule.cidr }),
   };

@@ -14,6 +14,7 @@ import { stringify } from 'yaml';
 import type { SSHInjection } from '../../provider/inputs.ts';
 import { IDENTITY_KEYPAIR_NAME } from '../names.ts';
 import { mergeUserData, type UserDataPart } from './user-data.ts';
+import { defined } from '../../../util/defined.ts';
 
 export const TRUSTED_USER_CA_KEYS_PATH = '/etc/ssh/trusted-user-ca-keys.pub';
 /** Upstream's in-guest names, kept so guests made by either look the same. */
@@ -61,7 +62,7 @@ export function sshCreateParameters(input: SSHCreateInput): SSHCreateParameters 
   const keyName = input.mode === 'identityKeypair' ? { key_name: IDENTITY_KEYPAIR_NAME } : {};
   const ca = input.certificateAuthorityPublicKey;
   if (ca === undefined) {
-    return { ok: true, ...keyName, ...(input.userData === undefined ? {} : { userData: input.userData }) };
+    return { ok: true, ...keyName, ...defined({ userData: input.userData }) };
   }
   const merged = mergeUserData(input.userData, [sshCertificateAuthorityPart(ca)]);
   return merged.ok ? { ok: true, ...keyName, userData: merged.userData } : merged;

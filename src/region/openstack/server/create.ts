@@ -29,6 +29,7 @@ import { findServer } from './find.ts';
 import { ensureServerPort, privateIPOf } from './port.ts';
 import { attachedAt, KnownPorts, type KnownPort } from './known-ports.ts';
 import type { UserIdentity } from '../realised.ts';
+import { defined } from '../../../util/defined.ts';
 
 export const PLACEMENT_MISS = 'placement-preflight-miss';
 
@@ -91,8 +92,7 @@ async function converge(
     }
     const { privateIP, publicIP } = port;
     const addresses: ServerAddresses = {
-      ...(privateIP === undefined ? {} : { privateIP }),
-      ...(publicIP === undefined ? {} : { publicIP }),
+      ...defined({ privateIP, publicIP }),
     };
     const found =
       server.neverProvisioned === true
@@ -135,9 +135,7 @@ async function converge(
       imageRef: server.imageID,
       networks: [{ port: port.portID }],
       metadata,
-      ...(ssh.key_name === undefined ? {} : { key_name: ssh.key_name }),
-      ...(ssh.userData === undefined ? {} : { user_data: ssh.userData }),
-      ...(pinned === undefined ? {} : { hypervisor_hostname: pinned }),
+      ...defined({ key_name: ssh.key_name, user_data: ssh.userData, hypervisor_hostname: pinned }),
     };
     const hints = identity.serverGroupID === undefined ? undefined : { group: identity.serverGroupID };
     // Pinned creation targets the identity's project with the region's credentials: Nova's policy authorises a

@@ -35,6 +35,7 @@ import {
 } from './decide-monitor.ts';
 import { SERVER_NOT_FOUND_MESSAGE } from './messages.ts';
 import { openstackServerImageID, serverLaunched } from './nova-server.ts';
+import { defined } from '../../../util/defined.ts';
 
 const VANISHED_HEALTH = {
   type: 'Healthy',
@@ -81,7 +82,7 @@ export function observeServer(
   const image = ref ?? prev.observed?.image;
   const observed = {
     generation: context.generation,
-    ...(image === undefined ? {} : { image }),
+    ...defined({ image }),
     errored: server?.status === 'ERROR',
     // The image is sticky, so without this mark a ref readable again on the same image would move nothing.
     ...(server !== undefined && ref === undefined ? { imageUnreadable: true } : {}),
@@ -117,10 +118,7 @@ export function observeServer(
     ...prev,
     conditions,
     observed,
-    ...(launchedAt === undefined ? {} : { launchedAt }),
-    ...(scheduledAt === undefined ? {} : { scheduledAt }),
-    ...(provisionedAt === undefined ? {} : { provisionedAt }),
-    ...(macAddress === undefined ? {} : { macAddress }),
+    ...defined({ launchedAt, scheduledAt, provisionedAt, macAddress }),
   };
   const enteredError = server.status === 'ERROR' && prev.observed?.errored !== true;
   return { status, enteredError, notFound: false, rows: { active: active.row, health: health.row } };

@@ -20,6 +20,7 @@ import { Steps } from '../steps.ts';
 import { decideAttach, decideDetach, VOLUME_ERRORED_MESSAGE, VOLUME_ERRORED_REASON } from './decide.ts';
 import { cinderOf, VolumeErroredDetail, type VolumeDeps } from './lifecycle.ts';
 import type { UserIdentity } from '../realised.ts';
+import { defined } from '../../../util/defined.ts';
 
 export type AttachServer = Pick<ServerInput, 'id' | 'name'>;
 type AttachVolume = AttachmentInput;
@@ -79,7 +80,7 @@ async function createAttachment(
   device: string | undefined,
 ): Promise<Outcome<ServerVolumeAttachment>> {
   try {
-    await nova.attachVolume(compute, serverID, { volumeId: volumeID, ...(device === undefined ? {} : { device }) });
+    await nova.attachVolume(compute, serverID, { volumeId: volumeID, ...defined({ device }) });
     // Accepted, not attached: Cinder reports the attachment (row A1) once it completes.
     return Outcome.yield('A4/accepted');
   } catch (error) {
