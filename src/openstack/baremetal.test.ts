@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { getNode, getNodeByInstanceUuid, listNodes, NODE_FIELDS, type BaremetalClient } from './baremetal.ts';
 import { ConsistencyError, NotFoundError } from './errors.ts';
-import { startHarness, type Harness } from './testing/harness.ts';
+import { clientHarness, type Harness } from './testing/harness.ts';
 
 const base = '/baremetal/v1';
 const instance = '6f1c1c0e-0000-4000-8000-000000000001';
@@ -24,10 +24,7 @@ const node = (uuid: string, instanceUuid: string | null, extra: Record<string, u
 describe('baremetal', () => {
   let h: Harness;
   let ironic: BaremetalClient;
-  before(async () => {
-    h = await startHarness();
-    ironic = h.session.client('baremetal');
-  });
+  before(async () => ({ h, client: ironic } = await clientHarness('baremetal')));
   after(() => h.close());
 
   it('lists nodes with instance_uuid and fields, following the absolute next URL', async () => {

@@ -16,7 +16,7 @@ import {
   type BlockStorageClient,
 } from './blockstorage.ts';
 import { ConsistencyError, NotFoundError } from './errors.ts';
-import { startHarness, type Harness } from './testing/harness.ts';
+import { clientHarness, type Harness } from './testing/harness.ts';
 
 const base = '/volume/v3/p-1';
 
@@ -42,10 +42,7 @@ function volume(id: string, name: string, extra: Record<string, unknown> = {}): 
 describe('blockstorage', () => {
   let h: Harness;
   let cinder: BlockStorageClient;
-  before(async () => {
-    h = await startHarness();
-    cinder = h.session.client('block-storage');
-  });
+  before(async () => ({ h, client: cinder } = await clientHarness('block-storage')));
   after(() => h.close());
 
   describe('volumes', () => {

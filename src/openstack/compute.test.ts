@@ -39,7 +39,7 @@ import {
   type ServerCreate,
 } from './compute.ts';
 import { ConflictError, ConsistencyError, NotFoundError } from './errors.ts';
-import { startHarness, type Harness } from './testing/harness.ts';
+import { clientHarness, type Harness } from './testing/harness.ts';
 
 const base = '/compute/v2.1';
 
@@ -93,10 +93,7 @@ function novaServer(id: string, name: string, extra: Record<string, unknown> = {
 describe('compute', () => {
   let h: Harness;
   let nova: ComputeClient;
-  before(async () => {
-    h = await startHarness();
-    nova = h.session.client('compute');
-  });
+  before(async () => ({ h, client: nova } = await clientHarness('compute')));
   after(() => h.close());
 
   describe('servers', () => {

@@ -36,7 +36,7 @@ import {
   type NewApplicationCredential,
 } from './identity.ts';
 import type { ServiceClient } from './session.ts';
-import { startHarness, type Harness } from './testing/harness.ts';
+import { clientHarness, type Harness } from './testing/harness.ts';
 
 const V3 = '/identity/v3';
 
@@ -73,10 +73,7 @@ const appCred = (id: string, name: string) => ({
 describe('identity', () => {
   let h: Harness;
   let identity: IdentityClient;
-  before(async () => {
-    h = await startHarness();
-    identity = h.session.client('identity');
-  });
+  before(async () => ({ h, client: identity } = await clientHarness('identity')));
   after(() => h.close());
   let seen: number;
   beforeEach(() => {

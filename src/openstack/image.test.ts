@@ -14,7 +14,7 @@ import {
   IMAGE_PATCH_CONTENT_TYPE,
   type ImageClient,
 } from './image.ts';
-import { startHarness, type Harness } from './testing/harness.ts';
+import { clientHarness, type Harness } from './testing/harness.ts';
 
 const V2 = '/image/v2';
 
@@ -47,10 +47,7 @@ const image = (id: string, name: string, extra: object = {}) => ({
 describe('image', () => {
   let h: Harness;
   let glance: ImageClient;
-  before(async () => {
-    h = await startHarness();
-    glance = h.session.client('image');
-  });
+  before(async () => ({ h, client: glance } = await clientHarness('image')));
   after(() => h.close());
   let seen: number;
   beforeEach(() => {

@@ -34,7 +34,7 @@ import {
   versionRootUrl,
   type LoadBalancerClient,
 } from './loadbalancer.ts';
-import { startHarness, type Harness } from './testing/harness.ts';
+import { clientHarness, type Harness } from './testing/harness.ts';
 
 const base = '/load-balancer/v2';
 
@@ -76,10 +76,7 @@ const echo =
 describe('loadbalancer', () => {
   let h: Harness;
   let octavia: LoadBalancerClient;
-  before(async () => {
-    h = await startHarness();
-    octavia = h.session.client('load-balancer');
-  });
+  before(async () => ({ h, client: octavia } = await clientHarness('load-balancer')));
   after(() => h.close());
 
   describe('load balancers', () => {

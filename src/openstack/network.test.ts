@@ -48,7 +48,7 @@ import {
   type TaggableResource,
 } from './network.ts';
 import { fakeServicePaths, type RecordedRequest } from './testing/fake-cloud.ts';
-import { startHarness, type Harness } from './testing/harness.ts';
+import { clientHarness, type Harness } from './testing/harness.ts';
 
 /** Neutron's catalog entry is the service root; the session adds `/v2.0`. */
 const n = (path: string): string => `${fakeServicePaths.network}/v2.0${path}`;
@@ -147,10 +147,7 @@ const floatingIP = (id: string, portID: string | null) => ({
 describe('network', () => {
   let h: Harness;
   let neutron: NetworkClient;
-  before(async () => {
-    h = await startHarness();
-    neutron = h.session.client('network');
-  });
+  before(async () => ({ h, client: neutron } = await clientHarness('network')));
   after(() => h.close());
 
   describe('networks', () => {

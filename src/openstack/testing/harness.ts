@@ -1,7 +1,8 @@
 /** Builds a project-scoped session against a FakeCloud, with a clock that does not sleep, for service tests. */
 import { ManualClock } from '../../util/clock.ts';
 import { RequestAccounting } from '../accounting.ts';
-import { Session } from '../session.ts';
+import type { ServiceType } from '../catalog.ts';
+import { Session, type ServiceClient } from '../session.ts';
 import { Transport } from '../transport.ts';
 import { FakeCloud } from './fake-cloud.ts';
 
@@ -39,4 +40,12 @@ export async function startHarness(): Promise<Harness> {
       await cloud.close();
     },
   };
+}
+
+/** A harness and one service's client from its session, as a service's test suite starts with them. */
+export async function clientHarness<S extends ServiceType>(
+  service: S,
+): Promise<{ h: Harness; client: ServiceClient<S, 'project'> }> {
+  const h = await startHarness();
+  return { h, client: h.session.client(service) };
 }

@@ -15,7 +15,7 @@ import { principalOf } from '../principal.ts';
 import { problems, violation, type FieldViolation } from '../problem.ts';
 import { listJson } from '../list-json.ts';
 import { visibleTo } from '../repository.ts';
-import { tenancyOf, updatedMetadata } from '../resources/meta.ts';
+import { tenancyOf } from '../resources/meta.ts';
 import type { ResourceWriteMetadata } from '../schemas/common.ts';
 import {
   Accepted,
@@ -27,16 +27,13 @@ import {
   type Api,
   type RequestWithParams,
   type RouteBody,
+  refuseUnlessWritable,
+  writeUpdate,
   type RouteDeps,
+  type Written,
   type RouteParams,
 } from './kit.ts';
 import { defined } from '../../../util/defined.ts';
-
-/** What an update writes: the body's metadata and the new spec. */
-interface Written {
-  readonly metadata: ResourceWriteMetadata;
-  readonly spec: object;
-}
 
 /** A kind's parts; its bodies reach its functions typed from `createBody` and `updateBody` (kit.ts RouteBody). */
 interface ChildKind<T extends KubeObject, CS extends TSchema, US extends TSchema, R> {
@@ -76,9 +73,6 @@ export function childRoutes<T extends KubeObject, CS extends TSchema, US extends
   const find = (request: RequestWithParams<RouteParams<typeof Params>>) =>
     repo.get(kind.type, principalOf(request), request.params[kind.param] ?? '', kind.what);
   const listAnswer = listJson(kind.toRead);
-  const refuseUnlessWritable = () => {
-    if (!kind.writable) throw problems.notImplemented(kind.capability);
-  };
 
   app.get(
     kind.path,
@@ -93,7 +87,7 @@ export function childRoutes<T extends KubeObject, CS extends TSchema, US extends
     kind.path,
     { schema: doc(kind.tag, `Create a ${kind.what}`, { body: kind.createBody }, { 201: kind.read }) },
     async (request, reply) => {
-      refuseUnlessWritable();
+      refuseUnlessWritable(kind);
       const principal = principalOf(request);
       const { body } = request;
       const network = await repo.find(networkType, kind.networkIDOf(body));
@@ -129,16 +123,11 @@ export function childRoutes<T extends KubeObject, CS extends TSchema, US extends
     { schema: doc(kind.tag, `Update a ${kind.what}`, { params: Params, body: kind.updateBody }, { 202: kind.read }) },
     async (request, reply) => {
       const current = await find(request);
-      refuseUnlessWritable();
+      refuseUnlessWritable(kind);
       const principal = principalOf(request);
       const { body } = request;
       refuseIf(await kind.validateUpdate(body, current, principal));
-      const { metadata, spec } = kind.updated(body, current);
-      const updated = await repo.update(kind.type, {
-        ...current,
-        metadata: updatedMetadata(current.metadata, metadata, principal, deps.clock.now()),
-        spec,
-      });
+      const updated = await writeUpdate(deps, kind.type, current, kind.updated(body, current), principal);
       return reply.code(202).send(kind.toRead(updated));
     },
   );

@@ -13,8 +13,7 @@ import type { Identity } from '../../apis/index.ts';
 import type { Principal } from '../auth.ts';
 import type { LimitedKind } from '../decide-limit.ts';
 import { Problem, problems } from '../problem.ts';
-import { tenancyOf, updatedMetadata } from '../resources/meta.ts';
-import type { ResourceWriteMetadata } from '../schemas/common.ts';
+import { tenancyOf } from '../resources/meta.ts';
 import { Uuid } from '../schemas/common.ts';
 import { identityInPath, IdentityParams } from './identity.ts';
 import {
@@ -27,15 +26,12 @@ import {
   type Api,
   type RequestWithParams,
   type RouteBody,
+  refuseUnlessWritable,
+  writeUpdate,
   type RouteDeps,
+  type Written,
 } from './kit.ts';
 import { defined } from '../../../util/defined.ts';
-
-/** What an update writes: the body's metadata and the new spec. */
-interface Written {
-  readonly metadata: ResourceWriteMetadata;
-  readonly spec: object;
-}
 
 /** A kind's parts; the body reaches its functions typed from `write` (kit.ts RouteBody). */
 interface IdentityChildKind<T extends KubeObject, WS extends TSchema, R> {
@@ -73,9 +69,6 @@ export function identityChildRoutes<T extends KubeObject, WS extends TSchema, R>
   const item = `${collection}/:${kind.param}`;
   const itemID: Record<string, TString> = { [kind.param]: Uuid(`The ${kind.what}.`) };
   const ItemParams = Type.Object({ ...IdentityParams.properties, ...itemID });
-  const refuseUnlessWritable = () => {
-    if (!kind.writable) throw problems.notImplemented(kind.capability);
-  };
   // The item's id param is named by the kind (a string), so its schema's type cannot name it: an index.
   const find = async (request: RequestWithParams<IdentityParams & Readonly<Record<string, string>>>) => {
     const { identity, principal } = await identityInPath(repo, request);
@@ -112,7 +105,7 @@ export function identityChildRoutes<T extends KubeObject, WS extends TSchema, R>
     },
     async (request, reply) => {
       const { identity, principal } = await identityInPath(repo, request);
-      refuseUnlessWritable();
+      refuseUnlessWritable(kind);
       if (identity.metadata.deletionTimestamp !== undefined) {
         throw new Problem('bad-request', 'the identity is being deleted');
       }
@@ -140,13 +133,9 @@ export function identityChildRoutes<T extends KubeObject, WS extends TSchema, R>
       },
       async (request, reply) => {
         const { object: current, principal } = await find(request);
-        refuseUnlessWritable();
-        const { metadata, spec } = await update(request.body, current, principal);
-        const updated = await repo.update(kind.type, {
-          ...current,
-          metadata: updatedMetadata(current.metadata, metadata, principal, deps.clock.now()),
-          spec,
-        });
+        refuseUnlessWritable(kind);
+        const written = await update(request.body, current, principal);
+        const updated = await writeUpdate(deps, kind.type, current, written, principal);
         return reply.code(202).send(kind.toRead(updated));
       },
     );

@@ -17,7 +17,18 @@ import { problems, type FieldViolation } from '../problem.ts';
 import { canAccess, type Principal } from '../auth.ts';
 import { listOf, principalOf } from '../principal.ts';
 import { Repository, type ListFilters } from '../repository.ts';
-import { ProblemDocument, strict, StringOrList, TagSelector, TenancyID, Uuid } from '../schemas/common.ts';
+import {
+  ProblemDocument,
+  strict,
+  StringOrList,
+  TagSelector,
+  TenancyID,
+  Uuid,
+  type ResourceWriteMetadata,
+} from '../schemas/common.ts';
+import { updatedMetadata } from '../resources/meta.ts';
+import type { KubeObject } from '../../../kube/object.ts';
+import type { ResourceType } from '../../../kube/resource-type.ts';
 
 export type Api = FastifyInstance<
   RawServerDefault,
@@ -112,6 +123,32 @@ export function listFilters(q: ListQuery): ListFilters {
 /** A resource id in a path: a UUID, as every id this service mints (and regions' and images') is. */
 export const IDParams = <K extends string>(name: K) =>
   Type.Object({ [name]: Uuid(`The ${name}.`) } as Record<K, ReturnType<typeof Type.String>>);
+
+/** What an update writes: the body's metadata and the new spec. */
+export interface Written {
+  readonly metadata: ResourceWriteMetadata;
+  readonly spec: object;
+}
+
+/** Writes an accepted update: the current object with the body's metadata, stamped by `principal`, and the spec. */
+export function writeUpdate<T extends KubeObject>(
+  deps: RouteDeps,
+  type: ResourceType<T>,
+  current: T,
+  { metadata, spec }: Written,
+  principal: Principal,
+): Promise<T> {
+  return deps.repository.update(type, {
+    ...current,
+    metadata: updatedMetadata(current.metadata, metadata, principal, deps.clock.now()),
+    spec,
+  });
+}
+
+/** Refuses a create or update of a kind nothing would reconcile (501). */
+export function refuseUnlessWritable(kind: { readonly writable: boolean; readonly capability: string }): void {
+  if (!kind.writable) throw problems.notImplemented(kind.capability);
+}
 
 /** An accepted change with no body, as upstream answers it. */
 export { Accepted } from '../schemas/common.ts';
