@@ -1,6 +1,6 @@
 /** The Identity controller's own rule: its deletion deletes every resource labelled with it, in order, and waits. */
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { findCondition } from '../../kube/conditions.ts';
 import type { EmbeddedStore } from '../../kube/embedded/store.ts';
 import type { KubeObject } from '../../kube/object.ts';
@@ -20,23 +20,15 @@ import {
   identityObject,
   lookupOf,
   networkObject,
-  openRegionStore,
+  regionStoresClosedAfter,
   ownerLabels,
   passContext,
   securityGroupObject,
 } from './testing/fakes.ts';
 import { reconcileProvisioned } from './provisioner.ts';
 
-const stores: EmbeddedStore[] = [];
-after(async () => {
-  await Promise.all(stores.map((s) => s.close()));
-});
-
-async function open(clock: ManualClock, without: readonly ResourceType[] = []) {
-  const store = await openRegionStore(clock, { without });
-  stores.push(store);
-  return store;
-}
+const openStore = regionStoresClosedAfter();
+const open = (clock: ManualClock, without: readonly ResourceType[] = []) => openStore(clock, { without });
 
 function serverUsing(identityID: string): KubeObject {
   const sample = validSamples['Server'];

@@ -3,9 +3,8 @@
  * after the first is woken by a watch, not by a requeue timer, so these tests prove the watches.
  */
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { findCondition } from '../../kube/conditions.ts';
-import type { EmbeddedStore } from '../../kube/embedded/store.ts';
 import type { Condition } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
 import { Manager } from '../../runtime/manager.ts';
@@ -27,14 +26,11 @@ import {
   identityObject,
   lookupOf,
   networkObject,
-  openRegionStore,
+  regionStoresClosedAfter,
   securityGroupObject,
 } from './testing/fakes.ts';
 
-const stores: EmbeddedStore[] = [];
-after(async () => {
-  await Promise.all(stores.map((s) => s.close()));
-});
+const openStore = regionStoresClosedAfter();
 
 /** Lets the manager's work run until `probe` holds; a bounded number of turns, never a timed wait. */
 async function until(probe: () => Promise<boolean>, what: string): Promise<void> {
@@ -48,8 +44,7 @@ async function until(probe: () => Promise<boolean>, what: string): Promise<void>
 async function setup() {
   const clock = new ManualClock();
   const scheduler = new ManualScheduler(clock);
-  const store = await openRegionStore(clock);
-  stores.push(store);
+  const store = await openStore(clock);
   const manager = new Manager({ client: store, clock, scheduler, random: () => 0, resyncMs: 3_600_000 });
   const identities = new FakeIdentityProvider();
   const networks = new FakeNetworkProvider();
@@ -100,8 +95,7 @@ describe('registerRegionControllers', () => {
 
   it('registers only the groups asked for', async () => {
     const clock = new ManualClock();
-    const store = await openRegionStore(clock);
-    stores.push(store);
+    const store = await openStore(clock);
     const manager = new Manager({ client: store, clock, scheduler: new ManualScheduler(clock), random: () => 0 });
     const provider = fakeRegionProvider(new FakeVolumeProvider(), new FakeServerLifecycle());
     const only = registerRegionControllers(manager, lookupOf(provider), { groups: ['volumes', 'servers'] });

@@ -4,9 +4,8 @@
  * when its identity and then its network become Available.
  */
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { findCondition } from '../../kube/conditions.ts';
-import type { EmbeddedStore } from '../../kube/embedded/store.ts';
 import { Manager } from '../../runtime/manager.ts';
 import { ManualScheduler, settle } from '../../runtime/scheduler.ts';
 import { ManualClock } from '../../util/clock.ts';
@@ -37,7 +36,7 @@ import {
   identityObject,
   lookupOf,
   networkObject,
-  openRegionStore,
+  regionStoresClosedAfter,
   ownerLabels,
   passContext,
 } from './testing/fakes.ts';
@@ -67,15 +66,11 @@ function lbObject(
   };
 }
 
-const stores: EmbeddedStore[] = [];
-after(async () => {
-  await Promise.all(stores.map((s) => s.close()));
-});
+const openStore = regionStoresClosedAfter();
 
 async function setup(lb: LoadBalancer = lbObject('lb-1')) {
   const clock = new ManualClock();
-  const store = await openRegionStore(clock);
-  stores.push(store);
+  const store = await openStore(clock);
   await store.create(loadBalancerType, lb);
   const identities = new FakeIdentityProvider();
   const networks = new FakeNetworkProvider();
@@ -242,8 +237,7 @@ describe('registerLoadBalancerController', () => {
   it('is woken by its identity and then by its network becoming Available, with no timer', async () => {
     const clock = new ManualClock();
     const scheduler = new ManualScheduler(clock);
-    const store = await openRegionStore(clock);
-    stores.push(store);
+    const store = await openStore(clock);
     const manager = new Manager({ client: store, clock, scheduler, random: () => 0, resyncMs: 3_600_000 });
     const provider = new FakeLoadBalancerProvider();
     const controller = registerLoadBalancerController(manager, lookupOf(provider));

@@ -1,8 +1,7 @@
 /** The Network controller: the identity gate, the provider inputs, status.openstack and delete. */
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { findCondition } from '../../kube/conditions.ts';
-import type { EmbeddedStore } from '../../kube/embedded/store.ts';
 import { ManualClock } from '../../util/clock.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
 import { identityType } from '../apis/identity.ts';
@@ -26,17 +25,14 @@ import {
   identityObject,
   lookupOf,
   networkObject,
-  openRegionStore,
+  regionStoresClosedAfter,
   ownerLabels,
   passContext,
   securityGroupObject,
   serverObject,
 } from './testing/fakes.ts';
 
-const stores: EmbeddedStore[] = [];
-after(async () => {
-  await Promise.all(stores.map((s) => s.close()));
-});
+const openStore = regionStoresClosedAfter();
 
 function volumeOn(name: string, extra: Record<string, string>, finalizers: string[]): Volume {
   return {
@@ -54,8 +50,7 @@ function volumeOn(name: string, extra: Record<string, string>, finalizers: strin
 
 async function setup(network: Network = networkObject('net-1', 'id-1')) {
   const clock = new ManualClock();
-  const store = await openRegionStore(clock);
-  stores.push(store);
+  const store = await openStore(clock);
   await store.create(networkType, network);
   const identities = new FakeIdentityProvider();
   const provider = new FakeNetworkProvider();

@@ -1,26 +1,21 @@
 /** The Region's Ready condition: the inventory counts when its credentials read it, a neutral False when not. */
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { findCondition } from '../../kube/conditions.ts';
-import type { EmbeddedStore } from '../../kube/embedded/store.ts';
 import { capturedLogger } from '../../runtime/testing/logger.ts';
 import { ManualClock } from '../../util/clock.ts';
 import { regionType, type Region } from '../apis/region.ts';
 import { validSamples } from '../apis/testing/samples.ts';
 import { TransientError } from '../provider/errors.ts';
 import { READY_CONDITION, readyCondition, regionStatusReconciler } from './region.ts';
-import { openRegionStore, passContext } from './testing/fakes.ts';
+import { passContext, regionStoresClosedAfter } from './testing/fakes.ts';
 
-const stores: EmbeddedStore[] = [];
-after(async () => {
-  await Promise.all(stores.map((s) => s.close()));
-});
+const openStore = regionStoresClosedAfter();
 
 describe('Region status', () => {
   it('Ready True with the inventory counts; False, cause-neutral, when the inventory cannot be read', async () => {
     const clock = new ManualClock();
-    const store = await openRegionStore(clock);
-    stores.push(store);
+    const store = await openStore(clock);
     const sample = validSamples['Region'] as Region;
     const region = await store.create(regionType, {
       ...sample,

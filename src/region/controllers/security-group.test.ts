@@ -1,8 +1,7 @@
 /** The SecurityGroup controller: the identity gate, the rules it hands the provider, and delete. */
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { findCondition } from '../../kube/conditions.ts';
-import type { EmbeddedStore } from '../../kube/embedded/store.ts';
 import { ManualClock } from '../../util/clock.ts';
 import { identityType } from '../apis/identity.ts';
 import { securityGroupType } from '../apis/security-group.ts';
@@ -16,23 +15,19 @@ import {
   NAMESPACE,
   identityObject,
   lookupOf,
-  openRegionStore,
+  regionStoresClosedAfter,
   passContext,
   securityGroupObject,
   serverObject,
 } from './testing/fakes.ts';
 import { reconcileProvisioned } from './provisioner.ts';
 
-const stores: EmbeddedStore[] = [];
-after(async () => {
-  await Promise.all(stores.map((s) => s.close()));
-});
+const openStore = regionStoresClosedAfter();
 
 describe('SecurityGroup controller', () => {
   it('waits for its identity, provisions its rules, and deletes through the provider', async () => {
     const clock = new ManualClock();
-    const store = await openRegionStore(clock);
-    stores.push(store);
+    const store = await openStore(clock);
     const identities = new FakeIdentityProvider();
     const provider = new FakeSecurityGroupProvider();
     const ctx = passContext(clock);
@@ -68,8 +63,7 @@ describe('SecurityGroup controller', () => {
 
   it('holds its deletion while a server names it, with no provider call, and deletes once none does', async () => {
     const clock = new ManualClock();
-    const store = await openRegionStore(clock);
-    stores.push(store);
+    const store = await openStore(clock);
     const provider = new FakeSecurityGroupProvider();
     const ctx = passContext(clock);
     const req = (name: string) => ({ cluster: '', namespace: NAMESPACE, name });

@@ -1,8 +1,7 @@
 /** The Volume controller: the identity gate, the provider input, an errored volume, and delete. */
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { findCondition } from '../../kube/conditions.ts';
-import type { EmbeddedStore } from '../../kube/embedded/store.ts';
 import { ManualClock } from '../../util/clock.ts';
 import { identityType } from '../apis/identity.ts';
 import { API_VERSION, labels } from '../apis/shared.ts';
@@ -20,7 +19,7 @@ import {
   REGION,
   identityObject,
   lookupOf,
-  openRegionStore,
+  regionStoresClosedAfter,
   ownerLabels,
   passContext,
 } from './testing/fakes.ts';
@@ -33,15 +32,11 @@ const volumeObject = (name: string, spec: Partial<VolumeSpec> = {}): Volume => (
   spec: { volumeClassID: 'type-1', size: '10Gi', networkID: 'net-1', ...spec },
 });
 
-const stores: EmbeddedStore[] = [];
-after(async () => {
-  await Promise.all(stores.map((s) => s.close()));
-});
+const openStore = regionStoresClosedAfter();
 
 async function setup(volume: Volume = volumeObject('vol-1')) {
   const clock = new ManualClock();
-  const store = await openRegionStore(clock);
-  stores.push(store);
+  const store = await openStore(clock);
   await store.create(volumeType, volume);
   const identities = new FakeIdentityProvider();
   const provider = new FakeVolumeProvider();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { Client } from '../../kube/client.ts';
 import type { EmbeddedStore } from '../../kube/embedded/store.ts';
@@ -15,18 +15,14 @@ import {
   VlanExhaustedError,
   type VlanAllocatorOptions,
 } from './allocator.ts';
-import { openRegionStore } from '../apis/testing/store.ts';
+import { regionStoresClosedAfter } from '../apis/testing/store.ts';
 import { DelegatingClient, NAMESPACE, ScheduledClient } from './testing/store.ts';
 
 const clock = new ManualClock();
-const stores: EmbeddedStore[] = [];
-after(async () => {
-  await Promise.all(stores.map((s) => s.close()));
-});
+const openStore = regionStoresClosedAfter();
 
 async function open(): Promise<EmbeddedStore> {
-  const store = await openRegionStore(clock, { only: [vlanAllocationType] });
-  stores.push(store);
+  const store = await openStore(clock, { only: [vlanAllocationType] });
   return store;
 }
 

@@ -3,6 +3,7 @@
  * TypeBox schema. Every region fixture opens its store here (controllers' fakes, the API fixture, the provider's
  * region fixture, the VLAN allocator's), so a new kind or CRD rule reaches them all at once.
  */
+import { after } from 'node:test';
 import { customResourceDefinition } from '../../../kube/crd.ts';
 import { openEmbeddedStore, type EmbeddedStore } from '../../../kube/embedded/store.ts';
 import { builtin, type ResourceType } from '../../../kube/resource-type.ts';
@@ -26,4 +27,20 @@ export async function openRegionStore(clock: Clock, options: RegionStoreOptions 
     await store.create(builtin.customResourceDefinition, customResourceDefinition(kind));
   }
   return store;
+}
+
+/**
+ * A test file's region stores, each closed when the file's tests end: `const openStore = regionStoresClosedAfter();`
+ * at the top, then `const store = await openStore(clock)` in each test.
+ */
+export function regionStoresClosedAfter(): (clock: Clock, options?: RegionStoreOptions) => Promise<EmbeddedStore> {
+  const stores: EmbeddedStore[] = [];
+  after(async () => {
+    await Promise.all(stores.map((s) => s.close()));
+  });
+  return async (clock, options) => {
+    const store = await openRegionStore(clock, options);
+    stores.push(store);
+    return store;
+  };
 }

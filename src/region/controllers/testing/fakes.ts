@@ -245,7 +245,7 @@ export function lookupOf<P>(provider: P, regions: readonly string[] = [REGION]):
 }
 
 /** The one region test store, here beside the controllers' other fixtures. */
-export { openRegionStore } from '../../apis/testing/store.ts';
+export { openRegionStore, regionStoresClosedAfter } from '../../apis/testing/store.ts';
 
 export function ownerLabels(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
   return {
