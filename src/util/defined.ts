@@ -5,7 +5,7 @@
  */
 
 /** `T` with each key that may hold undefined made optional and never undefined. */
-export type Defined<T> = {
+type Defined<T> = {
   [K in keyof T as undefined extends T[K] ? never : K]: T[K];
 } & {
   [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined>;

@@ -10,7 +10,7 @@ import { builtin, type ResourceType } from '../../../kube/resource-type.ts';
 import type { Clock } from '../../../util/clock.ts';
 import { regionKinds } from '../index.ts';
 
-export interface RegionStoreOptions {
+interface RegionStoreOptions {
   /** The kinds to serve; every region kind when absent. */
   readonly only?: readonly ResourceType[] | undefined;
   /** Kinds not to serve (a controller's missing CRD, say). */
