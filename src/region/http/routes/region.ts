@@ -4,7 +4,7 @@
  * a v1 path naming an organization the token does not hold is forbidden, as upstream's RBAC has it.
  */
 import type { FastifyRequest } from 'fastify';
-import Type from 'typebox';
+import Type, { type TSchema } from 'typebox';
 import type { Region } from '../../apis/index.ts';
 import { ResourceNotFoundError } from '../../provider/errors.ts';
 import type { ImageStatus } from '../../provider/types.ts';
@@ -98,6 +98,33 @@ export function regionRoutes(app: Api, deps: RouteDeps): void {
     },
   );
 
+  /** A region read on upstream's v1 path (the organization in the path) and on v2's (by query), in that order. */
+  const upstreamAndV2 = (
+    tail: string,
+    tag: string,
+    what: string,
+    item: TSchema,
+    read: (request: FastifyRequest, regionID: string, organizationID: string | undefined, v1: boolean) => unknown,
+  ) => {
+    app.get(
+      `/api/v1/organizations/:organizationID/regions/:regionID/${tail}`,
+      { schema: doc(tag, `List ${what} (upstream path)`, { params: OrgRegionParams }, { 200: Type.Array(item) }) },
+      (request) => read(request, request.params.regionID, request.params.organizationID, true),
+    );
+    app.get(
+      `/api/v2/regions/:regionID/${tail}`,
+      {
+        schema: doc(
+          tag,
+          `List ${what}`,
+          { params: RegionParams, querystring: OrganizationQuery },
+          { 200: Type.Array(item) },
+        ),
+      },
+      (request) => read(request, request.params.regionID, listOf(request.query.organizationID)?.[0], false),
+    );
+  };
+
   const flavors = async (
     request: FastifyRequest,
     regionID: string,
@@ -110,25 +137,7 @@ export function regionRoutes(app: Api, deps: RouteDeps): void {
     const items = await guard(() => inventory.flavors({ signal: AbortSignal.timeout(READ_TIMEOUT_MS) }));
     return [...items].sort(byFlavorSize).map((f) => flavorRead(f, created(region)));
   };
-  app.get(
-    '/api/v1/organizations/:organizationID/regions/:regionID/flavors',
-    {
-      schema: doc('Flavors', 'List flavors (upstream path)', { params: OrgRegionParams }, { 200: Type.Array(Flavor) }),
-    },
-    (request) => flavors(request, request.params.regionID, request.params.organizationID, true),
-  );
-  app.get(
-    '/api/v2/regions/:regionID/flavors',
-    {
-      schema: doc(
-        'Flavors',
-        'List flavors',
-        { params: RegionParams, querystring: OrganizationQuery },
-        { 200: Type.Array(Flavor) },
-      ),
-    },
-    (request) => flavors(request, request.params.regionID, listOf(request.query.organizationID)?.[0], false),
-  );
+  upstreamAndV2('flavors', 'Flavors', 'flavors', Flavor, flavors);
 
   const externalNetworks = async (
     request: FastifyRequest,
@@ -143,30 +152,7 @@ export function regionRoutes(app: Api, deps: RouteDeps): void {
     );
     return items.map((n) => ({ id: n.id, name: n.name }));
   };
-  app.get(
-    '/api/v1/organizations/:organizationID/regions/:regionID/externalnetworks',
-    {
-      schema: doc(
-        'External networks',
-        'List external networks (upstream path)',
-        { params: OrgRegionParams },
-        { 200: Type.Array(ExternalNetwork) },
-      ),
-    },
-    (request) => externalNetworks(request, request.params.regionID, request.params.organizationID, true),
-  );
-  app.get(
-    '/api/v2/regions/:regionID/externalnetworks',
-    {
-      schema: doc(
-        'External networks',
-        'List external networks',
-        { params: RegionParams, querystring: OrganizationQuery },
-        { 200: Type.Array(ExternalNetwork) },
-      ),
-    },
-    (request) => externalNetworks(request, request.params.regionID, listOf(request.query.organizationID)?.[0], false),
-  );
+  upstreamAndV2('externalnetworks', 'External networks', 'external networks', ExternalNetwork, externalNetworks);
 
   app.get(
     '/api/v2/regions/:regionID/volumeclasses',
