@@ -52,6 +52,21 @@ const owner: readonly PrinterColumn[] = [
 /** kubectl's `get all`: the kinds a tenant makes (not the region's own bookkeeping: VLANs, CAs, OpenStack identities). */
 const ALL = ['all'] as const;
 
+/** A kind a tenant makes: its own columns between the display name and the owner, status and age; in `get all`. */
+const tenantKind = (
+  type: KindDefinition['type'],
+  schema: KindDefinition['schema'],
+  shortName: string,
+  columns: readonly PrinterColumn[],
+): KindDefinition => ({
+  type,
+  schema,
+  statusSubresource: true,
+  printerColumns: [displayName, ...columns, ...owner, status, age],
+  shortNames: [shortName],
+  categories: ALL,
+});
+
 const kinds: readonly KindDefinition[] = [
   {
     type: regionType,
@@ -78,78 +93,27 @@ const kinds: readonly KindDefinition[] = [
     ],
     shortNames: ['osid'],
   },
-  {
-    type: networkType,
-    schema: NetworkSchema,
-    statusSubresource: true,
-    printerColumns: [
-      displayName,
-      { name: 'Prefix', type: 'string', jsonPath: '.spec.prefix' },
-      { name: 'VLAN', type: 'integer', jsonPath: '.status.openstack.vlanID' },
-      ...owner,
-      status,
-      age,
-    ],
-    shortNames: ['net'],
-    categories: ALL,
-  },
-  {
-    type: securityGroupType,
-    schema: SecurityGroupSchema,
-    statusSubresource: true,
-    printerColumns: [displayName, ...owner, status, age],
-    shortNames: ['sg'],
-    categories: ALL,
-  },
-  {
-    type: serverType,
-    schema: ServerSchema,
-    statusSubresource: true,
-    printerColumns: [
-      displayName,
-      { name: 'Flavor', type: 'string', jsonPath: '.spec.flavorID' },
-      { name: 'Image', type: 'string', jsonPath: '.spec.image.id' },
-      { name: 'Private IP', type: 'string', jsonPath: '.status.privateIP' },
-      { name: 'Public IP', type: 'string', jsonPath: '.status.publicIP' },
-      { name: 'Active', type: 'string', jsonPath: condition('Active', 'reason') },
-      { name: 'Health', type: 'string', jsonPath: condition('Healthy', 'reason') },
-      ...owner,
-      status,
-      age,
-    ],
-    shortNames: ['srv'],
-    categories: ALL,
-  },
-  {
-    type: volumeType,
-    schema: VolumeSchema,
-    statusSubresource: true,
-    printerColumns: [
-      displayName,
-      { name: 'Class', type: 'string', jsonPath: '.spec.volumeClassID' },
-      { name: 'Size', type: 'string', jsonPath: '.spec.size' },
-      ...owner,
-      status,
-      age,
-    ],
-    shortNames: ['vol'],
-    categories: ALL,
-  },
-  {
-    type: loadBalancerType,
-    schema: LoadBalancerSchema,
-    statusSubresource: true,
-    printerColumns: [
-      displayName,
-      { name: 'VIP', type: 'string', jsonPath: '.status.vipAddress' },
-      { name: 'Public IP', type: 'string', jsonPath: '.status.publicIP' },
-      ...owner,
-      status,
-      age,
-    ],
-    shortNames: ['lb'],
-    categories: ALL,
-  },
+  tenantKind(networkType, NetworkSchema, 'net', [
+    { name: 'Prefix', type: 'string', jsonPath: '.spec.prefix' },
+    { name: 'VLAN', type: 'integer', jsonPath: '.status.openstack.vlanID' },
+  ]),
+  tenantKind(securityGroupType, SecurityGroupSchema, 'sg', []),
+  tenantKind(serverType, ServerSchema, 'srv', [
+    { name: 'Flavor', type: 'string', jsonPath: '.spec.flavorID' },
+    { name: 'Image', type: 'string', jsonPath: '.spec.image.id' },
+    { name: 'Private IP', type: 'string', jsonPath: '.status.privateIP' },
+    { name: 'Public IP', type: 'string', jsonPath: '.status.publicIP' },
+    { name: 'Active', type: 'string', jsonPath: condition('Active', 'reason') },
+    { name: 'Health', type: 'string', jsonPath: condition('Healthy', 'reason') },
+  ]),
+  tenantKind(volumeType, VolumeSchema, 'vol', [
+    { name: 'Class', type: 'string', jsonPath: '.spec.volumeClassID' },
+    { name: 'Size', type: 'string', jsonPath: '.spec.size' },
+  ]),
+  tenantKind(loadBalancerType, LoadBalancerSchema, 'lb', [
+    { name: 'VIP', type: 'string', jsonPath: '.status.vipAddress' },
+    { name: 'Public IP', type: 'string', jsonPath: '.status.publicIP' },
+  ]),
   {
     type: vlanAllocationType,
     schema: VLANAllocationSchema,
