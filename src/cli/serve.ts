@@ -315,6 +315,7 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
           }),
           capabilities: region.capabilities,
           organizationObjects: region.organizationObjects,
+          cachedObject: region.cachedObject,
           rateLimits: rateLimitsOf(options),
           organizationLimits: organizationLimitsOf(options),
           imageSource: imageSourceOf(options, log),

@@ -290,6 +290,7 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       }),
       capabilities: region.capabilities,
       organizationObjects: region.organizationObjects,
+      cachedObject: region.cachedObject,
       ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
       ...(options.organizationLimits === undefined ? {} : { organizationLimits: options.organizationLimits }),
       imageSource: imageSourceOf({ imageSourceAllow: options.imageSourceAllow ?? [] }, log),
