@@ -189,7 +189,7 @@ describe('OpenStack calls per server on the whole system', () => {
     // Network, Region, credentials Secret and OpenstackIdentity from the informers (src/runtime/cached-client.ts;
     // 19 reads a server before) and the limits count from them (src/region/http/limits.ts; two lists of the
     // organization's servers per create before). The API reads the request's identity and looks for a duplicate
-    // server in the informers too (ADR 0050; 4 reads before). Left: the API's live read of the network (the guard
+    // server in the informers too (ADR 0051; 4 reads before). Left: the API's live read of the network (the guard
     // against a create on a network being deleted) and each pass's fresh list of the identity's volumes.
     const requests = kubeTaken();
     assert.ok(requests.reads <= 2, `${String(requests.reads)} reads per server: ${requests.keys}`);
@@ -232,14 +232,14 @@ describe('OpenStack calls per server on the whole system', () => {
     const { perServer, keys } = taken();
     assert.ok(perServer <= 3, `${String(perServer)} calls per server: ${keys}`);
     // 2 reads (the PUT's live read of the server, the pass's volumes) and 6 writes on a quiet machine (18 reads before
-    // the informer-cached reads, 3 before the update's network came from them: ADR 0050); the wait above steps the clock a second at a time for as long as the
+    // the informer-cached reads, 3 before the update's network came from them: ADR 0051); the wait above steps the clock a second at a time for as long as the
     // machine takes, so a monitor poll more or less may fall inside: one of each per server of slack.
     const requests = kubeTaken();
     assert.ok(requests.reads <= 3, `${String(requests.reads)} reads per server: ${requests.keys}`);
     assert.ok(requests.writes <= 7, `${String(requests.writes)} writes per server: ${requests.keys}`);
   });
 
-  it('a server no pass has taken on yet costs the monitor no write (a wave outrunning the controller: ADR 0050)', async () => {
+  it('a server no pass has taken on yet costs the monitor no write (a wave outrunning the controller: ADR 0051)', async () => {
     // Paused, so no pass puts the finalizer on: as a server whose create is still queued behind a wave's.
     const [model] = await servers();
     assert.ok(model !== undefined);

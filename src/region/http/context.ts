@@ -75,7 +75,7 @@ export interface ApiDeps {
   /** The same informers' counts per organization, for the usage gauges; the store is listed at each scrape without. */
   readonly organizationCounts?: OrganizationCounts;
   /**
-   * The informers' objects, for the reads a lagging answer cannot make wrong (Repository.findCached; ADR 0050); every
+   * The informers' objects, for the reads a lagging answer cannot make wrong (Repository.findCached; ADR 0051); every
    * read goes to the store without it.
    */
   readonly cachedObject?: CachedObject;

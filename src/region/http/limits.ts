@@ -186,7 +186,7 @@ export class OrganizationLimiter {
 
   /**
    * Per organization and kind: what it holds, and its limit (finite ones only), at each scrape. Where an informer
-   * indexes the kind by organization the count is its index's (ADR 0050: a scrape listed every limited kind from
+   * indexes the kind by organization the count is its index's (ADR 0051: a scrape listed every limited kind from
    * the store, each object parsed, at every scrape); otherwise the store's list.
    */
   async snapshot(): Promise<{

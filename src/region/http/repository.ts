@@ -121,7 +121,7 @@ export class Repository {
   /**
    * The object as the informers hold it, absent when they do not (no live confirmation), or the store's where no
    * synced informer holds the kind. Only for a check an informer's lag cannot make wrong: each caller says why
-   * (docs/adr/0050-fewer-writes-and-reads-per-server.md).
+   * (docs/adr/0051-fewer-writes-and-reads-per-server.md).
    */
   findCached<T extends KubeObject>(type: ResourceType<T>, id: string): Promise<T | undefined> {
     const cached = this.#cached?.(type, id);

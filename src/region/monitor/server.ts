@@ -211,7 +211,7 @@ const serverKey = (server: Server): string => server.metadata.uid ?? server.meta
  * Servers the monitor can observe, by region and identity; one being deleted or lacking labels is left out, and so
  * is one without the provisioner's finalizer: it goes on before the first provider call (controllers/provisioner.ts),
  * so Nova cannot hold such a server yet, and its "not found" would only write a Pending the next pass overwrites
- * (ADR 0050; a wave's creates outrunning the controller got one such write each).
+ * (ADR 0051; a wave's creates outrunning the controller got one such write each).
  */
 function groupByIdentity(
   servers: readonly Server[],

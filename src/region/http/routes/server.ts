@@ -98,7 +98,7 @@ export function serverLookups(deps: RouteDeps) {
     /** A second server of one name on one network is a conflict with the first (upstream's 409). */
     refuseDuplicate: async (network: Network, name: string): Promise<void> => {
       // From the informers: the id is the network's and the name's, so a duplicate they do not show yet is refused
-      // by the store's create all the same (ADR 0050).
+      // by the store's create all the same (ADR 0051).
       if ((await repo.findCached(serverType, serverIDFor(network.metadata.name, name))) !== undefined) {
         throw problems.conflict(duplicateServerMessage(name));
       }
@@ -131,7 +131,7 @@ export function serverLookups(deps: RouteDeps) {
       principal: Principal,
     ): Promise<{ network: Network; refs: ServerReferences }> => {
       const tenancy = tenancyOf(current);
-      // Its name and identity are all an update's rules read, and neither ever changes: the informers' copy (ADR 0050).
+      // Its name and identity are all an update's rules read, and neither ever changes: the informers' copy (ADR 0051).
       const network =
         (await repo.findCached(networkType, tenancy.networkID)) ??
         ({ metadata: { name: tenancy.networkID, labels: current.metadata.labels } } as Network);
