@@ -291,6 +291,8 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       }),
       capabilities: region.capabilities,
       organizationObjects: region.organizationObjects,
+      cachedObject: region.cachedObject,
+      organizationCounts: region.organizationCounts,
       ...defined({ rateLimits: options.rateLimits, organizationLimits: options.organizationLimits }),
       imageSource: imageSourceOf({ imageSourceAllow: options.imageSourceAllow ?? [] }, log),
       // 401 challenges and the RFC 9728 metadata name the bound address (the API's default), never a Host header.

@@ -296,6 +296,17 @@ export class Manager implements CacheSource {
     return (cache as TypeCache<T>).list({ namespace, index, value });
   }
 
+  /**
+   * How many cached objects of `type` in `namespace` each value of a field index holds (runtime/cache.ts
+   * indexCounts), or undefined when no synced cache of the kind covers the namespace or the index is not registered.
+   */
+  cachedIndexCounts(type: ResourceType, namespace: string, index: string): Map<string, number> | undefined {
+    const cache = this.#engaged.get(MANAGEMENT_CLUSTER)?.caches.get(typeKey(type));
+    if (cache === undefined || !cache.hasSynced || !cache.covers(namespace)) return undefined;
+    if (this.#indexers.get(typeKey(type))?.has(index) !== true) return undefined;
+    return cache.indexCounts(index, namespace);
+  }
+
   /** Another set of informers the cached client reads (kinds no controller watches); call before `start`. */
   readsFrom(source: CacheSource): void {
     this.#readSources.push(source);

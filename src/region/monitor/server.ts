@@ -18,6 +18,7 @@ import { findCondition } from '../../kube/conditions.ts';
 import { KubeConflictError, KubeNotFoundError } from '../../kube/errors.ts';
 import type { Scheduler } from '../../runtime/scheduler.ts';
 import { serverType, type Server, type ServerStatus } from '../apis/server.ts';
+import { PROVISIONER_FINALIZER } from '../apis/shared.ts';
 import { serverInputOf } from '../controllers/server/controller.ts';
 import { workloadIdentityOf } from '../controllers/ownership.ts';
 import type { ProviderLookup, ServerProvider } from '../provider/contract.ts';
@@ -206,7 +207,12 @@ interface IdentityGroup {
 
 const serverKey = (server: Server): string => server.metadata.uid ?? server.metadata.name;
 
-/** Servers the monitor can observe, by region and identity; one being deleted or lacking labels is left out. */
+/**
+ * Servers the monitor can observe, by region and identity; one being deleted or lacking labels is left out, and so
+ * is one without the provisioner's finalizer: it goes on before the first provider call (controllers/provisioner.ts),
+ * so Nova cannot hold such a server yet, and its "not found" would only write a Pending the next pass overwrites
+ * (ADR 0051; a wave's creates outrunning the controller got one such write each).
+ */
 function groupByIdentity(
   servers: readonly Server[],
   statusOf: (server: Server) => ServerStatus | undefined,
@@ -214,6 +220,7 @@ function groupByIdentity(
   const groups = new Map<string, IdentityGroup>();
   for (const server of servers) {
     if (server.metadata.deletionTimestamp !== undefined) continue;
+    if (!(server.metadata.finalizers ?? []).includes(PROVISIONER_FINALIZER)) continue;
     const identity = workloadIdentityOf(server);
     const input = identity === undefined ? undefined : serverInputOf(server);
     if (identity === undefined || input === undefined) continue;
