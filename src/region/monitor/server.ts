@@ -112,7 +112,7 @@ export class ServerMonitor {
 
   #next(signal: AbortSignal): void {
     this.#cancel = this.#options.scheduler.schedule(this.#period, () => {
-      this.#exclusive(signal, () => this.poll(signal)).finally(() => {
+      void this.#exclusive(signal, () => this.poll(signal)).finally(() => {
         if (!signal.aborted) this.#next(signal);
       });
     });
