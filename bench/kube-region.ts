@@ -30,6 +30,8 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const BUILT = join(ROOT, 'dist/cli/main.js');
 
 let built = false;
+export const heapSnapshotDir = process.env['BENCH_HEAP_SNAPSHOT'];
+
 /** The control plane runs from the built package: build the sources at hand, once a run. */
 export function buildOnce(): void {
   if (built) return;
@@ -184,6 +186,10 @@ export async function startKubeRegion(
       process.execPath,
       [
         ...shippedNodeFlags(),
+        // BENCH_HEAP_SNAPSHOT=<dir>: a heap snapshot of the replica on SIGUSR2 (kube-serve.ts takes one after the wave).
+        ...(heapSnapshotDir === undefined
+          ? []
+          : ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapSnapshotDir}`]),
         BUILT,
         'serve',
         `--kubeconfig=${kubeconfig}`,

@@ -19,6 +19,8 @@ import { listServers } from '../src/openstack/compute.ts';
 import { Transport } from '../src/openstack/transport.ts';
 import { builtin } from '../src/kube/resource-type.ts';
 import { systemClock } from '../src/util/clock.ts';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { perUnitByVerb, round, totalOf } from './emulator-calls.ts';
 import { emulatorAdmin } from './emulator-process.ts';
@@ -32,7 +34,7 @@ import { regionType } from '../src/region/apis/region.ts';
 import { securityGroupType } from '../src/region/apis/security-group.ts';
 import { serverType } from '../src/region/apis/server.ts';
 import { volumeType } from '../src/region/apis/volume.ts';
-import { startKubeRegion, type KubeRegion, type Replica } from './kube-region.ts';
+import { heapSnapshotDir, startKubeRegion, type KubeRegion, type Replica } from './kube-region.ts';
 import { runLimit, type LimitRun } from './limit.ts';
 import type { Skipped } from './sdk-compare.ts';
 import { judged } from './stats.ts';
@@ -188,6 +190,7 @@ const CACHED_KINDS = [
  * managedFields (which the informers drop; src/runtime/informer.ts).
  */
 async function memoryFigures(apiserver: BenchApiserver, namespace: string, replica: Replica): Promise<Figures> {
+  if (heapSnapshotDir !== undefined) await heapSnapshot(replica, heapSnapshotDir);
   const metrics = await (await fetch(`${replica.health}/metrics`)).text();
   const mib = (name: string) => round(Number(new RegExp(`^${name} (\\S+)`, 'm').exec(metrics)?.[1]) / 2 ** 20);
   const figures: Figures = {
@@ -373,4 +376,20 @@ function isolation(apiserver: BenchApiserver, regions: KubeRegion[], replicas: R
     ).length;
   }
   return figures;
+}
+
+/** SIGUSR2 to the replica (started with --heapsnapshot-signal), then waits until the snapshot is written. */
+async function heapSnapshot(replica: Replica, dir: string): Promise<void> {
+  const snapshots = () =>
+    readdirSync(dir).filter((f) => f.endsWith('.heapsnapshot') && f.includes(String(replica.pid)));
+  replica.process.kill('SIGUSR2');
+  let size = -1;
+  await waitUntil(() => {
+    const [file] = snapshots();
+    if (file === undefined) return Promise.resolve(false);
+    const now = statSync(join(dir, file)).size;
+    const stable = now > 0 && now === size;
+    size = now;
+    return Promise.resolve(stable);
+  }, 2_000);
 }
