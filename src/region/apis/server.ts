@@ -170,6 +170,14 @@ export const ServerSchema = envelope('A server.', { spec: ServerSpec, status: Ty
 
 export type Server = Resource<ServerSpec, ServerStatus>;
 
+/**
+ * The servers whose spec names the security group: each holds it through its port, so Neutron refuses the group's
+ * delete (409) until the server lets go (upstream's server provisioner holds a reference on each group it uses).
+ */
+export function serversUsingSecurityGroup(servers: readonly Server[], securityGroupID: string): Server[] {
+  return servers.filter((s) => (s.spec.securityGroups ?? []).some((g) => g.id === securityGroupID));
+}
+
 // The status conventions the reconciler and the monitor both write: the Active condition (its message a function
 // of its reason alone) and the fixed stamp an accepted rebuild writes (Active Rebuilding, Healthy Unknown), which is
 // what the monitor maps a REBUILD to, so the two writers agree rather than churn.

@@ -33,6 +33,7 @@ export const messages = {
   identityNotReady: 'waiting for the identity this resource uses to become available',
   identityFailed: 'the identity this resource uses failed to provision',
   referencesHeld: 'deletion is blocked: another service still holds a reference on this resource',
+  inUseByServers: 'deletion is waiting for the servers that use this security group to be deleted or to drop it',
   missingLabels: 'the resource lacks an ownership label (organization, project, region or identity)',
 } as const;
 
@@ -162,6 +163,20 @@ export function referencesGate(references: readonly string[]): Verdict | undefin
     action: 'report',
     row: 'references-held',
     available: available('False', conditionReasons.deprovisioning, messages.referencesHeld),
+    requeueAfterMs: RECHECK_MS,
+  };
+}
+
+/**
+ * A security group that servers still name: Neutron refuses its delete while their ports use it, so the deletion
+ * waits (deprovisioning, no provider call) instead of backing off on 409s, and is re-checked until none does.
+ */
+export function serversGate(users: readonly string[]): Verdict | undefined {
+  if (users.length === 0) return undefined;
+  return {
+    action: 'report',
+    row: 'servers-use',
+    available: available('False', conditionReasons.deprovisioning, messages.inUseByServers),
     requeueAfterMs: RECHECK_MS,
   };
 }

@@ -4,6 +4,7 @@
  * provisions once its Identity is Available.
  */
 import type { Client } from '../../kube/client.ts';
+import { ignoreNotFound } from '../../kube/errors.ts';
 import type { Controller } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import {
@@ -11,11 +12,14 @@ import {
   type SecurityGroup,
   type SecurityGroupRule as SecurityGroupRuleSpec,
 } from '../apis/security-group.ts';
+import { serverType, serversUsingSecurityGroup } from '../apis/server.ts';
+import { labels } from '../apis/shared.ts';
 import type { ProviderLookup, SecurityGroupProvider } from '../provider/contract.ts';
 import type { SecurityGroupInput, SecurityGroupRule } from '../provider/inputs.ts';
 import type { RegistrationOptions } from './metrics.ts';
+import { serversGate } from './decide.ts';
 import { IDENTITY_INDEX, byIdentity } from './watches.ts';
-import { ownershipOf } from './ownership.ts';
+import { identityIDOf, ownershipOf } from './ownership.ts';
 import { provisionerReconciler, type Provisioner } from './provisioner.ts';
 import { workloadController, workloadProvisioner } from './workload.ts';
 
@@ -42,12 +46,29 @@ export function securityGroupProvisioner(
   client: Client,
   lookup: ProviderLookup<SecurityGroupProvider>,
 ): Provisioner<SecurityGroup, SecurityGroupProvider, undefined> {
-  return workloadProvisioner(client, lookup, {
+  const workload = workloadProvisioner(client, lookup, {
     type: securityGroupType,
     inputOf: securityGroupInputOf,
     create: (provider, ctx, identity, input) => provider.createSecurityGroup(ctx, identity, input),
     delete: (provider, ctx, identity, input) => provider.deleteSecurityGroup(ctx, identity, input),
   });
+  return { ...workload, holdDeletion: async (group) => serversGate(await serversUsing(client, group)) };
+}
+
+/**
+ * The servers that name the group, read fresh (a stale list would send the delete into Neutron's 409s). A server
+ * can name only a group of its own identity, so that label narrows the read.
+ */
+async function serversUsing(client: Client, group: SecurityGroup): Promise<string[]> {
+  const identityID = identityIDOf(group);
+  if (identityID === undefined) return [];
+  const servers = await ignoreNotFound(
+    client.list(serverType, {
+      namespace: group.metadata.namespace ?? '',
+      labelSelector: `${labels.identityID}=${identityID}`,
+    }),
+  );
+  return serversUsingSecurityGroup(servers?.items ?? [], group.metadata.name).map((s) => s.metadata.name);
 }
 
 /** Needs the identity index on SecurityGroups (registerRegionControllers registers it). */

@@ -90,7 +90,7 @@ describe('upstream compatibility: every operation of region.spec.yaml', () => {
       regionID: REGION_ID,
       identityID: w.v1.identity,
       networkID: v1 ? w.v1.network : w.v2.network,
-      securityGroupID: v1 ? w.v1.securityGroup : w.v2.securityGroup,
+      securityGroupID: v1 ? w.v1.securityGroup : op.method === 'DELETE' ? w.v2.unusedSecurityGroup : w.v2.securityGroup,
       serverID: v1 ? w.v1.server : w.v2.server,
       loadBalancerID: w.loadBalancer,
       sshCertificateAuthorityID: w.sshCertificateAuthority,

@@ -1,5 +1,6 @@
 /** `/api/v2/securitygroups`. */
-import { securityGroupType, type SecurityGroup } from '../../apis/index.ts';
+import { securityGroupType, serverType, serversUsingSecurityGroup, type SecurityGroup } from '../../apis/index.ts';
+import { problems } from '../problem.ts';
 import { rulesOf, securityGroupFor, securityGroupRead, validateRules } from '../resources/security-group.ts';
 import {
   SecurityGroupV2Create,
@@ -29,5 +30,15 @@ export function securityGroupRoutes(app: Api, deps: RouteDeps): void {
     validateUpdate: (body) => Promise.resolve(validateRules(body.spec.rules)),
     updateSpec: (body, current) => withTags({ ...current.spec, rules: rulesOf(body.spec.rules) }, body.metadata),
     toRead: securityGroupRead,
+    // Upstream refuses a group in use (403); its deletion would otherwise wait on Neutron's 409 for as long as
+    // the server lives.
+    refuseDelete: async (current) => {
+      const [user] = serversUsingSecurityGroup(await deps.repository.unscoped(serverType), current.metadata.name);
+      if (user !== undefined) {
+        throw problems.forbidden(
+          `security group is in use and cannot be deleted: server ${user.metadata.name} names it; remove it from that server's spec.networking.securityGroups first`,
+        );
+      }
+    },
   });
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { labels, openstackIdentityType, serverType } from '../../apis/index.ts';
+import { labels, openstackIdentityType, securityGroupType, serverType } from '../../apis/index.ts';
 import type { Capabilities, ServerActions } from '../context.ts';
 import {
   allCapabilities,
@@ -164,6 +164,31 @@ describe('/api/v2/servers', () => {
     });
     assert.equal(response.status, 422);
     assert.match(JSON.stringify(response.body), /sameNetwork/);
+  });
+
+  it('refuses to delete a security group a server names (403 naming the server), and deletes it once dropped', async () => {
+    const group = (
+      await call<Read>(f, f.tokens.a, 'POST', '/api/v2/securitygroups', {
+        metadata: { name: 'held' },
+        spec: { networkId: network, rules: [] },
+      })
+    ).body.metadata.id;
+    const user = await call<Read>(f, f.tokens.a, 'POST', '/api/v2/servers', {
+      metadata: { name: 'holder' },
+      spec: { networkId: network, flavorId: FLAVOR, imageId: IMAGE, networking: { securityGroups: [group] } },
+    });
+    assert.equal(user.status, 201);
+    const refused = await call<{ detail: string }>(f, f.tokens.a, 'DELETE', `/api/v2/securitygroups/${group}`);
+    assert.equal(refused.status, 403);
+    assert.match(refused.body.detail, new RegExp(`in use .*server ${user.body.metadata.id}`));
+    const stored = await f.store.get(securityGroupType, NAMESPACE, group);
+    assert.equal(stored.metadata.deletionTimestamp, undefined, 'the refusal wrote nothing');
+    const dropped = await call(f, f.tokens.a, 'PUT', `/api/v2/servers/${user.body.metadata.id}`, {
+      metadata: { name: 'holder' },
+      spec: { flavorId: FLAVOR, imageId: IMAGE },
+    });
+    assert.equal(dropped.status, 202);
+    assert.equal((await call(f, f.tokens.a, 'DELETE', `/api/v2/securitygroups/${group}`)).status, 202);
   });
 
   it('answers 501 for server writes and actions when neither the controller nor the actions run', async () => {

@@ -28,7 +28,13 @@ const SSH_CA = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5
 export interface UpstreamWorld {
   readonly f: ApiFixture;
   /** The ids path parameters take: v2's objects, and v1's (made under `identity`). */
-  readonly v2: { readonly network: string; readonly securityGroup: string; readonly server: string };
+  readonly v2: {
+    readonly network: string;
+    readonly securityGroup: string;
+    /** A group no server names, for the delete (a group in use is refused, ADR 0050). */
+    readonly unusedSecurityGroup: string;
+    readonly server: string;
+  };
   readonly v1: {
     readonly identity: string;
     readonly network: string;
@@ -112,6 +118,10 @@ export async function upstreamWorld(overrides: Parameters<typeof apiFixture>[1] 
     metadata: { name: 'world' },
     spec: { networkId: network, rules: [] },
   });
+  const unusedSecurityGroup = await made('/api/v2/securitygroups', {
+    metadata: { name: 'unused' },
+    spec: { networkId: network, rules: [] },
+  });
   const server = await made('/api/v2/servers', {
     metadata: { name: 'world' },
     spec: {
@@ -168,7 +178,7 @@ export async function upstreamWorld(overrides: Parameters<typeof apiFixture>[1] 
   });
   return {
     f,
-    v2: { network, securityGroup, server },
+    v2: { network, securityGroup, unusedSecurityGroup, server },
     v1: { identity, network: v1Network, securityGroup: v1SecurityGroup, server: v1Server },
     loadBalancer,
     sshCertificateAuthority,
