@@ -173,7 +173,7 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
         client: new CachedListClient(options.client, manager),
         namespace: options.namespace,
         lookup: servers,
-        // A fresh server's first poll comes once its create pass has run, not up to a period later (ADR 0050).
+        // A fresh server's first poll comes once its create pass has run, not up to a period later (ADR 0051).
         changes: (onServer) =>
           manager.onCached(serverType, {
             add: onServer,

@@ -12,7 +12,7 @@
  * controller (controllers/server/watches.ts), never an authorisation.
  *
  * A fresh server (its create pass has run, the monitor has never observed it) gets its first poll promptly rather
- * than up to a period later, which would set every wave's wall time (ADR 0050): the monitor follows the Servers as
+ * than up to a period later, which would set every wave's wall time (ADR 0051): the monitor follows the Servers as
  * they change, and once the stream of fresh ones pauses for FRESH_POLL_QUIET_MS it polls their identities alone.
  * Each server gets at most one such poll, so steady state (no creates) costs exactly what the periodic poll costs.
  */
