@@ -219,7 +219,7 @@ export class Informer<T extends KubeObject> {
  * (cache.TransformStripManagedFields). No pass reads them, an update that omits them keeps the server's, and on
  * kube-apiserver they were a fifth to a third of each cached object's size (bench/README.md, ADR 0051).
  */
-function withoutManagedFields<T extends KubeObject>(object: T): T {
+export function withoutManagedFields<T extends KubeObject>(object: T): T {
   if (object.metadata.managedFields === undefined) return object;
   const { managedFields: _dropped, ...metadata } = object.metadata;
   return { ...object, metadata };
