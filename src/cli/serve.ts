@@ -315,6 +315,8 @@ async function serve(options: ServeOptions): Promise<() => Promise<void>> {
           }),
           capabilities: region.capabilities,
           organizationObjects: region.organizationObjects,
+          cachedObject: region.cachedObject,
+          organizationCounts: region.organizationCounts,
           rateLimits: rateLimitsOf(options),
           organizationLimits: organizationLimitsOf(options),
           imageSource: imageSourceOf(options, log),

@@ -290,6 +290,8 @@ export async function startUp(options: UpOptions): Promise<RunningUp> {
       }),
       capabilities: region.capabilities,
       organizationObjects: region.organizationObjects,
+      cachedObject: region.cachedObject,
+      organizationCounts: region.organizationCounts,
       ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
       ...(options.organizationLimits === undefined ? {} : { organizationLimits: options.organizationLimits }),
       imageSource: imageSourceOf({ imageSourceAllow: options.imageSourceAllow ?? [] }, log),

@@ -131,6 +131,23 @@ export class TypeCache<T extends KubeObject = KubeObject> {
       : objects.filter((o) => o.metadata.namespace === options.namespace);
   }
 
+  /**
+   * How many objects (in `namespace`, if given) each value of the index `index` holds, from the index alone: no
+   * object is looked at (a metrics scrape's count of a fleet).
+   */
+  indexCounts(index: string, namespace?: string): Map<string, number> {
+    if (!this.#indexers.has(index)) throw new Error(`no index "${index}" is registered for ${this.type.kind}`);
+    const counts = new Map<string, number>();
+    const prefix = namespace === undefined ? undefined : `${namespace}/`;
+    for (const [value, keys] of this.#indexes.get(index) ?? []) {
+      let n = 0;
+      if (prefix === undefined) n = keys.size;
+      else for (const key of keys) if (key.startsWith(prefix)) n++;
+      if (n > 0) counts.set(value, n);
+    }
+    return counts;
+  }
+
   #reindex(old: T | undefined, current: T | undefined): void {
     for (const [name, fn] of this.#indexers) {
       let index = this.#indexes.get(name);

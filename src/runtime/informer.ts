@@ -217,7 +217,7 @@ export class Informer<T extends KubeObject> {
 /**
  * The object as the cache keeps it: without metadata.managedFields, as controller-runtime's informers strip them
  * (cache.TransformStripManagedFields). No pass reads them, an update that omits them keeps the server's, and on
- * kube-apiserver they were a fifth to a third of each cached object's size (bench/README.md, ADR 0051).
+ * kube-apiserver they were a fifth to a third of each cached object's size (bench/README.md, ADR 0052).
  */
 export function withoutManagedFields<T extends KubeObject>(object: T): T {
   if (object.metadata.managedFields === undefined) return object;

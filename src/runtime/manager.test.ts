@@ -472,4 +472,39 @@ describe('Manager and controllers', () => {
     }, /before the manager starts/);
     await manager.stop();
   });
+
+  it('cachedIndexCounts: objects per index value in one namespace, from the index; undefined without a cache or index', async () => {
+    const { client, manager } = setup();
+    const team = (o: KubeObject) => [o.metadata.labels?.['team'] ?? ''].filter((t) => t !== '');
+    manager.index(widgetType, 'team', team);
+    manager
+      .controller('widgets')
+      .for(widgetType)
+      .complete(() => Promise.resolve({}));
+    for (const [ns, name, t] of [
+      ['ns', 'a', 'red'],
+      ['ns', 'b', 'red'],
+      ['ns', 'c', 'blue'],
+      ['other', 'd', 'red'],
+      ['ns', 'e', ''],
+    ] as const) {
+      await client.create(widgetType, objectOf(widgetType, ns, name, t === '' ? {} : { labels: { team: t } }));
+    }
+    assert.equal(manager.cachedIndexCounts(widgetType, 'ns', 'team'), undefined, 'not synced before start');
+    await manager.start();
+    await eventually(() => manager.cachedIndexCounts(widgetType, 'ns', 'team')?.get('red') === 2);
+    assert.deepEqual(
+      manager.cachedIndexCounts(widgetType, 'ns', 'team'),
+      new Map([
+        ['red', 2],
+        ['blue', 1],
+      ]),
+    );
+    assert.deepEqual(manager.cachedIndexCounts(widgetType, 'other', 'team'), new Map([['red', 1]]));
+    assert.equal(manager.cachedIndexCounts(widgetType, 'ns', 'nothing'), undefined, 'no such index');
+    assert.equal(manager.cachedIndexCounts(gadgetType, 'ns', 'team'), undefined, 'no cache of the kind');
+    await client.delete(widgetType, 'ns', 'a');
+    await eventually(() => manager.cachedIndexCounts(widgetType, 'ns', 'team')?.get('red') === 1);
+    await manager.stop();
+  });
 });

@@ -298,6 +298,17 @@ export class Manager implements CacheSource {
   }
 
   /**
+   * How many cached objects of `type` in `namespace` each value of a field index holds (runtime/cache.ts
+   * indexCounts), or undefined when no synced cache of the kind covers the namespace or the index is not registered.
+   */
+  cachedIndexCounts(type: ResourceType, namespace: string, index: string): Map<string, number> | undefined {
+    const cache = this.#engaged.get(MANAGEMENT_CLUSTER)?.caches.get(typeKey(type));
+    if (cache === undefined || !cache.hasSynced || !cache.covers(namespace)) return undefined;
+    if (this.#indexers.get(typeKey(type))?.has(index) !== true) return undefined;
+    return cache.indexCounts(index, namespace);
+  }
+
+  /**
    * Subscribes to the management cluster's cache of `type` (what it holds already comes first, as adds); undefined
    * when no watch of the kind is engaged there. Answers the unsubscribe.
    */

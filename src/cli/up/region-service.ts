@@ -20,7 +20,13 @@ import { registerRegionController } from '../../region/controllers/region.ts';
 import { INVENTORY_REFRESH_MS, InventoryCaches } from '../../region/openstack/inventory/caches.ts';
 import { inventoryProviderFor } from '../../region/openstack/inventory/provider.ts';
 import { leftBehindCounter } from '../../region/openstack/identity/default-group.ts';
-import type { Capabilities, OrganizationObjects, ServerActions } from '../../region/http/context.ts';
+import type {
+  CachedObject,
+  Capabilities,
+  OrganizationCounts,
+  OrganizationObjects,
+  ServerActions,
+} from '../../region/http/context.ts';
 import {
   identityType,
   labels,
@@ -80,6 +86,10 @@ interface RegionService {
   readonly capabilities: Capabilities;
   /** The API's limits count from these (`ApiDeps.organizationObjects`). */
   readonly organizationObjects: OrganizationObjects;
+  /** The API's informer-served reads (`ApiDeps.cachedObject`). */
+  readonly cachedObject: CachedObject;
+  /** The usage gauges count from these (`ApiDeps.organizationCounts`). */
+  readonly organizationCounts: OrganizationCounts;
   /** What runs, for the banner. */
   readonly running: readonly string[];
   /** Starts what runs beside the manager (the monitor); call after `manager.start()`, again after a stop. */
@@ -122,6 +132,9 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
   for (const type of LIMITED_TYPES) manager.index(type, ORGANIZATION_INDEX, byOrganization, { clusters: 'management' });
   const organizationObjects: OrganizationObjects = (type, organization) =>
     manager.cachedIndexed(type, options.namespace, ORGANIZATION_INDEX, organization);
+  const organizationCounts: OrganizationCounts = (type) =>
+    manager.cachedIndexCounts(type, options.namespace, ORGANIZATION_INDEX);
+  const cachedObject: CachedObject = (type, name) => manager.peek(type, options.namespace, name);
   const controllerGroups = REGION_CONTROLLER_GROUPS.filter((group) => groups.has(group));
   registerRegionControllers(manager, core, {
     groups: controllerGroups,
@@ -162,6 +175,8 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
   return {
     capabilities,
     organizationObjects,
+    cachedObject,
+    organizationCounts,
     running,
     start: () => {
       if (!groups.has('monitor') || monitor !== undefined) return;
@@ -173,7 +188,7 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
         client: new CachedListClient(options.client, manager),
         namespace: options.namespace,
         lookup: servers,
-        // A fresh server's first poll comes once its create pass has run, not up to a period later (ADR 0051).
+        // A fresh server's first poll comes once its create pass has run, not up to a period later (ADR 0052).
         changes: (onServer) =>
           manager.onCached(serverType, {
             add: onServer,

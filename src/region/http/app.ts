@@ -208,9 +208,10 @@ export async function buildApi(deps: ApiDeps): Promise<Api> {
       documented.set(`${route.method} ${route.url}`, documentedSchema(components, route.method, route.url, schema));
     }
   });
-  const repository = new Repository(deps.client, deps.namespace, deps.log);
+  const repository = new Repository(deps.client, deps.namespace, deps.log, deps.cachedObject);
   const limits = new OrganizationLimiter(deps.organizationLimits ?? DEFAULT_ORGANIZATION_LIMITS, repository, {
     ...(deps.organizationObjects === undefined ? {} : { cached: deps.organizationObjects, clock: deps.clock }),
+    ...(deps.organizationCounts === undefined ? {} : { counts: deps.organizationCounts }),
     ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
     ...(deps.log === undefined ? {} : { log: deps.log.child({ component: 'organization-limits' }) }),
   });

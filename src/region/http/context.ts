@@ -72,6 +72,13 @@ export interface ApiDeps {
    * every create; undefined for a kind no synced informer holds (the store is listed then).
    */
   readonly organizationObjects?: OrganizationObjects;
+  /** The same informers' counts per organization, for the usage gauges; the store is listed at each scrape without. */
+  readonly organizationCounts?: OrganizationCounts;
+  /**
+   * The informers' objects, for the reads a lagging answer cannot make wrong (Repository.findCached; ADR 0051); every
+   * read goes to the store without it.
+   */
+  readonly cachedObject?: CachedObject;
   /** The build `/api/version` reports; a build with no release version reports 0.0.0. */
   readonly service?: { readonly version: string };
   /** RFC 9728 metadata: the token issuer, and this API's public URL (default: what a request was sent to). */
@@ -82,6 +89,18 @@ export interface ApiDeps {
   /** Where the request metrics go (access-log.ts); none without one. */
   readonly metrics?: Registry;
 }
+
+/**
+ * An object of a kind in the service namespace as an informer holds it: undefined when no synced informer holds the
+ * kind (ask the store), null when one does and does not hold the object.
+ */
+export type CachedObject = <T extends KubeObject>(type: ResourceType<T>, name: string) => T | null | undefined;
+
+/**
+ * How many objects of a kind each organization holds (its label) as an informer's index counts them, or undefined
+ * when no synced informer holds the kind.
+ */
+export type OrganizationCounts = (type: ResourceType) => ReadonlyMap<string, number> | undefined;
 
 /** An organization's cached objects of a kind (its label), or undefined when no synced informer holds the kind. */
 export type OrganizationObjects = (type: ResourceType, organization: string) => readonly KubeObject[] | undefined;

@@ -4,9 +4,12 @@ import { Registry } from 'prom-client';
 import { capturedLogger } from '../../runtime/testing/logger.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import { labels, serverType } from '../apis/index.ts';
-import type { Capabilities, OrganizationObjects } from './context.ts';
+import type { Client } from '../../kube/client.ts';
+import type { Capabilities, OrganizationCounts, OrganizationObjects } from './context.ts';
 import { DEFAULT_ORGANIZATION_LIMITS, type LimitedKind, type OrganizationLimits } from './decide-limit.ts';
+import { OrganizationLimiter } from './limits.ts';
 import { PROBLEM_CONTENT_TYPE } from './problem.ts';
+import { Repository } from './repository.ts';
 import {
   allCapabilities,
   apiFixture,
@@ -390,6 +393,34 @@ describe('per-organization limits, every create route (docs/adr/0041-organizatio
     } finally {
       await f.close();
     }
+  });
+
+  it('where an informer indexes the kinds, a scrape counts from its index and never lists the store', async () => {
+    const metrics = new Registry();
+    let lists = 0;
+    const refusing = {
+      list: () => {
+        lists++;
+        return Promise.reject(new Error('the store was listed'));
+      },
+    } as unknown as Client;
+    const counts: OrganizationCounts = (type) =>
+      type.plural === serverType.plural
+        ? new Map([
+            [ORG_A, 3],
+            [ORG_B, 1],
+          ])
+        : new Map();
+    new OrganizationLimiter(limited({ servers: 7 }), new Repository(refusing, NAMESPACE), {
+      metrics,
+      counts,
+      cached: () => [],
+    });
+    const text = await metrics.metrics();
+    assert.equal(lists, 0, 'no list of the store');
+    assert.match(text, /^openregion_organization_usage\{organization="org-a",kind="servers"\} 3$/m);
+    assert.match(text, /^openregion_organization_usage\{organization="org-b",kind="servers"\} 1$/m);
+    assert.match(text, /^openregion_organization_limit\{organization="org-a",kind="servers"\} 7$/m);
   });
 
   it('usage and limits per organization and kind are gauges on the metrics registry', async () => {

@@ -33,7 +33,7 @@ import {
 } from './decide-limit.ts';
 import type { KubeObject } from '../../kube/object.ts';
 import { Problem, violation } from './problem.ts';
-import type { OrganizationObjects } from './context.ts';
+import type { OrganizationCounts, OrganizationObjects } from './context.ts';
 import type { Repository } from './repository.ts';
 
 /** What each limited kind counts. */
@@ -76,6 +76,7 @@ export class OrganizationLimiter {
   /** Per organization, the tail of its queue of creates (a promise chain; the entry goes once the queue is empty). */
   readonly #queues = new Map<string, Promise<void>>();
   readonly #cached: OrganizationObjects | undefined;
+  readonly #counts: OrganizationCounts | undefined;
   readonly #clock: Clock | undefined;
   /** `organization/kind` → names this process created that the informer had not shown when last counted → when. */
   readonly #unseen = new Map<string, Map<string, number>>();
@@ -83,12 +84,19 @@ export class OrganizationLimiter {
   constructor(
     limits: OrganizationLimits,
     repository: Repository,
-    options: { metrics?: Registry; log?: Logger; cached?: OrganizationObjects; clock?: Clock } = {},
+    options: {
+      metrics?: Registry;
+      log?: Logger;
+      cached?: OrganizationObjects;
+      counts?: OrganizationCounts;
+      clock?: Clock;
+    } = {},
   ) {
     this.#limits = limits;
     this.#repository = repository;
     this.#log = options.log;
     this.#cached = options.cached;
+    this.#counts = options.counts;
     this.#clock = options.clock;
     if (options.cached !== undefined) {
       repository.onCreate((type, object) => {
@@ -176,13 +184,26 @@ export class OrganizationLimiter {
     }
   }
 
-  /** Per organization and kind: what it holds, and its limit (finite ones only), at each scrape. */
+  /**
+   * Per organization and kind: what it holds, and its limit (finite ones only), at each scrape. Where an informer
+   * indexes the kind by organization the count is its index's (ADR 0051: a scrape listed every limited kind from
+   * the store, each object parsed, at every scrape); otherwise the store's list.
+   */
   async snapshot(): Promise<{
     usage: Map<string, Map<LimitedKind, number>>;
     limits: Map<string, Map<LimitedKind, number>>;
   }> {
     const usage = new Map<string, Map<LimitedKind, number>>();
     for (const kind of LIMITED_KINDS) {
+      const counted = this.#counts?.(TYPES[kind]);
+      if (counted !== undefined) {
+        for (const [organization, n] of counted) {
+          const held = usage.get(organization) ?? new Map<LimitedKind, number>();
+          held.set(kind, n);
+          usage.set(organization, held);
+        }
+        continue;
+      }
       for (const object of await this.#repository.unscoped(TYPES[kind])) {
         const organization = object.metadata.labels?.[labels.organization];
         if (organization === undefined || organization === '') continue;

@@ -11,6 +11,7 @@ import { builtin, type ResourceType } from '../../kube/resource-type.ts';
 import { activeTraceparent, TRACEPARENT_ANNOTATION } from '../../util/tracing.ts';
 import { labels, regionType, type Region } from '../apis/index.ts';
 import { canAccess, type Principal } from './auth.ts';
+import type { CachedObject } from './context.ts';
 import { Problem, problems, violation } from './problem.ts';
 
 export interface ListFilters {
@@ -72,11 +73,13 @@ export class Repository {
   readonly #namespace: string;
   readonly #log: Logger | undefined;
   readonly #created: ((type: ResourceType, object: KubeObject) => void)[] = [];
+  readonly #cached: CachedObject | undefined;
 
-  constructor(client: Client, namespace: string, log?: Logger) {
+  constructor(client: Client, namespace: string, log?: Logger, cached?: CachedObject) {
     this.#client = client;
     this.#namespace = namespace;
     this.#log = log;
+    this.#cached = cached;
   }
 
   async list<T extends KubeObject>(
@@ -113,6 +116,16 @@ export class Repository {
 
   find<T extends KubeObject>(type: ResourceType<T>, id: string): Promise<T | undefined> {
     return this.#guard(() => getOptional(this.#client, type, this.#namespace, id));
+  }
+
+  /**
+   * The object as the informers hold it, absent when they do not (no live confirmation), or the store's where no
+   * synced informer holds the kind. Only for a check an informer's lag cannot make wrong: each caller says why
+   * (docs/adr/0051-fewer-writes-and-reads-per-server.md).
+   */
+  findCached<T extends KubeObject>(type: ResourceType<T>, id: string): Promise<T | undefined> {
+    const cached = this.#cached?.(type, id);
+    return cached === undefined ? this.find(type, id) : Promise.resolve(cached ?? undefined);
   }
 
   /** The Events recorded about `object` (found by kind and name, and uid when they carry it), oldest first. */

@@ -12,6 +12,7 @@ import { KubeConflictError } from '../../kube/errors.ts';
 import { ensureRole, grantRole } from '../../openstack/identity.ts';
 import { ManualScheduler } from '../../runtime/scheduler.ts';
 import { serverType, type Server } from '../apis/server.ts';
+import { PROVISIONER_FINALIZER } from '../apis/shared.ts';
 import { serverProviderFor } from '../openstack/server/provider.ts';
 import { serverFixture, storeAvailableIdentity, type ServerFixture } from '../openstack/testing/server.ts';
 import type { ServerInput } from '../provider/inputs.ts';
@@ -33,8 +34,14 @@ async function boot(input: ServerInput): Promise<void> {
   const provider = await w.provider();
   await provider.createServer(ctx, w.identity, input);
   w.advance(1000);
-  await w.store.create(serverType, w.serverObject(input));
+  await w.store.create(serverType, provisioned(w.serverObject(input)));
 }
+
+/** A Server the provisioner has taken on (its finalizer set): the monitor polls only those. */
+const provisioned = (server: Server): Server => ({
+  ...server,
+  metadata: { ...server.metadata, finalizers: [PROVISIONER_FINALIZER] },
+});
 
 function monitor(
   log = capturedLogger().log,
@@ -201,7 +208,7 @@ describe('ServerMonitor', () => {
     const input = w.input();
     const provider = await w.provider();
     await provider.createServer(ctx, w.identity, input);
-    await w.store.create(serverType, w.serverObject(input));
+    await w.store.create(serverType, provisioned(w.serverObject(input)));
     const baremetal = () => ({ compute: { flavors: { metadata: [{ id: w.flavorID, baremetal: true }] } } });
     const from = w.transport.requests.length;
     await monitor(undefined, baremetal).poll();
@@ -332,6 +339,18 @@ describe('ServerMonitor', () => {
     await scheduler.advance(60_000);
     assert.equal(lists(), before + 2, 'only the periodic poll after it');
     await m.stop();
+  });
+
+  it('a server the provisioner has not taken on (no finalizer) is neither polled nor written: Nova cannot hold it yet', async () => {
+    const fresh = w.input();
+    await w.store.create(serverType, w.serverObject(fresh));
+    const m = monitor();
+    await m.poll();
+    const from = w.transport.requests.length;
+    const summary = await m.poll();
+    assert.deepEqual(since(from), ['GET compute /servers/detail'], 'the other servers only');
+    assert.equal(summary.writes, 0);
+    assert.equal((await get(fresh)).status, undefined, 'no Pending written for a server nobody asked Nova for');
   });
 
   it('runs on its scheduler, once per period', async () => {

@@ -12,7 +12,7 @@
  * controller (controllers/server/watches.ts), never an authorisation.
  *
  * A fresh server (its create pass has run, the monitor has never observed it) gets its first poll promptly rather
- * than up to a period later, which would set every wave's wall time (ADR 0051): the monitor follows the Servers as
+ * than up to a period later, which would set every wave's wall time (ADR 0052): the monitor follows the Servers as
  * they change, and once the stream of fresh ones pauses for FRESH_POLL_QUIET_MS it polls their identities alone.
  * Each server gets at most one such poll, so steady state (no creates) costs exactly what the periodic poll costs.
  */
@@ -23,6 +23,7 @@ import { findCondition } from '../../kube/conditions.ts';
 import { KubeConflictError, KubeNotFoundError } from '../../kube/errors.ts';
 import type { Scheduler } from '../../runtime/scheduler.ts';
 import { serverType, type Server, type ServerStatus } from '../apis/server.ts';
+import { PROVISIONER_FINALIZER } from '../apis/shared.ts';
 import { serverInputOf } from '../controllers/server/controller.ts';
 import { workloadIdentityOf } from '../controllers/ownership.ts';
 import type { ProviderLookup, ServerProvider } from '../provider/contract.ts';
@@ -297,7 +298,12 @@ function freshlyCreated(server: Server): boolean {
   return findCondition(status.conditions, 'Available')?.reason === 'Provisioning';
 }
 
-/** Servers the monitor can observe, by region and identity; one being deleted or lacking labels is left out. */
+/**
+ * Servers the monitor can observe, by region and identity; one being deleted or lacking labels is left out, and so
+ * is one without the provisioner's finalizer: it goes on before the first provider call (controllers/provisioner.ts),
+ * so Nova cannot hold such a server yet, and its "not found" would only write a Pending the next pass overwrites
+ * (ADR 0051; a wave's creates outrunning the controller got one such write each).
+ */
 function groupByIdentity(
   servers: readonly Server[],
   statusOf: (server: Server) => ServerStatus | undefined,
@@ -305,6 +311,7 @@ function groupByIdentity(
   const groups = new Map<string, IdentityGroup>();
   for (const server of servers) {
     if (server.metadata.deletionTimestamp !== undefined) continue;
+    if (!(server.metadata.finalizers ?? []).includes(PROVISIONER_FINALIZER)) continue;
     const identity = workloadIdentityOf(server);
     const input = identity === undefined ? undefined : serverInputOf(server);
     if (identity === undefined || input === undefined) continue;

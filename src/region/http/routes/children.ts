@@ -90,7 +90,9 @@ export function childRoutes<T extends KubeObject, C extends WriteBody, U extends
       if (network.metadata.deletionTimestamp !== undefined) {
         throw problems.conflict('the network is being deleted');
       }
-      const identity = await repo.find(identityType, tenancyOf(network).identityID);
+      // The network, read live above, is the guard; its identity's deletion reaches it through the cascade, and a
+      // create this informer read lets through then goes with it (ADR 0051).
+      const identity = await repo.findCached(identityType, tenancyOf(network).identityID);
       if (identity?.metadata.deletionTimestamp !== undefined) {
         throw problems.conflict("the network's identity is being deleted");
       }

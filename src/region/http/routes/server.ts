@@ -97,7 +97,9 @@ export function serverLookups(deps: RouteDeps) {
   return {
     /** A second server of one name on one network is a conflict with the first (upstream's 409). */
     refuseDuplicate: async (network: Network, name: string): Promise<void> => {
-      if ((await repo.find(serverType, serverIDFor(network.metadata.name, name))) !== undefined) {
+      // From the informers: the id is the network's and the name's, so a duplicate they do not show yet is refused
+      // by the store's create all the same (ADR 0051).
+      if ((await repo.findCached(serverType, serverIDFor(network.metadata.name, name))) !== undefined) {
         throw problems.conflict(duplicateServerMessage(name));
       }
     },
@@ -129,8 +131,9 @@ export function serverLookups(deps: RouteDeps) {
       principal: Principal,
     ): Promise<{ network: Network; refs: ServerReferences }> => {
       const tenancy = tenancyOf(current);
+      // Its name and identity are all an update's rules read, and neither ever changes: the informers' copy (ADR 0051).
       const network =
-        (await repo.find(networkType, tenancy.networkID)) ??
+        (await repo.findCached(networkType, tenancy.networkID)) ??
         ({ metadata: { name: tenancy.networkID, labels: current.metadata.labels } } as Network);
       const imageChanged = spec.imageId !== current.spec.image?.id;
       const inventory = imageChanged ? await inventoryOf(tenancy.regionID) : undefined;
