@@ -7,6 +7,7 @@
  * drives it through a replica's REST API with a development token, as system.ts drives `up`, so the fleet helpers
  * (fleet.ts) run unchanged on it.
  */
+import { DEFAULT_ORGANIZATION_LIMITS } from '../src/region/http/decide-limit.ts';
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createPublicKey, randomBytes, randomUUID, type JsonWebKey } from 'node:crypto';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +31,9 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const BUILT = join(ROOT, 'dist/cli/main.js');
 
 let built = false;
+export const heapSnapshotDir = process.env['BENCH_HEAP_SNAPSHOT'];
+const SERVER_LIMIT = Number(process.env['BENCH_KUBE_SERVERS'] ?? 0);
+
 /** The control plane runs from the built package: build the sources at hand, once a run. */
 export function buildOnce(): void {
   if (built) return;
@@ -184,6 +188,10 @@ export async function startKubeRegion(
       process.execPath,
       [
         ...shippedNodeFlags(),
+        // BENCH_HEAP_SNAPSHOT=<dir>: a heap snapshot of the replica on SIGUSR2 (kube-serve.ts takes one after the wave).
+        ...(heapSnapshotDir === undefined
+          ? []
+          : ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapSnapshotDir}`]),
         BUILT,
         'serve',
         `--kubeconfig=${kubeconfig}`,
@@ -195,6 +203,10 @@ export async function startKubeRegion(
         '--log-level=warn',
         '--rate-limit-per-token=0',
         '--rate-limit-per-address=0',
+        // The organization's server limit (1,000 by default, ADR 0041) raised only for a larger wave.
+        ...(SERVER_LIMIT > (DEFAULT_ORGANIZATION_LIMITS.defaults.servers ?? Infinity)
+          ? [`--organization-limit=servers=${String(SERVER_LIMIT)}`]
+          : []),
         ...(apiPort === undefined
           ? []
           : [

@@ -19,12 +19,22 @@ import { listServers } from '../src/openstack/compute.ts';
 import { Transport } from '../src/openstack/transport.ts';
 import { builtin } from '../src/kube/resource-type.ts';
 import { systemClock } from '../src/util/clock.ts';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { perUnitByVerb, round, totalOf } from './emulator-calls.ts';
 import { emulatorAdmin } from './emulator-process.ts';
 import { allServers, createServers, MONITOR_PERIOD_MS, quiet, settled, withoutLaterPolls } from './fleet.ts';
 import { auditEvents, benchApiserver, requestsBetween, type BenchApiserver } from './kube-apiserver.ts';
-import { startKubeRegion, type KubeRegion, type Replica } from './kube-region.ts';
+import { identityType } from '../src/region/apis/identity.ts';
+import { loadBalancerType } from '../src/region/apis/load-balancer.ts';
+import { networkType } from '../src/region/apis/network.ts';
+import { openstackIdentityType } from '../src/region/apis/openstack-identity.ts';
+import { regionType } from '../src/region/apis/region.ts';
+import { securityGroupType } from '../src/region/apis/security-group.ts';
+import { serverType } from '../src/region/apis/server.ts';
+import { volumeType } from '../src/region/apis/volume.ts';
+import { heapSnapshotDir, startKubeRegion, type KubeRegion, type Replica } from './kube-region.ts';
 import { runLimit, type LimitRun } from './limit.ts';
 import type { Skipped } from './sdk-compare.ts';
 import { judged } from './stats.ts';
@@ -111,7 +121,31 @@ export async function benchKubeServe(servers: number): Promise<Figures | Skipped
   const apiserver = await benchApiserver();
   if (typeof apiserver === 'string') return { skipped: apiserver };
   const figures: Figures = { projects: PROJECTS, servers };
+  if (process.env['BENCH_KUBE_EMBEDDED'] !== '0') await embeddedWave(servers, figures);
 
+  const region = await startKubeRegion(apiserver, 'kube', MONITOR_PERIOD_MS);
+  try {
+    const replica = await region.startReplica({ name: 'serve', api: true });
+    const system = await region.system(replica, PROJECTS);
+    const before = await apiserver.requests();
+    const wave = await measureWave(system, servers, replicaProbe(replica));
+    const after = await apiserver.requests();
+    alone = { servers, wallMs: wave.wallMs };
+    for (const [k, v] of Object.entries(waveFigures(wave, servers, replica.usage().rssMiB)))
+      figures[`kube-apiserver: ${k}`] = v;
+    Object.assign(figures, apiserverFigures(before, after, servers));
+    figures['kube-apiserver: etcd database (MiB)'] = round((await apiserver.etcdBytes()) / 2 ** 20);
+    for (const [k, v] of Object.entries(perUnitByVerb(wave.calls, servers)))
+      figures[`kube-apiserver: per server: ${k}`] = v;
+    Object.assign(figures, await memoryFigures(apiserver, region.namespace, replica));
+  } finally {
+    await region.stop();
+  }
+  return figures;
+}
+
+/** The same wave on `up`'s embedded store, in this process (BENCH_KUBE_EMBEDDED=0 leaves it out). */
+async function embeddedWave(servers: number, figures: Figures): Promise<void> {
   // The embedded store first, in this process (its CPU and RSS are this process's, the bench's own included).
   const embedded = await startSystem({ projects: PROJECTS, monitorPeriodMs: MONITOR_PERIOD_MS });
   const histogram = monitorEventLoopDelay({ resolution: 10 });
@@ -135,23 +169,41 @@ export async function benchKubeServe(servers: number): Promise<Figures | Skipped
     histogram.disable();
     await embedded.stop();
   }
+}
 
-  const region = await startKubeRegion(apiserver, 'kube', MONITOR_PERIOD_MS);
-  try {
-    const replica = await region.startReplica({ name: 'serve', api: true });
-    const system = await region.system(replica, PROJECTS);
-    const before = await apiserver.requests();
-    const wave = await measureWave(system, servers, replicaProbe(replica));
-    const after = await apiserver.requests();
-    alone = { servers, wallMs: wave.wallMs };
-    for (const [k, v] of Object.entries(waveFigures(wave, servers, replica.usage().rssMiB)))
-      figures[`kube-apiserver: ${k}`] = v;
-    Object.assign(figures, apiserverFigures(before, after, servers));
-    figures['kube-apiserver: etcd database (MiB)'] = round((await apiserver.etcdBytes()) / 2 ** 20);
-    for (const [k, v] of Object.entries(perUnitByVerb(wave.calls, servers)))
-      figures[`kube-apiserver: per server: ${k}`] = v;
-  } finally {
-    await region.stop();
+/** The region kinds serve's informers cache, and the Secrets its registry reads. */
+const CACHED_KINDS = [
+  serverType,
+  networkType,
+  identityType,
+  openstackIdentityType,
+  securityGroupType,
+  volumeType,
+  loadBalancerType,
+  regionType,
+  builtin.secret,
+] as const;
+
+/**
+ * What holds serve's memory: its V8 heap and external memory (prom-client's gauges), and what its caches hold, by
+ * kind, read back from the apiserver in the region's namespace: objects, their JSON, and the part of it that is
+ * managedFields (which the informers drop; src/runtime/informer.ts).
+ */
+async function memoryFigures(apiserver: BenchApiserver, namespace: string, replica: Replica): Promise<Figures> {
+  if (heapSnapshotDir !== undefined) await heapSnapshot(replica, heapSnapshotDir);
+  const metrics = await (await fetch(`${replica.health}/metrics`)).text();
+  const mib = (name: string) => round(Number(new RegExp(`^${name} (\\S+)`, 'm').exec(metrics)?.[1]) / 2 ** 20);
+  const figures: Figures = {
+    'kube-apiserver: serve V8 heap used (MiB)': mib('nodejs_heap_size_used_bytes'),
+    'kube-apiserver: serve V8 heap total (MiB)': mib('nodejs_heap_size_total_bytes'),
+    'kube-apiserver: serve external memory (MiB)': mib('nodejs_external_memory_bytes'),
+  };
+  for (const type of CACHED_KINDS) {
+    const { items } = await apiserver.client.list(type, { namespace });
+    const json = items.reduce((n, o) => n + JSON.stringify(o).length, 0);
+    const fields = items.reduce((n, o) => n + JSON.stringify(o.metadata.managedFields ?? []).length, 0);
+    figures[`kube-apiserver: cached ${type.plural}: objects / JSON MiB / managedFields share`] =
+      `${String(items.length)} / ${String(round(json / 2 ** 20))} / ${String(round(fields / Math.max(1, json)))}`;
   }
   return figures;
 }
@@ -324,4 +376,20 @@ function isolation(apiserver: BenchApiserver, regions: KubeRegion[], replicas: R
     ).length;
   }
   return figures;
+}
+
+/** SIGUSR2 to the replica (started with --heapsnapshot-signal), then waits until the snapshot is written. */
+async function heapSnapshot(replica: Replica, dir: string): Promise<void> {
+  const snapshots = () =>
+    readdirSync(dir).filter((f) => f.endsWith('.heapsnapshot') && f.includes(String(replica.pid)));
+  replica.process.kill('SIGUSR2');
+  let size = -1;
+  await waitUntil(() => {
+    const [file] = snapshots();
+    if (file === undefined) return Promise.resolve(false);
+    const now = statSync(join(dir, file)).size;
+    const stable = now > 0 && now === size;
+    size = now;
+    return Promise.resolve(stable);
+  }, 2_000);
 }

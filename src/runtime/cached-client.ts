@@ -39,6 +39,7 @@ import type {
 } from '../kube/client.ts';
 import { objectKey, type KubeObject } from '../kube/object.ts';
 import type { ResourceType } from '../kube/resource-type.ts';
+import { withoutManagedFields } from './informer.ts';
 
 /**
  * Objects an informer holds. `undefined`: no synced informer covers that kind there (ask the API server); `null`:
@@ -50,6 +51,8 @@ export interface CacheSource {
 
 /** How many primes are kept at most; the oldest goes first (a dropped prime costs at most a conflict and a re-read). */
 const MAX_PRIMES = 10_000;
+/** The fewest primes a sweep waits for. */
+const SWEEP_MIN = 256;
 
 const typeKey = (type: ResourceType): string => `${type.group}/${type.version}/${type.plural}`;
 
@@ -65,7 +68,9 @@ export class CachedClient implements Client {
   readonly #client: Client;
   readonly #sources: readonly CacheSource[];
   /** type/namespace/name → the newest object this process wrote or read live, until the cache holds it. */
-  readonly #primes = new Map<string, KubeObject>();
+  readonly #primes = new Map<string, Prime>();
+  /** The size at which the next write sweeps the primes the caches have caught up with. */
+  #sweepAt = SWEEP_MIN;
   /** Keys whose next read goes to the API server (a conflict, a failed write, a delete). */
   readonly #live = new Set<string>();
 
@@ -78,7 +83,7 @@ export class CachedClient implements Client {
     const key = this.#key(type, namespace, name);
     const cached = this.#live.has(key) ? undefined : this.#peek(type, namespace, name);
     if (cached === undefined || cached === null) return this.#readLive(type, namespace, name, key);
-    const prime = this.#primes.get(key) as T | undefined;
+    const prime = this.#primes.get(key)?.object as T | undefined;
     if (prime === undefined) return cached;
     // The prime is the same object only while the uid matches: a recreated object is the cache's.
     if (
@@ -183,7 +188,7 @@ export class CachedClient implements Client {
     try {
       const object = await this.#client.get(type, namespace, name);
       this.#live.delete(key);
-      if (this.#peek(type, namespace, name) !== undefined) this.#prime(key, object);
+      if (this.#peek(type, namespace, name) !== undefined) this.#prime(key, type, object);
       return object;
     } catch (error) {
       if (error instanceof KubeNotFoundError) {
@@ -198,7 +203,7 @@ export class CachedClient implements Client {
     try {
       const object = await write;
       this.#live.delete(key);
-      this.#prime(key, object);
+      this.#prime(key, type, object);
       return object;
     } catch (error) {
       // The object is not as this process last saw it: the next read asks the API server.
@@ -219,12 +224,44 @@ export class CachedClient implements Client {
     }
   }
 
-  #prime(key: string, object: KubeObject): void {
+  /** Primes held now (what the sweeps keep small). */
+  get primed(): number {
+    return this.#primes.size;
+  }
+
+  #prime(key: string, type: ResourceType, object: KubeObject): void {
     this.#primes.delete(key);
-    this.#primes.set(key, object);
+    // Without managedFields, as the caches hold objects (informer.ts); the caller keeps the answer as written.
+    this.#primes.set(key, { type, object: withoutManagedFields(object) });
+    if (this.#primes.size >= this.#sweepAt) {
+      this.#sweep();
+      this.#sweepAt = Math.max(SWEEP_MIN, 2 * this.#primes.size);
+    }
     if (this.#primes.size > MAX_PRIMES) {
       const oldest = this.#primes.keys().next().value;
       if (oldest !== undefined) this.#primes.delete(oldest);
     }
   }
+
+  /**
+   * Drops the primes the caches have caught up with (or that a recreated object replaced): a read would drop each
+   * anyway, but a wave's last writes are never read again, and at 10,000 servers their primes held a second copy of
+   * the fleet. Run when the primes have doubled since the last sweep, so it costs O(1) a write.
+   */
+  #sweep(): void {
+    for (const [key, { type, object }] of this.#primes) {
+      const cached = this.#peek(type, object.metadata.namespace, object.metadata.name);
+      if (cached === undefined || cached === null) continue;
+      if (
+        cached.metadata.uid !== object.metadata.uid ||
+        atLeast(cached.metadata.resourceVersion, object.metadata.resourceVersion)
+      )
+        this.#primes.delete(key);
+    }
+  }
+}
+
+interface Prime {
+  readonly type: ResourceType;
+  readonly object: KubeObject;
 }

@@ -53,6 +53,35 @@ describe('Informer', () => {
     await informer.stop();
   });
 
+  it('keeps no managedFields: listed or watched, the cache and the handlers get the object without them', async () => {
+    const { client, informer } = setup();
+    const fields = [
+      {
+        manager: 'test',
+        operation: 'Update' as const,
+        apiVersion: 'v1',
+        fieldsType: 'FieldsV1' as const,
+        fieldsV1: {},
+      },
+    ];
+    const withFields = (name: string) => ({
+      ...objectOf(widgetType, 'ns', name),
+      metadata: { ...objectOf(widgetType, 'ns', name).metadata, managedFields: fields },
+    });
+    await client.create(widgetType, withFields('a'));
+    const seen: KubeObject[] = [];
+    informer.addHandlers({ add: (o) => seen.push(o), update: (_, o) => seen.push(o), delete: () => undefined });
+    informer.start();
+    await informer.synced();
+    await client.create(widgetType, withFields('b'));
+    await eventually(() => seen.length === 2, 'both delivered');
+    const stored = await client.get(widgetType, 'ns', 'a');
+    assert.ok(stored.metadata.managedFields !== undefined, 'the store keeps them');
+    for (const object of [...seen, ...informer.list()])
+      assert.equal(object.metadata.managedFields, undefined, object.metadata.name);
+    await informer.stop();
+  });
+
   it('relists when the watch ends, emitting only what changed', async () => {
     const { client, informer, events } = setup();
     await client.create(widgetType, objectOf(widgetType, 'ns', 'a'));

@@ -22,6 +22,7 @@ import {
   type WatchOptions,
 } from './controller.ts';
 import { healthHandlers, type HealthHandlers } from './health.ts';
+import type { InformerHandlers } from './informer.ts';
 import { LeaderElector, type LeaderElectionOptions } from './leader.ts';
 import { silentLogger } from './logger.ts';
 import { RuntimeMetrics, type CountedObject } from './metrics.ts';
@@ -305,6 +306,15 @@ export class Manager implements CacheSource {
     if (cache === undefined || !cache.hasSynced || !cache.covers(namespace)) return undefined;
     if (this.#indexers.get(typeKey(type))?.has(index) !== true) return undefined;
     return cache.indexCounts(index, namespace);
+  }
+
+  /**
+   * Subscribes to the management cluster's cache of `type` (what it holds already comes first, as adds); undefined
+   * when no watch of the kind is engaged there. Answers the unsubscribe.
+   */
+  onCached<T extends KubeObject>(type: ResourceType<T>, handlers: InformerHandlers<T>): (() => void) | undefined {
+    const cache = this.#engaged.get(MANAGEMENT_CLUSTER)?.caches.get(typeKey(type));
+    return (cache as TypeCache<T> | undefined)?.addHandlers(handlers);
   }
 
   /** Another set of informers the cached client reads (kinds no controller watches); call before `start`. */

@@ -188,6 +188,15 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
         client: new CachedListClient(options.client, manager),
         namespace: options.namespace,
         lookup: servers,
+        // A fresh server's first poll comes once its create pass has run, not up to a period later (ADR 0052).
+        changes: (onServer) =>
+          manager.onCached(serverType, {
+            add: onServer,
+            update: (_old, server) => {
+              onServer(server);
+            },
+            delete: () => undefined,
+          }) ?? (() => undefined),
         scheduler: options.scheduler,
         log: log.child({ component: 'server-monitor' }),
         ...defined({ periodMs: options.monitorPeriodMs }),

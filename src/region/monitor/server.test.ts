@@ -16,7 +16,7 @@ import { PROVISIONER_FINALIZER } from '../apis/shared.ts';
 import { serverProviderFor } from '../openstack/server/provider.ts';
 import { serverFixture, storeAvailableIdentity, type ServerFixture } from '../openstack/testing/server.ts';
 import type { ServerInput } from '../provider/inputs.ts';
-import { ServerMonitor } from './server.ts';
+import { FRESH_POLL_QUIET_MS, ServerMonitor } from './server.ts';
 import { capturedLogger } from '../../runtime/testing/logger.ts';
 
 let w: ServerFixture;
@@ -283,6 +283,62 @@ describe('ServerMonitor', () => {
     const server = await get(input);
     assert.equal(findCondition(server.status?.conditions, 'Active')?.reason, 'Pending');
     assert.deepEqual(server.status?.observed, { generation: 1, image: w.images.a, errored: false });
+  });
+
+  it('a fresh server is polled once, promptly, not a period later; a polled or provisioned one never promptly', async () => {
+    const scheduler = new ManualScheduler(w.clock);
+    let onServer: (server: Server) => void = () => undefined;
+    const m = new ServerMonitor({
+      client: w.store,
+      namespace: w.namespace,
+      lookup: async () => serverProviderFor(await w.context(), { kube: w.store, clock: w.clock }),
+      scheduler,
+      log: capturedLogger().log,
+      periodMs: 60_000,
+      changes: (handler) => {
+        onServer = handler;
+        return () => {
+          onServer = () => undefined;
+        };
+      },
+    });
+    m.start();
+    // What the Server pass writes once it has made the Nova server: Available False/Provisioning, nothing observed.
+    const fresh = async (input: ServerInput): Promise<Server> => {
+      await boot(input);
+      const stored = await get(input);
+      const status = {
+        conditions: [
+          {
+            type: 'Available',
+            status: 'False' as const,
+            reason: 'Provisioning',
+            message: 'provisioning',
+            lastTransitionTime: new Date(w.clock.now()).toISOString(),
+          },
+        ],
+      };
+      return w.store.update(serverType, { ...stored, status }, { subresource: 'status' });
+    };
+    const [a, b] = [w.input(), w.input()];
+    const [freshA, freshB] = [await fresh(a), await fresh(b)];
+    const lists = () => w.transport.requests.filter((r) => r.urlTemplate === '/servers/detail').length;
+    const before = lists();
+    // Two arrive within the quiet time: one poll for both, the quiet time after the last.
+    onServer(freshA);
+    await scheduler.advance(FRESH_POLL_QUIET_MS - 50);
+    onServer(freshB);
+    await scheduler.advance(FRESH_POLL_QUIET_MS - 50);
+    assert.equal(lists(), before, 'not while they keep arriving');
+    await scheduler.advance(50);
+    assert.equal(lists(), before + 1, 'one prompt poll, a period early');
+    for (const input of [a, b]) assert.equal(await reason(input, 'Active'), 'Running');
+    // Seen again (the monitor's own write; the pass's fresh write replayed): nothing more until the period.
+    onServer(await get(a));
+    onServer(freshB);
+    await scheduler.advance(60_000);
+    assert.equal(lists(), before + 2, 'only the periodic poll after it');
+    await m.stop();
   });
 
   it('a server the provisioner has not taken on (no finalizer) is neither polled nor written: Nova cannot hold it yet', async () => {

@@ -10,6 +10,11 @@
  *
  * The monitor writes only its own fields (observe.ts); what it writes is the stimulus that wakes the Server
  * controller (controllers/server/watches.ts), never an authorisation.
+ *
+ * A fresh server (its create pass has run, the monitor has never observed it) gets its first poll promptly rather
+ * than up to a period later, which would set every wave's wall time (ADR 0052): the monitor follows the Servers as
+ * they change, and once the stream of fresh ones pauses for FRESH_POLL_QUIET_MS it polls their identities alone.
+ * Each server gets at most one such poll, so steady state (no creates) costs exactly what the periodic poll costs.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
@@ -27,6 +32,11 @@ import { toOperatorLog } from '../provider/messages.ts';
 
 /** Upstream's `--poll-period` default. */
 const DEFAULT_POLL_PERIOD_MS = 60_000;
+/**
+ * How long fresh servers must stop arriving before their prompt first poll: a wave's creates arrive tens of ms
+ * apart, so a wave shares one poll at its end instead of one per server.
+ */
+export const FRESH_POLL_QUIET_MS = 250;
 
 type ServerPolling = Pick<ServerProvider, 'pollServers'>;
 
@@ -38,6 +48,11 @@ interface ServerMonitorOptions {
   readonly scheduler: Scheduler;
   readonly log: Logger;
   readonly periodMs?: number;
+  /**
+   * The Servers as they change (the manager's cache; what it holds first, as adds): subscribes, answers the
+   * unsubscribe. Without it a fresh server waits for the periodic poll.
+   */
+  readonly changes?: (onServer: (server: Server) => void) => () => void;
 }
 
 /** What one poll did, for its log line and for tests. */
@@ -60,22 +75,37 @@ export class ServerMonitor {
    * the next poll take the transition into ERROR again and repeat the fault read docs/spec/openstack-provider.md §Baremetal progress allows once.
    */
   readonly #seenErrored = new Set<string>();
+  /** Fresh servers (by key) waiting for their first poll, each with its identity group's key. */
+  readonly #fresh = new Map<string, string>();
+  /** Never-observed servers whose first poll is done or under way: none is polled promptly twice. */
+  readonly #prompted = new Set<string>();
+  #cancelPrompt: (() => void) | undefined;
+  #unsubscribe: (() => void) | undefined;
 
   constructor(options: ServerMonitorOptions) {
     this.#options = options;
     this.#period = options.periodMs ?? DEFAULT_POLL_PERIOD_MS;
   }
 
-  /** Polls every period, the first one period from now. */
+  /** Polls every period, the first one period from now; a fresh server's first poll comes sooner. */
   start(): void {
     if (this.#controller !== undefined) return;
-    this.#controller = new AbortController();
-    this.#next(this.#controller.signal);
+    const controller = new AbortController();
+    this.#controller = controller;
+    this.#next(controller.signal);
+    this.#unsubscribe = this.#options.changes?.((server) => {
+      this.#noticed(server, controller.signal);
+    });
   }
 
   /** Stops the loop and waits for a poll in progress to end. */
   async stop(): Promise<void> {
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
     this.#cancel?.();
+    this.#cancelPrompt?.();
+    this.#cancelPrompt = undefined;
+    this.#fresh.clear();
     this.#controller?.abort(new Error('server monitor stopped'));
     this.#controller = undefined;
     await this.#running.catch(() => undefined);
@@ -83,23 +113,61 @@ export class ServerMonitor {
 
   #next(signal: AbortSignal): void {
     this.#cancel = this.#options.scheduler.schedule(this.#period, () => {
-      this.#running = this.poll(signal)
-        .catch((error: unknown) => {
-          if (!signal.aborted) this.#options.log.error({ err: error }, 'server monitor poll failed');
-        })
-        .finally(() => {
-          if (!signal.aborted) this.#next(signal);
-        });
+      void this.#exclusive(signal, () => this.poll(signal)).finally(() => {
+        if (!signal.aborted) this.#next(signal);
+      });
     });
   }
 
-  /** One poll of every Server in the namespace. */
-  async poll(signal: AbortSignal = new AbortController().signal): Promise<PollSummary> {
+  /** Runs `poll` after any poll in progress: the periodic and the prompt polls never overlap. */
+  #exclusive(signal: AbortSignal, poll: () => Promise<unknown>): Promise<unknown> {
+    this.#running = this.#running.then(poll).catch((error: unknown) => {
+      if (!signal.aborted) this.#options.log.error({ err: error }, 'server monitor poll failed');
+    });
+    return this.#running;
+  }
+
+  /** A Server changed: when it is fresh and not yet polled, its prompt poll waits for the stream to pause. */
+  #noticed(server: Server, signal: AbortSignal): void {
+    const key = serverKey(server);
+    if (signal.aborted || this.#prompted.has(key) || !freshlyCreated(server)) return;
+    const identity = workloadIdentityOf(server);
+    if (identity === undefined) return;
+    this.#fresh.set(key, groupKey(identity));
+    this.#cancelPrompt?.();
+    this.#cancelPrompt = this.#options.scheduler.schedule(FRESH_POLL_QUIET_MS, () => {
+      this.#cancelPrompt = undefined;
+      void this.#exclusive(signal, async () => {
+        // A periodic poll in between may have covered them all.
+        const identities = new Set(this.#fresh.values());
+        if (identities.size > 0) await this.poll(signal, identities);
+      });
+    });
+  }
+
+  /**
+   * One poll of every Server in the namespace, or of the identities given (by `groupKey`): a prompt poll of fresh
+   * servers.
+   */
+  async poll(
+    signal: AbortSignal = new AbortController().signal,
+    identities?: ReadonlySet<string>,
+  ): Promise<PollSummary> {
     const { client, namespace, log } = this.#options;
     const { items } = await client.list(serverType, { namespace });
-    const listed = new Set(items.map(serverKey));
-    for (const key of this.#seenErrored) if (!listed.has(key)) this.#seenErrored.delete(key);
+    // Fresh servers noticed before this list are in the Nova lists below: this poll is their first.
+    for (const [key, group] of this.#fresh) {
+      if (identities !== undefined && !identities.has(group)) continue;
+      this.#fresh.delete(key);
+      this.#prompted.add(key);
+    }
+    if (this.#fresh.size === 0) {
+      this.#cancelPrompt?.();
+      this.#cancelPrompt = undefined;
+    }
+    if (identities === undefined) this.#forget(items);
     const groups = groupByIdentity(items, (server) => this.#remembered(server));
+    if (identities !== undefined) for (const key of groups.keys()) if (!identities.has(key)) groups.delete(key);
     let writes = 0;
     let failures = 0;
     for (const group of groups.values()) {
@@ -128,6 +196,17 @@ export class ServerMonitor {
     const summary = { servers: items.length, identities: groups.size, writes, failures };
     log.debug(summary, 'server monitor polled');
     return summary;
+  }
+
+  /** Drops what is remembered of servers gone, and the prompt marks of servers observed since (never fresh again). */
+  #forget(items: readonly Server[]): void {
+    const listed = new Map(items.map((server) => [serverKey(server), server]));
+    for (const key of this.#seenErrored) if (!listed.has(key)) this.#seenErrored.delete(key);
+    for (const key of this.#prompted) {
+      const status = listed.get(key)?.status;
+      if (status === undefined || status.observed !== undefined || status.provisionedAt !== undefined)
+        this.#prompted.delete(key);
+    }
   }
 
   /** The status a poll starts from: the stored one, with an ERROR this monitor saw but could not write. */
@@ -206,6 +285,18 @@ interface IdentityGroup {
 }
 
 const serverKey = (server: Server): string => server.metadata.uid ?? server.metadata.name;
+const groupKey = (identity: IdentityInput): string => `${identity.regionID}/${identity.id}`;
+
+/**
+ * Created and waiting for its first observation: the Server pass has run the create (Available False/Provisioning
+ * is what a yielding pass writes, controllers/provisioner.ts) and the monitor has never observed it.
+ */
+function freshlyCreated(server: Server): boolean {
+  const { status, metadata } = server;
+  if (metadata.deletionTimestamp !== undefined || status === undefined) return false;
+  if (status.observed !== undefined || status.provisionedAt !== undefined) return false;
+  return findCondition(status.conditions, 'Available')?.reason === 'Provisioning';
+}
 
 /**
  * Servers the monitor can observe, by region and identity; one being deleted or lacking labels is left out, and so
@@ -224,7 +315,7 @@ function groupByIdentity(
     const identity = workloadIdentityOf(server);
     const input = identity === undefined ? undefined : serverInputOf(server);
     if (identity === undefined || input === undefined) continue;
-    const key = `${identity.regionID}/${identity.id}`;
+    const key = groupKey(identity);
     let group = groups.get(key);
     if (group === undefined) {
       group = { identity, polls: [], servers: new Map() };
