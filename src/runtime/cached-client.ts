@@ -25,18 +25,8 @@
  * counter); one that is not a number is never judged older, so its prime is kept until the cache shows it exactly.
  */
 import { KubeConflictError, KubeNotFoundError } from '../kube/errors.ts';
-import type {
-  ApplyConfiguration,
-  ApplyOptions,
-  Client,
-  DeleteOptions,
-  ListOptions,
-  ObjectList,
-  Patch,
-  WatchEvent,
-  WatchOptions,
-  WriteOptions,
-} from '../kube/client.ts';
+import type { ApplyConfiguration, ApplyOptions, Client, DeleteOptions, Patch, WriteOptions } from '../kube/client.ts';
+import { ForwardingClient } from '../kube/forwarding-client.ts';
 import { objectKey, type KubeObject } from '../kube/object.ts';
 import type { ResourceType } from '../kube/resource-type.ts';
 import { withoutManagedFields } from './informer.ts';
@@ -64,8 +54,12 @@ function atLeast(a: string | undefined, b: string | undefined): boolean {
   return a.length === b.length ? a > b : a.length > b.length;
 }
 
-export class CachedClient implements Client {
-  readonly #client: Client;
+/**
+ * Lists are always the API server's: they decide deletions and claims (a cascade's dependents, a server's volumes)
+ * and say so, "read fresh" (controllers/cascade.ts); a list that may come from the cache is runtime/cached-lists.ts's,
+ * for the API and the monitor.
+ */
+export class CachedClient extends ForwardingClient {
   readonly #sources: readonly CacheSource[];
   /** type/namespace/name → the newest object this process wrote or read live, until the cache holds it. */
   readonly #primes = new Map<string, Prime>();
@@ -75,11 +69,15 @@ export class CachedClient implements Client {
   readonly #live = new Set<string>();
 
   constructor(client: Client, sources: readonly CacheSource[]) {
-    this.#client = client;
+    super(client);
     this.#sources = sources;
   }
 
-  async get<T extends KubeObject>(type: ResourceType<T>, namespace: string | undefined, name: string): Promise<T> {
+  override async get<T extends KubeObject>(
+    type: ResourceType<T>,
+    namespace: string | undefined,
+    name: string,
+  ): Promise<T> {
     const key = this.#key(type, namespace, name);
     const cached = this.#live.has(key) ? undefined : this.#peek(type, namespace, name);
     if (cached === undefined || cached === null) return this.#readLive(type, namespace, name, key);
@@ -101,30 +99,17 @@ export class CachedClient implements Client {
     return this.#readLive(type, namespace, name, this.#key(type, namespace, name));
   }
 
-  /**
-   * Always the API server's: the lists a pass makes decide deletions and claims (a cascade's dependents, a server's
-   * volumes) and say so, "read fresh" (controllers/cascade.ts); a list that may come from the cache is
-   * runtime/cached-lists.ts's, for the API and the monitor.
-   */
-  list<T extends KubeObject>(type: ResourceType<T>, options?: ListOptions): Promise<ObjectList<T>> {
-    return this.#client.list(type, options);
-  }
-
-  watch<T extends KubeObject>(type: ResourceType<T>, options?: WatchOptions): AsyncIterable<WatchEvent<T>> {
-    return this.#client.watch(type, options);
-  }
-
-  create<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>, options?: WriteOptions): Promise<T> {
+  override create<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>, options?: WriteOptions): Promise<T> {
     const key = this.#key(type, object.metadata.namespace, object.metadata.name);
-    return this.#written(type, key, this.#client.create(type, object, options));
+    return this.#written(type, key, this.inner.create(type, object, options));
   }
 
-  update<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>, options?: WriteOptions): Promise<T> {
+  override update<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>, options?: WriteOptions): Promise<T> {
     const key = this.#key(type, object.metadata.namespace, object.metadata.name);
-    return this.#written(type, key, this.#client.update(type, object, options));
+    return this.#written(type, key, this.inner.update(type, object, options));
   }
 
-  patch<T extends KubeObject>(
+  override patch<T extends KubeObject>(
     type: ResourceType<T>,
     namespace: string | undefined,
     name: string,
@@ -134,18 +119,22 @@ export class CachedClient implements Client {
     return this.#written(
       type,
       this.#key(type, namespace, name),
-      this.#client.patch(type, namespace, name, patch, options),
+      this.inner.patch(type, namespace, name, patch, options),
     );
   }
 
-  apply<T extends KubeObject>(type: ResourceType<T>, object: ApplyConfiguration, options: ApplyOptions): Promise<T> {
+  override apply<T extends KubeObject>(
+    type: ResourceType<T>,
+    object: ApplyConfiguration,
+    options: ApplyOptions,
+  ): Promise<T> {
     const key = this.#key(type, object.metadata.namespace, object.metadata.name);
-    const written = this.#client.apply(type, object, options);
+    const written = this.inner.apply(type, object, options);
     // A dry run writes nothing: nothing to prime.
     return options.dryRun === true ? written : this.#written(type, key, written);
   }
 
-  async delete(
+  override async delete(
     type: ResourceType,
     namespace: string | undefined,
     name: string,
@@ -155,11 +144,7 @@ export class CachedClient implements Client {
     // Gone or marked for deletion, the answer does not say which: the next read asks.
     this.#primes.delete(key);
     this.#markLive(key);
-    await this.#client.delete(type, namespace, name, options);
-  }
-
-  servedVersions(group: string, plural: string): Promise<string[]> {
-    return this.#client.servedVersions(group, plural);
+    await this.inner.delete(type, namespace, name, options);
   }
 
   #key(type: ResourceType, namespace: string | undefined, name: string): string {
@@ -186,7 +171,7 @@ export class CachedClient implements Client {
     key: string,
   ): Promise<T> {
     try {
-      const object = await this.#client.get(type, namespace, name);
+      const object = await this.inner.get(type, namespace, name);
       this.#live.delete(key);
       if (this.#peek(type, namespace, name) !== undefined) this.#prime(key, type, object);
       return object;

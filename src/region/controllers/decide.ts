@@ -158,13 +158,7 @@ export interface IdentityView {
  * provider call, re-checked until the last reference is released. Not an error: the holder releases it when done.
  */
 export function referencesGate(references: readonly string[]): Verdict | undefined {
-  if (references.length === 0) return undefined;
-  return {
-    action: 'report',
-    row: 'references-held',
-    available: available('False', conditionReasons.deprovisioning, messages.referencesHeld),
-    requeueAfterMs: RECHECK_MS,
-  };
+  return references.length === 0 ? undefined : deletionHeld('references-held', messages.referencesHeld);
 }
 
 /**
@@ -172,11 +166,15 @@ export function referencesGate(references: readonly string[]): Verdict | undefin
  * waits (deprovisioning, no provider call) instead of backing off on 409s, and is re-checked until none does.
  */
 export function serversGate(users: readonly string[]): Verdict | undefined {
-  if (users.length === 0) return undefined;
+  return users.length === 0 ? undefined : deletionHeld('servers-use', messages.inUseByServers);
+}
+
+/** A deletion held by something outside the provider: deprovisioning, no provider call, re-checked. */
+function deletionHeld(row: string, message: string): Verdict {
   return {
     action: 'report',
-    row: 'servers-use',
-    available: available('False', conditionReasons.deprovisioning, messages.inUseByServers),
+    row,
+    available: available('False', conditionReasons.deprovisioning, message),
     requeueAfterMs: RECHECK_MS,
   };
 }

@@ -16,7 +16,8 @@ import {
   type VlanAllocatorOptions,
 } from './allocator.ts';
 import { regionStoresClosedAfter } from '../apis/testing/store.ts';
-import { DelegatingClient, NAMESPACE, ScheduledClient } from './testing/store.ts';
+import { ForwardingClient } from '../../kube/forwarding-client.ts';
+import { NAMESPACE, ScheduledClient } from './testing/store.ts';
 
 const clock = new ManualClock();
 const openStore = regionStoresClosedAfter();
@@ -99,7 +100,7 @@ describe('VlanAllocator', () => {
     const store = await open();
     await allocator(store).allocate('a');
     let updates = 0;
-    class AlwaysLoses extends DelegatingClient {
+    class AlwaysLoses extends ForwardingClient {
       override update<T extends KubeObject>(): Promise<T> {
         updates++;
         return Promise.reject(new KubeConflictError('lost'));

@@ -3,67 +3,18 @@
  * store is the region test store, apis/testing/store.ts, serving the VLANAllocation kind alone).
  */
 import type { Scheduler } from 'fast-check';
-import type {
-  ApplyConfiguration,
-  ApplyOptions,
-  Client,
-  DeleteOptions,
-  ListOptions,
-  ObjectList,
-  Patch,
-  WatchEvent,
-  WatchOptions,
-  WriteOptions,
-} from '../../../kube/client.ts';
+import type { Client, WriteOptions } from '../../../kube/client.ts';
+import { ForwardingClient } from '../../../kube/forwarding-client.ts';
 import type { KubeObject } from '../../../kube/object.ts';
 import type { ResourceType } from '../../../kube/resource-type.ts';
 
 export const NAMESPACE = 'default';
 
-/** Forwards every call to another Client: tests override the calls they want to shape. */
-export class DelegatingClient implements Client {
-  constructor(protected readonly inner: Client) {}
-
-  get<T extends KubeObject>(type: ResourceType<T>, namespace: string | undefined, name: string): Promise<T> {
-    return this.inner.get(type, namespace, name);
-  }
-  create<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>, options?: WriteOptions): Promise<T> {
-    return this.inner.create(type, object, options);
-  }
-  update<T extends KubeObject>(type: ResourceType<T>, object: NoInfer<T>, options?: WriteOptions): Promise<T> {
-    return this.inner.update(type, object, options);
-  }
-  list<T extends KubeObject>(type: ResourceType<T>, options?: ListOptions): Promise<ObjectList<T>> {
-    return this.inner.list(type, options);
-  }
-  watch<T extends KubeObject>(type: ResourceType<T>, options?: WatchOptions): AsyncIterable<WatchEvent<T>> {
-    return this.inner.watch(type, options);
-  }
-  patch<T extends KubeObject>(
-    type: ResourceType<T>,
-    namespace: string | undefined,
-    name: string,
-    patch: Patch,
-    options?: WriteOptions,
-  ): Promise<T> {
-    return this.inner.patch(type, namespace, name, patch, options);
-  }
-  apply<T extends KubeObject>(type: ResourceType<T>, object: ApplyConfiguration, options: ApplyOptions): Promise<T> {
-    return this.inner.apply(type, object, options);
-  }
-  delete(type: ResourceType, namespace: string | undefined, name: string, options?: DeleteOptions): Promise<void> {
-    return this.inner.delete(type, namespace, name, options);
-  }
-  servedVersions(group: string, plural: string): Promise<string[]> {
-    return this.inner.servedVersions(group, plural);
-  }
-}
-
 /**
  * Each get, create and update waits for the scheduler before it runs and again before its answer is seen, so
  * the scheduler decides how concurrent read-decide-write rounds interleave.
  */
-export class ScheduledClient extends DelegatingClient {
+export class ScheduledClient extends ForwardingClient {
   constructor(
     inner: Client,
     private readonly scheduler: Scheduler,
