@@ -285,12 +285,15 @@ async function unschedulableFlavor(compute: ComputeClient): Promise<string> {
   return created.body.flavor.id;
 }
 
-/** The first active image. */
+/**
+ * The first active public image. An admin's list also shows other projects' private images (Octavia's amphora
+ * image in the service project), which Nova refuses to boot in the bench's project.
+ */
 async function activeImage(glance: ImageClient): Promise<string> {
   const images = await glance.request<{ images: { id: string }[] }>({
     method: 'GET',
     path: '/images',
-    query: { status: 'active' },
+    query: { status: 'active', visibility: 'public' },
   });
   const image = images.body.images[0];
   if (image === undefined) throw new Error('the dev cloud has no active image');
