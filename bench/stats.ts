@@ -1,5 +1,5 @@
 /** Small helpers every benchmark shares. */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -62,6 +62,7 @@ export async function profiled<T>(label: string, run: () => Promise<T>): Promise
     return await run();
   } finally {
     const { profile } = await session.post('Profiler.stop');
+    mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, `${label.replace(/[^\w.-]+/g, '-')}.cpuprofile`), JSON.stringify(profile));
     session.disconnect();
   }
