@@ -36,6 +36,12 @@ interface Module {
 const hasExport = (node: ts.Node): boolean =>
   ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
 
+/** The names a declaration binds: `a`, or each one a pattern (`{ get: getNetwork }`, `[a, b]`) takes apart. */
+function boundNames(name: ts.BindingName): string[] {
+  if (ts.isIdentifier(name)) return [name.text];
+  return name.elements.flatMap((element) => (ts.isOmittedExpression(element) ? [] : boundNames(element.name)));
+}
+
 function parse(file: string): Module {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   const module: Module = { declared: new Set(), stars: [], forwards: new Map(), uses: new Map() };
@@ -73,7 +79,7 @@ function parse(file: string): Module {
     } else if (hasExport(statement)) {
       if (ts.isVariableStatement(statement)) {
         for (const declaration of statement.declarationList.declarations) {
-          if (ts.isIdentifier(declaration.name)) module.declared.add(declaration.name.text);
+          for (const name of boundNames(declaration.name)) module.declared.add(name);
         }
       } else if ('name' in statement && statement.name !== undefined && ts.isIdentifier(statement.name as ts.Node)) {
         module.declared.add((statement.name as ts.Identifier).text);

@@ -3,10 +3,10 @@
  * remove a stale one), volume types (VolumeClass inventory), quota sets (unlimited at identity creation) and
  * availability zones. The catalog URL already holds `/v3/{project_id}`, so paths start below it.
  */
-import { exactlyNamed } from './exact.ts';
 import { listAll, pageStyleFor, type ListOptions } from './pagination.ts';
 import type { ServiceClient } from './session.ts';
 import { requestEnveloped, toQuery, type QueryKeys } from './request.ts';
+import { resource } from './resource.ts';
 
 export type BlockStorageClient = ServiceClient<'block-storage'>;
 
@@ -67,18 +67,6 @@ export interface VolumeCreate {
   readonly imageRef?: string | undefined;
 }
 
-export function createVolume(cinder: BlockStorageClient, volume: VolumeCreate): Promise<Volume> {
-  return requestEnveloped<Volume>(cinder, 'volume', { method: 'POST', path: '/volumes', body: { volume } });
-}
-
-export function getVolume(cinder: BlockStorageClient, volumeID: string): Promise<Volume> {
-  return requestEnveloped<Volume>(cinder, 'volume', {
-    method: 'GET',
-    path: '/volumes/{volume_id}',
-    params: { volume_id: volumeID },
-  });
-}
-
 interface VolumeFilter {
   /** Cinder's name filter; treated as fuzzy, so lookups post-filter (see findVolumeByName). */
   readonly name?: string | undefined;
@@ -98,29 +86,18 @@ const volumeKeys: QueryKeys<VolumeFilter> = {
 };
 
 /**
- * Volumes in detail, in the client's own project: `all_tenants` is never sent, so an admin credential still only
- * sees the project it is scoped to.
+ * Volumes are listed in detail, in the client's own project: `all_tenants` is never sent, so an admin credential
+ * still only sees the project it is scoped to. They are found by their name, `volume-{id}`
+ * (docs/spec/openstack-provider.md §Deterministic names and metadata).
  */
-export function listVolumes(
-  cinder: BlockStorageClient,
-  filter: VolumeFilter = {},
-  options?: ListOptions,
-): Promise<Volume[]> {
-  return listAll<Volume>(
-    cinder,
-    { method: 'GET', path: '/volumes/detail', query: toQuery(filter, volumeKeys) },
-    pageStyleFor('block-storage', 'volumes'),
-    options,
-  );
-}
-
-/**
- * The volume named exactly `name` (`volume-{id}`, docs/spec/openstack-provider.md §Deterministic names and metadata),
- * or undefined; duplicates throw ConsistencyError.
- */
-export async function findVolumeByName(cinder: BlockStorageClient, name: string): Promise<Volume | undefined> {
-  return exactlyNamed(await listVolumes(cinder, { name }), name, 'volume');
-}
+const volumes = resource<BlockStorageClient, Volume, VolumeFilter, VolumeCreate>({
+  path: '/volumes',
+  listPath: '/volumes/detail',
+  envelope: 'volume',
+  keys: volumeKeys,
+  style: pageStyleFor('block-storage', 'volumes'),
+});
+export const { create: createVolume, get: getVolume, list: listVolumes, findByName: findVolumeByName } = volumes;
 
 interface DeleteVolumeOptions {
   /** Delete the volume's snapshots with it. */
@@ -213,40 +190,20 @@ interface VolumeTypeFilter {
 
 const volumeTypeKeys: QueryKeys<VolumeTypeFilter> = { isPublic: 'is_public' };
 
-/** The volume types VolumeClass inventory is selected from. */
-export function listVolumeTypes(
-  cinder: BlockStorageClient,
-  filter: VolumeTypeFilter = {},
-  options?: ListOptions,
-): Promise<VolumeType[]> {
-  return listAll<VolumeType>(
-    cinder,
-    { method: 'GET', path: '/types', query: toQuery(filter, volumeTypeKeys) },
-    // Cinder names this list's links in the singular, `volume_type_links` (seen on Cinder 21 / Zed).
-    { kind: 'links', items: 'volume_types', links: 'volume_type_links' },
-    options,
-  );
+interface VolumeTypeCreate {
+  readonly name: string;
+  readonly 'os-volume-type-access:is_public': boolean;
 }
 
-/** Admin: a new volume type, public unless said otherwise. */
-export function createVolumeType(
-  cinder: BlockStorageClient,
-  volumeType: { readonly name: string; readonly 'os-volume-type-access:is_public': boolean },
-): Promise<VolumeType> {
-  return requestEnveloped<VolumeType>(cinder, 'volume_type', {
-    method: 'POST',
-    path: '/types',
-    body: { volume_type: volumeType },
-  });
-}
-
-export function getVolumeType(cinder: BlockStorageClient, volumeTypeID: string): Promise<VolumeType> {
-  return requestEnveloped<VolumeType>(cinder, 'volume_type', {
-    method: 'GET',
-    path: '/types/{volume_type_id}',
-    params: { volume_type_id: volumeTypeID },
-  });
-}
+/** The volume types VolumeClass inventory is selected from; an admin creates them public unless said otherwise. */
+const volumeTypes = resource<BlockStorageClient, VolumeType, VolumeTypeFilter, VolumeTypeCreate>({
+  path: '/types',
+  envelope: 'volume_type',
+  keys: volumeTypeKeys,
+  // Cinder names this list's links in the singular, `volume_type_links` (seen on Cinder 21 / Zed).
+  style: { kind: 'links', items: 'volume_types', links: 'volume_type_links' },
+});
+export const { list: listVolumeTypes, create: createVolumeType, get: getVolumeType } = volumeTypes;
 
 // Quotas
 

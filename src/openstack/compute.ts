@@ -8,7 +8,8 @@
 import { exactlyNamed } from './exact.ts';
 import { listAll, pageStyleFor, type ListOptions } from './pagination.ts';
 import type { ServiceClient } from './session.ts';
-import { commaJoined, flag, requestEnveloped, toQuery, type QueryKeys } from './request.ts';
+import { commaJoined, flag, requestEnveloped, type QueryKeys } from './request.ts';
+import { resource } from './resource.ts';
 import { compareVersions, parseVersion, type Version } from './microversion.ts';
 import { ConfigError } from './errors.ts';
 
@@ -239,14 +240,6 @@ export async function createServer(
 // ---------------------------------------------------------------------------------------------------------------
 // Servers: read, list, find, delete
 
-export function getServer(compute: ComputeClient, serverID: string): Promise<Server> {
-  return requestEnveloped<Server>(compute, 'server', {
-    method: 'GET',
-    path: '/servers/{server_id}',
-    params: { server_id: serverID },
-  });
-}
-
 interface ServerListFilter {
   /** A regular expression Nova matches (case-insensitively on MySQL) against names; findServerByName anchors it. */
   readonly name?: string | undefined;
@@ -278,23 +271,15 @@ const serverListKeys: QueryKeys<ServerListFilter> = {
   projectID: 'project_id',
 };
 
-/** Servers with details (`/servers/detail`); Nova pages with `servers_links`. */
-export function listServers(
-  compute: ComputeClient,
-  filter: ServerListFilter = {},
-  options?: ListOptions,
-): Promise<Server[]> {
-  return listAll<Server>(
-    compute,
-    {
-      method: 'GET',
-      path: '/servers/detail',
-      query: toQuery(filter, serverListKeys),
-    },
-    pageStyleFor('compute', 'servers'),
-    options,
-  );
-}
+/** Servers are listed with details (`/servers/detail`); Nova pages with `servers_links`. */
+const servers = resource<ComputeClient, Server, ServerListFilter>({
+  path: '/servers',
+  listPath: '/servers/detail',
+  envelope: 'server',
+  keys: serverListKeys,
+  style: pageStyleFor('compute', 'servers'),
+});
+export const { get: getServer, list: listServers, delete: deleteServer } = servers;
 
 /**
  * The server named exactly `name` in the token's project, or undefined. Nova's name filter is a regular
@@ -319,10 +304,6 @@ export async function renameServer(compute: ComputeClient, serverID: string, nam
     params: { server_id: serverID },
     body: { server: { name } },
   });
-}
-
-export async function deleteServer(compute: ComputeClient, serverID: string): Promise<void> {
-  await compute.request({ method: 'DELETE', path: '/servers/{server_id}', params: { server_id: serverID } });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -457,28 +438,6 @@ interface ServerGroupFilter {
 
 const serverGroupKeys: QueryKeys<ServerGroupFilter> = { allProjects: flag('all_projects', 'True') };
 
-/** Flavors with details; Nova pages with `flavors_links`. */
-export function listFlavors(
-  compute: ComputeClient,
-  filter: FlavorListFilter = {},
-  options?: ListOptions,
-): Promise<Flavor[]> {
-  return listAll<Flavor>(
-    compute,
-    { method: 'GET', path: '/flavors/detail', query: toQuery(filter, flavorListKeys) },
-    pageStyleFor('compute', 'flavors'),
-    options,
-  );
-}
-
-export function getFlavor(compute: ComputeClient, flavorID: string): Promise<Flavor> {
-  return requestEnveloped<Flavor>(compute, 'flavor', {
-    method: 'GET',
-    path: '/flavors/{flavor_id}',
-    params: { flavor_id: flavorID },
-  });
-}
-
 /** What an admin gives Nova for a new flavor: name, vCPUs, RAM (MiB), disk (GiB), and whether every project sees it. */
 interface FlavorCreate {
   readonly name: string;
@@ -488,10 +447,15 @@ interface FlavorCreate {
   readonly 'os-flavor-access:is_public': boolean;
 }
 
-/** Admin: a new flavor (Nova picks its id). */
-export function createFlavor(compute: ComputeClient, flavor: FlavorCreate): Promise<Flavor> {
-  return requestEnveloped<Flavor>(compute, 'flavor', { method: 'POST', path: '/flavors', body: { flavor } });
-}
+/** Flavors are listed with details; Nova pages with `flavors_links`. An admin creates them (Nova picks the id). */
+const flavors = resource<ComputeClient, Flavor, FlavorListFilter, FlavorCreate>({
+  path: '/flavors',
+  listPath: '/flavors/detail',
+  envelope: 'flavor',
+  keys: flavorListKeys,
+  style: pageStyleFor('compute', 'flavors'),
+});
+export const { list: listFlavors, get: getFlavor, create: createFlavor } = flavors;
 
 /** A flavor's extra specs (`resources:CUSTOM_*`, `trait:*`, …), which the placement preflight reads. */
 export function getFlavorExtraSpecs(
@@ -583,52 +547,19 @@ interface ServerGroupCreate {
 /** Nova pages by limit and offset with no links, capping each page at its `[api] max_limit` (1000 by default). */
 const NOVA_OFFSET_PAGE_SIZE = 1000;
 
-/** The project's server groups, every offset page of them. */
-export function listServerGroups(
-  compute: ComputeClient,
-  filter: ServerGroupFilter = {},
-  options?: ListOptions,
-): Promise<ServerGroup[]> {
-  return listAll<ServerGroup>(
-    compute,
-    {
-      method: 'GET',
-      path: '/os-server-groups',
-      query: toQuery(filter, serverGroupKeys),
-    },
-    { kind: 'offset', items: 'server_groups', pageSize: NOVA_OFFSET_PAGE_SIZE },
-    { limit: options?.limit, pageSize: options?.pageSize, signal: options?.signal },
-  );
-}
-
-export function getServerGroup(compute: ComputeClient, groupID: string): Promise<ServerGroup> {
-  return requestEnveloped<ServerGroup>(compute, 'server_group', {
-    method: 'GET',
-    path: '/os-server-groups/{server_group_id}',
-    params: { server_group_id: groupID },
-  });
-}
-
-export function createServerGroup(compute: ComputeClient, group: ServerGroupCreate): Promise<ServerGroup> {
-  return requestEnveloped<ServerGroup>(compute, 'server_group', {
-    method: 'POST',
-    path: '/os-server-groups',
-    body: { server_group: group },
-  });
-}
-
-export async function deleteServerGroup(compute: ComputeClient, groupID: string): Promise<void> {
-  await compute.request({
-    method: 'DELETE',
-    path: '/os-server-groups/{server_group_id}',
-    params: { server_group_id: groupID },
-  });
-}
-
-/** The identity's server group by its deterministic name; Nova has no name filter here, so all are listed. */
-export async function findServerGroupByName(compute: ComputeClient, name: string): Promise<ServerGroup | undefined> {
-  return exactlyNamed(await listServerGroups(compute), name, 'compute server group');
-}
+/**
+ * The project's server groups, every offset page of them. Nova has no name filter here, so finding the identity's
+ * group by its deterministic name lists them all.
+ */
+const serverGroups = resource<ComputeClient, ServerGroup, ServerGroupFilter, ServerGroupCreate>({
+  path: '/os-server-groups',
+  envelope: 'server_group',
+  keys: serverGroupKeys,
+  style: { kind: 'offset', items: 'server_groups', pageSize: NOVA_OFFSET_PAGE_SIZE },
+  kind: 'compute server group',
+});
+export const { list: listServerGroups, get: getServerGroup, create: createServerGroup } = serverGroups;
+export const { delete: deleteServerGroup, findByName: findServerGroupByName } = serverGroups;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Volume attachments

@@ -12,11 +12,12 @@
  * (ConflictError), since uniqueness uses the same collation: a name we did not create is never adopted. Keystone
  * also `strip()`s names on create, so a name with surrounding whitespace would never be found again.
  */
-import { exactlyNamed } from './exact.ts';
+import { exactlyNamed, type Named } from './exact.ts';
 import { isNotFound } from './errors.ts';
 import { listAll, pageStyleFor, type ListOptions } from './pagination.ts';
 import type { ServiceClient } from './session.ts';
 import { commaJoined, flag, requestEnveloped, toQuery, type QueryKeys } from './request.ts';
+import { resource, type Resource } from './resource.ts';
 
 export type IdentityClient = ServiceClient<'identity'>;
 /**
@@ -24,6 +25,16 @@ export type IdentityClient = ServiceClient<'identity'>;
  * call therefore needs a project-scoped session of that user.
  */
 type ProjectScopedIdentityClient = ServiceClient<'identity', 'project'>;
+
+/** A Keystone collection (see resource.ts): paged by `links.next`, updated with PATCH; a duplicate name is a `keystone …`. */
+function keystone<T extends Named, F extends object, Create, Update = never>(
+  path: string,
+  envelope: string,
+  keys: QueryKeys<F>,
+): Resource<IdentityClient, T, F, Create, Update> {
+  const style = pageStyleFor('identity', `${envelope}s`);
+  return resource({ path, envelope, keys, style, update: 'PATCH', kind: `keystone ${envelope}` });
+}
 
 // ---------------------------------------------------------------------------------------------------- domains
 
@@ -55,44 +66,10 @@ interface DomainUpdate {
   readonly enabled?: boolean | undefined;
 }
 
-export function listDomains(
-  identity: IdentityClient,
-  filter: DomainFilter = {},
-  options?: ListOptions,
-): Promise<Domain[]> {
-  return listAll<Domain>(
-    identity,
-    { method: 'GET', path: '/domains', query: toQuery(filter, domainKeys) },
-    pageStyleFor('identity', 'domains'),
-    options,
-  );
-}
-
-export function getDomain(identity: IdentityClient, domainID: string): Promise<Domain> {
-  return requestEnveloped<Domain>(identity, 'domain', {
-    method: 'GET',
-    path: '/domains/{domain_id}',
-    params: { domain_id: domainID },
-  });
-}
-
-export function createDomain(identity: IdentityClient, domain: DomainCreate): Promise<Domain> {
-  return requestEnveloped<Domain>(identity, 'domain', { method: 'POST', path: '/domains', body: { domain } });
-}
-
-export function updateDomain(identity: IdentityClient, domainID: string, update: DomainUpdate): Promise<Domain> {
-  return requestEnveloped<Domain>(identity, 'domain', {
-    method: 'PATCH',
-    path: '/domains/{domain_id}',
-    params: { domain_id: domainID },
-    body: { domain: update },
-  });
-}
-
-/** Deletes a domain; Keystone refuses (403) until the domain is disabled, so callers disable it first. */
-export async function deleteDomain(identity: IdentityClient, domainID: string): Promise<void> {
-  await identity.request({ method: 'DELETE', path: '/domains/{domain_id}', params: { domain_id: domainID } });
-}
+/** deleteDomain: Keystone refuses (403) until the domain is disabled, so callers disable it first. */
+const domains = keystone<Domain, DomainFilter, DomainCreate, DomainUpdate>('/domains', 'domain', domainKeys);
+export const { list: listDomains, get: getDomain, create: createDomain, update: updateDomain } = domains;
+export const { delete: deleteDomain } = domains;
 
 // ---------------------------------------------------------------------------------------------------- projects
 
@@ -140,60 +117,18 @@ interface ProjectUpdate {
   readonly tags?: readonly string[] | undefined;
 }
 
-export function listProjects(
-  identity: IdentityClient,
-  filter: ProjectFilter = {},
-  options?: ListOptions,
-): Promise<Project[]> {
-  return listAll<Project>(
-    identity,
-    {
-      method: 'GET',
-      path: '/projects',
-      query: toQuery(filter, projectKeys),
-    },
-    pageStyleFor('identity', 'projects'),
-    options,
-  );
-}
+const projects = keystone<Project, ProjectFilter, ProjectCreate, ProjectUpdate>('/projects', 'project', projectKeys);
+export const { list: listProjects, get: getProject, create: createProject, update: updateProject } = projects;
+export const { delete: deleteProject } = projects;
 
 /** The project named exactly `name` in the domain, or undefined (see the module comment on name matching). */
-export async function findProjectByName(
+export function findProjectByName(
   identity: IdentityClient,
   domainID: string,
   name: string,
   options?: ListOptions,
 ): Promise<Project | undefined> {
-  return exactlyNamed(await listProjects(identity, { domainID, name }, options), name, 'keystone project');
-}
-
-export function getProject(identity: IdentityClient, projectID: string): Promise<Project> {
-  return requestEnveloped<Project>(identity, 'project', {
-    method: 'GET',
-    path: '/projects/{project_id}',
-    params: { project_id: projectID },
-  });
-}
-
-export function createProject(identity: IdentityClient, project: ProjectCreate): Promise<Project> {
-  return requestEnveloped<Project>(identity, 'project', {
-    method: 'POST',
-    path: '/projects',
-    body: { project },
-  });
-}
-
-export function updateProject(identity: IdentityClient, projectID: string, update: ProjectUpdate): Promise<Project> {
-  return requestEnveloped<Project>(identity, 'project', {
-    method: 'PATCH',
-    path: '/projects/{project_id}',
-    params: { project_id: projectID },
-    body: { project: update },
-  });
-}
-
-export async function deleteProject(identity: IdentityClient, projectID: string): Promise<void> {
-  await identity.request({ method: 'DELETE', path: '/projects/{project_id}', params: { project_id: projectID } });
+  return projects.findByName(identity, name, { domainID }, options);
 }
 
 // ---------------------------------------------------------------------------------------------------- users
@@ -249,50 +184,18 @@ interface UserUpdate {
   readonly options?: UserOptions | undefined;
 }
 
-export function listUsers(identity: IdentityClient, filter: UserFilter = {}, options?: ListOptions): Promise<User[]> {
-  return listAll<User>(
-    identity,
-    { method: 'GET', path: '/users', query: toQuery(filter, userKeys) },
-    pageStyleFor('identity', 'users'),
-    options,
-  );
-}
+/** createUser: a duplicate (domain, name) is refused with 409. deleteUser also deletes its application credentials. */
+const users = keystone<User, UserFilter, UserCreate, UserUpdate>('/users', 'user', userKeys);
+export const { list: listUsers, get: getUser, create: createUser, update: updateUser, delete: deleteUser } = users;
 
 /** The user named exactly `name` in the domain, or undefined (see the module comment on name matching). */
-export async function findUserByName(
+export function findUserByName(
   identity: IdentityClient,
   domainID: string,
   name: string,
   options?: ListOptions,
 ): Promise<User | undefined> {
-  return exactlyNamed(await listUsers(identity, { domainID, name }, options), name, 'keystone user');
-}
-
-export function getUser(identity: IdentityClient, userID: string): Promise<User> {
-  return requestEnveloped<User>(identity, 'user', {
-    method: 'GET',
-    path: '/users/{user_id}',
-    params: { user_id: userID },
-  });
-}
-
-/** A duplicate (domain, name) is refused with 409, raised as ConflictError. */
-export function createUser(identity: IdentityClient, user: UserCreate): Promise<User> {
-  return requestEnveloped<User>(identity, 'user', { method: 'POST', path: '/users', body: { user } });
-}
-
-export function updateUser(identity: IdentityClient, userID: string, update: UserUpdate): Promise<User> {
-  return requestEnveloped<User>(identity, 'user', {
-    method: 'PATCH',
-    path: '/users/{user_id}',
-    params: { user_id: userID },
-    body: { user: update },
-  });
-}
-
-/** Deleting a user also deletes its application credentials. */
-export async function deleteUser(identity: IdentityClient, userID: string): Promise<void> {
-  await identity.request({ method: 'DELETE', path: '/users/{user_id}', params: { user_id: userID } });
+  return users.findByName(identity, name, { domainID }, options);
 }
 
 /**
@@ -340,40 +243,22 @@ interface RoleFilter {
 
 const roleKeys: QueryKeys<RoleFilter> = { name: 'name', domainID: 'domain_id' };
 
-export function listRoles(identity: IdentityClient, filter: RoleFilter = {}, options?: ListOptions): Promise<Role[]> {
-  return listAll<Role>(
-    identity,
-    { method: 'GET', path: '/roles', query: toQuery(filter, roleKeys) },
-    pageStyleFor('identity', 'roles'),
-    options,
-  );
-}
+const roles = keystone<Role, RoleFilter, { readonly name: string }>('/roles', 'role', roleKeys);
+export const { list: listRoles, create: createRole, get: getRole } = roles;
 
 /** The global role (or, with `domainId`, the domain-specific role) named exactly `name`, or undefined. */
-export async function findRoleByName(
+export function findRoleByName(
   identity: IdentityClient,
   name: string,
   domainID?: string,
   options?: ListOptions,
 ): Promise<Role | undefined> {
-  return exactlyNamed(await listRoles(identity, { name, domainID }, options), name, 'keystone role');
-}
-
-export async function createRole(identity: IdentityClient, role: { readonly name: string }): Promise<Role> {
-  return requestEnveloped<Role>(identity, 'role', { method: 'POST', path: '/roles', body: { role } });
+  return roles.findByName(identity, name, { domainID }, options);
 }
 
 /** The global role named exactly `name`, created when there is none; its id. For seeding and tests. */
 export async function ensureRole(identity: IdentityClient, name: string): Promise<string> {
   return (await findRoleByName(identity, name))?.id ?? (await createRole(identity, { name })).id;
-}
-
-export function getRole(identity: IdentityClient, roleID: string): Promise<Role> {
-  return requestEnveloped<Role>(identity, 'role', {
-    method: 'GET',
-    path: '/roles/{role_id}',
-    params: { role_id: roleID },
-  });
 }
 
 // ---------------------------------------------------------------------------------------------------- role assignments

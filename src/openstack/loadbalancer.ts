@@ -4,11 +4,12 @@
  * per request, so `requireApiVersion` is what actually proves PROXYV2 pools are available.
  */
 import { ConfigError } from './errors.ts';
-import { exactlyNamed } from './exact.ts';
+import type { Named } from './exact.ts';
 import { compareVersions, parseVersion, type Version } from './microversion.ts';
 import { listAll, pageStyleFor, type ListOptions } from './pagination.ts';
 import type { ServiceClient } from './session.ts';
-import { requestEnveloped, toQuery, type QueryKeys } from './request.ts';
+import { requestEnveloped, type QueryKeys } from './request.ts';
+import { resource, type Resource } from './resource.ts';
 
 export type LoadBalancerClient = ServiceClient<'load-balancer'>;
 
@@ -31,6 +32,15 @@ interface OctaviaFilter {
 }
 
 const octaviaKeys: QueryKeys<OctaviaFilter> = { name: 'name', projectID: 'project_id' };
+
+/** An Octavia collection (see resource.ts): filtered by name and project, paged by links, updated with PUT. */
+function octavia<T extends Named, Create, Update = never>(
+  path: string,
+  envelope: string,
+  kind?: string,
+): Resource<LoadBalancerClient, T, OctaviaFilter, Create, Update> {
+  return resource({ path, envelope, kind, keys: octaviaKeys, style: pageStyleFor('load-balancer', `${envelope}s`) });
+}
 
 interface CascadeOptions {
   /** Delete the load balancer's listeners, pools, members and monitors with it. */
@@ -72,45 +82,14 @@ interface LoadBalancerCreate {
   readonly flavor_id?: string | undefined;
 }
 
-export function createLoadBalancer(
-  octavia: LoadBalancerClient,
-  loadbalancer: LoadBalancerCreate,
-): Promise<LoadBalancer> {
-  return requestEnveloped<LoadBalancer>(octavia, 'loadbalancer', {
-    method: 'POST',
-    path: '/lbaas/loadbalancers',
-    body: { loadbalancer },
-  });
-}
-
-export function getLoadBalancer(octavia: LoadBalancerClient, loadbalancerID: string): Promise<LoadBalancer> {
-  return requestEnveloped<LoadBalancer>(octavia, 'loadbalancer', {
-    method: 'GET',
-    path: '/lbaas/loadbalancers/{loadbalancer_id}',
-    params: { loadbalancer_id: loadbalancerID },
-  });
-}
-
-export function listLoadBalancers(
-  octavia: LoadBalancerClient,
-  filter: OctaviaFilter = {},
-  options?: ListOptions,
-): Promise<LoadBalancer[]> {
-  return listAll<LoadBalancer>(
-    octavia,
-    { method: 'GET', path: '/lbaas/loadbalancers', query: toQuery(filter, octaviaKeys) },
-    pageStyleFor('load-balancer', 'loadbalancers'),
-    options,
-  );
-}
-
-/** The load balancer named exactly `name` (`lb-{id}`), or undefined; duplicates throw ConsistencyError. */
-export async function findLoadBalancerByName(
-  octavia: LoadBalancerClient,
-  name: string,
-): Promise<LoadBalancer | undefined> {
-  return exactlyNamed(await listLoadBalancers(octavia, { name }), name, 'load balancer');
-}
+/** Load balancers are found by their name, `lb-{id}`; deleteLoadBalancer (below) can cascade. */
+const loadBalancers = octavia<LoadBalancer, LoadBalancerCreate>(
+  '/lbaas/loadbalancers',
+  'loadbalancer',
+  'load balancer',
+);
+export const { create: createLoadBalancer, get: getLoadBalancer, list: listLoadBalancers } = loadBalancers;
+export const { findByName: findLoadBalancerByName } = loadBalancers;
 
 /**
  * Accepted asynchronously: the load balancer goes PENDING_DELETE, then 404s. docs/spec/openstack-provider.md §Octavia
@@ -183,60 +162,10 @@ export interface ListenerUpdate extends ListenerTimeouts {
   readonly allowed_cidrs?: readonly string[] | null | undefined;
 }
 
-export function createListener(octavia: LoadBalancerClient, listener: ListenerCreate): Promise<Listener> {
-  return requestEnveloped<Listener>(octavia, 'listener', {
-    method: 'POST',
-    path: '/lbaas/listeners',
-    body: { listener },
-  });
-}
-
-export function getListener(octavia: LoadBalancerClient, listenerID: string): Promise<Listener> {
-  return requestEnveloped<Listener>(octavia, 'listener', {
-    method: 'GET',
-    path: '/lbaas/listeners/{listener_id}',
-    params: { listener_id: listenerID },
-  });
-}
-
-export function listListeners(
-  octavia: LoadBalancerClient,
-  filter: OctaviaFilter = {},
-  options?: ListOptions,
-): Promise<Listener[]> {
-  return listAll<Listener>(
-    octavia,
-    { method: 'GET', path: '/lbaas/listeners', query: toQuery(filter, octaviaKeys) },
-    pageStyleFor('load-balancer', 'listeners'),
-    options,
-  );
-}
-
-/** The listener named exactly `name` (`lb-{id}-{listener}-listener`), or undefined. */
-export async function findListenerByName(octavia: LoadBalancerClient, name: string): Promise<Listener | undefined> {
-  return exactlyNamed(await listListeners(octavia, { name }), name, 'listener');
-}
-
-export function updateListener(
-  octavia: LoadBalancerClient,
-  listenerID: string,
-  listener: ListenerUpdate,
-): Promise<Listener> {
-  return requestEnveloped<Listener>(octavia, 'listener', {
-    method: 'PUT',
-    path: '/lbaas/listeners/{listener_id}',
-    params: { listener_id: listenerID },
-    body: { listener },
-  });
-}
-
-export async function deleteListener(octavia: LoadBalancerClient, listenerID: string): Promise<void> {
-  await octavia.request({
-    method: 'DELETE',
-    path: '/lbaas/listeners/{listener_id}',
-    params: { listener_id: listenerID },
-  });
-}
+/** Listeners are found by their name, `lb-{id}-{listener}-listener`. */
+const listeners = octavia<Listener, ListenerCreate, ListenerUpdate>('/lbaas/listeners', 'listener');
+export const { create: createListener, get: getListener, list: listListeners } = listeners;
+export const { findByName: findListenerByName, update: updateListener, delete: deleteListener } = listeners;
 
 // Pools
 
@@ -287,48 +216,10 @@ interface PoolUpdate {
   readonly session_persistence?: SessionPersistence | null | undefined;
 }
 
-export function createPool(octavia: LoadBalancerClient, pool: PoolCreate): Promise<Pool> {
-  return requestEnveloped<Pool>(octavia, 'pool', { method: 'POST', path: '/lbaas/pools', body: { pool } });
-}
-
-export function getPool(octavia: LoadBalancerClient, poolID: string): Promise<Pool> {
-  return requestEnveloped<Pool>(octavia, 'pool', {
-    method: 'GET',
-    path: '/lbaas/pools/{pool_id}',
-    params: { pool_id: poolID },
-  });
-}
-
-export function listPools(
-  octavia: LoadBalancerClient,
-  filter: OctaviaFilter = {},
-  options?: ListOptions,
-): Promise<Pool[]> {
-  return listAll<Pool>(
-    octavia,
-    { method: 'GET', path: '/lbaas/pools', query: toQuery(filter, octaviaKeys) },
-    pageStyleFor('load-balancer', 'pools'),
-    options,
-  );
-}
-
-/** The pool named exactly `name` (`lb-{id}-{listener}-pool`), or undefined. */
-export async function findPoolByName(octavia: LoadBalancerClient, name: string): Promise<Pool | undefined> {
-  return exactlyNamed(await listPools(octavia, { name }), name, 'pool');
-}
-
-export function updatePool(octavia: LoadBalancerClient, poolID: string, pool: PoolUpdate): Promise<Pool> {
-  return requestEnveloped<Pool>(octavia, 'pool', {
-    method: 'PUT',
-    path: '/lbaas/pools/{pool_id}',
-    params: { pool_id: poolID },
-    body: { pool },
-  });
-}
-
-export async function deletePool(octavia: LoadBalancerClient, poolID: string): Promise<void> {
-  await octavia.request({ method: 'DELETE', path: '/lbaas/pools/{pool_id}', params: { pool_id: poolID } });
-}
+/** Pools are found by their name, `lb-{id}-{listener}-pool`. */
+const pools = octavia<Pool, PoolCreate, PoolUpdate>('/lbaas/pools', 'pool');
+export const { create: createPool, get: getPool, list: listPools, findByName: findPoolByName } = pools;
+export const { update: updatePool, delete: deletePool } = pools;
 
 // Members
 
@@ -448,66 +339,15 @@ interface HealthMonitorCreate extends HealthMonitorUpdate {
   readonly max_retries: number;
 }
 
-export function createHealthMonitor(
-  octavia: LoadBalancerClient,
-  healthmonitor: HealthMonitorCreate,
-): Promise<HealthMonitor> {
-  return requestEnveloped<HealthMonitor>(octavia, 'healthmonitor', {
-    method: 'POST',
-    path: '/lbaas/healthmonitors',
-    body: { healthmonitor },
-  });
-}
-
-export function getHealthMonitor(octavia: LoadBalancerClient, healthmonitorID: string): Promise<HealthMonitor> {
-  return requestEnveloped<HealthMonitor>(octavia, 'healthmonitor', {
-    method: 'GET',
-    path: '/lbaas/healthmonitors/{healthmonitor_id}',
-    params: { healthmonitor_id: healthmonitorID },
-  });
-}
-
-export function listHealthMonitors(
-  octavia: LoadBalancerClient,
-  filter: OctaviaFilter = {},
-  options?: ListOptions,
-): Promise<HealthMonitor[]> {
-  return listAll<HealthMonitor>(
-    octavia,
-    { method: 'GET', path: '/lbaas/healthmonitors', query: toQuery(filter, octaviaKeys) },
-    pageStyleFor('load-balancer', 'healthmonitors'),
-    options,
-  );
-}
-
-/** The health monitor named exactly `name` (`lb-{id}-{listener}-monitor`), or undefined. */
-export async function findHealthMonitorByName(
-  octavia: LoadBalancerClient,
-  name: string,
-): Promise<HealthMonitor | undefined> {
-  return exactlyNamed(await listHealthMonitors(octavia, { name }), name, 'health monitor');
-}
-
-export function updateHealthMonitor(
-  octavia: LoadBalancerClient,
-  healthmonitorID: string,
-  healthmonitor: HealthMonitorUpdate,
-): Promise<HealthMonitor> {
-  return requestEnveloped<HealthMonitor>(octavia, 'healthmonitor', {
-    method: 'PUT',
-    path: '/lbaas/healthmonitors/{healthmonitor_id}',
-    params: { healthmonitor_id: healthmonitorID },
-    body: { healthmonitor },
-  });
-}
-
-export async function deleteHealthMonitor(octavia: LoadBalancerClient, healthmonitorID: string): Promise<void> {
-  await octavia.request({
-    method: 'DELETE',
-    path: '/lbaas/healthmonitors/{healthmonitor_id}',
-    params: { healthmonitor_id: healthmonitorID },
-  });
-}
+/** Health monitors are found by their name, `lb-{id}-{listener}-monitor`. */
+const healthMonitors = octavia<HealthMonitor, HealthMonitorCreate, HealthMonitorUpdate>(
+  '/lbaas/healthmonitors',
+  'healthmonitor',
+  'health monitor',
+);
+export const { create: createHealthMonitor, get: getHealthMonitor, list: listHealthMonitors } = healthMonitors;
+export const { findByName: findHealthMonitorByName, update: updateHealthMonitor } = healthMonitors;
+export const { delete: deleteHealthMonitor } = healthMonitors;
 
 // API version discovery
 

@@ -3,10 +3,11 @@
  * project quotas and tags. Request bodies use Neutron's wire names (`provider:network_type`, `router:external`) so a
  * body reads the same here as in Neutron's API reference; list filters are camelCase, mapped to wire names once.
  */
-import { exactlyNamed } from './exact.ts';
-import { listAll, pageStyleFor, type ListOptions } from './pagination.ts';
+import type { Named } from './exact.ts';
+import { pageStyleFor } from './pagination.ts';
+import { resource, type Resource } from './resource.ts';
 import type { ServiceClient } from './session.ts';
-import { commaJoined, requestEnveloped, toQuery, type QueryKeys } from './request.ts';
+import { commaJoined, requestEnveloped, type QueryKeys } from './request.ts';
 
 export type NetworkClient = ServiceClient<'network'>;
 
@@ -22,6 +23,16 @@ interface TagFilter {
 const tagKeys: QueryKeys<TagFilter> = { tags: commaJoined('tags'), tagsAny: commaJoined('tags-any') };
 /** The keys almost every Neutron filter shares. */
 const ownedKeys = { ...tagKeys, name: 'name', projectID: 'project_id' } as const;
+
+/** A Neutron collection (see resource.ts): lists page by `<items>_links`, updates replace fields with PUT. */
+function neutron<T extends Named, F extends object, Create = never, Update = never>(
+  path: string,
+  envelope: string,
+  keys: QueryKeys<F>,
+  kind?: string,
+): Resource<NetworkClient, T, F, Create, Update> {
+  return resource({ path, envelope, keys, kind, style: pageStyleFor('network', `${envelope}s`) });
+}
 
 // ---------------------------------------------------------------------------------------------------- networks
 
@@ -66,51 +77,10 @@ interface NetworkFilter extends TagFilter {
 
 const networkKeys: QueryKeys<NetworkFilter> = { ...ownedKeys, routerExternal: 'router:external' };
 
-export function createNetwork(neutron: NetworkClient, network: NetworkCreate): Promise<Network> {
-  return requestEnveloped<Network>(neutron, 'network', {
-    method: 'POST',
-    path: '/networks',
-    body: { network },
-  });
-}
-
-export function getNetwork(neutron: NetworkClient, networkID: string): Promise<Network> {
-  return requestEnveloped<Network>(neutron, 'network', {
-    method: 'GET',
-    path: '/networks/{network_id}',
-    params: { network_id: networkID },
-  });
-}
-
-export function listNetworks(
-  neutron: NetworkClient,
-  filter: NetworkFilter = {},
-  options?: ListOptions,
-): Promise<Network[]> {
-  return listAll<Network>(
-    neutron,
-    {
-      method: 'GET',
-      path: '/networks',
-      query: toQuery(filter, networkKeys),
-    },
-    pageStyleFor('network', 'networks'),
-    options,
-  );
-}
-
-export async function deleteNetwork(neutron: NetworkClient, networkID: string): Promise<void> {
-  await neutron.request({ method: 'DELETE', path: '/networks/{network_id}', params: { network_id: networkID } });
-}
-
-/** The network named exactly `name` (the deterministic `network-{id}`), or undefined; duplicates throw. */
-export async function findNetworkByName(
-  neutron: NetworkClient,
-  name: string,
-  filter: Omit<NetworkFilter, 'name'> = {},
-): Promise<Network | undefined> {
-  return exactlyNamed(await listNetworks(neutron, { ...filter, name }), name, 'network');
-}
+/** Networks are found by their deterministic name, `network-{id}`. */
+const networks = neutron<Network, NetworkFilter, NetworkCreate>('/networks', 'network', networkKeys);
+export const { create: createNetwork, get: getNetwork, list: listNetworks, delete: deleteNetwork } = networks;
+export const { findByName: findNetworkByName } = networks;
 
 // ----------------------------------------------------------------------------------------------------- subnets
 
@@ -173,55 +143,9 @@ interface SubnetFilter extends TagFilter {
 
 const subnetKeys: QueryKeys<SubnetFilter> = { ...ownedKeys, networkID: 'network_id' };
 
-export function createSubnet(neutron: NetworkClient, subnet: SubnetCreate): Promise<Subnet> {
-  return requestEnveloped<Subnet>(neutron, 'subnet', { method: 'POST', path: '/subnets', body: { subnet } });
-}
-
-export function getSubnet(neutron: NetworkClient, subnetID: string): Promise<Subnet> {
-  return requestEnveloped<Subnet>(neutron, 'subnet', {
-    method: 'GET',
-    path: '/subnets/{subnet_id}',
-    params: { subnet_id: subnetID },
-  });
-}
-
-export function updateSubnet(neutron: NetworkClient, subnetID: string, subnet: SubnetUpdate): Promise<Subnet> {
-  return requestEnveloped<Subnet>(neutron, 'subnet', {
-    method: 'PUT',
-    path: '/subnets/{subnet_id}',
-    params: { subnet_id: subnetID },
-    body: { subnet },
-  });
-}
-
-export function listSubnets(
-  neutron: NetworkClient,
-  filter: SubnetFilter = {},
-  options?: ListOptions,
-): Promise<Subnet[]> {
-  return listAll<Subnet>(
-    neutron,
-    {
-      method: 'GET',
-      path: '/subnets',
-      query: toQuery(filter, subnetKeys),
-    },
-    pageStyleFor('network', 'subnets'),
-    options,
-  );
-}
-
-export async function deleteSubnet(neutron: NetworkClient, subnetID: string): Promise<void> {
-  await neutron.request({ method: 'DELETE', path: '/subnets/{subnet_id}', params: { subnet_id: subnetID } });
-}
-
-export async function findSubnetByName(
-  neutron: NetworkClient,
-  name: string,
-  filter: Omit<SubnetFilter, 'name'> = {},
-): Promise<Subnet | undefined> {
-  return exactlyNamed(await listSubnets(neutron, { ...filter, name }), name, 'subnet');
-}
+const subnets = neutron<Subnet, SubnetFilter, SubnetCreate, SubnetUpdate>('/subnets', 'subnet', subnetKeys);
+export const { create: createSubnet, get: getSubnet, update: updateSubnet, list: listSubnets } = subnets;
+export const { delete: deleteSubnet, findByName: findSubnetByName } = subnets;
 
 // ----------------------------------------------------------------------------------------------------- routers
 
@@ -275,46 +199,9 @@ interface RouterInterface {
   readonly project_id: string;
 }
 
-export function createRouter(neutron: NetworkClient, router: RouterCreate): Promise<Router> {
-  return requestEnveloped<Router>(neutron, 'router', { method: 'POST', path: '/routers', body: { router } });
-}
-
-export function getRouter(neutron: NetworkClient, routerID: string): Promise<Router> {
-  return requestEnveloped<Router>(neutron, 'router', {
-    method: 'GET',
-    path: '/routers/{router_id}',
-    params: { router_id: routerID },
-  });
-}
-
-export function listRouters(
-  neutron: NetworkClient,
-  filter: RouterFilter = {},
-  options?: ListOptions,
-): Promise<Router[]> {
-  return listAll<Router>(
-    neutron,
-    {
-      method: 'GET',
-      path: '/routers',
-      query: toQuery(filter, ownedKeys),
-    },
-    pageStyleFor('network', 'routers'),
-    options,
-  );
-}
-
-export async function deleteRouter(neutron: NetworkClient, routerID: string): Promise<void> {
-  await neutron.request({ method: 'DELETE', path: '/routers/{router_id}', params: { router_id: routerID } });
-}
-
-export async function findRouterByName(
-  neutron: NetworkClient,
-  name: string,
-  filter: Omit<RouterFilter, 'name'> = {},
-): Promise<Router | undefined> {
-  return exactlyNamed(await listRouters(neutron, { ...filter, name }), name, 'router');
-}
+const routers = neutron<Router, RouterFilter, RouterCreate>('/routers', 'router', ownedKeys);
+export const { create: createRouter, get: getRouter, list: listRouters, delete: deleteRouter } = routers;
+export const { findByName: findRouterByName } = routers;
 
 export async function addRouterInterface(
   neutron: NetworkClient,
@@ -418,44 +305,9 @@ const portKeys: QueryKeys<PortFilter> = {
   macAddress: 'mac_address',
 };
 
-export function createPort(neutron: NetworkClient, port: PortCreate): Promise<Port> {
-  return requestEnveloped<Port>(neutron, 'port', { method: 'POST', path: '/ports', body: { port } });
-}
-
-export function getPort(neutron: NetworkClient, portID: string): Promise<Port> {
-  return requestEnveloped<Port>(neutron, 'port', {
-    method: 'GET',
-    path: '/ports/{port_id}',
-    params: { port_id: portID },
-  });
-}
-
-export function listPorts(neutron: NetworkClient, filter: PortFilter = {}, options?: ListOptions): Promise<Port[]> {
-  return listAll<Port>(
-    neutron,
-    {
-      method: 'GET',
-      path: '/ports',
-      query: toQuery(filter, portKeys),
-    },
-    pageStyleFor('network', 'ports'),
-    options,
-  );
-}
-
-/** Neutron replaces each list it is given wholesale: pass the full desired set, not a delta. */
-export function updatePort(neutron: NetworkClient, portID: string, port: PortUpdate): Promise<Port> {
-  return requestEnveloped<Port>(neutron, 'port', {
-    method: 'PUT',
-    path: '/ports/{port_id}',
-    params: { port_id: portID },
-    body: { port },
-  });
-}
-
-export async function deletePort(neutron: NetworkClient, portID: string): Promise<void> {
-  await neutron.request({ method: 'DELETE', path: '/ports/{port_id}', params: { port_id: portID } });
-}
+/** updatePort: Neutron replaces each list it is given wholesale, so pass the full desired set, not a delta. */
+const ports = neutron<Port, PortFilter, PortCreate, PortUpdate>('/ports', 'port', portKeys);
+export const { create: createPort, get: getPort, list: listPorts, update: updatePort, delete: deletePort } = ports;
 
 // --------------------------------------------------------------------------------------------- security groups
 
@@ -521,91 +373,23 @@ const securityGroupRuleKeys: QueryKeys<SecurityGroupRuleFilter> = {
   direction: 'direction',
 };
 
-export function createSecurityGroup(neutron: NetworkClient, group: SecurityGroupCreate): Promise<SecurityGroup> {
-  return requestEnveloped<SecurityGroup>(neutron, 'security_group', {
-    method: 'POST',
-    path: '/security-groups',
-    body: { security_group: group },
-  });
-}
+/** Groups are found by their name, `securitygroup-{id}`; every project also holds a group named `default`. */
+const securityGroups = neutron<SecurityGroup, SecurityGroupFilter, SecurityGroupCreate>(
+  '/security-groups',
+  'security_group',
+  ownedKeys,
+  'security group',
+);
+export const { create: createSecurityGroup, get: getSecurityGroup, list: listSecurityGroups } = securityGroups;
+export const { delete: deleteSecurityGroup, findByName: findSecurityGroupByName } = securityGroups;
 
-export function getSecurityGroup(neutron: NetworkClient, securityGroupID: string): Promise<SecurityGroup> {
-  return requestEnveloped<SecurityGroup>(neutron, 'security_group', {
-    method: 'GET',
-    path: '/security-groups/{security_group_id}',
-    params: { security_group_id: securityGroupID },
-  });
-}
-
-export function listSecurityGroups(
-  neutron: NetworkClient,
-  filter: SecurityGroupFilter = {},
-  options?: ListOptions,
-): Promise<SecurityGroup[]> {
-  return listAll<SecurityGroup>(
-    neutron,
-    {
-      method: 'GET',
-      path: '/security-groups',
-      query: toQuery(filter, ownedKeys),
-    },
-    pageStyleFor('network', 'security_groups'),
-    options,
-  );
-}
-
-export async function deleteSecurityGroup(neutron: NetworkClient, securityGroupID: string): Promise<void> {
-  await neutron.request({
-    method: 'DELETE',
-    path: '/security-groups/{security_group_id}',
-    params: { security_group_id: securityGroupID },
-  });
-}
-
-/** The group named exactly `name` (`securitygroup-{id}`); every project also holds a group named `default`. */
-export async function findSecurityGroupByName(
-  neutron: NetworkClient,
-  name: string,
-  filter: Omit<SecurityGroupFilter, 'name'> = {},
-): Promise<SecurityGroup | undefined> {
-  return exactlyNamed(await listSecurityGroups(neutron, { ...filter, name }), name, 'security group');
-}
-
-export function createSecurityGroupRule(
-  neutron: NetworkClient,
-  rule: SecurityGroupRuleCreate,
-): Promise<SecurityGroupRule> {
-  return requestEnveloped<SecurityGroupRule>(neutron, 'security_group_rule', {
-    method: 'POST',
-    path: '/security-group-rules',
-    body: { security_group_rule: rule },
-  });
-}
-
-export function listSecurityGroupRules(
-  neutron: NetworkClient,
-  filter: SecurityGroupRuleFilter = {},
-  options?: ListOptions,
-): Promise<SecurityGroupRule[]> {
-  return listAll<SecurityGroupRule>(
-    neutron,
-    {
-      method: 'GET',
-      path: '/security-group-rules',
-      query: toQuery(filter, securityGroupRuleKeys),
-    },
-    pageStyleFor('network', 'security_group_rules'),
-    options,
-  );
-}
-
-export async function deleteSecurityGroupRule(neutron: NetworkClient, ruleID: string): Promise<void> {
-  await neutron.request({
-    method: 'DELETE',
-    path: '/security-group-rules/{security_group_rule_id}',
-    params: { security_group_rule_id: ruleID },
-  });
-}
+const securityGroupRules = neutron<SecurityGroupRule, SecurityGroupRuleFilter, SecurityGroupRuleCreate>(
+  '/security-group-rules',
+  'security_group_rule',
+  securityGroupRuleKeys,
+);
+export const { create: createSecurityGroupRule, list: listSecurityGroupRules } = securityGroupRules;
+export const { delete: deleteSecurityGroupRule } = securityGroupRules;
 
 // ------------------------------------------------------------------------------------------------ floating IPs
 
@@ -653,59 +437,13 @@ const floatingIPKeys: QueryKeys<FloatingIPFilter> = {
   projectID: 'project_id',
 };
 
-export function createFloatingIP(neutron: NetworkClient, floatingip: FloatingIPCreate): Promise<FloatingIP> {
-  return requestEnveloped<FloatingIP>(neutron, 'floatingip', {
-    method: 'POST',
-    path: '/floatingips',
-    body: { floatingip },
-  });
-}
-
-export function getFloatingIP(neutron: NetworkClient, floatingIPID: string): Promise<FloatingIP> {
-  return requestEnveloped<FloatingIP>(neutron, 'floatingip', {
-    method: 'GET',
-    path: '/floatingips/{floatingip_id}',
-    params: { floatingip_id: floatingIPID },
-  });
-}
-
-export function listFloatingIPs(
-  neutron: NetworkClient,
-  filter: FloatingIPFilter = {},
-  options?: ListOptions,
-): Promise<FloatingIP[]> {
-  return listAll<FloatingIP>(
-    neutron,
-    {
-      method: 'GET',
-      path: '/floatingips',
-      query: toQuery(filter, floatingIPKeys),
-    },
-    pageStyleFor('network', 'floatingips'),
-    options,
-  );
-}
-
-export function updateFloatingIP(
-  neutron: NetworkClient,
-  floatingIPID: string,
-  floatingip: FloatingIPUpdate,
-): Promise<FloatingIP> {
-  return requestEnveloped<FloatingIP>(neutron, 'floatingip', {
-    method: 'PUT',
-    path: '/floatingips/{floatingip_id}',
-    params: { floatingip_id: floatingIPID },
-    body: { floatingip },
-  });
-}
-
-export async function deleteFloatingIP(neutron: NetworkClient, floatingIPID: string): Promise<void> {
-  await neutron.request({
-    method: 'DELETE',
-    path: '/floatingips/{floatingip_id}',
-    params: { floatingip_id: floatingIPID },
-  });
-}
+const floatingIPs = neutron<FloatingIP, FloatingIPFilter, FloatingIPCreate, FloatingIPUpdate>(
+  '/floatingips',
+  'floatingip',
+  floatingIPKeys,
+);
+export const { create: createFloatingIP, get: getFloatingIP, list: listFloatingIPs } = floatingIPs;
+export const { update: updateFloatingIP, delete: deleteFloatingIP } = floatingIPs;
 
 // ------------------------------------------------------------------------------------------------------ quotas
 
