@@ -24,6 +24,16 @@ describe('region inventory routes', () => {
     assert.ok(!ids.includes('image-b-private'));
     const ready = await call<Item[]>(f, f.tokens.a, 'GET', `/api/v2/regions/${REGION_ID}/images?status=ready`);
     assert.ok(ready.body.every((i) => i.status?.state === 'ready'));
+    const images = `/api/v2/regions/${REGION_ID}/images`;
+    const repeated = await call<Item[]>(f, f.tokens.a, 'GET', `${images}?status=ready&status=failed`);
+    assert.equal(repeated.status, 200);
+    assert.ok(repeated.body.every((i) => ['ready', 'failed'].includes(i.status?.state ?? '')));
+    assert.deepEqual(
+      repeated.body.filter((i) => i.status?.state === 'ready').map((i) => i.metadata.id),
+      ready.body.map((i) => i.metadata.id),
+    );
+    // Only image states are admitted: a comma-joined value is not one.
+    assert.equal((await call(f, f.tokens.a, 'GET', `${images}?status=ready,failed`)).status, 400);
     const owned = await call<Item[]>(f, f.tokens.b, 'GET', `/api/v2/regions/${REGION_ID}/images?scope=owned`);
     assert.deepEqual(
       owned.body.map((i) => i.metadata.id),

@@ -7,7 +7,6 @@ import type { FastifyRequest } from 'fastify';
 import Type, { type TSchema } from 'typebox';
 import type { Region } from '../../apis/index.ts';
 import { ResourceNotFoundError } from '../../provider/errors.ts';
-import type { ImageStatus } from '../../provider/types.ts';
 import { canAccess, type Principal } from '../auth.ts';
 import type { RegionInventory } from '../context.ts';
 import { listOf, principalOf } from '../principal.ts';
@@ -91,8 +90,9 @@ export function regionRoutes(app: Api, deps: RouteDeps): void {
         request.query.scope === 'owned'
           ? inventory.queryImages().ownedByOrganization(...organizations)
           : inventory.queryImages().availableToOrganization(...organizations);
-      const statuses = listOf(request.query.status) as ImageStatus[] | undefined;
-      if (statuses !== undefined) query = query.statusIn(...statuses);
+      // The schema admits only image states, one or repeated, so no comma-splitting (listOf) is needed.
+      const { status } = request.query;
+      if (status !== undefined) query = query.statusIn(...[status].flat());
       const list = await guard(() => query.list({ signal: AbortSignal.timeout(READ_TIMEOUT_MS) }));
       return list.items.map(imageRead);
     },
