@@ -3,15 +3,11 @@ import { describe, it } from 'node:test';
 import { CommanderError } from 'commander';
 import { LEASE_PROFILES, leaseTimingsOf } from './leader-election-options.ts';
 import { serveCommand } from './serve.ts';
+import { flagsOf, invalidArgument } from './testing/flags.ts';
 
 /** serve's flags as commander parses them, then the timings they name. */
 function timingsOf(...argv: string[]) {
-  const command = serveCommand()
-    .exitOverride()
-    .configureOutput({ writeErr: () => undefined });
-  const { unknown } = command.parseOptions(argv);
-  assert.deepEqual(unknown, [], 'every flag is known');
-  return leaseTimingsOf(command.opts());
+  return leaseTimingsOf(flagsOf(serveCommand, ...argv));
 }
 
 describe('serve: Lease timings', () => {
@@ -55,14 +51,8 @@ describe('serve: Lease timings', () => {
     refused('--leader-election-lease-duration', '5s'); // shorter than the 10 s renew deadline
     refused('--leader-election-retry-period', '9s'); // 1.2 retry periods outlast the renew deadline
     refused('--leader-election-lease-duration', '2500ms', '--leader-election-profile', 'fast');
-    assert.throws(
-      () => timingsOf('--leader-election-profile', 'fastest'),
-      (error: unknown) => error instanceof CommanderError && error.code === 'commander.invalidArgument',
-    );
-    assert.throws(
-      () => timingsOf('--leader-election-retry-period', 'soon'),
-      (error: unknown) => error instanceof CommanderError && error.code === 'commander.invalidArgument',
-    );
+    assert.throws(() => timingsOf('--leader-election-profile', 'fastest'), invalidArgument);
+    assert.throws(() => timingsOf('--leader-election-retry-period', 'soon'), invalidArgument);
   });
 
   it('serve says why it refuses timings, before it connects to anything', async () => {

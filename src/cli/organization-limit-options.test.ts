@@ -1,21 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CommanderError } from 'commander';
 import { DEFAULT_ORGANIZATION_LIMITS } from '../region/http/decide-limit.ts';
 import { organizationLimitsOf } from './organization-limit-options.ts';
 import { serveCommand } from './serve.ts';
 import { upCommand } from './up.ts';
+import { flagsOf, invalidArgument } from './testing/flags.ts';
 
 describe('--organization-limit', () => {
   for (const command of [serveCommand, upCommand]) {
-    const parsed = (...argv: string[]) => {
-      const parser = command()
-        .exitOverride()
-        .configureOutput({ writeErr: () => undefined });
-      const { unknown } = parser.parseOptions(argv);
-      assert.deepEqual(unknown, [], 'every flag is known');
-      return organizationLimitsOf(parser.opts());
-    };
+    const parsed = (...argv: string[]) => organizationLimitsOf(flagsOf(command, ...argv));
     const name = command().name();
 
     it(`${name}: the documented defaults without the flag`, () => {
@@ -56,11 +49,7 @@ describe('--organization-limit', () => {
         ':servers=1',
         'a:b:servers=1',
       ]) {
-        assert.throws(
-          () => parsed('--organization-limit', bad),
-          (error: unknown) => error instanceof CommanderError && error.code === 'commander.invalidArgument',
-          bad,
-        );
+        assert.throws(() => parsed('--organization-limit', bad), invalidArgument, bad);
       }
     });
   }

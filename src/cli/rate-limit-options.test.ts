@@ -1,21 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CommanderError } from 'commander';
 import { DEFAULT_RATE_LIMITS } from '../region/http/rate-limit.ts';
 import { rateLimitsOf } from './rate-limit-options.ts';
 import { serveCommand } from './serve.ts';
 import { upCommand } from './up.ts';
+import { flagsOf, invalidArgument } from './testing/flags.ts';
 
 describe('rate-limit flags', () => {
   for (const command of [serveCommand, upCommand]) {
-    const parsed = (...argv: string[]) => {
-      const parser = command()
-        .exitOverride()
-        .configureOutput({ writeErr: () => undefined });
-      const { unknown } = parser.parseOptions(argv);
-      assert.deepEqual(unknown, [], 'every flag is known');
-      return rateLimitsOf(parser.opts());
-    };
+    const parsed = (...argv: string[]) => rateLimitsOf(flagsOf(command, ...argv));
 
     it(`${command().name()}: defaults, a rate with ten seconds of burst, 0 for off, and refuses the rest`, () => {
       assert.deepEqual(parsed(), DEFAULT_RATE_LIMITS);
@@ -24,11 +17,7 @@ describe('rate-limit flags', () => {
         perAddress: undefined,
       });
       for (const bad of ['-1', 'fast', '']) {
-        assert.throws(
-          () => parsed('--rate-limit-per-token', bad),
-          (error: unknown) => error instanceof CommanderError && error.code === 'commander.invalidArgument',
-          bad,
-        );
+        assert.throws(() => parsed('--rate-limit-per-token', bad), invalidArgument, bad);
       }
     });
   }

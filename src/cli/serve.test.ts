@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CommanderError, InvalidArgumentError } from 'commander';
+import { InvalidArgumentError } from 'commander';
 import { keystoneUserType } from '../keystone/apis/keystoneuser.ts';
 import { builtin } from '../kube/resource-type.ts';
 import { regionType } from '../region/apis/index.ts';
@@ -13,6 +13,7 @@ import {
   serveCommand,
 } from './serve.ts';
 import { hostPort, regionKindsIn } from './serve-options.ts';
+import { flagsOf, invalidArgument, quiet } from './testing/flags.ts';
 
 describe('serve options', () => {
   it('reads a concurrency as a positive whole number, and refuses anything else', () => {
@@ -21,34 +22,16 @@ describe('serve options', () => {
   });
 
   it('--keystone-concurrency sets the KeystoneUser controller’s passes at once: 1 by default, a positive count', () => {
-    const parsed = (...argv: string[]) => {
-      const command = serveCommand()
-        .exitOverride()
-        .configureOutput({ writeErr: () => undefined });
-      const { unknown } = command.parseOptions(argv);
-      assert.deepEqual(unknown, [], 'every flag is known');
-      return command.opts<{ keystoneConcurrency: number }>();
-    };
+    const parsed = (...argv: string[]) => flagsOf<{ keystoneConcurrency: number }>(serveCommand, ...argv);
     assert.deepEqual(keystoneControllerOptions(parsed()), { maxConcurrentReconciles: 1 });
     assert.deepEqual(keystoneControllerOptions(parsed('--keystone-concurrency', '8')), { maxConcurrentReconciles: 8 });
     for (const bad of ['0', '-2', 'many']) {
-      assert.throws(
-        () => parsed('--keystone-concurrency', bad),
-        (error: unknown) => error instanceof CommanderError && error.code === 'commander.invalidArgument',
-        bad,
-      );
+      assert.throws(() => parsed('--keystone-concurrency', bad), invalidArgument, bad);
     }
   });
 
   it('takes create-retry’s maximum attempts and the monitor period, upstream’s flags, and refuses bad values', () => {
-    const parsed = (...argv: string[]) => {
-      const command = serveCommand()
-        .exitOverride()
-        .configureOutput({ writeErr: () => undefined });
-      const { unknown } = command.parseOptions(argv);
-      assert.deepEqual(unknown, [], 'every flag is known');
-      return command.opts();
-    };
+    const parsed = (...argv: string[]) => flagsOf(serveCommand, ...argv);
     const options = parsed('--provider-create-max-attempts', '5', '--poll-period', '30s');
     assert.equal(options['providerCreateMaxAttempts'], 5);
     assert.equal(options['pollPeriod'], 30_000);
@@ -61,11 +44,7 @@ describe('serve options', () => {
       ['--poll-period', 'soon'],
       ['--poll-period', '-5s'],
     ]) {
-      assert.throws(
-        () => parsed(...argv),
-        (error: unknown) => error instanceof CommanderError && error.code === 'commander.invalidArgument',
-        argv.join(' '),
-      );
+      assert.throws(() => parsed(...argv), invalidArgument, argv.join(' '));
     }
   });
 
@@ -122,12 +101,9 @@ describe('serve: where the caches watch', () => {
 
   it('refuses an empty --watch-namespaces (a blank ConfigMap value) instead of watching every namespace', () => {
     for (const bad of ['', ',', ' , ']) {
-      const command = serveCommand()
-        .exitOverride()
-        .configureOutput({ writeErr: () => undefined });
       assert.throws(
-        () => command.parseOptions([`--watch-namespaces=${bad}`]),
-        (error: unknown) => error instanceof CommanderError && error.code === 'commander.invalidArgument',
+        () => quiet(serveCommand).parseOptions([`--watch-namespaces=${bad}`]),
+        invalidArgument,
         JSON.stringify(bad),
       );
     }

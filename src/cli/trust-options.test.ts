@@ -1,22 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CommanderError } from 'commander';
 import { serveCommand } from './serve.ts';
 import type { TrustFlags } from './trust-options.ts';
 import { upCommand } from './up.ts';
-
-const invalid = (error: unknown) => error instanceof CommanderError && error.code === 'commander.invalidArgument';
+import { flagsOf, invalidArgument } from './testing/flags.ts';
 
 const parser =
   (command: typeof serveCommand) =>
-  (...argv: string[]) => {
-    const p = command()
-      .exitOverride()
-      .configureOutput({ writeErr: () => undefined });
-    const { unknown } = p.parseOptions(argv);
-    assert.deepEqual(unknown, [], 'every flag is known');
-    return p.opts<TrustFlags>();
-  };
+  (...argv: string[]) =>
+    flagsOf<TrustFlags>(command, ...argv);
 
 describe('trust flags', () => {
   for (const command of [serveCommand, upCommand]) {
@@ -28,7 +20,7 @@ describe('trust flags', () => {
         ['10.1.0.0/16', 'fd00::1'],
       );
       for (const bad of ['mirror.example', '10.0.0.0/33', '']) {
-        assert.throws(() => parsed('--image-source-allow', bad), invalid, bad);
+        assert.throws(() => parsed('--image-source-allow', bad), invalidArgument, bad);
       }
     });
   }
@@ -37,7 +29,7 @@ describe('trust flags', () => {
     const parsed = parser(serveCommand);
     assert.equal(parsed('--public-url', 'https://region.example.com/').publicUrl, 'https://region.example.com');
     for (const bad of ['region.example.com', 'ftp://x.example', 'https://u:p@x.example']) {
-      assert.throws(() => parsed('--public-url', bad), invalid, bad);
+      assert.throws(() => parsed('--public-url', bad), invalidArgument, bad);
     }
   });
 });
