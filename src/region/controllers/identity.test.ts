@@ -30,6 +30,21 @@ import { reconcileProvisioned } from './provisioner.ts';
 const openStore = regionStoresClosedAfter();
 const open = (clock: ManualClock, without: readonly ResourceType[] = []) => openStore(clock, { without });
 
+/** A store holding the kinds but `without`, and a pass of the identity controller over `id-1` with a fake provider. */
+async function identityPasses(without: readonly ResourceType[] = []) {
+  const clock = new ManualClock();
+  const store = await open(clock, without);
+  const provider = new FakeIdentityProvider();
+  const pass = () =>
+    reconcileProvisioned(
+      store,
+      identityProvisioner(store, lookupOf(provider)),
+      { cluster: '', namespace: NAMESPACE, name: 'id-1' },
+      passContext(clock),
+    );
+  return { clock, store, provider, pass };
+}
+
 function serverUsing(identityID: string): KubeObject {
   const sample = validSamples['Server'];
   assert.ok(sample !== undefined);
@@ -53,16 +68,7 @@ async function release(store: EmbeddedStore, type: ResourceType, name: string): 
 
 describe('Identity deletion and its dependents', () => {
   it('deletes servers, then security groups, then networks, each gone before the next; then the identity', async () => {
-    const clock = new ManualClock();
-    const store = await open(clock);
-    const provider = new FakeIdentityProvider();
-    const pass = () =>
-      reconcileProvisioned(
-        store,
-        identityProvisioner(store, lookupOf(provider)),
-        { cluster: '', namespace: NAMESPACE, name: 'id-1' },
-        passContext(clock),
-      );
+    const { store, provider, pass } = await identityPasses();
     const deleting = async (type: ResourceType, name: string) =>
       (await store.get(type, NAMESPACE, name)).metadata.deletionTimestamp !== undefined;
     const condition = async () =>
@@ -100,16 +106,7 @@ describe('Identity deletion and its dependents', () => {
   });
 
   it('says so when a dependent cannot be deleted, instead of waiting silently', async () => {
-    const clock = new ManualClock();
-    const store = await open(clock, [volumeType]);
-    const provider = new FakeIdentityProvider();
-    const pass = () =>
-      reconcileProvisioned(
-        store,
-        identityProvisioner(store, lookupOf(provider)),
-        { cluster: '', namespace: NAMESPACE, name: 'id-1' },
-        passContext(clock),
-      );
+    const { store, provider, pass } = await identityPasses([volumeType]);
     await store.create(identityType, identityObject('id-1'));
     await pass();
     await held(store, securityGroupType, securityGroupObject('sg-1', 'id-1'));

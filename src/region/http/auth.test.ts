@@ -9,6 +9,20 @@ import { bearerToken, canAccess, createAuthenticator, principalOf } from './auth
 import { DEV_ALGORITHM, generateDevKeyPair, signDevToken } from './dev-token.ts';
 import { Problem } from './problem.ts';
 
+/** An authenticator for a fresh dev key pair, logging to a captured logger. */
+async function setup(options: { issuer?: string; audience?: string } = {}) {
+  const clock = new ManualClock(Date.now());
+  const keys = await generateDevKeyPair();
+  const captured = capturedLogger();
+  const authenticate = createAuthenticator({
+    key: { publicJwk: keys.publicJwk, algorithm: DEV_ALGORITHM },
+    clock,
+    log: captured.log,
+    ...options,
+  });
+  return { clock, keys, captured, authenticate };
+}
+
 describe('auth', () => {
   it('reads the scope claims; a token without organizations grants nothing', () => {
     assert.deepEqual(principalOf({ sub: 'u', organizationIds: ['o'] }), { subject: 'u', organizationIDs: ['o'] });
@@ -42,14 +56,7 @@ describe('auth', () => {
   });
 
   it('refuses a token without an expiry, which would otherwise be valid for ever', async () => {
-    const clock = new ManualClock();
-    const keys = await generateDevKeyPair();
-    const captured = capturedLogger();
-    const authenticate = createAuthenticator({
-      key: { publicJwk: keys.publicJwk, algorithm: DEV_ALGORITHM },
-      clock,
-      log: captured.log,
-    });
+    const { keys, captured, authenticate } = await setup();
     const endless = await new SignJWT({ organizationIds: ['o'] })
       .setProtectedHeader({ alg: DEV_ALGORITHM })
       .setSubject('dev')
@@ -81,18 +88,6 @@ describe('auth', () => {
 });
 
 describe('auth: refusals in the operator log', () => {
-  const setup = async (options: { issuer?: string; audience?: string } = {}) => {
-    const clock = new ManualClock(Date.now());
-    const keys = await generateDevKeyPair();
-    const captured = capturedLogger();
-    const authenticate = createAuthenticator({
-      key: { publicJwk: keys.publicJwk, algorithm: DEV_ALGORITHM },
-      clock,
-      log: captured.log,
-      ...options,
-    });
-    return { clock, keys, captured, authenticate };
-  };
   const refusedWith = async (
     { authenticate, captured }: Awaited<ReturnType<typeof setup>>,
     header: string | undefined,

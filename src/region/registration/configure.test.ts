@@ -104,13 +104,7 @@ describe('region configure (mode create) against the emulator', () => {
     assert.deepEqual(roles, [...DEFAULT_ROLES.domain, 'reader'].sort());
     // A project it creates later: manager there by inheritance, without ever granting manager.
     const made = await createProject(domain.client('identity'), { name: 'identity-1', domain_id: c.domainID });
-    const inProject = new Session<'project'>({
-      authUrl: c.authUrl,
-      auth: { type: 'password', user: { id: c.userID }, password: c.password },
-      scope: { kind: 'project', project: { id: made.id } },
-      transport,
-      clock: cloud.clock,
-    });
+    const inProject = projectSession({ ...c, projectID: made.id }, { transport, clock: cloud.clock });
     assert.ok((await inProject.token()).roles.some((r) => r.name === 'manager'));
     // and not manager of the domain's neighbours.
     await assert.rejects(createProject(domain.client('identity'), { name: 'x', domain_id: 'default' }), ForbiddenError);
@@ -128,13 +122,7 @@ describe('region configure (mode create) against the emulator', () => {
     assert.ok(changes.includes('granted baremetal_observer on domain staging, inherited to its projects'));
     const domain = domainSession(c, { transport, clock: cloud.clock });
     const made = await createProject(domain.client('identity'), { name: 'identity-bm', domain_id: c.domainID });
-    const inProject = new Session<'project'>({
-      authUrl: c.authUrl,
-      auth: { type: 'password', user: { id: c.userID }, password: c.password },
-      scope: { kind: 'project', project: { id: made.id } },
-      transport,
-      clock: cloud.clock,
-    });
+    const inProject = projectSession({ ...c, projectID: made.id }, { transport, clock: cloud.clock });
     assert.ok((await inProject.token()).roles.some((r) => r.name === 'baremetal_observer'));
     // Not on the domain itself: only project-scoped lookups need it.
     assert.ok(!(await domain.token()).roles.some((r) => r.name === 'baremetal_observer'));
