@@ -12,18 +12,10 @@ import {
   renderEnvFile,
   writeEnvFile,
 } from './env-file.ts';
+import { testCredentials } from './testing/credentials.ts';
 
-const credentials: RegionCredentials = {
-  authUrl: 'https://keystone.example:5000/v3',
-  regionName: 'RegionOne',
-  domainID: 'd1',
-  domainName: 'staging',
-  projectID: 'p1',
-  projectName: 'staging-region',
-  userID: 'u1',
-  userName: 'staging-region',
-  password: `it's $HOME "quoted" \`x\` \\ end`,
-};
+/** A password with every character the env file must quote. */
+const credentials: RegionCredentials = { ...testCredentials, password: `it's $HOME "quoted" \`x\` \\ end` };
 
 test('a rendered env file parses back to the same credentials, password included', () => {
   const text = renderEnvFile(credentials, 'test');

@@ -18,7 +18,7 @@ import { getOptional } from '../../kube/client.ts';
 import { identityType, labels, regionKinds, regionType, type Region } from '../apis/index.ts';
 import { configureRegion, planFor } from './configure.ts';
 import { unconfigureRegion } from './unconfigure.ts';
-import { SECRET_KEYS, type RegionCredentials } from './credentials.ts';
+import { SECRET_KEYS } from './credentials.ts';
 import { discoverInventory, renderInventory } from './discover.ts';
 import { renderEnvFile, writeEnvFile } from './env-file.ts';
 import {
@@ -30,19 +30,10 @@ import {
 } from './register.ts';
 import { passwordWorks, projectSession, RegistrationError } from './sessions.ts';
 import { openRegionStore } from '../apis/testing/store.ts';
+import { testCredentials } from './testing/credentials.ts';
 
 const REGION_ID = '6f1c2a52-8d0e-4c1b-9a77-3b0f4e5d2c10';
-const credentials: RegionCredentials = {
-  authUrl: 'https://keystone.example:5000/v3',
-  regionName: 'RegionOne',
-  domainID: 'd1',
-  domainName: 'staging',
-  projectID: 'p1',
-  projectName: 'staging-region',
-  userID: 'u1',
-  userName: 'staging-region',
-  password: 'pw-1',
-};
+const credentials = testCredentials;
 const plan: RegisterPlan = {
   regionID: REGION_ID,
   displayName: 'eu-west-1',
@@ -105,24 +96,29 @@ test('idempotent by name and id: which Region a run writes, and whether it creat
   );
 });
 
-describe('register into the embedded store, twice', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'register-twice-'));
+/** A temporary directory's env file holding `credentials` (written before the suite) and a store path beside it. */
+function registrationFiles(prefix: string): { envFile: string; storePath: string } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
   const envFile = join(dir, 'region.env');
-  const storePath = join(dir, 'store.db');
   before(() => {
     writeEnvFile(envFile, renderEnvFile(credentials, 'test'));
   });
+  return { envFile, storePath: join(dir, 'store.db') };
+}
 
-  async function run(args: string[]): Promise<string> {
-    let out = '';
-    const command = regionCommand({ write: (t: string) => (out += t) }, { write: () => true });
-    command.exitOverride();
-    await command.parseAsync(
-      ['register', '--provider-env', envFile, '--no-discover', '--store', storePath, '--create-secret', ...args],
-      { from: 'user' },
-    );
-    return out;
-  }
+/** Runs `openregion region …` with `args`; what it printed. */
+async function region(args: string[]): Promise<string> {
+  let out = '';
+  const command = regionCommand({ write: (t: string) => (out += t) }, { write: () => true });
+  command.exitOverride();
+  await command.parseAsync(args, { from: 'user' });
+  return out;
+}
+
+describe('register into the embedded store, twice', () => {
+  const { envFile, storePath } = registrationFiles('register-twice-');
+  const run = (args: string[]) =>
+    region(['register', '--provider-env', envFile, '--no-discover', '--store', storePath, '--create-secret', ...args]);
 
   it('the second run with the same --name updates the first one Region and says so; there is one Region', async () => {
     const first = await run(['--name', 'eu-west-1']);
@@ -150,20 +146,8 @@ describe('register into the embedded store, twice', () => {
 });
 
 describe('register creates its namespace; deregister undoes it', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'deregister-'));
-  const envFile = join(dir, 'region.env');
-  const storePath = join(dir, 'store.db');
-  before(() => {
-    writeEnvFile(envFile, renderEnvFile(credentials, 'test'));
-  });
-
-  async function run(args: string[]): Promise<string> {
-    let out = '';
-    const command = regionCommand({ write: (t: string) => (out += t) }, { write: () => true });
-    command.exitOverride();
-    await command.parseAsync(args, { from: 'user' });
-    return out;
-  }
+  const { envFile, storePath } = registrationFiles('deregister-');
+  const run = region;
   const register = (name: string, namespace = 'regions-here') =>
     run(
       ['register', '--provider-env', envFile, '--no-discover', '--store', storePath, '--create-secret'].concat([
