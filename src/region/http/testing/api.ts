@@ -15,6 +15,7 @@ import { createAuthenticator } from '../auth.ts';
 import type { ApiDeps, Capabilities, RegionInventory } from '../context.ts';
 import { DEV_ALGORITHM, DEV_AUDIENCE, DEV_ISSUER, generateDevKeyPair, signDevToken } from '../dev-token.ts';
 import type { Api } from '../routes/kit.ts';
+import { testImage } from '../../provider/testing/image.ts';
 
 export const NAMESPACE = 'unikorn-region';
 export const REGION_ID = 'c0a8f0e2-0000-4000-8000-00000000000a';
@@ -28,19 +29,8 @@ export const IMAGE = 'image-ubuntu';
 export const IMAGE_2 = 'image-rocky';
 export const VOLUME_CLASS = 'class-fast';
 
-const image = (id: string, name: string, overrides: Partial<Image> = {}): Image => ({
-  id,
-  name,
-  tags: {},
-  created: '2026-01-01T00:00:00Z',
-  modified: '2026-01-01T00:00:00Z',
-  architecture: 'x86_64',
-  sizeGiB: 2,
-  virtualization: 'virtualized',
-  os: { kernel: 'linux', family: 'debian', distro: 'ubuntu', version: '24.04' },
-  status: 'ready',
-  ...overrides,
-});
+const image = (id: string, name: string, overrides: Partial<Image> = {}): Image =>
+  testImage(id, { name, sizeGiB: 2, ...overrides });
 
 export const IMAGES: readonly Image[] = [
   image(IMAGE, 'ubuntu-24.04'),

@@ -21,6 +21,7 @@ import type { RegionContext } from '../registry.ts';
 import { assertGone, identityRecord, recordingSecrets } from '../testing/identity.ts';
 import { regionFixture, type RegionFixture } from '../testing/region.ts';
 import { createIdentity, deleteIdentity, type IdentityDeps } from './lifecycle.ts';
+import { testImage } from '../../provider/testing/image.ts';
 
 /** A scheduler that never fires: the image cache changes only by what the test does. */
 const still = { every: () => ({ cancel: () => undefined }) };
@@ -97,20 +98,8 @@ for (const account of ['configured', 'admin'] as const) {
 
       const images = caches.for(context).images ?? assert.fail('the image cache is on');
       await images.ready();
-      const entry = (id: string): Image => ({
-        id,
-        name: id,
-        tags: {},
-        organizationID: identity.organizationID,
-        created: '2026-01-01T00:00:00Z',
-        modified: '2026-01-01T00:00:00Z',
-        architecture: 'x86_64',
-        sizeGiB: 1,
-        virtualization: 'virtualized',
-        os: { kernel: 'linux', family: 'debian', distro: 'ubuntu', version: '24.04' },
-        status: 'ready',
-        identityID: identity.id,
-      });
+      const entry = (id: string): Image =>
+        testImage(id, { organizationID: identity.organizationID, identityID: identity.id });
       images.insertIfAbsent(entry(published)); // as recordSnapshot does
       images.insertIfAbsent(entry(theirs));
 

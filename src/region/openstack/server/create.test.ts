@@ -12,20 +12,15 @@ import type { Outcome } from '../../provider/outcome.ts';
 import { IDENTITY_KEYPAIR_NAME, networkName } from '../names.ts';
 import { PLACEMENT_MISS } from './create.ts';
 import { serverProviderFor, type OpenstackServerProvider } from './provider.ts';
-import { serverFixture, type ServerFixture } from '../testing/server.ts';
+import { serverFixtureWithProvider, type ServerFixture } from '../testing/server.ts';
 
 const ctx = { signal: new AbortController().signal };
 
 let w: ServerFixture;
 let provider: OpenstackServerProvider;
 
-before(async () => {
-  w = await serverFixture();
-  provider = await w.provider();
-});
-after(async () => {
-  await w.close();
-});
+before(async () => ({ w, provider } = await serverFixtureWithProvider()));
+after(() => w.close());
 
 const CA = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ca@example';
 

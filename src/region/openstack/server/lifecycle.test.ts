@@ -13,35 +13,19 @@ import type { Outcome } from '../../provider/outcome.ts';
 import type { Image } from '../../provider/types.ts';
 import type { OpenstackServerProvider } from './provider.ts';
 import { networkName, serverPortName } from '../names.ts';
-import { serverFixture, type ServerFixture } from '../testing/server.ts';
+import { serverFixtureWithProvider, type ServerFixture } from '../testing/server.ts';
+import { testImage } from '../../provider/testing/image.ts';
 
 const ctx = { signal: new AbortController().signal };
 
 /** What the REST API hands the provider: the server's image, renamed, owned by the organization. */
-const template: Image = {
-  id: 'source',
-  name: 'snap-1',
-  tags: { team: 'web' },
-  organizationID: 'org-snap',
-  created: '2026-01-01T00:00:00Z',
-  modified: '2026-01-01T00:00:00Z',
-  architecture: 'x86_64',
-  sizeGiB: 1,
-  virtualization: 'virtualized',
-  os: { kernel: 'linux', family: 'debian', distro: 'ubuntu', version: '24.04' },
-  status: 'ready',
-};
+const template: Image = testImage('source', { name: 'snap-1', tags: { team: 'web' }, organizationID: 'org-snap' });
 
 let w: ServerFixture;
 let provider: OpenstackServerProvider;
 
-before(async () => {
-  w = await serverFixture();
-  provider = await w.provider();
-});
-after(async () => {
-  await w.close();
-});
+before(async () => ({ w, provider } = await serverFixtureWithProvider()));
+after(() => w.close());
 
 describe('consistency and interrupted deletes', () => {
   it("a Nova server of the same name another Server made is not this one's: each converges and deletes its own", async () => {

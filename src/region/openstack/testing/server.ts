@@ -54,6 +54,12 @@ export interface ServerFixture extends RegionFixture {
 
 const CTX = { signal: new AbortController().signal };
 
+/** A server fixture and its provider, opened together: what each server provider suite starts from. */
+export async function serverFixtureWithProvider(): Promise<{ w: ServerFixture; provider: OpenstackServerProvider }> {
+  const w = await serverFixture();
+  return { w, provider: await w.provider() };
+}
+
 export async function serverFixture(where: RegionStore = {}): Promise<ServerFixture> {
   const fx = await regionFixture('configured', where);
   const admin = fx.admin;
