@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { serverType } from '../apis/index.ts';
-import { PROBLEM_CONTENT_TYPE } from './problem.ts';
 import {
   apiFixture,
   call,
@@ -18,6 +17,7 @@ import {
   PROJECT_A,
   REGION_ID,
   VOLUME_CLASS,
+  refusedUnchanged,
   violationsOf,
   type ApiFixture,
 } from './testing/api.ts';
@@ -59,22 +59,8 @@ describe('bad requests', () => {
   });
 
   /** Sends the request, expects `status` and a problem naming `expected` (field:rule), and an unchanged store. */
-  const refused = async (method: 'POST' | 'PUT', url: string, payload: unknown, status: number, expected: string[]) => {
-    const before = await f.snapshot();
-    const response = await f.api.inject({
-      method,
-      url,
-      headers: { authorization: `Bearer ${f.tokens.a}` },
-      payload: payload as Record<string, unknown>,
-    });
-    assert.equal(response.statusCode, status, `${method} ${url}: ${response.body}`);
-    assert.match(String(response.headers['content-type']), new RegExp(PROBLEM_CONTENT_TYPE.replace('+', '\\+')));
-    const body = response.json<{ type: string; detail: string }>();
-    assert.ok(body.type.startsWith('https://'), 'a problem type');
-    for (const v of expected)
-      assert.ok(violationsOf(body).includes(v), `${v} in ${JSON.stringify(violationsOf(body))}`);
-    assert.deepEqual(await f.snapshot(), before, 'nothing stored');
-  };
+  const refused = (method: 'POST' | 'PUT', url: string, payload: unknown, status: number, expected: string[]) =>
+    refusedUnchanged(f, method, url, payload, status, expected);
 
   it('a schema violation for every resource (400)', async () => {
     const spec = { organizationId: ORG_A, projectId: PROJECT_A, regionId: REGION_ID, dnsNameservers: [] };

@@ -2,6 +2,7 @@
  * Test support for the REST API: an in-memory store serving every region kind with one visible Region, a signing
  * key and tokens for two organizations, a fake inventory, and the API built over them (exercised with inject()).
  */
+import assert from 'node:assert/strict';
 import type { EmbeddedStore } from '../../../kube/embedded/store.ts';
 import { builtin } from '../../../kube/resource-type.ts';
 import { ManualClock } from '../../../util/clock.ts';
@@ -14,6 +15,7 @@ import { buildApi } from '../app.ts';
 import { createAuthenticator } from '../auth.ts';
 import type { ApiDeps, Capabilities, RegionInventory } from '../context.ts';
 import { DEV_ALGORITHM, DEV_AUDIENCE, DEV_ISSUER, generateDevKeyPair, signDevToken } from '../dev-token.ts';
+import { PROBLEM_CONTENT_TYPE } from '../problem.ts';
 import type { Api } from '../routes/kit.ts';
 import { testImage } from '../../provider/testing/image.ts';
 
@@ -271,3 +273,31 @@ interface Violations {
 /** `field:rule` for each violation of a problem answer. */
 export const violationsOf = (body: unknown): string[] =>
   ((body as Partial<Violations> | undefined)?.errors ?? []).map((e) => `${e.field}:${e.rule}`);
+
+/**
+ * Sends a request the API must refuse, as organization A: expects `status` with a problem document naming each of
+ * `expected` (`field:rule`), and the store unchanged.
+ */
+export async function refusedUnchanged(
+  f: ApiFixture,
+  method: 'POST' | 'PUT',
+  url: string,
+  payload: unknown,
+  status: number,
+  expected: readonly string[],
+): Promise<void> {
+  const before = await f.snapshot();
+  const response = await f.api.inject({
+    method,
+    url,
+    headers: { authorization: `Bearer ${f.tokens.a}` },
+    payload: payload as Record<string, unknown>,
+  });
+  assert.equal(response.statusCode, status, `${method} ${url}: ${response.body}`);
+  assert.match(String(response.headers['content-type']), new RegExp(PROBLEM_CONTENT_TYPE.replace('+', '\\+')));
+  const body = response.json<{ type: string }>();
+  assert.ok(body.type.startsWith('https://'), 'a problem type');
+  const named = violationsOf(body);
+  for (const v of expected) assert.ok(named.includes(v), `${v} in ${JSON.stringify(named)}`);
+  assert.deepEqual(await f.snapshot(), before, 'nothing stored');
+}
