@@ -20,7 +20,7 @@ import {
   type UpstreamOperation,
 } from './testing/upstream.ts';
 import {
-  REFERENCE,
+  pathValuesOf,
   UPSTREAM_FLAVOR,
   UPSTREAM_IMAGE,
   upstreamWorld,
@@ -83,21 +83,9 @@ describe('upstream compatibility: every operation of region.spec.yaml', () => {
 
   const isV1 = (op: UpstreamOperation) => op.path.startsWith('/api/v1/');
   const pathValue = (op: UpstreamOperation, name: string): string => {
-    const v1 = isV1(op);
-    const values: Record<string, string> = {
-      organizationID: ORG_A,
-      projectID: PROJECT_A,
-      regionID: REGION_ID,
-      identityID: w.v1.identity,
-      networkID: v1 ? w.v1.network : w.v2.network,
-      securityGroupID: v1 ? w.v1.securityGroup : op.method === 'DELETE' ? w.v2.unusedSecurityGroup : w.v2.securityGroup,
-      serverID: v1 ? w.v1.server : w.v2.server,
-      loadBalancerID: w.loadBalancer,
-      sshCertificateAuthorityID: w.sshCertificateAuthority,
-      imageID: w.ownImage,
-      reference: REFERENCE,
-      filestorageID: randomUUID(),
-    };
+    const values: Record<string, string> = { ...pathValuesOf(w, op.path), filestorageID: randomUUID() };
+    // A group in use is refused on delete (ADR 0050), so v2's delete names the unused one.
+    if (!isV1(op) && op.method === 'DELETE') values.securityGroupID = w.v2.unusedSecurityGroup;
     const value = values[name];
     if (value === undefined) throw new Error(`no world value for path parameter ${name}`);
     return value;

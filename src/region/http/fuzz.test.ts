@@ -17,8 +17,7 @@ import fc from 'fast-check';
 import { LIMITED_KINDS } from './decide-limit.ts';
 import { imageSourceCheck } from './image-source.ts';
 import type { ImageSourceCheck } from './context.ts';
-import { ORG_A, PROJECT_A, REGION_ID } from './testing/api.ts';
-import { REFERENCE, upstreamWorld, type UpstreamWorld } from './testing/upstream-world.ts';
+import { pathValuesOf, upstreamWorld, type UpstreamWorld } from './testing/upstream-world.ts';
 
 const RUNS = Number(process.env['OPENREGION_FUZZ_RUNS'] ?? 3);
 const SEED = Number(
@@ -249,20 +248,7 @@ describe('API fuzz from the served OpenAPI document', () => {
   after(() => w.f.close());
 
   const pathValue = (path: string, name: string): string => {
-    const v1 = path.startsWith('/api/v1/');
-    const values: Record<string, string> = {
-      organizationID: ORG_A,
-      projectID: PROJECT_A,
-      regionID: REGION_ID,
-      identityID: w.v1.identity,
-      networkID: v1 ? w.v1.network : w.v2.network,
-      securityGroupID: v1 ? w.v1.securityGroup : w.v2.securityGroup,
-      serverID: v1 ? w.v1.server : w.v2.server,
-      loadBalancerID: w.loadBalancer,
-      sshCertificateAuthorityID: w.sshCertificateAuthority,
-      imageID: w.ownImage,
-      reference: REFERENCE,
-    };
+    const values = pathValuesOf(w, path);
     return values[name] ?? '3f1e0c9a-0000-4000-8000-000000000000';
   };
   const urlOf = (path: string, ids: 'world' | 'random', random: string) =>

@@ -185,3 +185,22 @@ export async function upstreamWorld(overrides: Parameters<typeof apiFixture>[1] 
     ownImage,
   };
 }
+
+/** The world's id for each path parameter, on v1's paths (`/api/v1/…`) or v2's. */
+export function pathValuesOf(w: UpstreamWorld, path: string): Record<string, string> {
+  const v1 = path.startsWith('/api/v1/');
+  const own = v1 ? w.v1 : w.v2;
+  return {
+    organizationID: ORG_A,
+    projectID: PROJECT_A,
+    regionID: REGION_ID,
+    identityID: w.v1.identity,
+    networkID: own.network,
+    securityGroupID: own.securityGroup,
+    serverID: own.server,
+    loadBalancerID: w.loadBalancer,
+    sshCertificateAuthorityID: w.sshCertificateAuthority,
+    imageID: w.ownImage,
+    reference: REFERENCE,
+  };
+}
