@@ -33,6 +33,7 @@ import {
   startServer,
   stopServer,
   UNLIMITED,
+  unlimitedComputeQuota,
   updateQuotaSet,
   type ComputeClient,
   type Server,
@@ -644,15 +645,9 @@ describe('compute', () => {
       assert.equal(got.cores, 20);
       assert.equal(h.cloud.last().path, `${base}/os-quota-sets/p-7`);
 
-      const unlimited = {
-        instances: UNLIMITED,
-        cores: UNLIMITED,
-        ram: UNLIMITED,
-        key_pairs: UNLIMITED,
-        metadata_items: UNLIMITED,
-        server_groups: UNLIMITED,
-        server_group_members: UNLIMITED,
-      };
+      const unlimited = unlimitedComputeQuota;
+      assert.deepEqual(Object.keys(unlimited), Object.keys(quotas), 'every limit Nova has at 2.57+');
+      assert.ok(Object.values(unlimited).every((limit) => limit === UNLIMITED));
       const updated = await updateQuotaSet(nova, 'p-7', unlimited);
       assert.deepEqual(updated, unlimited);
       const req = h.cloud.last('PUT', `${base}/os-quota-sets/p-7`);

@@ -672,6 +672,17 @@ export interface QuotaLimits {
   readonly server_group_members: number;
 }
 
+/** docs/spec/upstream-region.md §Trust / scoping, quotas: every Nova limit the region sets, unlimited. */
+export const unlimitedComputeQuota: QuotaLimits = {
+  instances: UNLIMITED,
+  cores: UNLIMITED,
+  ram: UNLIMITED,
+  key_pairs: UNLIMITED,
+  metadata_items: UNLIMITED,
+  server_groups: UNLIMITED,
+  server_group_members: UNLIMITED,
+};
+
 interface QuotaSet extends QuotaLimits {
   readonly id: string;
 }

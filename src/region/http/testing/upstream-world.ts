@@ -22,7 +22,7 @@ import {
 
 export const UPSTREAM_FLAVOR = '9a8c6370-4065-4d4a-9da0-7678df40cd9d';
 export const UPSTREAM_IMAGE = 'a64f9269-36e0-4312-b8d1-52d93d569b7b';
-export const REFERENCE = 'clusters.kubernetes.unikorn-cloud.org/2b7c8d3e-1f6a-4c55-9d3e-000000000001';
+const REFERENCE = 'clusters.kubernetes.unikorn-cloud.org/2b7c8d3e-1f6a-4c55-9d3e-000000000001';
 const SSH_CA = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ca@example';
 
 export interface UpstreamWorld {

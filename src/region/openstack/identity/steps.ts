@@ -37,9 +37,9 @@ import {
   deleteKeypair,
   findServerGroupByName,
   getKeypair,
+  unlimitedComputeQuota,
   updateQuotaSet as updateComputeQuota,
   type Keypair,
-  type QuotaLimits,
   type ServerGroup,
   type ServerGroupPolicy,
 } from '../../../openstack/compute.ts';
@@ -56,17 +56,6 @@ import { TransientError } from '../../provider/errors.ts';
 import type { IdentityClient, ManagerIdentityClient, PrivilegedClient, ProjectClients } from '../principals.ts';
 import { IDENTITY_KEYPAIR_NAME } from '../names.ts';
 import { publicKeyMaterial } from './secrets.ts';
-
-/** docs/spec/upstream-region.md §Trust / scoping, quotas: every Nova limit the region sets, unlimited. */
-const unlimitedComputeQuota: QuotaLimits = {
-  instances: UNLIMITED,
-  cores: UNLIMITED,
-  ram: UNLIMITED,
-  key_pairs: UNLIMITED,
-  metadata_items: UNLIMITED,
-  server_groups: UNLIMITED,
-  server_group_members: UNLIMITED,
-};
 
 /** docs/spec/upstream-region.md §Trust / scoping, quotas: every Cinder limit the region sets, unlimited. */
 const unlimitedVolumeQuota: QuotaSetUpdate = {
