@@ -22,7 +22,6 @@ import {
 
 export const UPSTREAM_FLAVOR = '9a8c6370-4065-4d4a-9da0-7678df40cd9d';
 export const UPSTREAM_IMAGE = 'a64f9269-36e0-4312-b8d1-52d93d569b7b';
-const REFERENCE = 'clusters.kubernetes.unikorn-cloud.org/2b7c8d3e-1f6a-4c55-9d3e-000000000001';
 const SSH_CA = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ca@example';
 
 export interface UpstreamWorld {
@@ -185,6 +184,9 @@ export async function upstreamWorld(overrides: Parameters<typeof apiFixture>[1] 
     ownImage,
   };
 }
+
+/** A cluster reference, for the paths that name one. */
+const REFERENCE = 'clusters.kubernetes.unikorn-cloud.org/2b7c8d3e-1f6a-4c55-9d3e-000000000001';
 
 /** The world's id for each path parameter, on v1's paths (`/api/v1/…`) or v2's. */
 export function pathValuesOf(w: UpstreamWorld, path: string): Record<string, string> {
