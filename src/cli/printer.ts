@@ -6,7 +6,7 @@
 import { JSONPath } from 'jsonpath-plus';
 import { stringify } from 'yaml';
 import type { PrinterColumn } from '../kube/crd.ts';
-import type { KubeObject } from '../kube/object.ts';
+import type { EventFields, KubeObject } from '../kube/object.ts';
 import type { ResourceType } from '../kube/resource-type.ts';
 import { CliError } from './connect.ts';
 
@@ -130,20 +130,6 @@ export function table(items: readonly KubeObject[], options: TableOptions): stri
     ...columns.map((c) => cell(o, c, options.now)),
   ]);
   return aligned([header.map((h) => h.toUpperCase()), ...rows]);
-}
-
-/** The fields of a core/v1 Event kubectl's table reads (read defensively: any client may have written it). */
-interface EventFields {
-  readonly type?: string;
-  readonly reason?: string;
-  readonly message?: string;
-  readonly count?: number;
-  readonly firstTimestamp?: string;
-  readonly lastTimestamp?: string;
-  readonly eventTime?: string;
-  readonly series?: { readonly count?: number; readonly lastObservedTime?: string };
-  readonly source?: { readonly component?: string; readonly host?: string };
-  readonly involvedObject?: { readonly kind?: string; readonly name?: string; readonly fieldPath?: string };
 }
 
 /**

@@ -137,3 +137,25 @@ export interface CoreEvent extends KubeObject {
   readonly lastTimestamp: string;
   readonly source: { readonly component: string };
 }
+
+/**
+ * A core/v1 Event read back defensively: any client may have written it, so any field may be missing (what the
+ * event table and the REST API's event lists read).
+ */
+export interface EventFields {
+  readonly type?: string;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly count?: number;
+  readonly firstTimestamp?: string;
+  readonly lastTimestamp?: string;
+  readonly eventTime?: string;
+  readonly series?: { readonly count?: number; readonly lastObservedTime?: string };
+  readonly source?: { readonly component?: string; readonly host?: string };
+  readonly involvedObject?: {
+    readonly kind?: string;
+    readonly name?: string;
+    readonly uid?: string;
+    readonly fieldPath?: string;
+  };
+}

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { getOptional, type Client, type WatchEvent } from '../../kube/client.ts';
 import { KubeAlreadyExistsError, KubeConflictError, KubeInvalidError, KubeNotFoundError } from '../../kube/errors.ts';
-import type { KubeObject, ObjectMeta } from '../../kube/object.ts';
+import type { EventFields, KubeObject, ObjectMeta } from '../../kube/object.ts';
 import { builtin, type ResourceType } from '../../kube/resource-type.ts';
 import { activeTraceparent, TRACEPARENT_ANNOTATION } from '../../util/tracing.ts';
 import { labels, regionType, type Region } from '../apis/index.ts';
@@ -24,15 +24,7 @@ export interface ListFilters {
 }
 
 /** An Event as stored, read defensively: one another client wrote need not carry every field the recorder sets. */
-export interface RecordedEvent extends KubeObject {
-  readonly type?: string;
-  readonly reason?: string;
-  readonly message?: string;
-  readonly count?: number;
-  readonly firstTimestamp?: string;
-  readonly lastTimestamp?: string;
-  readonly involvedObject?: { readonly kind?: string; readonly name?: string; readonly uid?: string };
-}
+export type RecordedEvent = KubeObject & EventFields;
 
 const label = (object: KubeObject, key: string): string => object.metadata.labels?.[key] ?? '';
 
