@@ -41,6 +41,25 @@ export class EmuFault extends Error {
   }
 }
 
+/**
+ * The answer `answer` gives, with `headers` (a microversioned service's version headers) on the response or on the
+ * EmuFault it throws. `headers` is read once the answer settles, so a route may narrow it after reading the version.
+ */
+export async function withHeaders(
+  headers: () => Readonly<Record<string, string>>,
+  answer: () => EmuResponse | Promise<EmuResponse>,
+): Promise<EmuResponse> {
+  try {
+    const response = await answer();
+    return { ...response, headers: { ...headers(), ...response.headers } };
+  } catch (error) {
+    if (error instanceof EmuFault) {
+      throw new EmuFault(error.status, error.body, error.message, { ...headers(), ...error.headers });
+    }
+    throw error;
+  }
+}
+
 interface Route {
   readonly method: Method;
   readonly template: string;

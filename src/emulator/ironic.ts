@@ -10,7 +10,7 @@ import type { EmulatedService, ServiceContext, ServiceModule } from './context.t
 import { hasRole, isAdmin } from './auth.ts';
 import { controlError } from './controls.ts';
 import { ironicFault } from './faults.ts';
-import { EmuFault, json, noContent, type EmuRequest, type EmuResponse, type Method } from './http.ts';
+import { json, noContent, withHeaders, type EmuRequest, type EmuResponse, type Method } from './http.ts';
 import { isObject, isoMicros, stringAt, type JsonObject } from './json.ts';
 import { recordsOf, refill } from './records.ts';
 import type { Schedule } from './timeline.ts';
@@ -192,20 +192,21 @@ class Ironic implements EmulatedService {
           'x-openstack-ironic-api-maximum-version': `1.${String(MAX_MINOR)}`,
           'x-openstack-ironic-api-version': `1.${String(minor)}`,
         };
-        try {
-          if (minor > MAX_MINOR)
-            throw ironicFault(
-              406,
-              `Version 1.${String(minor)} was requested but the maximum is 1.${String(MAX_MINOR)}.`,
+        return withHeaders(
+          () => headers,
+          () => {
+            if (minor > MAX_MINOR)
+              throw ironicFault(
+                406,
+                `Version 1.${String(minor)} was requested but the maximum is 1.${String(MAX_MINOR)}.`,
+              );
+            return handler(
+              req,
+              minor,
+              ctx.authenticate(req, (msg) => ironicFault(401, msg)),
             );
-          const auth = ctx.authenticate(req, (msg) => ironicFault(401, msg));
-          const answer = handler(req, minor, auth);
-          return { ...answer, headers: { ...headers, ...answer.headers } };
-        } catch (error) {
-          if (error instanceof EmuFault)
-            throw new EmuFault(error.status, error.body, error.message, { ...headers, ...error.headers });
-          throw error;
-        }
+          },
+        );
       });
     };
     const pick = (view: JsonObject, fields: string[] | undefined): JsonObject =>

@@ -15,7 +15,7 @@ import { registerResources } from './nova/resources.ts';
 import { registerServers } from './nova/servers.ts';
 import { NovaState, type NServer } from './nova/state.ts';
 import { defineNovaTransitions } from './nova/transitions.ts';
-import { EmuFault, json } from './http.ts';
+import { json, withHeaders } from './http.ts';
 import { recordsOf, refill } from './records.ts';
 
 export class Nova implements EmulatedService {
@@ -31,19 +31,13 @@ export class Nova implements EmulatedService {
       ctx,
       lookups,
       route: (method, path, handler) => {
-        router.add(method, `${PREFIX}${path}`, async (req) => {
+        router.add(method, `${PREFIX}${path}`, (req) => {
           const mv = negotiate(req, ctx.config.maxComputeMicroversion);
           const headers = { ...versionHeaders(mv), 'x-compute-request-id': `req-${ctx.newID()}` };
-          try {
-            const auth = ctx.authenticate(req, (m) => novaFault(401, m));
-            const answer = await handler(req, { auth, mv });
-            return { ...answer, headers: { ...headers, ...answer.headers } };
-          } catch (error) {
-            if (error instanceof EmuFault) {
-              throw new EmuFault(error.status, error.body, error.message, { ...headers, ...error.headers });
-            }
-            throw error;
-          }
+          return withHeaders(
+            () => headers,
+            () => handler(req, { auth: ctx.authenticate(req, (m) => novaFault(401, m)), mv }),
+          );
         });
       },
       later: defineNovaTransitions(ctx, this.state, () => this.#api),

@@ -8,7 +8,7 @@ import type { AuthContext } from './auth.ts';
 import type { EmulatedService, ServiceContext, ServiceModule } from './context.ts';
 import { isAdmin } from './auth.ts';
 import { placementFault } from './faults.ts';
-import { EmuFault, json, noContent, type EmuRequest, type EmuResponse, type Method } from './http.ts';
+import { json, noContent, withHeaders, type EmuRequest, type EmuResponse, type Method } from './http.ts';
 import { isObject, numberAt, objectAt, stringAt, stringsOf, arrayAt, type JsonObject } from './json.ts';
 import type { Lookups, PlacementLookup } from './lookups.ts';
 import { recordsOf, refill } from './records.ts';
@@ -210,26 +210,24 @@ class Placement implements EmulatedService, PlacementLookup {
         const m = typeof header === 'string' ? /placement\s+1\.(\d+|latest)/i.exec(header) : null;
         const minor = m === null ? 0 : m[1] === 'latest' ? MAX_MINOR : Number(m[1]);
         const headers = { 'openstack-api-version': `placement 1.${String(minor)}`, vary: 'openstack-api-version' };
-        try {
-          if (minor > MAX_MINOR)
-            throw placementFault(406, 'placement.undefined_code', `Unacceptable version header: 1.${String(minor)}`);
-          const auth = ctx.authenticate(req, (msg) => placementFault(401, 'placement.undefined_code', msg));
-          // Placement's default policy is admin-only for everything openregion uses; deploy/policies/placement.yaml
-          // lets a manager list providers.
-          const listing = method === 'GET' && path === '/resource_providers' && auth.roles.includes('manager');
-          if (!isAdmin(auth) && !auth.roles.includes('service') && !listing)
-            throw placementFault(
-              403,
-              'placement.undefined_code',
-              `Policy does not allow placement:${path} to be performed.`,
-            );
-          const answer = handler(req, minor, auth);
-          return { ...answer, headers: { ...headers, ...answer.headers } };
-        } catch (error) {
-          if (error instanceof EmuFault)
-            throw new EmuFault(error.status, error.body, error.message, { ...headers, ...error.headers });
-          throw error;
-        }
+        return withHeaders(
+          () => headers,
+          () => {
+            if (minor > MAX_MINOR)
+              throw placementFault(406, 'placement.undefined_code', `Unacceptable version header: 1.${String(minor)}`);
+            const auth = ctx.authenticate(req, (msg) => placementFault(401, 'placement.undefined_code', msg));
+            // Placement's default policy is admin-only for everything openregion uses; deploy/policies/placement.yaml
+            // lets a manager list providers.
+            const listing = method === 'GET' && path === '/resource_providers' && auth.roles.includes('manager');
+            if (!isAdmin(auth) && !auth.roles.includes('service') && !listing)
+              throw placementFault(
+                403,
+                'placement.undefined_code',
+                `Policy does not allow placement:${path} to be performed.`,
+              );
+            return handler(req, minor, auth);
+          },
+        );
       });
     };
     const named = (set: Set<string>, what: string) => (req: EmuRequest, minor: number) => {

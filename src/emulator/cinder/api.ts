@@ -5,7 +5,7 @@
 import type { AuthContext } from '../auth.ts';
 import type { ServiceContext } from '../context.ts';
 import { novaFault } from '../faults.ts';
-import { EmuFault, type EmuRequest, type EmuResponse, type Method } from '../http.ts';
+import { EmuFault, withHeaders, type EmuRequest, type EmuResponse, type Method } from '../http.ts';
 import type { JsonObject } from '../json.ts';
 import type { CinderLater, CinderState } from './state.ts';
 
@@ -52,20 +52,18 @@ function minorOf(req: EmuRequest): number {
 
 export function cinderRoute(ctx: ServiceContext): CinderApi['route'] {
   return (method, path, handler, minMinor = 0) => {
-    ctx.router.add(method, `${PREFIX}/{project_id}${path}`, async (req) => {
+    ctx.router.add(method, `${PREFIX}/{project_id}${path}`, (req) => {
       let headers: Record<string, string> = { 'OpenStack-API-Version': 'volume 3.0', Vary: 'OpenStack-API-Version' };
-      try {
-        const minor = minorOf(req);
-        headers = { 'OpenStack-API-Version': `volume 3.${String(minor)}`, Vary: 'OpenStack-API-Version' };
-        const auth = ctx.authenticate(req, (m) => novaFault(401, m));
-        if (minor < minMinor) throw notFound('The resource could not be found.');
-        const answer = await handler(req, { auth, minor });
-        return { ...answer, headers: { ...headers, ...answer.headers } };
-      } catch (error) {
-        if (error instanceof EmuFault)
-          throw new EmuFault(error.status, error.body, error.message, { ...headers, ...error.headers });
-        throw error;
-      }
+      return withHeaders(
+        () => headers,
+        () => {
+          const minor = minorOf(req);
+          headers = { 'OpenStack-API-Version': `volume 3.${String(minor)}`, Vary: 'OpenStack-API-Version' };
+          const auth = ctx.authenticate(req, (m) => novaFault(401, m));
+          if (minor < minMinor) throw notFound('The resource could not be found.');
+          return handler(req, { auth, minor });
+        },
+      );
     });
   };
 }
