@@ -3,6 +3,7 @@
  * structural CRD schema: no `const`, no `anyOf` of literals, maps as `additionalProperties`.
  */
 import Type, { type TSchema, type TUnsafe } from 'typebox';
+import type { PrinterColumn } from '../../kube/crd.ts';
 import type { Condition } from '../../kube/object.ts';
 
 /** A string enum as Kubernetes accepts it (`enum`), typed as the union of its values. */
@@ -91,3 +92,12 @@ export const DNS_LABEL_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 /** K-ORC's OpenStackName (and KeystoneUser's userName): no commas, 1..255. */
 export const OpenStackName = (description?: string) =>
   Type.String({ minLength: 1, maxLength: 255, pattern: '^[^,]+$', ...(description ? { description } : {}) });
+
+/** The printer columns the Keystone kinds share (`kubectl get`): readiness first and age last, as upstream prints. */
+export const columns = {
+  ready: { name: 'Ready', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].status" },
+  controlPlane: { name: 'ControlPlane', type: 'string', jsonPath: '.spec.controlPlaneRef.name' },
+  user: { name: 'User', type: 'string', jsonPath: '.spec.userRef.name' },
+  project: { name: 'Project', type: 'string', jsonPath: '.spec.projectRef.name' },
+  age: { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+} as const satisfies Record<string, PrinterColumn>;

@@ -5,7 +5,7 @@
 import Type from 'typebox';
 import type { Resource } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
-import { Conditions, DNS_LABEL_PATTERN, StringEnum } from './common.ts';
+import { Conditions, DNS_LABEL_PATTERN, StringEnum, columns } from './common.ts';
 import { customResourceDefinition } from '../../kube/crd.ts';
 
 export const controlPlaneType: ResourceType<ControlPlane> = {
@@ -121,9 +121,5 @@ export const controlPlaneCrd = () =>
   customResourceDefinition({
     type: controlPlaneType,
     schema: ControlPlaneSchema,
-    printerColumns: [
-      { name: 'Ready', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].status" },
-      { name: 'Region', type: 'string', jsonPath: '.spec.region' },
-      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-    ],
+    printerColumns: [columns.ready, { name: 'Region', type: 'string', jsonPath: '.spec.region' }, columns.age],
   });

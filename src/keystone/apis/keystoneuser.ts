@@ -14,6 +14,7 @@ import {
   OpenStackName,
   Time,
   type DurationBounds,
+  columns,
 } from './common.ts';
 import { customResourceDefinition } from '../../kube/crd.ts';
 
@@ -156,10 +157,10 @@ export const keystoneUserCrd = () =>
     type: keystoneUserType,
     schema: KeystoneUserSchema,
     printerColumns: [
-      { name: 'Ready', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].status" },
-      { name: 'ControlPlane', type: 'string', jsonPath: '.spec.controlPlaneRef.name' },
+      columns.ready,
+      columns.controlPlane,
       { name: 'Generation', type: 'integer', jsonPath: '.status.passwordGeneration' },
       { name: 'NextRotation', type: 'string', jsonPath: '.status.nextPasswordRotation' },
-      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+      columns.age,
     ],
   });

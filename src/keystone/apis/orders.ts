@@ -5,7 +5,7 @@
 import Type from 'typebox';
 import type { Resource } from '../../kube/object.ts';
 import type { ResourceType } from '../../kube/resource-type.ts';
-import { Conditions, OpenStackName, Time } from './common.ts';
+import { Conditions, OpenStackName, Time, columns } from './common.ts';
 import { customResourceDefinition } from '../../kube/crd.ts';
 import { ControlPlaneRefSchema } from './keystoneuser.ts';
 
@@ -69,12 +69,12 @@ export const keystoneRoleAssignmentCrd = () =>
       { 'x-kubernetes-validations': [nameRule] },
     ),
     printerColumns: [
-      { name: 'Ready', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].status" },
-      { name: 'ControlPlane', type: 'string', jsonPath: '.spec.controlPlaneRef.name' },
-      { name: 'User', type: 'string', jsonPath: '.spec.userRef.name' },
-      { name: 'Project', type: 'string', jsonPath: '.spec.projectRef.name' },
+      columns.ready,
+      columns.controlPlane,
+      columns.user,
+      columns.project,
       { name: 'Role', type: 'string', jsonPath: '.spec.role' },
-      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+      columns.age,
     ],
   });
 
@@ -169,12 +169,12 @@ export const keystoneApplicationCredentialCrd = () =>
       { 'x-kubernetes-validations': [nameRule] },
     ),
     printerColumns: [
-      { name: 'Ready', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].status" },
-      { name: 'ControlPlane', type: 'string', jsonPath: '.spec.controlPlaneRef.name' },
-      { name: 'User', type: 'string', jsonPath: '.spec.userRef.name' },
-      { name: 'Project', type: 'string', jsonPath: '.spec.projectRef.name' },
+      columns.ready,
+      columns.controlPlane,
+      columns.user,
+      columns.project,
       { name: 'Generation', type: 'integer', jsonPath: '.status.credentialGeneration' },
       { name: 'NextRotation', type: 'string', jsonPath: '.status.nextRotation' },
-      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+      columns.age,
     ],
   });
