@@ -42,15 +42,20 @@ describe('startRegionRegistry (serve): bootstrap uncached, runtime lookups from 
     await fx.close();
   });
 
-  it('a provider lookup reads neither the Region nor its Secret from the API server once started', async () => {
-    const { client, gets } = counting(fx.store);
-    const started = await startRegionRegistry({
+  /** The registry over `client`, with the fixture's cloud and a manual scheduler. */
+  const startOver = (client: Client, options: { checkVersions?: boolean } = {}) =>
+    startRegionRegistry({
       client,
       namespace: fx.namespace,
       clientSets: clientSetFactory({ transport, clock: fx.clock, region: 'RegionOne' }),
       scheduler: new ManualScheduler(fx.clock),
       log: silentLogger(),
+      ...options,
     });
+
+  it('a provider lookup reads neither the Region nor its Secret from the API server once started', async () => {
+    const { client, gets } = counting(fx.store);
+    const started = await startOver(client);
     try {
       const regionID = fx.region.metadata.name;
       const atStart = new Map(gets);
@@ -78,14 +83,7 @@ describe('startRegionRegistry (serve): bootstrap uncached, runtime lookups from 
 
   it('a Region created after start-up is found on its first lookup (a cache miss reads through)', async () => {
     const { client } = counting(fx.store);
-    const started = await startRegionRegistry({
-      client,
-      namespace: fx.namespace,
-      clientSets: clientSetFactory({ transport, clock: fx.clock, region: 'RegionOne' }),
-      scheduler: new ManualScheduler(fx.clock),
-      log: silentLogger(),
-      checkVersions: false,
-    });
+    const started = await startOver(client, { checkVersions: false });
     try {
       const late = await fx.store.create(regionType, {
         ...fx.region,
