@@ -97,6 +97,7 @@ export class Db {
     this.sqlite.pragma('journal_mode = WAL');
     // The commit writes the log; durability.ts syncs it off the event loop before anything is acknowledged.
     this.sqlite.pragma('synchronous = NORMAL');
+    if (process.env['OR_NOCKPT'] === '1') this.sqlite.pragma('wal_autocheckpoint = 0');
     this.sqlite.pragma('busy_timeout = 10000');
     // What a delete or an update frees is overwritten with zeros, not left readable in free pages.
     this.sqlite.pragma('secure_delete = ON');
