@@ -5,8 +5,8 @@
  */
 import { listAll, pageStyleFor, type ListOptions } from './pagination.ts';
 import type { ServiceClient } from './session.ts';
-import { requestEnveloped, toQuery, type QueryKeys } from './request.ts';
-import { resource } from './resource.ts';
+import { toQuery, type QueryKeys } from './request.ts';
+import { projectQuota, resource } from './resource.ts';
 
 export type BlockStorageClient = ServiceClient<'block-storage'>;
 
@@ -234,31 +234,8 @@ export interface QuotaSetUpdate {
   readonly [key: string]: number | undefined;
 }
 
-export function getQuotaSet(cinder: BlockStorageClient, projectID: string): Promise<QuotaSet> {
-  return requestEnveloped<QuotaSet>(cinder, 'quota_set', {
-    method: 'GET',
-    path: '/os-quota-sets/{project_id}',
-    params: { project_id: projectID },
-  });
-}
-
-export function updateQuotaSet(
-  cinder: BlockStorageClient,
-  projectID: string,
-  quotas: QuotaSetUpdate,
-): Promise<QuotaSet> {
-  return requestEnveloped<QuotaSet>(cinder, 'quota_set', {
-    method: 'PUT',
-    path: '/os-quota-sets/{project_id}',
-    params: { project_id: projectID },
-    body: { quota_set: quotas },
-  });
-}
-
-/** Deletes the project's quota record, back to the defaults (an admin call). Cinder keeps it past the project. */
-export async function deleteQuotaSet(cinder: BlockStorageClient, projectID: string): Promise<void> {
-  await cinder.request({ method: 'DELETE', path: '/os-quota-sets/{project_id}', params: { project_id: projectID } });
-}
+const quotas = projectQuota<BlockStorageClient, QuotaSet, QuotaSetUpdate>('/os-quota-sets', 'quota_set');
+export const { get: getQuotaSet, update: updateQuotaSet, delete: deleteQuotaSet } = quotas;
 
 // Availability zones
 

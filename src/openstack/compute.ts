@@ -9,7 +9,7 @@ import { exactlyNamed } from './exact.ts';
 import { listAll, pageStyleFor, type ListOptions } from './pagination.ts';
 import type { ServiceClient } from './session.ts';
 import { commaJoined, flag, requestEnveloped, type QueryKeys } from './request.ts';
-import { resource } from './resource.ts';
+import { projectQuota, resource } from './resource.ts';
 import { compareVersions, parseVersion, type Version } from './microversion.ts';
 import { ConfigError } from './errors.ts';
 
@@ -687,32 +687,9 @@ interface QuotaSet extends QuotaLimits {
   readonly id: string;
 }
 
-export function getQuotaSet(compute: ComputeClient, projectID: string): Promise<QuotaSet> {
-  return requestEnveloped<QuotaSet>(compute, 'quota_set', {
-    method: 'GET',
-    path: '/os-quota-sets/{project_id}',
-    params: { project_id: projectID },
-  });
-}
-
-/** Sets some of a project's quotas (an admin call); returns them all. */
-export function updateQuotaSet(
-  compute: ComputeClient,
-  projectID: string,
-  quotas: Partial<QuotaLimits>,
-): Promise<QuotaLimits> {
-  return requestEnveloped<QuotaLimits>(compute, 'quota_set', {
-    method: 'PUT',
-    path: '/os-quota-sets/{project_id}',
-    params: { project_id: projectID },
-    body: { quota_set: quotas },
-  });
-}
-
-/** Deletes the project's quota record, back to the defaults (an admin call; 202). Nova keeps it past the project. */
-export async function deleteQuotaSet(compute: ComputeClient, projectID: string): Promise<void> {
-  await compute.request({ method: 'DELETE', path: '/os-quota-sets/{project_id}', params: { project_id: projectID } });
-}
+/** Nova answers a delete 202; an update answers every limit. */
+const quotas = projectQuota<ComputeClient, QuotaSet, Partial<QuotaLimits>, QuotaLimits>('/os-quota-sets', 'quota_set');
+export const { get: getQuotaSet, update: updateQuotaSet, delete: deleteQuotaSet } = quotas;
 
 // ---------------------------------------------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@
  */
 import type { Named } from './exact.ts';
 import { pageStyleFor } from './pagination.ts';
-import { resource, type Resource } from './resource.ts';
+import { projectQuota, resource, type Resource } from './resource.ts';
 import type { ServiceClient } from './session.ts';
 import { commaJoined, requestEnveloped, type QueryKeys } from './request.ts';
 
@@ -475,31 +475,9 @@ export const unlimitedNetworkQuota: NetworkQuota = {
   rbac_policy: -1,
 };
 
-export function getNetworkQuota(neutron: NetworkClient, projectID: string): Promise<NetworkQuota> {
-  return requestEnveloped<NetworkQuota>(neutron, 'quota', {
-    method: 'GET',
-    path: '/quotas/{project_id}',
-    params: { project_id: projectID },
-  });
-}
-
-export function updateNetworkQuota(
-  neutron: NetworkClient,
-  projectID: string,
-  quota: NetworkQuotaUpdate,
-): Promise<NetworkQuota> {
-  return requestEnveloped<NetworkQuota>(neutron, 'quota', {
-    method: 'PUT',
-    path: '/quotas/{project_id}',
-    params: { project_id: projectID },
-    body: { quota },
-  });
-}
-
-/** Deletes the project's quota record, back to the defaults (an admin call; 204). Neutron keeps it past the project. */
-export async function deleteNetworkQuota(neutron: NetworkClient, projectID: string): Promise<void> {
-  await neutron.request({ method: 'DELETE', path: '/quotas/{project_id}', params: { project_id: projectID } });
-}
+/** Neutron answers a delete 204. */
+const quotas = projectQuota<NetworkClient, NetworkQuota, NetworkQuotaUpdate>('/quotas', 'quota');
+export const { get: getNetworkQuota, update: updateNetworkQuota, delete: deleteNetworkQuota } = quotas;
 
 // -------------------------------------------------------------------------------------------------------- tags
 

@@ -80,3 +80,34 @@ export function resource<C extends ServiceClient, T extends Named, F extends obj
     },
   };
 }
+
+/** The calls of a project's quota record: `Q` is what a read answers, `U` what an update takes, `R` what it answers. */
+interface ProjectQuota<C extends ServiceClient, Q, U, R> {
+  readonly get: (client: C, projectID: string) => Promise<Q>;
+  /** Sets some of the project's limits (an admin call). */
+  readonly update: (client: C, projectID: string, quota: U) => Promise<R>;
+  /** Deletes the record, back to the defaults (an admin call); the services keep it past the project otherwise. */
+  readonly delete: (client: C, projectID: string) => Promise<void>;
+}
+
+/** A project's quota record, one per project below `path` (`/os-quota-sets/{project_id}`), wrapped in `envelope`. */
+export function projectQuota<C extends ServiceClient, Q, U, R = Q>(
+  path: string,
+  envelope: string,
+): ProjectQuota<C, Q, U, R> {
+  const member = `${path}/{project_id}`;
+  return {
+    get: (client, projectID) =>
+      requestEnveloped<Q>(client, envelope, { method: 'GET', path: member, params: { project_id: projectID } }),
+    update: (client, projectID, quota) =>
+      requestEnveloped<R>(client, envelope, {
+        method: 'PUT',
+        path: member,
+        params: { project_id: projectID },
+        body: { [envelope]: quota },
+      }),
+    delete: async (client, projectID) => {
+      await client.request({ method: 'DELETE', path: member, params: { project_id: projectID } });
+    },
+  };
+}
