@@ -360,7 +360,9 @@ describe('per-organization limits, every create route (docs/adr/0041-organizatio
     let shown: KubeObject[] = [];
     const organizationObjects: OrganizationObjects = (type, organization) =>
       type.plural === serverType.plural
-        ? shown.filter((o) => o.metadata.labels?.[labels.organization] === organization)
+        ? new Set(
+            shown.filter((o) => o.metadata.labels?.[labels.organization] === organization).map((o) => o.metadata.name),
+          )
         : undefined;
     const { f } = await world(limited({ servers: 5 }), { organizationObjects });
     try {
@@ -395,6 +397,72 @@ describe('per-organization limits, every create route (docs/adr/0041-organizatio
     }
   });
 
+  it('a count from the informer looks at none of its objects: at 990 of 1,000, a burst of 12 unseen creates gives exactly 10', async () => {
+    // The informer's names, frozen while the creates race: a set that refuses to be walked and records each lookup,
+    // so a count that passes over the organization's objects fails here (twice a create made a 10,000-server wave
+    // quadratic; issue 40).
+    const looked: string[] = [];
+    class Unwalkable extends Set<string> {
+      override has(name: string): boolean {
+        looked.push(name);
+        return super.has(name);
+      }
+      override [Symbol.iterator](): SetIterator<string> {
+        throw new Error('the organization was walked');
+      }
+      override forEach(): void {
+        throw new Error('the organization was walked');
+      }
+      override values(): SetIterator<string> {
+        throw new Error('the organization was walked');
+      }
+      override keys(): SetIterator<string> {
+        throw new Error('the organization was walked');
+      }
+      override entries(): SetIterator<[string, string]> {
+        throw new Error('the organization was walked');
+      }
+    }
+    const fleet = new Unwalkable();
+    for (let i = 0; i < 990; i++) fleet.add(`shown-${String(i)}`);
+    const organizationObjects: OrganizationObjects = (type, organization) =>
+      type.plural === serverType.plural ? (organization === ORG_A ? fleet : new Set()) : undefined;
+    const { f } = await world(limited({ servers: 1000 }), { organizationObjects });
+    try {
+      const networkId = await created(f, '/api/v2/networks', v2Network(0));
+      const list = f.store.list.bind(f.store);
+      let serverLists = 0;
+      f.store.list = (type, options) => {
+        if (type.plural === serverType.plural) serverLists++;
+        return list(type, options);
+      };
+      const racing = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          call(f, f.tokens.a, 'POST', '/api/v2/servers', {
+            metadata: { name: `s-${String(i)}` },
+            spec: { networkId, flavorId: FLAVOR, imageId: IMAGE },
+          }),
+        ),
+      );
+      assert.deepEqual(
+        racing.map((r) => r.status).sort(),
+        [...Array.from({ length: 10 }, () => 201), 403, 403],
+        JSON.stringify(racing.map((r) => r.body)),
+      );
+      assert.equal(serverLists, 0, 'no create listed the store');
+      // Each lookup is of a create this process made, never of what the informer already showed.
+      const made = new Set((await list(serverType, { namespace: NAMESPACE })).items.map((o) => o.metadata.name));
+      assert.equal(made.size, 10);
+      assert.ok(looked.length > 0, 'the unseen creates were looked up');
+      assert.deepEqual(
+        looked.filter((name) => !made.has(name)),
+        [],
+      );
+    } finally {
+      await f.close();
+    }
+  });
+
   it('where an informer indexes the kinds, a scrape counts from its index and never lists the store', async () => {
     const metrics = new Registry();
     let lists = 0;
@@ -414,7 +482,7 @@ describe('per-organization limits, every create route (docs/adr/0041-organizatio
     new OrganizationLimiter(limited({ servers: 7 }), new Repository(refusing, NAMESPACE), {
       metrics,
       counts,
-      cached: () => [],
+      cached: () => new Set(),
     });
     const text = await metrics.metrics();
     assert.equal(lists, 0, 'no list of the store');
