@@ -213,6 +213,8 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
           }) ?? (() => undefined),
         scheduler: options.scheduler,
         log: log.child({ component: 'server-monitor' }),
+        // As many projects listed at once as the controllers run passes: both wait on the same cloud.
+        concurrency: options.concurrency ?? DEFAULT_REGION_CONCURRENCY,
         ...defined({ periodMs: options.monitorPeriodMs }),
       });
     },
