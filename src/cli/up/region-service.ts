@@ -131,7 +131,7 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
     serverProviderFor(await context(regionID, signal), { kube: client, clock, log });
   // The API's per-organization limits count from the caches (region/http/limits.ts), by this index.
   for (const type of LIMITED_TYPES) manager.index(type, ORGANIZATION_INDEX, byOrganization, { clusters: 'management' });
-  // A create counts from names kept as the informer's events arrive, so its count looks at no object (issue 40).
+  // A create counts from names kept as the informer's events arrive, so its count looks at no object: docs/adr/0048-reconcile-reads-from-informer-caches.md.
   const organizationNames = new Map<string, OrganizationNames>();
   const organizationObjects: OrganizationObjects = (type, organization) => {
     // A synced cache that covers the namespace answers a peek with null or an object; otherwise the store counts.

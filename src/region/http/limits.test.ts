@@ -400,7 +400,7 @@ describe('per-organization limits, every create route (docs/adr/0041-organizatio
   it('a count from the informer looks at none of its objects: at 990 of 1,000, a burst of 12 unseen creates gives exactly 10', async () => {
     // The informer's names, frozen while the creates race: a set that refuses to be walked and records each lookup,
     // so a count that passes over the organization's objects fails here (twice a create made a 10,000-server wave
-    // quadratic; issue 40).
+    // quadratic; docs/adr/0048-reconcile-reads-from-informer-caches.md).
     const looked: string[] = [];
     class Unwalkable extends Set<string> {
       override has(name: string): boolean {

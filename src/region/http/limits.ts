@@ -161,7 +161,7 @@ export class OrganizationLimiter {
       return (await this.#repository.unscoped(TYPES[kind], `${labels.organization}=${organization}`)).length;
     }
     // The set's size and one lookup per unseen create: a count costs the same at 10 objects as at 10,000 (a pass
-    // over the organization's objects, twice a create, made a 10,000-server wave quadratic; issue 40).
+    // over the organization's objects, twice a create, made a 10,000-server wave quadratic; docs/adr/0048-reconcile-reads-from-informer-caches.md).
     const key = `${organization}/${kind}`;
     const unseen = this.#unseen.get(key);
     if (unseen === undefined) return cached.size;

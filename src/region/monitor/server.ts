@@ -177,8 +177,8 @@ export class ServerMonitor {
     if (identities !== undefined) for (const key of groups.keys()) if (!identities.has(key)) groups.delete(key);
     let writes = 0;
     let failures = 0;
-    // A few projects at once: one after another, a poll of 100 projects took 100 Nova round trips end to end
-    // (issue 40). Each project is still asked once, and its failure is still its own.
+    // A few projects at once: one after another, a poll of 100 projects took 100 Nova round trips end to end.
+    // Each project is still asked once, and its failure is still its own.
     await eachAtMost(this.#concurrency, groups.values(), async (group) => {
       signal.throwIfAborted();
       try {
