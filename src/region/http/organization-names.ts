@@ -1,8 +1,8 @@
 /**
  * The names of one kind's objects in one namespace, per organization (its label), kept from an informer's events: what
  * the API's limits count a create against (limits.ts). A create's count is then a set's size, where reading the
- * organization's objects out of the informer's index was a pass over all of them, twice a create: a 10,000-server
- * wave in one organization slowed from 1,100 creates a minute to 600 (docs/adr/0048-reconcile-reads-from-informer-caches.md).
+ * organization's objects out of the informer's index was a pass over all of them, twice a create: quadratic in a
+ * 10,000-server wave in one organization (docs/adr/0048-reconcile-reads-from-informer-caches.md).
  */
 import type { KubeObject } from '../../kube/object.ts';
 import { labels } from '../apis/index.ts';
