@@ -9,18 +9,10 @@
  * reported per project. The system is kept for the steady-state and rebuild scenarios.
  */
 import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { DEFAULT_DELAY_MS as NOVA_DELAYS } from '../src/emulator/nova/transitions.ts';
 import { perUnitByVerb, round, totalOf } from './emulator-calls.ts';
-import {
-  CLIENTS,
-  createServers,
-  keepFleet,
-  MONITOR_LIST,
-  PROJECTS,
-  quiet,
-  startFleetSystem,
-  withoutLaterPolls,
-} from './fleet.ts';
+import { CLIENTS, keepFleet, MONITOR_LIST, PROJECTS, quiet, startFleetSystem, withoutLaterPolls } from './fleet.ts';
 import { runLimit } from './limit.ts';
 import { cpuDuring, judged, loopDelayDuring } from './stats.ts';
 import type { BenchSystem } from './system.ts';
@@ -35,18 +27,19 @@ export async function benchConvergence(servers: number): Promise<Record<string, 
 
     await system.calls.take();
     const emulatorBefore = await system.calls.usage();
+    const wave = waveClient(system, servers);
+    await wave.ready;
     const start = performance.now();
     let postedMs = 0;
-    let ids: string[] = [];
-    const waiter = settledClient(system, servers);
+    let ids: readonly string[] = [];
     const run = await loopDelayDuring(() =>
       cpuDuring(`convergence-${String(servers)}`, async () => {
-        ids = await createServers(system, servers);
+        ids = await wave.start();
         postedMs = performance.now() - start;
-        await waiter.settled();
+        return wave.settled();
       }),
     );
-    const client = await waiter.result;
+    const client = run.result.result;
     const wallMs = performance.now() - start;
     const phases = await phasesOf(system, start, limit.wallMs);
     const emulatorAfter = await system.calls.usage();
@@ -62,7 +55,8 @@ export async function benchConvergence(servers: number): Promise<Record<string, 
       [`of which REST API creates, ${String(CLIENTS)} clients (s)`]: round(postedMs / 1000),
       'API creates per second': round(servers / (postedMs / 1000), 1),
       'limit wall time (s)': round(limit.wallMs / 1000),
-      'wall time / limit': judged(round(wallMs / limit.wallMs), '≤', 3),
+      // #40's targets: within 2.5 times the limit at 1,000 servers, 3 times at 100 (fixed costs weigh more there).
+      'wall time / limit': judged(round(wallMs / limit.wallMs), '≤', servers >= 1_000 ? 2.5 : 3),
       ...phases,
       'OpenStack calls per server, until all provisioned': round(totalOf(provisionedCalls) / servers),
       'OpenStack calls per server, until quiet': judged(round(perServer), '≤', 5),
@@ -71,7 +65,10 @@ export async function benchConvergence(servers: number): Promise<Record<string, 
       'event-loop delay p99 while converging (ms)': judged(run.p99Ms, '<', 50),
       'event-loop delay max while converging (ms)': run.maxMs,
       'control-plane CPU per server (ms)': round(run.result.cpuMs / servers),
-      "the bench's wait, listing every 100 ms (its own process): CPU per server (ms)": round(client.cpuMs / servers),
+      "the bench's 16 clients' creates (their own process): CPU per server (ms)": round(client.createCpuMs / servers),
+      "the bench's wait, listing every 100 ms (the same process): CPU per server (ms)": round(
+        client.waitCpuMs / servers,
+      ),
       'emulator CPU per server (ms)': round((emulatorAfter.cpuMs - emulatorBefore.cpuMs) / servers),
       'identity + network setup calls per project': round(setupCalls / PROJECTS),
       ...prefixed('per server: ', perUnitByVerb(calls, servers)),
@@ -103,44 +100,53 @@ async function phasesOf(system: BenchSystem, start: number, limitMs: number): Pr
   };
 }
 
+interface WaveResult {
+  readonly createCpuMs: number;
+  readonly waitCpuMs: number;
+  readonly polls: number;
+}
+
 /**
- * The wait until every server is provisioned and running, in a process of its own (settled-client.ts): started
- * before the creates, so its start-up is done, and told to begin when they are.
+ * The creates and the wait until every server is provisioned and running, in a process of their own
+ * (wave-client.ts): started first, so its start-up is done (`ready`), and told to begin by `start`, which resolves
+ * with the servers' ids once the last create was answered.
  */
-function settledClient(
+function waveClient(
   system: BenchSystem,
   servers: number,
-): {
-  settled: () => Promise<void>;
-  result: Promise<{ cpuMs: number; polls: number }>;
-} {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', new URL('./settled-client.ts', import.meta.url).pathname, String(servers)],
-    {
-      env: {
-        ...process.env,
-        SETTLED_URL: `${system.control.api}/api/v2/servers`,
-        SETTLED_AUTHORIZATION: system.authorization,
-      },
-      stdio: ['pipe', 'pipe', 'inherit'],
+): { ready: Promise<void>; start: () => Promise<readonly string[]>; settled: () => Promise<WaveResult> } {
+  const plan = {
+    count: servers,
+    prefix: 'bench',
+    networks: system.networks,
+    flavorId: system.flavorId,
+    imageId: system.imageIds[0],
+    clients: CLIENTS,
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./wave-client.ts', import.meta.url).pathname], {
+    env: {
+      ...process.env,
+      WAVE_API: system.control.api,
+      WAVE_AUTHORIZATION: system.authorization,
+      WAVE_PLAN: JSON.stringify(plan),
     },
-  );
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const result = new Promise<{ cpuMs: number; polls: number }>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code === 0) resolve(JSON.parse(out) as { cpuMs: number; polls: number });
-      else reject(new Error(`settled-client exited ${String(code)}`));
-    });
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
+  // One line per stage, in order; the child's end before a stage's line fails that stage.
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async <T>(stage: string): Promise<T> => {
+    const line = await lines.next();
+    if (line.done === true) throw new Error(`wave-client ended before ${stage} (exit ${String(child.exitCode)})`);
+    return JSON.parse(line.value) as T;
+  };
+  const ready = next<{ ready: true }>('ready').then(() => undefined);
   return {
-    settled: async () => {
+    ready,
+    start: async () => {
       child.stdin.end('go\n');
-      await result;
+      return (await next<{ ids: string[] }>('the creates')).ids;
     },
-    result,
+    settled: () => next<WaveResult>('settling'),
   };
 }
 

@@ -89,6 +89,12 @@ export class Db {
   readonly #committed = new Map<number, LoggedChange>();
   /** Resources the open transaction wrote. */
   readonly #touched = new Set<string>();
+  /**
+   * The open write transaction's resourceVersion counter and compaction mark, read once when it begins and the
+   * counter written back once before it commits (not a statement per write). A savepoint rolled back takes back
+   * the resourceVersions it used, as the rolled-back UPDATE of the counter did.
+   */
+  #tx: { rv: number; readonly startRv: number; compacted: number } | undefined;
   /** The JSON text an object was parsed from (parse), so logging it as a change's old state costs no stringify. */
   readonly #texts = new WeakMap<KubeObject, string>();
 
@@ -109,7 +115,6 @@ export class Db {
     this.#now = options.now ?? Date.now;
     const s = this.sqlite;
     this.#stmts = {
-      nextRv: s.prepare<[], { value: number }>(`UPDATE meta SET value = value + 1 WHERE key = 'rv' RETURNING value`),
       meta: s.prepare<[string], { value: number }>(`SELECT value FROM meta WHERE key = ?`),
       setMeta: s.prepare<[number, string]>(`UPDATE meta SET value = ? WHERE key = ?`),
       get: s.prepare<[string, string, string], Row>(
@@ -123,6 +128,10 @@ export class Db {
       inNamespace: s.prepare<[string], Row>(`SELECT * FROM objects WHERE namespace = ?`),
       put: s.prepare<[string, string, string, string, number, string]>(
         `INSERT OR REPLACE INTO objects (resource, namespace, name, uid, rv, body) VALUES (?, ?, ?, ?, ?, ?)`,
+      ),
+      // A write that keeps the object's uid rewrites its row in place: no delete and re-insert of the uid index.
+      rewrite: s.prepare<[number, string, string, string, string]>(
+        `UPDATE objects SET rv = ?, body = ? WHERE resource = ? AND namespace = ? AND name = ?`,
       ),
       del: s.prepare<[string, string, string]>(`DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?`),
       change: s.prepare<[number, string, string, string, string, string, string | null, number]>(
@@ -164,14 +173,18 @@ export class Db {
   write<T>(fn: () => T): T {
     const outermost = !this.sqlite.inTransaction;
     const mark = this.#txLog.length;
+    const counters = this.#tx === undefined ? undefined : { rv: this.#tx.rv, compacted: this.#tx.compacted };
     let result: T;
     try {
-      result = this.sqlite.transaction(fn).immediate();
+      result = this.sqlite.transaction(outermost ? () => this.#counted(fn) : fn).immediate();
     } catch (error) {
-      // Rolled back: the transaction, or this write's savepoint in it, logged nothing.
+      // Rolled back: the transaction, or this write's savepoint in it, logged nothing and used no resourceVersion.
       this.#txLog.length = mark;
+      if (this.#tx !== undefined && counters !== undefined) Object.assign(this.#tx, counters);
       if (outermost) this.#touched.clear();
       throw error;
+    } finally {
+      if (outermost) this.#tx = undefined;
     }
     if (outermost) {
       for (const change of this.#txLog) this.#committed.set(change.rv, change);
@@ -179,6 +192,16 @@ export class Db {
       this.#touched.clear();
       this.onCommit?.();
     }
+    return result;
+  }
+
+  /** `fn` inside the outermost transaction, with the counter read at its start and written back at its end. */
+  #counted<T>(fn: () => T): T {
+    const rv = this.#stmts.meta.get('rv')?.value;
+    if (rv === undefined) throw new Error('store metadata is missing its resourceVersion counter');
+    this.#tx = { rv, startRv: rv, compacted: this.#stmts.meta.get('compacted')?.value ?? 0 };
+    const result = fn();
+    if (this.#tx.rv !== this.#tx.startRv) this.#stmts.setMeta.run(this.#tx.rv, 'rv');
     return result;
   }
 
@@ -215,11 +238,11 @@ export class Db {
   }
 
   currentRv(): number {
-    return this.#stmts.meta.get('rv')?.value ?? 0;
+    return this.#tx?.rv ?? this.#stmts.meta.get('rv')?.value ?? 0;
   }
 
   compactedRv(): number {
-    return this.#stmts.meta.get('compacted')?.value ?? 0;
+    return this.#tx?.compacted ?? this.#stmts.meta.get('compacted')?.value ?? 0;
   }
 
   /** Bumped by SQLite whenever another connection commits: the cheap poll that wakes cross-process watches. */
@@ -330,7 +353,9 @@ export class Db {
     const oldJson = old === undefined ? null : (this.#texts.get(old) ?? JSON.stringify(old));
     const body = this.#codec.encode(at, json);
     const oldBody = oldJson === null ? null : this.#codec.encode(at, oldJson);
-    this.#stmts.put.run(resource, ns, stored.metadata.name, uid, rv, body);
+    if (old !== undefined && old.metadata.uid === uid)
+      this.#stmts.rewrite.run(rv, body, resource, ns, stored.metadata.name);
+    else this.#stmts.put.run(resource, ns, stored.metadata.name, uid, rv, body);
     this.#stmts.change.run(rv, resource, ns, stored.metadata.name, type, body, oldBody, this.#now());
     const refsChanged = old === undefined || old.metadata.uid !== uid || refsDiffer(old, stored);
     this.#logged(rv, resource, type, json, oldJson, refsChanged);
@@ -363,8 +388,7 @@ export class Db {
     this.write(() => {
       const upTo = Math.max(0, this.currentRv() - keep);
       if (upTo <= this.compactedRv()) return;
-      this.#stmts.compact.run(upTo);
-      this.#stmts.setMeta.run(upTo, 'compacted');
+      this.#setCompacted(upTo);
     });
   }
 
@@ -377,8 +401,7 @@ export class Db {
       const compacted = this.compactedRv();
       const upTo = this.#stmts.lastExpired.get({ compacted, cutoff: this.#now() - windowMs })?.rv ?? null;
       if (upTo === null || upTo <= compacted) return compacted;
-      this.#stmts.compact.run(upTo);
-      this.#stmts.setMeta.run(upTo, 'compacted');
+      this.#setCompacted(upTo);
       return upTo;
     });
   }
@@ -396,17 +419,20 @@ export class Db {
   }
 
   #nextRv(): number {
-    const row = this.#stmts.nextRv.get();
-    if (row === undefined) throw new Error('store metadata is missing its resourceVersion counter');
-    return row.value;
+    if (this.#tx === undefined) throw new Error('a write outside a write transaction');
+    return ++this.#tx.rv;
+  }
+
+  #setCompacted(upTo: number): void {
+    this.#stmts.compact.run(upTo);
+    this.#stmts.setMeta.run(upTo, 'compacted');
+    if (this.#tx !== undefined) this.#tx.compacted = upTo;
   }
 
   #maybeCompact(rv: number): void {
     // Trimming in batches keeps the per-write cost flat.
     if (rv - this.compactedRv() < this.#retention + 1024) return;
-    const upTo = rv - this.#retention;
-    this.#stmts.compact.run(upTo);
-    this.#stmts.setMeta.run(upTo, 'compacted');
+    this.#setCompacted(rv - this.#retention);
   }
 
   close(): void {

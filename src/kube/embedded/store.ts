@@ -24,6 +24,7 @@ import type { Clock, Random } from '../../util/clock.ts';
 import { Db } from './db.ts';
 import { BodyCodec, type StoreEncryption } from './encryption.ts';
 import { GarbageCollector } from './gc.ts';
+import { Checkpointer, FALLBACK_AUTOCHECKPOINT_PAGES } from './checkpoint.ts';
 import { Durability } from './durability.ts';
 import { GroupCommit } from './group-commit.ts';
 import { Kinds, type Kind } from './kinds.ts';
@@ -85,11 +86,15 @@ export function openEmbeddedStore(path: string, options: EmbeddedStoreOptions): 
       Array.from({ length: 5 }, () => SUFFIX_ALPHABET.charAt(Math.floor(random() * SUFFIX_ALPHABET.length))).join(''),
   });
   const onError = options.onError ?? (() => undefined);
+  const checkpointer =
+    path === ':memory:' ? undefined : new Checkpointer({ path, now: () => options.clock.now(), onError });
+  if (checkpointer !== undefined) db.sqlite.pragma(`wal_autocheckpoint = ${String(FALLBACK_AUTOCHECKPOINT_PAGES)}`);
   const durability = new Durability(
     path === ':memory:' ? undefined : `${path}-wal`,
     () => db.currentRv(),
     (rv) => {
       hub.pump(rv);
+      checkpointer?.committed();
     },
   );
   const synced = () => {
@@ -116,6 +121,7 @@ export function openEmbeddedStore(path: string, options: EmbeddedStoreOptions): 
     expire: () => db.compactOlderThan(windowMs),
     stop: () => {
       clearInterval(expire);
+      return checkpointer?.close();
     },
   });
 }
@@ -132,7 +138,8 @@ class EmbeddedClient implements EmbeddedStore {
     private readonly gc: GarbageCollector | undefined,
     private readonly durability: Durability,
     private readonly bookmarkMs: number,
-    private readonly expiry: { readonly expire: () => number; readonly stop: () => void },
+    /** The change log's expiry and the checkpoints: background work that stops (and finishes) before the close. */
+    private readonly upkeep: { readonly expire: () => number; readonly stop: () => Promise<void> | undefined },
   ) {
     this.#group = new GroupCommit(db, () => durability.synced());
   }
@@ -212,7 +219,7 @@ class EmbeddedClient implements EmbeddedStore {
   }
 
   expireChanges(): number {
-    return this.expiry.expire();
+    return this.upkeep.expire();
   }
 
   servedKinds(): ReturnType<Kinds['all']> {
@@ -220,17 +227,23 @@ class EmbeddedClient implements EmbeddedStore {
   }
 
   close(): Promise<void> {
-    if (!this.#closed) {
-      this.#closed = true;
-      this.#group.flush();
-      this.durability.syncNow();
-      this.gc?.stop();
-      this.expiry.stop();
-      this.hub.stop();
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    this.#group.flush();
+    this.durability.syncNow();
+    this.gc?.stop();
+    this.hub.stop();
+    const finish = () => {
       this.db.close();
       this.durability.close();
+    };
+    // Synchronous unless a checkpoint thread must end first: a caller that does not await still finds it closed.
+    const stopping = this.upkeep.stop();
+    if (stopping === undefined) {
+      finish();
+      return Promise.resolve();
     }
-    return Promise.resolve();
+    return stopping.then(finish);
   }
 }
 

@@ -4,6 +4,7 @@
  * does not provide is refused when the CRD is written, never discovered on a later object write.
  */
 import { createRequire } from 'node:module';
+import { isDeepStrictEqual } from 'node:util';
 import type * as Cel from '@bufbuild/cel';
 import type * as CelExtensions from '@bufbuild/cel/ext';
 import type { StatusCause } from '../errors.ts';
@@ -166,6 +167,11 @@ export function evaluateRules(value: unknown, old: unknown, schema: JSONSchemaPr
   // A subtree without rules has nothing to evaluate: a Server's status, written most, is walked no more.
   if (value === undefined || value === null || !hasRules(schema)) return [];
   const causes: StatusCause[] = [];
+  // Ratcheting (KEP-4008): a rule without oldSelf is not evaluated again on a value the update left as it was;
+  // a transition rule always is. Each side is converted for CEL once, whatever the number of rules.
+  let unchanged: boolean | undefined;
+  let self: unknown;
+  let oldSelf: unknown;
   for (const rule of schema['x-kubernetes-validations'] ?? []) {
     const c = compiled(rule);
     if (typeof c === 'string') {
@@ -173,8 +179,10 @@ export function evaluateRules(value: unknown, old: unknown, schema: JSONSchemaPr
       continue;
     }
     if (c.transition && (old === undefined || old === null)) continue;
-    const bindings: Record<string, unknown> = { self: toCel(value, schema) };
-    if (c.transition) bindings.oldSelf = toCel(old, schema);
+    if (!c.transition && (unchanged ??= old !== undefined && isDeepStrictEqual(value, old))) continue;
+    self ??= toCel(value, schema);
+    const bindings: Record<string, unknown> = { self };
+    if (c.transition) bindings.oldSelf = oldSelf ??= toCel(old, schema);
     const result = c.program(bindings as Parameters<Program>[0]);
     if (result === true) continue;
     const field = rule.fieldPath ? `${path}${rule.fieldPath}` : path;

@@ -131,6 +131,64 @@ describe('custom resources under a structural schema', () => {
   });
 });
 
+describe('ratcheting: an update does not judge again what it left as it was (KEP-4008)', () => {
+  // What was stored before the schema tightened: a name too long, min above max. Written past the schema here.
+  const stored = { ...thing({ name: 'toolong', min: 5, max: 3 }), status: { phase: 'old' } } as KubeObject;
+  const withStatus = (phase: string): KubeObject => ({ ...stored, status: { phase } });
+  const statusSchema: JSONSchemaProps = {
+    ...schema,
+    properties: { ...schema.properties, status: { type: 'object', properties: { phase: { type: 'string' } } } },
+  };
+  const statusServed = { ...served, schema: statusSchema };
+
+  it('accepts a status write beside an unchanged spec that no longer validates', () => {
+    assert.deepEqual(
+      causes(() => prepareCustomResource(withStatus('new'), stored, statusServed)),
+      [],
+    );
+  });
+
+  it('still judges what changed: schema and rules alike, and transition rules even on unchanged values', () => {
+    assert.deepEqual(
+      causes(() => prepareCustomResource({ ...withStatus('new'), status: { phase: 7 } }, stored, statusServed)),
+      ['status.phase: Invalid value: 7: status.phase in body must be of type string: "integer"'],
+    );
+    // Within a changed spec, the unchanged name is still not judged; the rule on the spec, which changed, is.
+    const changed = { ...stored, spec: { name: 'toolong', min: 6, max: 3 } } as KubeObject;
+    assert.deepEqual(
+      causes(() => prepareCustomResource(changed, stored, statusServed)),
+      ['spec: min above max'],
+    );
+    const renamed = { ...stored, spec: { name: 'longer', min: 1, max: 3 } } as KubeObject;
+    assert.deepEqual(
+      causes(() => prepareCustomResource(renamed, stored, statusServed)),
+      ['spec.name: Invalid value: "longer": spec.name in body may not be longer than 5'],
+    );
+    // A transition rule that an unchanged value fails is still evaluated (Kubernetes never ratchets oldSelf rules).
+    const never: JSONSchemaProps = {
+      ...statusSchema,
+      properties: {
+        ...statusSchema.properties,
+        spec: {
+          ...schema.properties?.['spec'],
+          'x-kubernetes-validations': [{ rule: 'self != oldSelf', message: 'must change' }],
+        },
+      },
+    };
+    assert.deepEqual(
+      causes(() => prepareCustomResource(withStatus('new'), stored, { ...served, schema: never })),
+      ['spec: must change'],
+    );
+  });
+
+  it('judges everything on create', () => {
+    assert.deepEqual(
+      causes(() => prepareCustomResource(stored, undefined, statusServed)),
+      ['spec.name: Invalid value: "toolong": spec.name in body may not be longer than 5'],
+    );
+  });
+});
+
 function problem(compiled: ReturnType<typeof compileRule>): string {
   return typeof compiled === 'string' ? compiled : 'compiled';
 }

@@ -111,7 +111,7 @@ export function prepareCustomResource(
   if (schema === undefined) return object;
   const defaulted = prune(applyDefaults(object, schema), schema, true) as KubeObject;
   const body = bodyOf(defaulted);
-  const causes = validateValue(body, schema, '');
+  const causes = validateValue(body, schema, '', old === undefined ? undefined : bodyOf(old));
   if (causes.length === 0)
     causes.push(...evaluateRules(celView(defaulted), old === undefined ? undefined : celView(old), schema, ''));
   if (causes.length > 0) {

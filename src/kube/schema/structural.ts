@@ -2,6 +2,7 @@
  * Structural schemas as kube-apiserver applies them to a custom resource on write: defaults first, then pruning of
  * unknown fields, then OpenAPI value validation. Messages follow apimachinery's field errors.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { StatusCause } from '../errors.ts';
 import type { JSONSchemaProps } from './types.ts';
 
@@ -87,7 +88,10 @@ const FORMATS: Readonly<Record<string, RegExp>> = {
 };
 
 /** OpenAPI value validation; every failure becomes one cause, so a client sees them all at once. */
-export function validateValue(value: unknown, schema: JSONSchemaProps, path: string): StatusCause[] {
+export function validateValue(value: unknown, schema: JSONSchemaProps, path: string, old?: unknown): StatusCause[] {
+  // Ratcheting, as Kubernetes does since 1.30 (KEP-4008): an update's value equal to the stored one is not judged
+  // again, so a status write does not re-validate the spec it cannot change.
+  if (old !== undefined && isDeepStrictEqual(value, old)) return [];
   const causes: StatusCause[] = [];
   const invalid = (message: string): void => {
     causes.push({ field: path, reason: 'FieldValueInvalid', message: `Invalid value: ${show(value)}: ${message}` });
@@ -131,7 +135,7 @@ export function validateValue(value: unknown, schema: JSONSchemaProps, path: str
     if (items) value.forEach((v, i) => causes.push(...validateValue(v, items, `${path}[${i}]`)));
     causes.push(...listTypeDuplicates(value, schema, path));
   }
-  if (isObject(value)) causes.push(...validateObject(value, schema, path, invalid));
+  if (isObject(value)) causes.push(...validateObject(value, schema, path, invalid, isObject(old) ? old : undefined));
   causes.push(...validateCombinators(value, schema, path, invalid));
   return causes;
 }
@@ -195,6 +199,7 @@ function validateObject(
   schema: JSONSchemaProps,
   path: string,
   invalid: (m: string) => void,
+  old: Json | undefined,
 ): StatusCause[] {
   const causes: StatusCause[] = [];
   for (const key of schema.required ?? []) {
@@ -211,9 +216,9 @@ function validateObject(
   }
   for (const [k, v] of Object.entries(value)) {
     const sub = schema.properties?.[k];
-    if (sub) causes.push(...validateValue(v, sub, childPath(path, k)));
+    if (sub) causes.push(...validateValue(v, sub, childPath(path, k), old?.[k]));
     else if (typeof schema.additionalProperties === 'object') {
-      causes.push(...validateValue(v, schema.additionalProperties, `${path}[${k}]`));
+      causes.push(...validateValue(v, schema.additionalProperties, `${path}[${k}]`, old?.[k]));
     }
   }
   return causes;

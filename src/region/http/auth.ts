@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../util/clock.ts';
 import { problems } from './problem.ts';
 import { defined } from '../../util/defined.ts';
+import { rememberingVerified } from './verified-tokens.ts';
 
 export interface Principal {
   readonly subject: string;
@@ -96,6 +97,10 @@ function refusalOf(error: unknown): Refusal {
 
 export type Authenticator = (authorization: string | undefined) => Promise<Principal>;
 
+/** A verified token is taken on trust again for at most this long (docs/adr/0053-cpu-per-server.md). */
+const VERIFIED_TTL_MS = 30_000;
+const VERIFIED_MAX = 1_024;
+
 export function createAuthenticator(config: AuthConfig): Authenticator {
   const keyOf = resolveKey(config.key);
   const refuse = (refusal: Refusal, cause?: unknown) => {
@@ -104,11 +109,8 @@ export function createAuthenticator(config: AuthConfig): Authenticator {
     config.log?.[level]({ ...refusal, ...(cause instanceof Error ? { error: cause.message } : {}) }, 'token refused');
     return Object.assign(problems.unauthorized(), { cause });
   };
-  return async (authorization) => {
-    const token = bearerToken(authorization);
-    if (token === undefined) throw refuse({ reason: 'no bearer token' });
-    let payload: JWTPayload;
-    try {
+  const verify = rememberingVerified(
+    async (token) => {
       const key = await keyOf();
       const options = {
         currentDate: new Date(config.clock.now()),
@@ -116,10 +118,18 @@ export function createAuthenticator(config: AuthConfig): Authenticator {
         requiredClaims: ['exp'],
         ...defined({ issuer: config.issuer, audience: config.audience }),
       };
-      payload =
-        typeof key === 'function'
-          ? (await jwtVerify(token, key, options)).payload
-          : (await jwtVerify(token, key, options)).payload;
+      return typeof key === 'function'
+        ? (await jwtVerify(token, key, options)).payload
+        : (await jwtVerify(token, key, options)).payload;
+    },
+    { clock: config.clock, ttlMs: VERIFIED_TTL_MS, max: VERIFIED_MAX },
+  );
+  return async (authorization) => {
+    const token = bearerToken(authorization);
+    if (token === undefined) throw refuse({ reason: 'no bearer token' });
+    let payload: JWTPayload;
+    try {
+      payload = await verify(token);
     } catch (error) {
       throw refuse(refusalOf(error), error);
     }

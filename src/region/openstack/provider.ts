@@ -142,9 +142,17 @@ export function openstackLookup(
   // Without caches of the caller's, one set for this lookup: flavors and volume types cached, no image cache.
   const clock = deps.clock ?? systemClock;
   const full = { ...deps, inventory: deps.inventory ?? new InventoryCaches({ clock, imageCache: false }) };
+  // One provider per region context: the registry hands out the same context while its Region and Secret are
+  // unchanged, so a controller pass does not rebuild forty-odd bound methods.
+  const built = new WeakMap<RegionContext, RegionProvider>();
+  const providerOf = (region: RegionContext): RegionProvider => {
+    let provider = built.get(region);
+    if (provider === undefined) built.set(region, (provider = openstackProvider(region, full)));
+    return provider;
+  };
   return async (regionID, signal) => {
     try {
-      return openstackProvider(await lookup(regionID, signal), full);
+      return providerOf(await lookup(regionID, signal));
     } catch (error) {
       if (error instanceof RegionProviderKindError) return refusingProvider(error);
       if (error instanceof RegionConfigError) throw new TransientError('region configuration', { cause: error });

@@ -9,8 +9,8 @@
  *   fingerprint compare); otherwise the set in hand, with its authenticated sessions, is reused. A region created
  *   after start-up is built on its first lookup.
  *
- * Building a client set does no I/O (sessions authenticate on first use), so a lookup is two cached reads and a
- * digest: no API server request per provider call.
+ * Building a client set does no I/O (sessions authenticate on first use), so a lookup is two cached reads: no API
+ * server request per provider call, and no digest either while neither object's resourceVersion moved.
  */
 import type { Client } from '../../kube/client.ts';
 import type { Reader } from '../../runtime/cached-reads.ts';
@@ -58,6 +58,14 @@ interface RegionRegistryOptions {
 interface Held {
   readonly fingerprint: string;
   readonly context: RegionContext;
+  /** The resourceVersions of the Region and Secret `context` was made from: while both hold, it is still right. */
+  readonly versions: string | undefined;
+}
+
+/** Both objects' resourceVersions, or undefined when either has none (an object a test made by hand). */
+function versionsOf(region: Region, secret: KubeObject): string | undefined {
+  const [a, b] = [region.metadata.resourceVersion, secret.metadata.resourceVersion];
+  return a === undefined || b === undefined ? undefined : `${a}/${b}`;
 }
 
 export class RegionRegistry {
@@ -112,12 +120,22 @@ export class RegionRegistry {
     const regionID = region.metadata.name;
     const config = openstackConfigOf(region);
     const secret = await readSecret(client, regionID, config);
-    const fingerprint = configFingerprint(config, secret);
+    // Every provider call looks its region up: while neither object changed, the same context (and so the same
+    // provider, provider.ts) serves, without a digest of the configuration per call.
+    const versions = versionsOf(region, secret);
     const held = this.#held.get(regionID);
-    if (held?.fingerprint === fingerprint) return { ...held.context, region };
-    const clients = this.#options.clientSets(parseCredentials(config, secret), config);
-    const context: RegionContext = { region, config, clients, namespace: this.#options.namespace };
-    this.#held.set(regionID, { fingerprint, context });
+    if (held !== undefined && versions !== undefined && held.versions === versions) return held.context;
+    const fingerprint = configFingerprint(config, secret);
+    const context: RegionContext =
+      held?.fingerprint === fingerprint
+        ? { ...held.context, region }
+        : {
+            region,
+            config,
+            clients: this.#options.clientSets(parseCredentials(config, secret), config),
+            namespace: this.#options.namespace,
+          };
+    this.#held.set(regionID, { fingerprint, context, versions });
     return context;
   }
 }
