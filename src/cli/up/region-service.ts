@@ -79,10 +79,13 @@ interface RegionServiceOptions {
 }
 
 /**
- * A pass spends most of its time waiting on OpenStack round trips, so one worker per controller leaves the
- * process idle (a 1,000-server convergence profile: 30 % idle); four overlap them without crowding the cloud.
+ * A pass spends most of its time waiting: on OpenStack round trips (a POST opens a connection of its own, ADR 0002)
+ * and on its store writes reaching the disk. One worker per controller left the process idle (a 1,000-server
+ * convergence profile: 30 % idle), and four still left the server controller seconds behind the API's creates;
+ * eight overlap them, and writes waiting together share a commit (docs/adr/0053-cpu-per-server.md). Eight creates
+ * at once is well within what one region's Nova and Neutron take from one client.
  */
-export const DEFAULT_REGION_CONCURRENCY = 4;
+export const DEFAULT_REGION_CONCURRENCY = 8;
 
 interface RegionService {
   readonly capabilities: Capabilities;
