@@ -38,7 +38,7 @@ const DEFAULT_POLL_PERIOD_MS = 60_000;
  * apart, so a wave shares one poll at its end instead of one per server.
  */
 export const FRESH_POLL_QUIET_MS = 250;
-/** Projects a poll lists at once when not told: as many as the region controllers' passes run at once. */
+/** Projects a poll lists at once when not told (`serve` and `up` pass their region controllers' concurrency). */
 const DEFAULT_POLL_CONCURRENCY = 4;
 
 type ServerPolling = Pick<ServerProvider, 'pollServers'>;
