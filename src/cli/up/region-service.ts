@@ -39,6 +39,7 @@ import {
 } from '../../region/apis/index.ts';
 import type { IndexFunc } from '../../runtime/cache.ts';
 import { startServerMonitor, type ServerMonitor } from '../../region/monitor/server.ts';
+import { OrganizationNames } from '../../region/http/organization-names.ts';
 import { openstackLookup } from '../../region/openstack/provider.ts';
 import type { RegionRegistry } from '../../region/openstack/registry.ts';
 import { serverProviderFor } from '../../region/openstack/server/provider.ts';
@@ -133,8 +134,21 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
     serverProviderFor(await context(regionID, signal), { kube: client, clock, log });
   // The API's per-organization limits count from the caches (region/http/limits.ts), by this index.
   for (const type of LIMITED_TYPES) manager.index(type, ORGANIZATION_INDEX, byOrganization, { clusters: 'management' });
-  const organizationObjects: OrganizationObjects = (type, organization) =>
-    manager.cachedIndexed(type, options.namespace, ORGANIZATION_INDEX, organization);
+  // A create counts from names kept as the informer's events arrive, so its count looks at no object: docs/adr/0048-reconcile-reads-from-informer-caches.md.
+  const organizationNames = new Map<string, OrganizationNames>();
+  const organizationObjects: OrganizationObjects = (type, organization) => {
+    // A synced cache that covers the namespace answers a peek with null or an object; otherwise the store counts.
+    if (manager.peek(type, options.namespace, '') === undefined) return undefined;
+    const key = `${type.group}/${type.plural}`;
+    let names = organizationNames.get(key);
+    if (names === undefined) {
+      names = new OrganizationNames(options.namespace);
+      // What the cache holds comes first, as adds, in this call: the set is whole from here on.
+      if (manager.onCached(type, names.handlers) === undefined) return undefined;
+      organizationNames.set(key, names);
+    }
+    return names.of(organization);
+  };
   const organizationCounts: OrganizationCounts = (type) =>
     manager.cachedIndexCounts(type, options.namespace, ORGANIZATION_INDEX);
   const cachedObject: CachedObject = (type, name) => manager.peek(type, options.namespace, name);
@@ -202,6 +216,8 @@ export function wireRegionService(options: RegionServiceOptions): RegionService 
           }) ?? (() => undefined),
         scheduler: options.scheduler,
         log: log.child({ component: 'server-monitor' }),
+        // As many projects listed at once as the controllers run passes: both wait on the same cloud.
+        concurrency: options.concurrency ?? DEFAULT_REGION_CONCURRENCY,
         ...defined({ periodMs: options.monitorPeriodMs }),
       });
     },

@@ -68,8 +68,8 @@ export interface ApiDeps {
   /** How many objects of each kind an organization may hold (default DEFAULT_ORGANIZATION_LIMITS). */
   readonly organizationLimits?: OrganizationLimits;
   /**
-   * What an informer holds of a kind for one organization, for the limits to count without listing the store on
-   * every create; undefined for a kind no synced informer holds (the store is listed then).
+   * The names an informer holds of a kind for one organization, for the limits to count without listing the store
+   * on every create; undefined for a kind no synced informer holds (the store is listed then).
    */
   readonly organizationObjects?: OrganizationObjects;
   /** The same informers' counts per organization, for the usage gauges; the store is listed at each scrape without. */
@@ -102,8 +102,12 @@ export type CachedObject = <T extends KubeObject>(type: ResourceType<T>, name: s
  */
 export type OrganizationCounts = (type: ResourceType) => ReadonlyMap<string, number> | undefined;
 
-/** An organization's cached objects of a kind (its label), or undefined when no synced informer holds the kind. */
-export type OrganizationObjects = (type: ResourceType, organization: string) => readonly KubeObject[] | undefined;
+/**
+ * The names of an organization's cached objects of a kind (its label), or undefined when no synced informer holds
+ * the kind. A set kept as the informer's events arrive (organization-names.ts), so a create's count is its size and
+ * a lookup per create the informer has not shown yet, never a pass over the organization's objects.
+ */
+export type OrganizationObjects = (type: ResourceType, organization: string) => ReadonlySet<string> | undefined;
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;

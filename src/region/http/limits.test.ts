@@ -360,7 +360,9 @@ describe('per-organization limits, every create route (docs/adr/0041-organizatio
     let shown: KubeObject[] = [];
     const organizationObjects: OrganizationObjects = (type, organization) =>
       type.plural === serverType.plural
-        ? shown.filter((o) => o.metadata.labels?.[labels.organization] === organization)
+        ? new Set(
+            shown.filter((o) => o.metadata.labels?.[labels.organization] === organization).map((o) => o.metadata.name),
+          )
         : undefined;
     const { f } = await world(limited({ servers: 5 }), { organizationObjects });
     try {
@@ -395,6 +397,161 @@ describe('per-organization limits, every create route (docs/adr/0041-organizatio
     }
   });
 
+  it('a count from the informer looks at none of its objects: at 990 of 1,000, a burst of 12 unseen creates gives exactly 10', async () => {
+    // The informer's names, frozen while the creates race: a set that refuses to be walked and records each lookup,
+    // so a count that passes over the organization's objects fails here (twice a create made a 10,000-server wave
+    // quadratic; docs/adr/0048-reconcile-reads-from-informer-caches.md).
+    const looked: string[] = [];
+    class Unwalkable extends Set<string> {
+      override has(name: string): boolean {
+        looked.push(name);
+        return super.has(name);
+      }
+      override [Symbol.iterator](): SetIterator<string> {
+        throw new Error('the organization was walked');
+      }
+      override forEach(): void {
+        throw new Error('the organization was walked');
+      }
+      override values(): SetIterator<string> {
+        throw new Error('the organization was walked');
+      }
+      override keys(): SetIterator<string> {
+        throw new Error('the organization was walked');
+      }
+      override entries(): SetIterator<[string, string]> {
+        throw new Error('the organization was walked');
+      }
+    }
+    const fleet = new Unwalkable();
+    for (let i = 0; i < 990; i++) fleet.add(`shown-${String(i)}`);
+    const organizationObjects: OrganizationObjects = (type, organization) =>
+      type.plural === serverType.plural ? (organization === ORG_A ? fleet : new Set()) : undefined;
+    const { f } = await world(limited({ servers: 1000 }), { organizationObjects });
+    try {
+      const networkId = await created(f, '/api/v2/networks', v2Network(0));
+      const list = f.store.list.bind(f.store);
+      let serverLists = 0;
+      f.store.list = (type, options) => {
+        if (type.plural === serverType.plural) serverLists++;
+        return list(type, options);
+      };
+      const racing = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          call(f, f.tokens.a, 'POST', '/api/v2/servers', {
+            metadata: { name: `s-${String(i)}` },
+            spec: { networkId, flavorId: FLAVOR, imageId: IMAGE },
+          }),
+        ),
+      );
+      assert.deepEqual(
+        racing.map((r) => r.status).sort(),
+        [...Array.from({ length: 10 }, () => 201), 403, 403],
+        JSON.stringify(racing.map((r) => r.body)),
+      );
+      assert.equal(serverLists, 0, 'no create listed the store');
+      // Each lookup is of a create this process made, never of what the informer already showed.
+      const made = new Set((await list(serverType, { namespace: NAMESPACE })).items.map((o) => o.metadata.name));
+      assert.equal(made.size, 10);
+      assert.ok(looked.length > 0, 'the unseen creates were looked up');
+      assert.deepEqual(
+        looked.filter((name) => !made.has(name)),
+        [],
+      );
+    } finally {
+      await f.close();
+    }
+  });
+
+  /** An informer frozen at what it was last shown (names), for the servers of every organization. */
+  function frozenInformer(): { shown: Set<string>; organizationObjects: OrganizationObjects } {
+    const shown = new Set<string>();
+    return {
+      shown,
+      organizationObjects: (type, organization) =>
+        type.plural === serverType.plural ? (organization === ORG_A ? shown : new Set()) : undefined,
+    };
+  }
+
+  it('with an informer, the organization’s admitted creates write at once, and still stop exactly at the limit', async () => {
+    const { shown, organizationObjects } = frozenInformer();
+    const { f } = await world(limited({ servers: 5 }), { organizationObjects });
+    try {
+      const networkId = await created(f, '/api/v2/networks', v2Network(0));
+      const server = (i: number) => ({
+        metadata: { name: `s-${String(i)}` },
+        spec: { networkId, flavorId: FLAVOR, imageId: IMAGE },
+      });
+      for (let i = 1; i <= 2; i++) await created(f, '/api/v2/servers', server(i));
+      for (const o of (await f.store.list(serverType, { namespace: NAMESPACE })).items) shown.add(o.metadata.name);
+      // Each server write waits a while for others to join it (a store round trip), then goes ahead.
+      const create = f.store.create.bind(f.store);
+      let inFlight = 0;
+      let most = 0;
+      f.store.create = async (type, object, options) => {
+        if (type.plural !== serverType.plural) return create(type, object, options);
+        inFlight++;
+        most = Math.max(most, inFlight);
+        for (let i = 0; i < 50 && inFlight < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+        try {
+          return await create(type, object, options);
+        } finally {
+          inFlight--;
+        }
+      };
+      const racing = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => call(f, f.tokens.a, 'POST', '/api/v2/servers', server(10 + i))),
+      );
+      assert.deepEqual(racing.map((r) => r.status).sort(), [201, 201, 201, 403, 403, 403]);
+      assert.equal(most, 3, 'the three admitted writes were in flight together (one at a time before)');
+      assert.equal((await f.store.list(serverType, { namespace: NAMESPACE })).items.length, 5);
+    } finally {
+      await f.close();
+    }
+  });
+
+  it('with an informer, a create it shows before the write answers counts once; a write that fails frees its slot', async () => {
+    const { shown, organizationObjects } = frozenInformer();
+    const { f } = await world(limited({ servers: 5 }), { organizationObjects });
+    try {
+      const networkId = await created(f, '/api/v2/networks', v2Network(0));
+      const server = (i: number) => ({
+        metadata: { name: `s-${String(i)}` },
+        spec: { networkId, flavorId: FLAVOR, imageId: IMAGE },
+      });
+      for (let i = 1; i <= 2; i++) await created(f, '/api/v2/servers', server(i));
+      for (const o of (await f.store.list(serverType, { namespace: NAMESPACE })).items) shown.add(o.metadata.name);
+      // The watch event outruns the create's answer: the informer shows each server before its write returns.
+      const create = f.store.create.bind(f.store);
+      let failNext = false;
+      f.store.create = async (type, object, options) => {
+        if (type.plural !== serverType.plural) return create(type, object, options);
+        if (failNext) {
+          failNext = false;
+          throw new Error('the store is unavailable');
+        }
+        const made = await create(type, object, options);
+        shown.add(made.metadata.name);
+        await new Promise((resolve) => setImmediate(resolve));
+        return made;
+      };
+      const racing = await Promise.all(
+        Array.from({ length: 5 }, (_, i) => call(f, f.tokens.a, 'POST', '/api/v2/servers', server(10 + i))),
+      );
+      assert.deepEqual(racing.map((r) => r.status).sort(), [201, 201, 201, 403, 403], 'each counted once');
+      // One goes, as the informer shows it: one slot. Its first taker's write fails: the slot is free again.
+      const gone = [...shown][0] ?? assert.fail('a server');
+      await f.store.delete(serverType, NAMESPACE, gone);
+      shown.delete(gone);
+      failNext = true;
+      assert.ok((await call(f, f.tokens.a, 'POST', '/api/v2/servers', server(20))).status >= 500);
+      assert.equal((await call(f, f.tokens.a, 'POST', '/api/v2/servers', server(21))).status, 201);
+      assert.equal((await call(f, f.tokens.a, 'POST', '/api/v2/servers', server(22))).status, 403);
+    } finally {
+      await f.close();
+    }
+  });
+
   it('where an informer indexes the kinds, a scrape counts from its index and never lists the store', async () => {
     const metrics = new Registry();
     let lists = 0;
@@ -414,7 +571,7 @@ describe('per-organization limits, every create route (docs/adr/0041-organizatio
     new OrganizationLimiter(limited({ servers: 7 }), new Repository(refusing, NAMESPACE), {
       metrics,
       counts,
-      cached: () => [],
+      cached: () => new Set(),
     });
     const text = await metrics.metrics();
     assert.equal(lists, 0, 'no list of the store');

@@ -6,9 +6,12 @@
  * on /metrics.
  *
  * Where an informer holds the kind (`serve` and `up`), the count is the informer's objects of the organization plus
- * the creates this process made that it has not shown yet, so a create lists nothing (two lists of the
+ * the creates this process admitted that it has not shown yet, so a create lists nothing (two lists of the
  * organization's objects per create were quadratic in the fleet on kube-apiserver;
- * docs/adr/0048-reconcile-reads-from-informer-caches.md). Otherwise it is the store's.
+ * docs/adr/0048-reconcile-reads-from-informer-caches.md) and looks at no object: the informer's names are a set kept
+ * from its events (organization-names.ts). An admitted create counts from its admission, by the name it will have, so
+ * the lock is held for the count, not the write (ADR 0041, amended). Otherwise the count is the store's, and the lock
+ * covers the write.
  */
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
@@ -63,6 +66,20 @@ function limitReached(decision: { kind: LimitedKind; usage: number; limit: numbe
   return new Problem('forbidden', detail, [violation('', 'organizationLimit', detail)]);
 }
 
+/** What a create adds to its organization: one object of a limited kind, by the name it will be created with. */
+export interface Claim {
+  readonly kind: LimitedKind;
+  readonly name: string;
+}
+
+/** A name this process admitted that the informer had not shown when last counted. */
+interface Unseen {
+  /** When admitted, then when created. */
+  at: number;
+  /** False while its write is in flight: it counts until the write fails, however long that takes. */
+  created: boolean;
+}
+
 /** Per organization and kind: what it holds, and its finite limits. */
 interface Snapshot {
   readonly usage: Map<string, Map<LimitedKind, number>>;
@@ -78,8 +95,8 @@ export class OrganizationLimiter {
   readonly #cached: OrganizationObjects | undefined;
   readonly #counts: OrganizationCounts | undefined;
   readonly #clock: Clock | undefined;
-  /** `organization/kind` → names this process created that the informer had not shown when last counted → when. */
-  readonly #unseen = new Map<string, Map<string, number>>();
+  /** `organization/kind` → names this process admitted or created that the informer had not shown when last counted. */
+  readonly #unseen = new Map<string, Map<string, Unseen>>();
 
   constructor(
     limits: OrganizationLimits,
@@ -111,10 +128,24 @@ export class OrganizationLimiter {
     const kind = KIND_OF.get(`${type.group}/${type.plural}`);
     const organization = object.metadata.labels?.[labels.organization];
     if (kind === undefined || organization === undefined || organization === '') return;
+    this.#claim(organization, kind, object.metadata.name, true);
+  }
+
+  /** Counts `name` as the organization's until the informer shows it (or, once created, ADMITTED_UNSEEN_MS). */
+  #claim(organization: string, kind: LimitedKind, name: string, created: boolean): void {
     const key = `${organization}/${kind}`;
-    const unseen = this.#unseen.get(key) ?? new Map<string, number>();
-    unseen.set(object.metadata.name, this.#clock?.now() ?? 0);
+    const unseen = this.#unseen.get(key) ?? new Map<string, Unseen>();
+    unseen.set(name, { at: this.#clock?.now() ?? 0, created });
     this.#unseen.set(key, unseen);
+  }
+
+  /** A claim whose write failed before creating it: no longer counted. */
+  #release(organization: string, { kind, name }: Claim): void {
+    const key = `${organization}/${kind}`;
+    const unseen = this.#unseen.get(key);
+    if (unseen?.get(name)?.created !== false) return;
+    unseen.delete(name);
+    if (unseen.size === 0) this.#unseen.delete(key);
   }
 
   /**
@@ -126,11 +157,28 @@ export class OrganizationLimiter {
   }
 
   /**
-   * Runs `write` once every one of `kinds` has room for one more, with no other create of the organization between
-   * the count and the write (this process's; docs/adr/0041-organization-limits.md says what holds across replicas).
+   * Runs `write`, which creates what `claims` name, once every claim's kind has room for one more, with no other
+   * create of the organization counted between this count and the claims (this process's;
+   * docs/adr/0041-organization-limits.md says what holds across replicas). Where the informer counts every kind, the
+   * claims count from here until it shows them, so the lock covers the count, not the write: the organization's
+   * creates write at once rather than one after another (a wave in one organization waited a store round trip per
+   * create). Otherwise the store's count cannot see a write in flight, and the lock covers the write too.
    */
-  async admit<R>(organization: string, kinds: readonly LimitedKind[], write: () => Promise<R>): Promise<R> {
+  async admit<R>(organization: string, claims: readonly Claim[], write: () => Promise<R>): Promise<R> {
+    const kinds = claims.map((claim) => claim.kind);
     if (kinds.every((kind) => limitOf(this.#limits, organization, kind) === Infinity)) return write();
+    if (kinds.every((kind) => this.#cached?.(TYPES[kind], organization) !== undefined)) {
+      await this.#exclusive(organization, async () => {
+        await this.#refuseUnlessRoom(organization, kinds);
+        for (const { kind, name } of claims) this.#claim(organization, kind, name, false);
+      });
+      try {
+        return await write();
+      } catch (error) {
+        for (const claim of claims) this.#release(organization, claim);
+        throw error;
+      }
+    }
     return this.#exclusive(organization, async () => {
       await this.#refuseUnlessRoom(organization, kinds);
       return write();
@@ -159,14 +207,17 @@ export class OrganizationLimiter {
     if (cached === undefined) {
       return (await this.#repository.unscoped(TYPES[kind], `${labels.organization}=${organization}`)).length;
     }
+    // The set's size and one lookup per unseen create: a count costs the same at 10 objects as at 10,000 (a pass
+    // over the organization's objects, twice a create, made a 10,000-server wave quadratic; docs/adr/0048-reconcile-reads-from-informer-caches.md).
     const key = `${organization}/${kind}`;
     const unseen = this.#unseen.get(key);
-    if (unseen === undefined) return cached.length;
-    const shown = new Set(cached.map((o) => o.metadata.name));
+    if (unseen === undefined) return cached.size;
     const now = this.#clock?.now() ?? 0;
-    for (const [name, at] of unseen) if (shown.has(name) || now - at > ADMITTED_UNSEEN_MS) unseen.delete(name);
+    for (const [name, { at, created }] of unseen) {
+      if (cached.has(name) || (created && now - at > ADMITTED_UNSEEN_MS)) unseen.delete(name);
+    }
     if (unseen.size === 0) this.#unseen.delete(key);
-    return cached.length + unseen.size;
+    return cached.size + unseen.size;
   }
 
   async #exclusive<R>(key: string, run: () => Promise<R>): Promise<R> {

@@ -7,12 +7,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '../../kube/client.ts';
+import { builtin } from '../../kube/resource-type.ts';
 import { findCondition } from '../../kube/conditions.ts';
 import { KubeConflictError } from '../../kube/errors.ts';
 import { ensureRole, grantRole } from '../../openstack/identity.ts';
 import { ManualScheduler } from '../../runtime/scheduler.ts';
 import { serverType, type Server } from '../apis/server.ts';
 import { PROVISIONER_FINALIZER } from '../apis/shared.ts';
+import { labels } from '../apis/index.ts';
 import { serverProviderFor } from '../openstack/server/provider.ts';
 import { serverFixture, storeAvailableIdentity, type ServerFixture } from '../openstack/testing/server.ts';
 import type { ServerInput } from '../provider/inputs.ts';
@@ -351,6 +353,51 @@ describe('ServerMonitor', () => {
     assert.deepEqual(since(from), ['GET compute /servers/detail'], 'the other servers only');
     assert.equal(summary.writes, 0);
     assert.equal((await get(fresh)).status, undefined, 'no Pending written for a server nobody asked Nova for');
+  });
+
+  it('lists a few projects at once (at most 4 by default), each once, and one project’s failure is its own', async () => {
+    // Six identities (projects), one server each, in a namespace of their own; the provider only records its calls.
+    const namespace = 'monitor-concurrent';
+    const projects = ['p-1', 'p-2', 'p-3', 'p-4', 'p-5', 'p-6'];
+    await w.store.create(builtin.namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    for (const id of projects) {
+      const server = provisioned(w.serverObject(w.input()));
+      await w.store.create(serverType, {
+        ...server,
+        metadata: {
+          ...server.metadata,
+          namespace,
+          labels: { ...server.metadata.labels, [labels.identityID]: id },
+        },
+      });
+    }
+    let inFlight = 0;
+    let most = 0;
+    const asked: string[] = [];
+    const m = new ServerMonitor({
+      client: w.store,
+      namespace,
+      lookup: () =>
+        Promise.resolve({
+          pollServers: async (_ctx, identity, polls) => {
+            asked.push(identity.id);
+            inFlight++;
+            most = Math.max(most, inFlight);
+            // Long enough for every list the monitor would have in flight to start (a Nova round trip).
+            for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+            inFlight--;
+            if (identity.id === 'p-2') throw new Error('nova is down in this project');
+            return polls.map((p) => ({ id: p.server.id, status: p.status ?? {}, found: true }));
+          },
+        }),
+      scheduler: new ManualScheduler(w.clock),
+      log: capturedLogger().log,
+    });
+    const summary = await m.poll();
+    assert.equal(most, 4, 'four projects listed at once (one after another before)');
+    assert.deepEqual([...asked].sort(), projects, 'each project once');
+    // The five projects that answered are written (their servers had no status yet); the one that failed is not.
+    assert.deepEqual(summary, { servers: 6, identities: 6, writes: 5, failures: 1 });
   });
 
   it('runs on its scheduler, once per period', async () => {

@@ -1,7 +1,8 @@
 /**
  * The server monitor (docs/spec/upstream-region.md §Monitor, §Health / monitor): its own loop, on the injected
  * scheduler, apart from the controllers. Each poll lists the Servers, groups them by region and identity, and asks each
- * identity's provider once (`pollServers`: one paginated Nova list per identity project, not one call per server). Each
+ * identity's provider once (`pollServers`: one paginated Nova list per identity project, not one call per server),
+ * a few identities at once (DEFAULT_POLL_CONCURRENCY), each identity's failure its own. Each
  * server then gets at most one status write per poll, skipped when nothing changed, made against the resourceVersion
  * the poll read. A reconciler write in between wins, and this poll's own changes are then put once on top of what it
  * wrote: the next poll cannot see a transition that is over by then (an ERROR the server left), and a parked server's
@@ -37,6 +38,8 @@ const DEFAULT_POLL_PERIOD_MS = 60_000;
  * apart, so a wave shares one poll at its end instead of one per server.
  */
 export const FRESH_POLL_QUIET_MS = 250;
+/** Projects a poll lists at once when not told (`serve` and `up` pass their region controllers' concurrency). */
+const DEFAULT_POLL_CONCURRENCY = 4;
 
 type ServerPolling = Pick<ServerProvider, 'pollServers'>;
 
@@ -48,6 +51,8 @@ interface ServerMonitorOptions {
   readonly scheduler: Scheduler;
   readonly log: Logger;
   readonly periodMs?: number;
+  /** How many projects a poll lists at once (default DEFAULT_POLL_CONCURRENCY). */
+  readonly concurrency?: number;
   /**
    * The Servers as they change (the manager's cache; what it holds first, as adds): subscribes, answers the
    * unsubscribe. Without it a fresh server waits for the periodic poll.
@@ -67,6 +72,7 @@ interface PollSummary {
 export class ServerMonitor {
   readonly #options: ServerMonitorOptions;
   readonly #period: number;
+  readonly #concurrency: number;
   #controller: AbortController | undefined;
   #cancel: (() => void) | undefined;
   #running: Promise<unknown> = Promise.resolve();
@@ -85,6 +91,7 @@ export class ServerMonitor {
   constructor(options: ServerMonitorOptions) {
     this.#options = options;
     this.#period = options.periodMs ?? DEFAULT_POLL_PERIOD_MS;
+    this.#concurrency = Math.max(1, options.concurrency ?? DEFAULT_POLL_CONCURRENCY);
   }
 
   /** Polls every period, the first one period from now; a fresh server's first poll comes sooner. */
@@ -170,7 +177,9 @@ export class ServerMonitor {
     if (identities !== undefined) for (const key of groups.keys()) if (!identities.has(key)) groups.delete(key);
     let writes = 0;
     let failures = 0;
-    for (const group of groups.values()) {
+    // A few projects at once: one after another, a poll of 100 projects took 100 Nova round trips end to end.
+    // Each project is still asked once, and its failure is still its own.
+    await eachAtMost(this.#concurrency, groups.values(), async (group) => {
       signal.throwIfAborted();
       try {
         const provider = await this.#options.lookup(group.identity.regionID, signal);
@@ -192,7 +201,7 @@ export class ServerMonitor {
         failures++;
         log.error({ identityID: group.identity.id, provider: toOperatorLog(error) }, 'server poll failed');
       }
-    }
+    });
     const summary = { servers: items.length, identities: groups.size, writes, failures };
     log.debug(summary, 'server monitor polled');
     return summary;
@@ -270,6 +279,19 @@ function reapplied(base: ServerStatus | undefined, from: ServerStatus | undefine
     else conditions[at] = condition;
   }
   return { ...(out as ServerStatus), conditions };
+}
+
+/**
+ * Runs `task` on each item, at most `limit` at once, in order of start; settles once all have, rejecting with the first
+ * failure (the poll's tasks fail only when it is stopped: each catches its own project's errors).
+ */
+async function eachAtMost<T>(limit: number, items: Iterator<T>, task: (item: T) => Promise<void>): Promise<void> {
+  const worker = async (): Promise<void> => {
+    for (let next = items.next(); next.done !== true; next = items.next()) await task(next.value);
+  };
+  // Every worker ends before this does, so a stopped poll has nothing left in flight once it settles.
+  const outcomes = await Promise.allSettled(Array.from({ length: limit }, worker));
+  for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
 }
 
 export function startServerMonitor(options: ServerMonitorOptions): ServerMonitor {

@@ -104,12 +104,14 @@ export function childRoutes<T extends KubeObject, CS extends TSchema, US extends
       if (identity?.metadata.deletionTimestamp !== undefined) {
         throw problems.conflict("the network's identity is being deleted");
       }
-      // At its limit, refused before the rules read the cloud; counted again with the write (limits.ts).
+      // At its limit, refused before the rules read the cloud; counted again to admit the write (limits.ts).
       const { organizationID } = tenancyOf(network);
       await deps.limits.check(organizationID, [kind.limit]);
       refuseIf(await kind.validateCreate(body, network, principal));
       const object = kind.build(deps.newID(), body, network, principal);
-      const created = await deps.limits.admit(organizationID, [kind.limit], () => repo.create(kind.type, object));
+      const created = await deps.limits.admit(organizationID, [{ kind: kind.limit, name: object.metadata.name }], () =>
+        repo.create(kind.type, object),
+      );
       return reply.code(201).send(kind.toRead(created));
     },
   );

@@ -109,11 +109,13 @@ export function identityChildRoutes<T extends KubeObject, WS extends TSchema, R>
       if (identity.metadata.deletionTimestamp !== undefined) {
         throw new Problem('bad-request', 'the identity is being deleted');
       }
-      // At its limit, refused before the rules read the cloud; counted again with the write (limits.ts).
+      // At its limit, refused before the rules read the cloud; counted again to admit the write (limits.ts).
       const { organizationID } = tenancyOf(identity);
       await deps.limits.check(organizationID, [kind.limit]);
       const object = await kind.create(deps.newID(), request.body, identity, principal);
-      const created = await deps.limits.admit(organizationID, [kind.limit], () => repo.create(kind.type, object));
+      const created = await deps.limits.admit(organizationID, [{ kind: kind.limit, name: object.metadata.name }], () =>
+        repo.create(kind.type, object),
+      );
       return reply.code(201).send(kind.toRead(created));
     },
   );

@@ -91,7 +91,11 @@ export function identityRoutes(app: Api, deps: RouteDeps): void {
       const tenancy = { organizationID, projectID, regionID: spec.regionId };
       const object = identityFor(deps.newID(), metadata, tenancy, principal, region.spec.provider);
       // Each identity is a cloud project: the organization's limit on them (docs/adr/0041-organization-limits.md).
-      const identity = await deps.limits.admit(organizationID, ['identities'], () => repo.create(identityType, object));
+      const identity = await deps.limits.admit(
+        organizationID,
+        [{ kind: 'identities', name: object.metadata.name }],
+        () => repo.create(identityType, object),
+      );
       return reply.code(201).send(identityRead(identity, undefined));
     },
   );

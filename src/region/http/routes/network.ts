@@ -76,22 +76,29 @@ export function networkRoutes(app: Api, deps: RouteDeps): void {
       }
       const networkID = deps.newID();
       const identityID = deps.newID();
-      // The network's identity is a cloud project too: both limits hold for the pair, counted with the writes.
-      const network = await deps.limits.admit(spec.organizationId, ['identities', 'networks'], async () => {
-        const identity = await repo.create(
-          identityType,
-          networkIdentityFor(identityID, networkID, spec, principal, region.spec.provider),
-        );
-        try {
-          return await repo.create(
-            networkType,
-            networkFor(networkID, request.body.metadata, spec, identity, principal),
+      // The network's identity is a cloud project too: both limits hold for the pair, admitted together.
+      const network = await deps.limits.admit(
+        spec.organizationId,
+        [
+          { kind: 'identities', name: identityID },
+          { kind: 'networks', name: networkID },
+        ],
+        async () => {
+          const identity = await repo.create(
+            identityType,
+            networkIdentityFor(identityID, networkID, spec, principal, region.spec.provider),
           );
-        } catch (error) {
-          await repo.delete(identityType, identity.metadata.name).catch(() => undefined);
-          throw error;
-        }
-      });
+          try {
+            return await repo.create(
+              networkType,
+              networkFor(networkID, request.body.metadata, spec, identity, principal),
+            );
+          } catch (error) {
+            await repo.delete(identityType, identity.metadata.name).catch(() => undefined);
+            throw error;
+          }
+        },
+      );
       return reply.code(201).send(networkRead(network));
     },
   );
