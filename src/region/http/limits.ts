@@ -67,7 +67,7 @@ function limitReached(decision: { kind: LimitedKind; usage: number; limit: numbe
 }
 
 /** What a create adds to its organization: one object of a limited kind, by the name it will be created with. */
-export interface Claim {
+interface Claim {
   readonly kind: LimitedKind;
   readonly name: string;
 }
