@@ -52,14 +52,12 @@ describe('the resourceVersion counter', () => {
   it('is read once when a write transaction begins and written once before it commits, not once per write', () => {
     const db = new Db(':memory:', { changeRetention: 100 });
     try {
-      const seen = statementsDuring(
-        () =>
-          db.write(() => {
-            for (const name of ['a', 'b', 'c', 'd'])
-              db.write(() => db.put('configmaps', configMap(name), 'ADDED', undefined));
-          }),
-        ['run', 'get'],
-      );
+      const seen = statementsDuring(() => {
+        db.write(() => {
+          for (const name of ['a', 'b', 'c', 'd'])
+            db.write(() => db.put('configmaps', configMap(name), 'ADDED', undefined));
+        });
+      }, ['run', 'get']);
       // The counter and the compaction mark read, the counter written: three statements for four writes.
       assert.equal(seen.filter((sql) => sql.includes('meta')).length, 3, seen.join('\n'));
       assert.deepEqual(
