@@ -212,7 +212,8 @@ describe('the web console in Chromium, against up', { skip: missing }, () => {
       'the page shows running',
       async () => (await summary.locator('dd.phase').innerText()).trim() === 'running',
     );
-    assert.match(await summary.innerText(), /ubuntu-24\.04/);
+    // The names come with the region's inventory, which the page loads beside the server: it may land after it.
+    await until('the summary names the image', async () => /ubuntu-24\.04/.test(await summary.innerText()));
     assert.match(await summary.innerText(), /web-net/, 'the network by name');
     const events = page.getByRole('region', { name: 'Events' });
     await events.locator('tbody tr').first().waitFor();
